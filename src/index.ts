@@ -1,0 +1,11 @@
+// The library API: everything a program needs to journal, fold and store runs.
+export { RunStateError, isRunStateError, ERROR_CODES, type RunStateErrorCode } from "./runstate/errors.js";
+export * from "./runstate/records.js";
+export { fold, assertReadableVersion, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
+export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
+export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store.js";
+export { encodeRecord, decodeRecordLine, decodeJournal, type DecodedJournal } from "./runstate/journal-codec.js";
+export { FileStore, type FileStoreOptions } from "./runstate/file/file-store.js";
+export { defaultStateDir } from "./runstate/file/state-dir.js";
+export type { FileSystem, FileStat } from "./runstate/file/file-system.js";
+export { nodeFileSystem } from "./runstate/file/file-system.js";

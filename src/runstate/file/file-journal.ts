@@ -1,0 +1,136 @@
+// An open journal file: the single writer of one run. Appends are queued and written
+// by one flush at a time; appends that arrive while a flush is on its way share the
+// next write and fsync (group commit), and each resolves only once its bytes are durable.
+import { RunStateError } from "../errors.js";
+import { encodeRecord } from "../journal-codec.js";
+import { checkRecord, type JournalRecord, type RecordEntry } from "../records.js";
+import type { Journal } from "../store.js";
+import type { FileSystem } from "./file-system.js";
+import type { RunLock } from "./run-lock.js";
+
+interface QueuedAppend {
+  line: string;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+export interface FileJournalOptions {
+  /** Off: every append gets its own write and fsync, for comparison in the benchmark. */
+  groupCommit: boolean;
+}
+
+export class FileJournal implements Journal {
+  readonly runId: string;
+  readonly #fs: FileSystem;
+  readonly #fd: number;
+  readonly #lock: RunLock;
+  readonly #records: JournalRecord[];
+  readonly #maxBatch: number;
+  #queue: QueuedAppend[] = [];
+  #flushScheduled = false;
+  /** Settles once everything accepted so far is durable (or has failed). */
+  #idle: Promise<void> = Promise.resolve();
+  #markIdle: (() => void) | undefined;
+  #failure: unknown;
+  #closed = false;
+
+  constructor(fs: FileSystem, fd: number, lock: RunLock, runId: string, records: JournalRecord[], options: FileJournalOptions) {
+    this.#fs = fs;
+    this.#fd = fd;
+    this.#lock = lock;
+    this.runId = runId;
+    this.#records = records;
+    this.#maxBatch = options.groupCommit ? Number.POSITIVE_INFINITY : 1;
+  }
+
+  get lastSeq(): number {
+    return this.#records.length;
+  }
+
+  append(seq: number, entry: RecordEntry): Promise<void> {
+    if (this.#closed) return Promise.reject(new RunStateError("ERR_CLOSED", `the journal of session ${this.runId} is closed`));
+    if (this.#failure !== undefined) return Promise.reject(this.#failedError());
+    // A crash-retry of a seq already taken: durable when what is in flight is.
+    if (Number.isInteger(seq) && seq >= 1 && seq <= this.lastSeq) return this.#idle.then(() => this.#throwIfFailed());
+    if (seq !== this.lastSeq + 1) {
+      return Promise.reject(
+        new RunStateError("ERR_SEQ_GAP", `append of seq ${seq} to session ${this.runId}, whose last seq is ${this.lastSeq}`, { seq }),
+      );
+    }
+    const record = { seq, ...entry } as JournalRecord;
+    const checked = checkRecord(record);
+    if (!checked.ok) {
+      return Promise.reject(new RunStateError("ERR_INVALID_RECORD", `refusing to append seq ${seq}: ${checked.problem}`, { seq }));
+    }
+    this.#records.push(record);
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ line: encodeRecord(record), resolve, reject });
+      this.#scheduleFlush();
+    });
+  }
+
+  async records(): Promise<JournalRecord[]> {
+    await this.#idle;
+    this.#throwIfFailed();
+    return this.#records.slice();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#idle;
+    try {
+      await this.#fs.close(this.#fd);
+    } finally {
+      await this.#lock.release();
+    }
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    if (this.#markIdle === undefined) this.#idle = new Promise((resolve) => (this.#markIdle = resolve));
+    // A microtask, so appends issued together in one turn of the event loop share a write.
+    queueMicrotask(() => void this.#flush());
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#maxBatch);
+      try {
+        await this.#writeAll(Buffer.from(batch.map((queued) => queued.line).join("")));
+        await this.#fs.fdatasync(this.#fd);
+        for (const queued of batch) queued.resolve();
+      } catch (error) {
+        // After a failed write the file's tail is unknown: refuse everything until a
+        // reopen, whose torn-tail repair puts the file back on a record boundary.
+        this.#failure = error;
+        for (const queued of [...batch, ...this.#queue.splice(0)]) queued.reject(this.#failedError());
+      }
+    }
+    this.#flushScheduled = false;
+    const markIdle = this.#markIdle;
+    this.#markIdle = undefined;
+    markIdle?.();
+  }
+
+  async #writeAll(data: Buffer): Promise<void> {
+    let written = 0;
+    while (written < data.length) {
+      written += await this.#fs.write(this.#fd, data.subarray(written), null);
+    }
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure !== undefined) throw this.#failedError();
+  }
+
+  #failedError(): RunStateError {
+    const reason = this.#failure instanceof Error ? this.#failure.message : String(this.#failure);
+    return new RunStateError(
+      "ERR_IO",
+      `writing the journal of session ${this.runId} failed (${reason}): close it and open the session again`,
+      { cause: this.#failure },
+    );
+  }
+}

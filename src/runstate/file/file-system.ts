@@ -1,0 +1,69 @@
+// The few file-system calls the file backend makes, behind one interface so tests
+// can count fsyncs and bytes read and inject faults without touching the real code path.
+import * as fs from "node:fs";
+import { promisify } from "node:util";
+import fsExt from "fs-ext";
+
+export interface FileStat {
+  size: number;
+  mode: number;
+  ino: number;
+  mtime: Date;
+  isDirectory(): boolean;
+}
+
+export interface FileSystem {
+  open(path: string, flags: number, mode?: number): Promise<number>;
+  close(fd: number): Promise<void>;
+  /** Writes at the given position, or at the end for a file opened O_APPEND (position null). */
+  write(fd: number, data: Uint8Array, position: number | null): Promise<number>;
+  read(fd: number, into: Uint8Array, offset: number, length: number, position: number): Promise<number>;
+  fsync(fd: number): Promise<void>;
+  fdatasync(fd: number): Promise<void>;
+  fstat(fd: number): Promise<FileStat>;
+  ftruncate(fd: number, length: number): Promise<void>;
+  fchmod(fd: number, mode: number): Promise<void>;
+  lstat(path: string): Promise<FileStat>;
+  mkdir(path: string, mode: number): Promise<void>;
+  chmod(path: string, mode: number): Promise<void>;
+  readdir(path: string): Promise<string[]>;
+  link(existing: string, created: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  /** Takes an exclusive advisory lock without blocking; fails EAGAIN/EWOULDBLOCK when held. */
+  lockExclusive(fd: number): Promise<void>;
+  unlock(fd: number): Promise<void>;
+}
+
+const flock = promisify(fsExt.flock);
+
+export const nodeFileSystem: FileSystem = {
+  open: promisify(fs.open) as (path: string, flags: number, mode?: number) => Promise<number>,
+  close: promisify(fs.close),
+  write: (fd, data, position) =>
+    new Promise((resolve, reject) =>
+      fs.write(fd, data, 0, data.length, position, (error, written) => (error ? reject(error) : resolve(written))),
+    ),
+  read: (fd, into, offset, length, position) =>
+    new Promise((resolve, reject) =>
+      fs.read(fd, into, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))),
+    ),
+  fsync: promisify(fs.fsync),
+  fdatasync: promisify(fs.fdatasync),
+  fstat: promisify(fs.fstat),
+  ftruncate: promisify(fs.ftruncate),
+  fchmod: promisify(fs.fchmod),
+  lstat: promisify(fs.lstat),
+  mkdir: async (path, mode) => {
+    await fs.promises.mkdir(path, { recursive: true, mode });
+  },
+  chmod: promisify(fs.chmod),
+  readdir: (path) => fs.promises.readdir(path),
+  link: promisify(fs.link),
+  unlink: promisify(fs.unlink),
+  lockExclusive: (fd) => flock(fd, "exnb"),
+  unlock: (fd) => flock(fd, "un"),
+};
+
+export function errnoCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
+}

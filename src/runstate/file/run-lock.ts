@@ -1,0 +1,114 @@
+// The per-run writer lock: a kernel advisory flock on `<id>.lock`, taken without
+// blocking and held for the life of an open journal. The kernel drops it when the
+// process dies, so a crash leaves no stale lock. The file's contents only say who
+// holds it, for the ERR_LOCKED message; the flock alone decides.
+import { constants } from "node:fs";
+import { hostname } from "node:os";
+import { RunStateError } from "../errors.js";
+import { errnoCode, type FileSystem } from "./file-system.js";
+
+// Node opens every file O_CLOEXEC, so a tool process spawned by the run never inherits
+// the lock and cannot keep holding it after the run dies.
+const LOCK_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW;
+const FILE_MODE = 0o600;
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** When the holding process started, RFC 3339: with the pid, it names one process. */
+  started: string;
+}
+
+export interface RunLock {
+  release(): Promise<void>;
+}
+
+function currentHolder(): LockHolder {
+  return {
+    pid: process.pid,
+    host: hostname(),
+    started: new Date(Date.now() - process.uptime() * 1000).toISOString(),
+  };
+}
+
+export async function acquireRunLock(fs: FileSystem, path: string, runId: string): Promise<RunLock> {
+  // A run deleted between our open and our flock leaves us holding an unlinked
+  // inode; the inode check sends us round again onto the file now at the path.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const fd = await openLockFile(fs, path);
+    try {
+      await fs.lockExclusive(fd);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code !== "EAGAIN" && code !== "EWOULDBLOCK") {
+        await fs.close(fd);
+        throw error;
+      }
+      const holder = await readHolder(fs, fd);
+      await fs.close(fd);
+      throw new RunStateError("ERR_LOCKED", `session ${runId} is in use ${describeHolder(holder)}: wait for it to finish or stop that process`);
+    }
+    if (await stillAtPath(fs, fd, path)) {
+      const holder = Buffer.from(JSON.stringify(currentHolder()));
+      await fs.ftruncate(fd, 0);
+      await fs.write(fd, holder, 0);
+      return {
+        release: async () => {
+          // Emptied so a cleanly closed run names no holder; the unlock is the close.
+          await fs.ftruncate(fd, 0);
+          await fs.close(fd);
+        },
+      };
+    }
+    await fs.close(fd);
+  }
+  throw new RunStateError("ERR_LOCKED", `session ${runId} is being created and removed by another process: try again`);
+}
+
+async function openLockFile(fs: FileSystem, path: string): Promise<number> {
+  try {
+    const fd = await fs.open(path, LOCK_FLAGS, FILE_MODE);
+    await fs.fchmod(fd, FILE_MODE);
+    return fd;
+  } catch (error) {
+    throw refuseSymlink(error, path);
+  }
+}
+
+async function stillAtPath(fs: FileSystem, fd: number, path: string): Promise<boolean> {
+  const held = await fs.fstat(fd);
+  try {
+    return (await fs.lstat(path)).ino === held.ino;
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT") return false;
+    throw error;
+  }
+}
+
+async function readHolder(fs: FileSystem, fd: number): Promise<LockHolder | undefined> {
+  const buffer = Buffer.alloc(1024);
+  const length = await fs.read(fd, buffer, 0, buffer.length, 0);
+  try {
+    const value = JSON.parse(buffer.subarray(0, length).toString("utf8")) as Partial<LockHolder>;
+    if (typeof value.pid === "number" && typeof value.host === "string" && typeof value.started === "string") {
+      return { pid: value.pid, host: value.host, started: value.started };
+    }
+  } catch {
+    // Empty or half-written: the holder is between its flock and its note.
+  }
+  return undefined;
+}
+
+function describeHolder(holder: LockHolder | undefined): string {
+  return holder === undefined
+    ? "by another process"
+    : `by pid ${holder.pid} on ${holder.host} (started ${holder.started})`;
+}
+
+/** ELOOP from O_NOFOLLOW means a symlink sits where a run's file should be. */
+export function refuseSymlink(error: unknown, path: string): unknown {
+  if (errnoCode(error) === "ELOOP") {
+    return new RunStateError("ERR_SYMLINK", `refusing to follow the symlink at ${path}: remove it, fisk-ai only uses its own files`);
+  }
+  return error;
+}

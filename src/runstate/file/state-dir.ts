@@ -1,0 +1,11 @@
+// Where the file backend keeps runs: the XDG state directory, never the working
+// directory, so runs do not leak into repositories.
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
+
+export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  const xdg = env.XDG_STATE_HOME;
+  // The XDG spec says a relative value is invalid and must be ignored.
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, ".local", "state");
+  return join(base, "fisk-ai", "runs");
+}

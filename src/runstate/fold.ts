@@ -1,0 +1,198 @@
+// fold: records -> RunState (SPEC section 3). Pure: no IO, no clock, no randomness,
+// and it never mutates its input. Everything a resume rebuilds comes from here.
+import { RunStateError } from "./errors.js";
+import {
+  kindOfProtocol,
+  RECORD_VERSION,
+  type AssistantPayload,
+  type JournalRecord,
+  type Message,
+  type MetaPayload,
+  type TerminalPayload,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type UserMessage,
+} from "./records.js";
+
+/** Cumulative counters, derived only from the records so they can never drift. */
+export interface Counters {
+  modelCalls: number;
+  toolCalls: number;
+  remoteToolCalls: number;
+  inTokens: number;
+  outTokens: number;
+  cacheReadTokens: number;
+  cacheCreateTokens: number;
+}
+
+/** An assistant turn whose tools are not all answered yet: the run was journaled mid-batch. */
+export interface PendingBatch {
+  /** The seq of the assistant record. */
+  seq: number;
+  turn: AssistantPayload;
+  /** The tool_use blocks of the turn, in the model's order. */
+  toolUses: ToolUseBlock[];
+  /** The results journaled so far, in journal order. */
+  results: ToolResultBlock[];
+  answered: ReadonlySet<string>;
+}
+
+export interface RunState {
+  runId: string;
+  meta: MetaPayload;
+  /** The committed conversation prefix: always a boundary the model API accepts. */
+  messages: Message[];
+  counters: Counters;
+  /** The loop index to resume at. */
+  nextIteration: number;
+  pending: PendingBatch | undefined;
+  /** Set only when the journal ends on a terminal record. */
+  terminal: TerminalPayload | undefined;
+  lastSeq: number;
+}
+
+/** Refuses a journal written by a newer fisk-ai, naming both versions. */
+export function assertReadableVersion(meta: Pick<MetaPayload, "version" | "run_id">): void {
+  if (meta.version > RECORD_VERSION) {
+    throw new RunStateError(
+      "ERR_VERSION",
+      `session ${meta.run_id} has record version ${meta.version}, newer than the version ${RECORD_VERSION} this fisk-ai reads: upgrade fisk-ai to use it`,
+      { seq: 1 },
+    );
+  }
+}
+
+function corrupt(seq: number, what: string): RunStateError {
+  return new RunStateError("ERR_CORRUPT", `record seq ${seq}: ${what}`, { seq });
+}
+
+export function fold(records: readonly JournalRecord[]): RunState {
+  const first = records[0];
+  if (first === undefined) throw new RunStateError("ERR_EMPTY", "the journal holds no records");
+  if (first.protocol !== "io.choria.fisk-ai.v1.session.meta" || first.seq !== 1) {
+    throw new RunStateError("ERR_NO_META", `the first record (seq ${String(first.seq)}) is not the meta record at seq 1`, {
+      seq: first.seq,
+    });
+  }
+  const meta = payloadOf(first, "meta") as MetaPayload;
+  assertReadableVersion(meta);
+
+  const messages: Message[] = meta.prompt === "" ? [] : [{ role: "user", content: [{ type: "text", text: meta.prompt }] }];
+  const counters: Counters = {
+    modelCalls: 0,
+    toolCalls: 0,
+    remoteToolCalls: 0,
+    inTokens: 0,
+    outTokens: 0,
+    cacheReadTokens: 0,
+    cacheCreateTokens: 0,
+  };
+  let nextIteration = 0;
+  let pending: (PendingBatch & { answered: Set<string> }) | undefined;
+  // The ids of the batch answered last, to tell a second result from a stray one.
+  let lastAnswered: ReadonlySet<string> = new Set();
+  let sawAssistant = false;
+  let terminal: TerminalPayload | undefined;
+  let previousSeq = 1;
+
+  for (let i = 1; i < records.length; i++) {
+    const record = records[i] as JournalRecord;
+    const seq = record.seq;
+    if (seq !== previousSeq + 1) throw corrupt(seq, `follows seq ${previousSeq}; seqs must increase by one`);
+    previousSeq = seq;
+    const kind = kindOfProtocol(record.protocol);
+    if (kind === undefined) throw corrupt(seq, `unknown protocol ${JSON.stringify(record.protocol)}`);
+    const payload = payloadOf(record, kind);
+    // A record after a terminal one reopens the run: a resume appends after `suspended`.
+    terminal = undefined;
+
+    switch (kind) {
+      case "meta":
+        throw corrupt(seq, "a second meta record");
+      case "assistant": {
+        const turn = payload as AssistantPayload;
+        if (pending !== undefined) {
+          throw corrupt(seq, `an assistant turn while the tools of the turn at seq ${pending.seq} are unanswered`);
+        }
+        const last = messages[messages.length - 1];
+        if (last === undefined || last.role !== "user") {
+          throw corrupt(seq, "an assistant turn that does not follow a user message");
+        }
+        sawAssistant = true;
+        lastAnswered = new Set();
+        counters.modelCalls++;
+        counters.inTokens += turn.in_tokens;
+        counters.outTokens += turn.out_tokens;
+        counters.cacheReadTokens += turn.cache_read_tokens ?? 0;
+        counters.cacheCreateTokens += turn.cache_create_tokens ?? 0;
+        nextIteration = Math.max(nextIteration, turn.iteration + 1);
+        const toolUses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+        if (toolUses.length === 0) {
+          messages.push(turn.message);
+        } else {
+          pending = { seq, turn, toolUses, results: [], answered: new Set() };
+        }
+        break;
+      }
+      case "tool_result": {
+        const { tool_use_id: id, result, remote } = payload as { tool_use_id: string; result: ToolResultBlock; remote?: boolean };
+        if (!sawAssistant) throw corrupt(seq, `a tool result for ${id} before any assistant turn`);
+        if (result.tool_use_id !== id) {
+          throw corrupt(seq, `a tool result whose block answers ${result.tool_use_id} but whose record names ${id}`);
+        }
+        if (pending?.answered.has(id) || (pending === undefined && lastAnswered.has(id))) {
+          throw corrupt(seq, `a second result for tool_use ${id}`);
+        }
+        if (pending === undefined || !pending.toolUses.some((use) => use.id === id)) {
+          throw corrupt(seq, `a tool result for ${id}, which no tool_use of the current turn has`);
+        }
+        counters.toolCalls++;
+        if (remote === true) counters.remoteToolCalls++;
+        pending.results.push(result);
+        pending.answered.add(id);
+        if (pending.answered.size === pending.toolUses.length) {
+          messages.push(pending.turn.message, { role: "user", content: pending.results });
+          lastAnswered = pending.answered;
+          pending = undefined;
+        }
+        break;
+      }
+      case "user": {
+        if (pending !== undefined) {
+          throw corrupt(seq, `a follow-up while the tools of the turn at seq ${pending.seq} are unanswered`);
+        }
+        const followUp = (payload as { message: UserMessage }).message;
+        const last = messages[messages.length - 1];
+        // A follow-up after a turn that never got its reply (the model call failed)
+        // joins that user message, so roles still alternate.
+        if (last?.role === "user") {
+          messages[messages.length - 1] = { role: "user", content: [...last.content, ...followUp.content] };
+        } else {
+          messages.push(followUp);
+        }
+        lastAnswered = new Set();
+        break;
+      }
+      case "terminal":
+        terminal = payload as TerminalPayload;
+        break;
+    }
+  }
+
+  return {
+    runId: meta.run_id,
+    meta,
+    messages,
+    counters,
+    nextIteration,
+    pending,
+    terminal,
+    lastSeq: previousSeq,
+  };
+}
+
+function payloadOf(record: JournalRecord, kind: string): object {
+  const payload = (record as unknown as Record<string, unknown>)[kind];
+  if (payload === null || typeof payload !== "object") throw corrupt(record.seq, `the ${kind} payload is missing`);
+  return payload;
+}

@@ -1,0 +1,52 @@
+// The journal's byte format: one JSON record per line, each ending in "\n". Shared by
+// every backend that stores records as bytes, so a record moves between them unchanged.
+import { RunStateError } from "./errors.js";
+import { checkRecord, type JournalRecord } from "./records.js";
+
+const NEWLINE = 0x0a;
+
+export function encodeRecord(record: JournalRecord): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+/** Parses and validates one line; its 1-based `lineNumber`, when known, goes into the error. */
+export function decodeRecordLine(text: string, lineNumber?: number): JournalRecord {
+  const where = lineNumber === undefined ? "the last complete line" : `line ${lineNumber}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new RunStateError("ERR_CORRUPT", `${where} is not valid JSON`, { line: lineNumber });
+  }
+  const checked = checkRecord(value);
+  if (!checked.ok) {
+    throw new RunStateError("ERR_CORRUPT", `${where} is not a valid record: ${checked.problem}`, { line: lineNumber });
+  }
+  return checked.record;
+}
+
+export interface DecodedJournal {
+  records: JournalRecord[];
+  /** Bytes up to and including the last newline: what survives a torn tail. */
+  completeLength: number;
+}
+
+/**
+ * Decodes a whole journal. Bytes after the last newline are a torn final write and
+ * are left out (an append resolves only after its newline is durable, so nobody was
+ * told they were written); anything wrong before that is ERR_CORRUPT with its line.
+ */
+export function decodeJournal(bytes: Buffer): DecodedJournal {
+  const completeLength = bytes.lastIndexOf(NEWLINE) + 1;
+  const text = bytes.toString("utf8", 0, completeLength);
+  const records: JournalRecord[] = [];
+  let start = 0;
+  let lineNumber = 1;
+  while (start < text.length) {
+    const end = text.indexOf("\n", start);
+    records.push(decodeRecordLine(text.slice(start, end), lineNumber));
+    start = end + 1;
+    lineNumber++;
+  }
+  return { records, completeLength };
+}

@@ -1,0 +1,32 @@
+// The JSON Schema (draft 2020-12) of each record kind and of the shared envelope,
+// generated from the zod schemas the code validates with, so the two cannot drift
+// apart unnoticed: a test checks the shipped files against this and both validators
+// against one corpus of records.
+import * as z from "zod";
+import { ENVELOPE_SCHEMA, RECORD_KINDS, RECORD_SCHEMAS, RECORD_VERSION } from "./records.js";
+
+const ID_BASE = "https://choria.io/schemas/io.choria.fisk-ai.v1";
+
+export interface NamedSchema {
+  fileName: string;
+  schema: Record<string, unknown>;
+}
+
+function named(fileName: string, title: string, schema: z.ZodType): NamedSchema {
+  const generated = z.toJSONSchema(schema, { target: "draft-2020-12" }) as Record<string, unknown>;
+  const { $schema, ...rest } = generated;
+  return { fileName, schema: { $schema, $id: `${ID_BASE}/${fileName}`, title, ...rest } };
+}
+
+export function recordJsonSchemas(): NamedSchema[] {
+  return [
+    named("session.envelope.json", `fisk-ai session record envelope (record version ${RECORD_VERSION})`, ENVELOPE_SCHEMA),
+    ...RECORD_KINDS.map((kind) =>
+      named(`session.${kind}.json`, `fisk-ai session ${kind} record (record version ${RECORD_VERSION})`, RECORD_SCHEMAS[kind]),
+    ),
+  ];
+}
+
+export function serializeSchema(schema: Record<string, unknown>): string {
+  return `${JSON.stringify(schema, null, 2)}\n`;
+}

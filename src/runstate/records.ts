@@ -1,0 +1,182 @@
+// The journal's record kinds (SPEC section 2). Identifiers and field names are the
+// ones the Go implementation writes in its version 2 journals, so a journal moves
+// between the two unchanged. The zod schemas here are the code's own validation and
+// the source the shipped JSON Schema files are generated from.
+import * as z from "zod";
+
+/** The record format version stamped in `meta.version`. */
+export const RECORD_VERSION = 2;
+
+const NAMESPACE = "io.choria.fisk-ai.v1.session";
+
+export const PROTOCOLS = {
+  meta: `${NAMESPACE}.meta`,
+  assistant: `${NAMESPACE}.assistant`,
+  tool_result: `${NAMESPACE}.tool_result`,
+  user: `${NAMESPACE}.user`,
+  terminal: `${NAMESPACE}.terminal`,
+} as const;
+
+export type RecordKind = keyof typeof PROTOCOLS;
+export const RECORD_KINDS = Object.keys(PROTOCOLS) as RecordKind[];
+
+/** Run ids: validated before an id touches a path or a subject. */
+export const RUN_ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
+export const RUN_ID_MAX_LENGTH = 128;
+
+const count = z.int().min(0);
+
+// Content blocks are stored verbatim as the provider returned them, so fields this
+// version does not know (citations, cache markers from elsewhere) are kept, not refused.
+const TextBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
+const ThinkingBlock = z.looseObject({
+  type: z.literal("thinking"),
+  thinking: z.string(),
+  signature: z.string(),
+});
+const RedactedThinkingBlock = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() });
+const ToolUseBlock = z.looseObject({
+  type: z.literal("tool_use"),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+});
+const ImageBlock = z.looseObject({ type: z.literal("image"), source: z.record(z.string(), z.unknown()) });
+const ToolResultBlock = z.looseObject({
+  type: z.literal("tool_result"),
+  tool_use_id: z.string().min(1),
+  content: z.union([z.string(), z.array(z.discriminatedUnion("type", [TextBlock, ImageBlock]))]),
+  is_error: z.boolean().optional(),
+});
+
+const AssistantMessage = z.strictObject({
+  role: z.literal("assistant"),
+  content: z.array(z.discriminatedUnion("type", [TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolUseBlock])),
+});
+const UserMessage = z.strictObject({
+  role: z.literal("user"),
+  content: z.array(z.discriminatedUnion("type", [TextBlock, ImageBlock, ToolResultBlock])),
+});
+
+const Fingerprint = z.strictObject({
+  // Absent in version 1 journals and in the Go implementation's: it means anthropic.
+  provider: z.string().min(1).optional(),
+  model: z.string(),
+  system_hash: z.string(),
+  tools_hash: z.string(),
+  thinking_mode: z.string(),
+  max_tokens: count,
+  max_iterations: count,
+});
+
+const MetaPayload = z.strictObject({
+  version: z.int().min(1),
+  run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
+  created: z.iso.datetime({ offset: true }),
+  fingerprint: Fingerprint,
+  prompt: z.string(),
+  interactive: z.boolean().optional(),
+});
+
+const AssistantPayload = z.strictObject({
+  iteration: count,
+  message: AssistantMessage,
+  stop_reason: z.string().optional(),
+  in_tokens: count,
+  out_tokens: count,
+  cache_read_tokens: count.optional(),
+  cache_create_tokens: count.optional(),
+});
+
+const ToolResultPayload = z.strictObject({
+  tool_use_id: z.string().min(1),
+  result: ToolResultBlock,
+  remote: z.boolean().optional(),
+});
+
+const UserPayload = z.strictObject({ message: UserMessage });
+
+export const TERMINAL_REASONS = ["completed", "suspended", "error", "budget", "max_iterations"] as const;
+const TerminalPayload = z.strictObject({
+  reason: z.enum(TERMINAL_REASONS),
+  message: z.string().optional(),
+});
+
+const seq = z.int().min(1);
+
+export const RECORD_SCHEMAS = {
+  meta: z.strictObject({ seq: z.literal(1), protocol: z.literal(PROTOCOLS.meta), meta: MetaPayload }),
+  assistant: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.assistant), assistant: AssistantPayload }),
+  tool_result: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.tool_result), tool_result: ToolResultPayload }),
+  user: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.user), user: UserPayload }),
+  terminal: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.terminal), terminal: TerminalPayload }),
+} as const;
+
+/** What every record shares, whatever its kind. */
+export const ENVELOPE_SCHEMA = z.looseObject({ seq, protocol: z.string().startsWith(`${NAMESPACE}.`) });
+
+export const RECORD_SCHEMA = z.discriminatedUnion("protocol", [
+  RECORD_SCHEMAS.meta,
+  RECORD_SCHEMAS.assistant,
+  RECORD_SCHEMAS.tool_result,
+  RECORD_SCHEMAS.user,
+  RECORD_SCHEMAS.terminal,
+]);
+
+export type TextBlock = z.infer<typeof TextBlock>;
+export type ThinkingBlock = z.infer<typeof ThinkingBlock>;
+export type RedactedThinkingBlock = z.infer<typeof RedactedThinkingBlock>;
+export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
+export type ImageBlock = z.infer<typeof ImageBlock>;
+export type ToolResultBlock = z.infer<typeof ToolResultBlock>;
+export type AssistantMessage = z.infer<typeof AssistantMessage>;
+export type UserMessage = z.infer<typeof UserMessage>;
+export type Message = AssistantMessage | UserMessage;
+export type Fingerprint = z.infer<typeof Fingerprint>;
+export type MetaPayload = z.infer<typeof MetaPayload>;
+export type AssistantPayload = z.infer<typeof AssistantPayload>;
+export type ToolResultPayload = z.infer<typeof ToolResultPayload>;
+export type UserPayload = z.infer<typeof UserPayload>;
+export type TerminalReason = (typeof TERMINAL_REASONS)[number];
+export type TerminalPayload = z.infer<typeof TerminalPayload>;
+
+export type MetaRecord = z.infer<typeof RECORD_SCHEMAS.meta>;
+export type AssistantRecord = z.infer<typeof RECORD_SCHEMAS.assistant>;
+export type ToolResultRecord = z.infer<typeof RECORD_SCHEMAS.tool_result>;
+export type UserRecord = z.infer<typeof RECORD_SCHEMAS.user>;
+export type TerminalRecord = z.infer<typeof RECORD_SCHEMAS.terminal>;
+export type JournalRecord = z.infer<typeof RECORD_SCHEMA>;
+
+/** A record as handed to `Journal.append`: the journal supplies the seq. */
+export type RecordEntry = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, "seq"> : never) : never;
+
+/** The protocol id of each kind, and the payload key it carries, are the same word. */
+export function kindOfProtocol(protocol: unknown): RecordKind | undefined {
+  if (typeof protocol !== "string" || !protocol.startsWith(`${NAMESPACE}.`)) return undefined;
+  const kind = protocol.slice(NAMESPACE.length + 1);
+  return (RECORD_KINDS as string[]).includes(kind) ? (kind as RecordKind) : undefined;
+}
+
+export type RecordCheck = { ok: true; record: JournalRecord } | { ok: false; problem: string };
+
+/**
+ * Validates one decoded record. The problem names the first offending field so a
+ * corruption report can say what is wrong, not just where.
+ */
+export function checkRecord(value: unknown): RecordCheck {
+  const envelope = ENVELOPE_SCHEMA.safeParse(value);
+  if (!envelope.success) return { ok: false, problem: describeIssue(envelope.error) };
+  const kind = kindOfProtocol(envelope.data.protocol);
+  if (kind === undefined) return { ok: false, problem: `unknown protocol ${JSON.stringify(envelope.data.protocol)}` };
+  const parsed = RECORD_SCHEMAS[kind].safeParse(value);
+  if (!parsed.success) return { ok: false, problem: describeIssue(parsed.error) };
+  // zod returns a copy; the caller keeps the value as read so it stays verbatim.
+  return { ok: true, record: value as JournalRecord };
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return "invalid record";
+  const path = issue.path.length > 0 ? issue.path.join(".") : "record";
+  return `${path}: ${issue.message}`;
+}

@@ -1,0 +1,49 @@
+// The storage seam (SPEC section 4): two small async interfaces. Every backend
+// passes the one conformance suite in test/conformance/.
+import type { RunState } from "./fold.js";
+import type { JournalRecord, MetaPayload, RecordEntry, TerminalReason } from "./records.js";
+
+/** An open, locked journal: the one writer of a run. */
+export interface Journal {
+  readonly runId: string;
+  /** The highest seq accepted so far (durable once the append that took it resolves). */
+  readonly lastSeq: number;
+  /**
+   * Appends the record at `seq`, resolving once its bytes are durable. A seq at or
+   * below `lastSeq` is a no-op (a crash-retry); one that skips ahead fails ERR_SEQ_GAP.
+   */
+  append(seq: number, entry: RecordEntry): Promise<void>;
+  /** Every record of the run, in seq order, including those appended through this journal. */
+  records(): Promise<JournalRecord[]>;
+  /** Waits for appends in flight, then releases the lock. */
+  close(): Promise<void>;
+}
+
+/** How `list()` sees one run: read from its first and last records only. */
+export type RunStatus = TerminalReason | "open" | "corrupt";
+
+export interface RunSummary {
+  runId: string;
+  /** `open` when the journal ends without a terminal record (a crash, or a live writer). */
+  status: RunStatus;
+  meta: MetaPayload | undefined;
+  lastSeq: number;
+  last: JournalRecord | undefined;
+  /** When the journal was last written, RFC 3339. */
+  updated: string;
+  /** Why a `corrupt` run could not be summarized. */
+  problem?: string;
+}
+
+export interface Store {
+  /** Writes `meta` as seq 1 and returns the locked journal; ERR_EXISTS if the run exists. */
+  create(runId: string, meta: MetaPayload): Promise<Journal>;
+  /** Locks an existing run for appending: ERR_NOT_FOUND, ERR_LOCKED. */
+  open(runId: string): Promise<Journal>;
+  /** Reads and folds a run without locking it. */
+  load(runId: string): Promise<RunState>;
+  /** Summarizes every run without locking any. */
+  list(): Promise<RunSummary[]>;
+  /** Removes a run; ERR_LOCKED while a writer holds it. */
+  delete(runId: string): Promise<void>;
+}
