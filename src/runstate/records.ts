@@ -113,7 +113,8 @@ export const RECORD_SCHEMAS = {
 } as const;
 
 /** What every record shares, whatever its kind. */
-export const ENVELOPE_SCHEMA = z.looseObject({ seq, protocol: z.string().startsWith(`${NAMESPACE}.`) });
+const PROTOCOL_PATTERN = new RegExp(`^${NAMESPACE.replaceAll(".", "\\.")}\\.[a-z_]+$`);
+export const ENVELOPE_SCHEMA = z.looseObject({ seq, protocol: z.string().regex(PROTOCOL_PATTERN) });
 
 export const RECORD_SCHEMA = z.discriminatedUnion("protocol", [
   RECORD_SCHEMAS.meta,

@@ -1,0 +1,281 @@
+// The contract every Store backend keeps (SPEC section 4). A backend's test file calls
+// runStoreConformance with a harness; nothing here knows how a backend stores bytes.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  encodeRecord,
+  fold,
+  isRunStateError,
+  type Journal,
+  type RunStateErrorCode,
+  type Store,
+} from "../../src/index.js";
+import { HOSTILE_IDS } from "../helpers/hostile-ids.js";
+import {
+  assistantEntry,
+  completedRun,
+  metaPayload,
+  metaRecord,
+  terminalEntry,
+  toolResultEntry,
+} from "../helpers/record-builders.js";
+
+export interface StoreHarness {
+  /** A fresh, empty store for one test. */
+  makeStore(): Promise<Store>;
+  /** A second store on the same storage, as another process would open it. */
+  sameStorage(store: Store): Promise<Store>;
+  /** Writes journal lines for a run exactly as given, bypassing every check. */
+  plantRaw(store: Store, runId: string, lines: string[]): Promise<void>;
+  /** Removes everything the harness made. */
+  cleanup(): Promise<void>;
+}
+
+async function rejectsWith(promise: Promise<unknown>, code: RunStateErrorCode, message?: RegExp): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(isRunStateError(error), `expected a RunStateError ${code}, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    if (message !== undefined) assert.match(error.message, message);
+    return true;
+  });
+}
+
+/** Appends a completed run's records after its meta, as the loop would. */
+async function appendCompletedRun(journal: Journal): Promise<void> {
+  for (const record of completedRun(journal.runId).slice(1)) {
+    const { seq, ...entry } = record;
+    await journal.append(seq, entry);
+  }
+}
+
+export function runStoreConformance(backend: string, harness: StoreHarness): void {
+  describe(`Store conformance: ${backend}`, () => {
+    let store: Store;
+    before(async () => {
+      store = await harness.makeStore();
+    });
+    after(() => harness.cleanup());
+
+    describe("create", () => {
+      it("writes meta as seq 1 and returns the locked journal", async () => {
+        const journal = await store.create("create-1", metaPayload("create-1"));
+        assert.equal(journal.runId, "create-1");
+        assert.equal(journal.lastSeq, 1);
+        assert.deepEqual(await journal.records(), [metaRecord("create-1")]);
+        await rejectsWith(store.open("create-1"), "ERR_LOCKED");
+        await journal.close();
+        assert.equal((await store.load("create-1")).lastSeq, 1);
+      });
+
+      it("refuses an id that exists, open or closed", async () => {
+        const journal = await store.create("create-2", metaPayload("create-2"));
+        await journal.close();
+        await rejectsWith(store.create("create-2", metaPayload("create-2")), "ERR_EXISTS", /already exists/);
+        assert.equal((await store.load("create-2")).lastSeq, 1, "the existing run is untouched");
+      });
+
+      it("refuses a meta whose run_id is another id, and an invalid meta", async () => {
+        await rejectsWith(store.create("create-3", metaPayload("other")), "ERR_INVALID_RECORD");
+        await rejectsWith(store.create("create-3", { ...metaPayload("create-3"), created: "today" }), "ERR_INVALID_RECORD", /created/);
+        await rejectsWith(store.load("create-3"), "ERR_NOT_FOUND");
+      });
+
+      it("refuses a meta of a newer version, naming both", async () => {
+        await rejectsWith(store.create("create-4", metaPayload("create-4", { version: 3 })), "ERR_VERSION", /3.*2/);
+      });
+    });
+
+    describe("append", () => {
+      it("appends consecutive seqs and reads them back", async () => {
+        const journal = await store.create("append-1", metaPayload("append-1"));
+        await appendCompletedRun(journal);
+        assert.equal(journal.lastSeq, 6);
+        assert.deepEqual(await journal.records(), completedRun("append-1"));
+        await journal.close();
+        assert.deepEqual(await store.load("append-1"), fold(completedRun("append-1")));
+      });
+
+      it("is a no-op for a seq at or below the last one written", async () => {
+        const journal = await store.create("append-2", metaPayload("append-2"));
+        await journal.append(2, assistantEntry(0, "one", ["t1"]));
+        await journal.append(2, assistantEntry(0, "one", ["t1"]));
+        await journal.append(1, terminalEntry("completed"));
+        assert.equal(journal.lastSeq, 2);
+        await journal.close();
+        assert.equal((await store.load("append-2")).lastSeq, 2);
+      });
+
+      it("refuses a seq that skips ahead with ERR_SEQ_GAP and writes nothing", async () => {
+        const journal = await store.create("append-3", metaPayload("append-3"));
+        await rejectsWith(journal.append(3, terminalEntry("completed")), "ERR_SEQ_GAP", /seq 3.*last seq is 1/);
+        assert.equal(journal.lastSeq, 1);
+        await journal.close();
+        assert.equal((await store.load("append-3")).lastSeq, 1);
+      });
+
+      it("refuses an invalid record and writes nothing", async () => {
+        const journal = await store.create("append-4", metaPayload("append-4"));
+        const invalid = { protocol: "io.choria.fisk-ai.v1.session.terminal", terminal: { reason: "exploded" } } as never;
+        await rejectsWith(journal.append(2, invalid), "ERR_INVALID_RECORD", /terminal\.reason/);
+        await rejectsWith(journal.append(2, { protocol: "io.choria.fisk-ai.v1.session.nope" } as never), "ERR_INVALID_RECORD");
+        assert.equal(journal.lastSeq, 1);
+        await journal.append(2, terminalEntry("completed"));
+        await journal.close();
+        assert.equal((await store.load("append-4")).terminal?.reason, "completed");
+      });
+
+      it("takes appends issued together, in order, each resolving durable", async () => {
+        const journal = await store.create("append-5", metaPayload("append-5"));
+        await journal.append(2, assistantEntry(0, "", ["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8"]));
+        const ids = ["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8"];
+        await Promise.all(ids.map((id, index) => journal.append(3 + index, toolResultEntry(id))));
+        await journal.close();
+        const reopened = await store.open("append-5");
+        assert.deepEqual(
+          (await reopened.records()).map((record) => record.seq),
+          [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+        );
+        await reopened.close();
+      });
+
+      it("refuses appends after close with ERR_CLOSED", async () => {
+        const journal = await store.create("append-6", metaPayload("append-6"));
+        await journal.close();
+        await rejectsWith(journal.append(2, terminalEntry("completed")), "ERR_CLOSED");
+        await journal.close();
+      });
+    });
+
+    describe("open", () => {
+      it("continues a closed run from its last seq", async () => {
+        const journal = await store.create("open-1", metaPayload("open-1"));
+        await journal.append(2, assistantEntry(0, "", ["t1"]));
+        await journal.close();
+        const reopened = await store.open("open-1");
+        assert.equal(reopened.lastSeq, 2);
+        await rejectsWith(reopened.append(4, toolResultEntry("t1")), "ERR_SEQ_GAP");
+        await reopened.append(3, toolResultEntry("t1"));
+        await reopened.close();
+        assert.equal((await store.load("open-1")).counters.toolCalls, 1);
+      });
+
+      it("refuses an unknown run with ERR_NOT_FOUND", async () => {
+        await rejectsWith(store.open("open-missing"), "ERR_NOT_FOUND", /no session open-missing/);
+      });
+
+      it("refuses a second writer, through the same store or another one, with ERR_LOCKED", async () => {
+        const journal = await store.create("open-2", metaPayload("open-2"));
+        await rejectsWith(store.open("open-2"), "ERR_LOCKED", /open-2 is in use/);
+        const other = await harness.sameStorage(store);
+        await rejectsWith(other.open("open-2"), "ERR_LOCKED");
+        await rejectsWith(other.create("open-2", metaPayload("open-2")), "ERR_LOCKED");
+        await journal.close();
+        const second = await other.open("open-2");
+        await second.close();
+      });
+    });
+
+    describe("load", () => {
+      it("reads a run a writer holds, without locking it", async () => {
+        const journal = await store.create("load-1", metaPayload("load-1"));
+        await journal.append(2, assistantEntry(0, "hi"));
+        const state = await store.load("load-1");
+        assert.equal(state.lastSeq, 2);
+        await journal.append(3, terminalEntry("completed"));
+        await journal.close();
+      });
+
+      it("refuses an unknown run with ERR_NOT_FOUND", async () => {
+        await rejectsWith(store.load("load-missing"), "ERR_NOT_FOUND");
+      });
+    });
+
+    describe("version policy", () => {
+      it("reads a version 1 journal", async () => {
+        const v1 = metaRecord("version-1", { version: 1 });
+        delete v1.meta.fingerprint.provider;
+        await harness.plantRaw(store, "version-1", [encodeRecord(v1)]);
+        assert.equal((await store.load("version-1")).meta.version, 1);
+        const journal = await store.open("version-1");
+        await journal.close();
+      });
+
+      it("refuses a newer version on load, open and list, naming both versions", async () => {
+        await harness.plantRaw(store, "version-3", [encodeRecord(metaRecord("version-3", { version: 3 }))]);
+        await rejectsWith(store.load("version-3"), "ERR_VERSION", /version 3.*version 2/);
+        await rejectsWith(store.open("version-3"), "ERR_VERSION");
+        const listed = (await store.list()).find((summary) => summary.runId === "version-3");
+        assert.equal(listed?.status, "corrupt");
+        assert.match(listed?.problem ?? "", /version 3/);
+      });
+
+      it("refuses a journal whose interior is corrupt with ERR_CORRUPT", async () => {
+        const lines = completedRun("corrupt-1").map(encodeRecord);
+        lines[2] = "{not json\n";
+        await harness.plantRaw(store, "corrupt-1", lines);
+        await rejectsWith(store.load("corrupt-1"), "ERR_CORRUPT");
+        await rejectsWith(store.open("corrupt-1"), "ERR_CORRUPT");
+      });
+    });
+
+    describe("list and delete", () => {
+      it("lists every run with its status, newest record last, without locking", async () => {
+        const fresh = await harness.makeStore();
+        assert.deepEqual(await fresh.list(), []);
+        const done = await fresh.create("list-done", metaPayload("list-done"));
+        await appendCompletedRun(done);
+        await done.close();
+        const suspended = await fresh.create("list-suspended", metaPayload("list-suspended"));
+        await suspended.append(2, terminalEntry("suspended"));
+        await suspended.close();
+        const live = await fresh.create("list-open", metaPayload("list-open", { prompt: "still going" }));
+        await live.append(2, assistantEntry(0, "", ["t1"]));
+        const summaries = new Map((await fresh.list()).map((summary) => [summary.runId, summary]));
+        assert.deepEqual([...summaries.keys()].sort(), ["list-done", "list-open", "list-suspended"]);
+        assert.equal(summaries.get("list-done")?.status, "completed");
+        assert.equal(summaries.get("list-done")?.lastSeq, 6);
+        assert.equal(summaries.get("list-suspended")?.status, "suspended");
+        const open = summaries.get("list-open");
+        assert.equal(open?.status, "open");
+        assert.equal(open?.meta?.prompt, "still going");
+        assert.equal(open?.last?.protocol, "io.choria.fisk-ai.v1.session.assistant");
+        assert.ok(!Number.isNaN(Date.parse(open?.updated ?? "")), "updated is a timestamp");
+        await live.append(3, toolResultEntry("t1"));
+        await live.close();
+      });
+
+      it("deletes a run, after which its id is free again", async () => {
+        const journal = await store.create("delete-1", metaPayload("delete-1"));
+        await journal.close();
+        await store.delete("delete-1");
+        await rejectsWith(store.load("delete-1"), "ERR_NOT_FOUND");
+        assert.ok(!(await store.list()).some((summary) => summary.runId === "delete-1"));
+        const again = await store.create("delete-1", metaPayload("delete-1"));
+        await again.close();
+      });
+
+      it("refuses to delete a run a writer holds, and leaves it whole", async () => {
+        const journal = await store.create("delete-2", metaPayload("delete-2"));
+        await rejectsWith(store.delete("delete-2"), "ERR_LOCKED");
+        await journal.append(2, terminalEntry("completed"));
+        await journal.close();
+        assert.equal((await store.load("delete-2")).terminal?.reason, "completed");
+      });
+
+      it("refuses to delete an unknown run with ERR_NOT_FOUND", async () => {
+        await rejectsWith(store.delete("delete-missing"), "ERR_NOT_FOUND");
+      });
+    });
+
+    describe("run ids", () => {
+      it("refuses hostile ids in every call before touching storage", async () => {
+        for (const id of HOSTILE_IDS) {
+          await rejectsWith(store.create(id, metaPayload("x")), "ERR_INVALID_ID");
+          await rejectsWith(store.open(id), "ERR_INVALID_ID");
+          await rejectsWith(store.load(id), "ERR_INVALID_ID");
+          await rejectsWith(store.delete(id), "ERR_INVALID_ID");
+        }
+      });
+    });
+  });
+}

@@ -1,0 +1,389 @@
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { appendFileSync, chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { defaultStateDir, encodeRecord, FileStore, isRunStateError, type RunStateErrorCode } from "../src/index.js";
+import { runStoreConformance } from "./conformance/store-conformance.js";
+import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
+import { assistantEntry, completedRun, metaPayload, terminalEntry, toolResultEntry } from "./helpers/record-builders.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-store-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+let dirs = 0;
+function freshDir(): string {
+  return join(scratch, `runs-${++dirs}`);
+}
+
+function storeDir(store: unknown): string {
+  return (store as FileStore).dir;
+}
+
+runStoreConformance("file", {
+  makeStore: async () => new FileStore({ dir: freshDir() }),
+  sameStorage: async (store) => new FileStore({ dir: storeDir(store) }),
+  plantRaw: async (store, runId, lines) => {
+    mkdirSync(storeDir(store), { recursive: true, mode: 0o700 });
+    writeFileSync(join(storeDir(store), `${runId}.json`), lines.join(""), { mode: 0o600 });
+  },
+  cleanup: async () => undefined,
+});
+
+async function rejectsWith(promise: Promise<unknown>, code: RunStateErrorCode, message?: RegExp): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(isRunStateError(error, code), `expected ${code}, got ${String(error)}`);
+    if (message !== undefined) assert.match(error.message, message);
+    return true;
+  });
+}
+
+/** A run of `count` records after meta: tool turns of two tools each. */
+async function writeRun(store: FileStore, runId: string, turns: number, resultBytes = 100): Promise<void> {
+  const journal = await store.create(runId, metaPayload(runId));
+  let seq = 2;
+  for (let turn = 0; turn < turns; turn++) {
+    const ids = [`t${turn}a`, `t${turn}b`];
+    await journal.append(seq++, assistantEntry(turn, `turn ${turn}`, ids));
+    for (const id of ids) await journal.append(seq++, toolResultEntry(id, "x".repeat(resultBytes)));
+  }
+  await journal.close();
+}
+
+function journalLines(dir: string, runId: string): string[] {
+  const text = readFileSync(join(dir, `${runId}.json`), "utf8");
+  assert.ok(text.endsWith("\n"), "the journal ends on a record boundary");
+  return text.slice(0, -1).split("\n");
+}
+
+function mode(path: string): number {
+  return lstatSync(path).mode & 0o777;
+}
+
+describe("file backend", () => {
+  describe("location", () => {
+    it("uses $XDG_STATE_HOME/fisk-ai/runs, else ~/.local/state/fisk-ai/runs", () => {
+      assert.equal(defaultStateDir({ XDG_STATE_HOME: "/var/state" }, "/home/u"), "/var/state/fisk-ai/runs");
+      assert.equal(defaultStateDir({}, "/home/u"), "/home/u/.local/state/fisk-ai/runs");
+      assert.equal(defaultStateDir({ XDG_STATE_HOME: "relative" }, "/home/u"), "/home/u/.local/state/fisk-ai/runs");
+    });
+
+    it("defaults a FileStore to the XDG directory, never the working directory", async () => {
+      const saved = process.env.XDG_STATE_HOME;
+      process.env.XDG_STATE_HOME = join(scratch, "xdg");
+      try {
+        const store = new FileStore();
+        assert.equal(store.dir, join(scratch, "xdg", "fisk-ai", "runs"));
+        await (await store.create("xdg-1", metaPayload("xdg-1"))).close();
+        assert.ok(lstatSync(join(scratch, "xdg", "fisk-ai", "runs", "xdg-1.json")).isFile());
+      } finally {
+        if (saved === undefined) delete process.env.XDG_STATE_HOME;
+        else process.env.XDG_STATE_HOME = saved;
+      }
+    });
+  });
+
+  describe("permissions", () => {
+    it("makes the directory 0700 and the files 0600 even under umask 000", async () => {
+      const dir = freshDir();
+      const previous = process.umask(0);
+      try {
+        const journal = await new FileStore({ dir }).create("modes-1", metaPayload("modes-1"));
+        await journal.close();
+      } finally {
+        process.umask(previous);
+      }
+      assert.equal(mode(dir), 0o700);
+      assert.equal(mode(join(dir, "modes-1.json")), 0o600);
+      assert.equal(mode(join(dir, "modes-1.lock")), 0o600);
+    });
+
+    it("tightens an existing directory that is looser", async () => {
+      const dir = freshDir();
+      mkdirSync(dir);
+      chmodSync(dir, 0o777);
+      await (await new FileStore({ dir }).create("modes-2", metaPayload("modes-2"))).close();
+      assert.equal(mode(dir), 0o700);
+    });
+  });
+
+  describe("symlinks", () => {
+    it("refuses a symlink at a journal path and leaves its target alone", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await (await store.create("real", metaPayload("real"))).close();
+      const target = join(dir, "real.json");
+      const before = readFileSync(target, "utf8");
+      symlinkSync(target, join(dir, "linked.json"));
+      await rejectsWith(store.load("linked"), "ERR_SYMLINK", /symlink at .*linked\.json/);
+      await rejectsWith(store.open("linked"), "ERR_SYMLINK");
+      await rejectsWith(store.create("linked", metaPayload("linked")), "ERR_EXISTS");
+      assert.equal(readFileSync(target, "utf8"), before);
+      assert.ok(lstatSync(join(dir, "linked.json")).isSymbolicLink());
+    });
+
+    it("refuses a symlink at a lock path", async () => {
+      const dir = freshDir();
+      mkdirSync(dir, { mode: 0o700 });
+      const elsewhere = join(scratch, `elsewhere-${dirs}`);
+      writeFileSync(elsewhere, "precious");
+      symlinkSync(elsewhere, join(dir, "victim.lock"));
+      await rejectsWith(new FileStore({ dir }).create("victim", metaPayload("victim")), "ERR_SYMLINK", /victim\.lock/);
+      assert.equal(readFileSync(elsewhere, "utf8"), "precious");
+    });
+  });
+
+  describe("durability", () => {
+    it("syncs the new journal and its directory before create resolves", async () => {
+      const dir = freshDir();
+      const fs = countingFileSystem();
+      const journal = await new FileStore({ dir, fileSystem: fs }).create("sync-1", metaPayload("sync-1"));
+      assert.equal(fs.calls.fdatasync, 1, "the meta record is synced");
+      assert.deepEqual(fs.syncedDirs, [dir], "the directory entry is synced");
+      fs.reset();
+      await journal.append(2, assistantEntry(0, "hi"));
+      assert.deepEqual([fs.calls.write, fsyncs(fs), fs.syncedDirs.length], [1, 1, 0], "one write and one sync per append");
+      await journal.close();
+    });
+
+    it("resolves an append only once its fsync has completed", async () => {
+      const fs = countingFileSystem();
+      const journal = await new FileStore({ dir: freshDir(), fileSystem: fs }).create("sync-2", metaPayload("sync-2"));
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      fs.before.fdatasync = () => gate;
+      fs.reset();
+      let resolved = false;
+      const append = journal.append(2, assistantEntry(0, "hi")).then(() => (resolved = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(fs.calls.write, 1, "the bytes were written");
+      assert.equal(resolved, false, "but the append waits for its fsync");
+      release();
+      await append;
+      assert.equal(resolved, true);
+      await journal.close();
+    });
+
+    it("group-commits 8 concurrent appends into at most 2 fsyncs, none resolving early", async () => {
+      const fs = countingFileSystem();
+      const journal = await new FileStore({ dir: freshDir(), fileSystem: fs }).create("group-1", metaPayload("group-1"));
+      const ids = ["a", "b", "c", "d", "e", "f", "g", "h"];
+      await journal.append(2, assistantEntry(0, "", ids));
+      fs.reset();
+      const synced: number[] = [];
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      fs.before.fdatasync = async () => {
+        await gate;
+        synced.push(fs.bytesWritten);
+      };
+      const resolvedAt: number[] = [];
+      const appends = ids.map((id, index) =>
+        journal.append(3 + index, toolResultEntry(id)).then(() => resolvedAt.push(synced.length)),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(resolvedAt, [], "nothing resolves while its fsync is held");
+      release();
+      await Promise.all(appends);
+      assert.ok(fsyncs(fs) <= 2, `expected at most 2 fsyncs, got ${fsyncs(fs)}`);
+      assert.ok(resolvedAt.every((count) => count >= 1), "every append resolved after an fsync");
+      assert.equal(synced.at(-1), fs.bytesWritten, "the last fsync covered every byte written");
+      await journal.close();
+    });
+
+    it("gives each append its own fsync with group commit off", async () => {
+      const fs = countingFileSystem();
+      const journal = await new FileStore({ dir: freshDir(), fileSystem: fs, groupCommit: false }).create("group-2", metaPayload("group-2"));
+      const ids = ["a", "b", "c", "d", "e", "f", "g", "h"];
+      await journal.append(2, assistantEntry(0, "", ids));
+      fs.reset();
+      await Promise.all(ids.map((id, index) => journal.append(3 + index, toolResultEntry(id))));
+      assert.equal(fsyncs(fs), 8);
+      await journal.close();
+    });
+
+    it("fails the append and every later one when a write fails, and recovers on reopen", async () => {
+      const dir = freshDir();
+      const fs = countingFileSystem();
+      const store = new FileStore({ dir, fileSystem: fs });
+      const journal = await store.create("fail-1", metaPayload("fail-1"));
+      fs.before.fdatasync = () => {
+        throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
+      };
+      await rejectsWith(journal.append(2, assistantEntry(0, "hi")), "ERR_IO", /fail-1 failed \(EIO.*open the session again/);
+      await rejectsWith(journal.append(3, terminalEntry("completed")), "ERR_IO");
+      await journal.close();
+      delete fs.before.fdatasync;
+      const reopened = await store.open("fail-1");
+      assert.equal(reopened.lastSeq, 2, "the written record is there, and the run continues after it");
+      await reopened.close();
+    });
+  });
+
+  describe("torn tails and corruption", () => {
+    it("tolerates a torn final line on load, and cuts it on open before appending", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await writeRun(store, "torn-1", 2);
+      const complete = journalLines(dir, "torn-1");
+      const torn = encodeRecord({ seq: 8, ...terminalEntry("completed") }).slice(0, 25);
+      appendFileSync(join(dir, "torn-1.json"), torn);
+      assert.equal((await store.load("torn-1")).lastSeq, 7, "load ignores the torn line");
+      const fs = countingFileSystem();
+      const journal = await new FileStore({ dir, fileSystem: fs }).open("torn-1");
+      const completeBytes = complete.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+      assert.equal(lstatSync(join(dir, "torn-1.json")).size, completeBytes, "open cut the torn line");
+      assert.equal(fs.calls.fsync, 1, "and synced the cut");
+      await journal.append(8, terminalEntry("suspended"));
+      await journal.close();
+      const lines = journalLines(dir, "torn-1");
+      assert.deepEqual(lines.slice(0, -1), complete, "every complete record is intact");
+      assert.deepEqual(JSON.parse(lines.at(-1) as string), { seq: 8, ...terminalEntry("suspended") }, "nothing glued");
+    });
+
+    it("treats a journal whose only line is torn as empty", async () => {
+      const dir = freshDir();
+      mkdirSync(dir, { mode: 0o700 });
+      writeFileSync(join(dir, "torn-2.json"), '{"seq":1,"protocol":"io.cho');
+      await rejectsWith(new FileStore({ dir }).load("torn-2"), "ERR_EMPTY");
+    });
+
+    it("reports interior corruption with the line number", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await writeRun(store, "bad-1", 2);
+      const lines = journalLines(dir, "bad-1");
+      lines[2] = lines[2]?.slice(0, 30) as string;
+      writeFileSync(join(dir, "bad-1.json"), `${lines.join("\n")}\n`);
+      await rejectsWith(store.load("bad-1"), "ERR_CORRUPT", /^line 3 is not valid JSON/);
+      lines[2] = JSON.stringify({ seq: 3, protocol: "io.choria.fisk-ai.v1.session.tool_result", tool_result: { tool_use_id: "t0a" } });
+      writeFileSync(join(dir, "bad-1.json"), `${lines.join("\n")}\n`);
+      await rejectsWith(store.load("bad-1"), "ERR_CORRUPT", /^line 3 is not a valid record: tool_result\.result/);
+      await assert.rejects(store.load("bad-1"), (error: unknown) => isRunStateError(error) && error.line === 3);
+    });
+  });
+
+  describe("locking", () => {
+    async function holdInChild(dir: string, runId: string): Promise<{ child: ChildProcess; pid: number }> {
+      const child = spawn(process.execPath, [new URL("./helpers/hold-run.js", import.meta.url).pathname, dir, runId], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      const [line] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
+      assert.match(line.toString(), new RegExp(`^held ${runId} `));
+      return { child, pid: child.pid as number };
+    }
+
+    it("refuses a run a child process holds, naming it, and frees it the moment the child is SIGKILLed", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await (await store.create("held-1", metaPayload("held-1"))).close();
+      const { child, pid } = await holdInChild(dir, "held-1");
+      try {
+        await rejectsWith(store.open("held-1"), "ERR_LOCKED", new RegExp(`held-1 is in use by pid ${pid} on ${hostname()} \\(started `));
+        await rejectsWith(store.delete("held-1"), "ERR_LOCKED", new RegExp(`pid ${pid}`));
+        assert.equal((await store.load("held-1")).lastSeq, 1, "load does not need the lock");
+      } finally {
+        child.kill("SIGKILL");
+        await once(child, "exit");
+      }
+      const journal = await store.open("held-1");
+      await journal.append(2, terminalEntry("completed"));
+      await journal.close();
+    });
+
+    it("names no holder once a run is closed cleanly", async () => {
+      const dir = freshDir();
+      await (await new FileStore({ dir }).create("held-2", metaPayload("held-2"))).close();
+      assert.equal(readFileSync(join(dir, "held-2.lock"), "utf8"), "");
+    });
+
+    it("records the holder's pid, host and start time in the lock file", async () => {
+      const dir = freshDir();
+      const journal = await new FileStore({ dir }).create("held-3", metaPayload("held-3"));
+      const holder = JSON.parse(readFileSync(join(dir, "held-3.lock"), "utf8")) as Record<string, unknown>;
+      assert.equal(holder.pid, process.pid);
+      assert.equal(holder.host, hostname());
+      assert.ok(Date.parse(String(holder.started)) <= Date.now());
+      await journal.close();
+    });
+
+    it("removes the lock file with the run", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await (await store.create("gone-1", metaPayload("gone-1"))).close();
+      await store.delete("gone-1");
+      assert.throws(() => lstatSync(join(dir, "gone-1.lock")), /ENOENT/);
+    });
+  });
+
+  describe("list", () => {
+    it("reads only the first and last records, so a corrupt middle still lists", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await writeRun(store, "long-1", 1500, 600);
+      const path = join(dir, "long-1.json");
+      const lines = journalLines(dir, "long-1");
+      lines[1000] = "#".repeat(lines[1000]?.length ?? 0);
+      writeFileSync(path, `${lines.join("\n")}\n${encodeRecord({ seq: lines.length + 1, ...terminalEntry("suspended") })}`);
+      const size = lstatSync(path).size;
+      assert.ok(size > 1_000_000, `a long journal (${size} bytes)`);
+      const fs = countingFileSystem();
+      const [summary] = await new FileStore({ dir, fileSystem: fs }).list();
+      assert.equal(summary?.status, "suspended");
+      assert.equal(summary?.lastSeq, lines.length + 1);
+      assert.equal(summary?.meta?.run_id, "long-1");
+      const endBytes = Buffer.byteLength(lines[0] as string) + 200;
+      assert.ok(fs.bytesRead < 3 * 4096 + endBytes, `read ${fs.bytesRead} of ${size} bytes`);
+      await rejectsWith(store.load("long-1"), "ERR_CORRUPT", /^line 1001 /);
+    });
+
+    it("reports the last complete record when the tail is torn", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await writeRun(store, "torn-list", 1);
+      appendFileSync(join(dir, "torn-list.json"), '{"seq":5,"protocol":"io.choria.fis');
+      const [summary] = await store.list();
+      assert.deepEqual([summary?.status, summary?.lastSeq], ["open", 4]);
+    });
+
+    it("lists a run of one record, and says what is wrong with an unreadable one", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await (await store.create("one", metaPayload("one"))).close();
+      writeFileSync(join(dir, "junk.json"), "not a journal\n");
+      writeFileSync(join(dir, "empty.json"), "");
+      const summaries = new Map((await store.list()).map((summary) => [summary.runId, summary]));
+      assert.deepEqual([summaries.get("one")?.status, summaries.get("one")?.lastSeq], ["open", 1]);
+      assert.equal(summaries.get("junk")?.status, "corrupt");
+      assert.match(summaries.get("junk")?.problem ?? "", /line 1 is not valid JSON/);
+      assert.match(summaries.get("empty")?.problem ?? "", /no complete record/);
+    });
+
+    it("ignores files that are not journals", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await writeRun(store, "real-1", 1);
+      for (const name of ["real-1.json.tmp", "notes.txt", "bad name.json", ".hidden.json"]) writeFileSync(join(dir, name), "x");
+      assert.deepEqual(
+        (await store.list()).map((summary) => summary.runId),
+        ["real-1"],
+      );
+    });
+
+    it("lists nothing, and creates nothing, when the directory does not exist", async () => {
+      const dir = freshDir();
+      assert.deepEqual(await new FileStore({ dir }).list(), []);
+      assert.throws(() => lstatSync(dir), /ENOENT/);
+    });
+  });
+
+  it("folds what a completed run journaled", async () => {
+    const dir = freshDir();
+    const store = new FileStore({ dir });
+    const journal = await store.create("fold-1", metaPayload("fold-1"));
+    for (const { seq, ...entry } of completedRun("fold-1").slice(1)) await journal.append(seq, entry);
+    await journal.close();
+    assert.deepEqual(journalLines(dir, "fold-1"), completedRun("fold-1").map((record) => JSON.stringify(record)));
+  });
+});

@@ -1,0 +1,132 @@
+// The shipped JSON Schemas and the code's own validation must agree: every record of
+// the corpus below gets the same verdict from a real JSON Schema validator (ajv, draft
+// 2020-12) on schemas/*.json and from checkRecord.
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { describe, it } from "node:test";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { checkRecord, PROTOCOLS, type JournalRecord } from "../src/index.js";
+import { recordJsonSchemas, serializeSchema } from "../src/runstate/json-schemas.js";
+import { assistantEntry, completedRun, metaRecord, terminalEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
+
+const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);
+
+function shippedSchemas(): Record<string, unknown>[] {
+  return readdirSync(SCHEMA_DIR)
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => JSON.parse(readFileSync(new URL(name, SCHEMA_DIR), "utf8")) as Record<string, unknown>);
+}
+
+/** One validator for "is a record of some kind": any of the shipped per-kind schemas. */
+function jsonSchemaValidator(): (value: unknown) => boolean {
+  // The date-time pattern in the schemas carries the check; the format is only a label.
+  const ajv = new Ajv2020({ strict: true, allErrors: false, formats: { "date-time": true } });
+  const ids: string[] = [];
+  for (const schema of shippedSchemas()) {
+    ajv.addSchema(schema);
+    if (!String(schema.$id).endsWith("session.envelope.json")) ids.push(String(schema.$id));
+  }
+  const envelope = ajv.getSchema("https://choria.io/schemas/io.choria.fisk-ai.v1/session.envelope.json");
+  const anyRecord = ajv.compile({ oneOf: ids.map((id) => ({ $ref: id })) });
+  assert.ok(envelope);
+  return (value) => envelope(value) && anyRecord(value);
+}
+
+function at(seq: number, entry: object): JournalRecord {
+  return { seq, ...entry } as JournalRecord;
+}
+
+const good: [string, unknown][] = [
+  ...completedRun("run-1").map((record): [string, unknown] => [`completed run, ${record.protocol}`, record]),
+  ["meta of a chat run", metaRecord("Chat_9", { interactive: true, prompt: "" })],
+  ["meta with nanoseconds and an offset, as Go writes it", metaRecord("r", { created: "2026-01-02T15:04:05.123456789+01:00" })],
+  ["meta of version 1 without provider", (() => { const m = metaRecord("r", { version: 1 }); delete m.meta.fingerprint.provider; return m; })()],
+  ["assistant with thinking and redacted thinking", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, message: { role: "assistant", content: [{ type: "thinking", thinking: "hmm", signature: "sig" }, { type: "redacted_thinking", data: "xyz" }, { type: "text", text: "hi", citations: null }] }, in_tokens: 1, out_tokens: 2 } })],
+  ["assistant without stop_reason and cache fields", at(2, (() => { const e = assistantEntry(0, "x"); delete e.assistant.stop_reason; delete e.assistant.cache_read_tokens; return e; })())],
+  ["tool result with block content and is_error", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t1", remote: true, result: { type: "tool_result", tool_use_id: "t1", is_error: true, content: [{ type: "text", text: "boom" }] } } })],
+  ["user follow-up", at(7, userEntry("and then?"))],
+  ["terminal with a message", at(9, terminalEntry("error", "model unreachable"))],
+  ...(["suspended", "budget", "max_iterations"] as const).map((reason): [string, unknown] => [`terminal ${reason}`, at(4, terminalEntry(reason))]),
+];
+
+const withMeta = (change: (meta: Record<string, unknown>) => void): unknown => {
+  const record = metaRecord("r") as unknown as { meta: Record<string, unknown> };
+  change(record.meta);
+  return record;
+};
+
+const bad: [string, unknown][] = [
+  ["not an object", "hello"],
+  ["null", null],
+  ["an array", [metaRecord("r")]],
+  ["no seq", { protocol: PROTOCOLS.terminal, terminal: { reason: "completed" } }],
+  ["seq 0", at(0, terminalEntry("completed"))],
+  ["fractional seq", at(1.5, terminalEntry("completed"))],
+  ["seq as a string", { seq: "2", ...terminalEntry("completed") }],
+  ["unknown protocol", { seq: 2, protocol: "io.choria.fisk-ai.v1.session.bogus", bogus: {} }],
+  ["protocol outside the namespace", { seq: 2, protocol: "terminal", terminal: { reason: "completed" } }],
+  ["payload missing", { seq: 2, protocol: PROTOCOLS.terminal }],
+  ["payload under another kind's key", { seq: 2, protocol: PROTOCOLS.terminal, user: { message: { role: "user", content: [] } } }],
+  ["two payload keys", { ...at(2, terminalEntry("completed")), user: userEntry("x").user }],
+  ["an unknown envelope key", { ...at(2, terminalEntry("completed")), extra: 1 }],
+  ["meta not at seq 1", { ...metaRecord("r"), seq: 2 }],
+  ["meta without fingerprint", withMeta((meta) => delete meta.fingerprint)],
+  ["meta without prompt", withMeta((meta) => delete meta.prompt)],
+  ["meta version 0", withMeta((meta) => (meta.version = 0))],
+  ["meta with a hostile run id", withMeta((meta) => (meta.run_id = "../x"))],
+  ["meta created not RFC 3339", withMeta((meta) => (meta.created = "yesterday"))],
+  ["meta created without offset", withMeta((meta) => (meta.created = "2026-12-02T10:00:00"))],
+  ["meta with an unknown field", withMeta((meta) => (meta.api_key = "secret"))],
+  ["fingerprint max_tokens negative", withMeta((meta) => ((meta.fingerprint as Record<string, unknown>).max_tokens = -1))],
+  ["fingerprint with an unknown field", withMeta((meta) => ((meta.fingerprint as Record<string, unknown>).secret = "x"))],
+  ["interactive not a boolean", withMeta((meta) => (meta.interactive = "yes"))],
+  ["assistant with role user", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, message: { role: "user", content: [] } } })],
+  ["assistant with negative tokens", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, in_tokens: -5 } })],
+  ["assistant tool_use without id", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "tool_use", name: "n", input: {} }] } } })],
+  ["assistant tool_use with array input", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "tool_use", id: "t", name: "n", input: [] }] } } })],
+  ["assistant thinking without signature", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "thinking", thinking: "t" }] } } })],
+  ["assistant with a tool_result block", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "tool_result", tool_use_id: "t", content: "x" }] } } })],
+  ["assistant with an unknown block type", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "video" }] } } })],
+  ["assistant without iteration", at(2, { protocol: PROTOCOLS.assistant, assistant: { in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [] } } })],
+  ["tool result without tool_use_id", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { result: toolResultEntry("t").tool_result.result } })],
+  ["tool result whose block is not a tool_result", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t", result: { type: "text", text: "x" } } })],
+  ["tool result content a number", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t", result: { type: "tool_result", tool_use_id: "t", content: 7 } } })],
+  ["tool result remote not a boolean", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, remote: 1 } })],
+  ["user with role assistant", at(3, { protocol: PROTOCOLS.user, user: { message: { role: "assistant", content: [{ type: "text", text: "x" }] } } })],
+  ["user text block without text", at(3, { protocol: PROTOCOLS.user, user: { message: { role: "user", content: [{ type: "text" }] } } })],
+  ["terminal with an unknown reason", at(4, { protocol: PROTOCOLS.terminal, terminal: { reason: "crashed" } })],
+  ["terminal message not a string", at(4, { protocol: PROTOCOLS.terminal, terminal: { reason: "error", message: 5 } })],
+];
+
+describe("record schemas", () => {
+  it("ships schemas/ exactly as the code generates them (npm run schemas)", () => {
+    for (const { fileName, schema } of recordJsonSchemas()) {
+      assert.equal(readFileSync(new URL(fileName, SCHEMA_DIR), "utf8"), serializeSchema(schema), `${fileName} is stale`);
+    }
+    assert.equal(shippedSchemas().length, recordJsonSchemas().length, "schemas/ holds a file the code does not generate");
+    for (const schema of shippedSchemas()) assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema");
+  });
+
+  it("agree with checkRecord on every good record of the corpus", () => {
+    const validate = jsonSchemaValidator();
+    for (const [name, record] of good) {
+      assert.equal(validate(record), true, `JSON Schema refuses good record: ${name}`);
+      const checked = checkRecord(record);
+      assert.equal(checked.ok, true, `checkRecord refuses good record: ${name}: ${checked.ok ? "" : checked.problem}`);
+    }
+  });
+
+  it("agree with checkRecord on every bad record of the corpus", () => {
+    const validate = jsonSchemaValidator();
+    for (const [name, record] of bad) {
+      assert.equal(validate(record), false, `JSON Schema accepts bad record: ${name}`);
+      assert.equal(checkRecord(record).ok, false, `checkRecord accepts bad record: ${name}`);
+    }
+  });
+
+  it("name the offending field in checkRecord's problem", () => {
+    const result = checkRecord(at(4, { protocol: PROTOCOLS.terminal, terminal: { reason: "crashed" } }));
+    assert.equal(result.ok, false);
+    assert.match(result.ok ? "" : result.problem, /^terminal\.reason: /);
+  });
+});
