@@ -1,0 +1,220 @@
+// The agent loop (SPEC section 7). The order inside a turn is what makes runs durable:
+// the assistant turn is journaled before any tool runs, so a crash mid-batch never pays
+// for the call again, and each tool result is journaled the instant its tool completes,
+// so a crash repeats at most the one tool whose result never reached the journal.
+import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
+import type { ModelProvider, ThinkingConfig } from "../llm/model-provider.js";
+import type { Counters, RunState } from "../runstate/fold.js";
+import { PROTOCOLS, RECORD_VERSION, type TerminalReason, type ToolUseBlock } from "../runstate/records.js";
+import { newRunId } from "../runstate/run-id.js";
+import type { Store } from "../runstate/store.js";
+import { denyWithoutTerminal, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
+import type { AgentEvents, RunOutcome } from "./events.js";
+import { computeFingerprint, diffFingerprints } from "./fingerprint.js";
+import { RunRecorder } from "./run-recorder.js";
+
+export interface AgentSettings {
+  provider: ModelProvider;
+  model: string;
+  system: string;
+  tools: ToolSet;
+  parallelTools: boolean;
+  maxOutputTokens: number;
+  /** The run's budget over all four token tiers. */
+  maxTokens: number;
+  maxIterations: number;
+  thinking: ThinkingConfig;
+  retry: RetryPolicy;
+}
+
+/** Set by the first SIGINT/SIGTERM; honored at the next loop boundary only. */
+export interface SuspendRequest {
+  readonly requested: boolean;
+}
+
+export interface RunOptions {
+  settings: AgentSettings;
+  /** Journal the run here (--checkpoint); without it the run lives in memory. */
+  store?: Store;
+  events?: AgentEvents;
+  confirm?: ConfirmToolCall;
+  suspend?: SuspendRequest;
+  /** Aborts at once, journaling nothing more: crash semantics. */
+  signal?: AbortSignal;
+}
+
+/** A resume the guard, or the run's state, does not allow. */
+export class ResumeRefusedError extends Error {
+  override readonly name = "ResumeRefusedError";
+}
+
+/** Added to the system prompt of a resumed process only; never part of the fingerprint. */
+export const RESUME_REMINDER =
+  "\n\nNote: this conversation was suspended and has been resumed in a new process. The tool results above are final and the tools they came from have already run: continue from where the conversation stopped.";
+
+export async function startRun(options: RunOptions, start: { prompt: string; runId?: string }): Promise<RunOutcome> {
+  const runId = start.runId ?? newRunId();
+  const recorder = await RunRecorder.create(options.store, {
+    version: RECORD_VERSION,
+    run_id: runId,
+    created: new Date().toISOString(),
+    fingerprint: fingerprintOf(options.settings),
+    prompt: start.prompt,
+  });
+  try {
+    options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed });
+    return await drive(recorder, options, options.settings.system);
+  } finally {
+    await recorder.close();
+  }
+}
+
+export async function resumeRun(options: RunOptions & { store: Store }, resume: { runId: string; force: boolean }): Promise<RunOutcome> {
+  const recorder = await RunRecorder.open(options.store, resume.runId);
+  try {
+    const state = recorder.state();
+    refuseResume(state, options.settings, resume.force);
+    options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true });
+    options.events?.replay?.(state.messages);
+    return await drive(recorder, options, options.settings.system + RESUME_REMINDER);
+  } finally {
+    await recorder.close();
+  }
+}
+
+function fingerprintOf(settings: AgentSettings) {
+  return computeFingerprint({
+    provider: settings.provider.name,
+    model: settings.model,
+    system: settings.system,
+    tools: settings.tools.specs(),
+    thinking: settings.thinking,
+    maxTokens: settings.maxTokens,
+    maxIterations: settings.maxIterations,
+  });
+}
+
+function refuseResume(state: RunState, settings: AgentSettings, force: boolean): void {
+  if (state.terminal?.reason === "completed") {
+    throw new ResumeRefusedError(`session ${state.runId} is completed: there is nothing to resume; start a new run instead`);
+  }
+  const diff = diffFingerprints(state.meta.fingerprint, fingerprintOf(settings));
+  if (diff.providerChanged) {
+    throw new ResumeRefusedError(
+      `cannot resume session ${state.runId} with another provider (${diff.changes[0]}): its turns cannot continue on a different API, even with --force`,
+    );
+  }
+  if (diff.changes.length > 0 && !force) {
+    const lines = diff.changes.map((change) => `  ${change}`).join("\n");
+    throw new ResumeRefusedError(
+      `cannot resume session ${state.runId}: its configuration changed:\n${lines}\nrestore the configuration, or resume anyway with --force`,
+    );
+  }
+}
+
+export function totalTokens(counters: Counters): number {
+  return counters.inTokens + counters.outTokens + counters.cacheReadTokens + counters.cacheCreateTokens;
+}
+
+/** Why the run must stop for its token budget, or undefined while it may go on. */
+function budgetExhausted(state: RunState, settings: AgentSettings): string | undefined {
+  const spent = totalTokens(state.counters);
+  return spent >= settings.maxTokens ? `token budget reached: ${spent} of ${settings.maxTokens} tokens used` : undefined;
+}
+
+async function drive(recorder: RunRecorder, options: RunOptions, system: string): Promise<RunOutcome> {
+  const { settings } = options;
+  const signal = options.signal ?? new AbortController().signal;
+  const events = options.events ?? {};
+
+  const finish = async (reason: TerminalReason, detail: { answer?: string; message?: string } = {}): Promise<RunOutcome> => {
+    await recorder.append({
+      protocol: PROTOCOLS.terminal,
+      terminal: detail.message === undefined ? { reason } : { reason, message: detail.message },
+    });
+    const outcome: RunOutcome = { runId: recorder.runId, reason, checkpointed: recorder.checkpointed, ...detail };
+    events.runFinished?.(outcome);
+    return outcome;
+  };
+
+  const runTools = async (uses: readonly ToolUseBlock[]): Promise<void> => {
+    const runOne = async (use: ToolUseBlock): Promise<void> => {
+      events.toolStarted?.(use);
+      const result = await settings.tools.run(use, signal, options.confirm ?? denyWithoutTerminal);
+      // An abort is a crash: a result cut short by it must not enter the journal.
+      signal.throwIfAborted();
+      await recorder.append({ protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: use.id, result } });
+      events.toolFinished?.(use, result, false);
+    };
+    if (settings.parallelTools) {
+      await Promise.all(uses.map(runOne));
+    } else {
+      for (const use of uses) await runOne(use);
+    }
+  };
+
+  // A batch the journal left half-answered is completed first: journaled results are
+  // reused, only the unanswered tools run.
+  const pending = recorder.state().pending;
+  if (pending !== undefined) {
+    for (const result of pending.results) {
+      const use = pending.toolUses.find((candidate) => candidate.id === result.tool_use_id) as ToolUseBlock;
+      events.toolFinished?.(use, result, true);
+    }
+    await runTools(pending.toolUses.filter((use) => !pending.answered.has(use.id)));
+  }
+
+  for (;;) {
+    const state = recorder.state();
+    if (options.suspend?.requested === true) return finish("suspended", { message: "suspended by the operator" });
+    const overBudget = budgetExhausted(state, settings);
+    if (overBudget !== undefined) return finish("budget", { message: overBudget });
+    if (state.nextIteration >= settings.maxIterations) {
+      return finish("max_iterations", { message: `iteration cap reached: ${settings.maxIterations} model calls` });
+    }
+
+    const iteration = state.nextIteration;
+    events.modelCallStarted?.(iteration);
+    let turn;
+    try {
+      turn = await callWithRetries(
+        settings.provider,
+        {
+          model: settings.model,
+          system,
+          messages: state.messages,
+          tools: settings.tools.specs(),
+          maxOutputTokens: settings.maxOutputTokens,
+          thinking: settings.thinking,
+        },
+        settings.retry,
+        { signal, onRetry: (attempt, delayMs, error) => events.modelCallRetrying?.(attempt, delayMs, error) },
+      );
+    } catch (error) {
+      signal.throwIfAborted();
+      return finish("error", { message: `model call failed: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    signal.throwIfAborted();
+
+    const assistant = {
+      iteration,
+      message: turn.message,
+      stop_reason: turn.stop_reason,
+      in_tokens: turn.usage.in_tokens,
+      out_tokens: turn.usage.out_tokens,
+      ...(turn.usage.cache_read_tokens === undefined ? {} : { cache_read_tokens: turn.usage.cache_read_tokens }),
+      ...(turn.usage.cache_create_tokens === undefined ? {} : { cache_create_tokens: turn.usage.cache_create_tokens }),
+    };
+    await recorder.append({ protocol: PROTOCOLS.assistant, assistant });
+    events.assistantTurn?.(assistant);
+
+    const uses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+    if (uses.length === 0) {
+      const answer = turn.message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+      return finish("completed", { answer });
+    }
+    const overBudgetNow = budgetExhausted(recorder.state(), settings);
+    if (overBudgetNow !== undefined) return finish("budget", { message: overBudgetNow });
+    await runTools(uses);
+  }
+}

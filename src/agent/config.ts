@@ -1,0 +1,188 @@
+// agent.yaml: one file for provider, model, system prompt, tools, budgets, thinking and
+// the session backend, validated at start with errors that name the field. Credentials
+// never live here: they come from the environment only.
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { parse as parseYaml, YAMLParseError } from "yaml";
+import * as z from "zod";
+import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
+
+/** A configuration the operator must fix: one line, naming the file and the field. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** A duration as `30s`, `500ms`, `2m`, `1h`, or a number of seconds; in milliseconds. */
+const Duration = z.union(
+  [
+    z.number().positive().transform((seconds) => seconds * 1000),
+    z
+      .string()
+      .regex(DURATION)
+      .transform((text) => {
+        const [, amount, unit] = DURATION.exec(text) as unknown as [string, string, keyof typeof UNIT_MS];
+        return Number(amount) * UNIT_MS[unit];
+      }),
+  ],
+  { error: "expected a duration such as 30s, 500ms or 2m, or a number of seconds" },
+);
+
+const ToolConfig = z.strictObject({
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "expected 1 to 64 letters, digits, '_' or '-'"),
+  description: z.string().min(1),
+  command: z.array(z.string()).min(1, "expected the program and its arguments"),
+  input_schema: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
+  timeout: Duration.default(30_000),
+  output_limit: z.int().positive().default(64 * 1024),
+  confirm: z.boolean().default(false),
+});
+
+const Thinking = z.discriminatedUnion("mode", [
+  z.strictObject({ mode: z.literal("off") }),
+  z.strictObject({ mode: z.literal("enabled"), budget_tokens: z.int().min(1024) }),
+  z.strictObject({ mode: z.literal("adaptive") }),
+]);
+
+const AgentConfigSchema = z.strictObject({
+  provider: z.enum(["anthropic", "openai", "script"]).default("anthropic"),
+  model: z.string().min(1).default("claude-sonnet-4-5"),
+  base_url: z.url().optional(),
+  script: z.string().min(1).optional(),
+  system: z.string().default("You are a helpful assistant."),
+  tools: z.array(ToolConfig).default([]),
+  parallel_tools: z.boolean().default(false),
+  max_output_tokens: z.int().positive().default(8192),
+  budget: z
+    .strictObject({
+      max_tokens: z.int().positive().default(200_000),
+      max_iterations: z.int().positive().default(50),
+      call_timeout: Duration.default(120_000),
+    })
+    .prefault({}),
+  retry: z
+    .strictObject({
+      max_attempts: z.int().min(1).max(20).default(4),
+      base_delay: Duration.default(1000),
+    })
+    .prefault({}),
+  thinking: Thinking.default({ mode: "off" }),
+  session: z
+    .strictObject({
+      backend: z.literal("file").default("file"),
+      state_dir: z.string().min(1).optional(),
+    })
+    .prefault({}),
+});
+
+export type ToolConfig = z.output<typeof ToolConfig>;
+
+export interface AgentConfig {
+  provider: ProviderName;
+  model: string;
+  baseUrl: string | undefined;
+  /** Absolute path of the script file (provider script). */
+  script: string | undefined;
+  system: string;
+  tools: ToolConfig[];
+  parallelTools: boolean;
+  maxOutputTokens: number;
+  maxTokens: number;
+  maxIterations: number;
+  callTimeoutMs: number;
+  retryAttempts: number;
+  retryBaseDelayMs: number;
+  thinking: ThinkingConfig;
+  /** Absolute; undefined for the XDG default. */
+  stateDir: string | undefined;
+}
+
+/** What the command line may override. */
+export interface ConfigOverrides {
+  provider?: string;
+  model?: string;
+  stateDir?: string;
+}
+
+/**
+ * Reads and validates an agent.yaml (or, with no file, the defaults), then applies the
+ * command-line overrides. Relative paths in the file are relative to the file.
+ */
+export function loadAgentConfig(path: string | undefined, overrides: ConfigOverrides = {}): AgentConfig {
+  const label = path ?? "the default configuration";
+  let raw: unknown = {};
+  if (path !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+      throw new ConfigError(`cannot read config ${path}: ${reason}`);
+    }
+    try {
+      raw = parseYaml(text) ?? {};
+    } catch (error) {
+      const where = error instanceof YAMLParseError && error.linePos ? `:${error.linePos[0].line}` : "";
+      throw new ConfigError(`${path}${where}: not valid YAML: ${firstLine((error as Error).message)}`);
+    }
+  }
+  const withOverrides = applyOverrides(raw, overrides, label);
+  const parsed = AgentConfigSchema.safeParse(withOverrides);
+  if (!parsed.success) throw new ConfigError(`${label}: ${describeIssue(parsed.error)}`);
+  const config = parsed.data;
+  const base = path === undefined ? process.cwd() : dirname(resolve(path));
+  if (config.provider === "script" && config.script === undefined) {
+    throw new ConfigError(`${label}: script: the script provider needs a script file (script: ./demo.script.yaml)`);
+  }
+  const stateDir = overrides.stateDir ?? config.session.state_dir;
+  return {
+    provider: config.provider,
+    model: config.model,
+    baseUrl: config.base_url,
+    script: config.script === undefined ? undefined : resolve(base, config.script),
+    system: config.system,
+    tools: config.tools,
+    parallelTools: config.parallel_tools,
+    maxOutputTokens: config.max_output_tokens,
+    maxTokens: config.budget.max_tokens,
+    maxIterations: config.budget.max_iterations,
+    callTimeoutMs: config.budget.call_timeout,
+    retryAttempts: config.retry.max_attempts,
+    retryBaseDelayMs: config.retry.base_delay,
+    thinking: config.thinking,
+    // A flag's relative path is the operator's, relative to where they stand.
+    stateDir: stateDir === undefined ? undefined : expandPath(stateDir, overrides.stateDir !== undefined ? process.cwd() : base),
+  };
+}
+
+function applyOverrides(raw: unknown, overrides: ConfigOverrides, label: string): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw new ConfigError(`${label}: expected a mapping of settings (provider:, model:, tools:, ...)`);
+  }
+  const merged: Record<string, unknown> = { ...raw };
+  if (overrides.provider !== undefined) merged.provider = overrides.provider;
+  if (overrides.model !== undefined) merged.model = overrides.model;
+  return merged;
+}
+
+function expandPath(path: string, base: string): string {
+  if (path === "~" || path.startsWith("~/")) return resolve(homedir(), path.slice(2));
+  return isAbsolute(path) ? path : resolve(base, path);
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0] as z.core.$ZodIssue;
+  const field = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "");
+  if (issue.code === "unrecognized_keys") {
+    const where = field === "" ? "" : `${field}: `;
+    return `${where}unknown key ${issue.keys.map((key) => `"${key}"`).join(", ")}: check its spelling against the README`;
+  }
+  return `${field === "" ? "config" : field}: ${issue.message}`;
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0] ?? text;
+}

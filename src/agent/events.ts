@@ -1,0 +1,29 @@
+// What the loop reports while it runs. The loop never prints: the CLI renders these
+// (narration and traces to stderr), a library user may render them any way it likes.
+import type { ModelCallError } from "../llm/model-provider.js";
+import type { AssistantPayload, Message, TerminalReason, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
+
+export interface RunOutcome {
+  runId: string;
+  reason: TerminalReason;
+  /** The final answer's text, for `completed`. */
+  answer?: string;
+  /** Why the run stopped, for the other reasons. */
+  message?: string;
+  /** Whether the run was journaled (and can be resumed). */
+  checkpointed: boolean;
+}
+
+export interface AgentEvents {
+  runStarted?(info: { runId: string; resumed: boolean; checkpointed: boolean }): void;
+  /** On resume: the conversation so far, before anything new happens. */
+  replay?(messages: readonly Message[]): void;
+  modelCallStarted?(iteration: number): void;
+  modelCallRetrying?(attempt: number, delayMs: number, error: ModelCallError): void;
+  /** A model turn, once it is journaled. */
+  assistantTurn?(turn: AssistantPayload): void;
+  toolStarted?(use: ToolUseBlock): void;
+  /** A tool's result, once it is journaled; `reused` when a resume took it from the journal. */
+  toolFinished?(use: ToolUseBlock, result: ToolResultBlock, reused: boolean): void;
+  runFinished?(outcome: RunOutcome): void;
+}

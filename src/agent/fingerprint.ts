@@ -1,0 +1,78 @@
+// The resume guard (SPEC section 6): what a run was started with, hashed where it could
+// leak, compared on resume. Computed from the configuration alone, before cache markers,
+// the memory index or the resume reminder touch the system prompt.
+import { createHash } from "node:crypto";
+import type { ProviderName, ThinkingConfig, ToolSpec } from "../llm/model-provider.js";
+import type { Fingerprint } from "../runstate/records.js";
+
+export interface FingerprintInput {
+  provider: ProviderName;
+  model: string;
+  system: string;
+  tools: readonly ToolSpec[];
+  thinking: ThinkingConfig;
+  maxTokens: number;
+  maxIterations: number;
+}
+
+export function computeFingerprint(input: FingerprintInput): Fingerprint {
+  const tools = [...input.tools]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+  return {
+    provider: input.provider,
+    model: input.model,
+    system_hash: sha256(input.system),
+    tools_hash: sha256(canonicalJson(tools)),
+    thinking_mode: thinkingMode(input.thinking),
+    max_tokens: input.maxTokens,
+    max_iterations: input.maxIterations,
+  };
+}
+
+export function thinkingMode(thinking: ThinkingConfig): string {
+  return thinking.mode === "enabled" ? `enabled:${thinking.budget_tokens}` : thinking.mode;
+}
+
+/** A journal without a provider (version 1, or the Go implementation's) was anthropic. */
+export function providerOf(fingerprint: Fingerprint): string {
+  return fingerprint.provider ?? "anthropic";
+}
+
+export interface FingerprintDiff {
+  /** One line per change, in the order the SPEC lists the fields. */
+  changes: string[];
+  /** A provider change, which even --force does not cross. */
+  providerChanged: boolean;
+}
+
+export function diffFingerprints(saved: Fingerprint, current: Fingerprint): FingerprintDiff {
+  const changes: string[] = [];
+  const providerChanged = providerOf(saved) !== providerOf(current);
+  if (providerChanged) changes.push(`provider: ${providerOf(saved)} -> ${providerOf(current)}`);
+  if (saved.model !== current.model) changes.push(`model: ${saved.model} -> ${current.model}`);
+  if (saved.system_hash !== current.system_hash) changes.push("system prompt: changed");
+  if (saved.tools_hash !== current.tools_hash) changes.push("tool set: changed");
+  if (saved.thinking_mode !== current.thinking_mode) changes.push(`thinking: ${saved.thinking_mode} -> ${current.thinking_mode}`);
+  if (saved.max_tokens !== current.max_tokens) changes.push(`max_tokens: ${saved.max_tokens} -> ${current.max_tokens}`);
+  if (saved.max_iterations !== current.max_iterations) {
+    changes.push(`max_iterations: ${saved.max_iterations} -> ${current.max_iterations}`);
+  }
+  return { changes, providerChanged };
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** JSON with object keys sorted at every depth, so equal tool sets hash equal. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

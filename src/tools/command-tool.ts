@@ -1,0 +1,142 @@
+// Command tools from agent.yaml: an argv template run without a shell, so a model's
+// input can never become shell syntax. `{field}` in an argument is replaced by that
+// input field's string value.
+import { spawn } from "node:child_process";
+import type { Tool, ToolContext, ToolOutput } from "./tool.js";
+
+export interface CommandToolDefinition {
+  name: string;
+  description: string;
+  command: string[];
+  input_schema: Record<string, unknown>;
+  timeoutMs: number;
+  outputLimitBytes: number;
+  confirm: boolean;
+}
+
+const STDERR_TAIL_BYTES = 2048;
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export function commandTool(definition: CommandToolDefinition): Tool {
+  return {
+    name: definition.name,
+    description: definition.description,
+    input_schema: definition.input_schema,
+    confirm: definition.confirm,
+    run: (input, context) => runCommand(definition, input, context),
+  };
+}
+
+/** The argv for one call, or the name of the first input field it needs and lacks. */
+export function expandArgv(template: string[], input: Record<string, unknown>): string[] | { missing: string } {
+  const argv: string[] = [];
+  for (const argument of template) {
+    let missing: string | undefined;
+    const expanded = argument.replace(PLACEHOLDER, (_match, field: string) => {
+      const value = input[field];
+      if (value === undefined || value === null) {
+        missing ??= field;
+        return "";
+      }
+      return typeof value === "string" ? value : JSON.stringify(value);
+    });
+    if (missing !== undefined) return { missing };
+    argv.push(expanded);
+  }
+  return argv;
+}
+
+function runCommand(definition: CommandToolDefinition, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
+  const argv = expandArgv(definition.command, input);
+  if (!Array.isArray(argv)) {
+    return Promise.resolve({ content: `missing input field "${argv.missing}" for tool ${definition.name}`, is_error: true });
+  }
+  const [program, ...args] = argv as [string, ...string[]];
+  return new Promise((resolve) => {
+    // Its own process group, so a timeout also ends whatever the command started.
+    const child = spawn(program, args, { shell: false, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const stdout = new CappedBuffer(definition.outputLimitBytes);
+    const stderr = new TailBuffer(STDERR_TAIL_BYTES);
+    child.stdout.on("data", (chunk: Buffer) => stdout.add(chunk));
+    child.stderr.on("data", (chunk: Buffer) => stderr.add(chunk));
+    let stoppedBy: string | undefined;
+    const stop = (why: string) => {
+      stoppedBy ??= why;
+      try {
+        process.kill(-(child.pid as number), "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => stop(`timed out after ${definition.timeoutMs / 1000}s`), definition.timeoutMs);
+    const onAbort = () => stop("stopped: the run is shutting down");
+    context.signal.addEventListener("abort", onAbort, { once: true });
+    const finish = (output: ToolOutput) => {
+      clearTimeout(timer);
+      context.signal.removeEventListener("abort", onAbort);
+      resolve(output);
+    };
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      const reason = error.code === "ENOENT" ? `command not found: ${program}` : `cannot run ${program}: ${error.message}`;
+      finish({ content: reason, is_error: true });
+    });
+    child.on("close", (code, signal) => {
+      const out = stdout.text();
+      if (stoppedBy !== undefined) return finish({ content: joinParts(`${definition.name} ${stoppedBy}`, out, stderr.text()), is_error: true });
+      if (code === 0) return finish({ content: out === "" ? "(no output)" : out });
+      const status = code === null ? `killed by ${signal}` : `exit status ${code}`;
+      finish({ content: joinParts(status, out, stderr.text()), is_error: true });
+    });
+  });
+}
+
+function joinParts(...parts: string[]): string {
+  return parts.filter((part) => part !== "").join("\n");
+}
+
+/** Keeps the first `limit` bytes of a stream and says how much it dropped. */
+class CappedBuffer {
+  readonly #limit: number;
+  #chunks: Buffer[] = [];
+  #kept = 0;
+  #dropped = 0;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  add(chunk: Buffer): void {
+    const room = this.#limit - this.#kept;
+    if (room > 0) {
+      const kept = chunk.subarray(0, room);
+      this.#chunks.push(kept);
+      this.#kept += kept.length;
+    }
+    this.#dropped += Math.max(0, chunk.length - Math.max(room, 0));
+  }
+
+  text(): string {
+    const text = Buffer.concat(this.#chunks).toString("utf8");
+    return this.#dropped > 0 ? `${text}\n[output truncated: ${this.#dropped} more bytes]` : text;
+  }
+}
+
+/** Keeps the last `limit` bytes of a stream: where a failing command says why. */
+class TailBuffer {
+  readonly #limit: number;
+  #tail: Buffer = Buffer.alloc(0);
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  add(chunk: Buffer): void {
+    const joined = Buffer.concat([this.#tail, chunk]);
+    this.#tail = joined.subarray(Math.max(0, joined.length - this.#limit));
+  }
+
+  text(): string {
+    const text = this.#tail.toString("utf8").trimEnd();
+    return text === "" ? "" : `stderr: ${text}`;
+  }
+}

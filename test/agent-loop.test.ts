@@ -1,0 +1,325 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { RESUME_REMINDER, ResumeRefusedError, resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import type { AgentEvents } from "../src/agent/events.js";
+import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ProviderName } from "../src/llm/model-provider.js";
+import { FileStore, PROTOCOLS, type JournalRecord, type Message } from "../src/index.js";
+import { defineTool, type Tool } from "../src/tools/tool.js";
+import { ToolSet } from "../src/tools/tool-set.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-loop-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+let stores = 0;
+const freshStore = () => new FileStore({ dir: join(scratch, `runs-${++stores}`) });
+
+type Reply = { text?: string; tools?: { name: string; input?: Record<string, unknown> }[] } | ModelCallError;
+
+/** A model that answers call k with replies[k] and keeps a copy of every request. */
+function fakeModel(replies: Reply[], name: ProviderName = "anthropic") {
+  const requests: ModelRequest[] = [];
+  const provider: ModelProvider = {
+    name,
+    complete: async (request) => {
+      requests.push(structuredClone(request) as ModelRequest);
+      const reply = replies[requests.length - 1];
+      if (reply === undefined) throw new Error(`the test model has no reply for call ${requests.length}`);
+      if (reply instanceof ModelCallError) throw reply;
+      const tools = (reply.tools ?? []).map((tool, index) => ({
+        type: "tool_use" as const,
+        id: `toolu_${requests.length}_${index}`,
+        name: tool.name,
+        input: tool.input ?? {},
+      }));
+      const turn: ModelTurn = {
+        message: { role: "assistant", content: [...(reply.text === undefined ? [] : [{ type: "text" as const, text: reply.text }]), ...tools] },
+        stop_reason: tools.length > 0 ? "tool_use" : "end_turn",
+        usage: { in_tokens: 10, out_tokens: 5, cache_read_tokens: 1 },
+      };
+      return turn;
+    },
+  };
+  return { provider, requests };
+}
+
+/** Tools that log each execution, so a test can count side effects. */
+function countingTools(log: string[], extra: Tool[] = []): ToolSet {
+  const echo = defineTool({
+    name: "echo",
+    description: "echo the text",
+    input_schema: { type: "object", properties: { text: { type: "string" } } },
+    run: async (input) => {
+      log.push(String(input.text));
+      return `echoed ${String(input.text)}`;
+    },
+  });
+  return new ToolSet([echo, ...extra]);
+}
+
+function settings(provider: ModelProvider, tools: ToolSet, overrides: Partial<AgentSettings> = {}): AgentSettings {
+  return {
+    provider,
+    model: "test-model",
+    system: "You are a test.",
+    tools,
+    parallelTools: false,
+    maxOutputTokens: 1024,
+    maxTokens: 100_000,
+    maxIterations: 10,
+    thinking: { mode: "off" },
+    retry: { attempts: 3, baseDelayMs: 1, timeoutMs: 5000 },
+    ...overrides,
+  };
+}
+
+const TWO_TOOLS_THEN_ANSWER: Reply[] = [
+  { text: "Looking.", tools: [{ name: "echo", input: { text: "a" } }, { name: "echo", input: { text: "b" } }] },
+  { text: "All done." },
+];
+
+function kinds(records: JournalRecord[]): string[] {
+  return records.map((record) => record.protocol.split(".").at(-1) as string);
+}
+
+async function recordsOf(store: FileStore, runId: string): Promise<JournalRecord[]> {
+  const journal = await store.open(runId);
+  try {
+    return await journal.records();
+  } finally {
+    await journal.close();
+  }
+}
+
+function assertAlternates(messages: readonly Message[]): void {
+  messages.forEach((message, index) => assert.equal(message.role, index % 2 === 0 ? "user" : "assistant"));
+}
+
+describe("the agent loop", () => {
+  it("runs a turn of two tools and completes, in memory", async () => {
+    const log: string[] = [];
+    const model = fakeModel(TWO_TOOLS_THEN_ANSWER);
+    const outcome = await startRun({ settings: settings(model.provider, countingTools(log)) }, { prompt: "go" });
+    assert.deepEqual(outcome, { runId: outcome.runId, reason: "completed", answer: "All done.", checkpointed: false });
+    assert.deepEqual(log, ["a", "b"]);
+    const second = model.requests[1] as ModelRequest;
+    assertAlternates(second.messages);
+    assert.deepEqual(
+      second.messages[2]?.content.map((block) => (block.type === "tool_result" ? block.content : "")),
+      ["echoed a", "echoed b"],
+    );
+  });
+
+  it("journals exactly the run's records when checkpointed", async () => {
+    const store = freshStore();
+    const outcome = await startRun(
+      { settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([])), store },
+      { prompt: "go", runId: "journaled" },
+    );
+    assert.equal(outcome.checkpointed, true);
+    const records = await recordsOf(store, "journaled");
+    assert.deepEqual(kinds(records), ["meta", "assistant", "tool_result", "tool_result", "assistant", "terminal"]);
+    const meta = records[0] as Extract<JournalRecord, { protocol: typeof PROTOCOLS.meta }>;
+    assert.equal(meta.meta.prompt, "go");
+    assert.equal(meta.meta.fingerprint.model, "test-model");
+    assert.deepEqual((await store.load("journaled")).terminal, { reason: "completed" });
+  });
+
+  it("honors a suspend at the next boundary, after the tool in flight, and resumes exactly once", async () => {
+    const store = freshStore();
+    const log: string[] = [];
+    const suspend = { requested: false };
+    const requestSuspendDuringTool = defineTool({
+      name: "slow",
+      description: "asks for a suspend while it runs",
+      input_schema: { type: "object" },
+      run: async () => {
+        suspend.requested = true;
+        log.push("slow");
+        return "slow done";
+      },
+    });
+    const replies: Reply[] = [{ tools: [{ name: "slow" }] }, { text: "finished" }];
+    const first = fakeModel(replies);
+    const tools = countingTools(log, [requestSuspendDuringTool]);
+    const suspended = await startRun({ settings: settings(first.provider, tools), store, suspend }, { prompt: "go", runId: "susp" });
+    assert.equal(suspended.reason, "suspended");
+    assert.deepEqual(log, ["slow"], "the tool in flight finished");
+    assert.equal(first.requests.length, 1);
+    assert.deepEqual(kinds(await recordsOf(store, "susp")), ["meta", "assistant", "tool_result", "terminal"]);
+
+    const second = fakeModel(replies.slice(1));
+    const replayed: Message[][] = [];
+    const resumed = await resumeRun(
+      { settings: settings(second.provider, tools), store, events: { replay: (messages) => replayed.push([...messages]) } },
+      { runId: "susp", force: false },
+    );
+    assert.deepEqual([resumed.reason, resumed.answer], ["completed", "finished"]);
+    assert.deepEqual(log, ["slow"], "no tool ran twice");
+    assert.equal(second.requests.length, 1, "no model call repeated");
+    assert.equal(second.requests[0]?.system, `You are a test.${RESUME_REMINDER}`);
+    assert.equal(first.requests[0]?.system, "You are a test.", "the reminder is for the resumed process only");
+    assert.equal(replayed[0]?.length, 3, "the transcript so far was replayed");
+    assert.deepEqual(kinds(await recordsOf(store, "susp")), ["meta", "assistant", "tool_result", "terminal", "assistant", "terminal"]);
+  });
+
+  it("completes a half-answered batch on resume: journaled results reused, only the rest run", async () => {
+    const store = freshStore();
+    const log: string[] = [];
+    // Journal a crash mid-batch: the first tool's result made it, the second's did not.
+    const crashModel = fakeModel(TWO_TOOLS_THEN_ANSWER);
+    const crashing = defineTool({ name: "never", description: "", input_schema: { type: "object" }, run: async () => "x" });
+    await assert.rejects(
+      startRun(
+        {
+          settings: settings(crashModel.provider, countingTools(log, [crashing])),
+          store,
+          events: {
+            toolFinished: () => {
+              throw new Error("simulated crash after the first result");
+            },
+          },
+        },
+        { prompt: "go", runId: "crashed" },
+      ),
+      /simulated crash/,
+    );
+    assert.deepEqual(kinds(await recordsOf(store, "crashed")), ["meta", "assistant", "tool_result"]);
+
+    const resumeModel = fakeModel(TWO_TOOLS_THEN_ANSWER.slice(1));
+    const reused: boolean[] = [];
+    const events: AgentEvents = { toolFinished: (_use, _result, fromJournal) => reused.push(fromJournal) };
+    const outcome = await resumeRun(
+      { settings: settings(resumeModel.provider, countingTools(log, [crashing])), store, events },
+      { runId: "crashed", force: false },
+    );
+    assert.equal(outcome.answer, "All done.");
+    assert.deepEqual(log, ["a", "b"], "a ran once, before the crash; b ran once, on resume");
+    assert.deepEqual(reused, [true, false]);
+    assertAlternates(resumeModel.requests[0]?.messages ?? []);
+    const records = await recordsOf(store, "crashed");
+    assert.deepEqual(
+      records.map((record) => record.seq),
+      [1, 2, 3, 4, 5, 6],
+      "seqs continue from the journal",
+    );
+  });
+
+  it("stops for the token budget before the turn's tools run", async () => {
+    const log: string[] = [];
+    const outcome = await startRun(
+      { settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools(log), { maxTokens: 16 }) },
+      { prompt: "go" },
+    );
+    assert.equal(outcome.reason, "budget");
+    assert.match(outcome.message ?? "", /token budget reached: 16 of 16/);
+    assert.deepEqual(log, []);
+  });
+
+  it("stops at the iteration cap at a boundary", async () => {
+    const log: string[] = [];
+    const outcome = await startRun(
+      { settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools(log), { maxIterations: 1 }) },
+      { prompt: "go" },
+    );
+    assert.equal(outcome.reason, "max_iterations");
+    assert.deepEqual(log, ["a", "b"], "the turn's tools ran before the boundary");
+  });
+
+  it("retries a retryable failure and ends on error after the retries, with the reason", async () => {
+    const retries: number[] = [];
+    const flaky = fakeModel([new ModelCallError("overloaded", { retryable: true, status: 529 }), { text: "ok" }]);
+    const outcome = await startRun(
+      { settings: settings(flaky.provider, countingTools([])), events: { modelCallRetrying: (attempt) => retries.push(attempt) } },
+      { prompt: "go" },
+    );
+    assert.deepEqual([outcome.reason, retries, flaky.requests.length], ["completed", [1], 2]);
+
+    const store = freshStore();
+    const down = fakeModel([1, 2, 3].map(() => new ModelCallError("API 500", { retryable: true, status: 500 })));
+    const failed = await startRun({ settings: settings(down.provider, countingTools([])), store }, { prompt: "go", runId: "down" });
+    assert.deepEqual([failed.reason, failed.message, down.requests.length], ["error", "model call failed: API 500", 3]);
+    assert.deepEqual((await store.load("down")).terminal, { reason: "error", message: "model call failed: API 500" });
+
+    const refused = fakeModel([new ModelCallError("API 400 invalid_request_error", { retryable: false, status: 400 })]);
+    const outcome400 = await startRun({ settings: settings(refused.provider, countingTools([])) }, { prompt: "go" });
+    assert.deepEqual([outcome400.reason, refused.requests.length], ["error", 1]);
+  });
+
+  it("runs a batch concurrently with parallel_tools, journaling each result", async () => {
+    const store = freshStore();
+    let running = 0;
+    let overlapped = false;
+    const wait = defineTool({
+      name: "wait",
+      description: "",
+      input_schema: { type: "object" },
+      run: async () => {
+        running++;
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        overlapped ||= running > 1;
+        running--;
+        return "waited";
+      },
+    });
+    const model = fakeModel([{ tools: [{ name: "wait" }, { name: "wait" }, { name: "wait" }] }, { text: "done" }]);
+    await startRun({ settings: settings(model.provider, new ToolSet([wait]), { parallelTools: true }), store }, { prompt: "go", runId: "par" });
+    assert.ok(overlapped, "the tools ran at the same time");
+    assert.equal((await store.load("par")).counters.toolCalls, 3);
+  });
+
+  it("tells the model, with is_error, about an unknown tool and a confirm tool denied without a terminal", async () => {
+    const log: string[] = [];
+    const guarded = defineTool({ name: "rm", description: "", input_schema: { type: "object" }, confirm: true, run: async () => (log.push("rm"), "removed") });
+    const model = fakeModel([{ tools: [{ name: "nope" }, { name: "rm" }] }, { text: "ok" }]);
+    await startRun({ settings: settings(model.provider, countingTools(log, [guarded])) }, { prompt: "go" });
+    const results = model.requests[1]?.messages[2]?.content ?? [];
+    assert.deepEqual(
+      results.map((block) => (block.type === "tool_result" ? [block.is_error, String(block.content).split(";")[0]] : [])),
+      [
+        [true, "no tool named nope"],
+        [true, "the operator did not allow this call of rm (a confirm tool is denied where there is no terminal to ask on)"],
+      ],
+    );
+    assert.deepEqual(log, [], "the denied tool never ran");
+  });
+
+  describe("the resume guard", () => {
+    async function suspendedRun(store: FileStore, runId: string): Promise<void> {
+      const suspend = { requested: true };
+      await startRun({ settings: settings(fakeModel([]).provider, countingTools([])), store, suspend }, { prompt: "go", runId });
+    }
+
+    it("refuses a changed configuration with one line per change, and --force proceeds", async () => {
+      const store = freshStore();
+      await suspendedRun(store, "guarded");
+      const changed = settings(fakeModel([{ text: "forced" }]).provider, countingTools([]), { model: "other", maxIterations: 9 });
+      await assert.rejects(
+        resumeRun({ settings: changed, store }, { runId: "guarded", force: false }),
+        (error: unknown) =>
+          error instanceof ResumeRefusedError &&
+          error.message ===
+            "cannot resume session guarded: its configuration changed:\n  model: test-model -> other\n  max_iterations: 10 -> 9\nrestore the configuration, or resume anyway with --force",
+      );
+      const outcome = await resumeRun({ settings: changed, store }, { runId: "guarded", force: true });
+      assert.equal(outcome.answer, "forced");
+    });
+
+    it("refuses another provider even with --force", async () => {
+      const store = freshStore();
+      await suspendedRun(store, "provider");
+      const openai = settings(fakeModel([{ text: "x" }], "openai").provider, countingTools([]));
+      await assert.rejects(resumeRun({ settings: openai, store }, { runId: "provider", force: true }), /another provider \(provider: anthropic -> openai\).*even with --force/);
+    });
+
+    it("refuses a completed run", async () => {
+      const store = freshStore();
+      await startRun({ settings: settings(fakeModel([{ text: "done" }]).provider, countingTools([])), store }, { prompt: "go", runId: "done" });
+      await assert.rejects(
+        resumeRun({ settings: settings(fakeModel([]).provider, countingTools([])), store }, { runId: "done", force: true }),
+        /session done is completed: there is nothing to resume/,
+      );
+    });
+  });
+});

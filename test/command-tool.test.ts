@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { commandTool, expandArgv, type CommandToolDefinition } from "../src/tools/command-tool.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-command-tool-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+function tool(command: string[], overrides: Partial<CommandToolDefinition> = {}) {
+  return commandTool({
+    name: "t",
+    description: "a test tool",
+    command,
+    input_schema: { type: "object" },
+    timeoutMs: 5000,
+    outputLimitBytes: 1024,
+    confirm: false,
+    ...overrides,
+  });
+}
+
+const context = { signal: new AbortController().signal };
+
+/** Alive and not a zombie: an orphan here may wait a while for someone to reap it. */
+function isRunning(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+describe("command tools", () => {
+  it("replaces {field} with the input's string value, and other values with their JSON", () => {
+    assert.deepEqual(expandArgv(["echo", "{text}", "n={count}", "{obj}"], { text: "hi there", count: 3, obj: { a: 1 } }), [
+      "echo",
+      "hi there",
+      "n=3",
+      '{"a":1}',
+    ]);
+    assert.deepEqual(expandArgv(["echo", "{text}"], {}), { missing: "text" });
+  });
+
+  it("runs without a shell, so input is never shell syntax", async () => {
+    const marker = join(scratch, "injected");
+    const output = await tool(["echo", "{text}"]).run({ text: `$(touch ${marker}); echo pwned` }, context);
+    assert.equal(output.content, `$(touch ${marker}); echo pwned\n`);
+    assert.equal(existsSync(marker), false);
+  });
+
+  it("reports a non-zero exit as is_error with the exit status and the tail of stderr", async () => {
+    const output = await tool(["sh", "-c", "echo partial; echo boom >&2; exit 3"]).run({}, context);
+    assert.equal(output.is_error, true);
+    assert.match(output.content, /^exit status 3\npartial\n\nstderr: boom$/);
+  });
+
+  it("keeps only the last part of a long stderr", async () => {
+    const output = await tool(["sh", "-c", "head -c 10000 /dev/zero | tr '\\0' a >&2; echo END >&2; exit 1"]).run({}, context);
+    assert.match(output.content, /END$/);
+    assert.ok(output.content.length < 2200, `stderr tail is bounded (${output.content.length})`);
+  });
+
+  it("caps the output and says how much it dropped", async () => {
+    const output = await tool(["sh", "-c", "head -c 5000 /dev/zero | tr '\\0' x"], { outputLimitBytes: 100 }).run({}, context);
+    assert.equal(output.is_error, undefined);
+    assert.equal(output.content, `${"x".repeat(100)}\n[output truncated: 4900 more bytes]`);
+  });
+
+  it("kills a command that runs past its timeout, and what it started", async () => {
+    const pidFile = join(scratch, "grandchild.pid");
+    const started = Date.now();
+    const output = await tool(["sh", "-c", `sleep 30 & echo $! > ${pidFile}; wait`], { timeoutMs: 300 }).run({}, context);
+    assert.equal(output.is_error, true);
+    assert.match(output.content, /^t timed out after 0\.3s/);
+    assert.ok(Date.now() - started < 10_000);
+    const grandchild = Number(readFileSync(pidFile, "utf8"));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(isRunning(grandchild), false, "the whole process group is gone");
+  });
+
+  it("stops when the run aborts", async () => {
+    const controller = new AbortController();
+    const running = tool(["sleep", "30"]).run({}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const output = await running;
+    assert.equal(output.is_error, true);
+    assert.match(output.content, /stopped: the run is shutting down/);
+  });
+
+  it("reports a program that does not exist, and a missing input field", async () => {
+    assert.deepEqual(await tool(["no-such-program-fisk"]).run({}, context), {
+      content: "command not found: no-such-program-fisk",
+      is_error: true,
+    });
+    assert.deepEqual(await tool(["echo", "{text}"]).run({}, context), { content: 'missing input field "text" for tool t', is_error: true });
+  });
+
+  it("says so when a command prints nothing", async () => {
+    assert.deepEqual(await tool(["true"]).run({}, context), { content: "(no output)" });
+  });
+});

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { ConfigError, loadAgentConfig } from "../src/agent/config.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-config-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+let files = 0;
+function configFile(text: string): string {
+  const path = join(scratch, `agent-${++files}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function assertConfigError(text: string, message: RegExp): void {
+  const path = configFile(text);
+  assert.throws(
+    () => loadAgentConfig(path),
+    (error: unknown) => error instanceof ConfigError && message.test(error.message) && !error.message.includes("\n"),
+  );
+}
+
+describe("agent.yaml", () => {
+  it("reads every key of the documented example", () => {
+    const path = configFile(`
+provider: openai
+model: llama3
+base_url: http://127.0.0.1:11434/v1
+system: You are terse.
+tools:
+  - name: note
+    description: Append a line to the notes file
+    command: [sh, -c, 'echo "$1" >> notes.txt', sh, '{text}']
+    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
+    timeout: 30s
+    confirm: true
+parallel_tools: true
+budget: { max_tokens: 1000, max_iterations: 7, call_timeout: 2m }
+thinking: { mode: enabled, budget_tokens: 2048 }
+session: { backend: file, state_dir: ./runs }
+`);
+    const config = loadAgentConfig(path);
+    assert.equal(config.provider, "openai");
+    assert.equal(config.baseUrl, "http://127.0.0.1:11434/v1");
+    assert.equal(config.tools[0]?.timeout, 30_000);
+    assert.equal(config.tools[0]?.confirm, true);
+    assert.deepEqual([config.maxTokens, config.maxIterations, config.callTimeoutMs], [1000, 7, 120_000]);
+    assert.deepEqual(config.thinking, { mode: "enabled", budget_tokens: 2048 });
+    assert.equal(config.parallelTools, true);
+    assert.equal(config.stateDir, join(scratch, "runs"), "relative to the config file");
+  });
+
+  it("has the documented defaults", () => {
+    const config = loadAgentConfig(undefined);
+    assert.deepEqual(
+      [config.provider, config.maxTokens, config.maxIterations, config.callTimeoutMs, config.thinking.mode, config.parallelTools],
+      ["anthropic", 200_000, 50, 120_000, "off", false],
+    );
+  });
+
+  it("lets flags override the file, relative to where the operator stands", () => {
+    const config = loadAgentConfig(configFile("provider: anthropic\nmodel: a\n"), { model: "b", provider: "openai", stateDir: "rel" });
+    assert.deepEqual([config.model, config.provider, config.stateDir], ["b", "openai", join(process.cwd(), "rel")]);
+  });
+
+  it("expands ~ in state_dir and resolves the script beside the file", () => {
+    const config = loadAgentConfig(configFile("provider: script\nscript: demo.yaml\nsession: { state_dir: ~/runs }\n"));
+    assert.equal(config.stateDir, join(homedir(), "runs"));
+    assert.equal(config.script, join(scratch, "demo.yaml"));
+  });
+
+  it("names an unknown key and where it is", () => {
+    assertConfigError("modle: x\n", /: unknown key "modle": check its spelling/);
+    assertConfigError("budget: { max_token: 5 }\n", /: budget: unknown key "max_token"/);
+    assertConfigError("tools: [{ name: a, description: d, command: [x], timeot: 3s }]\n", /: tools\[0\]: unknown key "timeot"/);
+  });
+
+  it("names the field of a wrong value", () => {
+    assertConfigError("tools: [{ name: a, description: d, command: x }]\n", /: tools\[0\]\.command: /);
+    assertConfigError("tools: [{ name: a, description: d, command: [x], timeout: soon }]\n", /tools\[0\]\.timeout: expected a duration/);
+    assertConfigError("provider: gemini\n", /: provider: /);
+    assertConfigError("budget: { max_iterations: 0 }\n", /budget\.max_iterations: /);
+    assertConfigError("thinking: { mode: enabled }\n", /thinking\.budget_tokens: /);
+    assertConfigError("base_url: not a url\n", /base_url: /);
+    assertConfigError("provider: script\n", /script: the script provider needs a script file/);
+  });
+
+  it("reports YAML that does not parse with its line, and a file that is not a mapping", () => {
+    assertConfigError("model: a\ntools: [\n  - x: : :\n", /:\d+: not valid YAML: /);
+    assertConfigError("- a\n- b\n", /expected a mapping of settings/);
+  });
+
+  it("reports a config file that does not exist", () => {
+    assert.throws(() => loadAgentConfig(join(scratch, "missing.yaml")), /cannot read config .*missing\.yaml: no such file/);
+  });
+});
