@@ -206,6 +206,31 @@ describe("the agent loop", () => {
     );
   });
 
+  it("completes without a model call when the final answer was journaled but the terminal record was not", async () => {
+    const store = freshStore();
+    const crashModel = fakeModel([{ text: "the answer" }]);
+    await assert.rejects(
+      startRun(
+        {
+          settings: settings(crashModel.provider, countingTools([])),
+          store,
+          events: {
+            assistantTurn: () => {
+              throw new Error("simulated crash before the terminal record");
+            },
+          },
+        },
+        { prompt: "go", runId: "no-terminal" },
+      ),
+      /simulated crash/,
+    );
+    assert.deepEqual(kinds(await recordsOf(store, "no-terminal")), ["meta", "assistant"]);
+    const resumeModel = fakeModel([]);
+    const outcome = await resumeRun({ settings: settings(resumeModel.provider, countingTools([])), store }, { runId: "no-terminal", force: false });
+    assert.deepEqual([outcome.reason, outcome.answer, resumeModel.requests.length], ["completed", "the answer", 0]);
+    assert.deepEqual((await store.load("no-terminal")).terminal, { reason: "completed" });
+  });
+
   it("stops for the token budget before the turn's tools run", async () => {
     const log: string[] = [];
     const outcome = await startRun(

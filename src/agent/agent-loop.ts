@@ -5,7 +5,7 @@
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import type { ModelProvider, ThinkingConfig } from "../llm/model-provider.js";
 import type { Counters, RunState } from "../runstate/fold.js";
-import { PROTOCOLS, RECORD_VERSION, type TerminalReason, type ToolUseBlock } from "../runstate/records.js";
+import { PROTOCOLS, RECORD_VERSION, type AssistantMessage, type TerminalReason, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
 import type { Store } from "../runstate/store.js";
 import { denyWithoutTerminal, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
@@ -116,6 +116,10 @@ export function totalTokens(counters: Counters): number {
   return counters.inTokens + counters.outTokens + counters.cacheReadTokens + counters.cacheCreateTokens;
 }
 
+function answerText(message: AssistantMessage): string {
+  return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
 /** Why the run must stop for its token budget, or undefined while it may go on. */
 function budgetExhausted(state: RunState, settings: AgentSettings): string | undefined {
   const spent = totalTokens(state.counters);
@@ -164,6 +168,11 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string)
     await runTools(pending.toolUses.filter((use) => !pending.answered.has(use.id)));
   }
 
+  // A final answer journaled just before a crash took the terminal record with it:
+  // the run is complete, and calling the model again would pay for the answer twice.
+  const last = recorder.state().messages.at(-1);
+  if (last?.role === "assistant") return finish("completed", { answer: answerText(last) });
+
   for (;;) {
     const state = recorder.state();
     if (options.suspend?.requested === true) return finish("suspended", { message: "suspended by the operator" });
@@ -209,10 +218,7 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string)
     events.assistantTurn?.(assistant);
 
     const uses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-    if (uses.length === 0) {
-      const answer = turn.message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-      return finish("completed", { answer });
-    }
+    if (uses.length === 0) return finish("completed", { answer: answerText(turn.message) });
     const overBudgetNow = budgetExhausted(recorder.state(), settings);
     if (overBudgetNow !== undefined) return finish("budget", { message: overBudgetNow });
     await runTools(uses);
