@@ -262,6 +262,25 @@ describe("file backend", () => {
       await rejectsWith(store.load("bad-1"), "ERR_CORRUPT", /^line 3 is not a valid record: tool_result\.result/);
       await assert.rejects(store.load("bad-1"), (error: unknown) => isRunStateError(error) && error.line === 3);
     });
+
+    it("refuses a journal whose file name is another session's", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await writeRun(store, "alpha", 1);
+      writeFileSync(join(dir, "beta.json"), readFileSync(join(dir, "alpha.json")));
+      await rejectsWith(store.load("beta"), "ERR_CORRUPT", /beta\.json holds session alpha, not beta/);
+      await rejectsWith(store.open("beta"), "ERR_CORRUPT", /holds session alpha/);
+      const listed = (await store.list()).find((summary) => summary.runId === "beta");
+      assert.deepEqual([listed?.status, /holds session alpha/.test(listed?.problem ?? "")], ["corrupt", true]);
+    });
+
+    it("refuses an entry whose own seq disagrees with the seq it is appended at", async () => {
+      const journal = await new FileStore({ dir: freshDir() }).create("stray-seq", metaPayload("stray-seq"));
+      const stray = { seq: 7, ...terminalEntry("completed") } as unknown as Parameters<typeof journal.append>[1];
+      await rejectsWith(journal.append(2, stray), "ERR_INVALID_RECORD", /the entry says seq 7/);
+      assert.equal(journal.lastSeq, 1);
+      await journal.close();
+    });
   });
 
   describe("locking", () => {

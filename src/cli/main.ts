@@ -1,44 +1,54 @@
 #!/usr/bin/env node
-// The fisk-ai command. A thin layer over the library: it parses, calls, and prints.
+// The fisk-ai command: a thin layer over the library that parses, calls and prints.
 import { readFileSync } from "node:fs";
+import { reportFailure } from "./cli-errors.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { runCommand, type CommandIO } from "./run-command.js";
 
 const HELP = `fisk-ai: a durable agent runtime
 
 Usage:
   fisk-ai run [PROMPT] [--config FILE] [--checkpoint] [--name ID] [--resume ID]
-                       [--force] [--chat] [--state-dir DIR] [--model M]
-  fisk-ai session ls [--json]
-  fisk-ai session show ID [--transcript] [--json]
-  fisk-ai session rm ID...
+                       [--force] [--state-dir DIR] [--model M] [--provider P]
   fisk-ai --help | --version
 
-Sessions are journaled under $XDG_STATE_HOME/fisk-ai/runs (or ~/.local/state/fisk-ai/runs).
-Not yet available in this version: run, session (they are being built).
-`;
+'fisk-ai run --help' describes the run options. Checkpointed sessions are kept in
+$XDG_STATE_HOME/fisk-ai/runs (or ~/.local/state/fisk-ai/runs).
 
-const EXIT_USAGE = 2;
+${EXIT_CODES_HELP}`;
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   return manifest.version;
 }
 
-function main(argv: string[]): number {
-  const [command] = argv;
-  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
-    process.stdout.write(HELP);
-    return 0;
+async function main(argv: string[], io: CommandIO): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      io.stdout.write(HELP);
+      return EXIT.completed;
+    case "--version":
+    case "-v":
+      io.stdout.write(`${version()}\n`);
+      return EXIT.completed;
+    case "run":
+      return runCommand(rest, io);
+    default:
+      io.stderr.write(`fisk-ai: unknown command '${command}': see 'fisk-ai --help'\n`);
+      return EXIT.usage;
   }
-  if (command === "--version" || command === "-v") {
-    process.stdout.write(`${version()}\n`);
-    return 0;
-  }
-  if (command === "run" || command === "session") {
-    process.stderr.write(`fisk-ai: '${command}' is not available in this version yet; see 'fisk-ai --help'\n`);
-    return EXIT_USAGE;
-  }
-  process.stderr.write(`fisk-ai: unknown command '${command}': see 'fisk-ai --help'\n`);
-  return EXIT_USAGE;
 }
 
-process.exitCode = main(process.argv.slice(2));
+const io: CommandIO = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+main(process.argv.slice(2), io).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.exitCode = reportFailure(error, io.stderr);
+  },
+);

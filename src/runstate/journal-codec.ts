@@ -38,13 +38,14 @@ export interface DecodedJournal {
  */
 export function decodeJournal(bytes: Buffer): DecodedJournal {
   const completeLength = bytes.lastIndexOf(NEWLINE) + 1;
-  const text = bytes.toString("utf8", 0, completeLength);
   const records: JournalRecord[] = [];
+  // Line by line from the bytes: one string of the whole file would cap a journal at
+  // V8's longest string (about 512 MiB), and a long run must stay resumable.
   let start = 0;
   let lineNumber = 1;
-  while (start < text.length) {
-    const end = text.indexOf("\n", start);
-    records.push(decodeRecordLine(text.slice(start, end), lineNumber));
+  while (start < completeLength) {
+    const end = bytes.indexOf(NEWLINE, start);
+    records.push(decodeRecordLine(bytes.toString("utf8", start, end), lineNumber));
     start = end + 1;
     lineNumber++;
   }

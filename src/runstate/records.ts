@@ -165,14 +165,24 @@ export type RecordCheck = { ok: true; record: JournalRecord } | { ok: false; pro
  * corruption report can say what is wrong, not just where.
  */
 export function checkRecord(value: unknown): RecordCheck {
-  const envelope = ENVELOPE_SCHEMA.safeParse(value);
-  if (!envelope.success) return { ok: false, problem: describeIssue(envelope.error) };
-  const kind = kindOfProtocol(envelope.data.protocol);
-  if (kind === undefined) return { ok: false, problem: `unknown protocol ${JSON.stringify(envelope.data.protocol)}` };
+  const kind = typeof value === "object" && value !== null ? kindOfProtocol((value as { protocol?: unknown }).protocol) : undefined;
+  if (kind === undefined) {
+    // Only to say what is wrong: the envelope names a bad seq or protocol better.
+    const envelope = ENVELOPE_SCHEMA.safeParse(value);
+    if (!envelope.success) return { ok: false, problem: describeIssue(envelope.error) };
+    return { ok: false, problem: `unknown protocol ${JSON.stringify(envelope.data.protocol)}` };
+  }
   const parsed = RECORD_SCHEMAS[kind].safeParse(value);
   if (!parsed.success) return { ok: false, problem: describeIssue(parsed.error) };
   // zod returns a copy; the caller keeps the value as read so it stays verbatim.
   return { ok: true, record: value as JournalRecord };
+}
+
+/** The record an entry makes at `seq`, validated. An entry that carries a seq of its own must agree. */
+export function recordAt(seq: number, entry: RecordEntry): RecordCheck {
+  const { seq: own, ...rest } = entry as RecordEntry & { seq?: unknown };
+  if (own !== undefined && own !== seq) return { ok: false, problem: `the entry says seq ${String(own)}` };
+  return checkRecord({ seq, ...rest });
 }
 
 function describeIssue(error: z.ZodError): string {

@@ -3,7 +3,7 @@
 // next write and fsync (group commit), and each resolves only once its bytes are durable.
 import { RunStateError } from "../errors.js";
 import { encodeRecord } from "../journal-codec.js";
-import { checkRecord, type JournalRecord, type RecordEntry } from "../records.js";
+import { recordAt, type JournalRecord, type RecordEntry } from "../records.js";
 import type { Journal } from "../store.js";
 import type { FileSystem } from "./file-system.js";
 import type { RunLock } from "./run-lock.js";
@@ -57,14 +57,13 @@ export class FileJournal implements Journal {
         new RunStateError("ERR_SEQ_GAP", `append of seq ${seq} to session ${this.runId}, whose last seq is ${this.lastSeq}`, { seq }),
       );
     }
-    const record = { seq, ...entry } as JournalRecord;
-    const checked = checkRecord(record);
+    const checked = recordAt(seq, entry);
     if (!checked.ok) {
       return Promise.reject(new RunStateError("ERR_INVALID_RECORD", `refusing to append seq ${seq}: ${checked.problem}`, { seq }));
     }
-    this.#records.push(record);
+    this.#records.push(checked.record);
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ line: encodeRecord(record), resolve, reject });
+      this.#queue.push({ line: encodeRecord(checked.record), resolve, reject });
       this.#scheduleFlush();
     });
   }

@@ -77,7 +77,7 @@ export class FileStore implements Store {
       const bytes = await this.#readAll(fd);
       const { records, completeLength } = decodeJournal(bytes);
       // Validates the whole run, the version included, before anything is added to it.
-      fold(records);
+      assertHoldsRun(path, runId, fold(records));
       if (completeLength < bytes.length) {
         // A torn final write: cut it so the next record does not land glued to it.
         await this.#fs.ftruncate(fd, completeLength);
@@ -94,7 +94,7 @@ export class FileStore implements Store {
   async load(runId: string): Promise<RunState> {
     const fd = await this.#openJournal(runId, this.journalPath(runId), O_RDONLY);
     try {
-      return fold(decodeJournal(await this.#readAll(fd)).records);
+      return assertHoldsRun(this.journalPath(runId), runId, fold(decodeJournal(await this.#readAll(fd)).records));
     } finally {
       await this.#fs.close(fd);
     }
@@ -160,6 +160,7 @@ export class FileStore implements Store {
           throw new RunStateError("ERR_NO_META", `session ${runId} does not start with a meta record`);
         }
         assertReadableVersion(first.meta);
+        assertHoldsRun(this.journalPath(runId), runId, { runId: first.meta.run_id });
         const last = ends.last === ends.first ? first : decodeRecordLine(ends.last);
         return {
           runId,
@@ -281,6 +282,16 @@ function checkedMeta(runId: string, meta: MetaPayload): MetaRecord {
   const checked = checkRecord(record);
   if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to create session ${runId}: ${checked.problem}`);
   return record;
+}
+
+/** A journal copied or renamed by hand would otherwise pass for another session. */
+function assertHoldsRun<T extends { runId: string }>(path: string, runId: string, state: T): T {
+  if (state.runId !== runId) {
+    throw new RunStateError("ERR_CORRUPT", `${path} holds session ${state.runId}, not ${runId}: rename it back, or import it under a new name`, {
+      seq: 1,
+    });
+  }
+  return state;
 }
 
 function notFoundError(runId: string): RunStateError {

@@ -1,0 +1,75 @@
+// From a validated agent.yaml and the environment to what the loop runs with. The
+// environment is read here and only here: credentials never enter the config or a record.
+import { AnthropicProvider } from "../llm/anthropic-provider.js";
+import type { ModelProvider } from "../llm/model-provider.js";
+import { OpenAIProvider } from "../llm/openai-provider.js";
+import { ScriptProvider } from "../llm/script-provider.js";
+import { commandTool } from "../tools/command-tool.js";
+import { ToolSet } from "../tools/tool-set.js";
+import type { AgentSettings } from "./agent-loop.js";
+import { ConfigError, type AgentConfig } from "./config.js";
+
+export function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): ModelProvider {
+  switch (config.provider) {
+    case "anthropic": {
+      const apiKey = env.ANTHROPIC_API_KEY;
+      if (apiKey === undefined || apiKey === "") {
+        throw new ConfigError("ANTHROPIC_API_KEY is not set: export your Anthropic API key, or run offline with --provider script");
+      }
+      return new AnthropicProvider({ apiKey, baseURL: config.baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) });
+    }
+    case "openai": {
+      const baseURL = config.baseUrl ?? nonEmpty(env.OPENAI_BASE_URL);
+      const apiKey = nonEmpty(env.OPENAI_API_KEY);
+      if (apiKey === undefined && baseURL === undefined) {
+        throw new ConfigError("OPENAI_API_KEY is not set: export your OpenAI API key, or set base_url for a local server such as Ollama");
+      }
+      // Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) take any key.
+      return new OpenAIProvider({ apiKey: apiKey ?? "unused", baseURL });
+    }
+    case "script": {
+      try {
+        return new ScriptProvider(config.script as string);
+      } catch (error) {
+        throw new ConfigError((error as Error).message);
+      }
+    }
+  }
+}
+
+export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): AgentSettings {
+  let tools: ToolSet;
+  try {
+    tools = new ToolSet(
+      config.tools.map((tool) =>
+        commandTool({
+          name: tool.name,
+          description: tool.description,
+          command: tool.command,
+          input_schema: tool.input_schema,
+          timeoutMs: tool.timeout,
+          outputLimitBytes: tool.output_limit,
+          confirm: tool.confirm,
+        }),
+      ),
+    );
+  } catch (error) {
+    throw new ConfigError(`tools: ${(error as Error).message}`);
+  }
+  return {
+    provider: providerFromConfig(config, env),
+    model: config.model,
+    system: config.system,
+    tools,
+    parallelTools: config.parallelTools,
+    maxOutputTokens: config.maxOutputTokens,
+    maxTokens: config.maxTokens,
+    maxIterations: config.maxIterations,
+    thinking: config.thinking,
+    retry: { attempts: config.retryAttempts, baseDelayMs: config.retryBaseDelayMs, timeoutMs: config.callTimeoutMs },
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}

@@ -1,0 +1,32 @@
+// A test hook: FISK_AI_TEST_CRASH_AT=<point>:<n> makes the process SIGKILL itself at the
+// n-th occurrence of a point, so durability tests can kill a run at an exact step.
+// Points: before-model (a model call is about to start), after-assistant (a model turn
+// is journaled), after-tool (a tool result is journaled).
+import type { AgentEvents } from "../agent/events.js";
+
+type CrashPoint = "before-model" | "after-assistant" | "after-tool";
+
+export function withCrashPoint(events: AgentEvents, spec: string | undefined): AgentEvents {
+  const match = spec === undefined ? null : /^(before-model|after-assistant|after-tool):(\d+)$/.exec(spec);
+  if (match === null) return events;
+  const point = match[1] as CrashPoint;
+  let remaining = Number(match[2]);
+  const reached = (at: CrashPoint) => {
+    if (at === point && --remaining === 0) process.kill(process.pid, "SIGKILL");
+  };
+  return {
+    ...events,
+    modelCallStarted: (iteration) => {
+      events.modelCallStarted?.(iteration);
+      reached("before-model");
+    },
+    assistantTurn: (turn) => {
+      events.assistantTurn?.(turn);
+      reached("after-assistant");
+    },
+    toolFinished: (use, result, reused) => {
+      events.toolFinished?.(use, result, reused);
+      if (!reused) reached("after-tool");
+    },
+  };
+}

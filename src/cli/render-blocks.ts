@@ -1,0 +1,25 @@
+// One-line descriptions of tool calls and results, shared by the live trace, the resume
+// replay and (later) session show --transcript.
+import type { Message, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
+
+export type ContentBlockLike = Message["content"][number];
+
+const MAX_LINE = 200;
+
+export function describeToolUse(use: ToolUseBlock): string {
+  return clip(`${use.name} ${JSON.stringify(use.input)}`);
+}
+
+export function describeToolResult(result: ToolResultBlock): string {
+  const text =
+    typeof result.content === "string"
+      ? result.content
+      : result.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
+  const lines = text.trimEnd().split("\n");
+  const more = lines.length > 1 ? ` (+${lines.length - 1} more lines)` : "";
+  return `${clip(lines[0] ?? "")}${more}`;
+}
+
+function clip(text: string): string {
+  return text.length > MAX_LINE ? `${text.slice(0, MAX_LINE)}…` : text;
+}

@@ -1,0 +1,90 @@
+// Renders the loop's events on stderr: narration, tool traces, progress and the resume
+// replay. The final answer is not rendered here; it goes alone to stdout.
+import type { AgentEvents } from "../agent/events.js";
+import type { ContentBlockLike } from "./render-blocks.js";
+import { describeToolResult, describeToolUse } from "./render-blocks.js";
+import type { Message, ToolUseBlock } from "../runstate/records.js";
+
+export interface Style {
+  dim(text: string): string;
+  bold(text: string): string;
+  red(text: string): string;
+}
+
+const plain: Style = { dim: (text) => text, bold: (text) => text, red: (text) => text };
+const ansi: Style = {
+  dim: (text) => `\x1b[2m${text}\x1b[22m`,
+  bold: (text) => `\x1b[1m${text}\x1b[22m`,
+  red: (text) => `\x1b[31m${text}\x1b[39m`,
+};
+
+/** Colors only on a terminal, and never when NO_COLOR is set (no-color.org). */
+export function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Style {
+  return stream.isTTY === true && (env.NO_COLOR ?? "") === "" ? ansi : plain;
+}
+
+export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style): AgentEvents {
+  const say = (line: string) => stderr.write(`${line}\n`);
+  const narrate = (blocks: readonly ContentBlockLike[], toolNames: Map<string, string>) => {
+    for (const block of blocks) {
+      if (block.type === "text" && block.text.trim() !== "") say(block.text.trimEnd());
+      else if (block.type === "thinking") say(style.dim(`(thinking) ${firstLine(block.thinking)}`));
+      else if (block.type === "tool_use") {
+        toolNames.set(block.id, block.name);
+        say(style.dim(`→ ${describeToolUse(block as ToolUseBlock)}`));
+      } else if (block.type === "tool_result") {
+        say(renderResult(style, toolNames.get(block.tool_use_id) ?? "tool", block));
+      }
+    }
+  };
+  return {
+    runStarted: ({ runId, resumed, checkpointed }) => {
+      if (checkpointed) say(style.dim(`${resumed ? "resuming" : "session"} ${runId}`));
+    },
+    replay: (messages: readonly Message[]) => {
+      say(style.bold("── the conversation so far ──"));
+      const names = new Map<string, string>();
+      for (const message of messages) {
+        if (message.role === "user") {
+          for (const block of message.content) if (block.type === "text") say(style.bold(`› ${block.text}`));
+          narrate(message.content.filter((block) => block.type === "tool_result"), names);
+        } else {
+          narrate(message.content, names);
+        }
+      }
+      say(style.bold("── resuming ──"));
+    },
+    modelCallRetrying: (attempt, delayMs, error) => {
+      say(style.dim(`model call failed (${error.message}); retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s`));
+    },
+    assistantTurn: (turn) => {
+      const hasTools = turn.message.content.some((block) => block.type === "tool_use");
+      // The final answer's text goes to stdout; only narration between tool calls here.
+      narrate(
+        hasTools ? turn.message.content : turn.message.content.filter((block) => block.type === "thinking"),
+        new Map(),
+      );
+    },
+    toolFinished: (use, result, reused) => {
+      say(renderResult(style, use.name, result, reused));
+    },
+    runFinished: (outcome) => {
+      if (outcome.reason === "suspended" && outcome.checkpointed) {
+        say(`Suspended session ${outcome.runId}; resume with: fisk-ai run --resume ${outcome.runId}`);
+      } else if (outcome.reason !== "completed") {
+        const resume = outcome.checkpointed ? ` (session ${outcome.runId})` : "";
+        say(style.red(`fisk-ai: ${outcome.message ?? outcome.reason}${resume}`));
+      }
+    },
+  };
+}
+
+function renderResult(style: Style, name: string, result: Parameters<typeof describeToolResult>[0], reused = false): string {
+  const line = `← ${name}${reused ? " (from the journal)" : ""}: ${describeToolResult(result)}`;
+  return result.is_error === true ? style.red(line) : style.dim(line);
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > 160 ? `${line.slice(0, 160)}…` : line;
+}

@@ -1,0 +1,211 @@
+// The anthropic provider: the official SDK, streaming. The journal already holds the
+// Messages API shape, so the request is the conversation as recorded plus prompt-caching
+// breakpoints, and the turn comes back with its thinking blocks (and signatures) verbatim.
+import Anthropic, {
+  AnthropicError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "@anthropic-ai/sdk";
+import { RECORD_SCHEMAS, type AssistantMessage, type Message } from "../runstate/records.js";
+import {
+  ModelCallError,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelTurn,
+  type ModelUsage,
+  type ThinkingConfig,
+  type ToolSpec,
+} from "./model-provider.js";
+import { abortedCallError, oneLine, retryableStatus, rootCauseText } from "./provider-errors.js";
+
+export interface AnthropicProviderOptions {
+  apiKey: string;
+  /** Defaults to the public API; the caller resolves ANTHROPIC_BASE_URL. */
+  baseURL?: string | undefined;
+}
+
+const DEFAULT_BASE_URL = "https://api.anthropic.com";
+
+// The journal's assistant message schema: what a returned turn must satisfy to be recorded.
+const ASSISTANT_MESSAGE = RECORD_SCHEMAS.assistant.shape.assistant.shape.message;
+const ASSISTANT_BLOCK_TYPES = new Set(["text", "thinking", "redacted_thinking", "tool_use"]);
+// The API refuses cache_control on thinking blocks, so the breakpoint goes on the block before.
+const UNCACHEABLE_BLOCK_TYPES = new Set(["thinking", "redacted_thinking"]);
+// Error types the API sends as an `error` event inside a 200 stream that pass with time.
+const TRANSIENT_STREAM_ERRORS = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);
+
+type Block = Message["content"][number];
+type JsonRecord = Record<string, unknown>;
+
+export class AnthropicProvider implements ModelProvider {
+  readonly name = "anthropic";
+  readonly #client: Anthropic;
+  readonly #baseURL: string;
+
+  constructor(options: AnthropicProviderOptions) {
+    this.#baseURL = options.baseURL ?? DEFAULT_BASE_URL;
+    // The key and the URL are passed explicitly so the SDK does not fall back to the
+    // environment or a credentials profile; retries and timeouts belong to the caller.
+    this.#client = new Anthropic({ apiKey: options.apiKey, baseURL: this.#baseURL, maxRetries: 0 });
+  }
+
+  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn> {
+    let message: Anthropic.Message;
+    try {
+      message = await this.#client.messages.stream(anthropicParams(request), { signal }).finalMessage();
+    } catch (error) {
+      throw anthropicCallError(error, signal, this.#baseURL);
+    }
+    return toModelTurn(message);
+  }
+}
+
+function anthropicParams(request: ModelRequest): Anthropic.MessageStreamParams {
+  const params: Anthropic.MessageStreamParams = {
+    model: request.model,
+    max_tokens: request.maxOutputTokens,
+    messages: requestMessages(request.messages),
+  };
+  // The API refuses an empty text block, so an empty prompt is no system prompt.
+  if (request.system !== "") params.system = [{ type: "text", text: request.system, cache_control: ephemeral() }];
+  if (request.tools.length > 0) params.tools = request.tools.map((tool, i, all) => requestTool(tool, i === all.length - 1));
+  const thinking = thinkingParam(request.thinking);
+  if (thinking !== undefined) params.thinking = thinking;
+  return params;
+}
+
+function ephemeral(): Anthropic.CacheControlEphemeral {
+  return { type: "ephemeral" };
+}
+
+function requestTool(tool: ToolSpec, last: boolean): Anthropic.Tool {
+  const spec: Anthropic.Tool = {
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.input_schema as Anthropic.Tool.InputSchema,
+  };
+  if (last) spec.cache_control = ephemeral();
+  return spec;
+}
+
+function thinkingParam(thinking: ThinkingConfig): Anthropic.ThinkingConfigParam | undefined {
+  switch (thinking.mode) {
+    case "enabled":
+      return { type: "enabled", budget_tokens: thinking.budget_tokens };
+    case "adaptive":
+      return { type: "adaptive" };
+    case "off":
+      return undefined;
+  }
+}
+
+/**
+ * The conversation as sent: new message objects and content arrays, so the breakpoint on
+ * the latest block never reaches the journal's messages. Blocks are shared, not copied,
+ * unless they change: thinking blocks must go back byte for byte anyway.
+ */
+function requestMessages(messages: readonly Message[]): Anthropic.MessageParam[] {
+  const out = messages.map((message) => ({ role: message.role, content: message.content.flatMap(requestBlock) }));
+  const latest = out.at(-1)?.content;
+  if (latest !== undefined) {
+    const index = latest.findLastIndex((block) => !UNCACHEABLE_BLOCK_TYPES.has(block.type));
+    const block = latest[index];
+    if (block !== undefined) latest[index] = { ...block, cache_control: ephemeral() };
+  }
+  // The records' zod types are looser than the SDK's (unknown fields are kept), not different.
+  return out as unknown as Anthropic.MessageParam[];
+}
+
+function requestBlock(block: Block): Block[] {
+  // The API refuses empty text blocks, which a model can return and the journal keeps verbatim.
+  if (block.type === "text" && block.text === "") return [];
+  // Markers recorded elsewhere would count against the API's limit of four breakpoints.
+  const clean = withoutCacheControl(block);
+  if (clean.type === "tool_result" && Array.isArray(clean.content) && clean.content.some(hasCacheControl)) {
+    return [{ ...clean, content: clean.content.map(withoutCacheControl) }];
+  }
+  return [clean];
+}
+
+function hasCacheControl(block: object): boolean {
+  return "cache_control" in block;
+}
+
+function withoutCacheControl<T extends object>(block: T): T {
+  if (!hasCacheControl(block)) return block;
+  const { cache_control: _marker, ...rest } = block as T & { cache_control: unknown };
+  return rest as T;
+}
+
+function toModelTurn(message: Anthropic.Message): ModelTurn {
+  // A JSON copy: plain data as the API sent it, without the SDK's lazy getters and hidden fields.
+  const blocks = (JSON.parse(JSON.stringify(message.content)) as JsonRecord[]).map(withoutCacheControl);
+  const unknown = blocks.find((block) => !ASSISTANT_BLOCK_TYPES.has(String(block.type)));
+  if (unknown !== undefined) {
+    throw new ModelCallError(`the anthropic API returned a ${String(unknown.type)} block, which the journal cannot record`, {
+      retryable: false,
+    });
+  }
+  const assistant = { role: "assistant", content: blocks };
+  const checked = ASSISTANT_MESSAGE.safeParse(assistant);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const where = issue === undefined ? "message" : issue.path.join(".");
+    throw new ModelCallError(`the anthropic API returned a turn the journal cannot record: ${where}: ${issue?.message ?? "invalid"}`, {
+      retryable: false,
+    });
+  }
+  return {
+    // zod returns a copy; the journal gets the value as the API sent it.
+    message: assistant as AssistantMessage,
+    stop_reason: message.stop_reason ?? "end_turn",
+    usage: modelUsage(message.usage),
+  };
+}
+
+function modelUsage(usage: Anthropic.Usage): ModelUsage {
+  const mapped: ModelUsage = { in_tokens: usage.input_tokens, out_tokens: usage.output_tokens };
+  if (usage.cache_read_input_tokens != null) mapped.cache_read_tokens = usage.cache_read_input_tokens;
+  if (usage.cache_creation_input_tokens != null) mapped.cache_create_tokens = usage.cache_creation_input_tokens;
+  return mapped;
+}
+
+function anthropicCallError(error: unknown, signal: AbortSignal, baseURL: string): ModelCallError {
+  // Checked first: an abort can surface as any of the SDK's errors, depending on when it hit.
+  if (signal.aborted || error instanceof APIUserAbortError) return abortedCallError("anthropic", signal, error);
+  if (error instanceof APIConnectionTimeoutError) {
+    return new ModelCallError(`the anthropic API at ${baseURL} did not answer in time`, { retryable: true, cause: error });
+  }
+  if (error instanceof APIConnectionError) {
+    return new ModelCallError(oneLine(`cannot reach the anthropic API at ${baseURL}: ${rootCauseText(error)}`), {
+      retryable: true,
+      cause: error,
+    });
+  }
+  if (error instanceof APIError) {
+    const type = error.type ?? "error";
+    const detail = error.apiMessage ?? error.message;
+    if (error.status === undefined) {
+      // An `error` event inside a stream that had started with 200.
+      return new ModelCallError(oneLine(`anthropic API stream error ${type}: ${detail}`), {
+        retryable: TRANSIENT_STREAM_ERRORS.has(type),
+        cause: error,
+      });
+    }
+    return new ModelCallError(oneLine(`anthropic API ${error.status} ${type}: ${detail}`), {
+      retryable: retryableStatus(error.status, error.headers),
+      status: error.status,
+      cause: error,
+    });
+  }
+  if (error instanceof AnthropicError) {
+    // The stream helper wraps what breaks mid-response (a dropped connection, a cut-off stream).
+    return new ModelCallError(oneLine(`the anthropic API stream from ${baseURL} broke off: ${rootCauseText(error)}`), {
+      retryable: true,
+      cause: error,
+    });
+  }
+  return new ModelCallError(oneLine(`the anthropic API call failed: ${rootCauseText(error)}`), { retryable: false, cause: error });
+}

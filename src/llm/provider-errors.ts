@@ -1,0 +1,47 @@
+// What both SDK-backed providers need to turn a failed call into a ModelCallError:
+// which statuses pass with time, how an abort reads, and one line from a nested cause.
+import { ModelCallError } from "./model-provider.js";
+
+/** 408, 409, 429 and 5xx pass with time, as the SDKs' own retry logic has it, unless the server says otherwise. */
+export function retryableStatus(status: number, headers: Headers | undefined): boolean {
+  const hint = headers?.get("x-should-retry");
+  if (hint === "true") return true;
+  if (hint === "false") return false;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** An aborted call is the caller's decision (timeout or shutdown), so it is never retried here. */
+export function abortedCallError(provider: string, signal: AbortSignal, cause: unknown): ModelCallError {
+  return new ModelCallError(`the ${provider} API call was aborted: ${abortReasonText(signal.reason)}`, {
+    retryable: false,
+    cause,
+  });
+}
+
+function abortReasonText(reason: unknown): string {
+  if (typeof reason === "string" && reason !== "") return reason;
+  if (typeof reason === "object" && reason !== null) {
+    const { name, message } = reason as { name?: unknown; message?: unknown };
+    // AbortSignal.timeout() aborts with a DOMException named TimeoutError.
+    if (name === "TimeoutError") return "timed out";
+    if (typeof message === "string" && message !== "") return message;
+  }
+  return "aborted";
+}
+
+/** The innermost cause's message (with its errno code): "fetch failed" alone says nothing. */
+export function rootCauseText(error: unknown): string {
+  let current = error;
+  for (let depth = 0; depth < 8 && current instanceof Error && current.cause !== undefined; depth++) current = current.cause;
+  // A refused dual-stack connect is an AggregateError with an empty message.
+  if (current instanceof AggregateError && current.message === "" && current.errors.length > 0) current = current.errors[0];
+  if (!(current instanceof Error)) return String(current);
+  const code = (current as NodeJS.ErrnoException).code;
+  const message = current.message === "" ? current.name : current.message;
+  return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+/** Error messages are single lines: they end up in one log line and one terminal record. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}

@@ -1,0 +1,93 @@
+// fisk-ai run on its other providers: an OpenAI-compatible endpoint (strict fake on
+// loopback, through the official SDK) and the offline script provider of the README.
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { runCli, startCli, waitFor } from "./helpers/cli-harness.js";
+import { scriptedReplies, startFakeOpenAI } from "./helpers/fake-openai-server.js";
+
+const root = mkdtempSync(join(tmpdir(), "fisk-ai-cli-providers-"));
+after(() => rmSync(root, { recursive: true, force: true }));
+const EXAMPLE_CONFIG = new URL("../../examples/notes/agent.yaml", import.meta.url).pathname;
+
+function baseEnv(dir: string): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
+}
+
+describe("fisk-ai run on other providers", () => {
+  it("runs tools through an OpenAI-compatible endpoint, tool messages right after their call", async () => {
+    const server = await startFakeOpenAI(
+      scriptedReplies([
+        {
+          content: "Let me note it.",
+          tool_calls: [{ id: "call_1", name: "note", arguments: '{"text":"one"}' }],
+          finish_reason: "tool_calls",
+          usage: { prompt_tokens: 50, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 20 } },
+        },
+        { content: "Noted one.", finish_reason: "stop", usage: { prompt_tokens: 80, completion_tokens: 5 } },
+      ]),
+      { apiKey: "sk-openai-test" },
+    );
+    try {
+      const dir = join(root, "openai");
+      mkdirSync(dir);
+      writeFileSync(
+        join(dir, "agent.yaml"),
+        `provider: openai
+model: llama3.2
+base_url: ${server.url}
+tools:
+  - name: note
+    description: Echo a note
+    command: [echo, "noted {text}"]
+    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
+retry: { max_attempts: 2, base_delay: 10ms }
+`,
+      );
+      const result = await runCli(["run", "--checkpoint", "--name", "oa", "note one"], {
+        cwd: dir,
+        env: { ...baseEnv(dir), OPENAI_API_KEY: "sk-openai-test" },
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, "Noted one.\n");
+      assert.ok(server.requests.every((request) => request.accepted), server.requests.map((request) => request.rejection).join("; "));
+      const second = server.requests[1]?.body as { messages: { role: string; tool_call_id?: string; content?: string }[] };
+      assert.deepEqual(
+        second.messages.map((message) => message.role),
+        ["system", "user", "assistant", "tool"],
+      );
+      assert.equal(second.messages[3]?.tool_call_id, "call_1");
+      assert.equal(second.messages[3]?.content, "noted one\n");
+      const journal = readFileSync(join(dir, "state", "fisk-ai", "runs", "oa.json"), "utf8");
+      const meta = JSON.parse(journal.split("\n")[0] as string) as { meta: { fingerprint: { provider: string } } };
+      assert.equal(meta.meta.fingerprint.provider, "openai");
+      assert.match(journal, /"cache_read_tokens":20/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("plays the README example offline, and suspends and resumes it", async () => {
+    const dir = join(root, "script");
+    mkdirSync(dir);
+    const env = baseEnv(dir);
+    const run = startCli(["run", "--config", EXAMPLE_CONFIG, "--checkpoint", "--name", "demo", "Remember to buy milk"], { cwd: dir, env });
+    await run.stderrIncludes("→ pause");
+    run.child.kill("SIGINT");
+    const suspended = await run.done;
+    assert.equal(suspended.code, 3, suspended.stderr);
+    await waitFor(() => readFileSync(join(dir, "notes.txt"), "utf8") === "buy milk\n", "the note");
+    const resumed = await runCli(["run", "--config", EXAMPLE_CONFIG, "--resume", "demo"], { cwd: dir, env });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(resumed.stdout, "Noted. Your notes file says: buy milk.\n");
+    assert.equal(readFileSync(join(dir, "notes.txt"), "utf8"), "buy milk\n", "the note was written once");
+  });
+
+  it("prints the exit codes in --help", async () => {
+    const result = await runCli(["run", "--help"], { cwd: root, env: baseEnv(root) });
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /Exit codes:\n {2}0 {4}completed[^]*3 {4}suspended[^]*130 {2}interrupted/);
+  });
+});

@@ -1,0 +1,65 @@
+// Spawns the real fisk-ai CLI (the built dist/cli/main.js) the way a user would.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+
+export const CLI = new URL("../../../dist/cli/main.js", import.meta.url).pathname;
+
+export interface CliRun {
+  child: ChildProcess;
+  /** Resolves when the process exits, with everything it printed. */
+  done: Promise<CliResult>;
+  /** Resolves once stderr has contained `text`. */
+  stderrIncludes(text: string): Promise<void>;
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function startCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): CliRun {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const waiters: { text: string; resolve: () => void }[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const waiter of waiters.splice(0)) {
+      if (stderr.includes(waiter.text)) waiter.resolve();
+      else waiters.push(waiter);
+    }
+  });
+  child.stdin?.end(options.stdin ?? "");
+  const done = once(child, "close").then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout, stderr }));
+  return {
+    child,
+    done,
+    stderrIncludes: (text) =>
+      stderr.includes(text)
+        ? Promise.resolve()
+        : new Promise((resolve, reject) => {
+            waiters.push({ text, resolve });
+            void done.then(() => reject(new Error(`the CLI exited before printing ${JSON.stringify(text)}:\n${stderr}`)));
+          }),
+  };
+}
+
+export function runCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): Promise<CliResult> {
+  return startCli(args, options).done;
+}
+
+/** Polls until `check` holds; for waiting on another process's files. */
+export async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
