@@ -288,6 +288,49 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
     }
   });
 
+  it("aborts at once on a second SIGINT, journaling nothing more (crash semantics)", async () => {
+    const ws = workspace(conversation.server, { gateOpen: false });
+    const run = startCli(START, { cwd: ws.dir, env: ws.env });
+    await waitFor(() => ws.executions().includes("one"), "tool one to start");
+    run.child.kill("SIGINT");
+    await run.stderrIncludes("suspending at the next step");
+    run.child.kill("SIGINT");
+    const aborted = await run.done;
+    assert.equal(aborted.code, 130, aborted.stderr);
+    assert.match(aborted.stderr, /fisk-ai: interrupted\n$/);
+    assert.deepEqual(kinds(ws.journal("run1")), ["meta", "assistant"], "no result, no terminal: a resume re-runs the tool");
+    ws.openGate();
+    const resumed = await runCli(RESUME, { cwd: ws.dir, env: ws.env });
+    assert.equal(resumed.stdout, `${FINAL_ANSWER}\n`);
+    conversation.assertEveryRequestValid();
+  });
+
+  it("simply stops on Ctrl-C without --checkpoint", async () => {
+    const ws = workspace(conversation.server, { gateOpen: false });
+    const run = startCli(["run", "Write three notes"], { cwd: ws.dir, env: ws.env });
+    await waitFor(() => ws.executions().includes("one"), "tool one to start");
+    run.child.kill("SIGINT");
+    const stopped = await run.done;
+    assert.deepEqual([stopped.code, stopped.stdout], [130, ""]);
+    assert.ok(!existsSync(join(ws.dir, "state")), "nothing was journaled");
+  });
+
+  it("exits 4 at the token budget and 5 at the iteration cap", async () => {
+    const budget = workspace(conversation.server);
+    budget.writeConfig({ extraYaml: "budget: { max_tokens: 100 }" });
+    const overBudget = await runCli(START, { cwd: budget.dir, env: budget.env });
+    assert.equal(overBudget.code, 4, overBudget.stderr);
+    assert.match(overBudget.stderr, /fisk-ai: token budget reached: 170 of 100 tokens used \(session run1\)/);
+    assert.deepEqual(budget.executions(), [], "the tools of the turn over budget did not run");
+
+    const capped = workspace(conversation.server);
+    capped.writeConfig({ extraYaml: "budget: { max_iterations: 1 }" });
+    const overCap = await runCli(START, { cwd: capped.dir, env: capped.env });
+    assert.equal(overCap.code, 5, overCap.stderr);
+    assert.match(overCap.stderr, /iteration cap reached: 1 model calls/);
+    assert.deepEqual(kinds(capped.journal("run1")).at(-1), "terminal");
+  });
+
   describe("the resume guard", () => {
     async function openRun(ws: Workspace): Promise<void> {
       const killed = await runCli(START, { cwd: ws.dir, env: { ...ws.env, FISK_AI_TEST_CRASH_AT: "after-tool:1" } });

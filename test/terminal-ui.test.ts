@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
+import { describe, it } from "node:test";
+import { styleFor } from "../src/cli/render.js";
+import { terminalConfirm } from "../src/cli/terminal-confirm.js";
+import { defineTool } from "../src/tools/tool.js";
+
+/** A stream that says it is a terminal, as process.stdin/stderr do on one. */
+function fakeTerminal(): NodeJS.ReadStream & NodeJS.WriteStream {
+  return Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.ReadStream & NodeJS.WriteStream;
+}
+
+const rm = defineTool({ name: "rm", description: "", input_schema: { type: "object" }, confirm: true, run: async () => "" });
+
+describe("the terminal", () => {
+  it("asks y/N before a confirm tool, and takes only yes for yes", async () => {
+    for (const [answer, allowed] of [["y", true], ["YES", true], ["n", false], ["", false], ["sure", false]] as const) {
+      const stdin = fakeTerminal();
+      const stderr = fakeTerminal();
+      let asked = "";
+      stderr.on("data", (chunk: Buffer) => (asked += chunk.toString()));
+      const decision = terminalConfirm(stdin, stderr)(rm, { path: "/tmp/x" });
+      stdin.write(`${answer}\n`);
+      assert.equal(await decision, allowed, `answer ${JSON.stringify(answer)}`);
+      assert.match(asked, /Run rm \{"path":"\/tmp\/x"\}\? \[y\/N\] /);
+    }
+  });
+
+  it("denies a confirm tool where stdin or stderr is not a terminal", async () => {
+    const pipe = new PassThrough() as unknown as NodeJS.ReadStream;
+    assert.equal(await terminalConfirm(pipe, fakeTerminal())(rm, {}), false);
+    assert.equal(await terminalConfirm(fakeTerminal(), new PassThrough() as unknown as NodeJS.WriteStream)(rm, {}), false);
+  });
+
+  it("colors only a terminal, and never with NO_COLOR set", () => {
+    assert.equal(styleFor(fakeTerminal(), {}).red("x"), "\x1b[31mx\x1b[39m");
+    assert.equal(styleFor(fakeTerminal(), { NO_COLOR: "1" }).red("x"), "x");
+    assert.equal(styleFor(new PassThrough() as unknown as NodeJS.WriteStream, {}).red("x"), "x");
+  });
+});
