@@ -417,7 +417,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
 
     it("--resume of an unknown id, and of an invalid one", async () => {
       const ws = workspace(conversation.server);
-      assertOneLineError(await runCli(["run", "--resume", "nope"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: no session nope: /);
+      assertOneLineError(await runCli(["run", "--resume", "nope"], { cwd: ws.dir, env: ws.env }), 6, /^fisk-ai: no session nope: /);
       assertOneLineError(await runCli(["run", "--resume", "../x"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: invalid session id "\.\.\/x": /);
     });
 

@@ -302,10 +302,14 @@ describe("file backend", () => {
         await rejectsWith(store.open("held-1"), "ERR_LOCKED", new RegExp(`held-1 is in use by pid ${pid} on ${hostname()} \\(started `));
         await rejectsWith(store.delete("held-1"), "ERR_LOCKED", new RegExp(`pid ${pid}`));
         assert.equal((await store.load("held-1")).lastSeq, 1, "load does not need the lock");
+        const running = await store.summarize("held-1");
+        assert.deepEqual([running.status, running.holder?.pid, running.holder?.host], ["running", pid, hostname()]);
       } finally {
         child.kill("SIGKILL");
         await once(child, "exit");
       }
+      const crashed = await store.summarize("held-1");
+      assert.deepEqual([crashed.status, crashed.holder], ["open", undefined], "a dead holder's note does not make it running");
       const journal = await store.open("held-1");
       await journal.append(2, terminalEntry("completed"));
       await journal.close();
@@ -355,6 +359,33 @@ describe("file backend", () => {
       const endBytes = Buffer.byteLength(lines[0] as string) + 200;
       assert.ok(fs.bytesRead < 3 * 4096 + endBytes, `read ${fs.bytesRead} of ${size} bytes`);
       await rejectsWith(store.load("long-1"), "ERR_CORRUPT", /^line 1001 /);
+    });
+
+    it("reads only heads and tails over 1,000 sessions", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      const journal = await store.create("template", metaPayload("template"));
+      let seq = 2;
+      for (let turn = 0; turn < 40; turn++) {
+        await journal.append(seq++, assistantEntry(turn, `turn ${turn}`, [`t${turn}`]));
+        await journal.append(seq++, toolResultEntry(`t${turn}`, "y".repeat(2000)));
+      }
+      await journal.append(seq, terminalEntry("suspended"));
+      await journal.close();
+      const [metaLine, ...rest] = journalLines(dir, "template");
+      for (let index = 0; index < 1000; index++) {
+        const runId = `bulk-${index}`;
+        const meta = metaLine?.replace('"run_id":"template"', `"run_id":"${runId}"`);
+        writeFileSync(join(dir, `${runId}.json`), `${[meta, ...rest].join("\n")}\n`, { mode: 0o600 });
+      }
+      const totalBytes = 1000 * lstatSync(join(dir, "bulk-0.json")).size;
+      const fs = countingFileSystem();
+      const summaries = (await new FileStore({ dir, fileSystem: fs }).list()).filter((summary) => summary.runId.startsWith("bulk-"));
+      assert.equal(summaries.length, 1000);
+      assert.ok(summaries.every((summary) => summary.status === "suspended" && summary.lastSeq === seq));
+      const perSession = fs.bytesRead / 1001;
+      assert.ok(perSession <= 3 * 4096, `read ${perSession.toFixed(0)} bytes a session of ${totalBytes / 1000}`);
+      assert.ok(fs.bytesRead < totalBytes / 10, `read ${fs.bytesRead} of ${totalBytes} bytes`);
     });
 
     it("reports the last complete record when the tail is torn", async () => {

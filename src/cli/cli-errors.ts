@@ -3,7 +3,7 @@
 import { ResumeRefusedError } from "../agent/agent-loop.js";
 import { ConfigError } from "../agent/config.js";
 import { RunStateError } from "../runstate/errors.js";
-import { EXIT } from "./exit-codes.js";
+import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 
 /** A command line that does not make sense: one line saying what to do instead. */
 export class UsageError extends Error {
@@ -17,7 +17,7 @@ export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): nu
   }
   if (error instanceof RunStateError) {
     stderr.write(`fisk-ai: ${error.message}\n`);
-    return error.code === "ERR_IO" || error.code === "ERR_CORRUPT" ? EXIT.error : EXIT.usage;
+    return exitCodeForStoreError(error.code);
   }
   const message = error instanceof Error ? error.message : String(error);
   stderr.write(`fisk-ai: ${message.split("\n")[0]}\n`);

@@ -1,4 +1,5 @@
 // One exit code per outcome, so scripts can tell them apart. Listed in --help and the README.
+import type { RunStateErrorCode } from "../runstate/errors.js";
 import type { TerminalReason } from "../runstate/records.js";
 
 export const EXIT = {
@@ -8,6 +9,10 @@ export const EXIT = {
   suspended: 3,
   budget: 4,
   max_iterations: 5,
+  notFound: 6,
+  locked: 7,
+  corrupt: 8,
+  exists: 9,
   interrupted: 130,
 } as const;
 
@@ -15,12 +20,39 @@ export function exitCodeFor(reason: TerminalReason): number {
   return EXIT[reason];
 }
 
+/** What a store error means for the operator's command line. */
+export function exitCodeForStoreError(code: RunStateErrorCode): number {
+  switch (code) {
+    case "ERR_NOT_FOUND":
+      return EXIT.notFound;
+    case "ERR_LOCKED":
+      return EXIT.locked;
+    case "ERR_EXISTS":
+      return EXIT.exists;
+    case "ERR_CORRUPT":
+    case "ERR_VERSION":
+    case "ERR_EMPTY":
+    case "ERR_NO_META":
+    case "ERR_SYMLINK":
+      return EXIT.corrupt;
+    case "ERR_INVALID_ID":
+    case "ERR_INVALID_RECORD":
+      return EXIT.usage;
+    default:
+      return EXIT.error;
+  }
+}
+
 export const EXIT_CODES_HELP = `Exit codes:
-  0    completed: the final answer is on stdout
-  1    error: the run ended on an error (a model call that kept failing, ...)
+  0    completed (run), or the command succeeded
+  1    error: the run ended on an error, or a command partly failed
   2    usage or configuration error: bad flags, config, credentials or session id; a refused resume
   3    suspended: resume with fisk-ai run --resume ID
   4    token budget reached (budget.max_tokens)
   5    iteration cap reached (budget.max_iterations)
+  6    no such session
+  7    the session is in use by another process
+  8    the journal is corrupt, or of a newer version (fisk-ai session verify ID shows where)
+  9    a session with that id already exists
   130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint
 `;

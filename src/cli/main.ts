@@ -3,16 +3,17 @@
 import { readFileSync } from "node:fs";
 import { reportFailure } from "./cli-errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import { runCommand, type CommandIO } from "./run-command.js";
+import type { CommandIO } from "./run-command.js";
 
 const HELP = `fisk-ai: a durable agent runtime
 
 Usage:
-  fisk-ai run [PROMPT] [--config FILE] [--checkpoint] [--name ID] [--resume ID]
-                       [--force] [--state-dir DIR] [--model M] [--provider P]
+  fisk-ai run [PROMPT] [--config FILE] [--checkpoint] [--name ID] [--resume [ID]]
+                       [--continue] [--force] [--state-dir DIR] [--model M] [--provider P]
+  fisk-ai session ls|show|rm|verify|export|import|fork ...
   fisk-ai --help | --version
 
-'fisk-ai run --help' describes the run options. Checkpointed sessions are kept in
+'fisk-ai run --help' and 'fisk-ai session --help' describe the options. Sessions are kept in
 $XDG_STATE_HOME/fisk-ai/runs (or ~/.local/state/fisk-ai/runs).
 
 ${EXIT_CODES_HELP}`;
@@ -35,8 +36,11 @@ async function main(argv: string[], io: CommandIO): Promise<number> {
     case "-v":
       io.stdout.write(`${version()}\n`);
       return EXIT.completed;
+    // Loaded on demand: `session ls` should not pay for the model SDKs' start-up.
     case "run":
-      return runCommand(rest, io);
+      return (await import("./run-command.js")).runCommand(rest, io);
+    case "session":
+      return (await import("./session-command.js")).sessionCommand(rest, io);
     default:
       io.stderr.write(`fisk-ai: unknown command '${command}': see 'fisk-ai --help'\n`);
       return EXIT.usage;

@@ -10,12 +10,17 @@ export function describeToolUse(use: ToolUseBlock): string {
   return clip(`${use.name} ${JSON.stringify(use.input)}`);
 }
 
-export function describeToolResult(result: ToolResultBlock): string {
+/** A result's content as text, images named in brackets. */
+export function toolResultText(result: ToolResultBlock): string {
   const text =
     typeof result.content === "string"
       ? result.content
       : result.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
-  const lines = text.trimEnd().split("\n");
+  return text.trimEnd();
+}
+
+export function describeToolResult(result: ToolResultBlock): string {
+  const lines = toolResultText(result).split("\n");
   const more = lines.length > 1 ? ` (+${lines.length - 1} more lines)` : "";
   return `${clip(lines[0] ?? "")}${more}`;
 }

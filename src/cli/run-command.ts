@@ -1,17 +1,20 @@
 // `fisk-ai run`: parses the command line, builds the run from agent.yaml and the
 // environment, wires signals to suspend, and renders. All the work is the library's.
-import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { resumeRun, startRun, type RunOptions } from "../agent/agent-loop.js";
 import { loadAgentConfig } from "../agent/config.js";
 import type { RunOutcome } from "../agent/events.js";
 import { settingsFromConfig } from "../agent/settings-from-config.js";
-import { FileStore } from "../runstate/file/file-store.js";
+import { RunStateError } from "../runstate/errors.js";
+import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
 import { withCrashPoint } from "./crash-point.js";
 import { EXIT, EXIT_CODES_HELP, exitCodeFor } from "./exit-codes.js";
 import { stderrRenderer, styleFor } from "./render.js";
+import { resumableSessions } from "./session-list.js";
+import { pickSession } from "./session-picker.js";
+import { configPathFrom, storeFor } from "./session-store.js";
 import { terminalConfirm } from "./terminal-confirm.js";
 
 export const RUN_HELP = `Usage: fisk-ai run [PROMPT] [options]
@@ -23,7 +26,8 @@ Options:
   --config FILE      the agent configuration (default: ./agent.yaml when it exists)
   --checkpoint       journal the run so it can be suspended (Ctrl-C) and resumed
   --name ID          the session id of a checkpointed run (default: a new KSUID)
-  --resume ID        resume a checkpointed session
+  --resume ID        resume a checkpointed session (no ID: pick one, on a terminal)
+  --continue         resume the most recently updated session that is not completed
   --force            resume even though the configuration changed (not the provider)
   --state-dir DIR    where sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)
   --model M          override the configured model
@@ -47,6 +51,7 @@ function parseRunArgs(argv: string[]) {
       options: {
         config: { type: "string" },
         checkpoint: { type: "boolean" },
+        continue: { type: "boolean" },
         name: { type: "string" },
         resume: { type: "string" },
         force: { type: "boolean" },
@@ -61,25 +66,39 @@ function parseRunArgs(argv: string[]) {
   }
 }
 
+/** `--resume` with no id after it asks for the picker; parseArgs would take the next flag as the id. */
+function splitBareResume(argv: string[]): { args: string[]; pick: boolean } {
+  const index = argv.findIndex((arg, i) => arg === "--resume" && (i === argv.length - 1 || (argv[i + 1] as string).startsWith("-")));
+  return index < 0 ? { args: argv, pick: false } : { args: argv.filter((_arg, i) => i !== index), pick: true };
+}
+
 export async function runCommand(argv: string[], io: CommandIO): Promise<number> {
-  const { values, positionals } = parseRunArgs(argv);
+  const { args, pick } = splitBareResume(argv);
+  const { values, positionals } = parseRunArgs(args);
   if (values.help === true) {
     io.stdout.write(RUN_HELP);
     return EXIT.completed;
   }
   if (positionals.length > 1) throw new UsageError("give the prompt as one argument (quote it), or on stdin");
-  const resumeId = values.resume;
-  const checkpoint = values.checkpoint === true || resumeId !== undefined;
-  if (resumeId !== undefined && positionals.length > 0) throw new UsageError("--resume continues a session: it takes no prompt");
-  if (resumeId !== undefined && values.name !== undefined) throw new UsageError("--name names a new session: it cannot go with --resume");
+  const resuming = values.resume !== undefined || values.continue === true || pick;
+  const checkpoint = values.checkpoint === true || resuming;
+  if ([values.resume !== undefined, values.continue === true, pick].filter(Boolean).length > 1) {
+    throw new UsageError("choose one of --resume ID, --resume (to pick) and --continue");
+  }
+  if (resuming && positionals.length > 0) throw new UsageError("--resume continues a session: it takes no prompt");
+  if (resuming && values.name !== undefined) throw new UsageError("--name names a new session: it cannot go with --resume");
   if (values.name !== undefined && !checkpoint) throw new UsageError("--name names a checkpointed session: add --checkpoint");
-  if (values.force === true && resumeId === undefined) throw new UsageError("--force applies only to --resume");
-  if (resumeId !== undefined) assertRunId(resumeId);
+  if (values.force === true && !resuming) throw new UsageError("--force applies only to --resume");
+  if (values.resume !== undefined) assertRunId(values.resume);
   if (values.name !== undefined) assertRunId(values.name);
 
-  const configPath = values.config ?? (existsSync("agent.yaml") ? "agent.yaml" : undefined);
-  const config = loadAgentConfig(configPath, { provider: values.provider, model: values.model, stateDir: values["state-dir"] });
+  const config = loadAgentConfig(configPathFrom(values.config), { provider: values.provider, model: values.model, stateDir: values["state-dir"] });
   const settings = settingsFromConfig(config, io.env);
+  const store = checkpoint ? storeFor(config) : undefined;
+  let resumeId: string | undefined;
+  if (store !== undefined && resuming) {
+    resumeId = values.resume ?? (pick ? await pickSession(store, io.stdin, io.stderr) : await latestResumable(store));
+  }
   const prompt = resumeId === undefined ? await readPrompt(positionals[0], io.stdin) : "";
 
   const abort = new AbortController();
@@ -105,17 +124,22 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
     signal: abort.signal,
   };
   try {
-    const store = checkpoint ? new FileStore({ dir: config.stateDir }) : undefined;
     const outcome: RunOutcome =
-      resumeId === undefined || store === undefined
-        ? await startRun({ ...options, store }, { prompt, runId: values.name })
-        : await resumeRun({ ...options, store }, { runId: resumeId, force: values.force === true });
+      store !== undefined && resumeId !== undefined
+        ? await resumeRun({ ...options, store }, { runId: resumeId, force: values.force === true })
+        : await startRun({ ...options, store }, { prompt, runId: values.name });
     if (outcome.reason === "completed") io.stdout.write(outcome.answer?.endsWith("\n") ? outcome.answer : `${outcome.answer ?? ""}\n`);
     return exitCodeFor(outcome.reason);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+async function latestResumable(store: Store): Promise<string> {
+  const [latest] = await resumableSessions(store);
+  if (latest === undefined) throw new RunStateError("ERR_NOT_FOUND", "there is no session to continue: every session is completed, or there are none");
+  return latest.runId;
 }
 
 async function readPrompt(argument: string | undefined, stdin: NodeJS.ReadStream): Promise<string> {

@@ -9,20 +9,28 @@ export function encodeRecord(record: JournalRecord): string {
   return `${JSON.stringify(record)}\n`;
 }
 
-/** Parses and validates one line; its 1-based `lineNumber`, when known, goes into the error. */
-export function decodeRecordLine(text: string, lineNumber?: number): JournalRecord {
-  const where = lineNumber === undefined ? "the last complete line" : `line ${lineNumber}`;
+export type LineParse =
+  | { ok: true; record: JournalRecord }
+  | { ok: false; kind: "invalid_json" | "invalid_record"; problem: string };
+
+/** Parses and validates one line, saying what is wrong with it when it is not a record. */
+export function parseRecordLine(text: string): LineParse {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new RunStateError("ERR_CORRUPT", `${where} is not valid JSON`, { line: lineNumber });
+    return { ok: false, kind: "invalid_json", problem: "is not valid JSON" };
   }
   const checked = checkRecord(value);
-  if (!checked.ok) {
-    throw new RunStateError("ERR_CORRUPT", `${where} is not a valid record: ${checked.problem}`, { line: lineNumber });
-  }
-  return checked.record;
+  return checked.ok ? checked : { ok: false, kind: "invalid_record", problem: `is not a valid record: ${checked.problem}` };
+}
+
+/** Parses and validates one line; its 1-based `lineNumber`, when known, goes into the error. */
+export function decodeRecordLine(text: string, lineNumber?: number): JournalRecord {
+  const parsed = parseRecordLine(text);
+  if (parsed.ok) return parsed.record;
+  const where = lineNumber === undefined ? "the last complete line" : `line ${lineNumber}`;
+  throw new RunStateError("ERR_CORRUPT", `${where} ${parsed.problem}`, { line: lineNumber });
 }
 
 export interface DecodedJournal {
@@ -36,8 +44,13 @@ export interface DecodedJournal {
  * are left out (an append resolves only after its newline is durable, so nobody was
  * told they were written); anything wrong before that is ERR_CORRUPT with its line.
  */
+/** Bytes up to and including the last newline. */
+export function completeBytes(bytes: Uint8Array): number {
+  return bytes.lastIndexOf(NEWLINE) + 1;
+}
+
 export function decodeJournal(bytes: Buffer): DecodedJournal {
-  const completeLength = bytes.lastIndexOf(NEWLINE) + 1;
+  const completeLength = completeBytes(bytes);
   const records: JournalRecord[] = [];
   // Line by line from the bytes: one string of the whole file would cap a journal at
   // V8's longest string (about 512 MiB), and a long run must stay resumable.

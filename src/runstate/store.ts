@@ -20,12 +20,24 @@ export interface Journal {
 }
 
 /** How `list()` sees one run: read from its first and last records only. */
-export type RunStatus = TerminalReason | "open" | "corrupt";
+export type RunStatus = TerminalReason | "open" | "running" | "corrupt";
+
+/** The process holding a run open for writing, as it described itself. */
+export interface RunHolder {
+  pid: number;
+  host: string;
+  /** When that process started, RFC 3339. */
+  started: string;
+}
 
 export interface RunSummary {
   runId: string;
-  /** `open` when the journal ends without a terminal record (a crash, or a live writer). */
+  /**
+   * `running` while a live writer holds the run; else the terminal reason, or `open`
+   * when the journal ends without one (the writer crashed).
+   */
   status: RunStatus;
+  holder?: RunHolder;
   meta: MetaPayload | undefined;
   lastSeq: number;
   last: JournalRecord | undefined;
@@ -42,8 +54,18 @@ export interface Store {
   open(runId: string): Promise<Journal>;
   /** Reads and folds a run without locking it. */
   load(runId: string): Promise<RunState>;
-  /** Summarizes every run without locking any. */
+  /** Summarizes every run without locking any, from its first and last records. */
   list(): Promise<RunSummary[]>;
+  /** One run's summary, as list() gives it: ERR_NOT_FOUND. */
+  summarize(runId: string): Promise<RunSummary>;
+  /** The journal's bytes as stored (JSON Lines), without locking: for verify and export. */
+  readJournal(runId: string): Promise<Uint8Array>;
+  /**
+   * Writes a whole journal as a new run, durably and atomically: it is never visible
+   * half-written. Refuses a journal that does not fold, is of a newer version, or is
+   * another run's (ERR_CORRUPT, ERR_VERSION, ERR_INVALID_RECORD), and an existing id.
+   */
+  importJournal(runId: string, bytes: Uint8Array): Promise<void>;
   /** Removes a run; ERR_LOCKED while a writer holds it. */
   delete(runId: string): Promise<void>;
 }

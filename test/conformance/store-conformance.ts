@@ -235,13 +235,17 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
         assert.equal(summaries.get("list-done")?.status, "completed");
         assert.equal(summaries.get("list-done")?.lastSeq, 6);
         assert.equal(summaries.get("list-suspended")?.status, "suspended");
-        const open = summaries.get("list-open");
-        assert.equal(open?.status, "open");
-        assert.equal(open?.meta?.prompt, "still going");
-        assert.equal(open?.last?.protocol, "io.choria.fisk-ai.v1.session.assistant");
-        assert.ok(!Number.isNaN(Date.parse(open?.updated ?? "")), "updated is a timestamp");
+        const running = summaries.get("list-open");
+        assert.equal(running?.status, "running", "a live writer holds it");
+        assert.equal(running?.holder?.pid, process.pid);
+        assert.equal(running?.meta?.prompt, "still going");
+        assert.equal(running?.last?.protocol, "io.choria.fisk-ai.v1.session.assistant");
+        assert.ok(!Number.isNaN(Date.parse(running?.updated ?? "")), "updated is a timestamp");
         await live.append(3, toolResultEntry("t1"));
         await live.close();
+        const closed = await fresh.summarize("list-open");
+        assert.deepEqual([closed.status, closed.holder, closed.lastSeq], ["open", undefined, 3], "open: no terminal, no writer");
+        await rejectsWith(fresh.summarize("list-missing"), "ERR_NOT_FOUND");
       });
 
       it("deletes a run, after which its id is free again", async () => {
@@ -267,6 +271,41 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
       });
     });
 
+    describe("readJournal and importJournal", () => {
+      it("reads a journal's bytes as written, and imports them as a new run", async () => {
+        const source = await harness.makeStore();
+        const journal = await source.create("moving", metaPayload("moving"));
+        await appendCompletedRun(journal);
+        await journal.close();
+        const bytes = await source.readJournal("moving");
+        assert.equal(Buffer.from(bytes).toString("utf8"), completedRun("moving").map(encodeRecord).join(""));
+        await store.importJournal("moving", bytes);
+        assert.deepEqual(Buffer.from(await store.readJournal("moving")), Buffer.from(bytes), "byte for byte");
+        assert.deepEqual(await store.load("moving"), fold(completedRun("moving")));
+        const reopened = await store.open("moving");
+        assert.equal(reopened.lastSeq, 6);
+        await reopened.close();
+      });
+
+      it("refuses an existing id, another run's journal, a torn or corrupt one, and a newer version", async () => {
+        const lines = completedRun("import-1").map(encodeRecord);
+        const bytes = (text: string) => Buffer.from(text);
+        await store.importJournal("import-1", bytes(lines.join("")));
+        await rejectsWith(store.importJournal("import-1", bytes(lines.join(""))), "ERR_EXISTS");
+        await rejectsWith(store.importJournal("import-2", bytes(lines.join(""))), "ERR_INVALID_RECORD", /holds session import-1/);
+        const own = completedRun("import-3").map(encodeRecord);
+        await rejectsWith(store.importJournal("import-3", bytes(own.join("").slice(0, -10))), "ERR_CORRUPT", /incomplete line/);
+        await rejectsWith(store.importJournal("import-3", bytes([own[0], "{oops\n", ...own.slice(2)].join(""))), "ERR_CORRUPT", /line 2/);
+        await rejectsWith(store.importJournal("import-3", bytes(encodeRecord(metaRecord("import-3", { version: 3 })))), "ERR_VERSION");
+        await rejectsWith(store.load("import-3"), "ERR_NOT_FOUND", undefined);
+        assert.ok(!(await store.list()).some((summary) => summary.runId === "import-3"), "nothing half-imported is listed");
+      });
+
+      it("refuses to read an unknown run", async () => {
+        await rejectsWith(store.readJournal("read-missing"), "ERR_NOT_FOUND");
+      });
+    });
+
     describe("run ids", () => {
       it("refuses hostile ids in every call before touching storage", async () => {
         for (const id of HOSTILE_IDS) {
@@ -274,6 +313,9 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
           await rejectsWith(store.open(id), "ERR_INVALID_ID");
           await rejectsWith(store.load(id), "ERR_INVALID_ID");
           await rejectsWith(store.delete(id), "ERR_INVALID_ID");
+          await rejectsWith(store.summarize(id), "ERR_INVALID_ID");
+          await rejectsWith(store.readJournal(id), "ERR_INVALID_ID");
+          await rejectsWith(store.importJournal(id, Buffer.from("")), "ERR_INVALID_ID");
         }
       });
     });

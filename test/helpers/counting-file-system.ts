@@ -30,7 +30,18 @@ export function countingFileSystem(inner: FileSystem = nodeFileSystem): Counting
       counting.syncedDirs = [];
     },
   } as unknown as CountingFileSystem;
-  for (const method of Object.keys(inner) as Method[]) {
+  // The synchronous reads count under their own names ("sync.read") and in bytesRead.
+  const sync = {} as Record<string, unknown>;
+  for (const [name, real] of Object.entries(inner.sync) as [string, (...args: unknown[]) => unknown][]) {
+    sync[name] = (...args: unknown[]) => {
+      counting.calls[`sync.${name}`] = (counting.calls[`sync.${name}`] ?? 0) + 1;
+      const result = real(...args);
+      if (name === "read") counting.bytesRead += result as number;
+      return result;
+    };
+  }
+  (counting as unknown as { sync: unknown }).sync = sync;
+  for (const method of Object.keys(inner).filter((name) => name !== "sync") as Method[]) {
     const real = inner[method] as (...args: unknown[]) => Promise<unknown>;
     (counting as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
       counting.calls[method] = (counting.calls[method] ?? 0) + 1;

@@ -8,16 +8,16 @@ import { decodeJournal, decodeRecordLine, encodeRecord } from "../journal-codec.
 import { checkRecord, PROTOCOLS, type MetaPayload, type MetaRecord } from "../records.js";
 import { assertRunId, isValidRunId } from "../run-id.js";
 import type { Journal, RunSummary, Store } from "../store.js";
-import { errnoCode, nodeFileSystem, type FileSystem } from "./file-system.js";
+import { errnoCode, nodeFileSystem, readFully, type FileSystem } from "./file-system.js";
 import { FileJournal } from "./file-journal.js";
-import { readFully, readJournalEnds } from "./journal-ends.js";
-import { acquireRunLock, refuseSymlink, type RunLock } from "./run-lock.js";
+import { readJournalEnds } from "./journal-ends.js";
+import { acquireRunLock, peekLiveHolder, refuseSymlink, type RunLock } from "./run-lock.js";
 import { defaultStateDir } from "./state-dir.js";
 
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 const JOURNAL_SUFFIX = ".json";
-const LIST_CONCURRENCY = 32;
+const LIST_SLICE = 256;
 const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW, O_DIRECTORY } = constants;
 
 export interface FileStoreOptions {
@@ -92,12 +92,7 @@ export class FileStore implements Store {
   }
 
   async load(runId: string): Promise<RunState> {
-    const fd = await this.#openJournal(runId, this.journalPath(runId), O_RDONLY);
-    try {
-      return assertHoldsRun(this.journalPath(runId), runId, fold(decodeJournal(await this.#readAll(fd)).records));
-    } finally {
-      await this.#fs.close(fd);
-    }
+    return assertHoldsRun(this.journalPath(runId), runId, fold(decodeJournal(await this.readJournal(runId)).records));
   }
 
   async list(): Promise<RunSummary[]> {
@@ -112,16 +107,52 @@ export class FileStore implements Store {
       .filter((name) => name.endsWith(JOURNAL_SUFFIX))
       .map((name) => name.slice(0, -JOURNAL_SUFFIX.length))
       .filter(isValidRunId);
-    const summaries: (RunSummary | undefined)[] = new Array(runIds.length);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < runIds.length) {
-        const index = next++;
-        summaries[index] = await this.#summarize(runIds[index] as string);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, runIds.length) }, worker));
-    return summaries.filter((summary): summary is RunSummary => summary !== undefined);
+    const summaries: RunSummary[] = [];
+    for (let index = 0; index < runIds.length; index++) {
+      // Synchronous reads in slices: a tiny read costs less than its trip through the
+      // thread pool, and yielding between slices keeps the event loop responsive.
+      if (index > 0 && index % LIST_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      const summary = this.#summarize(runIds[index] as string);
+      if (summary !== undefined) summaries.push(summary);
+    }
+    return summaries;
+  }
+
+  async summarize(runId: string): Promise<RunSummary> {
+    const summary = this.#summarize(runId);
+    if (summary === undefined) throw notFoundError(runId);
+    return summary;
+  }
+
+  async readJournal(runId: string): Promise<Buffer> {
+    const fd = await this.#openJournal(runId, this.journalPath(runId), O_RDONLY);
+    try {
+      return await this.#readAll(fd);
+    } finally {
+      await this.#fs.close(fd);
+    }
+  }
+
+  async importJournal(runId: string, bytes: Uint8Array): Promise<void> {
+    const path = this.journalPath(runId);
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const { completeLength, records } = decodeJournal(data);
+    if (completeLength < data.length) {
+      throw new RunStateError("ERR_CORRUPT", `the journal to import ends in an incomplete line (after line ${records.length})`, {
+        line: records.length + 1,
+      });
+    }
+    const state = fold(records);
+    if (state.runId !== runId) {
+      throw new RunStateError("ERR_INVALID_RECORD", `the journal to import holds session ${state.runId}, not ${runId}`, { seq: 1 });
+    }
+    await this.#ensureDir();
+    const lock = await acquireRunLock(this.#fs, this.lockPath(runId), runId);
+    try {
+      await this.#fs.close(await this.#writeNewJournal(runId, path, data));
+    } finally {
+      await lock.release();
+    }
   }
 
   async delete(runId: string): Promise<void> {
@@ -139,42 +170,46 @@ export class FileStore implements Store {
     }
   }
 
-  async #summarize(runId: string): Promise<RunSummary | undefined> {
+  /** A run's summary from its first and last records, read synchronously (see list). */
+  #summarize(runId: string): RunSummary | undefined {
+    const path = this.journalPath(runId);
     let fd: number;
     try {
-      fd = await this.#openJournal(runId, this.journalPath(runId), O_RDONLY);
+      fd = this.#fs.sync.open(path, O_RDONLY | O_NOFOLLOW);
     } catch (error) {
       // Removed since the directory was read: it is no longer there to list.
-      if (error instanceof RunStateError && error.code === "ERR_NOT_FOUND") return undefined;
-      return corruptSummary(runId, new Date(0), error);
+      if (errnoCode(error) === "ENOENT") return undefined;
+      return corruptSummary(runId, new Date(0), refuseSymlink(error, path));
     }
+    let updated = new Date(0);
     try {
-      const stat = await this.#fs.fstat(fd);
-      try {
-        const ends = await readJournalEnds(this.#fs, fd, stat.size);
-        if (ends.first === undefined || ends.last === undefined) {
-          throw new RunStateError("ERR_EMPTY", `session ${runId} has no complete record`);
-        }
-        const first = decodeRecordLine(ends.first, 1);
-        if (first.protocol !== PROTOCOLS.meta) {
-          throw new RunStateError("ERR_NO_META", `session ${runId} does not start with a meta record`);
-        }
-        assertReadableVersion(first.meta);
-        assertHoldsRun(this.journalPath(runId), runId, { runId: first.meta.run_id });
-        const last = ends.last === ends.first ? first : decodeRecordLine(ends.last);
-        return {
-          runId,
-          status: last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
-          meta: first.meta,
-          lastSeq: last.seq,
-          last,
-          updated: stat.mtime.toISOString(),
-        };
-      } catch (error) {
-        return corruptSummary(runId, stat.mtime, error);
+      const stat = this.#fs.sync.fstat(fd);
+      updated = stat.mtime;
+      const ends = readJournalEnds(this.#fs.sync, fd, stat.size);
+      if (ends.first === undefined || ends.last === undefined) {
+        throw new RunStateError("ERR_EMPTY", `session ${runId} has no complete record`);
       }
+      const first = decodeRecordLine(ends.first, 1);
+      if (first.protocol !== PROTOCOLS.meta) {
+        throw new RunStateError("ERR_NO_META", `session ${runId} does not start with a meta record`);
+      }
+      assertReadableVersion(first.meta);
+      assertHoldsRun(path, runId, { runId: first.meta.run_id });
+      const last = ends.last === ends.first ? first : decodeRecordLine(ends.last);
+      const holder = peekLiveHolder(this.#fs, this.lockPath(runId));
+      return {
+        runId,
+        status: holder !== undefined ? "running" : last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
+        meta: first.meta,
+        lastSeq: last.seq,
+        last,
+        updated: updated.toISOString(),
+        ...(holder === undefined ? {} : { holder }),
+      };
+    } catch (error) {
+      return corruptSummary(runId, updated, error);
     } finally {
-      await this.#fs.close(fd);
+      this.#fs.sync.close(fd);
     }
   }
 

@@ -12,6 +12,19 @@ export interface FileStat {
   isDirectory(): boolean;
 }
 
+/**
+ * The reads of list(): synchronous, because a listing of thousands of journals is
+ * thousands of tiny reads, and a hop through the thread pool for each costs more
+ * than the read. list() runs them in slices and yields between slices.
+ */
+export interface SyncReads {
+  open(path: string, flags: number): number;
+  fstat(fd: number): FileStat;
+  read(fd: number, into: Uint8Array, offset: number, length: number, position: number): number;
+  close(fd: number): void;
+  lstat(path: string): FileStat;
+}
+
 export interface FileSystem {
   open(path: string, flags: number, mode?: number): Promise<number>;
   close(fd: number): Promise<void>;
@@ -31,7 +44,7 @@ export interface FileSystem {
   unlink(path: string): Promise<void>;
   /** Takes an exclusive advisory lock without blocking; fails EAGAIN/EWOULDBLOCK when held. */
   lockExclusive(fd: number): Promise<void>;
-  unlock(fd: number): Promise<void>;
+  readonly sync: SyncReads;
 }
 
 const flock = promisify(fsExt.flock);
@@ -61,9 +74,31 @@ export const nodeFileSystem: FileSystem = {
   link: promisify(fs.link),
   unlink: promisify(fs.unlink),
   lockExclusive: (fd) => flock(fd, "exnb"),
-  unlock: (fd) => flock(fd, "un"),
+  sync: {
+    open: (path, flags) => fs.openSync(path, flags),
+    fstat: (fd) => fs.fstatSync(fd),
+    read: (fd, into, offset, length, position) => fs.readSync(fd, into, offset, length, position),
+    close: (fd) => fs.closeSync(fd),
+    lstat: (path) => fs.lstatSync(path),
+  },
 };
 
 export function errnoCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
+}
+
+export async function readFully(fs: FileSystem, fd: number, into: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < into.length; ) {
+    const read = await fs.read(fd, into, done, into.length - done, position + done);
+    if (read === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
+    done += read;
+  }
+}
+
+export function readFullySync(fs: SyncReads, fd: number, into: Uint8Array, position: number): void {
+  for (let done = 0; done < into.length; ) {
+    const read = fs.read(fd, into, done, into.length - done, position + done);
+    if (read === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
+    done += read;
+  }
 }

@@ -5,19 +5,16 @@
 import { constants } from "node:fs";
 import { hostname } from "node:os";
 import { RunStateError } from "../errors.js";
-import { errnoCode, type FileSystem } from "./file-system.js";
+import type { RunHolder } from "../store.js";
+import { errnoCode, readFullySync, type FileSystem } from "./file-system.js";
 
 // Node opens every file O_CLOEXEC, so a tool process spawned by the run never inherits
 // the lock and cannot keep holding it after the run dies.
 const LOCK_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW;
 const FILE_MODE = 0o600;
 
-export interface LockHolder {
-  pid: number;
-  host: string;
-  /** When the holding process started, RFC 3339: with the pid, it names one process. */
-  started: string;
-}
+/** With the pid, the start time names one process even after the pid is reused. */
+export type LockHolder = RunHolder;
 
 export interface RunLock {
   release(): Promise<void>;
@@ -85,11 +82,16 @@ async function stillAtPath(fs: FileSystem, fd: number, path: string): Promise<bo
   }
 }
 
+const HOLDER_NOTE_MAX = 1024;
+
 async function readHolder(fs: FileSystem, fd: number): Promise<LockHolder | undefined> {
-  const buffer = Buffer.alloc(1024);
-  const length = await fs.read(fd, buffer, 0, buffer.length, 0);
+  const buffer = Buffer.alloc(HOLDER_NOTE_MAX);
+  return parseHolder(buffer.subarray(0, await fs.read(fd, buffer, 0, buffer.length, 0)));
+}
+
+function parseHolder(note: Uint8Array): LockHolder | undefined {
   try {
-    const value = JSON.parse(buffer.subarray(0, length).toString("utf8")) as Partial<LockHolder>;
+    const value = JSON.parse(Buffer.from(note).toString("utf8")) as Partial<LockHolder>;
     if (typeof value.pid === "number" && typeof value.host === "string" && typeof value.started === "string") {
       return { pid: value.pid, host: value.host, started: value.started };
     }
@@ -97,6 +99,43 @@ async function readHolder(fs: FileSystem, fd: number): Promise<LockHolder | unde
     // Empty or half-written: the holder is between its flock and its note.
   }
   return undefined;
+}
+
+/**
+ * Who seems to hold a run, read without locking (listing must never lock): the note a
+ * holder leaves, if that process is still alive. A process killed outright leaves its
+ * note behind, so on this host the pid is checked; a holder on another host (a shared
+ * directory) cannot be checked from here and is taken at its word.
+ */
+export function peekLiveHolder(fs: FileSystem, path: string): LockHolder | undefined {
+  let fd: number;
+  try {
+    if (fs.sync.lstat(path).size === 0) return undefined;
+    fd = fs.sync.open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  let holder: LockHolder | undefined;
+  try {
+    const size = Math.min(fs.sync.fstat(fd).size, HOLDER_NOTE_MAX);
+    const note = Buffer.alloc(size);
+    readFullySync(fs.sync, fd, note, 0);
+    holder = parseHolder(note);
+  } finally {
+    fs.sync.close(fd);
+  }
+  return holder !== undefined && isAlive(holder) ? holder : undefined;
+}
+
+function isAlive(holder: LockHolder): boolean {
+  if (holder.host !== hostname()) return true;
+  try {
+    process.kill(holder.pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists, it just is not ours to signal.
+    return errnoCode(error) === "EPERM";
+  }
 }
 
 function describeHolder(holder: LockHolder | undefined): string {

@@ -1,0 +1,124 @@
+// `fisk-ai session ...`: the operator's window into the journal. Each subcommand is a
+// few lines over the store; the work is in the library.
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { assertRunId } from "../runstate/run-id.js";
+import { UsageError } from "./cli-errors.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import type { CommandIO } from "./run-command.js";
+import { listSessions } from "./session-list.js";
+import { removeSessions, verifySessions } from "./session-maintenance.js";
+import { showSession } from "./session-show.js";
+import { sessionStore } from "./session-store.js";
+import { exportSession, forkSession, importSession } from "./session-transfer.js";
+
+export const SESSION_HELP = `Usage: fisk-ai session COMMAND [options]
+
+Commands:
+  ls [--json]                          every session, newest first: ID, STATUS, MODEL, UPDATED, PROMPT
+  show ID [--transcript [--full]] [--json]
+                                       status, counters, tokens, the pending batch, the prompt;
+                                       --transcript adds the conversation (--full: whole tool results)
+  rm ID...                             remove sessions (a running one is refused)
+  verify ID...                         check every record; exit 0 only when clean
+  export ID [-o FILE]                  the journal as it is (JSON Lines), after verifying it
+  import FILE [--name ID]              a verified journal into the store, atomically ('-' reads stdin)
+  fork ID [--at SEQ] [--name NEW]      a new session repeating ID's records up to SEQ
+
+Options for every command:
+  --state-dir DIR    where sessions are kept (default: the config's session.state_dir,
+                     else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)
+  --config FILE      the agent configuration whose session block to use (default ./agent.yaml)
+
+STATUS is the terminal reason (completed, suspended, error, budget, max_iterations), open
+when the journal ends without one (its process died), running PID@HOST while a live
+process holds it, corrupt when it cannot be read.
+
+${EXIT_CODES_HELP}`;
+
+const COMMON = {
+  "state-dir": { type: "string" },
+  config: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsConfig["options"];
+
+function parse<O extends ParseArgsConfig["options"]>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}; see 'fisk-ai session --help'`);
+  }
+}
+
+function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
+  if (positionals.length === 0) throw new UsageError(`session ${command} needs a session id; 'fisk-ai session ls' lists them`);
+  if (atMostOne && positionals.length > 1) throw new UsageError(`session ${command} takes one session id`);
+  return positionals;
+}
+
+export async function sessionCommand(argv: string[], io: CommandIO): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    io.stdout.write(SESSION_HELP);
+    return EXIT.completed;
+  }
+  const streams = { stdout: io.stdout, stderr: io.stderr };
+  switch (command) {
+    case "ls": {
+      const { values, positionals } = parse(args, { json: { type: "boolean" } });
+      if (values.help === true) return help(io);
+      if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
+      await listSessions(sessionStore(values), { json: values.json === true }, io.stdout);
+      return EXIT.completed;
+    }
+    case "show": {
+      const options = { json: { type: "boolean" }, transcript: { type: "boolean" }, full: { type: "boolean" } } as const;
+      const { values, positionals } = parse(args, options);
+      if (values.help === true) return help(io);
+      const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
+      assertRunId(runId);
+      const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true };
+      await showSession(sessionStore(values), runId, flags, io.stdout);
+      return EXIT.completed;
+    }
+    case "rm":
+    case "verify": {
+      const { values, positionals } = parse(args, {});
+      if (values.help === true) return help(io);
+      const store = sessionStore(values);
+      const runIds = ids(positionals, command);
+      return command === "rm" ? removeSessions(store, runIds, streams) : verifySessions(store, runIds, streams);
+    }
+    case "export": {
+      const { values, positionals } = parse(args, { output: { type: "string", short: "o" } });
+      if (values.help === true) return help(io);
+      const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
+      assertRunId(runId);
+      await exportSession(sessionStore(values), runId, values.output, streams);
+      return EXIT.completed;
+    }
+    case "import": {
+      const { values, positionals } = parse(args, { name: { type: "string" } });
+      if (values.help === true) return help(io);
+      if (positionals.length !== 1) throw new UsageError("session import takes one file (or - for stdin)");
+      const runId = await importSession(sessionStore(values), positionals[0] as string, values.name);
+      io.stdout.write(`imported session ${runId}; resume with: fisk-ai run --resume ${runId}\n`);
+      return EXIT.completed;
+    }
+    case "fork": {
+      const { values, positionals } = parse(args, { at: { type: "string" }, name: { type: "string" } });
+      if (values.help === true) return help(io);
+      const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
+      assertRunId(runId);
+      const { forkId, at } = await forkSession(sessionStore(values), runId, { at: values.at, name: values.name });
+      io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: fisk-ai run --resume ${forkId}\n`);
+      return EXIT.completed;
+    }
+    default:
+      throw new UsageError(`unknown session command '${command}': see 'fisk-ai session --help'`);
+  }
+}
+
+function help(io: CommandIO): number {
+  io.stdout.write(SESSION_HELP);
+  return EXIT.completed;
+}

@@ -1,0 +1,48 @@
+// The stable JSON shapes of `session ls --json` and `session show --json`, documented in
+// the README. Field names here are a contract with scripts: add, never rename.
+import { providerOf } from "../agent/fingerprint.js";
+import type { RunState } from "../runstate/fold.js";
+import type { RunSummary } from "../runstate/store.js";
+
+export function summaryJson(summary: RunSummary) {
+  return {
+    id: summary.runId,
+    status: summary.status,
+    holder: summary.holder ?? null,
+    provider: summary.meta === undefined ? null : providerOf(summary.meta.fingerprint),
+    model: summary.meta?.fingerprint.model ?? null,
+    created: summary.meta?.created ?? null,
+    updated: summary.updated,
+    last_seq: summary.lastSeq,
+    prompt: summary.meta?.prompt ?? null,
+    problem: summary.problem ?? null,
+  };
+}
+
+export function stateJson(state: RunState, summary: RunSummary) {
+  const { counters } = state;
+  return {
+    ...summaryJson(summary),
+    next_iteration: state.nextIteration,
+    counters: {
+      model_calls: counters.modelCalls,
+      tool_calls: counters.toolCalls,
+      remote_tool_calls: counters.remoteToolCalls,
+      in_tokens: counters.inTokens,
+      out_tokens: counters.outTokens,
+      cache_read_tokens: counters.cacheReadTokens,
+      cache_create_tokens: counters.cacheCreateTokens,
+    },
+    pending:
+      state.pending === undefined
+        ? null
+        : {
+            seq: state.pending.seq,
+            tool_uses: state.pending.toolUses.map(({ id, name, input }) => ({ id, name, input })),
+            answered: [...state.pending.answered],
+          },
+    terminal: state.terminal ?? null,
+    fingerprint: state.meta.fingerprint,
+    messages: state.messages,
+  };
+}

@@ -1,0 +1,62 @@
+// `fisk-ai session ls`: one row a session, newest first, from the head and tail of each
+// journal only. Also the source of what `run --continue` and the picker may resume.
+import type { RunSummary, Store } from "../runstate/store.js";
+import { summaryJson } from "./session-json.js";
+
+const NOT_RESUMABLE = new Set(["completed", "running", "corrupt"]);
+
+export function newestFirst(summaries: readonly RunSummary[]): RunSummary[] {
+  return [...summaries].sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.runId < b.runId ? -1 : 1));
+}
+
+/** Sessions a resume could continue, most recently updated first. */
+export async function resumableSessions(store: Store): Promise<RunSummary[]> {
+  return newestFirst((await store.list()).filter((summary) => !NOT_RESUMABLE.has(summary.status)));
+}
+
+export function statusText(summary: RunSummary): string {
+  return summary.holder === undefined ? summary.status : `${summary.status} ${summary.holder.pid}@${summary.holder.host}`;
+}
+
+/** Local time to the second: what a person scanning a list wants. */
+export function timeText(iso: string): string {
+  return new Date(iso).toLocaleString("sv-SE");
+}
+
+export async function listSessions(
+  store: Store & { dir?: string },
+  options: { json: boolean },
+  out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+): Promise<void> {
+  const summaries = newestFirst(await store.list());
+  if (options.json) {
+    out.write(`${JSON.stringify(summaries.map(summaryJson), null, 2)}\n`);
+    return;
+  }
+  if (summaries.length === 0) {
+    out.write(`No sessions${store.dir === undefined ? "" : ` in ${store.dir}`}.\n`);
+    return;
+  }
+  const rows = summaries.map((summary) => [
+    summary.runId,
+    statusText(summary),
+    summary.meta?.fingerprint.model ?? "-",
+    timeText(summary.updated),
+    oneLine(summary.problem ?? summary.meta?.prompt ?? ""),
+  ]);
+  const header = ["ID", "STATUS", "MODEL", "UPDATED", "PROMPT"];
+  const widths = header.slice(0, -1).map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
+  const width = out.isTTY === true && out.columns !== undefined ? out.columns : Number.POSITIVE_INFINITY;
+  for (const row of [header, ...rows]) {
+    const line = row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column] as number) : cell)).join("  ");
+    out.write(`${cut(line, width)}\n`);
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function cut(line: string, width: number): string {
+  return line.length <= width ? line : `${line.slice(0, Math.max(0, width - 1))}…`;
+}

@@ -1,0 +1,49 @@
+// `session rm` and `session verify`: commands over several ids, where one id's failure
+// is reported on its own line and does not stop the others.
+import { verifyJournal } from "../runstate/journal-verify.js";
+import type { Store } from "../runstate/store.js";
+import { reportFailure } from "./cli-errors.js";
+import { EXIT } from "./exit-codes.js";
+
+interface Streams {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** Runs `each` for every id; the exit code is the first failure's, or 0. */
+async function forEachId(runIds: string[], streams: Streams, each: (runId: string) => Promise<number>): Promise<number> {
+  let exitCode: number = EXIT.completed;
+  for (const runId of runIds) {
+    let code: number;
+    try {
+      code = await each(runId);
+    } catch (error) {
+      code = reportFailure(error, streams.stderr);
+    }
+    if (exitCode === EXIT.completed) exitCode = code;
+  }
+  return exitCode;
+}
+
+export function removeSessions(store: Store, runIds: string[], streams: Streams): Promise<number> {
+  return forEachId(runIds, streams, async (runId) => {
+    await store.delete(runId);
+    streams.stdout.write(`removed ${runId}\n`);
+    return EXIT.completed;
+  });
+}
+
+export function verifySessions(store: Store, runIds: string[], streams: Streams): Promise<number> {
+  return forEachId(runIds, streams, async (runId) => {
+    const { records, problems } = verifyJournal(await store.readJournal(runId));
+    if (problems.length === 0) {
+      streams.stdout.write(`${runId}: ok, ${records.length} records\n`);
+      return EXIT.completed;
+    }
+    for (const problem of problems) {
+      streams.stdout.write(`${runId}: ${problem.kind}: ${problem.message}${problem.repairable ? " (repairable)" : ""}\n`);
+    }
+    return EXIT.corrupt;
+  });
+}
+

@@ -1,0 +1,92 @@
+// `fisk-ai session show ID`: what a session is, and with --transcript what was said.
+import { providerOf } from "../agent/fingerprint.js";
+import type { RunState } from "../runstate/fold.js";
+import type { Message, ToolResultBlock } from "../runstate/records.js";
+import type { Store } from "../runstate/store.js";
+import { toolResultText } from "./render-blocks.js";
+import { stateJson } from "./session-json.js";
+import { statusText, timeText } from "./session-list.js";
+
+const FOLDED_RESULT_LINES = 4;
+
+export async function showSession(
+  store: Store,
+  runId: string,
+  options: { json: boolean; transcript: boolean; full: boolean },
+  out: NodeJS.WritableStream,
+): Promise<void> {
+  const state = await store.load(runId);
+  const summary = await store.summarize(runId);
+  if (options.json) {
+    out.write(`${JSON.stringify(stateJson(state, summary), null, 2)}\n`);
+    return;
+  }
+  const { counters, meta } = state;
+  const fields: [string, string][] = [
+    ["session", runId],
+    ["status", statusText(summary) + (state.terminal?.message === undefined ? "" : ` (${state.terminal.message})`)],
+    ["provider", providerOf(meta.fingerprint)],
+    ["model", meta.fingerprint.model],
+    ["created", timeText(meta.created)],
+    ["updated", timeText(summary.updated)],
+    ["next iteration", String(state.nextIteration)],
+    ["model calls", String(counters.modelCalls)],
+    ["tool calls", `${counters.toolCalls}${counters.remoteToolCalls > 0 ? ` (${counters.remoteToolCalls} remote)` : ""}`],
+    [
+      "tokens",
+      `in ${counters.inTokens}, out ${counters.outTokens}, cache read ${counters.cacheReadTokens}, cache create ${counters.cacheCreateTokens}`,
+    ],
+  ];
+  if (state.pending !== undefined) {
+    const { toolUses, answered } = state.pending;
+    const waiting = toolUses.filter((use) => !answered.has(use.id)).map((use) => `${use.name} (${use.id})`);
+    fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
+  }
+  fields.push(["prompt", meta.prompt]);
+  const width = Math.max(...fields.map(([name]) => name.length));
+  for (const [name, value] of fields) out.write(`${name.padEnd(width)}  ${value}\n`);
+  if (options.transcript) {
+    out.write("\n");
+    writeTranscript(state, options.full, out);
+  }
+}
+
+function writeTranscript(state: RunState, full: boolean, out: NodeJS.WritableStream): void {
+  const names = new Map<string, string>();
+  const messages: readonly Message[] = state.pending === undefined ? state.messages : [...state.messages, state.pending.turn.message];
+  for (const message of messages) {
+    for (const block of message.content) {
+      switch (block.type) {
+        case "text":
+          out.write(message.role === "user" ? `› ${block.text}\n` : `${block.text}\n`);
+          break;
+        case "thinking":
+          out.write(`(thinking) ${block.thinking}\n`);
+          break;
+        case "redacted_thinking":
+          out.write("(thinking, redacted)\n");
+          break;
+        case "tool_use":
+          names.set(block.id, block.name);
+          out.write(`→ ${block.name} ${JSON.stringify(block.input)}\n`);
+          break;
+        case "tool_result":
+          out.write(`← ${names.get(block.tool_use_id) ?? "tool"}${block.is_error === true ? " (error)" : ""}: ${full ? toolResultText(block) : folded(block)}\n`);
+          break;
+        case "image":
+          out.write("[image]\n");
+          break;
+      }
+    }
+  }
+  for (const result of state.pending?.results ?? []) {
+    out.write(`← ${names.get(result.tool_use_id) ?? "tool"}: ${full ? toolResultText(result) : folded(result)}\n`);
+  }
+}
+
+/** A long result folded to its first lines, saying how much is left out (--full shows it all). */
+function folded(result: ToolResultBlock): string {
+  const lines = toolResultText(result).split("\n");
+  if (lines.length <= FOLDED_RESULT_LINES) return lines.join("\n  ");
+  return `${lines.slice(0, FOLDED_RESULT_LINES).join("\n  ")}\n  … ${lines.length - FOLDED_RESULT_LINES} more lines (--full shows them)`;
+}

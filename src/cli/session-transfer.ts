@@ -1,0 +1,84 @@
+// `session export`, `session import` and `session fork`: a session's journal out of the
+// store, into it, or copied under a new id. All go through verification and the store's
+// atomic import, so a half-written session is never visible.
+import { writeFileSync, renameSync, readFileSync } from "node:fs";
+import { RunStateError } from "../runstate/errors.js";
+import { encodeRecord } from "../runstate/journal-codec.js";
+import { verifyJournal, type JournalVerification } from "../runstate/journal-verify.js";
+import { PROTOCOLS, type MetaRecord } from "../runstate/records.js";
+import { assertRunId, newRunId } from "../runstate/run-id.js";
+import type { Store } from "../runstate/store.js";
+import { UsageError } from "./cli-errors.js";
+
+/** Refuses a journal with any problem but a torn tail, naming the first one. */
+function requireSound(label: string, verification: JournalVerification, allowTornTail: boolean): void {
+  const problem = verification.problems.find((candidate) => !(allowTornTail && candidate.kind === "torn_tail"));
+  if (problem !== undefined) {
+    const code = problem.kind === "version" ? "ERR_VERSION" : "ERR_CORRUPT";
+    throw new RunStateError(code, `${label}: ${problem.message}`, { line: problem.line });
+  }
+}
+
+/** The journal's complete records, as stored; a torn final write (never acknowledged) is left out. */
+export async function exportSession(store: Store, runId: string, output: string | undefined, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<void> {
+  const bytes = Buffer.from(await store.readJournal(runId));
+  const verification = verifyJournal(bytes);
+  requireSound(`session ${runId}`, verification, true);
+  const complete = bytes.subarray(0, bytes.lastIndexOf(0x0a) + 1);
+  if (complete.length < bytes.length) streams.stderr.write(`fisk-ai: left out the torn final line of session ${runId}\n`);
+  if (output === undefined) {
+    streams.stdout.write(complete);
+    return;
+  }
+  // Written aside and renamed, so FILE is never half an export; 0600, as it holds the prompts.
+  const temporary = `${output}.tmp-${process.pid}`;
+  writeFileSync(temporary, complete, { mode: 0o600 });
+  renameSync(temporary, output);
+}
+
+export async function importSession(store: Store, file: string, name: string | undefined): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file === "-" ? 0 : file);
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`);
+  }
+  const verification = verifyJournal(bytes);
+  requireSound(file, verification, false);
+  const meta = verification.records[0] as MetaRecord;
+  const runId = name ?? meta.meta.run_id;
+  assertRunId(runId);
+  // Under its own id the bytes go in as they are; under a new name only the meta line changes.
+  await store.importJournal(runId, runId === meta.meta.run_id ? bytes : withNewMeta(bytes, { ...meta.meta, run_id: runId }));
+  return runId;
+}
+
+export async function forkSession(store: Store, runId: string, options: { at?: string; name?: string }): Promise<{ forkId: string; at: number }> {
+  const bytes = Buffer.from(await store.readJournal(runId));
+  const verification = verifyJournal(bytes);
+  requireSound(`session ${runId}`, verification, true);
+  const lastSeq = verification.records.length;
+  const at = options.at === undefined ? lastSeq : Number(options.at);
+  if (!Number.isInteger(at) || at < 1 || at > lastSeq) {
+    throw new UsageError(`--at takes a seq of session ${runId}, from 1 to ${lastSeq}`);
+  }
+  const forkId = options.name ?? newRunId();
+  assertRunId(forkId);
+  const meta = (verification.records[0] as MetaRecord).meta;
+  const kept = bytes.subarray(0, lineEnd(bytes, at));
+  await store.importJournal(forkId, withNewMeta(kept, { ...meta, run_id: forkId, created: new Date().toISOString() }));
+  return { forkId, at };
+}
+
+/** The journal with its first line replaced by a new meta record. */
+function withNewMeta(bytes: Buffer, meta: MetaRecord["meta"]): Buffer {
+  const rest = bytes.subarray(bytes.indexOf(0x0a) + 1);
+  return Buffer.concat([Buffer.from(encodeRecord({ seq: 1, protocol: PROTOCOLS.meta, meta })), rest]);
+}
+
+/** The offset just past the newline that ends line `line` (1-based). */
+function lineEnd(bytes: Buffer, line: number): number {
+  let end = -1;
+  for (let index = 0; index < line; index++) end = bytes.indexOf(0x0a, end + 1);
+  return end + 1;
+}

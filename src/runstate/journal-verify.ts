@@ -1,0 +1,64 @@
+// Checks a journal's bytes record by record and reports every problem with its line:
+// what `session verify` prints and what export and import refuse.
+import { isRunStateError } from "./errors.js";
+import { fold } from "./fold.js";
+import { completeBytes, parseRecordLine } from "./journal-codec.js";
+import type { JournalRecord } from "./records.js";
+
+export type JournalProblemKind = "torn_tail" | "invalid_json" | "invalid_record" | "version" | "fold";
+
+export interface JournalProblem {
+  kind: JournalProblemKind;
+  /** The 1-based line the problem is on. */
+  line: number;
+  message: string;
+  /** A torn tail is cut by the next open for append; nothing else repairs itself. */
+  repairable: boolean;
+}
+
+export interface JournalVerification {
+  /** The complete, valid records read. */
+  records: JournalRecord[];
+  problems: JournalProblem[];
+}
+
+export function verifyJournal(bytes: Uint8Array): JournalVerification {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const complete = completeBytes(data);
+  const records: JournalRecord[] = [];
+  const problems: JournalProblem[] = [];
+  let line = 1;
+  for (let start = 0; start < complete; line++) {
+    const end = data.indexOf(0x0a, start);
+    const parsed = parseRecordLine(data.toString("utf8", start, end));
+    if (parsed.ok) records.push(parsed.record);
+    else problems.push({ kind: parsed.kind, line, message: `line ${line} ${parsed.problem}`, repairable: false });
+    start = end + 1;
+  }
+  if (complete < data.length) {
+    problems.push({
+      kind: "torn_tail",
+      line,
+      message: `line ${line} is a torn final write (${data.length - complete} bytes): it is cut when the session is next resumed`,
+      repairable: true,
+    });
+  }
+  // Folding needs every record in place: with a bad line, its errors would only echo it.
+  if (problems.every((problem) => problem.repairable)) {
+    try {
+      fold(records);
+    } catch (error) {
+      if (!isRunStateError(error)) throw error;
+      const seq = error.seq ?? 1;
+      // The last record with that seq: a repeated seq fails at its second appearance.
+      const index = records.findLastIndex((record) => record.seq === seq);
+      problems.unshift({
+        kind: error.code === "ERR_VERSION" ? "version" : "fold",
+        line: index >= 0 ? index + 1 : 1,
+        message: error.message,
+        repairable: false,
+      });
+    }
+  }
+  return { records, problems };
+}
