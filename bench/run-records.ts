@@ -12,6 +12,7 @@ import {
   type TerminalReason,
   type ToolUseBlock,
 } from "../src/index.js";
+import { mulberry32 } from "../test/helpers/simulated-runs.js";
 
 /** How big a run's records are; ranges are [min, max], drawn uniformly. */
 export interface RunShape {
@@ -42,17 +43,6 @@ const COMMANDS = ["go test ./internal/...", "npm test", "git status --short", "l
 const IDENTIFIERS = ["config", "session", "record", "handler", "result", "options", "journal", "state", "error", "next"];
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** mulberry32: small, fast and deterministic. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function metaFor(runId: string): MetaPayload {
   return {
@@ -106,7 +96,7 @@ export class RunGenerator {
 
   constructor(shape: RunShape, seed: number) {
     this.#shape = shape;
-    this.#random = seededRandom(seed);
+    this.#random = mulberry32(seed);
   }
 
   /** The first `count` entries of a run; a cut mid-turn leaves a pending batch, which is still valid. */

@@ -18,7 +18,7 @@ import {
   type ThinkingConfig,
   type ToolSpec,
 } from "./model-provider.js";
-import { abortedCallError, oneLine, retryableStatus, rootCauseText } from "./provider-errors.js";
+import { oneLine, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
 
 export interface AnthropicProviderOptions {
   apiKey: string;
@@ -172,18 +172,16 @@ function modelUsage(usage: Anthropic.Usage): ModelUsage {
   return mapped;
 }
 
+function transportFailure(error: unknown): TransportFailure {
+  if (error instanceof APIUserAbortError) return "aborted";
+  // The timeout class extends the connection class, so it is asked first.
+  if (error instanceof APIConnectionTimeoutError) return "timed_out";
+  return error instanceof APIConnectionError ? "unreachable" : undefined;
+}
+
 function anthropicCallError(error: unknown, signal: AbortSignal, baseURL: string): ModelCallError {
-  // Checked first: an abort can surface as any of the SDK's errors, depending on when it hit.
-  if (signal.aborted || error instanceof APIUserAbortError) return abortedCallError("anthropic", signal, error);
-  if (error instanceof APIConnectionTimeoutError) {
-    return new ModelCallError(`the anthropic API at ${baseURL} did not answer in time`, { retryable: true, cause: error });
-  }
-  if (error instanceof APIConnectionError) {
-    return new ModelCallError(oneLine(`cannot reach the anthropic API at ${baseURL}: ${rootCauseText(error)}`), {
-      retryable: true,
-      cause: error,
-    });
-  }
+  const transport = transportCallError("anthropic", baseURL, transportFailure(error), error, signal);
+  if (transport !== undefined) return transport;
   if (error instanceof APIError) {
     const type = error.type ?? "error";
     const detail = error.apiMessage ?? error.message;

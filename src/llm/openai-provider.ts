@@ -13,7 +13,7 @@ import type {
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
 import type { AssistantMessage, ImageBlock, ToolResultBlock, ToolUseBlock, UserMessage } from "../runstate/records.js";
-import { abortedCallError, oneLine, retryableStatus, rootCauseText } from "./provider-errors.js";
+import { oneLine, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ModelUsage } from "./model-provider.js";
 
 export type MaxTokensParam = "max_tokens" | "max_completion_tokens";
@@ -216,17 +216,16 @@ function modelUsage(usage: ChatCompletion["usage"]): ModelUsage {
   return mapped;
 }
 
+function transportFailure(error: unknown): TransportFailure {
+  if (error instanceof APIUserAbortError) return "aborted";
+  // The timeout class extends the connection class, so it is asked first.
+  if (error instanceof APIConnectionTimeoutError) return "timed_out";
+  return error instanceof APIConnectionError ? "unreachable" : undefined;
+}
+
 function openaiCallError(error: unknown, signal: AbortSignal, baseURL: string): ModelCallError {
-  if (signal.aborted || error instanceof APIUserAbortError) return abortedCallError("openai", signal, error);
-  if (error instanceof APIConnectionTimeoutError) {
-    return new ModelCallError(`the openai API at ${baseURL} did not answer in time`, { retryable: true, cause: error });
-  }
-  if (error instanceof APIConnectionError) {
-    return new ModelCallError(oneLine(`cannot reach the openai API at ${baseURL}: ${rootCauseText(error)}`), {
-      retryable: true,
-      cause: error,
-    });
-  }
+  const transport = transportCallError("openai", baseURL, transportFailure(error), error, signal);
+  if (transport !== undefined) return transport;
   if (error instanceof APIError && error.status !== undefined) {
     // `error.error` is the body's `error` object; compatible servers fill in what they like.
     const body = error.error as { message?: unknown } | undefined;

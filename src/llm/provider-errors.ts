@@ -45,3 +45,31 @@ export function rootCauseText(error: unknown): string {
 export function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, " ").trim();
 }
+
+/** How an SDK's error class places a failure that happened before any answer. */
+export type TransportFailure = "aborted" | "timed_out" | "unreachable" | undefined;
+
+/**
+ * The failures both SDKs report alike: an abort (the caller's decision, never retried
+ * here), a connect that timed out or could not be made (both pass with time).
+ */
+export function transportCallError(
+  provider: string,
+  baseURL: string,
+  failure: TransportFailure,
+  error: unknown,
+  signal: AbortSignal,
+): ModelCallError | undefined {
+  // Checked first: an abort can surface as any of the SDK's errors, depending on when it hit.
+  if (signal.aborted || failure === "aborted") return abortedCallError(provider, signal, error);
+  if (failure === "timed_out") {
+    return new ModelCallError(`the ${provider} API at ${baseURL} did not answer in time`, { retryable: true, cause: error });
+  }
+  if (failure === "unreachable") {
+    return new ModelCallError(oneLine(`cannot reach the ${provider} API at ${baseURL}: ${rootCauseText(error)}`), {
+      retryable: true,
+      cause: error,
+    });
+  }
+  return undefined;
+}
