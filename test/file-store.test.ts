@@ -256,10 +256,10 @@ describe("file backend", () => {
       const lines = journalLines(dir, "bad-1");
       lines[2] = lines[2]?.slice(0, 30) as string;
       writeFileSync(join(dir, "bad-1.json"), `${lines.join("\n")}\n`);
-      await rejectsWith(store.load("bad-1"), "ERR_CORRUPT", /^line 3 is not valid JSON/);
+      await rejectsWith(store.load("bad-1"), "ERR_CORRUPT", /^session bad-1: line 3 is not valid JSON \(.fisk-ai session verify bad-1. shows every problem\)$/);
       lines[2] = JSON.stringify({ seq: 3, protocol: "io.choria.fisk-ai.v1.session.tool_result", tool_result: { tool_use_id: "t0a" } });
       writeFileSync(join(dir, "bad-1.json"), `${lines.join("\n")}\n`);
-      await rejectsWith(store.load("bad-1"), "ERR_CORRUPT", /^line 3 is not a valid record: tool_result\.result/);
+      await rejectsWith(store.load("bad-1"), "ERR_CORRUPT", /^session bad-1: line 3 is not a valid record: tool_result\.result/);
       await assert.rejects(store.load("bad-1"), (error: unknown) => isRunStateError(error) && error.line === 3);
     });
 
@@ -358,7 +358,7 @@ describe("file backend", () => {
       assert.equal(summary?.meta?.run_id, "long-1");
       const endBytes = Buffer.byteLength(lines[0] as string) + 200;
       assert.ok(fs.bytesRead < 3 * 4096 + endBytes, `read ${fs.bytesRead} of ${size} bytes`);
-      await rejectsWith(store.load("long-1"), "ERR_CORRUPT", /^line 1001 /);
+      await rejectsWith(store.load("long-1"), "ERR_CORRUPT", /^session long-1: line 1001 /);
     });
 
     it("reads only heads and tails over 1,000 sessions", async () => {

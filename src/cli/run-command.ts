@@ -138,7 +138,9 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
 
 async function latestResumable(store: Store): Promise<string> {
   const [latest] = await resumableSessions(store);
-  if (latest === undefined) throw new RunStateError("ERR_NOT_FOUND", "there is no session to continue: every session is completed, or there are none");
+  if (latest === undefined) {
+    throw new RunStateError("ERR_NOT_FOUND", "there is no session to continue: none is suspended or stopped early and free ('fisk-ai session ls' lists them)");
+  }
   return latest.runId;
 }
 

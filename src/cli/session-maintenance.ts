@@ -10,9 +10,13 @@ interface Streams {
   stderr: NodeJS.WritableStream;
 }
 
-/** Runs `each` for every id; the exit code is the first failure's, or 0. */
+/**
+ * Runs `each` for every id. The exit code is 0 when all went well, the failure's own code
+ * when every id that failed failed alike (one unknown id: 6), and 1 when some of the ids
+ * were dealt with and others failed for different reasons.
+ */
 async function forEachId(runIds: string[], streams: Streams, each: (runId: string) => Promise<number>): Promise<number> {
-  let exitCode: number = EXIT.completed;
+  const failures = new Set<number>();
   for (const runId of runIds) {
     let code: number;
     try {
@@ -20,9 +24,10 @@ async function forEachId(runIds: string[], streams: Streams, each: (runId: strin
     } catch (error) {
       code = reportFailure(error, streams.stderr);
     }
-    if (exitCode === EXIT.completed) exitCode = code;
+    if (code !== EXIT.completed) failures.add(code);
   }
-  return exitCode;
+  if (failures.size === 0) return EXIT.completed;
+  return failures.size === 1 ? ([...failures][0] as number) : EXIT.error;
 }
 
 export function removeSessions(store: Store, runIds: string[], streams: Streams): Promise<number> {

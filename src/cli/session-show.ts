@@ -71,7 +71,7 @@ function writeTranscript(state: RunState, full: boolean, out: NodeJS.WritableStr
           out.write(`→ ${block.name} ${JSON.stringify(block.input)}\n`);
           break;
         case "tool_result":
-          out.write(`← ${names.get(block.tool_use_id) ?? "tool"}${block.is_error === true ? " (error)" : ""}: ${full ? toolResultText(block) : folded(block)}\n`);
+          out.write(`← ${names.get(block.tool_use_id) ?? "tool"}${block.is_error === true ? " (error)" : ""}: ${shownResult(block, full)}\n`);
           break;
         case "image":
           out.write("[image]\n");
@@ -80,13 +80,13 @@ function writeTranscript(state: RunState, full: boolean, out: NodeJS.WritableStr
     }
   }
   for (const result of state.pending?.results ?? []) {
-    out.write(`← ${names.get(result.tool_use_id) ?? "tool"}: ${full ? toolResultText(result) : folded(result)}\n`);
+    out.write(`← ${names.get(result.tool_use_id) ?? "tool"}: ${shownResult(result, full)}\n`);
   }
 }
 
-/** A long result folded to its first lines, saying how much is left out (--full shows it all). */
-function folded(result: ToolResultBlock): string {
+/** A result indented under its arrow; a long one folded to its first lines unless --full. */
+function shownResult(result: ToolResultBlock, full: boolean): string {
   const lines = toolResultText(result).split("\n");
-  if (lines.length <= FOLDED_RESULT_LINES) return lines.join("\n  ");
+  if (full || lines.length <= FOLDED_RESULT_LINES) return lines.join("\n  ");
   return `${lines.slice(0, FOLDED_RESULT_LINES).join("\n  ")}\n  … ${lines.length - FOLDED_RESULT_LINES} more lines (--full shows them)`;
 }

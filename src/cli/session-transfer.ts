@@ -1,7 +1,7 @@
 // `session export`, `session import` and `session fork`: a session's journal out of the
 // store, into it, or copied under a new id. All go through verification and the store's
 // atomic import, so a half-written session is never visible.
-import { writeFileSync, renameSync, readFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { RunStateError } from "../runstate/errors.js";
 import { encodeRecord } from "../runstate/journal-codec.js";
 import { verifyJournal, type JournalVerification } from "../runstate/journal-verify.js";
@@ -32,8 +32,26 @@ export async function exportSession(store: Store, runId: string, output: string 
   }
   // Written aside and renamed, so FILE is never half an export; 0600, as it holds the prompts.
   const temporary = `${output}.tmp-${process.pid}`;
-  writeFileSync(temporary, complete, { mode: 0o600 });
-  renameSync(temporary, output);
+  try {
+    writeFileSync(temporary, complete, { mode: 0o600, flag: "wx" });
+    renameSync(temporary, output);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new UsageError(`cannot write ${output}: ${fileErrorText(error)}`);
+  }
+}
+
+function fileErrorText(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case "EISDIR":
+      return "it is a directory";
+    case "ENOENT":
+      return "no such file or directory";
+    case "EACCES":
+      return "permission denied";
+    default:
+      return (error as Error).message;
+  }
 }
 
 export async function importSession(store: Store, file: string, name: string | undefined): Promise<string> {
@@ -41,7 +59,7 @@ export async function importSession(store: Store, file: string, name: string | u
   try {
     bytes = readFileSync(file === "-" ? 0 : file);
   } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`);
+    throw new UsageError(`cannot read ${file}: ${fileErrorText(error)}`);
   }
   const verification = verifyJournal(bytes);
   requireSound(file, verification, false);

@@ -51,15 +51,16 @@ export interface RunState {
   lastSeq: number;
 }
 
+/** Why a meta record is of a version this fisk-ai cannot read, or undefined when it can. */
+export function newerVersionProblem(meta: { version?: unknown; run_id?: unknown }): string | undefined {
+  if (typeof meta.version !== "number" || meta.version <= RECORD_VERSION) return undefined;
+  return `session ${String(meta.run_id)} has record version ${meta.version}, newer than the version ${RECORD_VERSION} this fisk-ai reads: upgrade fisk-ai to use it`;
+}
+
 /** Refuses a journal written by a newer fisk-ai, naming both versions. */
 export function assertReadableVersion(meta: Pick<MetaPayload, "version" | "run_id">): void {
-  if (meta.version > RECORD_VERSION) {
-    throw new RunStateError(
-      "ERR_VERSION",
-      `session ${meta.run_id} has record version ${meta.version}, newer than the version ${RECORD_VERSION} this fisk-ai reads: upgrade fisk-ai to use it`,
-      { seq: 1 },
-    );
-  }
+  const problem = newerVersionProblem(meta);
+  if (problem !== undefined) throw new RunStateError("ERR_VERSION", problem, { seq: 1 });
 }
 
 function corrupt(seq: number, what: string): RunStateError {

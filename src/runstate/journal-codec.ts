@@ -1,7 +1,8 @@
 // The journal's byte format: one JSON record per line, each ending in "\n". Shared by
 // every backend that stores records as bytes, so a record moves between them unchanged.
 import { RunStateError } from "./errors.js";
-import { checkRecord, type JournalRecord } from "./records.js";
+import { newerVersionProblem } from "./fold.js";
+import { checkRecord, PROTOCOLS, type JournalRecord } from "./records.js";
 
 const NEWLINE = 0x0a;
 
@@ -11,7 +12,7 @@ export function encodeRecord(record: JournalRecord): string {
 
 export type LineParse =
   | { ok: true; record: JournalRecord }
-  | { ok: false; kind: "invalid_json" | "invalid_record"; problem: string };
+  | { ok: false; kind: "invalid_json" | "invalid_record" | "newer_version"; problem: string };
 
 /** Parses and validates one line, saying what is wrong with it when it is not a record. */
 export function parseRecordLine(text: string): LineParse {
@@ -21,6 +22,10 @@ export function parseRecordLine(text: string): LineParse {
   } catch {
     return { ok: false, kind: "invalid_json", problem: "is not valid JSON" };
   }
+  // Asked before the schema: a newer version may add fields this one would call unknown.
+  const meta = (value as { protocol?: unknown; meta?: unknown } | null)?.protocol === PROTOCOLS.meta ? (value as { meta: unknown }).meta : undefined;
+  const newer = typeof meta === "object" && meta !== null ? newerVersionProblem(meta) : undefined;
+  if (newer !== undefined) return { ok: false, kind: "newer_version", problem: newer };
   const checked = checkRecord(value);
   return checked.ok ? checked : { ok: false, kind: "invalid_record", problem: `is not a valid record: ${checked.problem}` };
 }
@@ -29,6 +34,7 @@ export function parseRecordLine(text: string): LineParse {
 export function decodeRecordLine(text: string, lineNumber?: number): JournalRecord {
   const parsed = parseRecordLine(text);
   if (parsed.ok) return parsed.record;
+  if (parsed.kind === "newer_version") throw new RunStateError("ERR_VERSION", parsed.problem, { line: lineNumber, seq: 1 });
   const where = lineNumber === undefined ? "the last complete line" : `line ${lineNumber}`;
   throw new RunStateError("ERR_CORRUPT", `${where} ${parsed.problem}`, { line: lineNumber });
 }

@@ -32,6 +32,7 @@ export function verifyJournal(bytes: Uint8Array): JournalVerification {
     const end = data.indexOf(0x0a, start);
     const parsed = parseRecordLine(data.toString("utf8", start, end));
     if (parsed.ok) records.push(parsed.record);
+    else if (parsed.kind === "newer_version") problems.push({ kind: "version", line, message: `line ${line}: ${parsed.problem}`, repairable: false });
     else problems.push({ kind: parsed.kind, line, message: `line ${line} ${parsed.problem}`, repairable: false });
     start = end + 1;
   }
@@ -52,12 +53,8 @@ export function verifyJournal(bytes: Uint8Array): JournalVerification {
       const seq = error.seq ?? 1;
       // The last record with that seq: a repeated seq fails at its second appearance.
       const index = records.findLastIndex((record) => record.seq === seq);
-      problems.unshift({
-        kind: error.code === "ERR_VERSION" ? "version" : "fold",
-        line: index >= 0 ? index + 1 : 1,
-        message: error.message,
-        repairable: false,
-      });
+      const line = index >= 0 ? index + 1 : 1;
+      problems.unshift({ kind: "fold", line, message: `line ${line}: ${error.message}`, repairable: false });
     }
   }
   return { records, problems };

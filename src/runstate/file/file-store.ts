@@ -75,9 +75,12 @@ export class FileStore implements Store {
     try {
       fd = await this.#openJournal(runId, path, O_RDWR | O_APPEND);
       const bytes = await this.#readAll(fd);
-      const { records, completeLength } = decodeJournal(bytes);
-      // Validates the whole run, the version included, before anything is added to it.
-      assertHoldsRun(path, runId, fold(records));
+      const { records, completeLength } = namingTheRun(runId, () => {
+        const decoded = decodeJournal(bytes);
+        // Validates the whole run, the version included, before anything is added to it.
+        assertHoldsRun(path, runId, fold(decoded.records));
+        return decoded;
+      });
       if (completeLength < bytes.length) {
         // A torn final write: cut it so the next record does not land glued to it.
         await this.#fs.ftruncate(fd, completeLength);
@@ -92,7 +95,8 @@ export class FileStore implements Store {
   }
 
   async load(runId: string): Promise<RunState> {
-    return assertHoldsRun(this.journalPath(runId), runId, fold(decodeJournal(await this.readJournal(runId)).records));
+    const bytes = await this.readJournal(runId);
+    return namingTheRun(runId, () => assertHoldsRun(this.journalPath(runId), runId, fold(decodeJournal(bytes).records)));
   }
 
   async list(): Promise<RunSummary[]> {
@@ -146,6 +150,8 @@ export class FileStore implements Store {
     if (state.runId !== runId) {
       throw new RunStateError("ERR_INVALID_RECORD", `the journal to import holds session ${state.runId}, not ${runId}`, { seq: 1 });
     }
+    // Asked before the lock, so an existing id is ERR_EXISTS even while its writer runs.
+    if (await this.#exists(path)) throw existsError(runId);
     await this.#ensureDir();
     const lock = await acquireRunLock(this.#fs, this.lockPath(runId), runId);
     try {
@@ -317,6 +323,22 @@ function checkedMeta(runId: string, meta: MetaPayload): MetaRecord {
   const checked = checkRecord(record);
   if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to create session ${runId}: ${checked.problem}`);
   return record;
+}
+
+/** A reading error says which session, and where to look further, in its one line. */
+function namingTheRun<T>(runId: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RunStateError && (error.code === "ERR_CORRUPT" || error.code === "ERR_EMPTY" || error.code === "ERR_NO_META")) {
+      throw new RunStateError(error.code, `session ${runId}: ${error.message} ('fisk-ai session verify ${runId}' shows every problem)`, {
+        seq: error.seq,
+        line: error.line,
+        cause: error,
+      });
+    }
+    throw error;
+  }
 }
 
 /** A journal copied or renamed by hand would otherwise pass for another session. */
