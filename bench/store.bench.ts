@@ -5,17 +5,17 @@
 // read was written moments before.
 import { fork } from "node:child_process";
 import * as fs from "node:fs";
-import { arch, constants as osConstants, cpus, platform, tmpdir } from "node:os";
+import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { FileStore, nodeFileSystem, type FileSystem, type RecordEntry, type RunStatus } from "../src/index.js";
 import type { LoadChildResult, LoadMode } from "./load-child.js";
+import { formatCount, formatGb, formatMb, formatMs, formatRatio, freeBytes, GB, goalRatio, machineLine, MB, printTable } from "./report.js";
 import { encodeEntries, metaFor, metaLine, RunGenerator, terminalLine, writeJournalFile, type RunShape } from "./run-records.js";
+import { interleave, median, medianOf, percentile, timed } from "./stats.js";
 
 const COMMAND = "npm run bench:store";
-const MB = 1024 * 1024;
-const GB = 1024 * MB;
 
 // Sized so the whole run takes a few minutes on a 2-core machine.
 const APPEND = { rounds: 10, appends: 300 };
@@ -37,27 +37,7 @@ const fsFdatasync = promisify(fs.fdatasync);
 const fsClose = promisify(fs.close);
 const { O_WRONLY, O_APPEND, O_CREAT, O_EXCL } = fs.constants;
 
-// ---- statistics and timing ----
-
-/** Linear interpolation between closest ranks, so the median of an even count is the mean of the middle two. */
-function percentile(samples: readonly number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const position = ((sorted.length - 1) * p) / 100;
-  const below = sorted[Math.floor(position)] as number;
-  const above = sorted[Math.ceil(position)] as number;
-  return below + (above - below) * (position - Math.floor(position));
-}
-
-function median(values: readonly number[]): number {
-  return percentile(values, 50);
-}
-
-async function timed<T>(operation: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const started = performance.now();
-  const value = await operation();
-  return { ms: performance.now() - started, value };
-}
+// ---- timing ----
 
 interface LatencySummary {
   p50: number;
@@ -76,84 +56,6 @@ async function latencies(count: number, operation: (index: number) => Promise<un
     }
   });
   return { p50: percentile(samples, 50), p99: percentile(samples, 99), perSecond: (count * 1000) / totalMs };
-}
-
-/** The median of each figure over the rounds. */
-function medianOf<T, K extends keyof T>(rounds: readonly T[], keys: readonly K[]): Record<K, number> {
-  const out = {} as Record<K, number>;
-  for (const key of keys) out[key] = median(rounds.map((round) => Number(round[key])));
-  return out;
-}
-
-/**
- * Runs each side once per round, in reverse order every other round (AB BA AB ...),
- * after `warmupRounds` whose results are dropped (JIT, file-system metadata).
- */
-async function interleave<K extends string, R>(
-  sides: Record<K, () => Promise<R>>,
-  rounds: number,
-  warmupRounds: number,
-): Promise<Record<K, R[]>> {
-  const names = Object.keys(sides) as K[];
-  const results = Object.fromEntries(names.map((name) => [name, [] as R[]])) as Record<K, R[]>;
-  for (let round = 0; round < warmupRounds + rounds; round++) {
-    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
-      const result = await sides[name]();
-      if (round >= warmupRounds) results[name].push(result);
-    }
-  }
-  return results;
-}
-
-// ---- output ----
-
-const formatMs = (ms: number): string => ms.toFixed(ms < 10 ? 3 : ms < 1000 ? 1 : 0);
-const formatRatio = (ratio: number, digits = 2): string => `${ratio.toFixed(digits)}x`;
-/** A ratio against its goal, to three places so a near miss does not print as the goal itself. */
-const goalRatio = (ratio: number, met: boolean): string => `${formatRatio(ratio, 3)} ${met ? "met" : "MISSED"}`;
-const formatCount = (n: number): string => Math.round(n).toLocaleString("en-US");
-const formatMb = (bytes: number): string => (bytes / MB).toFixed(1);
-const formatGb = (bytes: number): string => (bytes / GB).toFixed(1);
-
-function printTable(title: string, header: readonly string[], rows: readonly (readonly string[])[], notes: readonly string[]): void {
-  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const format = (row: readonly string[]): string =>
-    "  " + row.map((cell, column) => (column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0))).join("   ");
-  console.log(`\n${title}`);
-  for (const row of [header, ...rows]) console.log(format(row).trimEnd());
-  for (const note of notes) console.log(`  ${note}`);
-}
-
-// ---- the machine ----
-
-/** The mount holding `dir`, from /proc/mounts (Linux); the statfs magic elsewhere. */
-function describeFileSystem(dir: string): string {
-  const path = fs.realpathSync(dir);
-  try {
-    const mounts = fs
-      .readFileSync("/proc/mounts", "utf8")
-      .split("\n")
-      .map((line) => line.split(" ").map((field) => field.replace(/\\040/g, " ")))
-      .filter(([, point]) => point !== undefined && (point === "/" || path === point || path.startsWith(`${point}/`)));
-    const mount = mounts.sort((a, b) => (b[1] ?? "").length - (a[1] ?? "").length)[0];
-    if (mount !== undefined) return `${mount[2]} (${mount[0]} mounted at ${mount[1]})`;
-  } catch {
-    // Not Linux: fall through to the file-system type number.
-  }
-  return `statfs type 0x${fs.statfsSync(path).type.toString(16)}`;
-}
-
-function freeBytes(dir: string): number {
-  const stats = fs.statfsSync(dir);
-  return stats.bavail * stats.bsize;
-}
-
-function machineLine(dir: string): string {
-  const cpuModel = cpus()[0]?.model.trim() ?? "unknown cpu";
-  return (
-    `machine: node ${process.version} ${platform()}/${arch()}, ${cpus().length} cpus (${cpuModel}), ` +
-    `dir ${dir} on ${describeFileSystem(dir)}, ${formatGb(freeBytes(dir))} GB free; warm page cache (nothing dropped)`
-  );
 }
 
 // ---- 1. sequential durable appends: the store vs raw write + fdatasync ----
