@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { ConfigError, loadAgentConfig } from "../src/agent/config.js";
+import { ConfigError } from "../src/agent/agent-errors.js";
+import { loadAgentConfig } from "../src/agent/config.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-config-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));

@@ -9,6 +9,7 @@ import { PROTOCOLS, RECORD_VERSION, type AssistantMessage, type TerminalReason, 
 import { newRunId } from "../runstate/run-id.js";
 import type { Store } from "../runstate/store.js";
 import { denyWithoutTerminal, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
+import { ResumeRefusedError } from "./agent-errors.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints } from "./fingerprint.js";
 import { RunRecorder } from "./run-recorder.js";
@@ -43,10 +44,6 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-/** A resume the guard, or the run's state, does not allow. */
-export class ResumeRefusedError extends Error {
-  override readonly name = "ResumeRefusedError";
-}
 
 /** Added to the system prompt of a resumed process only; never part of the fingerprint. */
 export const RESUME_REMINDER =

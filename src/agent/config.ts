@@ -7,11 +7,8 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import * as z from "zod";
 import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
+import { ConfigError } from "./agent-errors.js";
 
-/** A configuration the operator must fix: one line, naming the file and the field. */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;

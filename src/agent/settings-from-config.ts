@@ -7,7 +7,8 @@ import { ScriptProvider } from "../llm/script-provider.js";
 import { commandTool } from "../tools/command-tool.js";
 import { ToolSet } from "../tools/tool-set.js";
 import type { AgentSettings } from "./agent-loop.js";
-import { ConfigError, type AgentConfig } from "./config.js";
+import { ConfigError } from "./agent-errors.js";
+import type { AgentConfig } from "./config.js";
 
 export function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): ModelProvider {
   switch (config.provider) {

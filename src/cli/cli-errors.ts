@@ -1,7 +1,6 @@
 // Every failure the CLI reports becomes one line on stderr and an exit code: never a
 // stack trace. Errors that stop a run before it starts are usage errors (exit 2).
-import { ResumeRefusedError } from "../agent/agent-loop.js";
-import { ConfigError } from "../agent/config.js";
+import { ConfigError, ResumeRefusedError } from "../agent/agent-errors.js";
 import { RunStateError } from "../runstate/errors.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 

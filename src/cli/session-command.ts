@@ -67,7 +67,7 @@ export async function sessionCommand(argv: string[], io: CommandIO): Promise<num
       const { values, positionals } = parse(args, { json: { type: "boolean" } });
       if (values.help === true) return help(io);
       if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
-      await listSessions(sessionStore(values), { json: values.json === true }, io.stdout);
+      await listSessions(await sessionStore(values), { json: values.json === true }, io.stdout);
       return EXIT.completed;
     }
     case "show": {
@@ -77,14 +77,14 @@ export async function sessionCommand(argv: string[], io: CommandIO): Promise<num
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
       const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true };
-      await showSession(sessionStore(values), runId, flags, io.stdout);
+      await showSession(await sessionStore(values), runId, flags, io.stdout);
       return EXIT.completed;
     }
     case "rm":
     case "verify": {
       const { values, positionals } = parse(args, {});
       if (values.help === true) return help(io);
-      const store = sessionStore(values);
+      const store = await sessionStore(values);
       const runIds = ids(positionals, command);
       return command === "rm" ? removeSessions(store, runIds, streams) : verifySessions(store, runIds, streams);
     }
@@ -93,14 +93,14 @@ export async function sessionCommand(argv: string[], io: CommandIO): Promise<num
       if (values.help === true) return help(io);
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
-      await exportSession(sessionStore(values), runId, values.output, streams);
+      await exportSession(await sessionStore(values), runId, values.output, streams);
       return EXIT.completed;
     }
     case "import": {
       const { values, positionals } = parse(args, { name: { type: "string" } });
       if (values.help === true) return help(io);
       if (positionals.length !== 1) throw new UsageError("session import takes one file (or - for stdin)");
-      const runId = await importSession(sessionStore(values), positionals[0] as string, values.name);
+      const runId = await importSession(await sessionStore(values), positionals[0] as string, values.name);
       io.stdout.write(`imported session ${runId}; resume with: fisk-ai run --resume ${runId}\n`);
       return EXIT.completed;
     }
@@ -109,7 +109,7 @@ export async function sessionCommand(argv: string[], io: CommandIO): Promise<num
       if (values.help === true) return help(io);
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
-      const { forkId, at } = await forkSession(sessionStore(values), runId, { at: values.at, name: values.name });
+      const { forkId, at } = await forkSession(await sessionStore(values), runId, { at: values.at, name: values.name });
       io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: fisk-ai run --resume ${forkId}\n`);
       return EXIT.completed;
     }

@@ -1,7 +1,8 @@
-// Where the CLI's sessions live: the config's session block, overridden by --state-dir,
-// else the XDG default. `run` and the `session` commands share this.
+// Where the CLI's sessions live: --state-dir, else the config's session block, else the
+// XDG default. `run` and the `session` commands share this.
 import { existsSync } from "node:fs";
-import { loadAgentConfig, type AgentConfig } from "../agent/config.js";
+import { resolve } from "node:path";
+import type { AgentConfig } from "../agent/config.js";
 import { FileStore } from "../runstate/file/file-store.js";
 
 /** --config, else ./agent.yaml when there is one, else the defaults. */
@@ -13,6 +14,10 @@ export function storeFor(config: AgentConfig): FileStore {
   return new FileStore({ dir: config.stateDir });
 }
 
-export function sessionStore(flags: { config?: string; "state-dir"?: string }): FileStore {
-  return storeFor(loadAgentConfig(configPathFrom(flags.config), { stateDir: flags["state-dir"] }));
+/** With --state-dir the config is not read at all: listing should not pay for parsing YAML. */
+export async function sessionStore(flags: { config?: string; "state-dir"?: string }): Promise<FileStore> {
+  const stateDir = flags["state-dir"];
+  if (stateDir !== undefined) return new FileStore({ dir: resolve(stateDir) });
+  const { loadAgentConfig } = await import("../agent/config.js");
+  return storeFor(loadAgentConfig(configPathFrom(flags.config)));
 }

@@ -20,9 +20,9 @@ export function readJournalEnds(fs: SyncReads, fd: number, size: number): Journa
 }
 
 function readFirstLine(fs: SyncReads, fd: number, size: number): string | undefined {
-  let head = Buffer.alloc(0);
+  let head = Buffer.allocUnsafe(0);
   while (head.length < size) {
-    const chunk = Buffer.alloc(Math.min(Math.max(CHUNK, head.length), size - head.length));
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(CHUNK, head.length), size - head.length));
     readFullySync(fs, fd, chunk, head.length);
     const newline = chunk.indexOf(NEWLINE);
     if (newline >= 0) return Buffer.concat([head, chunk.subarray(0, newline)]).toString("utf8");
@@ -37,7 +37,7 @@ function readFirstLine(fs: SyncReads, fd: number, size: number): string | undefi
  * growing its window, so a torn tail or a long last record costs only its own bytes.
  */
 function readLastLineAfter(fs: SyncReads, fd: number, size: number, floor: number): string | undefined {
-  let window = Buffer.alloc(0);
+  let window = Buffer.allocUnsafe(0);
   let windowStart = size;
   for (;;) {
     const end = window.lastIndexOf(NEWLINE);
@@ -49,7 +49,7 @@ function readLastLineAfter(fs: SyncReads, fd: number, size: number, floor: numbe
       return undefined;
     }
     const from = Math.max(floor, windowStart - Math.max(CHUNK, window.length));
-    const chunk = Buffer.alloc(windowStart - from);
+    const chunk = Buffer.allocUnsafe(windowStart - from);
     readFullySync(fs, fd, chunk, from);
     window = Buffer.concat([chunk, window]);
     windowStart = from;
