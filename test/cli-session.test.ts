@@ -11,6 +11,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { encodeRecord, type JournalRecord, type MetaPayload } from "../src/index.js";
+import { holdInChild } from "./helpers/run-holder.js";
 import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { assistantEntry, completedRun, journalOf, metaRecord } from "./helpers/record-builders.js";
 
@@ -220,16 +221,6 @@ function showFields(result: CliResult): Map<string, string> {
         return [match[1] as string, match[2] as string];
       }),
   );
-}
-
-/** A child process that holds a session's lock until killed (test/helpers/hold-run.ts). */
-async function holdInChild(dir: string, runId: string): Promise<{ child: ChildProcess; pid: number }> {
-  const child = spawn(process.execPath, [new URL("./helpers/hold-run.js", import.meta.url).pathname, dir, runId], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const [line] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
-  assert.match(line.toString(), new RegExp(`^held ${runId} `));
-  return { child, pid: child.pid as number };
 }
 
 async function sigkill(child: ChildProcess): Promise<void> {

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { appendFileSync, chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
@@ -8,6 +7,7 @@ import { after, describe, it } from "node:test";
 import { defaultStateDir, encodeRecord, FileStore, isRunStateError, type RunStateErrorCode } from "../src/index.js";
 import { runStoreConformance } from "./conformance/store-conformance.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
+import { holdInChild } from "./helpers/run-holder.js";
 import { assistantEntry, completedRun, metaPayload, terminalEntry, toolResultEntry } from "./helpers/record-builders.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-store-"));
@@ -284,15 +284,6 @@ describe("file backend", () => {
   });
 
   describe("locking", () => {
-    async function holdInChild(dir: string, runId: string): Promise<{ child: ChildProcess; pid: number }> {
-      const child = spawn(process.execPath, [new URL("./helpers/hold-run.js", import.meta.url).pathname, dir, runId], {
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      const [line] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
-      assert.match(line.toString(), new RegExp(`^held ${runId} `));
-      return { child, pid: child.pid as number };
-    }
-
     it("refuses a run a child process holds, naming it, and frees it the moment the child is SIGKILLed", async () => {
       const dir = freshDir();
       const store = new FileStore({ dir });
