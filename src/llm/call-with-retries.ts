@@ -22,12 +22,15 @@ export async function callWithRetries(
   hooks: RetryHooks,
 ): Promise<ModelTurn> {
   for (let attempt = 1; ; attempt++) {
-    const timeout = AbortSignal.timeout(policy.timeoutMs);
+    // A timer of our own rather than AbortSignal.timeout, whose timer does not keep the
+    // process alive: a call stuck on nothing else would end the process, not time out.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new DOMException("timed out", "TimeoutError")), policy.timeoutMs);
     try {
-      return await provider.complete(request, AbortSignal.any([hooks.signal, timeout]));
+      return await provider.complete(request, AbortSignal.any([hooks.signal, timeout.signal]));
     } catch (caught) {
       const error =
-        timeout.aborted && !hooks.signal.aborted
+        timeout.signal.aborted && !hooks.signal.aborted
           ? new ModelCallError(`the model call timed out after ${policy.timeoutMs / 1000}s`, { retryable: true, cause: caught })
           : asModelCallError(caught);
       if (!error.retryable || attempt >= policy.attempts || hooks.signal.aborted) throw error;
@@ -36,6 +39,8 @@ export async function callWithRetries(
       hooks.onRetry?.(attempt, delayMs, error);
       await sleep(delayMs, undefined, { signal: hooks.signal }).catch(() => undefined);
       if (hooks.signal.aborted) throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
