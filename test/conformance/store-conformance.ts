@@ -168,7 +168,7 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
         await rejectsWith(store.open("open-2"), "ERR_LOCKED", /open-2 is in use/);
         const other = await harness.sameStorage(store);
         await rejectsWith(other.open("open-2"), "ERR_LOCKED");
-        await rejectsWith(other.create("open-2", metaPayload("open-2")), "ERR_LOCKED");
+        await rejectsWith(other.create("open-2", metaPayload("open-2")), "ERR_EXISTS", /already exists/);
         await journal.close();
         const second = await other.open("open-2");
         await second.close();

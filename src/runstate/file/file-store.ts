@@ -54,15 +54,8 @@ export class FileStore implements Store {
   async create(runId: string, meta: MetaPayload): Promise<Journal> {
     const path = this.journalPath(runId);
     const record = checkedMeta(runId, meta);
-    await this.#ensureDir();
-    const lock = await acquireRunLock(this.#fs, this.lockPath(runId), runId);
-    try {
-      const fd = await this.#writeNewJournal(runId, path, Buffer.from(encodeRecord(record)));
-      return new FileJournal(this.#fs, fd, lock, runId, [record], { groupCommit: this.#groupCommit });
-    } catch (error) {
-      await lock.release();
-      throw error;
-    }
+    const { fd, lock } = await this.#createJournal(runId, path, Buffer.from(encodeRecord(record)));
+    return new FileJournal(this.#fs, fd, lock, runId, [record], { groupCommit: this.#groupCommit });
   }
 
   async open(runId: string): Promise<Journal> {
@@ -150,15 +143,9 @@ export class FileStore implements Store {
     if (state.runId !== runId) {
       throw new RunStateError("ERR_INVALID_RECORD", `the journal to import holds session ${state.runId}, not ${runId}`, { seq: 1 });
     }
-    // Asked before the lock, so an existing id is ERR_EXISTS even while its writer runs.
-    if (await this.#exists(path)) throw existsError(runId);
-    await this.#ensureDir();
-    const lock = await acquireRunLock(this.#fs, this.lockPath(runId), runId);
-    try {
-      await this.#fs.close(await this.#writeNewJournal(runId, path, data));
-    } finally {
-      await lock.release();
-    }
+    const { fd, lock } = await this.#createJournal(runId, path, data);
+    await this.#fs.close(fd);
+    await lock.release();
   }
 
   async delete(runId: string): Promise<void> {
@@ -216,6 +203,20 @@ export class FileStore implements Store {
       return corruptSummary(runId, updated, error);
     } finally {
       this.#fs.sync.close(fd);
+    }
+  }
+
+  /** A new run's journal, written whole, with its lock held. */
+  async #createJournal(runId: string, path: string, bytes: Buffer): Promise<{ fd: number; lock: RunLock }> {
+    // Asked before the lock, so an existing id is ERR_EXISTS even while its writer runs.
+    if (await this.#exists(path)) throw existsError(runId);
+    await this.#ensureDir();
+    const lock = await acquireRunLock(this.#fs, this.lockPath(runId), runId);
+    try {
+      return { fd: await this.#writeNewJournal(runId, path, bytes), lock };
+    } catch (error) {
+      await lock.release();
+      throw error;
     }
   }
 
