@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { appendFileSync, chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { defaultStateDir, encodeRecord, FileStore, isRunStateError, type RunStateErrorCode } from "../src/index.js";
+import { defaultStateDir, encodeRecord, FileStore, isRunStateError, nodeFileSystem, type FileSystem, type RunStateErrorCode } from "../src/index.js";
 import { runStoreConformance } from "./conformance/store-conformance.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
 import { holdInChild } from "./helpers/run-holder.js";
@@ -203,6 +203,19 @@ describe("file backend", () => {
       await journal.close();
     });
 
+    it("finishes a write the kernel took only part of, for appends and new journals alike", async () => {
+      const dir = freshDir();
+      // A write that takes at most 100 bytes, as a nearly full disk or a file-size limit does.
+      const shortWrites: FileSystem = { ...nodeFileSystem, write: (fd, data, position) => nodeFileSystem.write(fd, data.subarray(0, 100), position) };
+      const store = new FileStore({ dir, fileSystem: shortWrites });
+      await store.importJournal("short-1", Buffer.from(completedRun("short-1").map(encodeRecord).join("")));
+      const journal = await store.create("short-2", metaPayload("short-2"));
+      await journal.append(2, assistantEntry(0, "x".repeat(500)));
+      await journal.close();
+      assert.deepEqual(journalLines(dir, "short-1"), completedRun("short-1").map((record) => JSON.stringify(record)));
+      assert.equal((await new FileStore({ dir }).load("short-2")).lastSeq, 2);
+    });
+
     it("fails the append and every later one when a write fails, and recovers on reopen", async () => {
       const dir = freshDir();
       const fs = countingFileSystem();
@@ -320,6 +333,21 @@ describe("file backend", () => {
       assert.equal(holder.host, hostname());
       assert.ok(Date.parse(String(holder.started)) <= Date.now());
       await journal.close();
+    });
+
+    it("says no session, and leaves no lock file, to the loser of two deletes racing", async () => {
+      const dir = freshDir();
+      const fs = countingFileSystem();
+      const store = new FileStore({ dir, fileSystem: fs });
+      await (await store.create("raced", metaPayload("raced"))).close();
+      let raced = false;
+      fs.before.lockExclusive = async () => {
+        if (raced) return;
+        raced = true;
+        await new FileStore({ dir }).delete("raced");
+      };
+      await rejectsWith(store.delete("raced"), "ERR_NOT_FOUND", /no session raced/);
+      assert.deepEqual(readdirSync(dir), []);
     });
 
     it("removes the lock file with the run", async () => {

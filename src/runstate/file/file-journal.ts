@@ -5,7 +5,7 @@ import { RunStateError } from "../errors.js";
 import { encodeRecord } from "../journal-codec.js";
 import { recordAt, type JournalRecord, type RecordEntry } from "../records.js";
 import type { Journal } from "../store.js";
-import type { FileSystem } from "./file-system.js";
+import { writeFully, type FileSystem } from "./file-system.js";
 import type { RunLock } from "./run-lock.js";
 
 interface QueuedAppend {
@@ -97,7 +97,7 @@ export class FileJournal implements Journal {
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#maxBatch);
       try {
-        await this.#writeAll(Buffer.from(batch.map((queued) => queued.line).join("")));
+        await writeFully(this.#fs, this.#fd, Buffer.from(batch.map((queued) => queued.line).join("")));
         await this.#fs.fdatasync(this.#fd);
         for (const queued of batch) queued.resolve();
       } catch (error) {
@@ -111,13 +111,6 @@ export class FileJournal implements Journal {
     const markIdle = this.#markIdle;
     this.#markIdle = undefined;
     markIdle?.();
-  }
-
-  async #writeAll(data: Buffer): Promise<void> {
-    let written = 0;
-    while (written < data.length) {
-      written += await this.#fs.write(this.#fd, data.subarray(written), null);
-    }
   }
 
   #throwIfFailed(): void {

@@ -8,7 +8,7 @@ import { decodeJournal, decodeRecordLine, encodeRecord } from "../journal-codec.
 import { checkRecord, PROTOCOLS, type MetaPayload, type MetaRecord } from "../records.js";
 import { assertRunId, isValidRunId } from "../run-id.js";
 import type { Journal, RunSummary, Store } from "../store.js";
-import { errnoCode, nodeFileSystem, readFully, type FileSystem } from "./file-system.js";
+import { errnoCode, nodeFileSystem, readFully, writeFully, type FileSystem } from "./file-system.js";
 import { FileJournal } from "./file-journal.js";
 import { readJournalEnds } from "./journal-ends.js";
 import { acquireRunLock, peekLiveHolder, refuseSymlink, type RunLock } from "./run-lock.js";
@@ -154,9 +154,18 @@ export class FileStore implements Store {
     const lockPath = this.lockPath(runId);
     const lock = await acquireRunLock(this.#fs, lockPath, runId);
     try {
-      await this.#fs.unlink(path);
-      // Unlinked while held: a process that opened the old lock file sees it is gone.
-      await this.#fs.unlink(lockPath);
+      try {
+        await this.#fs.unlink(path);
+      } catch (error) {
+        // Another delete won the race between our check and our lock.
+        if (errnoCode(error) === "ENOENT") throw notFoundError(runId);
+        throw error;
+      } finally {
+        // Unlinked while held: a process that opened the old lock file sees it is gone.
+        await this.#fs.unlink(lockPath).catch(() => undefined);
+      }
+      // A crash between link and unlink in #writeNewJournal leaves this second name behind.
+      await this.#fs.unlink(`${path}.tmp`).catch(() => undefined);
       await this.#syncDir();
     } finally {
       await lock.release();
@@ -237,7 +246,7 @@ export class FileStore implements Store {
     }
     try {
       await this.#fs.fchmod(fd, FILE_MODE);
-      await this.#fs.write(fd, bytes, null);
+      await writeFully(this.#fs, fd, bytes);
       await this.#fs.fdatasync(fd);
       try {
         await this.#fs.link(temporary, path);

@@ -102,3 +102,10 @@ export function readFullySync(fs: SyncReads, fd: number, into: Uint8Array, posit
     done += read;
   }
 }
+
+/** Writes all of `data`: a write may take fewer bytes than it was given (a full disk, a size limit). */
+export async function writeFully(fs: FileSystem, fd: number, data: Uint8Array): Promise<void> {
+  for (let written = 0; written < data.length; ) {
+    written += await fs.write(fd, data.subarray(written), null);
+  }
+}

@@ -52,8 +52,11 @@ export async function acquireRunLock(fs: FileSystem, path: string, runId: string
       return {
         release: async () => {
           // Emptied so a cleanly closed run names no holder; the unlock is the close.
-          await fs.ftruncate(fd, 0);
-          await fs.close(fd);
+          try {
+            await fs.ftruncate(fd, 0);
+          } finally {
+            await fs.close(fd);
+          }
         },
       };
     }
