@@ -16,7 +16,7 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 let stores = 0;
 const freshStore = () => new FileStore({ dir: join(scratch, `runs-${++stores}`) });
 
-type Reply = { text?: string; tools?: { name: string; input?: Record<string, unknown> }[] } | ModelCallError;
+type Reply = { text?: string; tools?: { name: string; input?: Record<string, unknown>; id?: string }[] } | ModelCallError;
 
 /** A model that answers call k with replies[k] and keeps a copy of every request. */
 function fakeModel(replies: Reply[], name: ProviderName = "anthropic") {
@@ -30,7 +30,7 @@ function fakeModel(replies: Reply[], name: ProviderName = "anthropic") {
       if (reply instanceof ModelCallError) throw reply;
       const tools = (reply.tools ?? []).map((tool, index) => ({
         type: "tool_use" as const,
-        id: `toolu_${requests.length}_${index}`,
+        id: tool.id ?? `toolu_${requests.length}_${index}`,
         name: tool.name,
         input: tool.input ?? {},
       }));
@@ -241,6 +241,40 @@ describe("the agent loop", () => {
     assert.equal(outcome.reason, "budget");
     assert.match(outcome.message ?? "", /token budget reached: 16 of 16/);
     assert.deepEqual(log, []);
+  });
+
+  it("refuses to resume a run stopped at its budget until the budget is raised, without running the held-back tools", async () => {
+    const store = freshStore();
+    const log: string[] = [];
+    const tight = (maxTokens: number) => settings(fakeModel(TWO_TOOLS_THEN_ANSWER.slice(1)).provider, countingTools(log), { maxTokens });
+    const first = fakeModel(TWO_TOOLS_THEN_ANSWER);
+    await startRun({ settings: { ...tight(16), provider: first.provider }, store }, { prompt: "go", runId: "broke" });
+    await assert.rejects(
+      resumeRun({ settings: tight(16), store }, { runId: "broke", force: false }),
+      /cannot resume session broke: token budget reached: 16 of 16 tokens used; raise budget\.max_tokens, then resume with --force/,
+    );
+    assert.deepEqual(log, [], "the tools the budget held back did not run");
+    const outcome = await resumeRun({ settings: tight(1000), store }, { runId: "broke", force: true });
+    assert.deepEqual([outcome.reason, log], ["completed", ["a", "b"]]);
+  });
+
+  it("refuses to resume a run at its iteration cap until the cap is raised", async () => {
+    const store = freshStore();
+    await startRun({ settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([]), { maxIterations: 1 }), store }, { prompt: "go", runId: "capped" });
+    await assert.rejects(
+      resumeRun({ settings: settings(fakeModel([]).provider, countingTools([]), { maxIterations: 1 }), store }, { runId: "capped", force: false }),
+      /it has made 1 of its 1 model calls; raise budget\.max_iterations/,
+    );
+  });
+
+  it("ends on error, journaling nothing of it, a turn that gives two tool calls one id", async () => {
+    const store = freshStore();
+    const log: string[] = [];
+    const model = fakeModel([{ tools: [{ name: "echo", input: { text: "a" }, id: "call_0" }, { name: "echo", input: { text: "b" }, id: "call_0" }] }]);
+    const outcome = await startRun({ settings: settings(model.provider, countingTools(log)), store }, { prompt: "go", runId: "twins" });
+    assert.deepEqual([outcome.reason, outcome.message], ["error", "the model returned two tool calls with the id call_0"]);
+    assert.deepEqual(log, []);
+    assert.deepEqual(kinds(await recordsOf(store, "twins")), ["meta", "terminal"], "the session still folds and can be resumed");
   });
 
   it("stops at the iteration cap at a boundary", async () => {

@@ -80,6 +80,25 @@ describe("command tools", () => {
     assert.equal(isRunning(grandchild), false, "the whole process group is gone");
   });
 
+  it("returns when the command exits, ending what it left running in the background", async () => {
+    const pidFile = join(scratch, "background.pid");
+    const started = Date.now();
+    const output = await tool(["sh", "-c", `sleep 30 & echo $! > ${pidFile}; echo hi`], { timeoutMs: 10_000 }).run({}, context);
+    assert.deepEqual(output, { content: "hi\n" });
+    assert.ok(Date.now() - started < 5000, "it did not wait for the background sleep");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(isRunning(Number(readFileSync(pidFile, "utf8"))), false);
+  });
+
+  it("does not start when the run is already shutting down", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const marker = join(scratch, "never");
+    const output = await tool(["touch", marker]).run({}, { signal: controller.signal });
+    assert.equal(output.is_error, true);
+    assert.equal(existsSync(marker), false);
+  });
+
   it("stops when the run aborts", async () => {
     const controller = new AbortController();
     const running = tool(["sleep", "30"]).run({}, { signal: controller.signal });

@@ -319,6 +319,17 @@ describe("file backend", () => {
       await journal.close();
     });
 
+    it("does not take a note whose pid now belongs to another process for a live holder", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await (await store.create("reused", metaPayload("reused"))).close();
+      const note = (started: string) => writeFileSync(join(dir, "reused.lock"), JSON.stringify({ pid: process.pid, host: hostname(), started }));
+      note(new Date(Date.now() - process.uptime() * 1000).toISOString());
+      assert.equal((await store.summarize("reused")).status, "running", "this process, as it noted itself");
+      note("2001-01-01T00:00:00.000Z");
+      assert.equal((await store.summarize("reused")).status, "open", "the pid is alive, but it is another process than the note's");
+    });
+
     it("names no holder once a run is closed cleanly", async () => {
       const dir = freshDir();
       await (await new FileStore({ dir }).create("held-2", metaPayload("held-2"))).close();

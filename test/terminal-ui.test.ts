@@ -26,6 +26,18 @@ describe("the terminal", () => {
     }
   });
 
+  it("denies the call and passes Ctrl-C at the prompt on to the process, to suspend the run", async () => {
+    const stdin = fakeTerminal();
+    const interrupted = new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
+    const decision = terminalConfirm(stdin, fakeTerminal())(rm, {});
+    stdin.write("\x03");
+    assert.equal(await decision, false);
+    // A signal listener does not keep the event loop alive: a timer waits for it.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([interrupted, new Promise((_resolve, reject) => (timer = setTimeout(() => reject(new Error("no SIGINT reached the process")), 5000)))]);
+    clearTimeout(timer);
+  });
+
   it("denies a confirm tool where stdin or stderr is not a terminal", async () => {
     const pipe = new PassThrough() as unknown as NodeJS.ReadStream;
     assert.equal(await terminalConfirm(pipe, fakeTerminal())(rm, {}), false);

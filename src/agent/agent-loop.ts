@@ -107,10 +107,31 @@ function refuseResume(state: RunState, settings: AgentSettings, force: boolean):
       `cannot resume session ${state.runId}: its configuration changed:\n${lines}\nrestore the configuration, or resume anyway with --force`,
     );
   }
+  // Asked before the pending batch runs: a session stopped at a limit it still exceeds
+  // would only run the held-back tools and stop again.
+  const overBudget = budgetExhausted(state, settings);
+  if (overBudget !== undefined) {
+    throw new ResumeRefusedError(`cannot resume session ${state.runId}: ${overBudget}; raise budget.max_tokens, then resume with --force`);
+  }
+  if (state.nextIteration >= settings.maxIterations) {
+    throw new ResumeRefusedError(
+      `cannot resume session ${state.runId}: it has made ${state.nextIteration} of its ${settings.maxIterations} model calls; raise budget.max_iterations, then resume with --force`,
+    );
+  }
 }
 
 export function totalTokens(counters: Counters): number {
   return counters.inTokens + counters.outTokens + counters.cacheReadTokens + counters.cacheCreateTokens;
+}
+
+function firstRepeatedToolUseId(content: AssistantMessage["content"]): string | undefined {
+  const seen = new Set<string>();
+  for (const block of content) {
+    if (block.type !== "tool_use") continue;
+    if (seen.has(block.id)) return block.id;
+    seen.add(block.id);
+  }
+  return undefined;
 }
 
 function answerText(message: AssistantMessage): string {
@@ -201,6 +222,10 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string)
       return finish("error", { message: `model call failed: ${error instanceof Error ? error.message : String(error)}` });
     }
     signal.throwIfAborted();
+    // Two tool calls under one id could never both be answered: journaled, the run could
+    // not be folded again. Refused before it reaches the journal.
+    const repeatedId = firstRepeatedToolUseId(turn.message.content);
+    if (repeatedId !== undefined) return finish("error", { message: `the model returned two tool calls with the id ${repeatedId}` });
 
     const assistant = {
       iteration,

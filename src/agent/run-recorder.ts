@@ -19,14 +19,16 @@ export class RunRecorder {
 
   /** A new run: journaled to `store` when given, else kept in memory only. */
   static async create(store: Store | undefined, meta: MetaPayload): Promise<RunRecorder> {
-    const journal = store === undefined ? undefined : await store.create(meta.run_id, meta);
-    const records: JournalRecord[] = journal === undefined ? [{ seq: 1, protocol: PROTOCOLS.meta, meta }] : await journal.records();
-    return new RunRecorder(meta.run_id, records, journal);
+    if (store === undefined) return new RunRecorder(meta.run_id, [{ seq: 1, protocol: PROTOCOLS.meta, meta }], undefined);
+    return RunRecorder.#over(meta.run_id, await store.create(meta.run_id, meta));
   }
 
   /** An existing run, locked for appending. */
   static async open(store: Store, runId: string): Promise<RunRecorder> {
-    const journal = await store.open(runId);
+    return RunRecorder.#over(runId, await store.open(runId));
+  }
+
+  static async #over(runId: string, journal: Journal): Promise<RunRecorder> {
     try {
       return new RunRecorder(runId, await journal.records(), journal);
     } catch (error) {

@@ -52,6 +52,7 @@ function runCommand(definition: CommandToolDefinition, input: Record<string, unk
     return Promise.resolve({ content: `missing input field "${argv.missing}" for tool ${definition.name}`, is_error: true });
   }
   const [program, ...args] = argv as [string, ...string[]];
+  if (context.signal.aborted) return Promise.resolve({ content: `${definition.name} stopped: the run is shutting down`, is_error: true });
   return new Promise((resolve) => {
     // Its own process group, so a timeout also ends whatever the command started.
     const child = spawn(program, args, { shell: false, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -79,6 +80,15 @@ function runCommand(definition: CommandToolDefinition, input: Record<string, unk
     child.on("error", (error: NodeJS.ErrnoException) => {
       const reason = error.code === "ENOENT" ? `command not found: ${program}` : `cannot run ${program}: ${error.message}`;
       finish({ content: reason, is_error: true });
+    });
+    // What the command left running in the background ends with it: it would otherwise hold
+    // the output pipes open, and the call would wait for it until the timeout.
+    child.on("exit", () => {
+      try {
+        process.kill(-(child.pid as number), "SIGKILL");
+      } catch {
+        // The group is already empty.
+      }
     });
     child.on("close", (code, signal) => {
       const out = stdout.text();

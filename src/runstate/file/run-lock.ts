@@ -2,7 +2,7 @@
 // blocking and held for the life of an open journal. The kernel drops it when the
 // process dies, so a crash leaves no stale lock. The file's contents only say who
 // holds it, for the ERR_LOCKED message; the flock alone decides.
-import { constants } from "node:fs";
+import { constants, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { RunStateError } from "../errors.js";
 import type { RunHolder } from "../store.js";
@@ -130,14 +130,35 @@ export function peekLiveHolder(fs: FileSystem, path: string): LockHolder | undef
   return holder !== undefined && isAlive(holder) ? holder : undefined;
 }
 
+/** How far the kernel's idea of a start time may be from the one the holder noted. */
+const START_TIME_SLACK_MS = 5000;
+/** USER_HZ: the unit of /proc's start times on every Linux that Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 function isAlive(holder: LockHolder): boolean {
   if (holder.host !== hostname()) return true;
   try {
     process.kill(holder.pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists, it just is not ours to signal.
-    return errnoCode(error) === "EPERM";
+    if (errnoCode(error) !== "EPERM") return false;
+  }
+  // A pid is reused once its process is gone: the start time tells whose it is now.
+  const started = processStartMs(holder.pid);
+  return started === undefined || Math.abs(started - Date.parse(holder.started)) <= START_TIME_SLACK_MS;
+}
+
+/** When a process of this host started, from /proc; undefined where there is no /proc. */
+function processStartMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesized command name start at field 3; the start time is field 22.
+    const startTicks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const started = (bootSeconds + startTicks / CLOCK_TICKS_PER_SECOND) * 1000;
+    return Number.isFinite(started) ? started : undefined;
+  } catch {
+    return undefined;
   }
 }
 
