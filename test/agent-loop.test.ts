@@ -329,6 +329,31 @@ describe("the agent loop", () => {
     assert.equal((await store.load("par")).counters.toolCalls, 3);
   });
 
+  it("waits for every tool of a parallel batch before failing the run for one of them", async () => {
+    const finished: string[] = [];
+    const slow = defineTool({
+      name: "slow",
+      description: "",
+      input_schema: { type: "object" },
+      run: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        finished.push("slow");
+        return "slow done";
+      },
+    });
+    const model = fakeModel([{ tools: [{ name: "echo", input: { text: "fast" } }, { name: "slow" }] }]);
+    const failOnFast: AgentEvents = {
+      toolFinished: (use) => {
+        if (use.name === "echo") throw new Error("the journal failed");
+      },
+    };
+    await assert.rejects(
+      startRun({ settings: settings(model.provider, countingTools(finished, [slow]), { parallelTools: true }), events: failOnFast }, { prompt: "go" }),
+      /the journal failed/,
+    );
+    assert.deepEqual(finished, ["fast", "slow"], "the slow tool had finished when the run failed");
+  });
+
   it("tells the model, with is_error, about an unknown tool and a confirm tool denied without a terminal", async () => {
     const log: string[] = [];
     const guarded = defineTool({ name: "rm", description: "", input_schema: { type: "object" }, confirm: true, run: async () => (log.push("rm"), "removed") });

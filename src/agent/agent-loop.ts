@@ -169,7 +169,11 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string)
       events.toolFinished?.(use, result, false);
     };
     if (settings.parallelTools) {
-      await Promise.all(uses.map(runOne));
+      // Every tool of the batch is waited for, even when one fails: none is left running
+      // while the journal closes under it.
+      const settled = await Promise.allSettled(uses.map(runOne));
+      const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+      if (failed !== undefined) throw failed.reason;
     } else {
       for (const use of uses) await runOne(use);
     }

@@ -253,7 +253,9 @@ export class FileStore implements Store {
       } catch (error) {
         throw errnoCode(error) === "EEXIST" ? existsError(runId) : error;
       }
-      await this.#fs.unlink(temporary);
+      // The journal is in place from here on: a second name left behind is only litter,
+      // which delete() sweeps up, not a reason to report the journal as not written.
+      await this.#fs.unlink(temporary).catch(() => undefined);
       await this.#syncDir();
       return fd;
     } catch (error) {
