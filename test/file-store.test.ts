@@ -255,6 +255,14 @@ describe("file backend", () => {
       assert.deepEqual(JSON.parse(lines.at(-1) as string), { seq: 8, ...terminalEntry("suspended") }, "nothing glued");
     });
 
+    it("reads what is left of a journal cut shorter while it is read", async () => {
+      const dir = freshDir();
+      await writeRun(new FileStore({ dir }), "shrunk", 1);
+      // The size seen first is larger than what the reads then find, as when a resume cuts a torn tail meanwhile.
+      const shrinking: FileSystem = { ...nodeFileSystem, fstat: async (fd) => ({ ...(await nodeFileSystem.fstat(fd)), size: (await nodeFileSystem.fstat(fd)).size + 50 }) };
+      assert.equal((await new FileStore({ dir, fileSystem: shrinking }).load("shrunk")).lastSeq, 4);
+    });
+
     it("treats a journal whose only line is torn as empty", async () => {
       const dir = freshDir();
       mkdirSync(dir, { mode: 0o700 });

@@ -138,11 +138,14 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
         await reopened.close();
       });
 
-      it("refuses appends after close with ERR_CLOSED", async () => {
+      it("refuses appends after close with ERR_CLOSED, and every close returns only once the run is free", async () => {
         const journal = await store.create("append-6", metaPayload("append-6"));
+        const first = journal.close();
         await journal.close();
+        const reopened = await store.open("append-6");
+        await first;
         await rejectsWith(journal.append(2, terminalEntry("completed")), "ERR_CLOSED");
-        await journal.close();
+        await reopened.close();
       });
     });
 

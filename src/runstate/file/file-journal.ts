@@ -32,7 +32,7 @@ export class FileJournal implements Journal {
   #idle: Promise<void> = Promise.resolve();
   #markIdle: (() => void) | undefined;
   #failure: unknown;
-  #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(fs: FileSystem, fd: number, lock: RunLock, runId: string, records: JournalRecord[], options: FileJournalOptions) {
     this.#fs = fs;
@@ -48,7 +48,7 @@ export class FileJournal implements Journal {
   }
 
   append(seq: number, entry: RecordEntry): Promise<void> {
-    if (this.#closed) return Promise.reject(new RunStateError("ERR_CLOSED", `the journal of session ${this.runId} is closed`));
+    if (this.#closing !== undefined) return Promise.reject(new RunStateError("ERR_CLOSED", `the journal of session ${this.runId} is closed`));
     if (this.#failure !== undefined) return Promise.reject(this.#failedError());
     // A crash-retry of a seq already taken: durable when what is in flight is.
     if (Number.isInteger(seq) && seq >= 1 && seq <= this.lastSeq) return this.#idle.then(() => this.#throwIfFailed());
@@ -74,15 +74,17 @@ export class FileJournal implements Journal {
     return this.#records.slice();
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#idle;
-    try {
-      await this.#fs.close(this.#fd);
-    } finally {
-      await this.#lock.release();
-    }
+  /** Every call waits for the one close, so none returns while the lock is still held. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#idle;
+      try {
+        await this.#fs.close(this.#fd);
+      } finally {
+        await this.#lock.release();
+      }
+    })();
+    return this.#closing;
   }
 
   #scheduleFlush(): void {

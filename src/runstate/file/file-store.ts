@@ -8,7 +8,7 @@ import { decodeJournal, decodeRecordLine, encodeRecord } from "../journal-codec.
 import { checkRecord, PROTOCOLS, type MetaPayload, type MetaRecord } from "../records.js";
 import { assertRunId, isValidRunId } from "../run-id.js";
 import type { Journal, RunSummary, Store } from "../store.js";
-import { errnoCode, nodeFileSystem, readFully, writeFully, type FileSystem } from "./file-system.js";
+import { errnoCode, nodeFileSystem, writeFully, type FileSystem } from "./file-system.js";
 import { FileJournal } from "./file-journal.js";
 import { readJournalEnds } from "./journal-ends.js";
 import { acquireRunLock, peekLiveHolder, refuseSymlink, type RunLock } from "./run-lock.js";
@@ -288,11 +288,17 @@ export class FileStore implements Store {
     }
   }
 
+  /** The file's bytes; a file cut shorter while being read (a torn tail repaired) gives what is left. */
   async #readAll(fd: number): Promise<Buffer> {
     const { size } = await this.#fs.fstat(fd);
     const bytes = Buffer.allocUnsafe(size);
-    await readFully(this.#fs, fd, bytes, 0);
-    return bytes;
+    let done = 0;
+    while (done < size) {
+      const read = await this.#fs.read(fd, bytes, done, size - done, done);
+      if (read === 0) break;
+      done += read;
+    }
+    return bytes.subarray(0, done);
   }
 
   /** Creates the directory 0700, or tightens an existing one that is looser. */

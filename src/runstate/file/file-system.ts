@@ -87,14 +87,6 @@ export function errnoCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
 }
 
-export async function readFully(fs: FileSystem, fd: number, into: Uint8Array, position: number): Promise<void> {
-  for (let done = 0; done < into.length; ) {
-    const read = await fs.read(fd, into, done, into.length - done, position + done);
-    if (read === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
-    done += read;
-  }
-}
-
 export function readFullySync(fs: SyncReads, fd: number, into: Uint8Array, position: number): void {
   for (let done = 0; done < into.length; ) {
     const read = fs.read(fd, into, done, into.length - done, position + done);
