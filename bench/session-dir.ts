@@ -2,7 +2,8 @@
 // and its profiling script. One body of records is encoded once and shared: its records
 // carry no run id, so each session's own meta line, the shared body and its own ending
 // make a valid journal of that session, at the cost of a few writes.
-import { closeSync, openSync } from "node:fs";
+import { writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { PROTOCOLS, type RecordEntry } from "../src/index.js";
 import { encodeEntries, metaLine, RunGenerator, terminalLine, writeJournalFile, type RunShape } from "./run-records.js";
@@ -19,7 +20,7 @@ export interface SessionEnd {
 export interface SessionDir {
   runIds: string[];
   expected: Map<string, SessionEnd>;
-  /** Total journal bytes, lock files (empty) aside. */
+  /** Total journal bytes, lock files aside. */
   bytes: number;
   counts: Record<SessionEnding, number>;
 }
@@ -48,9 +49,13 @@ function finalAnswer(generator: RunGenerator): RecordEntry {
   };
 }
 
+/** The note of a holder that is gone: a pid no process has (above the kernel's pid_max). */
+const DEAD_HOLDER_NOTE = JSON.stringify({ pid: 4_194_305, host: hostname(), started: "2026-01-01T00:00:00.000Z" });
+
 /**
  * Writes `count` sessions of about `bytesEach` bytes into `dir` (which must exist), each
- * `<id>.json` (0600) beside an empty `<id>.lock` (0600), as a store leaves a closed run.
+ * `<id>.json` (0600) as a store leaves it: a closed run has no lock file, and an open one
+ * (its process died) keeps the lock file with the dead holder's note, which list() reads.
  */
 export function writeSessions(dir: string, count: number, bytesEach: number): SessionDir {
   const generator = new RunGenerator(RUN_RECORDS, 5);
@@ -77,7 +82,7 @@ export function writeSessions(dir: string, count: number, bytesEach: number): Se
     const meta = Buffer.from(metaLine(runId));
     const ending = endings[status];
     writeJournalFile(join(dir, `${runId}.json`), [meta, bodyBytes, ending.bytes]);
-    closeSync(openSync(join(dir, `${runId}.lock`), "wx", 0o600));
+    if (status === "open") writeFileSync(join(dir, `${runId}.lock`), DEAD_HOLDER_NOTE, { mode: 0o600, flag: "wx" });
     runIds.push(runId);
     expected.set(runId, { status, lastSeq: ending.lastSeq });
     counts[status]++;

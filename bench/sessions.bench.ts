@@ -178,7 +178,7 @@ function printSetup(dir: string, sessions: SessionDir, writeMs: number, syncMs: 
   const counts = SESSION_ENDINGS.map((ending) => `${formatCount(sessions.counts[ending])} ${ending}`).join(", ");
   console.log(
     `\nsessions: ${formatCount(count)} journals of ${formatMb(sessions.bytes / count)} MB (${formatGb(sessions.bytes)} GB) in ${dir}, ` +
-      `each with an empty .lock: ${counts}`,
+      `the open ones (their process died) with a lock file naming a dead holder: ${counts}`,
   );
   console.log(
     `  written in ${(writeMs / 1000).toFixed(1)} s (${formatCount(sessions.bytes / MB / (writeMs / 1000))} MB/s), ` +

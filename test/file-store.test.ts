@@ -90,13 +90,13 @@ describe("file backend", () => {
       const previous = process.umask(0);
       try {
         const journal = await new FileStore({ dir }).create("modes-1", metaPayload("modes-1"));
+        assert.equal(mode(join(dir, "modes-1.lock")), 0o600);
         await journal.close();
       } finally {
         process.umask(previous);
       }
       assert.equal(mode(dir), 0o700);
       assert.equal(mode(join(dir, "modes-1.json")), 0o600);
-      assert.equal(mode(join(dir, "modes-1.lock")), 0o600);
     });
 
     it("tightens an existing directory that is looser", async () => {
@@ -338,10 +338,18 @@ describe("file backend", () => {
       assert.equal((await store.summarize("reused")).status, "open", "the pid is alive, but it is another process than the note's");
     });
 
-    it("names no holder once a run is closed cleanly", async () => {
+    it("keeps a lock file only while the run is held, so listing reads none of a closed run's", async () => {
       const dir = freshDir();
-      await (await new FileStore({ dir }).create("held-2", metaPayload("held-2"))).close();
-      assert.equal(readFileSync(join(dir, "held-2.lock"), "utf8"), "");
+      const journal = await new FileStore({ dir }).create("held-2", metaPayload("held-2"));
+      assert.ok(lstatSync(join(dir, "held-2.lock")).isFile());
+      await journal.close();
+      assert.throws(() => lstatSync(join(dir, "held-2.lock")), /ENOENT/);
+      const fs = countingFileSystem();
+      await new FileStore({ dir, fileSystem: fs }).list();
+      assert.equal(fs.calls["sync.lstat"], undefined, "no lock file was looked at");
+      const reopened = await new FileStore({ dir }).open("held-2");
+      assert.equal((await new FileStore({ dir }).list())[0]?.status, "running", "a lock file again while held");
+      await reopened.close();
     });
 
     it("records the holder's pid, host and start time in the lock file", async () => {

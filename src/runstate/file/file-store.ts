@@ -17,6 +17,7 @@ import { defaultStateDir } from "./state-dir.js";
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 const JOURNAL_SUFFIX = ".json";
+const LOCK_SUFFIX = ".lock";
 const LIST_SLICE = 256;
 const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW, O_DIRECTORY } = constants;
 
@@ -48,7 +49,7 @@ export class FileStore implements Store {
 
   lockPath(runId: string): string {
     assertRunId(runId);
-    return join(this.dir, `${runId}.lock`);
+    return join(this.dir, runId + LOCK_SUFFIX);
   }
 
   async create(runId: string, meta: MetaPayload): Promise<Journal> {
@@ -82,7 +83,7 @@ export class FileStore implements Store {
       return new FileJournal(this.#fs, fd, lock, runId, records, { groupCommit: this.#groupCommit });
     } catch (error) {
       if (fd !== undefined) await this.#fs.close(fd);
-      await this.#releaseAfterFailedOpen(lock, lockPath, error);
+      await lock.release();
       throw error;
     }
   }
@@ -100,23 +101,24 @@ export class FileStore implements Store {
       if (errnoCode(error) === "ENOENT") return [];
       throw error;
     }
-    const runIds = names
-      .filter((name) => name.endsWith(JOURNAL_SUFFIX))
-      .map((name) => name.slice(0, -JOURNAL_SUFFIX.length))
-      .filter(isValidRunId);
+    const runIds = idsWithSuffix(names, JOURNAL_SUFFIX);
+    // A lock file is there only while a process holds its run, or after one died holding
+    // it: only those runs need their holder's note read.
+    const locked = new Set(idsWithSuffix(names, LOCK_SUFFIX));
     const summaries: RunSummary[] = [];
     for (let index = 0; index < runIds.length; index++) {
       // Synchronous reads in slices: a tiny read costs less than its trip through the
       // thread pool, and yielding between slices keeps the event loop responsive.
       if (index > 0 && index % LIST_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
-      const summary = this.#summarize(runIds[index] as string);
+      const runId = runIds[index] as string;
+      const summary = this.#summarize(runId, locked.has(runId));
       if (summary !== undefined) summaries.push(summary);
     }
     return summaries;
   }
 
   async summarize(runId: string): Promise<RunSummary> {
-    const summary = this.#summarize(runId);
+    const summary = this.#summarize(runId, true);
     if (summary === undefined) throw notFoundError(runId);
     return summary;
   }
@@ -160,9 +162,6 @@ export class FileStore implements Store {
         // Another delete won the race between our check and our lock.
         if (errnoCode(error) === "ENOENT") throw notFoundError(runId);
         throw error;
-      } finally {
-        // Unlinked while held: a process that opened the old lock file sees it is gone.
-        await this.#fs.unlink(lockPath).catch(() => undefined);
       }
       // A crash between link and unlink in #writeNewJournal leaves this second name behind.
       await this.#fs.unlink(`${path}.tmp`).catch(() => undefined);
@@ -173,7 +172,7 @@ export class FileStore implements Store {
   }
 
   /** A run's summary from its first and last records, read synchronously (see list). */
-  #summarize(runId: string): RunSummary | undefined {
+  #summarize(runId: string, mayBeHeld: boolean): RunSummary | undefined {
     const path = this.journalPath(runId);
     let fd: number;
     try {
@@ -198,7 +197,7 @@ export class FileStore implements Store {
       assertReadableVersion(first.meta);
       assertHoldsRun(path, runId, { runId: first.meta.run_id });
       const last = ends.last === ends.first ? first : decodeRecordLine(ends.last);
-      const holder = peekLiveHolder(this.#fs, this.lockPath(runId));
+      const holder = mayBeHeld ? peekLiveHolder(this.#fs, this.lockPath(runId)) : undefined;
       return {
         runId,
         status: holder !== undefined ? "running" : last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
@@ -323,13 +322,6 @@ export class FileStore implements Store {
     }
   }
 
-  /** An open that found no journal removes the lock file it made; otherwise just unlocks. */
-  async #releaseAfterFailedOpen(lock: RunLock, lockPath: string, error: unknown): Promise<void> {
-    if (error instanceof RunStateError && error.code === "ERR_NOT_FOUND") {
-      await this.#fs.unlink(lockPath).catch(() => undefined);
-    }
-    await lock.release();
-  }
 }
 
 function checkedMeta(runId: string, meta: MetaPayload): MetaRecord {
@@ -341,6 +333,11 @@ function checkedMeta(runId: string, meta: MetaPayload): MetaRecord {
   const checked = checkRecord(record);
   if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to create session ${runId}: ${checked.problem}`);
   return record;
+}
+
+/** The run ids among file names with that suffix; anything else in the directory is not ours. */
+function idsWithSuffix(names: readonly string[], suffix: string): string[] {
+  return names.filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length)).filter(isValidRunId);
 }
 
 /** A reading error says which session, and where to look further, in its one line. */

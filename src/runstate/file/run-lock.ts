@@ -1,7 +1,8 @@
 // The per-run writer lock: a kernel advisory flock on `<id>.lock`, taken without
 // blocking and held for the life of an open journal. The kernel drops it when the
 // process dies, so a crash leaves no stale lock. The file's contents only say who
-// holds it, for the ERR_LOCKED message; the flock alone decides.
+// holds it, for the ERR_LOCKED message and `session ls`; the flock alone decides. The
+// file exists while a process holds the run, and after one that died holding it.
 import { constants, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { RunStateError } from "../errors.js";
@@ -51,9 +52,14 @@ export async function acquireRunLock(fs: FileSystem, path: string, runId: string
       await fs.write(fd, holder, 0);
       return {
         release: async () => {
-          // Emptied so a cleanly closed run names no holder; the unlock is the close.
+          // Removed while still held, so the directory alone says which runs are held (list()
+          // stats no lock file of a run closed cleanly); a process that opened it meanwhile
+          // finds, by the inode check, that it is gone. The unlock is the close.
           try {
-            await fs.ftruncate(fd, 0);
+            await fs.unlink(path);
+          } catch {
+            // Already removed (a delete), or not ours to remove: at least name no holder.
+            await fs.ftruncate(fd, 0).catch(() => undefined);
           } finally {
             await fs.close(fd);
           }
