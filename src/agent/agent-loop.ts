@@ -120,7 +120,7 @@ function refuseResume(state: RunState, settings: AgentSettings, force: boolean):
   }
 }
 
-export function totalTokens(counters: Counters): number {
+function totalTokens(counters: Counters): number {
   return counters.inTokens + counters.outTokens + counters.cacheReadTokens + counters.cacheCreateTokens;
 }
 

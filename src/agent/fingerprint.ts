@@ -30,7 +30,7 @@ export function computeFingerprint(input: FingerprintInput): Fingerprint {
   };
 }
 
-export function thinkingMode(thinking: ThinkingConfig): string {
+function thinkingMode(thinking: ThinkingConfig): string {
   return thinking.mode === "enabled" ? `enabled:${thinking.budget_tokens}` : thinking.mode;
 }
 

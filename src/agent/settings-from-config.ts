@@ -10,7 +10,7 @@ import type { AgentSettings } from "./agent-loop.js";
 import { ConfigError } from "./agent-errors.js";
 import type { AgentConfig } from "./config.js";
 
-export function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): ModelProvider {
+function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): ModelProvider {
   switch (config.provider) {
     case "anthropic": {
       const apiKey = env.ANTHROPIC_API_KEY;

@@ -17,7 +17,7 @@ import { pickSession } from "./session-picker.js";
 import { configPathFrom, storeFor } from "./session-store.js";
 import { terminalConfirm } from "./terminal-confirm.js";
 
-export const RUN_HELP = `Usage: fisk-ai run [PROMPT] [options]
+const RUN_HELP = `Usage: fisk-ai run [PROMPT] [options]
 
 Runs the agent on PROMPT (or on stdin when PROMPT is - or absent and stdin is not a
 terminal). The final answer goes to stdout; narration and tool traces to stderr.

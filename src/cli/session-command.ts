@@ -11,7 +11,7 @@ import { showSession } from "./session-show.js";
 import { sessionStore } from "./session-store.js";
 import { exportSession, forkSession, importSession } from "./session-transfer.js";
 
-export const SESSION_HELP = `Usage: fisk-ai session COMMAND [options]
+const SESSION_HELP = `Usage: fisk-ai session COMMAND [options]
 
 Commands:
   ls [--json]                          every session, newest first: ID, STATUS, MODEL, UPDATED, PROMPT

@@ -5,7 +5,7 @@ import { summaryJson } from "./session-json.js";
 
 const NOT_RESUMABLE = new Set(["completed", "running", "corrupt"]);
 
-export function newestFirst(summaries: readonly RunSummary[]): RunSummary[] {
+function newestFirst(summaries: readonly RunSummary[]): RunSummary[] {
   return [...summaries].sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.runId < b.runId ? -1 : 1));
 }
 

@@ -3,7 +3,7 @@
 // atomic import, so a half-written session is never visible.
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { RunStateError } from "../runstate/errors.js";
-import { encodeRecord } from "../runstate/journal-codec.js";
+import { completeBytes, encodeRecord } from "../runstate/journal-codec.js";
 import { verifyJournal, type JournalVerification } from "../runstate/journal-verify.js";
 import { PROTOCOLS, type MetaRecord } from "../runstate/records.js";
 import { assertRunId, newRunId } from "../runstate/run-id.js";
@@ -24,7 +24,7 @@ export async function exportSession(store: Store, runId: string, output: string 
   const bytes = Buffer.from(await store.readJournal(runId));
   const verification = verifyJournal(bytes);
   requireSound(`session ${runId}`, verification, true);
-  const complete = bytes.subarray(0, bytes.lastIndexOf(0x0a) + 1);
+  const complete = bytes.subarray(0, completeBytes(bytes));
   if (complete.length < bytes.length) streams.stderr.write(`fisk-ai: left out the torn final line of session ${runId}\n`);
   if (output === undefined) {
     streams.stdout.write(complete);

@@ -11,7 +11,7 @@ export function retryableStatus(status: number, headers: Headers | undefined): b
 }
 
 /** An aborted call is the caller's decision (timeout or shutdown), so it is never retried here. */
-export function abortedCallError(provider: string, signal: AbortSignal, cause: unknown): ModelCallError {
+function abortedCallError(provider: string, signal: AbortSignal, cause: unknown): ModelCallError {
   return new ModelCallError(`the ${provider} API call was aborted: ${abortReasonText(signal.reason)}`, {
     retryable: false,
     cause,

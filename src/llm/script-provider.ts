@@ -28,7 +28,7 @@ type ScriptedReply = z.output<typeof ScriptedReply>;
 type ScriptedTurn = z.output<typeof ScriptedTurn>;
 
 /** Reads and validates a script; throws an Error whose message names the field. */
-export function loadScript(path: string): ScriptedTurn[] {
+function loadScript(path: string): ScriptedTurn[] {
   let raw: unknown;
   try {
     raw = parseYaml(readFileSync(path, "utf8"));

@@ -45,28 +45,33 @@ export interface DecodedJournal {
   completeLength: number;
 }
 
+/** Bytes up to and including the last newline: what survives a torn tail. */
+export function completeBytes(bytes: Uint8Array): number {
+  return bytes.lastIndexOf(NEWLINE) + 1;
+}
+
+/**
+ * Visits each complete line with its 1-based number and returns the bytes they span.
+ * Line by line from the bytes: one string of the whole file would cap a journal at
+ * V8's longest string (about 512 MiB), and a long run must stay resumable.
+ */
+export function forEachLine(bytes: Buffer, visit: (text: string, lineNumber: number) => void): number {
+  const complete = completeBytes(bytes);
+  for (let start = 0, lineNumber = 1; start < complete; lineNumber++) {
+    const end = bytes.indexOf(NEWLINE, start);
+    visit(bytes.toString("utf8", start, end), lineNumber);
+    start = end + 1;
+  }
+  return complete;
+}
+
 /**
  * Decodes a whole journal. Bytes after the last newline are a torn final write and
  * are left out (an append resolves only after its newline is durable, so nobody was
  * told they were written); anything wrong before that is ERR_CORRUPT with its line.
  */
-/** Bytes up to and including the last newline. */
-export function completeBytes(bytes: Uint8Array): number {
-  return bytes.lastIndexOf(NEWLINE) + 1;
-}
-
 export function decodeJournal(bytes: Buffer): DecodedJournal {
-  const completeLength = completeBytes(bytes);
   const records: JournalRecord[] = [];
-  // Line by line from the bytes: one string of the whole file would cap a journal at
-  // V8's longest string (about 512 MiB), and a long run must stay resumable.
-  let start = 0;
-  let lineNumber = 1;
-  while (start < completeLength) {
-    const end = bytes.indexOf(NEWLINE, start);
-    records.push(decodeRecordLine(bytes.toString("utf8", start, end), lineNumber));
-    start = end + 1;
-    lineNumber++;
-  }
+  const completeLength = forEachLine(bytes, (text, lineNumber) => records.push(decodeRecordLine(text, lineNumber)));
   return { records, completeLength };
 }

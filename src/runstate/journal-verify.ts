@@ -2,7 +2,7 @@
 // what `session verify` prints and what export and import refuse.
 import { isRunStateError } from "./errors.js";
 import { fold } from "./fold.js";
-import { completeBytes, parseRecordLine } from "./journal-codec.js";
+import { forEachLine, parseRecordLine } from "./journal-codec.js";
 import type { JournalRecord } from "./records.js";
 
 export type JournalProblemKind = "torn_tail" | "invalid_json" | "invalid_record" | "version" | "fold";
@@ -24,18 +24,17 @@ export interface JournalVerification {
 
 export function verifyJournal(bytes: Uint8Array): JournalVerification {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const complete = completeBytes(data);
   const records: JournalRecord[] = [];
   const problems: JournalProblem[] = [];
-  let line = 1;
-  for (let start = 0; start < complete; line++) {
-    const end = data.indexOf(0x0a, start);
-    const parsed = parseRecordLine(data.toString("utf8", start, end));
+  let lines = 0;
+  const complete = forEachLine(data, (text, line) => {
+    lines = line;
+    const parsed = parseRecordLine(text);
     if (parsed.ok) records.push(parsed.record);
     else if (parsed.kind === "newer_version") problems.push({ kind: "version", line, message: `line ${line}: ${parsed.problem}`, repairable: false });
     else problems.push({ kind: parsed.kind, line, message: `line ${line} ${parsed.problem}`, repairable: false });
-    start = end + 1;
-  }
+  });
+  const line = lines + 1;
   if (complete < data.length) {
     problems.push({
       kind: "torn_tail",

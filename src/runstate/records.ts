@@ -116,13 +116,6 @@ export const RECORD_SCHEMAS = {
 const PROTOCOL_PATTERN = new RegExp(`^${NAMESPACE.replaceAll(".", "\\.")}\\.[a-z_]+$`);
 export const ENVELOPE_SCHEMA = z.looseObject({ seq, protocol: z.string().regex(PROTOCOL_PATTERN) });
 
-export const RECORD_SCHEMA = z.discriminatedUnion("protocol", [
-  RECORD_SCHEMAS.meta,
-  RECORD_SCHEMAS.assistant,
-  RECORD_SCHEMAS.tool_result,
-  RECORD_SCHEMAS.user,
-  RECORD_SCHEMAS.terminal,
-]);
 
 export type TextBlock = z.infer<typeof TextBlock>;
 export type ThinkingBlock = z.infer<typeof ThinkingBlock>;
@@ -146,7 +139,7 @@ export type AssistantRecord = z.infer<typeof RECORD_SCHEMAS.assistant>;
 export type ToolResultRecord = z.infer<typeof RECORD_SCHEMAS.tool_result>;
 export type UserRecord = z.infer<typeof RECORD_SCHEMAS.user>;
 export type TerminalRecord = z.infer<typeof RECORD_SCHEMAS.terminal>;
-export type JournalRecord = z.infer<typeof RECORD_SCHEMA>;
+export type JournalRecord = z.infer<(typeof RECORD_SCHEMAS)[RecordKind]>;
 
 /** A record as handed to `Journal.append`: the journal supplies the seq. */
 export type RecordEntry = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, "seq"> : never) : never;

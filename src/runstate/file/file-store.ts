@@ -63,8 +63,7 @@ export class FileStore implements Store {
     const path = this.journalPath(runId);
     await this.#requireJournal(runId, path);
     await this.#ensureDir();
-    const lockPath = this.lockPath(runId);
-    const lock = await acquireRunLock(this.#fs, lockPath, runId);
+    const lock = await acquireRunLock(this.#fs, this.lockPath(runId), runId);
     let fd: number | undefined;
     try {
       fd = await this.#openJournal(runId, path, O_RDWR | O_APPEND);
@@ -153,8 +152,7 @@ export class FileStore implements Store {
   async delete(runId: string): Promise<void> {
     const path = this.journalPath(runId);
     await this.#requireJournal(runId, path);
-    const lockPath = this.lockPath(runId);
-    const lock = await acquireRunLock(this.#fs, lockPath, runId);
+    const lock = await acquireRunLock(this.#fs, this.lockPath(runId), runId);
     try {
       try {
         await this.#fs.unlink(path);
@@ -194,7 +192,7 @@ export class FileStore implements Store {
       if (first.protocol !== PROTOCOLS.meta) {
         throw new RunStateError("ERR_NO_META", `session ${runId} does not start with a meta record`);
       }
-      assertReadableVersion(first.meta);
+      // decodeRecordLine has refused a newer version already.
       assertHoldsRun(path, runId, { runId: first.meta.run_id });
       const last = ends.last === ends.first ? first : decodeRecordLine(ends.last);
       const holder = mayBeHeld ? peekLiveHolder(this.#fs, this.lockPath(runId)) : undefined;
@@ -235,7 +233,6 @@ export class FileStore implements Store {
    * crash. Returns an open descriptor of the journal for appending.
    */
   async #writeNewJournal(runId: string, path: string, bytes: Buffer): Promise<number> {
-    if (await this.#exists(path)) throw existsError(runId);
     const temporary = `${path}.tmp`;
     let fd: number;
     try {

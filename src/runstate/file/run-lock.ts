@@ -14,14 +14,12 @@ import { errnoCode, readFullySync, type FileSystem } from "./file-system.js";
 const LOCK_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW;
 const FILE_MODE = 0o600;
 
-/** With the pid, the start time names one process even after the pid is reused. */
-export type LockHolder = RunHolder;
 
 export interface RunLock {
   release(): Promise<void>;
 }
 
-function currentHolder(): LockHolder {
+function currentHolder(): RunHolder {
   return {
     pid: process.pid,
     host: hostname(),
@@ -93,14 +91,14 @@ async function stillAtPath(fs: FileSystem, fd: number, path: string): Promise<bo
 
 const HOLDER_NOTE_MAX = 1024;
 
-async function readHolder(fs: FileSystem, fd: number): Promise<LockHolder | undefined> {
+async function readHolder(fs: FileSystem, fd: number): Promise<RunHolder | undefined> {
   const buffer = Buffer.alloc(HOLDER_NOTE_MAX);
   return parseHolder(buffer.subarray(0, await fs.read(fd, buffer, 0, buffer.length, 0)));
 }
 
-function parseHolder(note: Uint8Array): LockHolder | undefined {
+function parseHolder(note: Uint8Array): RunHolder | undefined {
   try {
-    const value = JSON.parse(Buffer.from(note).toString("utf8")) as Partial<LockHolder>;
+    const value = JSON.parse(Buffer.from(note).toString("utf8")) as Partial<RunHolder>;
     if (typeof value.pid === "number" && typeof value.host === "string" && typeof value.started === "string") {
       return { pid: value.pid, host: value.host, started: value.started };
     }
@@ -116,7 +114,7 @@ function parseHolder(note: Uint8Array): LockHolder | undefined {
  * note behind, so on this host the pid is checked; a holder on another host (a shared
  * directory) cannot be checked from here and is taken at its word.
  */
-export function peekLiveHolder(fs: FileSystem, path: string): LockHolder | undefined {
+export function peekLiveHolder(fs: FileSystem, path: string): RunHolder | undefined {
   let fd: number;
   try {
     if (fs.sync.lstat(path).size === 0) return undefined;
@@ -124,7 +122,7 @@ export function peekLiveHolder(fs: FileSystem, path: string): LockHolder | undef
   } catch {
     return undefined;
   }
-  let holder: LockHolder | undefined;
+  let holder: RunHolder | undefined;
   try {
     const size = Math.min(fs.sync.fstat(fd).size, HOLDER_NOTE_MAX);
     const note = Buffer.alloc(size);
@@ -141,7 +139,7 @@ const START_TIME_SLACK_MS = 5000;
 /** USER_HZ: the unit of /proc's start times on every Linux that Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-function isAlive(holder: LockHolder): boolean {
+function isAlive(holder: RunHolder): boolean {
   if (holder.host !== hostname()) return true;
   try {
     process.kill(holder.pid, 0);
@@ -168,7 +166,7 @@ function processStartMs(pid: number): number | undefined {
   }
 }
 
-function describeHolder(holder: LockHolder | undefined): string {
+function describeHolder(holder: RunHolder | undefined): string {
   return holder === undefined
     ? "by another process"
     : `by pid ${holder.pid} on ${holder.host} (started ${holder.started})`;
