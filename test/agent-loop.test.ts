@@ -93,6 +93,26 @@ async function recordsOf(store: FileStore, runId: string): Promise<JournalRecord
   }
 }
 
+/** Starts a checkpointed run whose `event` throws, leaving the journal as a crash at that point would. */
+async function crashAt(
+  store: FileStore,
+  runId: string,
+  replies: Reply[],
+  event: "toolFinished" | "assistantTurn",
+  tools: ToolSet = countingTools([]),
+  overrides: Partial<AgentSettings> = {},
+): Promise<void> {
+  const events: AgentEvents = {
+    [event]: () => {
+      throw new Error(`simulated crash at ${event}`);
+    },
+  };
+  await assert.rejects(
+    startRun({ settings: settings(fakeModel(replies).provider, tools, overrides), store, events }, { prompt: "go", runId }),
+    /simulated crash/,
+  );
+}
+
 function assertAlternates(messages: readonly Message[]): void {
   messages.forEach((message, index) => assert.equal(message.role, index % 2 === 0 ? "user" : "assistant"));
 }
@@ -169,23 +189,8 @@ describe("the agent loop", () => {
     const store = freshStore();
     const log: string[] = [];
     // Journal a crash mid-batch: the first tool's result made it, the second's did not.
-    const crashModel = fakeModel(TWO_TOOLS_THEN_ANSWER);
     const crashing = defineTool({ name: "never", description: "", input_schema: { type: "object" }, run: async () => "x" });
-    await assert.rejects(
-      startRun(
-        {
-          settings: settings(crashModel.provider, countingTools(log, [crashing])),
-          store,
-          events: {
-            toolFinished: () => {
-              throw new Error("simulated crash after the first result");
-            },
-          },
-        },
-        { prompt: "go", runId: "crashed" },
-      ),
-      /simulated crash/,
-    );
+    await crashAt(store, "crashed", TWO_TOOLS_THEN_ANSWER, "toolFinished", countingTools(log, [crashing]));
     assert.deepEqual(kinds(await recordsOf(store, "crashed")), ["meta", "assistant", "tool_result"]);
 
     const resumeModel = fakeModel(TWO_TOOLS_THEN_ANSWER.slice(1));
@@ -209,27 +214,23 @@ describe("the agent loop", () => {
 
   it("completes without a model call when the final answer was journaled but the terminal record was not", async () => {
     const store = freshStore();
-    const crashModel = fakeModel([{ text: "the answer" }]);
-    await assert.rejects(
-      startRun(
-        {
-          settings: settings(crashModel.provider, countingTools([])),
-          store,
-          events: {
-            assistantTurn: () => {
-              throw new Error("simulated crash before the terminal record");
-            },
-          },
-        },
-        { prompt: "go", runId: "no-terminal" },
-      ),
-      /simulated crash/,
-    );
+    await crashAt(store, "no-terminal", [{ text: "the answer" }], "assistantTurn");
     assert.deepEqual(kinds(await recordsOf(store, "no-terminal")), ["meta", "assistant"]);
     const resumeModel = fakeModel([]);
     const outcome = await resumeRun({ settings: settings(resumeModel.provider, countingTools([])), store }, { runId: "no-terminal", force: false });
     assert.deepEqual([outcome.reason, outcome.answer, resumeModel.requests.length], ["completed", "the answer", 0]);
     assert.deepEqual((await store.load("no-terminal")).terminal, { reason: "completed" });
+  });
+
+  it("completes such a run even when its answer came at the iteration cap and over the budget", async () => {
+    const answered = freshStore();
+    await crashAt(answered, "capped-answer", [{ text: "made it" }], "assistantTurn", countingTools([]), { maxIterations: 1, maxTokens: 15 });
+    const resumeModel = fakeModel([]);
+    const outcome = await resumeRun(
+      { settings: settings(resumeModel.provider, countingTools([]), { maxIterations: 1, maxTokens: 15 }), store: answered },
+      { runId: "capped-answer", force: false },
+    );
+    assert.deepEqual([outcome.reason, outcome.answer, resumeModel.requests.length], ["completed", "made it", 0]);
   });
 
   it("stops for the token budget before the turn's tools run", async () => {

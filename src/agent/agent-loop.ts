@@ -107,6 +107,8 @@ function refuseResume(state: RunState, settings: AgentSettings, force: boolean):
       `cannot resume session ${state.runId}: its configuration changed:\n${lines}\nrestore the configuration, or resume anyway with --force`,
     );
   }
+  // A run with its answer only needs its terminal record: no limit stands in the way.
+  if (committedFinalAnswer(state) !== undefined) return;
   // Asked before the pending batch runs: a session stopped at a limit it still exceeds
   // would only run the held-back tools and stop again.
   const overBudget = budgetExhausted(state, settings);
@@ -132,6 +134,16 @@ function firstRepeatedToolUseId(content: AssistantMessage["content"]): string | 
     seen.add(block.id);
   }
   return undefined;
+}
+
+/**
+ * The final answer, when the conversation ends on one. On resume that is a crash that
+ * took the terminal record with it: the run is complete, and calling the model again
+ * would pay for the answer twice.
+ */
+function committedFinalAnswer(state: RunState): AssistantMessage | undefined {
+  const last = state.messages.at(-1);
+  return state.pending === undefined && last?.role === "assistant" ? last : undefined;
 }
 
 function answerText(message: AssistantMessage): string {
@@ -190,10 +202,8 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string)
     await runTools(pending.toolUses.filter((use) => !pending.answered.has(use.id)));
   }
 
-  // A final answer journaled just before a crash took the terminal record with it:
-  // the run is complete, and calling the model again would pay for the answer twice.
-  const last = recorder.state().messages.at(-1);
-  if (last?.role === "assistant") return finish("completed", { answer: answerText(last) });
+  const answered = committedFinalAnswer(recorder.state());
+  if (answered !== undefined) return finish("completed", { answer: answerText(answered) });
 
   for (;;) {
     const state = recorder.state();
