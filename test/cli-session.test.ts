@@ -13,7 +13,7 @@ import { after, before, describe, it } from "node:test";
 import { encodeRecord, type JournalRecord, type MetaPayload } from "../src/index.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
-import { assistantEntry, completedRun, journalOf, metaRecord } from "./helpers/record-builders.js";
+import { assistantEntry, completedRun, journalOf, metaRecord, toolResultEntry } from "./helpers/record-builders.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-session-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -579,6 +579,58 @@ describe("fisk-ai session verify", () => {
     assert.match(result.stderr, /^fisk-ai: no session nope: .*\nfisk-ai: invalid session id "\.\.\/x": /);
     assert.doesNotMatch(result.stderr, /^\s+at /m);
     assert.notEqual(result.code, 0);
+  });
+});
+
+describe("journals made by hand or by a hostile party: every reader refuses what verify reports", () => {
+  let dir: string;
+  before(() => {
+    dir = join(ROOT, "hostile");
+    const pending = (runId: string) => encodeAll(journalOf(runId, assistantEntry(0, "Looking.", ["toolu_1"])));
+    // 100,000 levels inside a tool input: built as text, as JSON.stringify itself would overflow.
+    const depth = 100_000;
+    plant(dir, "deep", pending("deep").replace('"input":{"text":"toolu_1"}', `"input":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`));
+    const lines = encodeAll(journalOf("badutf8", assistantEntry(0, "Looking.", ["toolu_1"]), toolResultEntry("toolu_1", "cafe")));
+    const [head, tail] = lines.split("cafe") as [string, string];
+    plant(dir, "badutf8", Buffer.concat([Buffer.from(head), Buffer.from([0x63, 0x61, 0x66, 0xff]), Buffer.from(tail)]));
+    plant(dir, "misnamed", pending("other"));
+    plant(dir, "halfver", encodeAll(journalOf("halfver", assistantEntry(0, "Looking.", ["toolu_1"]))).replace('"version":2', '"version":2.5'));
+  });
+
+  const expected: [string, string, RegExp][] = [
+    ["deep", "invalid_record", /line 2 is not a valid record: it nests deeper than 1000 levels/],
+    ["badutf8", "invalid_json", /line 3 is not valid UTF-8/],
+    ["misnamed", "misnamed", /holds session other, not misnamed: rename it back, or import it under a new name/],
+    ["halfver", "invalid_record", /line 1 is not a valid record: .*version/],
+  ];
+
+  it("verify reports each problem at its line and exits 8", async () => {
+    const result = await fisk(["session", "verify", ...expected.map(([runId]) => runId), "--state-dir", dir]);
+    assert.equal(result.code, 8, result.stderr);
+    for (const [runId, kind, message] of expected) {
+      const lines = result.stdout.split("\n").filter((line) => line.startsWith(`${runId}: `));
+      assert.equal(lines.length, 1, `${runId}: ${result.stdout}`);
+      assert.ok(lines[0]?.startsWith(`${runId}: ${kind}: `), lines[0]);
+      assert.match(lines[0] as string, message);
+    }
+  });
+
+  it("show, export and run --resume refuse each in one line naming the session (8), and ls lists each as corrupt", async () => {
+    for (const [runId, , message] of expected) {
+      const [show, exported, resumed] = await Promise.all([
+        fisk(["session", "show", runId, "--state-dir", dir]),
+        fisk(["session", "export", runId, "--state-dir", dir]),
+        fisk(["run", "--resume", runId, "--state-dir", dir]),
+      ]);
+      for (const [what, result] of [["show", show], ["export", exported], ["resume", resumed]] as const) {
+        assertOneLineError(result, 8, message, `${what} ${runId}`);
+        assert.match(result.stderr, new RegExp(`session ${runId}\\b`), `${what} ${runId} names the session`);
+      }
+    }
+    const listed = await fisk(["session", "ls", "--json", "--state-dir", dir]);
+    assertSucceeded(listed, "ls");
+    const statuses = Object.fromEntries((JSON.parse(listed.stdout) as { id: string; status: string }[]).map(({ id, status }) => [id, status]));
+    assert.deepEqual(statuses, { deep: "corrupt", badutf8: "corrupt", misnamed: "corrupt", halfver: "corrupt" });
   });
 });
 

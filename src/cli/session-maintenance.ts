@@ -40,7 +40,7 @@ export function removeSessions(store: Store, runIds: string[], streams: Streams)
 
 export function verifySessions(store: Store, runIds: string[], streams: Streams): Promise<number> {
   return forEachId(runIds, streams, async (runId) => {
-    const { records, problems } = verifyJournal(await store.readJournal(runId));
+    const { records, problems } = verifyJournal(await store.readJournal(runId), runId);
     if (problems.length === 0) {
       streams.stdout.write(`${runId}: ok, ${records.length} records\n`);
       return EXIT.completed;

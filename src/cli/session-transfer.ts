@@ -22,7 +22,7 @@ function requireSound(label: string, verification: JournalVerification, allowTor
 /** The journal's complete records, as stored; a torn final write (never acknowledged) is left out. */
 export async function exportSession(store: Store, runId: string, output: string | undefined, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<void> {
   const bytes = Buffer.from(await store.readJournal(runId));
-  const verification = verifyJournal(bytes);
+  const verification = verifyJournal(bytes, runId);
   requireSound(`session ${runId}`, verification, true);
   const complete = bytes.subarray(0, completeBytes(bytes));
   if (complete.length < bytes.length) streams.stderr.write(`fisk-ai: left out the torn final line of session ${runId}\n`);
@@ -73,7 +73,7 @@ export async function importSession(store: Store, file: string, name: string | u
 
 export async function forkSession(store: Store, runId: string, options: { at?: string; name?: string }): Promise<{ forkId: string; at: number }> {
   const bytes = Buffer.from(await store.readJournal(runId));
-  const verification = verifyJournal(bytes);
+  const verification = verifyJournal(bytes, runId);
   requireSound(`session ${runId}`, verification, true);
   const lastSeq = verification.records.length;
   const at = options.at === undefined ? lastSeq : Number(options.at);

@@ -1,10 +1,18 @@
 // The journal's byte format: one JSON record per line, each ending in "\n". Shared by
 // every backend that stores records as bytes, so a record moves between them unchanged.
+import { isUtf8 } from "node:buffer";
 import { RunStateError } from "./errors.js";
 import { newerVersionProblem } from "./fold.js";
 import { checkRecord, PROTOCOLS, type JournalRecord } from "./records.js";
 
 const NEWLINE = 0x0a;
+
+/**
+ * The deepest nesting a record may hold. Far beyond any real tool input, and far below
+ * what the recursive code that later walks a record (hashing, rendering, the SDKs) survives:
+ * a hostile journal is refused here as corrupt instead of overflowing the stack there.
+ */
+export const MAX_RECORD_DEPTH = 1000;
 
 export function encodeRecord(record: JournalRecord): string {
   return `${JSON.stringify(record)}\n`;
@@ -14,13 +22,21 @@ export type LineParse =
   | { ok: true; record: JournalRecord }
   | { ok: false; kind: "invalid_json" | "invalid_record" | "newer_version"; problem: string };
 
-/** Parses and validates one line, saying what is wrong with it when it is not a record. */
-export function parseRecordLine(text: string): LineParse {
+/**
+ * Parses and validates one line, saying what is wrong with it when it is not a record.
+ * Given bytes, it refuses invalid UTF-8 rather than decoding it lossily into a record
+ * that would then be resumed and sent to the model.
+ */
+export function parseRecordLine(line: string | Uint8Array): LineParse {
+  if (typeof line !== "string" && !isUtf8(line)) return { ok: false, kind: "invalid_json", problem: "is not valid UTF-8" };
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(typeof line === "string" ? line : Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString("utf8"));
   } catch {
     return { ok: false, kind: "invalid_json", problem: "is not valid JSON" };
+  }
+  if (nestingDepthExceeds(value, MAX_RECORD_DEPTH)) {
+    return { ok: false, kind: "invalid_record", problem: `is not a valid record: it nests deeper than ${MAX_RECORD_DEPTH} levels` };
   }
   // Asked before the schema: a newer version may add fields this one would call unknown.
   const meta = (value as { protocol?: unknown; meta?: unknown } | null)?.protocol === PROTOCOLS.meta ? (value as { meta: unknown }).meta : undefined;
@@ -30,9 +46,23 @@ export function parseRecordLine(text: string): LineParse {
   return checked.ok ? checked : { ok: false, kind: "invalid_record", problem: `is not a valid record: ${checked.problem}` };
 }
 
+/** Walks with an explicit stack: the check must not itself overflow on what it guards against. */
+function nestingDepthExceeds(value: unknown, limit: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item.value !== "object" || item.value === null) continue;
+    const depth = item.depth + 1;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item.value) ? item.value : Object.values(item.value)) {
+      if (typeof child === "object" && child !== null) stack.push({ value: child, depth });
+    }
+  }
+  return false;
+}
+
 /** Parses and validates one line; its 1-based `lineNumber`, when known, goes into the error. */
-export function decodeRecordLine(text: string, lineNumber?: number): JournalRecord {
-  const parsed = parseRecordLine(text);
+export function decodeRecordLine(line: string | Uint8Array, lineNumber?: number): JournalRecord {
+  const parsed = parseRecordLine(line);
   if (parsed.ok) return parsed.record;
   if (parsed.kind === "newer_version") throw new RunStateError("ERR_VERSION", parsed.problem, { line: lineNumber, seq: 1 });
   const where = lineNumber === undefined ? "the last complete line" : `line ${lineNumber}`;
@@ -55,11 +85,11 @@ export function completeBytes(bytes: Uint8Array): number {
  * Line by line from the bytes: one string of the whole file would cap a journal at
  * V8's longest string (about 512 MiB), and a long run must stay resumable.
  */
-export function forEachLine(bytes: Buffer, visit: (text: string, lineNumber: number) => void): number {
+export function forEachLine(bytes: Buffer, visit: (line: Buffer, lineNumber: number) => void): number {
   const complete = completeBytes(bytes);
   for (let start = 0, lineNumber = 1; start < complete; lineNumber++) {
     const end = bytes.indexOf(NEWLINE, start);
-    visit(bytes.toString("utf8", start, end), lineNumber);
+    visit(bytes.subarray(start, end), lineNumber);
     start = end + 1;
   }
   return complete;
@@ -72,6 +102,6 @@ export function forEachLine(bytes: Buffer, visit: (text: string, lineNumber: num
  */
 export function decodeJournal(bytes: Buffer): DecodedJournal {
   const records: JournalRecord[] = [];
-  const completeLength = forEachLine(bytes, (text, lineNumber) => records.push(decodeRecordLine(text, lineNumber)));
+  const completeLength = forEachLine(bytes, (line, lineNumber) => records.push(decodeRecordLine(line, lineNumber)));
   return { records, completeLength };
 }

@@ -3,9 +3,9 @@
 import { isRunStateError } from "./errors.js";
 import { fold } from "./fold.js";
 import { forEachLine, parseRecordLine } from "./journal-codec.js";
-import type { JournalRecord } from "./records.js";
+import { PROTOCOLS, type JournalRecord } from "./records.js";
 
-export type JournalProblemKind = "torn_tail" | "invalid_json" | "invalid_record" | "version" | "fold";
+export type JournalProblemKind = "torn_tail" | "invalid_json" | "invalid_record" | "version" | "fold" | "misnamed";
 
 export interface JournalProblem {
   kind: JournalProblemKind;
@@ -22,14 +22,18 @@ export interface JournalVerification {
   problems: JournalProblem[];
 }
 
-export function verifyJournal(bytes: Uint8Array): JournalVerification {
+/**
+ * `runId`, when the journal is stored under one, must be the id its meta record holds:
+ * a journal copied or renamed by hand is refused by `show` and `resume`, so verify says so.
+ */
+export function verifyJournal(bytes: Uint8Array, runId?: string): JournalVerification {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const records: JournalRecord[] = [];
   const problems: JournalProblem[] = [];
   let lines = 0;
-  const complete = forEachLine(data, (text, line) => {
+  const complete = forEachLine(data, (lineBytes, line) => {
     lines = line;
-    const parsed = parseRecordLine(text);
+    const parsed = parseRecordLine(lineBytes);
     if (parsed.ok) records.push(parsed.record);
     else if (parsed.kind === "newer_version") problems.push({ kind: "version", line, message: `line ${line}: ${parsed.problem}`, repairable: false });
     else problems.push({ kind: parsed.kind, line, message: `line ${line} ${parsed.problem}`, repairable: false });
@@ -55,6 +59,15 @@ export function verifyJournal(bytes: Uint8Array): JournalVerification {
       const line = index >= 0 ? index + 1 : 1;
       problems.unshift({ kind: "fold", line, message: `line ${line}: ${error.message}`, repairable: false });
     }
+  }
+  const first = records[0];
+  if (runId !== undefined && first?.seq === 1 && first.protocol === PROTOCOLS.meta && first.meta.run_id !== runId) {
+    problems.unshift({
+      kind: "misnamed",
+      line: 1,
+      message: `line 1: the journal holds session ${first.meta.run_id}, not ${runId}: rename it back, or import it under a new name`,
+      repairable: false,
+    });
   }
   return { records, problems };
 }
