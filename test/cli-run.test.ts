@@ -305,6 +305,29 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
     conversation.assertEveryRequestValid();
   });
 
+  it("exits 0 when Ctrl-C lands in the instant after the answer, however often it is pressed", async () => {
+    for (const args of [START, ["run", "Write three notes"]]) {
+      const ws = workspace(conversation.server);
+      const run = startCli(args, { cwd: ws.dir, env: ws.env });
+      // From the moment the answer is out until the process is gone, a signal every millisecond.
+      let presses = 0;
+      const pressing = new Promise<void>((resolve) => {
+        run.child.stdout?.once("data", () => {
+          const timer = setInterval(() => {
+            if (run.child.exitCode !== null || run.child.signalCode !== null || !run.child.kill("SIGINT")) {
+              clearInterval(timer);
+              resolve();
+            } else presses++;
+          }, 1);
+        });
+      });
+      const result = await run.done;
+      await pressing;
+      assert.deepEqual([result.code, result.signal, result.stdout], [0, null, `${FINAL_ANSWER}\n`], `${args.join(" ")}, after ${presses} presses: ${result.stderr}`);
+      assert.doesNotMatch(result.stderr, /interrupted|suspending/, "a finished run has nothing to suspend");
+    }
+  });
+
   it("simply stops on Ctrl-C without --checkpoint", async () => {
     const ws = workspace(conversation.server, { gateOpen: false });
     const run = startCli(["run", "Write three notes"], { cwd: ws.dir, env: ws.env });
@@ -425,6 +448,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       const ws = workspace(conversation.server);
       assertOneLineError(await runCli(["run", "--chekpoint", "x"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: Unknown option '--chekpoint'/);
       assertOneLineError(await runCli(["run", "--resume", "run1", "hello"], { cwd: ws.dir, env: ws.env }), 2, /takes no prompt/);
+      assertOneLineError(await runCli(["run", "--checkpoint", "--name", "-x", "hi"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: option --name needs a value \(a value that starts with '-' is written --name=-VALUE\); see 'fisk-ai run --help'$/);
     });
   });
 

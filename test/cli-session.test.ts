@@ -950,6 +950,10 @@ describe("bad input: one clear line on stderr, the documented exit code, no stac
     [["session", "show", "done", "paused"], 2, /session show takes one session id/],
     [["session", "ls", "extra"], 2, /session ls takes no arguments/],
     [["session", "ls", "--bogus"], 2, /Unknown option '--bogus'/],
+    // An option value that starts with '-': node's parser says it in three lines, we in one.
+    [["session", "show", "done", "--state-dir", "-x"], 2, /option --state-dir needs a value \(a value that starts with '-' is written --state-dir=-VALUE\)/],
+    [["session", "show", "-x"], 2, /Unknown option '-x'/],
+    [["session", "ls", "--state-dir"], 2, /argument missing/],
     [["session", "import"], 2, /session import takes one file/],
     [["session", "frob"], 2, /unknown session command 'frob'/],
   ];

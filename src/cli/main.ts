@@ -49,10 +49,18 @@ async function main(argv: string[], io: CommandIO): Promise<number> {
 
 const io: CommandIO = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
 main(process.argv.slice(2), io).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.exitCode = reportFailure(error, io.stderr);
-  },
+  (code) => exitOnceWritten(code),
+  (error: unknown) => exitOnceWritten(reportFailure(error, io.stderr)),
 );
+
+/**
+ * Exits as soon as the output is out rather than when the event loop drains: a natural
+ * exit closes the signal handlers before the process is gone, and a Ctrl-C in that
+ * window would turn a finished command's exit code into 130.
+ */
+function exitOnceWritten(code: number): void {
+  process.exitCode = code;
+  // An empty write calls back once everything written before it is out.
+  let remaining = 2;
+  for (const stream of [process.stdout, process.stderr]) stream.write("", () => --remaining === 0 && process.exit(code));
+}

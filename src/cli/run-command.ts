@@ -8,7 +8,7 @@ import { settingsFromConfig } from "../agent/settings-from-config.js";
 import { RunStateError } from "../runstate/errors.js";
 import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
-import { UsageError } from "./cli-errors.js";
+import { commandLineError, UsageError } from "./cli-errors.js";
 import { withCrashPoint } from "./crash-point.js";
 import { EXIT, EXIT_CODES_HELP, exitCodeFor } from "./exit-codes.js";
 import { stderrRenderer, styleFor } from "./render.js";
@@ -62,7 +62,7 @@ function parseRunArgs(argv: string[]) {
       },
     });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}; see 'fisk-ai run --help'`);
+    throw commandLineError(error, "fisk-ai run");
   }
 }
 
@@ -103,7 +103,11 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
 
   const abort = new AbortController();
   const suspend = { requested: false };
+  // Set once the outcome is known: a Ctrl-C after that finds nothing to stop and must not
+  // turn the outcome's exit code into 130, so the handlers stay until the process is gone.
+  let finishedWith: number | undefined;
   const onSignal = () => {
+    if (finishedWith !== undefined) process.exit(finishedWith);
     if (!checkpoint || suspend.requested) {
       // Crash semantics: stop tools at once, write nothing more.
       abort.abort(new Error("interrupted"));
@@ -128,11 +132,14 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
       store !== undefined && resumeId !== undefined
         ? await resumeRun({ ...options, store }, { runId: resumeId, force: values.force === true })
         : await startRun({ ...options, store }, { prompt, runId: values.name });
+    finishedWith = exitCodeFor(outcome.reason);
     if (outcome.reason === "completed") io.stdout.write(outcome.answer?.endsWith("\n") ? outcome.answer : `${outcome.answer ?? ""}\n`);
-    return exitCodeFor(outcome.reason);
+    return finishedWith;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    if (finishedWith === undefined) {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
   }
 }
 

@@ -2,7 +2,7 @@
 // few lines over the store; the work is in the library.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { assertRunId } from "../runstate/run-id.js";
-import { UsageError } from "./cli-errors.js";
+import { commandLineError, UsageError } from "./cli-errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import type { CommandIO } from "./run-command.js";
 import { listSessions } from "./session-list.js";
@@ -45,7 +45,7 @@ function parse<O extends ParseArgsConfig["options"]>(args: string[], options: O)
   try {
     return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}; see 'fisk-ai session --help'`);
+    throw commandLineError(error, "fisk-ai session");
   }
 }
 
