@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { appendFileSync, chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
@@ -325,6 +326,39 @@ describe("file backend", () => {
       const journal = await store.open("held-1");
       await journal.append(2, terminalEntry("completed"));
       await journal.close();
+    });
+
+    it("names the holder to a process refused before the holder has written its note, even over a dead holder's note", async () => {
+      // A pid that was alive a moment ago: the note a holder killed outright leaves behind.
+      const dead = spawnSync(process.execPath, ["-e", "0"]).pid as number;
+      for (const gated of ["ftruncate", "write"] as const) {
+        const dir = freshDir();
+        await (await new FileStore({ dir }).create("racing", metaPayload("racing"))).close();
+        writeFileSync(join(dir, "racing.lock"), JSON.stringify({ pid: dead, host: hostname(), started: new Date().toISOString() }));
+        // The holder takes the flock, then stops just before it clears the old note (ftruncate) or writes its own (write).
+        const holderFs = countingFileSystem();
+        let locked = false;
+        let reached = false;
+        let release = () => undefined as void;
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        holderFs.before.lockExclusive = () => void (locked = true);
+        holderFs.before[gated] = async () => {
+          if (!locked) return;
+          reached = true;
+          await gate;
+        };
+        const holding = new FileStore({ dir, fileSystem: holderFs }).open("racing");
+        while (!reached) await new Promise((resolve) => setTimeout(resolve, 1));
+        const loserFs = countingFileSystem();
+        let settled = false;
+        const losing = rejectsWith(new FileStore({ dir, fileSystem: loserFs }).open("racing"), "ERR_LOCKED", new RegExp(`racing is in use by pid ${process.pid} on ${hostname()} \\(started `));
+        void losing.finally(() => (settled = true)).catch(() => undefined);
+        // Let the loser find the lock held and the note not yet the holder's, more than once.
+        while ((loserFs.calls.lockExclusive ?? 0) < 3 && !settled) await new Promise((resolve) => setTimeout(resolve, 1));
+        release();
+        await losing;
+        await (await holding).close();
+      }
     });
 
     it("does not take a note whose pid now belongs to another process for a live holder", async () => {

@@ -27,10 +27,18 @@ function currentHolder(): RunHolder {
   };
 }
 
+/**
+ * A holder writes its note just after it takes the flock, so a process refused in that
+ * instant finds the note empty, or still the note of a holder that died before it. It
+ * looks again, this many times this far apart, before it names no one.
+ */
+const NOTE_POLLS = 100;
+const NOTE_POLL_MS = 10;
+
 export async function acquireRunLock(fs: FileSystem, path: string, runId: string): Promise<RunLock> {
   // A run deleted between our open and our flock leaves us holding an unlinked
   // inode; the inode check sends us round again onto the file now at the path.
-  for (let attempt = 0; attempt < 5; attempt++) {
+  for (let attempt = 0, polls = 0; attempt < 5; attempt++) {
     const fd = await openLockFile(fs, path);
     try {
       await fs.lockExclusive(fd);
@@ -40,8 +48,15 @@ export async function acquireRunLock(fs: FileSystem, path: string, runId: string
         await fs.close(fd);
         throw error;
       }
-      const holder = await readHolder(fs, fd);
+      const note = await readHolder(fs, fd);
       await fs.close(fd);
+      const holder = note !== undefined && isAlive(note) ? note : undefined;
+      if (holder === undefined && polls++ < NOTE_POLLS) {
+        // Round again: the holder may have written its note, or gone and freed the run.
+        attempt--;
+        await new Promise((resolve) => setTimeout(resolve, NOTE_POLL_MS));
+        continue;
+      }
       throw new RunStateError("ERR_LOCKED", `session ${runId} is in use ${describeHolder(holder)}: wait for it to finish or stop that process`);
     }
     if (await stillAtPath(fs, fd, path)) {
@@ -168,7 +183,7 @@ function processStartMs(pid: number): number | undefined {
 
 function describeHolder(holder: RunHolder | undefined): string {
   return holder === undefined
-    ? "by another process"
+    ? "by another process that has not said which ('fisk-ai session ls' shows its pid and host once it has)"
     : `by pid ${holder.pid} on ${holder.host} (started ${holder.started})`;
 }
 
