@@ -212,6 +212,36 @@ describe("the agent loop", () => {
     );
   });
 
+  it("applies a function tool's onCrash policy to the call a crash may have cut short, and to that call only", async () => {
+    const replies: Reply[] = [{ text: "Paying.", tools: [{ name: "pay", input: { text: "p" } }, { name: "echo", input: { text: "b" } }] }, { text: "All done." }];
+    const cases: { policy: "rerun" | "ask" | "never"; askRerun?: (tool: Tool) => Promise<boolean>; paid: string[] }[] = [
+      { policy: "rerun", paid: ["p"] },
+      { policy: "never", paid: [] },
+      { policy: "ask", paid: [] },
+      { policy: "ask", askRerun: async () => false, paid: [] },
+      { policy: "ask", askRerun: async (tool) => tool.name === "pay", paid: ["p"] },
+    ];
+    for (const [index, { policy, askRerun, paid }] of cases.entries()) {
+      const store = freshStore();
+      const log: string[] = [];
+      const payments: string[] = [];
+      const pay = defineTool({ name: "pay", description: "", input_schema: { type: "object" }, onCrash: policy, run: async (input) => (payments.push(String(input.text)), "paid") });
+      // Killed right after the turn was journaled: as far as the journal tells, pay may have started.
+      await crashAt(store, `pay-${index}`, replies, "assistantTurn", countingTools(log, [pay]));
+      const outcome = await resumeRun(
+        { settings: settings(fakeModel(replies.slice(1)).provider, countingTools(log, [pay])), store, askRerun },
+        { runId: `pay-${index}`, force: false },
+      );
+      const what = `${policy}${askRerun === undefined ? "" : " with an answer"}`;
+      assert.equal(outcome.answer, "All done.", what);
+      assert.deepEqual([payments, log], [paid, ["b"]], `${what}: the sequential call after it had not started, so it runs`);
+      const result = (await recordsOf(store, `pay-${index}`)).find((record) => record.protocol === PROTOCOLS.tool_result);
+      const block = result?.protocol === PROTOCOLS.tool_result ? result.tool_result.result : undefined;
+      if (paid.length > 0) assert.equal(block?.content, "paid", what);
+      else assert.deepEqual([block?.is_error, String(block?.content).split(",")[0]], [true, "this call of pay may have been running when the run was interrupted (a crash or a kill)"], what);
+    }
+  });
+
   it("completes without a model call when the final answer was journaled but the terminal record was not", async () => {
     const store = freshStore();
     await crashAt(store, "no-terminal", [{ text: "the answer" }], "assistantTurn");

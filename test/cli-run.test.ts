@@ -3,12 +3,14 @@
 // command tool whose every execution lands in a side-effect log, and real SIGINT and
 // SIGKILL at chosen points, then --resume.
 import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
-import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 
 const API_KEY = "sk-ant-test-MARKER-5f1e2d";
 const FINAL_ANSWER = "Final answer: three notes.";
@@ -100,7 +102,7 @@ interface Workspace {
   journal(runId: string): { protocol: string; [key: string]: unknown }[];
   executions(): string[];
   openGate(): void;
-  writeConfig(changes?: { system?: string; model?: string; extraYaml?: string; noteDescription?: string }): void;
+  writeConfig(changes?: { system?: string; model?: string; extraYaml?: string; noteDescription?: string; noteOnCrash?: string }): void;
 }
 
 function workspace(server: FakeServer, { gateOpen = true } = {}): Workspace {
@@ -141,6 +143,7 @@ tools:
     # Logs the execution first, then waits for the gate: a kill can land mid-tool.
     command: [sh, -c, 'echo "$1" >> "$SIDE_LOG"; while [ ! -e "$GATE" ]; do sleep 0.02; done; echo "noted $1"', sh, "{text}"]
     input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
+    on_crash: ${changes.noteOnCrash ?? "rerun"}
 retry: { max_attempts: 3, base_delay: 10ms }
 session: { state_dir: ./state }
 ${changes.extraYaml ?? ""}
@@ -165,6 +168,7 @@ function assertOneLineError(result: CliResult, code: number, message: RegExp): v
 }
 
 const START = ["run", "--checkpoint", "--name", "run1", "Write three notes"];
+const hasScript = spawnSync("script", ["--version"]).status === 0;
 const RESUME = ["run", "--resume", "run1"];
 const COMPLETED_RUN = ["meta", "assistant", "tool_result", "tool_result", "assistant", "tool_result", "assistant", "terminal"];
 
@@ -284,6 +288,63 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
         assert.equal(conversation.accepted - before, point.modelCalls);
         assert.deepEqual(ws.executions(), point.executions);
         assert.deepEqual(kinds(ws.journal("run1")), COMPLETED_RUN, "the journal is the run's, whole");
+      });
+    }
+  });
+
+  describe("on_crash: what a resume does with the call a SIGKILL cut short", () => {
+    const INTERRUPTED = /^this call of note may have been running when the run was interrupted \(a crash or a kill\), and it was not run again: whether it took effect is unknown\./;
+    /** Starts a run, SIGKILLs it once `started` tools are running, resumes it (`resume` runs it), and returns the journal's results. */
+    async function killDuringTools(onCrash: string, options: { parallel?: boolean; resume?: (ws: Workspace) => Promise<CliResult> } = {}) {
+      const ws = workspace(conversation.server, { gateOpen: false });
+      ws.writeConfig({ noteOnCrash: onCrash, extraYaml: options.parallel === true ? "parallel_tools: true" : "" });
+      const run = startCli(START, { cwd: ws.dir, env: ws.env });
+      const started = options.parallel === true ? ["one", "two"] : ["one"];
+      await waitFor(() => started.every((text) => ws.executions().includes(text)), `${started.join(" and ")} to start`);
+      run.child.kill("SIGKILL");
+      assert.equal((await run.done).signal, "SIGKILL");
+      ws.openGate();
+      const resumed = await (options.resume ?? ((workspace) => runCli(RESUME, { cwd: workspace.dir, env: workspace.env })))(ws);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.match(resumed.stdout, new RegExp(FINAL_ANSWER));
+      conversation.assertEveryRequestValid();
+      const results = ws.journal("run1").filter((record) => record.protocol.endsWith("tool_result")) as unknown as { tool_result: { tool_use_id: string; result: { content: string; is_error?: boolean } } }[];
+      return { ws, results: new Map(results.map(({ tool_result }) => [tool_result.tool_use_id, tool_result.result])) };
+    }
+
+    it("rerun (the default) runs the cut call again: one repeat", async () => {
+      const { ws, results } = await killDuringTools("rerun");
+      assert.deepEqual(ws.executions(), ["one", "one", "two", "three"]);
+      assert.equal(results.get("toolu_01")?.content, "noted one\n");
+    });
+
+    it("never does not run it again: the model gets an is_error result saying its effect is unknown, and the calls after it run", async () => {
+      const { ws, results } = await killDuringTools("never");
+      assert.deepEqual(ws.executions(), ["one", "two", "three"], "0 repeats");
+      assert.equal(results.get("toolu_01")?.is_error, true);
+      assert.match(results.get("toolu_01")?.content ?? "", INTERRUPTED);
+      assert.equal(results.get("toolu_02")?.content, "noted two\n", "the sequential call after it had not started: it runs");
+    });
+
+    it("never, with parallel tools: every unanswered call of the batch may have started, none runs again", async () => {
+      const { ws, results } = await killDuringTools("never", { parallel: true });
+      assert.deepEqual([...ws.executions()].sort(), ["one", "three", "two"], "0 repeats");
+      assert.match(results.get("toolu_01")?.content ?? "", INTERRUPTED);
+      assert.match(results.get("toolu_02")?.content ?? "", INTERRUPTED);
+    });
+
+    it("ask, with no terminal to ask on, reports the call as interrupted", async () => {
+      const { ws, results } = await killDuringTools("ask");
+      assert.deepEqual(ws.executions(), ["one", "two", "three"]);
+      assert.match(results.get("toolu_01")?.content ?? "", INTERRUPTED);
+    });
+
+    for (const [answer, executions] of [["y", ["one", "one", "two", "three"]], ["n", ["one", "two", "three"]]] as const) {
+      it(`ask, on a terminal, asks before running it again; answered ${answer}`, { skip: hasScript ? false : "util-linux script(1) is not installed" }, async () => {
+        const { ws, results } = await killDuringTools("ask", { resume: (workspace) => resumeOnTerminal(workspace, answer) });
+        assert.deepEqual(ws.executions(), executions);
+        if (answer === "y") assert.equal(results.get("toolu_01")?.content, "noted one\n");
+        else assert.match(results.get("toolu_01")?.content ?? "", INTERRUPTED);
       });
     }
   });
@@ -462,3 +523,23 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
     assert.ok(!existsSync(join(ws.dir, "state")), "without --checkpoint nothing is journaled");
   });
 });
+
+
+/** `run --resume` under script(1), a pseudo-terminal, answering its one question. */
+async function resumeOnTerminal(ws: Workspace, answer: string): Promise<CliResult> {
+  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+  const child = spawn("script", ["-qec", [process.execPath, CLI, ...RESUME].map(quote).join(" "), "/dev/null"], { cwd: ws.dir, env: ws.env, stdio: ["pipe", "pipe", "pipe"] });
+  let output = "";
+  // A terminal ends its lines in \r\n; stdout and stderr come back merged.
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString().replaceAll("\r", "")));
+  const exited = once(child, "exit");
+  try {
+    await waitFor(() => output.includes("Run it again?"), "the question");
+    child.stdin.write(`${answer}\n`);
+    const [code] = (await exited) as [number | null];
+    return { code, signal: null, stdout: output, stderr: output };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    child.stdin.end();
+  }
+}

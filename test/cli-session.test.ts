@@ -267,6 +267,8 @@ function plantBadJournals(dir: string): void {
 before(async () => {
   mkdirSync(WS);
   mkdirSync(ELSEWHERE);
+  mkdirSync(join(ROOT, "broken-config"));
+  writeFileSync(join(ROOT, "broken-config", "agent.yaml"), "tools: {nonsense\n");
   writeFileSync(OPEN_GATE, "");
   writeFileSync(join(WS, "main.script.yaml"), MAIN_SCRIPT);
   writeFileSync(join(WS, "short.script.yaml"), SHORT_SCRIPT);
@@ -394,7 +396,7 @@ describe("fisk-ai session show", () => {
   const expected: Record<(typeof GOOD)[number], { status: string | RegExp; next: number; modelCalls: number; toolCalls: number; pending?: string }> = {
     done: { status: "completed", next: 3, modelCalls: 3, toolCalls: 3 },
     paused: { status: "suspended (suspended by the operator)", next: 1, modelCalls: 1, toolCalls: 2 },
-    crashed: { status: "open", next: 1, modelCalls: 1, toolCalls: 1, pending: "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2)" },
+    crashed: { status: "open", next: 1, modelCalls: 1, toolCalls: 1, pending: "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2, on_crash: rerun)" },
     broke: { status: /^error \(model call failed: script .*short\.script\.yaml has 1 turns and the run asked for turn 2/, next: 1, modelCalls: 1, toolCalls: 1 },
     // Stopped before the turn's tools ran: they are left pending.
     spent: {
@@ -402,7 +404,7 @@ describe("fisk-ai session show", () => {
       next: 1,
       modelCalls: 1,
       toolCalls: 0,
-      pending: "2 tool calls, 0 answered; unanswered: note (toolu_script_1_1), note (toolu_script_1_2)",
+      pending: "2 tool calls, 0 answered; unanswered: note (toolu_script_1_1, on_crash: rerun), note (toolu_script_1_2, on_crash: rerun)",
     },
     capped: { status: "max_iterations (iteration cap reached: 1 model calls)", next: 1, modelCalls: 1, toolCalls: 2 },
   };
@@ -438,6 +440,19 @@ describe("fisk-ai session show", () => {
         runId,
       );
     });
+  });
+
+  it("shows the on_crash policy of each pending call by the config's tools, and none where no config is found", async () => {
+    writeFileSync(join(WS, "never.yaml"), configYaml("main.script.yaml").replace("    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }", "$&\n    on_crash: never"));
+    const [never, noConfig, brokenLocal] = await Promise.all([
+      fisk(["session", "show", "crashed", "--config", "never.yaml"]),
+      fisk(["session", "show", "crashed", "--state-dir", STORE], { cwd: ELSEWHERE }),
+      fisk(["session", "show", "crashed", "--state-dir", STORE], { cwd: join(ROOT, "broken-config") }),
+    ]);
+    assert.equal(showFields(never).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2, on_crash: never)");
+    assert.equal(showFields(noConfig).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2)");
+    assert.equal(showFields(brokenLocal).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2)", "an agent.yaml that does not load is not the session's to show");
+    assertOneLineError(await fisk(["session", "show", "crashed", "--state-dir", STORE, "--config", "missing.yaml"]), 2, /cannot read config missing\.yaml/, "an explicit --config must load");
   });
 
   it("--transcript prints the conversation with long tool results folded to four lines, and --full prints them whole", async () => {

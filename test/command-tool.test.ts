@@ -17,6 +17,7 @@ function tool(command: string[], overrides: Partial<CommandToolDefinition> = {})
     timeoutMs: 5000,
     outputLimitBytes: 1024,
     confirm: false,
+    onCrash: "rerun",
     ...overrides,
   });
 }

@@ -37,6 +37,7 @@ tools:
     input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
     timeout: 30s
     confirm: true
+    on_crash: never
 parallel_tools: true
 budget: { max_tokens: 1000, max_iterations: 7, call_timeout: 2m }
 thinking: { mode: enabled, budget_tokens: 2048 }
@@ -47,6 +48,7 @@ session: { backend: file, state_dir: ./runs }
     assert.equal(config.baseUrl, "http://127.0.0.1:11434/v1");
     assert.equal(config.tools[0]?.timeout, 30_000);
     assert.equal(config.tools[0]?.confirm, true);
+    assert.equal(config.tools[0]?.on_crash, "never");
     assert.deepEqual([config.maxTokens, config.maxIterations, config.callTimeoutMs], [1000, 7, 120_000]);
     assert.deepEqual(config.thinking, { mode: "enabled", budget_tokens: 2048 });
     assert.equal(config.parallelTools, true);
@@ -59,6 +61,8 @@ session: { backend: file, state_dir: ./runs }
       [config.provider, config.maxTokens, config.maxIterations, config.callTimeoutMs, config.thinking.mode, config.parallelTools],
       ["anthropic", 200_000, 50, 120_000, "off", false],
     );
+    const tool = loadAgentConfig(configFile("tools: [{ name: a, description: d, command: [x] }]\n")).tools[0];
+    assert.deepEqual([tool?.confirm, tool?.on_crash], [false, "rerun"]);
   });
 
   it("lets flags override the file, relative to where the operator stands", () => {
@@ -86,6 +90,7 @@ session: { backend: file, state_dir: ./runs }
     assertConfigError("thinking: { mode: enabled }\n", /thinking\.budget_tokens: /);
     assertConfigError("base_url: not a url\n", /base_url: /);
     assertConfigError("provider: script\n", /script: the script provider needs a script file/);
+    assertConfigError("tools: [{ name: a, description: d, command: [x], on_crash: maybe }]\n", /tools\[0\]\.on_crash: .*"rerun"\|"ask"\|"never"/);
   });
 
   it("reports YAML that does not parse with its line, and a file that is not a mapping", () => {

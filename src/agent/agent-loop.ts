@@ -5,10 +5,10 @@
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import type { ModelProvider, ThinkingConfig } from "../llm/model-provider.js";
 import type { Counters, RunState } from "../runstate/fold.js";
-import { PROTOCOLS, RECORD_VERSION, type AssistantMessage, type TerminalReason, type ToolUseBlock } from "../runstate/records.js";
+import { PROTOCOLS, RECORD_VERSION, type AssistantMessage, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
 import type { Store } from "../runstate/store.js";
-import { denyWithoutTerminal, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
+import { denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { ResumeRefusedError } from "./agent-errors.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints } from "./fingerprint.js";
@@ -39,6 +39,8 @@ export interface RunOptions {
   store?: Store;
   events?: AgentEvents;
   confirm?: ConfirmToolCall;
+  /** For an `on_crash: ask` call a resume finds unanswered: run it again? Without it, no. */
+  askRerun?: ConfirmToolCall;
   suspend?: SuspendRequest;
   /** Aborts at once, journaling nothing more: crash semantics. */
   signal?: AbortSignal;
@@ -171,14 +173,18 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string)
     return outcome;
   };
 
+  const journalResult = async (use: ToolUseBlock, result: ToolResultBlock): Promise<void> => {
+    await recorder.append({ protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: use.id, result } });
+    events.toolFinished?.(use, result, false);
+  };
+
   const runTools = async (uses: readonly ToolUseBlock[]): Promise<void> => {
     const runOne = async (use: ToolUseBlock): Promise<void> => {
       events.toolStarted?.(use);
       const result = await settings.tools.run(use, signal, options.confirm ?? denyWithoutTerminal);
       // An abort is a crash: a result cut short by it must not enter the journal.
       signal.throwIfAborted();
-      await recorder.append({ protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: use.id, result } });
-      events.toolFinished?.(use, result, false);
+      await journalResult(use, result);
     };
     if (settings.parallelTools) {
       // Every tool of the batch is waited for, even when one fails: none is left running
@@ -199,7 +205,19 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string)
       const use = pending.toolUses.find((candidate) => candidate.id === result.tool_use_id) as ToolUseBlock;
       events.toolFinished?.(use, result, true);
     }
-    await runTools(pending.toolUses.filter((use) => !pending.answered.has(use.id)));
+    const unanswered = pending.toolUses.filter((use) => !pending.answered.has(use.id));
+    // Sequential tools run in the model's order, so only the first unanswered call can
+    // have been running when the run stopped; in parallel, any of them.
+    const mayHaveStarted = new Set((settings.parallelTools ? unanswered : unanswered.slice(0, 1)).map((use) => use.id));
+    const rerun: ToolUseBlock[] = [];
+    for (const use of unanswered) {
+      if (mayHaveStarted.has(use.id) && !(await settings.tools.mayRerun(use, options.askRerun ?? denyWithoutTerminal))) {
+        await journalResult(use, interruptedResult(use));
+      } else {
+        rerun.push(use);
+      }
+    }
+    await runTools(rerun);
   }
 
   const answered = committedFinalAnswer(recorder.state());

@@ -7,6 +7,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import * as z from "zod";
 import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
+import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "./agent-errors.js";
 
 
@@ -36,6 +37,7 @@ const ToolConfig = z.strictObject({
   timeout: Duration.default(30_000),
   output_limit: z.int().positive().default(64 * 1024),
   confirm: z.boolean().default(false),
+  on_crash: z.enum(CRASH_POLICIES).default("rerun"),
 });
 
 const Thinking = z.discriminatedUnion("mode", [

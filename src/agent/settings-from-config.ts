@@ -51,6 +51,7 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
           timeoutMs: tool.timeout,
           outputLimitBytes: tool.output_limit,
           confirm: tool.confirm,
+          onCrash: tool.on_crash,
         }),
       ),
     );

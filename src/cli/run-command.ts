@@ -15,7 +15,7 @@ import { stderrRenderer, styleFor } from "./render.js";
 import { resumableSessions } from "./session-list.js";
 import { pickSession } from "./session-picker.js";
 import { configPathFrom, storeFor } from "./session-store.js";
-import { terminalConfirm } from "./terminal-confirm.js";
+import { terminalAskRerun, terminalConfirm } from "./terminal-confirm.js";
 
 const RUN_HELP = `Usage: fisk-ai run [PROMPT] [options]
 
@@ -124,6 +124,7 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
     settings,
     events: withCrashPoint(stderrRenderer(io.stderr, styleFor(io.stderr, io.env)), io.env.FISK_AI_TEST_CRASH_AT),
     confirm: terminalConfirm(io.stdin, io.stderr),
+    askRerun: terminalAskRerun(io.stdin, io.stderr),
     suspend,
     signal: abort.signal,
   };

@@ -1,14 +1,15 @@
 // `fisk-ai session ...`: the operator's window into the journal. Each subcommand is a
 // few lines over the store; the work is in the library.
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { ToolConfig } from "../agent/config.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { commandLineError, UsageError } from "./cli-errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import type { CommandIO } from "./run-command.js";
 import { listSessions } from "./session-list.js";
 import { removeSessions, verifySessions } from "./session-maintenance.js";
-import { showSession } from "./session-show.js";
-import { sessionStore } from "./session-store.js";
+import { showSession, type CrashPolicyOf } from "./session-show.js";
+import { configPathFrom, sessionStore } from "./session-store.js";
 import { exportSession, forkSession, importSession } from "./session-transfer.js";
 
 const SESSION_HELP = `Usage: fisk-ai session COMMAND [options]
@@ -77,7 +78,7 @@ export async function sessionCommand(argv: string[], io: CommandIO): Promise<num
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
       const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true };
-      await showSession(await sessionStore(values), runId, flags, io.stdout);
+      await showSession(await sessionStore(values), runId, flags, io.stdout, await crashPolicies(values.config));
       return EXIT.completed;
     }
     case "rm":
@@ -121,4 +122,24 @@ export async function sessionCommand(argv: string[], io: CommandIO): Promise<num
 function help(io: CommandIO): number {
   io.stdout.write(SESSION_HELP);
   return EXIT.completed;
+}
+
+/**
+ * The configured tools' `on_crash` policies, shown beside a pending call. An agent.yaml
+ * found only in the working directory may not be the session's: if it does not load,
+ * the policies are left out rather than failing the show.
+ */
+async function crashPolicies(configFlag: string | undefined): Promise<CrashPolicyOf> {
+  const path = configPathFrom(configFlag);
+  if (path === undefined) return () => undefined;
+  const { loadAgentConfig } = await import("../agent/config.js");
+  let tools: ToolConfig[];
+  try {
+    tools = loadAgentConfig(path).tools;
+  } catch (error) {
+    if (configFlag !== undefined) throw error;
+    return () => undefined;
+  }
+  const policies = new Map(tools.map((tool) => [tool.name, tool.on_crash]));
+  return (name) => policies.get(name);
 }

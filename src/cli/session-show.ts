@@ -3,17 +3,22 @@ import { providerOf } from "../agent/fingerprint.js";
 import type { RunState } from "../runstate/fold.js";
 import type { Message, ToolResultBlock } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
+import type { CrashPolicy } from "../tools/tool.js";
 import { toolResultText } from "./render-blocks.js";
 import { stateJson } from "./session-json.js";
 import { statusText, timeText } from "./session-list.js";
 
 const FOLDED_RESULT_LINES = 4;
 
+/** A configured tool's `on_crash` policy; undefined when the tool (or the config) is not known. */
+export type CrashPolicyOf = (toolName: string) => CrashPolicy | undefined;
+
 export async function showSession(
   store: Store,
   runId: string,
   options: { json: boolean; transcript: boolean; full: boolean },
   out: NodeJS.WritableStream,
+  crashPolicyOf: CrashPolicyOf = () => undefined,
 ): Promise<void> {
   const state = await store.load(runId);
   const summary = await store.summarize(runId);
@@ -39,7 +44,12 @@ export async function showSession(
   ];
   if (state.pending !== undefined) {
     const { toolUses, answered } = state.pending;
-    const waiting = toolUses.filter((use) => !answered.has(use.id)).map((use) => `${use.name} (${use.id})`);
+    const waiting = toolUses
+      .filter((use) => !answered.has(use.id))
+      .map((use) => {
+        const policy = crashPolicyOf(use.name);
+        return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
+      });
     fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
   }
   fields.push(["prompt", meta.prompt]);

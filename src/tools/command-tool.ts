@@ -2,7 +2,7 @@
 // input can never become shell syntax. `{field}` in an argument is replaced by that
 // input field's string value.
 import { spawn } from "node:child_process";
-import type { Tool, ToolContext, ToolOutput } from "./tool.js";
+import type { CrashPolicy, Tool, ToolContext, ToolOutput } from "./tool.js";
 
 export interface CommandToolDefinition {
   name: string;
@@ -12,6 +12,7 @@ export interface CommandToolDefinition {
   timeoutMs: number;
   outputLimitBytes: number;
   confirm: boolean;
+  onCrash: CrashPolicy;
 }
 
 const STDERR_TAIL_BYTES = 2048;
@@ -23,6 +24,7 @@ export function commandTool(definition: CommandToolDefinition): Tool {
     description: definition.description,
     input_schema: definition.input_schema,
     confirm: definition.confirm,
+    onCrash: definition.onCrash,
     run: (input, context) => runCommand(definition, input, context),
   };
 }

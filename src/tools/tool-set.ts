@@ -3,9 +3,13 @@
 // never a missing one.
 import type { ToolSpec } from "../llm/model-provider.js";
 import type { ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
-import { toolResultBlock, type Tool } from "./tool.js";
+import { toolResultBlock, type CrashPolicy, type Tool } from "./tool.js";
 
-/** Asks the operator whether a `confirm` tool may run; the CLI answers from a terminal. */
+/**
+ * Asks the operator a yes/no question about one call: whether a `confirm` tool may run,
+ * or whether an `on_crash: ask` call cut short by a crash runs again. The CLI answers
+ * from a terminal.
+ */
 export type ConfirmToolCall = (tool: Tool, input: Record<string, unknown>) => Promise<boolean>;
 
 export const denyWithoutTerminal: ConfirmToolCall = async () => false;
@@ -23,6 +27,23 @@ export class ToolSet {
 
   specs(): ToolSpec[] {
     return [...this.#tools.values()].map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+  }
+
+  /**
+   * Whether a call that may have been running when the run stopped runs again, by its
+   * tool's `on_crash` policy; `ask` asks the operator. A tool no longer known is run (and
+   * answered that it is unknown), as any other call of it would be.
+   */
+  async mayRerun(use: ToolUseBlock, ask: ConfirmToolCall): Promise<boolean> {
+    const tool = this.#tools.get(use.name);
+    const policy: CrashPolicy = tool?.onCrash ?? "rerun";
+    if (tool === undefined || policy === "rerun") return true;
+    return policy === "ask" && (await ask(tool, use.input).catch(() => false));
+  }
+
+  crashPolicy(name: string): CrashPolicy | undefined {
+    const tool = this.#tools.get(name);
+    return tool === undefined ? undefined : (tool.onCrash ?? "rerun");
   }
 
   async run(use: ToolUseBlock, signal: AbortSignal, confirm: ConfirmToolCall): Promise<ToolResultBlock> {
@@ -44,4 +65,12 @@ export class ToolSet {
       return toolResultBlock(use.id, { content: `${tool.name} failed: ${reason}`, is_error: true });
     }
   }
+}
+
+/** The result of a call a resume did not run again: the model is told to check before acting again. */
+export function interruptedResult(use: ToolUseBlock): ToolResultBlock {
+  return toolResultBlock(use.id, {
+    content: `this call of ${use.name} may have been running when the run was interrupted (a crash or a kill), and it was not run again: whether it took effect is unknown. Check its effect before calling it again.`,
+    is_error: true,
+  });
 }

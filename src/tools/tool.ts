@@ -13,9 +13,19 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
+/**
+ * What a resume does with a call that may have been running when the run stopped (a
+ * crash, a kill, a second Ctrl-C): run it again, ask the operator, or never run it again
+ * and tell the model its effect is unknown. For tools whose side effect must not repeat.
+ */
+export const CRASH_POLICIES = ["rerun", "ask", "never"] as const;
+export type CrashPolicy = (typeof CRASH_POLICIES)[number];
+
 export interface Tool extends ToolSpec {
   /** Ask the operator before each call; denied where there is no terminal to ask on. */
   confirm: boolean;
+  /** Absent: rerun, the default. */
+  onCrash?: CrashPolicy;
   run(input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
 }
 
@@ -25,6 +35,7 @@ export function defineTool(definition: {
   description: string;
   input_schema: Record<string, unknown>;
   confirm?: boolean;
+  onCrash?: CrashPolicy;
   run(input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput | string>;
 }): Tool {
   return {
@@ -32,6 +43,7 @@ export function defineTool(definition: {
     description: definition.description,
     input_schema: definition.input_schema,
     confirm: definition.confirm ?? false,
+    onCrash: definition.onCrash ?? "rerun",
     run: async (input, context) => {
       const output = await definition.run(input, context);
       return typeof output === "string" ? { content: output } : output;
