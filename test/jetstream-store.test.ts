@@ -90,12 +90,12 @@ describe("jetstream backend", () => {
 
   describe("binding the stream", () => {
     it("refuses a stream that does not exist, naming the command that makes it", async () => {
-      await rejectsWith(open("NOPE"), "ERR_STORE_CONFIG", /no JetStream stream NOPE: create it with 'fisk-ai session init-stream' or 'nats stream add NOPE/);
+      await rejectsWith(open("NOPE"), "ERR_STORE_CONFIG", /no JetStream stream NOPE: create it with 'fisk-ai session init-stream', or with: nats stream add NOPE/);
     });
 
     it("refuses a stream with a max age, naming the fix", async () => {
       await addStream({ ...runStreamConfig("AGED", "aged"), max_age: 3600 * 1e9 });
-      await rejectsWith(open("AGED"), "ERR_STORE_CONFIG", /stream AGED expires messages after 3600 s.*nats stream add AGED --subjects 'aged\.>'.*--discard-per-subject/);
+      await rejectsWith(open("AGED"), "ERR_STORE_CONFIG", /stream AGED expires messages after 3600 s.*nats stream add AGED --subjects "aged\.>".*--discard-per-subject/);
     });
 
     it("refuses a stream without discard-new-per-subject, naming the fix", async () => {

@@ -14,7 +14,7 @@ import { EXIT, EXIT_CODES_HELP, exitCodeFor } from "./exit-codes.js";
 import { stderrRenderer, styleFor } from "./render.js";
 import { resumableSessions } from "./session-list.js";
 import { pickSession } from "./session-picker.js";
-import { configPathFrom, storeFor } from "./session-store.js";
+import { configPathFrom, STORE_HELP, storeFor, storeFromFlags } from "./session-store.js";
 import { terminalAskRerun, terminalConfirm } from "./terminal-confirm.js";
 
 const RUN_HELP = `Usage: fisk-ai run [PROMPT] [options]
@@ -30,6 +30,7 @@ Options:
   --continue         resume the most recently updated session that is not completed
   --force            resume even though the configuration changed (not the provider)
   --state-dir DIR    where sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)
+${STORE_HELP}
   --model M          override the configured model
   --provider P       override the configured provider: anthropic, openai or script
 
@@ -56,6 +57,7 @@ function parseRunArgs(argv: string[]) {
         resume: { type: "string" },
         force: { type: "boolean" },
         "state-dir": { type: "string" },
+        store: { type: "string" },
         model: { type: "string" },
         provider: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -92,9 +94,14 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   if (values.resume !== undefined) assertRunId(values.resume);
   if (values.name !== undefined) assertRunId(values.name);
 
-  const config = loadAgentConfig(configPathFrom(values.config), { provider: values.provider, model: values.model, stateDir: values["state-dir"] });
+  const named = storeFromFlags(values);
+  const config = loadAgentConfig(configPathFrom(values.config), {
+    provider: values.provider,
+    model: values.model,
+    ...(named === undefined ? {} : { store: named }),
+  });
   const settings = settingsFromConfig(config, io.env);
-  const store = checkpoint ? await storeFor(config) : undefined;
+  const store = checkpoint ? await storeFor(config, io.stderr) : undefined;
   let resumeId: string | undefined;
   if (store !== undefined && resuming) {
     resumeId = values.resume ?? (pick ? await pickSession(store, io.stdin, io.stderr) : await latestResumable(store));
@@ -137,6 +144,7 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
     if (outcome.reason === "completed") io.stdout.write(outcome.answer?.endsWith("\n") ? outcome.answer : `${outcome.answer ?? ""}\n`);
     return finishedWith;
   } finally {
+    await store?.close();
     if (finishedWith === undefined) {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);

@@ -56,6 +56,7 @@ const RECONNECT_WAIT_MS = 1000;
 const LIST_CONCURRENCY = 32;
 /** JetStream's "wrong last sequence" and "maximum messages per subject exceeded": a slot taken. */
 const SLOT_TAKEN_CODES = new Set([10071, 10077]);
+const STREAM_NOT_FOUND = 10059;
 
 /** Credentials come only from the environment, never from a config file or a record. */
 export function natsAuthFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionOptions> {
@@ -75,8 +76,8 @@ export function natsAuthFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionOptio
 }
 
 /** The `nats stream add` command that makes a stream this backend accepts. */
-export function streamAddCommand(stream: string, prefix: string): string {
-  return `nats stream add ${stream} --subjects '${prefix}.>' --storage file --retention limits --max-msgs-per-subject=1 --discard new --discard-per-subject --max-age=0 --dupe-window=2m --defaults`;
+function streamAddCommand(stream: string, prefix: string): string {
+  return `nats stream add ${stream} --subjects "${prefix}.>" --storage file --retention limits --max-msgs-per-subject=1 --discard new --discard-per-subject --max-age=0 --dupe-window=2m --defaults`;
 }
 
 /** What a stream for runs must be: write-once slots, nothing expiring, nothing overwritten. */
@@ -91,33 +92,83 @@ export function runStreamConfig(stream: string, prefix: string): Partial<StreamC
   };
 }
 
-export async function connectJetStreamStore(config: JetStreamStoreConfig, env: NodeJS.ProcessEnv = process.env): Promise<JetStreamStore> {
-  const timeout = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+/** The prefix a new stream binds when none is configured. */
+const DEFAULT_PREFIX = "fisk-ai.runs";
+
+async function connectTo(config: JetStreamStoreConfig, env: NodeJS.ProcessEnv): Promise<NatsConnection> {
   const servers = Array.isArray(config.servers) ? config.servers : [config.servers];
-  let nc: NatsConnection;
+  const auth = natsAuthFromEnv(env);
   try {
-    nc = await connect({
+    return await connect({
       servers,
-      timeout,
+      timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxReconnectAttempts: MAX_RECONNECTS,
       reconnectTimeWait: RECONNECT_WAIT_MS,
       name: `fisk-ai ${process.pid}`,
-      ...natsAuthFromEnv(env),
+      ...auth,
     });
   } catch (error) {
     throw new RunStateError("ERR_IO", `cannot reach the NATS server at ${servers.join(", ")}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/**
+ * What `fisk-ai session init-stream` does: creates the stream for runs, or checks the
+ * one already there as binding would. Says whether it created it.
+ */
+export async function initRunStream(config: JetStreamStoreConfig, env: NodeJS.ProcessEnv = process.env): Promise<{ created: boolean; prefix: string }> {
+  const nc = await connectTo(config, env);
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    const exists = await jsm.streams.info(config.stream).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return false;
+        throw ioError(`reading the stream ${config.stream}`, error);
+      },
+    );
+    if (!exists) {
+      await jsm.streams.add(runStreamConfig(config.stream, config.prefix ?? DEFAULT_PREFIX)).catch((error: unknown) => {
+        throw ioError(`creating the stream ${config.stream}`, error);
+      });
+    }
+    const prefix = await checkStream(jsm, config.stream, config.prefix);
+    await leaseBucket(nc, config);
+    return { created: !exists, prefix };
+  } finally {
+    await nc.close();
+  }
+}
+
+export async function connectJetStreamStore(config: JetStreamStoreConfig, env: NodeJS.ProcessEnv = process.env): Promise<JetStreamStore> {
+  const timeout = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const nc = await connectTo(config, env);
   try {
     const jsm = await jetstreamManager(nc, { timeout });
     const prefix = await checkStream(jsm, config.stream, config.prefix);
-    const leases = await new Kvm(jetstream(nc, { timeout })).create(`${config.stream}_LEASES`, {
-      history: 1,
-      ttl: config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
-    });
-    return new JetStreamStore(nc, jsm, jetstream(nc, { timeout }), leases, config, prefix);
+    const leases = await leaseBucket(nc, config);
+    // The bucket's own TTL sets the heartbeat, whoever made the bucket.
+    const leaseTtlMs = (await leases.status()).ttl;
+    return new JetStreamStore(nc, jsm, jetstream(nc, { timeout }), leases, { ...config, leaseTtlMs }, prefix);
   } catch (error) {
     await nc.close();
     throw error;
+  }
+}
+
+/**
+ * The KV bucket of leases beside the stream, made on first use. Its TTL is the lease's:
+ * fixed when the bucket is made, so an existing bucket is used as it is.
+ */
+async function leaseBucket(nc: NatsConnection, config: JetStreamStoreConfig): Promise<KV> {
+  const kvm = new Kvm(jetstream(nc, { timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS }));
+  const name = `${config.stream}_LEASES`;
+  try {
+    return await kvm.create(name, { history: 1, ttl: config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS });
+  } catch (error) {
+    // 10058: it exists with another TTL.
+    if (error instanceof JetStreamApiError && error.code === 10058) return kvm.open(name);
+    throw ioError(`making the lease bucket ${name}`, error);
   }
 }
 
@@ -127,11 +178,11 @@ async function checkStream(jsm: JetStreamManager, stream: string, wanted: string
   try {
     config = (await jsm.streams.info(stream)).config;
   } catch (error) {
-    if (error instanceof JetStreamApiError && error.code === 10059) {
-      const prefix = wanted ?? "fisk-ai.runs";
+    if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) {
+      const prefix = wanted ?? DEFAULT_PREFIX;
       throw new RunStateError(
         "ERR_STORE_CONFIG",
-        `no JetStream stream ${stream}: create it with 'fisk-ai session init-stream' or '${streamAddCommand(stream, prefix)}'`,
+        `no JetStream stream ${stream}: create it with 'fisk-ai session init-stream', or with: ${streamAddCommand(stream, prefix)}`,
       );
     }
     throw ioError(`binding the stream ${stream}`, error);
@@ -140,7 +191,7 @@ async function checkStream(jsm: JetStreamManager, stream: string, wanted: string
   const only = wildcards.length === 1 ? (wildcards[0] as string) : undefined;
   const prefix = only?.endsWith(".>") && !only.slice(0, -2).split(".").some((token) => token === "*" || token === ">" || token === "") ? only.slice(0, -2) : undefined;
   const fix = (problem: string) =>
-    new RunStateError("ERR_STORE_CONFIG", `stream ${stream} ${problem}, so a record could be lost or overwritten: recreate it with '${streamAddCommand(stream, prefix ?? wanted ?? "fisk-ai.runs")}'`);
+    new RunStateError("ERR_STORE_CONFIG", `stream ${stream} ${problem}, so a record could be lost or overwritten: recreate it with: ${streamAddCommand(stream, prefix ?? wanted ?? DEFAULT_PREFIX)}`);
   if (prefix === undefined) throw fix(`must bind exactly one subject of the form <prefix>.> (it binds ${config.subjects.join(", ")})`);
   if (wanted !== undefined && wanted !== prefix) throw fix(`binds ${prefix}.>, not the configured prefix ${wanted}.>`);
   if (config.max_msgs_per_subject !== 1) throw fix(`keeps ${config.max_msgs_per_subject} messages per subject, not 1`);
@@ -283,7 +334,8 @@ export class JetStreamStore implements Store {
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#nc.drain().catch(() => this.#nc.close());
+    // Not drain: every write was awaited already, and a drain waits forever for a server that is gone.
+    this.#closing ??= this.#nc.close();
     return this.#closing;
   }
 
