@@ -6,7 +6,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { defaultStateDir, encodeRecord, FileStore, isRunStateError, nodeFileSystem, type FileSystem, type RunStateErrorCode } from "../src/index.js";
-import { runStoreConformance } from "./conformance/store-conformance.js";
+import { runStoreConformance } from "../src/conformance/index.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { assistantEntry, completedRun, metaPayload, terminalEntry, toolResultEntry } from "./helpers/record-builders.js";
@@ -23,13 +23,13 @@ function storeDir(store: unknown): string {
 }
 
 runStoreConformance("file", {
+  capabilities: { exclusiveOpen: true },
   makeStore: async () => new FileStore({ dir: freshDir() }),
   sameStorage: async (store) => new FileStore({ dir: storeDir(store) }),
   plantRaw: async (store, runId, lines) => {
     mkdirSync(storeDir(store), { recursive: true, mode: 0o700 });
     writeFileSync(join(storeDir(store), `${runId}.json`), lines.join(""), { mode: 0o600 });
   },
-  cleanup: async () => undefined,
 });
 
 async function rejectsWith(promise: Promise<unknown>, code: RunStateErrorCode, message?: RegExp): Promise<void> {

@@ -94,7 +94,7 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
 
   const config = loadAgentConfig(configPathFrom(values.config), { provider: values.provider, model: values.model, stateDir: values["state-dir"] });
   const settings = settingsFromConfig(config, io.env);
-  const store = checkpoint ? storeFor(config) : undefined;
+  const store = checkpoint ? await storeFor(config) : undefined;
   let resumeId: string | undefined;
   if (store !== undefined && resuming) {
     resumeId = values.resume ?? (pick ? await pickSession(store, io.stdin, io.stderr) : await latestResumable(store));

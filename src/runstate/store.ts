@@ -1,5 +1,5 @@
-// The storage seam (SPEC section 4): two small async interfaces. Every backend
-// passes the one conformance suite in test/conformance/.
+// The storage seam (SPEC section 4): two small async interfaces. Every backend keeps
+// the rules in store-contract.ts and passes the one conformance suite (fisk-ai/conformance).
 import type { RunState } from "./fold.js";
 import type { JournalRecord, MetaPayload, RecordEntry, TerminalReason } from "./records.js";
 
@@ -22,7 +22,10 @@ export interface Journal {
 /** How `list()` sees one run: read from its first and last records only. */
 export type RunStatus = TerminalReason | "open" | "running" | "corrupt";
 
-/** The process holding a run open for writing, as it described itself. */
+/**
+ * The process holding a run open for writing, as it described itself to the backend:
+ * the lock file's note for files, the lease for JetStream.
+ */
 export interface RunHolder {
   pid: number;
   host: string;
@@ -68,4 +71,6 @@ export interface Store {
   importJournal(runId: string, bytes: Uint8Array): Promise<void>;
   /** Removes a run; ERR_LOCKED while a writer holds it. */
   delete(runId: string): Promise<void>;
+  /** Lets go of what the store holds (a server connection); journals still open are the caller's to close first. */
+  close(): Promise<void>;
 }

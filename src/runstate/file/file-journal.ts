@@ -1,10 +1,11 @@
 // An open journal file: the single writer of one run. Appends are queued and written
 // by one flush at a time; appends that arrive while a flush is on its way share the
 // next write and fsync (group commit), and each resolves only once its bytes are durable.
-import { RunStateError } from "../errors.js";
+import type { RunStateError } from "../errors.js";
 import { encodeRecord } from "../journal-codec.js";
-import { recordAt, type JournalRecord, type RecordEntry } from "../records.js";
+import type { JournalRecord, RecordEntry } from "../records.js";
 import type { Journal } from "../store.js";
+import { closedError, decideAppend, writeFailedError } from "../store-contract.js";
 import { writeFully, type FileSystem } from "./file-system.js";
 import type { RunLock } from "./run-lock.js";
 
@@ -48,22 +49,20 @@ export class FileJournal implements Journal {
   }
 
   append(seq: number, entry: RecordEntry): Promise<void> {
-    if (this.#closing !== undefined) return Promise.reject(new RunStateError("ERR_CLOSED", `the journal of session ${this.runId} is closed`));
+    if (this.#closing !== undefined) return Promise.reject(closedError(this.runId));
     if (this.#failure !== undefined) return Promise.reject(this.#failedError());
+    let decision;
+    try {
+      decision = decideAppend(this.runId, this.lastSeq, seq, entry);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     // A crash-retry of a seq already taken: durable when what is in flight is.
-    if (Number.isInteger(seq) && seq >= 1 && seq <= this.lastSeq) return this.#idle.then(() => this.#throwIfFailed());
-    if (seq !== this.lastSeq + 1) {
-      return Promise.reject(
-        new RunStateError("ERR_SEQ_GAP", `append of seq ${seq} to session ${this.runId}, whose last seq is ${this.lastSeq}`, { seq }),
-      );
-    }
-    const checked = recordAt(seq, entry);
-    if (!checked.ok) {
-      return Promise.reject(new RunStateError("ERR_INVALID_RECORD", `refusing to append seq ${seq}: ${checked.problem}`, { seq }));
-    }
-    this.#records.push(checked.record);
+    if (decision.kind === "retry") return this.#idle.then(() => this.#throwIfFailed());
+    const record = decision.record;
+    this.#records.push(record);
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ line: encodeRecord(checked.record), resolve, reject });
+      this.#queue.push({ line: encodeRecord(record), resolve, reject });
       this.#scheduleFlush();
     });
   }
@@ -120,11 +119,6 @@ export class FileJournal implements Journal {
   }
 
   #failedError(): RunStateError {
-    const reason = this.#failure instanceof Error ? this.#failure.message : String(this.#failure);
-    return new RunStateError(
-      "ERR_IO",
-      `writing the journal of session ${this.runId} failed (${reason}): close it and open the session again`,
-      { cause: this.#failure },
-    );
+    return writeFailedError(this.runId, this.#failure);
   }
 }

@@ -2,12 +2,21 @@
 // beside `<id>.lock`, in a 0700 directory of 0600 files.
 import { constants } from "node:fs";
 import { join } from "node:path";
-import { RunStateError } from "../errors.js";
-import { assertReadableVersion, fold, type RunState } from "../fold.js";
-import { decodeJournal, decodeRecordLine, encodeRecord } from "../journal-codec.js";
-import { checkRecord, PROTOCOLS, type MetaPayload, type MetaRecord } from "../records.js";
-import { assertRunId, isValidRunId } from "../run-id.js";
+import type { RunState } from "../fold.js";
+import { encodeRecord } from "../journal-codec.js";
+import type { MetaPayload } from "../records.js";
 import type { Journal, RunSummary, Store } from "../store.js";
+import {
+  assertRunId,
+  checkedMeta,
+  checkImport,
+  corruptSummary,
+  decodeRun,
+  existsError,
+  isValidRunId,
+  notFoundError,
+  summarizeEnds,
+} from "../store-contract.js";
 import { errnoCode, nodeFileSystem, writeFully, type FileSystem } from "./file-system.js";
 import { FileJournal } from "./file-journal.js";
 import { readJournalEnds } from "./journal-ends.js";
@@ -68,12 +77,7 @@ export class FileStore implements Store {
     try {
       fd = await this.#openJournal(runId, path, O_RDWR | O_APPEND);
       const bytes = await this.#readAll(fd);
-      const { records, completeLength } = namingTheRun(runId, () => {
-        const decoded = decodeJournal(bytes);
-        // Validates the whole run, the version included, before anything is added to it.
-        assertHoldsRun(path, runId, fold(decoded.records));
-        return decoded;
-      });
+      const { records, completeLength } = decodeRun(runId, bytes, path);
       if (completeLength < bytes.length) {
         // A torn final write: cut it so the next record does not land glued to it.
         await this.#fs.ftruncate(fd, completeLength);
@@ -88,8 +92,7 @@ export class FileStore implements Store {
   }
 
   async load(runId: string): Promise<RunState> {
-    const bytes = await this.readJournal(runId);
-    return namingTheRun(runId, () => assertHoldsRun(this.journalPath(runId), runId, fold(decodeJournal(bytes).records)));
+    return decodeRun(runId, await this.readJournal(runId), this.journalPath(runId)).state;
   }
 
   async list(): Promise<RunSummary[]> {
@@ -134,16 +137,7 @@ export class FileStore implements Store {
   async importJournal(runId: string, bytes: Uint8Array): Promise<void> {
     const path = this.journalPath(runId);
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const { completeLength, records } = decodeJournal(data);
-    if (completeLength < data.length) {
-      throw new RunStateError("ERR_CORRUPT", `the journal to import ends in an incomplete line (after line ${records.length})`, {
-        line: records.length + 1,
-      });
-    }
-    const state = fold(records);
-    if (state.runId !== runId) {
-      throw new RunStateError("ERR_INVALID_RECORD", `the journal to import holds session ${state.runId}, not ${runId}`, { seq: 1 });
-    }
+    checkImport(runId, data);
     const { fd, lock } = await this.#createJournal(runId, path, data);
     await this.#fs.close(fd);
     await lock.release();
@@ -169,6 +163,9 @@ export class FileStore implements Store {
     }
   }
 
+  /** Nothing to let go of: every journal closes its own file and lock. */
+  async close(): Promise<void> {}
+
   /** A run's summary from its first and last records, read synchronously (see list). */
   #summarize(runId: string, mayBeHeld: boolean): RunSummary | undefined {
     const path = this.journalPath(runId);
@@ -185,26 +182,7 @@ export class FileStore implements Store {
       const stat = this.#fs.sync.fstat(fd);
       updated = stat.mtime;
       const ends = readJournalEnds(this.#fs.sync, fd, stat.size);
-      if (ends.first === undefined || ends.last === undefined) {
-        throw new RunStateError("ERR_EMPTY", `session ${runId} has no complete record`);
-      }
-      const first = decodeRecordLine(ends.first, 1);
-      if (first.protocol !== PROTOCOLS.meta) {
-        throw new RunStateError("ERR_NO_META", `session ${runId} does not start with a meta record`);
-      }
-      // decodeRecordLine has refused a newer version already.
-      assertHoldsRun(path, runId, { runId: first.meta.run_id });
-      const last = ends.last === ends.first ? first : decodeRecordLine(ends.last);
-      const holder = mayBeHeld ? peekLiveHolder(this.#fs, this.lockPath(runId)) : undefined;
-      return {
-        runId,
-        status: holder !== undefined ? "running" : last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
-        meta: first.meta,
-        lastSeq: last.seq,
-        last,
-        updated: updated.toISOString(),
-        ...(holder === undefined ? {} : { holder }),
-      };
+      return summarizeEnds(runId, path, ends, updated, () => (mayBeHeld ? peekLiveHolder(this.#fs, this.lockPath(runId)) : undefined));
     } catch (error) {
       return corruptSummary(runId, updated, error);
     } finally {
@@ -321,64 +299,7 @@ export class FileStore implements Store {
 
 }
 
-function checkedMeta(runId: string, meta: MetaPayload): MetaRecord {
-  if (meta.run_id !== runId) {
-    throw new RunStateError("ERR_INVALID_RECORD", `meta.run_id ${JSON.stringify(meta.run_id)} does not match session id ${runId}`);
-  }
-  assertReadableVersion(meta);
-  const record: MetaRecord = { seq: 1, protocol: PROTOCOLS.meta, meta };
-  const checked = checkRecord(record);
-  if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to create session ${runId}: ${checked.problem}`);
-  return record;
-}
-
 /** The run ids among file names with that suffix; anything else in the directory is not ours. */
 function idsWithSuffix(names: readonly string[], suffix: string): string[] {
   return names.filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length)).filter(isValidRunId);
-}
-
-/** A reading error says which session, and where to look further, in its one line. */
-function namingTheRun<T>(runId: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof RunStateError && (error.code === "ERR_CORRUPT" || error.code === "ERR_EMPTY" || error.code === "ERR_NO_META")) {
-      throw new RunStateError(error.code, `session ${runId}: ${error.message} ('fisk-ai session verify ${runId}' shows every problem)`, {
-        seq: error.seq,
-        line: error.line,
-        cause: error,
-      });
-    }
-    throw error;
-  }
-}
-
-/** A journal copied or renamed by hand would otherwise pass for another session. */
-function assertHoldsRun<T extends { runId: string }>(path: string, runId: string, state: T): T {
-  if (state.runId !== runId) {
-    throw new RunStateError("ERR_CORRUPT", `${path} holds session ${state.runId}, not ${runId}: rename it back, or import it under a new name`, {
-      seq: 1,
-    });
-  }
-  return state;
-}
-
-function notFoundError(runId: string): RunStateError {
-  return new RunStateError("ERR_NOT_FOUND", `no session ${runId}: 'fisk-ai session ls' lists the sessions there are`);
-}
-
-function existsError(runId: string): RunStateError {
-  return new RunStateError("ERR_EXISTS", `session ${runId} already exists: choose another name or resume it`);
-}
-
-function corruptSummary(runId: string, updated: Date, error: unknown): RunSummary {
-  return {
-    runId,
-    status: "corrupt",
-    meta: undefined,
-    lastSeq: 0,
-    last: undefined,
-    updated: updated.toISOString(),
-    problem: error instanceof Error ? error.message : String(error),
-  };
 }

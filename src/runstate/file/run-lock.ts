@@ -7,6 +7,7 @@ import { constants, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { RunStateError } from "../errors.js";
 import type { RunHolder } from "../store.js";
+import { lockedError } from "../store-contract.js";
 import { errnoCode, readFullySync, type FileSystem } from "./file-system.js";
 
 // Node opens every file O_CLOEXEC, so a tool process spawned by the run never inherits
@@ -57,7 +58,7 @@ export async function acquireRunLock(fs: FileSystem, path: string, runId: string
         await new Promise((resolve) => setTimeout(resolve, NOTE_POLL_MS));
         continue;
       }
-      throw new RunStateError("ERR_LOCKED", `session ${runId} is in use ${describeHolder(holder)}: wait for it to finish or stop that process`);
+      throw lockedError(runId, holder);
     }
     if (await stillAtPath(fs, fd, path)) {
       const holder = Buffer.from(JSON.stringify(currentHolder()));
@@ -179,12 +180,6 @@ function processStartMs(pid: number): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function describeHolder(holder: RunHolder | undefined): string {
-  return holder === undefined
-    ? "by another process that has not said which ('fisk-ai session ls' shows its pid and host once it has)"
-    : `by pid ${holder.pid} on ${holder.host} (started ${holder.started})`;
 }
 
 /** ELOOP from O_NOFOLLOW means a symlink sits where a run's file should be. */

@@ -1,34 +1,38 @@
-// The contract every Store backend keeps (SPEC section 4). A backend's test file calls
-// runStoreConformance with a harness; nothing here knows how a backend stores bytes.
+// The contract every Store backend keeps (SPEC section 4), as node:test cases grouped by
+// method. A backend's test file calls runStoreConformance with a harness and runs under
+// `node --test`; nothing here knows how a backend stores bytes.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  encodeRecord,
-  fold,
-  isRunStateError,
-  type Journal,
-  type RunStateErrorCode,
-  type Store,
-} from "../../src/index.js";
-import { HOSTILE_IDS } from "../helpers/hostile-ids.js";
-import {
-  assistantEntry,
-  completedRun,
-  metaPayload,
-  metaRecord,
-  terminalEntry,
-  toolResultEntry,
-} from "../helpers/record-builders.js";
+import { isRunStateError, type RunStateErrorCode } from "../runstate/errors.js";
+import { fold } from "../runstate/fold.js";
+import { encodeRecord } from "../runstate/journal-codec.js";
+import type { Journal, Store } from "../runstate/store.js";
+import { HOSTILE_IDS } from "./hostile-ids.js";
+import { assistantEntry, completedRun, metaPayload, metaRecord, terminalEntry, toolResultEntry } from "./record-builders.js";
+
+/** What a backend promises beyond what every backend must do. */
+export interface StoreCapabilities {
+  /**
+   * A writer holds a run from open (or create) to close: a second open fails at once
+   * with ERR_LOCKED naming the holder, list shows the run `running` with that holder,
+   * and delete refuses it. Without it, a second writer may open but loses at its first
+   * append of a seq the first writer has taken.
+   */
+  exclusiveOpen: boolean;
+}
 
 export interface StoreHarness {
-  /** A fresh, empty store for one test. */
+  capabilities: StoreCapabilities;
+  /** Runs once before any case, and may take a while (starting a server). */
+  setup?(): Promise<void>;
+  /** A fresh, empty store: the suite closes it when done. */
   makeStore(): Promise<Store>;
   /** A second store on the same storage, as another process would open it. */
   sameStorage(store: Store): Promise<Store>;
   /** Writes journal lines for a run exactly as given, bypassing every check. */
   plantRaw(store: Store, runId: string, lines: string[]): Promise<void>;
-  /** Removes everything the harness made. */
-  cleanup(): Promise<void>;
+  /** Runs once after every case and every store is closed: removes what the harness made. */
+  teardown?(): Promise<void>;
 }
 
 async function rejectsWith(promise: Promise<unknown>, code: RunStateErrorCode, message?: RegExp): Promise<void> {
@@ -49,12 +53,26 @@ async function appendCompletedRun(journal: Journal): Promise<void> {
 }
 
 export function runStoreConformance(backend: string, harness: StoreHarness): void {
+  const exclusive = harness.capabilities.exclusiveOpen;
+  const needsExclusive = exclusive ? false : "the backend does not declare exclusiveOpen";
   describe(`Store conformance: ${backend}`, () => {
+    const made: Store[] = [];
+    const track = async (made_: Promise<Store>) => {
+      const store = await made_;
+      made.push(store);
+      return store;
+    };
+    const makeStore = () => track(harness.makeStore());
+    const sameStorage = (store: Store) => track(harness.sameStorage(store));
     let store: Store;
     before(async () => {
-      store = await harness.makeStore();
+      await harness.setup?.();
+      store = await makeStore();
     });
-    after(() => harness.cleanup());
+    after(async () => {
+      for (const each of made) await each.close();
+      await harness.teardown?.();
+    });
 
     describe("create", () => {
       it("writes meta as seq 1 and returns the locked journal", async () => {
@@ -62,7 +80,7 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
         assert.equal(journal.runId, "create-1");
         assert.equal(journal.lastSeq, 1);
         assert.deepEqual(await journal.records(), [metaRecord("create-1")]);
-        await rejectsWith(store.open("create-1"), "ERR_LOCKED");
+        if (exclusive) await rejectsWith(store.open("create-1"), "ERR_LOCKED");
         await journal.close();
         assert.equal((await store.load("create-1")).lastSeq, 1);
       });
@@ -166,15 +184,34 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
         await rejectsWith(store.open("open-missing"), "ERR_NOT_FOUND", /no session open-missing/);
       });
 
-      it("refuses a second writer, through the same store or another one, with ERR_LOCKED", async () => {
+      it("refuses a second writer at open, through the same store or another one, with ERR_LOCKED", { skip: needsExclusive }, async () => {
         const journal = await store.create("open-2", metaPayload("open-2"));
         await rejectsWith(store.open("open-2"), "ERR_LOCKED", /open-2 is in use/);
-        const other = await harness.sameStorage(store);
+        const other = await sameStorage(store);
         await rejectsWith(other.open("open-2"), "ERR_LOCKED");
         await rejectsWith(other.create("open-2", metaPayload("open-2")), "ERR_EXISTS", /already exists/);
         await journal.close();
         const second = await other.open("open-2");
         await second.close();
+      });
+
+      it("never lets two writers both take one seq", async () => {
+        const first = await store.create("open-3", metaPayload("open-3"));
+        const other = await sameStorage(store);
+        let second: Journal;
+        try {
+          second = await other.open("open-3");
+        } catch (error) {
+          assert.ok(isRunStateError(error, "ERR_LOCKED"), `expected ERR_LOCKED, got ${String(error)}`);
+          await first.close();
+          return;
+        }
+        await first.append(2, assistantEntry(0, "first"));
+        await rejectsWith(second.append(2, assistantEntry(0, "second")), "ERR_LOCKED");
+        await Promise.all([first.close(), second.close()]);
+        const reopened = await other.open("open-3");
+        assert.deepEqual((await reopened.records()).map((record) => record.protocol), [metaRecord("open-3").protocol, assistantEntry(0, "").protocol]);
+        await reopened.close();
       });
     });
 
@@ -193,7 +230,7 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
       });
     });
 
-    describe("version policy", () => {
+    describe("load and open of a stored journal", () => {
       it("reads a version 1 journal", async () => {
         const v1 = metaRecord("version-1", { version: 1 });
         delete v1.meta.fingerprint.provider;
@@ -221,9 +258,9 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
       });
     });
 
-    describe("list and delete", () => {
+    describe("list and summarize", () => {
       it("lists every run with its status, newest record last, without locking", async () => {
-        const fresh = await harness.makeStore();
+        const fresh = await makeStore();
         assert.deepEqual(await fresh.list(), []);
         const done = await fresh.create("list-done", metaPayload("list-done"));
         await appendCompletedRun(done);
@@ -239,8 +276,10 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
         assert.equal(summaries.get("list-done")?.lastSeq, 6);
         assert.equal(summaries.get("list-suspended")?.status, "suspended");
         const running = summaries.get("list-open");
-        assert.equal(running?.status, "running", "a live writer holds it");
-        assert.equal(running?.holder?.pid, process.pid);
+        if (exclusive) {
+          assert.equal(running?.status, "running", "a live writer holds it");
+          assert.equal(running?.holder?.pid, process.pid);
+        }
         assert.equal(running?.meta?.prompt, "still going");
         assert.equal(running?.last?.protocol, "io.choria.fisk-ai.v1.session.assistant");
         assert.ok(!Number.isNaN(Date.parse(running?.updated ?? "")), "updated is a timestamp");
@@ -251,6 +290,9 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
         await rejectsWith(fresh.summarize("list-missing"), "ERR_NOT_FOUND");
       });
 
+    });
+
+    describe("delete", () => {
       it("deletes a run, after which its id is free again", async () => {
         const journal = await store.create("delete-1", metaPayload("delete-1"));
         await journal.close();
@@ -261,7 +303,7 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
         await again.close();
       });
 
-      it("refuses to delete a run a writer holds, and leaves it whole", async () => {
+      it("refuses to delete a run a writer holds, and leaves it whole", { skip: needsExclusive }, async () => {
         const journal = await store.create("delete-2", metaPayload("delete-2"));
         await rejectsWith(store.delete("delete-2"), "ERR_LOCKED");
         await journal.append(2, terminalEntry("completed"));
@@ -276,7 +318,7 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
 
     describe("readJournal and importJournal", () => {
       it("reads a journal's bytes as written, and imports them as a new run", async () => {
-        const source = await harness.makeStore();
+        const source = await makeStore();
         const journal = await source.create("moving", metaPayload("moving"));
         await appendCompletedRun(journal);
         await journal.close();
@@ -306,6 +348,16 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
 
       it("refuses to read an unknown run", async () => {
         await rejectsWith(store.readJournal("read-missing"), "ERR_NOT_FOUND");
+      });
+    });
+
+    describe("close", () => {
+      it("closes a store, after which another on the same storage sees its runs", async () => {
+        const first = await makeStore();
+        await (await first.create("close-1", metaPayload("close-1"))).close();
+        const second = await sameStorage(first);
+        await first.close();
+        assert.equal((await second.load("close-1")).lastSeq, 1);
       });
     });
 

@@ -1,0 +1,32 @@
+// The backend registry: the CLI and library users name a backend in configuration and
+// never a class. A backend's code is imported only when it is chosen, so start-up does
+// not pay for clients of backends nobody uses.
+import type { Store } from "./store.js";
+
+export interface FileStoreConfig {
+  backend: "file";
+  /** The directory of runs; default `$XDG_STATE_HOME/fisk-ai/runs`. */
+  dir?: string;
+}
+
+export interface MemoryStoreConfig {
+  backend: "memory";
+}
+
+export type StoreConfig = FileStoreConfig | MemoryStoreConfig;
+
+type Backends = { [Name in StoreConfig["backend"]]: (config: Extract<StoreConfig, { backend: Name }>) => Promise<Store> };
+
+const BACKENDS: Backends = {
+  file: async (config) => new (await import("./file/file-store.js")).FileStore({ dir: config.dir }),
+  memory: async () => new (await import("./memory/memory-store.js")).MemoryStore(),
+};
+
+/** The store a configuration names; a name that is not a backend is one line saying which are. */
+export function createStore(config: StoreConfig): Promise<Store> {
+  const backend = Object.hasOwn(BACKENDS, config.backend) ? BACKENDS[config.backend] : undefined;
+  if (backend === undefined) {
+    return Promise.reject(new TypeError(`unknown session backend ${JSON.stringify(config.backend)}: use one of ${Object.keys(BACKENDS).join(", ")}`));
+  }
+  return (backend as (config: StoreConfig) => Promise<Store>)(config);
+}

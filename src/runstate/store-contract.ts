@@ -1,0 +1,173 @@
+// The rules every Store backend keeps, stated once (SPEC section 4). A backend decides
+// how bytes are kept and who may write; what is accepted, refused and said about it is
+// decided here, so backends cannot drift apart in their checks or their messages.
+import { RunStateError } from "./errors.js";
+import { assertReadableVersion, fold, type RunState } from "./fold.js";
+import { decodeJournal, decodeRecordLine, type DecodedJournal } from "./journal-codec.js";
+import { checkRecord, PROTOCOLS, recordAt, type JournalRecord, type MetaPayload, type MetaRecord, type RecordEntry } from "./records.js";
+import type { RunHolder, RunSummary } from "./store.js";
+
+export { assertRunId, isValidRunId } from "./run-id.js";
+
+/** The meta record `create` writes as seq 1, or why it may not. */
+export function checkedMeta(runId: string, meta: MetaPayload): MetaRecord {
+  if (meta.run_id !== runId) {
+    throw new RunStateError("ERR_INVALID_RECORD", `meta.run_id ${JSON.stringify(meta.run_id)} does not match session id ${runId}`);
+  }
+  assertReadableVersion(meta);
+  const record: MetaRecord = { seq: 1, protocol: PROTOCOLS.meta, meta };
+  const checked = checkRecord(record);
+  if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to create session ${runId}: ${checked.problem}`);
+  return record;
+}
+
+/** What an append at `seq` to a journal whose last seq is `lastSeq` must do. */
+export type AppendDecision = { kind: "retry" } | { kind: "append"; record: JournalRecord };
+
+/**
+ * A seq at or below the last is a crash-retry of a record already taken (a no-op once
+ * what is in flight is durable); one that skips ahead is ERR_SEQ_GAP; the next seq must
+ * hold a valid record.
+ */
+export function decideAppend(runId: string, lastSeq: number, seq: number, entry: RecordEntry): AppendDecision {
+  if (Number.isInteger(seq) && seq >= 1 && seq <= lastSeq) return { kind: "retry" };
+  if (seq !== lastSeq + 1) {
+    throw new RunStateError("ERR_SEQ_GAP", `append of seq ${seq} to session ${runId}, whose last seq is ${lastSeq}`, { seq });
+  }
+  const checked = recordAt(seq, entry);
+  if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to append seq ${seq}: ${checked.problem}`, { seq });
+  return { kind: "append", record: checked.record };
+}
+
+/**
+ * Decodes a stored journal and validates the whole run (its version included) before
+ * anyone reads or adds to it. `where` names the storage, for a journal that holds
+ * another run. A torn tail is left out and reported through `completeLength`.
+ */
+export function decodeRun(runId: string, bytes: Buffer, where: string): DecodedJournal & { state: RunState } {
+  return namingTheRun(runId, () => {
+    const decoded = decodeJournal(bytes);
+    const state = assertHoldsRun(where, runId, fold(decoded.records));
+    return { ...decoded, state };
+  });
+}
+
+/** The records of a journal offered to `importJournal`, or why it may not become `runId`. */
+export function checkImport(runId: string, bytes: Buffer): JournalRecord[] {
+  const { completeLength, records } = decodeJournal(bytes);
+  if (completeLength < bytes.length) {
+    throw new RunStateError("ERR_CORRUPT", `the journal to import ends in an incomplete line (after line ${records.length})`, {
+      line: records.length + 1,
+    });
+  }
+  const state = fold(records);
+  if (state.runId !== runId) {
+    throw new RunStateError("ERR_INVALID_RECORD", `the journal to import holds session ${state.runId}, not ${runId}`, { seq: 1 });
+  }
+  return records;
+}
+
+/**
+ * A run's summary from the raw bytes of its first and last complete records, as `list`
+ * reads them without folding the body; a holder is given when a live writer holds it.
+ * Anything wrong makes the run `corrupt`, with the problem named.
+ */
+export function summarizeEnds(
+  runId: string,
+  where: string,
+  ends: { first: Uint8Array | undefined; last: Uint8Array | undefined },
+  updated: Date,
+  holder: () => RunHolder | undefined,
+): RunSummary {
+  try {
+    if (ends.first === undefined || ends.last === undefined) {
+      throw new RunStateError("ERR_EMPTY", `session ${runId} has no complete record`);
+    }
+    const first = decodeRecordLine(ends.first, 1);
+    if (first.protocol !== PROTOCOLS.meta) {
+      throw new RunStateError("ERR_NO_META", `session ${runId} does not start with a meta record`);
+    }
+    // decodeRecordLine has refused a newer version already.
+    assertHoldsRun(where, runId, { runId: first.meta.run_id });
+    const last = ends.last === ends.first ? first : decodeRecordLine(ends.last);
+    const liveHolder = holder();
+    return {
+      runId,
+      status: liveHolder !== undefined ? "running" : last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
+      meta: first.meta,
+      lastSeq: last.seq,
+      last,
+      updated: updated.toISOString(),
+      ...(liveHolder === undefined ? {} : { holder: liveHolder }),
+    };
+  } catch (error) {
+    return corruptSummary(runId, updated, error);
+  }
+}
+
+export function corruptSummary(runId: string, updated: Date, error: unknown): RunSummary {
+  return {
+    runId,
+    status: "corrupt",
+    meta: undefined,
+    lastSeq: 0,
+    last: undefined,
+    updated: updated.toISOString(),
+    problem: error instanceof Error ? error.message : String(error),
+  };
+}
+
+/** A reading error says which session, and where to look further, in its one line. */
+export function namingTheRun<T>(runId: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RunStateError && (error.code === "ERR_CORRUPT" || error.code === "ERR_EMPTY" || error.code === "ERR_NO_META")) {
+      throw new RunStateError(error.code, `session ${runId}: ${error.message} ('fisk-ai session verify ${runId}' shows every problem)`, {
+        seq: error.seq,
+        line: error.line,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/** A journal copied or renamed by hand would otherwise pass for another session. */
+function assertHoldsRun<T extends { runId: string }>(where: string, runId: string, state: T): T {
+  if (state.runId !== runId) {
+    throw new RunStateError("ERR_CORRUPT", `${where} holds session ${state.runId}, not ${runId}: rename it back, or import it under a new name`, {
+      seq: 1,
+    });
+  }
+  return state;
+}
+
+export function notFoundError(runId: string): RunStateError {
+  return new RunStateError("ERR_NOT_FOUND", `no session ${runId}: 'fisk-ai session ls' lists the sessions there are`);
+}
+
+export function existsError(runId: string): RunStateError {
+  return new RunStateError("ERR_EXISTS", `session ${runId} already exists: choose another name or resume it`);
+}
+
+/** A writer holds the run; `holder` is who, as the backend knows it, when it knows. */
+export function lockedError(runId: string, holder: RunHolder | undefined): RunStateError {
+  const who =
+    holder === undefined
+      ? "by another process that has not said which ('fisk-ai session ls' shows its pid and host once it has)"
+      : `by pid ${holder.pid} on ${holder.host} (started ${holder.started})`;
+  return new RunStateError("ERR_LOCKED", `session ${runId} is in use ${who}: wait for it to finish or stop that process`);
+}
+
+export function closedError(runId: string): RunStateError {
+  return new RunStateError("ERR_CLOSED", `the journal of session ${runId} is closed`);
+}
+
+/** After a failed write the stored tail is unknown: the journal refuses everything until reopened. */
+export function writeFailedError(runId: string, failure: unknown): RunStateError {
+  const reason = failure instanceof Error ? failure.message : String(failure);
+  return new RunStateError("ERR_IO", `writing the journal of session ${runId} failed (${reason}): close it and open the session again`, {
+    cause: failure,
+  });
+}
