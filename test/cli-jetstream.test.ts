@@ -60,7 +60,7 @@ tools:
     command: [sh, -c, 'echo "$1" >> "$SIDE_LOG"; while [ ! -e "$GATE" ]; do sleep 0.02; done; echo "noted $1"', sh, "{text}"]
     input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
 retry: { max_attempts: 2, base_delay: 10ms }
-session: { backend: jetstream, servers: "${nats.url}", stream: ${store}, prefix: ${store.toLowerCase()}.runs, lease_ttl: 1s }
+session: { backend: jetstream, servers: "${nats.url}", stream: ${store}, prefix: ${store.toLowerCase()}.runs, lease_ttl: 3s }
 `,
   );
   const env = {
