@@ -13,6 +13,7 @@ import { ResumeRefusedError } from "./agent-errors.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints } from "./fingerprint.js";
 import { RunRecorder } from "./run-recorder.js";
+import { buildSystemPrompt } from "./system-prompt.js";
 
 export interface AgentSettings {
   provider: ModelProvider;
@@ -47,10 +48,6 @@ export interface RunOptions {
 }
 
 
-/** Added to the system prompt of a resumed process only; never part of the fingerprint. */
-export const RESUME_REMINDER =
-  "\n\nNote: this conversation was suspended and has been resumed in a new process. The tool results above are final and the tools they came from have already run: continue from where the conversation stopped.";
-
 export async function startRun(options: RunOptions, start: { prompt: string; runId?: string }): Promise<RunOutcome> {
   const runId = start.runId ?? newRunId();
   const recorder = await RunRecorder.create(options.store, {
@@ -62,7 +59,7 @@ export async function startRun(options: RunOptions, start: { prompt: string; run
   });
   try {
     options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed });
-    return await drive(recorder, options, options.settings.system);
+    return await drive(recorder, options, buildSystemPrompt({ system: options.settings.system, resumed: false }));
   } finally {
     await recorder.close();
   }
@@ -75,7 +72,7 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
     refuseResume(state, options.settings, resume.force);
     options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true });
     options.events?.replay?.(state.messages);
-    return await drive(recorder, options, options.settings.system + RESUME_REMINDER);
+    return await drive(recorder, options, buildSystemPrompt({ system: options.settings.system, resumed: true }));
   } finally {
     await recorder.close();
   }
