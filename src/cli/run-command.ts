@@ -177,10 +177,13 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   let chatEnded = false;
   let clearedTo: string | undefined;
   const nextPrompt = async (): Promise<string | undefined> => {
-    const line = await new Promise<string | undefined>((resolvePrompt) => {
-      atPrompt = () => resolvePrompt(undefined);
-      void (input as ChatInput).next().then(resolvePrompt);
-    }).finally(() => (atPrompt = undefined));
+    let line: string | undefined;
+    do {
+      line = await new Promise<string | undefined>((resolvePrompt) => {
+        atPrompt = () => resolvePrompt(undefined);
+        void (input as ChatInput).next().then(resolvePrompt);
+      }).finally(() => (atPrompt = undefined));
+    } while (line?.trim() === "");
     const command = line?.trim();
     if (command === "/clear") clearedTo = await firstChatPrompt(input as ChatInput).catch(() => undefined);
     else if (command !== undefined && command !== "/exit") return line;
