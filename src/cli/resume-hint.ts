@@ -12,12 +12,15 @@ export interface ResumeWhere {
   config?: string;
   /** An absolute state directory to name, when it was given on the command line. */
   stateDir?: string;
+  /** A --store URL, when it was given on the command line. */
+  store?: string;
 }
 
 export function resumeCommand(runId: string, where: ResumeWhere, env: NodeJS.ProcessEnv): string {
   const words = [...program(env), "run", "--resume", runId];
   if (where.config !== undefined) words.push("--config", where.config);
   if (where.stateDir !== undefined) words.push("--state-dir", where.stateDir);
+  if (where.store !== undefined) words.push("--store", where.store);
   return words.map(shellWord).join(" ");
 }
 

@@ -18,7 +18,7 @@ import { resumableSessions } from "./session-list.js";
 import { pickSession } from "./session-picker.js";
 import { chatInput, type ChatInput } from "./chat-input.js";
 import { resumeCommand } from "./resume-hint.js";
-import { configPathFrom, storeFor } from "./session-store.js";
+import { configPathFrom, STORE_HELP, storeFor, storeFromFlags } from "./session-store.js";
 import { terminalAskRerun, terminalConfirm } from "./terminal-confirm.js";
 
 const RUN_HELP = `Usage: fisk-ai run [PROMPT] [options]
@@ -41,6 +41,7 @@ Options:
   --cwd DIR          run the tools in DIR (default: where the session started)
   --force            resume even though the configuration changed (not the provider)
   --state-dir DIR    where sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)
+${STORE_HELP}
   --model M          override the configured model
   --provider P       override the configured provider: anthropic, openai or script
 
@@ -70,6 +71,7 @@ function parseRunArgs(argv: string[]) {
         all: { type: "boolean" },
         force: { type: "boolean" },
         "state-dir": { type: "string" },
+        store: { type: "string" },
         model: { type: "string" },
         provider: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -107,9 +109,10 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   if (values.name !== undefined) assertRunId(values.name);
 
   const configPath = configPathFrom(values.config);
-  const overrides = { provider: values.provider, model: values.model, stateDir: values["state-dir"] };
+  const named = storeFromFlags(values);
+  const overrides = { provider: values.provider, model: values.model, ...(named === undefined ? {} : { store: named }) };
   let config = loadAgentConfig(configPath, overrides);
-  const store = checkpoint ? await storeFor(config) : undefined;
+  const store = checkpoint ? await storeFor(config, io.stderr) : undefined;
   // On a resume, a prompt is a follow-up: it takes the session further.
   const followUp = resuming && positionals[0] !== undefined ? await readPrompt(positionals[0], io.stdin) : undefined;
   let resumeId: string | undefined;
@@ -128,10 +131,12 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   }
   const settings = settingsFromConfig(config, io.env);
   const recordedConfig = resumeId === undefined ? usedConfig : meta?.config;
+  const defaultStore = config.store.backend === "file" && config.store.dir === undefined;
   const where = {
-    // Named when a bare resume from elsewhere would miss it: it holds the store's directory, or it is not the recorded one.
-    config: usedConfig !== undefined && ((values["state-dir"] === undefined && config.stateDir !== undefined) || usedConfig !== recordedConfig) ? usedConfig : undefined,
+    // Named when a bare resume from elsewhere would miss it: it names the store, or it is not the recorded one.
+    config: usedConfig !== undefined && ((named === undefined && !defaultStore) || usedConfig !== recordedConfig) ? usedConfig : undefined,
     stateDir: values["state-dir"] === undefined ? undefined : resolve(values["state-dir"]),
+    store: values.store,
   };
 
   // Tools run where the session started; the paths above are absolute by now.
@@ -222,6 +227,7 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
     return finishedWith;
   } finally {
     input?.close();
+    await store?.close();
     if (finishedWith === undefined) {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);

@@ -11,7 +11,8 @@ import { listSessions } from "./session-list.js";
 import { removeSessions, verifySessions } from "./session-maintenance.js";
 import { showSession, type CrashPolicyOf } from "./session-show.js";
 import { resumeCommand, type ResumeWhere } from "./resume-hint.js";
-import { configPathFrom, sessionStore } from "./session-store.js";
+import type { Store } from "../runstate/store.js";
+import { configPathFrom, openStore, sessionStoreConfig, STORE_HELP, type StoreFlags } from "./session-store.js";
 import { exportSession, forkSession, importSession } from "./session-transfer.js";
 
 const SESSION_HELP = `Usage: fisk-ai session COMMAND [options]
@@ -27,10 +28,13 @@ Commands:
   export ID [-o FILE]                  the journal as it is (JSON Lines), after verifying it
   import FILE [--name ID]              a verified journal into the store, atomically ('-' reads stdin)
   fork ID [--at SEQ] [--name NEW]      a new session repeating ID's records up to SEQ
+  init-stream [--prefix P]             create the JetStream stream --store (or session.stream) names,
+                                       binding P.> (default: session.prefix, else fisk-ai.runs)
 
 Options for every command:
   --state-dir DIR    where sessions are kept (default: the config's session.state_dir,
                      else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)
+${STORE_HELP}
   --config FILE      the agent configuration whose session block to use (default ./agent.yaml)
 
 STATUS is the terminal reason (completed, suspended, error, budget, max_iterations), open
@@ -41,6 +45,7 @@ ${EXIT_CODES_HELP}`;
 
 const COMMON = {
   "state-dir": { type: "string" },
+  store: { type: "string" },
   config: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const satisfies ParseArgsConfig["options"];
@@ -60,6 +65,21 @@ function ids(positionals: string[], command: string, { atMostOne = false } = {})
 }
 
 export async function sessionCommand(argv: string[], io: CommandIO): Promise<number> {
+  const opened: Store[] = [];
+  const sessionStore = async (flags: StoreFlags) => {
+    const store = await openStore(await sessionStoreConfig(flags), io.stderr);
+    opened.push(store);
+    return store;
+  };
+  try {
+    return await sessionSubcommand(argv, io, sessionStore);
+  } finally {
+    // A server connection would otherwise keep the process alive after the command.
+    for (const store of opened) await store.close();
+  }
+}
+
+async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (flags: StoreFlags) => Promise<Store>): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.stdout.write(SESSION_HELP);
@@ -117,6 +137,17 @@ export async function sessionCommand(argv: string[], io: CommandIO): Promise<num
       io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: ${resumeCommand(forkId, storeWhere(values), io.env)}\n`);
       return EXIT.completed;
     }
+    case "init-stream": {
+      const { values, positionals } = parse(args, { prefix: { type: "string" } });
+      if (values.help === true) return help(io);
+      if (positionals.length > 0) throw new UsageError("session init-stream takes no arguments");
+      const config = await sessionStoreConfig(values);
+      if (config.backend !== "jetstream") throw new UsageError("session init-stream needs a JetStream store: give --store nats://HOST:PORT/STREAM or session.backend: jetstream");
+      const { initRunStream } = await import("../runstate/jetstream/jetstream-store.js");
+      const { created, prefix } = await initRunStream({ ...config, prefix: values.prefix ?? config.prefix });
+      io.stdout.write(`${created ? "created" : "found"} stream ${config.stream} binding ${prefix}.>, with one write-once message per subject and no max age\n`);
+      return EXIT.completed;
+    }
     default:
       throw new UsageError(`unknown session command '${command}': see 'fisk-ai session --help'`);
   }
@@ -148,7 +179,8 @@ async function crashPolicies(configFlag: string | undefined): Promise<CrashPolic
 }
 
 /** The options a pasted resume needs to find this store from any directory. */
-function storeWhere(flags: { config?: string; "state-dir"?: string }): ResumeWhere {
+function storeWhere(flags: StoreFlags): ResumeWhere {
+  if (flags.store !== undefined) return { store: flags.store };
   const stateDir = flags["state-dir"];
   if (stateDir !== undefined) return { stateDir: resolve(stateDir) };
   const config = configPathFrom(flags.config);
