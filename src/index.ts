@@ -4,7 +4,7 @@ export * from "./runstate/records.js";
 export { fold, assertReadableVersion, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
 export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
 export type { Store, Journal, RunSummary, RunStatus, RunHolder } from "./runstate/store.js";
-export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig } from "./runstate/create-store.js";
+export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
 export * as storeContract from "./runstate/store-contract.js";
 export { MemoryStore, type MemoryStoreOptions, type MemoryRun } from "./runstate/memory/memory-store.js";
 export { encodeRecord, decodeRecordLine, decodeJournal, type DecodedJournal } from "./runstate/journal-codec.js";

@@ -295,7 +295,7 @@ describe("the agent loop", () => {
     await startRun({ settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([]), { maxIterations: 1 }), store }, { prompt: "go", runId: "capped" });
     await assert.rejects(
       resumeRun({ settings: settings(fakeModel([]).provider, countingTools([]), { maxIterations: 1 }), store }, { runId: "capped", force: false }),
-      /it has made 1 of its 1 model calls; raise budget\.max_iterations/,
+      /it has made 1 of its 1 model calls for its latest prompt; raise budget\.max_iterations/,
     );
   });
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ConfigError } from "../src/agent/agent-errors.js";
 import { loadAgentConfig } from "../src/agent/config.js";
+import type { FileStoreConfig } from "../src/runstate/create-store.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-config-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -52,7 +53,7 @@ session: { backend: file, state_dir: ./runs }
     assert.deepEqual([config.maxTokens, config.maxIterations, config.callTimeoutMs], [1000, 7, 120_000]);
     assert.deepEqual(config.thinking, { mode: "enabled", budget_tokens: 2048 });
     assert.equal(config.parallelTools, true);
-    assert.equal(config.stateDir, join(scratch, "runs"), "relative to the config file");
+    assert.equal((config.store as FileStoreConfig).dir, join(scratch, "runs"), "relative to the config file");
   });
 
   it("has the documented defaults", () => {
@@ -67,12 +68,12 @@ session: { backend: file, state_dir: ./runs }
 
   it("lets flags override the file, relative to where the operator stands", () => {
     const config = loadAgentConfig(configFile("provider: anthropic\nmodel: a\n"), { model: "b", provider: "openai", stateDir: "rel" });
-    assert.deepEqual([config.model, config.provider, config.stateDir], ["b", "openai", join(process.cwd(), "rel")]);
+    assert.deepEqual([config.model, config.provider, (config.store as FileStoreConfig).dir], ["b", "openai", join(process.cwd(), "rel")]);
   });
 
   it("expands ~ in state_dir and resolves the script beside the file", () => {
     const config = loadAgentConfig(configFile("provider: script\nscript: demo.yaml\nsession: { state_dir: ~/runs }\n"));
-    assert.equal(config.stateDir, join(homedir(), "runs"));
+    assert.equal((config.store as FileStoreConfig).dir, join(homedir(), "runs"));
     assert.equal(config.script, join(scratch, "demo.yaml"));
   });
 

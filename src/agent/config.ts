@@ -7,6 +7,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import * as z from "zod";
 import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
+import type { StoreConfig } from "../runstate/create-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "./agent-errors.js";
 
@@ -76,8 +77,13 @@ const AgentConfigSchema = z.strictObject({
   thinking: Thinking.default({ mode: "off" }),
   session: z
     .strictObject({
-      backend: z.literal("file").default("file"),
+      backend: z.enum(["file", "jetstream"]).default("file"),
       state_dir: z.string().min(1).optional(),
+      // jetstream only. Credentials never come from here: NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN.
+      servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+      stream: z.string().regex(/^[A-Za-z0-9_-]+$/, "a stream name is letters, digits, '_' and '-'").optional(),
+      lease_ttl: Duration.optional(),
+      prefix: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, "a prefix is dot-separated tokens of letters, digits, '_' and '-'").optional(),
     })
     .prefault({}),
 });
@@ -102,8 +108,8 @@ export interface AgentConfig {
   retryAttempts: number;
   retryBaseDelayMs: number;
   thinking: ThinkingConfig;
-  /** Absolute; undefined for the XDG default. */
-  stateDir: string | undefined;
+  /** Where sessions are kept: the session block, or the --state-dir / --store overrides. */
+  store: StoreConfig;
 }
 
 /** What the command line may override. */
@@ -111,6 +117,8 @@ export interface ConfigOverrides {
   provider?: string;
   model?: string;
   stateDir?: string;
+  /** A store named on the command line (--store), in place of the session block. */
+  store?: StoreConfig;
 }
 
 /**
@@ -144,6 +152,10 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     throw new ConfigError(`${label}: script: the script provider needs a script file (script: ./demo.script.yaml)`);
   }
   const stateDir = overrides.stateDir ?? config.session.state_dir;
+  const session = config.session;
+  if (session.backend === "jetstream" && overrides.store === undefined && overrides.stateDir === undefined && (session.servers === undefined || session.stream === undefined)) {
+    throw new ConfigError(`${label}: session: the jetstream backend needs servers: (nats://HOST:PORT) and stream: (its stream's name)`);
+  }
   return {
     provider: config.provider,
     model: config.model,
@@ -160,8 +172,21 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     retryAttempts: config.retry.max_attempts,
     retryBaseDelayMs: config.retry.base_delay,
     thinking: config.thinking,
-    // A flag's relative path is the operator's, relative to where they stand.
-    stateDir: stateDir === undefined ? undefined : expandPath(stateDir, overrides.stateDir !== undefined ? process.cwd() : base),
+    store:
+      overrides.store ??
+      (session.backend === "jetstream" && overrides.stateDir === undefined
+        ? {
+            backend: "jetstream",
+            servers: session.servers as string | string[],
+            stream: session.stream as string,
+            prefix: session.prefix,
+            leaseTtlMs: session.lease_ttl,
+          }
+        : {
+            backend: "file",
+            // A flag's relative path is the operator's, relative to where they stand.
+            dir: stateDir === undefined ? undefined : expandPath(stateDir, overrides.stateDir !== undefined ? process.cwd() : base),
+          }),
   };
 }
 

@@ -37,6 +37,7 @@ export function exitCodeForStoreError(code: RunStateErrorCode): number {
       return EXIT.corrupt;
     case "ERR_INVALID_ID":
     case "ERR_INVALID_RECORD":
+    case "ERR_STORE_CONFIG":
       return EXIT.usage;
     default:
       return EXIT.error;

@@ -1,5 +1,6 @@
 // `fisk-ai session ...`: the operator's window into the journal. Each subcommand is a
 // few lines over the store; the work is in the library.
+import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { ToolConfig } from "../agent/config.js";
 import { assertRunId } from "../runstate/run-id.js";
@@ -9,13 +10,16 @@ import type { CommandIO } from "./run-command.js";
 import { listSessions } from "./session-list.js";
 import { removeSessions, verifySessions } from "./session-maintenance.js";
 import { showSession, type CrashPolicyOf } from "./session-show.js";
-import { configPathFrom, sessionStore } from "./session-store.js";
+import { resumeCommand, type ResumeWhere } from "./resume-hint.js";
+import type { Store } from "../runstate/store.js";
+import { configPathFrom, openStore, sessionStoreConfig, STORE_HELP, type StoreFlags } from "./session-store.js";
 import { exportSession, forkSession, importSession } from "./session-transfer.js";
 
 const SESSION_HELP = `Usage: fisk-ai session COMMAND [options]
 
 Commands:
-  ls [--json]                          every session, newest first: ID, STATUS, MODEL, UPDATED, PROMPT
+  ls [--json] [--here]                 every session (--here: those started in this directory),
+                                       newest first: ID, STATUS, MODEL, UPDATED, PROMPT
   show ID [--transcript [--full]] [--json]
                                        status, counters, tokens, the pending batch, the prompt;
                                        --transcript adds the conversation (--full: whole tool results)
@@ -24,10 +28,13 @@ Commands:
   export ID [-o FILE]                  the journal as it is (JSON Lines), after verifying it
   import FILE [--name ID]              a verified journal into the store, atomically ('-' reads stdin)
   fork ID [--at SEQ] [--name NEW]      a new session repeating ID's records up to SEQ
+  init-stream [--prefix P]             create the JetStream stream --store (or session.stream) names,
+                                       binding P.> (default: session.prefix, else fisk-ai.runs)
 
 Options for every command:
   --state-dir DIR    where sessions are kept (default: the config's session.state_dir,
                      else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)
+${STORE_HELP}
   --config FILE      the agent configuration whose session block to use (default ./agent.yaml)
 
 STATUS is the terminal reason (completed, suspended, error, budget, max_iterations), open
@@ -38,6 +45,7 @@ ${EXIT_CODES_HELP}`;
 
 const COMMON = {
   "state-dir": { type: "string" },
+  store: { type: "string" },
   config: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const satisfies ParseArgsConfig["options"];
@@ -57,6 +65,21 @@ function ids(positionals: string[], command: string, { atMostOne = false } = {})
 }
 
 export async function sessionCommand(argv: string[], io: CommandIO): Promise<number> {
+  const opened: Store[] = [];
+  const sessionStore = async (flags: StoreFlags) => {
+    const store = await openStore(await sessionStoreConfig(flags), io.stderr);
+    opened.push(store);
+    return store;
+  };
+  try {
+    return await sessionSubcommand(argv, io, sessionStore);
+  } finally {
+    // A server connection would otherwise keep the process alive after the command.
+    for (const store of opened) await store.close();
+  }
+}
+
+async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (flags: StoreFlags) => Promise<Store>): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.stdout.write(SESSION_HELP);
@@ -65,10 +88,10 @@ export async function sessionCommand(argv: string[], io: CommandIO): Promise<num
   const streams = { stdout: io.stdout, stderr: io.stderr };
   switch (command) {
     case "ls": {
-      const { values, positionals } = parse(args, { json: { type: "boolean" } });
+      const { values, positionals } = parse(args, { json: { type: "boolean" }, here: { type: "boolean" } });
       if (values.help === true) return help(io);
       if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
-      await listSessions(await sessionStore(values), { json: values.json === true }, io.stdout);
+      await listSessions(await sessionStore(values), { json: values.json === true, here: values.here === true ? process.cwd() : undefined }, io.stdout);
       return EXIT.completed;
     }
     case "show": {
@@ -102,7 +125,7 @@ export async function sessionCommand(argv: string[], io: CommandIO): Promise<num
       if (values.help === true) return help(io);
       if (positionals.length !== 1) throw new UsageError("session import takes one file (or - for stdin)");
       const runId = await importSession(await sessionStore(values), positionals[0] as string, values.name);
-      io.stdout.write(`imported session ${runId}; resume with: fisk-ai run --resume ${runId}\n`);
+      io.stdout.write(`imported session ${runId}; resume with: ${resumeCommand(runId, storeWhere(values), io.env)}\n`);
       return EXIT.completed;
     }
     case "fork": {
@@ -111,7 +134,18 @@ export async function sessionCommand(argv: string[], io: CommandIO): Promise<num
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
       const { forkId, at } = await forkSession(await sessionStore(values), runId, { at: values.at, name: values.name });
-      io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: fisk-ai run --resume ${forkId}\n`);
+      io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: ${resumeCommand(forkId, storeWhere(values), io.env)}\n`);
+      return EXIT.completed;
+    }
+    case "init-stream": {
+      const { values, positionals } = parse(args, { prefix: { type: "string" } });
+      if (values.help === true) return help(io);
+      if (positionals.length > 0) throw new UsageError("session init-stream takes no arguments");
+      const config = await sessionStoreConfig(values);
+      if (config.backend !== "jetstream") throw new UsageError("session init-stream needs a JetStream store: give --store nats://HOST:PORT/STREAM or session.backend: jetstream");
+      const { initRunStream } = await import("../runstate/jetstream/jetstream-store.js");
+      const { created, prefix } = await initRunStream({ ...config, prefix: values.prefix ?? config.prefix });
+      io.stdout.write(`${created ? "created" : "found"} stream ${config.stream} binding ${prefix}.>, with one write-once message per subject and no max age\n`);
       return EXIT.completed;
     }
     default:
@@ -142,4 +176,13 @@ async function crashPolicies(configFlag: string | undefined): Promise<CrashPolic
   }
   const policies = new Map(tools.map((tool) => [tool.name, tool.on_crash]));
   return (name) => policies.get(name);
+}
+
+/** The options a pasted resume needs to find this store from any directory. */
+function storeWhere(flags: StoreFlags): ResumeWhere {
+  if (flags.store !== undefined) return { store: flags.store };
+  const stateDir = flags["state-dir"];
+  if (stateDir !== undefined) return { stateDir: resolve(stateDir) };
+  const config = configPathFrom(flags.config);
+  return config === undefined ? {} : { config: resolve(config) };
 }

@@ -1,7 +1,10 @@
 // The backend registry: the CLI and library users name a backend in configuration and
 // never a class. A backend's code is imported only when it is chosen, so start-up does
 // not pay for clients of backends nobody uses.
+import type { JetStreamStoreConfig } from "./jetstream/jetstream-store.js";
 import type { Store } from "./store.js";
+
+export type { JetStreamStoreConfig };
 
 export interface FileStoreConfig {
   backend: "file";
@@ -13,13 +16,14 @@ export interface MemoryStoreConfig {
   backend: "memory";
 }
 
-export type StoreConfig = FileStoreConfig | MemoryStoreConfig;
+export type StoreConfig = FileStoreConfig | MemoryStoreConfig | JetStreamStoreConfig;
 
 type Backends = { [Name in StoreConfig["backend"]]: (config: Extract<StoreConfig, { backend: Name }>) => Promise<Store> };
 
 const BACKENDS: Backends = {
   file: async (config) => new (await import("./file/file-store.js")).FileStore({ dir: config.dir }),
   memory: async () => new (await import("./memory/memory-store.js")).MemoryStore(),
+  jetstream: async (config) => (await import("./jetstream/jetstream-store.js")).connectJetStreamStore(config),
 };
 
 /** The store a configuration names; a name that is not a backend is one line saying which are. */

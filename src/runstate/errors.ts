@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   "ERR_INVALID_RECORD",
   "ERR_SYMLINK",
   "ERR_IO",
+  "ERR_STORE_CONFIG",
 ] as const;
 
 export type RunStateErrorCode = (typeof ERROR_CODES)[number];

@@ -1,0 +1,183 @@
+// The JetStream backend against a real nats-server: the conformance suite, then what
+// only this backend has (its stream checks, lease and lost acks).
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { runStoreConformance } from "../src/conformance/index.js";
+import { assistantEntry, metaPayload, terminalEntry } from "../src/conformance/record-builders.js";
+import { createStore, isRunStateError, type RunStateErrorCode } from "../src/index.js";
+import { runStreamConfig, type JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
+import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
+
+let server: NatsServer;
+let streams = 0;
+
+/** A fresh stream, made as `session init-stream` makes one. */
+async function freshStream(config: Record<string, unknown> = {}): Promise<{ stream: string; prefix: string }> {
+  const n = ++streams;
+  const stream = `RUNS_${n}`;
+  const prefix = `fisk.t${n}`;
+  const nc = await connect({ servers: server.url });
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ ...runStreamConfig(stream, prefix), ...config });
+  } finally {
+    await nc.close();
+  }
+  return { stream, prefix };
+}
+
+async function storeOn(stream: string): Promise<JetStreamStore> {
+  return (await createStore({ backend: "jetstream", servers: server.url, stream, leaseTtlMs: 2000 })) as JetStreamStore;
+}
+
+runStoreConformance("jetstream", {
+  capabilities: { exclusiveOpen: true },
+  setup: async () => {
+    server = await startNatsServer();
+  },
+  makeStore: async () => storeOn((await freshStream()).stream),
+  sameStorage: async (store) => storeOn((store as JetStreamStore).stream),
+  plantRaw: async (store, runId, lines) => {
+    const js = store as JetStreamStore;
+    const nc = await connect({ servers: server.url });
+    try {
+      const client = jetstream(nc);
+      // The meta last, as an import writes it: nothing sees the run before it is whole.
+      const numbered = lines.map((line, index) => ({ seq: index + 1, line }));
+      for (const { seq, line } of [...numbered.slice(1), ...numbered.slice(0, 1)]) await client.publish(js.subject(runId, seq), line.replace(/\n$/, ""));
+    } finally {
+      await nc.close();
+    }
+  },
+  teardown: async () => {
+    await server.stop();
+  },
+});
+
+async function rejectsWith(promise: Promise<unknown>, code: RunStateErrorCode, message?: RegExp): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(isRunStateError(error, code), `expected ${code}, got ${String(error)}`);
+    if (message !== undefined) assert.match(error.message, message);
+    return true;
+  });
+}
+
+describe("jetstream backend", () => {
+  let own: NatsServer;
+  const stores: JetStreamStore[] = [];
+  const open = async (stream: string) => {
+    const store = (await createStore({ backend: "jetstream", servers: own.url, stream, leaseTtlMs: 1000 })) as JetStreamStore;
+    stores.push(store);
+    return store;
+  };
+  const addStream = async (config: Parameters<JetStreamManagerLike["add"]>[0]) => {
+    const nc = await connect({ servers: own.url });
+    try {
+      await (await jetstreamManager(nc)).streams.add(config);
+    } finally {
+      await nc.close();
+    }
+  };
+  before(async () => {
+    own = await startNatsServer();
+  });
+  after(async () => {
+    for (const store of stores) await store.close();
+    await own.stop();
+  });
+
+  describe("binding the stream", () => {
+    it("refuses a stream that does not exist, naming the command that makes it", async () => {
+      await rejectsWith(open("NOPE"), "ERR_STORE_CONFIG", /no JetStream stream NOPE: create it with 'fisk-ai session init-stream', or with: nats stream add NOPE/);
+    });
+
+    it("refuses a stream with a max age, naming the fix", async () => {
+      await addStream({ ...runStreamConfig("AGED", "aged"), max_age: 3600 * 1e9 });
+      await rejectsWith(open("AGED"), "ERR_STORE_CONFIG", /stream AGED expires messages after 3600 s.*nats stream add AGED --subjects "aged\.>".*--discard-per-subject/);
+    });
+
+    it("refuses a stream without discard-new-per-subject, naming the fix", async () => {
+      await addStream({ ...runStreamConfig("OLD", "old"), discard_new_per_subject: false });
+      await rejectsWith(open("OLD"), "ERR_STORE_CONFIG", /stream OLD does not discard new messages per subject.*--discard-per-subject/);
+    });
+
+    it("refuses a stream that keeps more than one message per subject, or binds no single <prefix>.>", async () => {
+      await addStream({ ...runStreamConfig("MANY", "many"), max_msgs_per_subject: 5, discard_new_per_subject: false });
+      await rejectsWith(open("MANY"), "ERR_STORE_CONFIG", /keeps 5 messages per subject/);
+      await addStream({ ...runStreamConfig("FLAT", "flat"), subjects: ["flat.one", "flat.two"] });
+      await rejectsWith(open("FLAT"), "ERR_STORE_CONFIG", /exactly one subject of the form <prefix>\.>/);
+    });
+  });
+
+  describe("writers", () => {
+    it("keeps records at the Go implementation's subjects, each body a journal line", async () => {
+      await addStream(runStreamConfig("LAYOUT", "layout.runs"));
+      const store = await open("LAYOUT");
+      const journal = await store.create("lay-1", metaPayload("lay-1"));
+      await journal.append(2, terminalEntry("completed"));
+      await journal.close();
+      const nc = await connect({ servers: own.url });
+      try {
+        const jsm = await jetstreamManager(nc);
+        const info = await jsm.streams.info("LAYOUT", { subjects_filter: ">" });
+        assert.deepEqual(Object.keys(info.state.subjects ?? {}).sort(), ["layout.runs.lay-1.2", "layout.runs.lay-1._meta"]);
+        const lines = Buffer.from(await store.readJournal("lay-1")).toString("utf8").split("\n");
+        const meta = await jsm.streams.getMessage("LAYOUT", { last_by_subj: "layout.runs.lay-1._meta" });
+        assert.equal(meta?.string(), lines[0]);
+      } finally {
+        await nc.close();
+      }
+    });
+
+    it("fails a second open on another connection at once, naming the holder from the lease", async () => {
+      await addStream(runStreamConfig("LEASE", "lease"));
+      const first = await open("LEASE");
+      const second = await open("LEASE");
+      const journal = await first.create("held-1", metaPayload("held-1"));
+      await rejectsWith(second.open("held-1"), "ERR_LOCKED", new RegExp(`session held-1 is in use by pid ${process.pid} on `));
+      const listed = (await second.list()).find((summary) => summary.runId === "held-1");
+      assert.deepEqual([listed?.status, listed?.holder?.pid], ["running", process.pid]);
+      await journal.close();
+      await (await second.open("held-1")).close();
+    });
+
+    it("lets a lease whose holder stopped beating expire by itself", async () => {
+      await addStream(runStreamConfig("EXPIRE", "expire"));
+      const dying = await open("EXPIRE");
+      await (await dying.create("orphan-1", metaPayload("orphan-1"))).append(2, assistantEntry(0, "half"));
+      // The connection goes as a killed process's would: no close, no release.
+      await dying.close();
+      const other = await open("EXPIRE");
+      await rejectsWith(other.open("orphan-1"), "ERR_LOCKED");
+      let reopened;
+      for (let tries = 0; reopened === undefined && tries < 100; tries++) {
+        reopened = await other.open("orphan-1").catch((error: unknown) => {
+          if (!isRunStateError(error, "ERR_LOCKED")) throw error;
+          return new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 100));
+        });
+      }
+      assert.ok(reopened !== undefined, "the lease expired");
+      assert.equal(reopened.lastSeq, 2);
+      await reopened.close();
+    });
+
+    it("treats a retry whose ack was lost as written, and another writer's record in the slot as ERR_LOCKED", async () => {
+      await addStream(runStreamConfig("ACK", "ack"));
+      const store = await open("ACK");
+      const journal = await store.create("ack-1", metaPayload("ack-1"));
+      // Our own record already in the slot (the ack never came back): published with our id.
+      const nonce = (await store.slotMessageId("ack-1", 1))?.replace(/-1$/, "");
+      await store.publishRecord("ack-1", { seq: 2, ...assistantEntry(0, "landed") }, `${nonce}-2`);
+      await journal.append(2, assistantEntry(0, "landed"));
+      assert.equal(journal.lastSeq, 2);
+      // Another writer's record in the next slot.
+      await store.publishRecord("ack-1", { seq: 3, ...terminalEntry("completed") }, "someone-else-3");
+      await rejectsWith(journal.append(3, terminalEntry("completed")), "ERR_LOCKED");
+      await journal.close();
+    });
+  });
+});
+
+type JetStreamManagerLike = Awaited<ReturnType<typeof jetstreamManager>>["streams"];
