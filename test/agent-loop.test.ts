@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ResumeRefusedError } from "../src/agent/agent-errors.js";
-import { RESUME_REMINDER, resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import { RESUME_REMINDER } from "../src/agent/system-prompt.js";
 import type { AgentEvents } from "../src/agent/events.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ProviderName } from "../src/llm/model-provider.js";
 import { FileStore, PROTOCOLS, type JournalRecord, type Message } from "../src/index.js";
@@ -179,7 +180,7 @@ describe("the agent loop", () => {
     assert.deepEqual([resumed.reason, resumed.answer], ["completed", "finished"]);
     assert.deepEqual(log, ["slow"], "no tool ran twice");
     assert.equal(second.requests.length, 1, "no model call repeated");
-    assert.equal(second.requests[0]?.system, `You are a test.${RESUME_REMINDER}`);
+    assert.equal(second.requests[0]?.system, `You are a test.\n\n${RESUME_REMINDER}`);
     assert.equal(first.requests[0]?.system, "You are a test.", "the reminder is for the resumed process only");
     assert.equal(replayed[0]?.length, 3, "the transcript so far was replayed");
     assert.deepEqual(kinds(await recordsOf(store, "susp")), ["meta", "assistant", "tool_result", "terminal", "assistant", "terminal"]);
@@ -294,7 +295,7 @@ describe("the agent loop", () => {
     await startRun({ settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([]), { maxIterations: 1 }), store }, { prompt: "go", runId: "capped" });
     await assert.rejects(
       resumeRun({ settings: settings(fakeModel([]).provider, countingTools([]), { maxIterations: 1 }), store }, { runId: "capped", force: false }),
-      /it has made 1 of its 1 model calls; raise budget\.max_iterations/,
+      /it has made 1 of its 1 model calls for its latest prompt; raise budget\.max_iterations/,
     );
   });
 

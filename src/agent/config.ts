@@ -31,6 +31,8 @@ const Duration = z.union(
   { error: "expected a duration such as 30s, 500ms or 2m, or a number of seconds" },
 );
 
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
+
 const ToolConfig = z.strictObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "expected 1 to 64 letters, digits, '_' or '-'"),
   description: z.string().min(1),
@@ -40,6 +42,8 @@ const ToolConfig = z.strictObject({
   output_limit: z.int().positive().default(64 * 1024),
   confirm: z.boolean().default(false),
   on_crash: z.enum(CRASH_POLICIES).default("rerun"),
+  /** Withheld variables this tool gets anyway, by name. */
+  env: z.array(EnvName).default([]),
 });
 
 const Thinking = z.discriminatedUnion("mode", [
@@ -56,6 +60,7 @@ const AgentConfigSchema = z.strictObject({
   system: z.string().default(AGENT_DEFAULTS.system),
   tools: z.array(ToolConfig).default([]),
   parallel_tools: z.boolean().default(false),
+  env_deny: z.array(EnvName).default([]),
   max_output_tokens: z.int().positive().default(AGENT_DEFAULTS.maxOutputTokens),
   budget: z
     .strictObject({
@@ -95,6 +100,8 @@ export interface AgentConfig {
   system: string;
   tools: ToolConfig[];
   parallelTools: boolean;
+  /** Variables withheld from every tool on top of the credentials (env_deny). */
+  envDeny: string[];
   maxOutputTokens: number;
   maxTokens: number;
   maxIterations: number;
@@ -158,6 +165,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     system: config.system,
     tools: config.tools,
     parallelTools: config.parallel_tools,
+    envDeny: config.env_deny,
     maxOutputTokens: config.max_output_tokens,
     maxTokens: config.budget.max_tokens,
     maxIterations: config.budget.max_iterations,

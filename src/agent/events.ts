@@ -28,5 +28,9 @@ export interface AgentEvents {
   toolStarted?(use: ToolUseBlock): void;
   /** A tool's result, once it is journaled; `reused` when a resume took it from the journal. */
   toolFinished?(use: ToolUseBlock, result: ToolResultBlock, reused: boolean): void;
+  /** A final answer's text, once its turn is journaled; in a chat, one for each prompt. */
+  answer?(text: string): void;
+  /** On resume, before the pending batch is completed: the calls run again and those that are not (their tools' on_crash). */
+  pendingBatch?(batch: { rerun: readonly ToolUseBlock[]; interrupted: readonly ToolUseBlock[] }): void;
   runFinished?(outcome: RunOutcome): void;
 }

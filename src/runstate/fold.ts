@@ -45,6 +45,8 @@ export interface RunState {
   counters: Counters;
   /** The loop index to resume at. */
   nextIteration: number;
+  /** `nextIteration` when the latest prompt (the first, or a follow-up) was journaled: the iteration cap counts from it. */
+  promptIteration: number;
   pending: PendingBatch | undefined;
   /** Set only when the journal ends on a terminal record. */
   terminal: TerminalPayload | undefined;
@@ -90,6 +92,7 @@ export function fold(records: readonly JournalRecord[]): RunState {
     cacheCreateTokens: 0,
   };
   let nextIteration = 0;
+  let promptIteration = 0;
   let pending: (PendingBatch & { answered: Set<string> }) | undefined;
   // The ids of the batch answered last, to tell a second result from a stray one.
   let lastAnswered: ReadonlySet<string> = new Set();
@@ -173,6 +176,7 @@ export function fold(records: readonly JournalRecord[]): RunState {
           messages.push(followUp);
         }
         lastAnswered = new Set();
+        promptIteration = nextIteration;
         break;
       }
       case "terminal":
@@ -187,6 +191,7 @@ export function fold(records: readonly JournalRecord[]): RunState {
     messages,
     counters,
     nextIteration,
+    promptIteration,
     pending,
     terminal,
     lastSeq: previousSeq,
