@@ -123,7 +123,8 @@ describe("the agent loop", () => {
     const log: string[] = [];
     const model = fakeModel(TWO_TOOLS_THEN_ANSWER);
     const outcome = await startRun({ settings: settings(model.provider, countingTools(log)) }, { prompt: "go" });
-    assert.deepEqual(outcome, { runId: outcome.runId, reason: "completed", answer: "All done.", checkpointed: false });
+    assert.deepEqual(outcome, { runId: outcome.runId, reason: "completed", answer: "All done.", checkpointed: false, counters: outcome.counters });
+    assert.deepEqual([outcome.counters.modelCalls, outcome.counters.toolCalls, outcome.counters.inTokens, outcome.counters.outTokens], [2, 2, 20, 10]);
     assert.deepEqual(log, ["a", "b"]);
     const second = model.requests[1] as ModelRequest;
     assertAlternates(second.messages);
