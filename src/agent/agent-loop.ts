@@ -5,10 +5,10 @@
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import type { ModelProvider, ThinkingConfig } from "../llm/model-provider.js";
 import type { Counters, RunState } from "../runstate/fold.js";
-import { PROTOCOLS, RECORD_VERSION, type AssistantMessage, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
+import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
 import type { Store } from "../runstate/store.js";
-import { denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
+import { cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { ResumeRefusedError } from "./agent-errors.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints } from "./fingerprint.js";
@@ -164,7 +164,7 @@ function totalTokens(counters: Counters): number {
 function firstRepeatedToolUseId(content: AssistantMessage["content"]): string | undefined {
   const seen = new Set<string>();
   for (const block of content) {
-    if (block.type !== "tool_use") continue;
+    if (isOtherBlock(block) || block.type !== "tool_use") continue;
     if (seen.has(block.id)) return block.id;
     seen.add(block.id);
   }
@@ -178,7 +178,17 @@ function firstRepeatedToolUseId(content: AssistantMessage["content"]): string | 
  */
 function committedFinalAnswer(state: RunState): AssistantMessage | undefined {
   const last = state.messages.at(-1);
-  return state.pending === undefined && last?.role === "assistant" ? last : undefined;
+  return state.pending === undefined && !state.paused && last?.role === "assistant" ? last : undefined;
+}
+
+/**
+ * A turn stopped at max_tokens whose last block is a tool_use was cut while that call was
+ * being written: its input may be truncated (a path, a command), so it is never run, but it
+ * is answered, with an error, so the conversation stays one the API accepts.
+ */
+function cutCall(turn: AssistantPayload): ToolUseBlock | undefined {
+  const last = turn.message.content.at(-1);
+  return turn.stop_reason === "max_tokens" && last !== undefined && !isOtherBlock(last) && last.type === "tool_use" ? last : undefined;
 }
 
 function answerText(message: AssistantMessage): string {
@@ -238,7 +248,9 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
       const use = pending.toolUses.find((candidate) => candidate.id === result.tool_use_id) as ToolUseBlock;
       events.toolFinished?.(use, result, true);
     }
-    const unanswered = pending.toolUses.filter((use) => !pending.answered.has(use.id));
+    const cut = cutCall(pending.turn);
+    if (cut !== undefined && !pending.answered.has(cut.id)) await journalResult(cut, cutCallResult(cut));
+    const unanswered = pending.toolUses.filter((use) => !pending.answered.has(use.id) && use !== cut);
     // Sequential tools run in the model's order, so only the first unanswered call can
     // have been running when the run stopped; in parallel, any of them.
     const mayHaveStarted = new Set((settings.parallelTools ? unanswered : unanswered.slice(0, 1)).map((use) => use.id));
@@ -329,8 +341,11 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
     await recorder.append({ protocol: PROTOCOLS.assistant, assistant });
     events.assistantTurn?.(assistant);
 
-    const uses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-    if (uses.length === 0) {
+    if (turn.stop_reason === "pause_turn") continue;
+    const cut = cutCall(assistant);
+    if (cut !== undefined) await journalResult(cut, cutCallResult(cut));
+    const uses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use" && block !== cut);
+    if (uses.length === 0 && cut === undefined) {
       events.answer?.(answerText(turn.message));
       const finished = await atAnswer(turn.message);
       if (finished !== undefined) return finished;

@@ -1,6 +1,6 @@
 // One-line descriptions of tool calls and results, shared by the live trace, the resume
 // replay and (later) session show --transcript.
-import type { Message, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
+import type { Message, OtherBlock, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
 
 export type ContentBlockLike = Message["content"][number];
 
@@ -23,6 +23,15 @@ export function describeToolResult(result: ToolResultBlock): string {
   const lines = toolResultText(result).split("\n");
   const more = lines.length > 1 ? ` (+${lines.length - 1} more lines)` : "";
   return `${clip(lines[0] ?? "")}${more}`;
+}
+
+/**
+ * A block the code does not model, or a server tool's result: `[<type>]` and what it
+ * carries that a person can read (its name, a query, its text), never its raw payload.
+ */
+export function describeOtherBlock(block: OtherBlock): string {
+  const said = ["name", "text", "tool_use_id"].flatMap((field) => (typeof block[field] === "string" ? [`${field} ${String(block[field])}`] : []));
+  return clip(`[${block.type}]${said.length > 0 ? ` ${said.join(", ")}` : ""}`);
 }
 
 function clip(text: string): string {

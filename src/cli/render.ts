@@ -2,8 +2,8 @@
 // replay. The final answer is not rendered here; it goes alone to stdout.
 import type { AgentEvents } from "../agent/events.js";
 import type { ContentBlockLike } from "./render-blocks.js";
-import { describeToolResult, describeToolUse } from "./render-blocks.js";
-import type { Message, ToolUseBlock } from "../runstate/records.js";
+import { describeOtherBlock, describeToolResult, describeToolUse } from "./render-blocks.js";
+import { isOtherBlock, type Message, type ToolUseBlock } from "../runstate/records.js";
 
 export interface Style {
   dim(text: string): string;
@@ -28,7 +28,8 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, resu
   const say = (line: string) => stderr.write(`${line}\n`);
   const narrate = (blocks: readonly ContentBlockLike[], toolNames: Map<string, string>) => {
     for (const block of blocks) {
-      if (block.type === "text" && block.text.trim() !== "") say(block.text.trimEnd());
+      if (isOtherBlock(block)) say(style.dim(describeOtherBlock(block)));
+      else if (block.type === "text" && block.text.trim() !== "") say(block.text.trimEnd());
       else if (block.type === "thinking") say(style.dim(`(thinking) ${firstLine(block.thinking)}`));
       else if (block.type === "tool_use") {
         toolNames.set(block.id, block.name);

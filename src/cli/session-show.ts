@@ -1,10 +1,10 @@
 // `fisk-ai session show ID`: what a session is, and with --transcript what was said.
 import { providerOf } from "../agent/fingerprint.js";
 import type { RunState } from "../runstate/fold.js";
-import type { Message, ToolResultBlock } from "../runstate/records.js";
+import { isOtherBlock, type Message, type ToolResultBlock } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
-import { toolResultText } from "./render-blocks.js";
+import { describeOtherBlock, toolResultText } from "./render-blocks.js";
 import { stateJson } from "./session-json.js";
 import { statusText, timeText } from "./session-list.js";
 
@@ -66,6 +66,10 @@ function writeTranscript(state: RunState, full: boolean, out: NodeJS.WritableStr
   const messages: readonly Message[] = state.pending === undefined ? state.messages : [...state.messages, state.pending.turn.message];
   for (const message of messages) {
     for (const block of message.content) {
+      if (isOtherBlock(block)) {
+        out.write(`${describeOtherBlock(block)}\n`);
+        continue;
+      }
       switch (block.type) {
         case "text":
           out.write(message.role === "user" ? `› ${block.text}\n` : `${block.text}\n`);
@@ -79,6 +83,9 @@ function writeTranscript(state: RunState, full: boolean, out: NodeJS.WritableStr
         case "tool_use":
           names.set(block.id, block.name);
           out.write(`→ ${block.name} ${JSON.stringify(block.input)}\n`);
+          break;
+        case "server_tool_use":
+          out.write(`→ (server) ${block.name} ${JSON.stringify(block.input)}\n`);
           break;
         case "tool_result":
           out.write(`← ${names.get(block.tool_use_id) ?? "tool"}${block.is_error === true ? " (error)" : ""}: ${shownResult(block, full)}\n`);

@@ -8,7 +8,7 @@ import Anthropic, {
   APIError,
   APIUserAbortError,
 } from "@anthropic-ai/sdk";
-import { RECORD_SCHEMAS, type AssistantMessage, type Message } from "../runstate/records.js";
+import { isOtherBlock, RECORD_SCHEMAS, type AssistantMessage, type Message } from "../runstate/records.js";
 import {
   ModelCallError,
   type ModelProvider,
@@ -30,7 +30,6 @@ const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
 // The journal's assistant message schema: what a returned turn must satisfy to be recorded.
 const ASSISTANT_MESSAGE = RECORD_SCHEMAS.assistant.shape.assistant.shape.message;
-const ASSISTANT_BLOCK_TYPES = new Set(["text", "thinking", "redacted_thinking", "tool_use"]);
 // The API refuses cache_control on thinking blocks, so the breakpoint goes on the block before.
 const UNCACHEABLE_BLOCK_TYPES = new Set(["thinking", "redacted_thinking"]);
 // Error types the API sends as an `error` event inside a 200 stream that pass with time.
@@ -110,7 +109,8 @@ function requestMessages(messages: readonly Message[]): Anthropic.MessageParam[]
   const out = messages.map((message) => ({ role: message.role, content: message.content.flatMap(requestBlock) }));
   const latest = out.at(-1)?.content;
   if (latest !== undefined) {
-    const index = latest.findLastIndex((block) => !UNCACHEABLE_BLOCK_TYPES.has(block.type));
+    // A marker on a block type we do not know might be one the API refuses it on.
+    const index = latest.findLastIndex((block) => !isOtherBlock(block) && !UNCACHEABLE_BLOCK_TYPES.has(block.type));
     const block = latest[index];
     if (block !== undefined) latest[index] = { ...block, cache_control: ephemeral() };
   }
@@ -142,12 +142,6 @@ function withoutCacheControl<T extends object>(block: T): T {
 function toModelTurn(message: Anthropic.Message): ModelTurn {
   // A JSON copy: plain data as the API sent it, without the SDK's lazy getters and hidden fields.
   const blocks = (JSON.parse(JSON.stringify(message.content)) as JsonRecord[]).map(withoutCacheControl);
-  const unknown = blocks.find((block) => !ASSISTANT_BLOCK_TYPES.has(String(block.type)));
-  if (unknown !== undefined) {
-    throw new ModelCallError(`the anthropic API returned a ${String(unknown.type)} block, which the journal cannot record`, {
-      retryable: false,
-    });
-  }
   const assistant = { role: "assistant", content: blocks };
   const checked = ASSISTANT_MESSAGE.safeParse(assistant);
   if (!checked.success) {

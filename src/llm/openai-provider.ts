@@ -12,7 +12,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
-import type { AssistantMessage, ImageBlock, ToolResultBlock, ToolUseBlock, UserMessage } from "../runstate/records.js";
+import { isOtherBlock, type AssistantMessage, type ImageBlock, type ToolResultBlock, type ToolUseBlock, type UserMessage } from "../runstate/records.js";
 import { oneLine, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ModelUsage } from "./model-provider.js";
 
@@ -129,7 +129,7 @@ function userMessages(message: UserMessage): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   const rest: Block[] = [];
   for (const block of message.content) {
-    if (block.type === "tool_result") out.push({ role: "tool", tool_call_id: block.tool_use_id, content: toolResultText(block) });
+    if (!isOtherBlock(block) && block.type === "tool_result") out.push({ role: "tool", tool_call_id: block.tool_use_id, content: toolResultText(block) });
     else rest.push(block);
   }
   if (rest.length === 0) return out;
@@ -150,7 +150,9 @@ function toolResultText(block: ToolResultBlock): string {
   return block.is_error === true ? `ERROR: ${text}` : text;
 }
 
+// A block only the anthropic API understands (a session keeps its provider) has no part here.
 function contentPart(block: Block): ChatCompletionContentPart[] {
+  if (isOtherBlock(block)) return [];
   if (block.type === "text") return [{ type: "text", text: block.text }];
   if (block.type === "image") {
     const url = imageURL(block);

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import * as z from "zod";
-import type { AssistantMessage, Message, ToolUseBlock } from "../runstate/records.js";
+import { isOtherBlock, type AssistantMessage, type Message, type ToolUseBlock } from "../runstate/records.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn } from "./model-provider.js";
 
 const ScriptedReply = z.strictObject({
@@ -101,7 +101,7 @@ function latestToolResultText(messages: readonly Message[]): string {
   if (last?.role !== "user") return "";
   return last.content
     .map((block) => {
-      if (block.type !== "tool_result") return "";
+      if (isOtherBlock(block) || block.type !== "tool_result") return "";
       return typeof block.content === "string" ? block.content : block.content.map((part) => (part.type === "text" ? part.text : "")).join("");
     })
     .join("\n");

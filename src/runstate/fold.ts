@@ -4,6 +4,7 @@ import { RunStateError } from "./errors.js";
 import {
   kindOfProtocol,
   RECORD_VERSION,
+  type AssistantMessage,
   type AssistantPayload,
   type JournalRecord,
   type Message,
@@ -48,6 +49,11 @@ export interface RunState {
   /** `nextIteration` when the latest prompt (the first, or a follow-up) was journaled: the iteration cap counts from it. */
   promptIteration: number;
   pending: PendingBatch | undefined;
+  /**
+   * The conversation ends on a turn the API paused (`pause_turn`, SPEC section 7): the
+   * model is called again with it as it stands, and its continuation joins the same message.
+   */
+  paused: boolean;
   /** Set only when the journal ends on a terminal record. */
   terminal: TerminalPayload | undefined;
   lastSeq: number;
@@ -97,6 +103,7 @@ export function fold(records: readonly JournalRecord[]): RunState {
   // The ids of the batch answered last, to tell a second result from a stray one.
   let lastAnswered: ReadonlySet<string> = new Set();
   let sawAssistant = false;
+  let paused = false;
   let terminal: TerminalPayload | undefined;
   let previousSeq = 1;
 
@@ -120,9 +127,14 @@ export function fold(records: readonly JournalRecord[]): RunState {
           throw corrupt(seq, `an assistant turn while the tools of the turn at seq ${pending.seq} are unanswered`);
         }
         const last = messages[messages.length - 1];
-        if (last === undefined || last.role !== "user") {
-          throw corrupt(seq, "an assistant turn that does not follow a user message");
+        if (last === undefined || (last.role !== "user" && !paused)) {
+          throw corrupt(seq, "an assistant turn that does not follow a user message or a paused turn");
         }
+        // The API takes consecutive assistant messages as one turn; one message keeps roles alternating.
+        const message: AssistantMessage =
+          last.role === "assistant" ? { role: "assistant", content: [...last.content, ...turn.message.content] } : turn.message;
+        if (last.role === "assistant") messages.pop();
+        paused = turn.stop_reason === "pause_turn";
         sawAssistant = true;
         lastAnswered = new Set();
         counters.modelCalls++;
@@ -133,9 +145,9 @@ export function fold(records: readonly JournalRecord[]): RunState {
         nextIteration = Math.max(nextIteration, turn.iteration + 1);
         const toolUses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
         if (toolUses.length === 0) {
-          messages.push(turn.message);
+          messages.push(message);
         } else {
-          pending = { seq, turn, toolUses, results: [], answered: new Set() };
+          pending = { seq, turn: { ...turn, message }, toolUses, results: [], answered: new Set() };
         }
         break;
       }
@@ -176,6 +188,7 @@ export function fold(records: readonly JournalRecord[]): RunState {
           messages.push(followUp);
         }
         lastAnswered = new Set();
+        paused = false;
         promptIteration = nextIteration;
         break;
       }
@@ -193,6 +206,7 @@ export function fold(records: readonly JournalRecord[]): RunState {
     nextIteration,
     promptIteration,
     pending,
+    paused,
     terminal,
     lastSeq: previousSeq,
   };

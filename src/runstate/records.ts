@@ -49,14 +49,41 @@ const ToolResultBlock = z.looseObject({
   is_error: z.boolean().optional(),
 });
 
+// Tools the API runs itself (tool search, web search, code execution): the call and its
+// result both come back in the assistant turn, so they need no tool_result from us.
+const ServerToolUseBlock = z.looseObject({
+  type: z.literal("server_tool_use"),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+});
+const ServerToolResultBlock = z.looseObject({
+  type: z.string().regex(/^[a-z0-9_]+_tool_result$/),
+  tool_use_id: z.string().min(1),
+});
+
+const MODELLED_TYPES = ["text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "image", "tool_result"];
+// Any other block (a type the API adds next) is kept as it came and sent back as it came.
+// The pattern, not a refinement, so the JSON Schema files say the same.
+const OTHER_TYPE = new RegExp(`^(?!(${MODELLED_TYPES.join("|")})$)(?![a-z0-9_]+_tool_result$).+$`);
+const OtherBlock = z.looseObject({ type: z.string().regex(OTHER_TYPE) });
+
+// Typed as the hand-written message types below: zod would type an unmodelled block as
+// any object with a string type, which swallows the modelled ones when narrowing.
 const AssistantMessage = z.strictObject({
   role: z.literal("assistant"),
-  content: z.array(z.discriminatedUnion("type", [TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolUseBlock])),
-});
+  content: z.array(
+    z.union([
+      z.discriminatedUnion("type", [TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolUseBlock, ServerToolUseBlock]),
+      ServerToolResultBlock,
+      OtherBlock,
+    ]),
+  ),
+}) as unknown as z.ZodType<AssistantMessage>;
 const UserMessage = z.strictObject({
   role: z.literal("user"),
-  content: z.array(z.discriminatedUnion("type", [TextBlock, ImageBlock, ToolResultBlock])),
-});
+  content: z.array(z.union([z.discriminatedUnion("type", [TextBlock, ImageBlock, ToolResultBlock]), OtherBlock])),
+}) as unknown as z.ZodType<UserMessage>;
 
 const Fingerprint = z.strictObject({
   // Absent in version 1 journals and in the Go implementation's: it means anthropic.
@@ -127,8 +154,22 @@ export type RedactedThinkingBlock = z.infer<typeof RedactedThinkingBlock>;
 export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
 export type ImageBlock = z.infer<typeof ImageBlock>;
 export type ToolResultBlock = z.infer<typeof ToolResultBlock>;
-export type AssistantMessage = z.infer<typeof AssistantMessage>;
-export type UserMessage = z.infer<typeof UserMessage>;
+export type ServerToolUseBlock = z.infer<typeof ServerToolUseBlock>;
+/**
+ * A block the code does not model, or a server tool's result (`*_tool_result`). Its type is
+ * branded so that `isOtherBlock` narrows: what is not one is a modelled block.
+ */
+export type OtherBlock = { type: string & { readonly otherBlock: unique symbol }; [field: string]: unknown };
+export type AssistantMessage = {
+  role: "assistant";
+  content: (TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ServerToolUseBlock | OtherBlock)[];
+};
+export type UserMessage = { role: "user"; content: (TextBlock | ImageBlock | ToolResultBlock | OtherBlock)[] };
+
+const MODELLED = new Set(MODELLED_TYPES);
+export function isOtherBlock<B extends { type: string }>(block: B | OtherBlock): block is OtherBlock {
+  return !MODELLED.has(block.type);
+}
 export type Message = AssistantMessage | UserMessage;
 export type Fingerprint = z.infer<typeof Fingerprint>;
 export type MetaPayload = z.infer<typeof MetaPayload>;
@@ -183,7 +224,13 @@ export function recordAt(seq: number, entry: RecordEntry): RecordCheck {
 }
 
 function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
+  let issue = error.issues[0];
+  // A block of a modelled type that is malformed fails every branch of its union: the
+  // modelled branch (the first) names what is wrong with it.
+  while (issue?.code === "invalid_union" && issue.errors[0]?.[0] !== undefined) {
+    const inner: z.core.$ZodIssue = issue.errors[0][0];
+    issue = { ...inner, path: [...issue.path, ...inner.path] };
+  }
   if (issue === undefined) return "invalid record";
   const path = issue.path.length > 0 ? issue.path.join(".") : "record";
   return `${path}: ${issue.message}`;

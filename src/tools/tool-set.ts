@@ -70,6 +70,14 @@ export class ToolSet {
 }
 
 /** The result of a call a resume did not run again: the model is told to check before acting again. */
+/** The answer to a call the max_tokens cut off while the model was writing it. */
+export function cutCallResult(use: ToolUseBlock): ToolResultBlock {
+  return toolResultBlock(use.id, {
+    content: `this call of ${use.name} was not run: your reply reached max_tokens while you were writing it, so its input may be incomplete. Call it again, with less output before it if need be.`,
+    is_error: true,
+  });
+}
+
 export function interruptedResult(use: ToolUseBlock): ToolResultBlock {
   return toolResultBlock(use.id, {
     content: `this call of ${use.name} may have been running when the run was interrupted (a crash or a kill), and it was not run again: whether it took effect is unknown. Check its effect before calling it again.`,

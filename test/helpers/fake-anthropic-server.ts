@@ -355,9 +355,14 @@ function checkMessages(messages: unknown[]): string | undefined {
     if (blocks.length === 0 && !(isFinal && message.role === "assistant")) {
       return `${at}: all messages must have non-empty content except for the optional final assistant message`;
     }
+    const serverCalls = new Set<string>();
     for (const [j, block] of blocks.entries()) {
       const problem = checkBlock(block, message.role, `${at}.content.${j}`);
       if (problem !== undefined) return problem;
+      if (block.type === "server_tool_use" || block.type === "mcp_tool_use") serverCalls.add(String(block.id));
+      if (SERVER_TOOL_RESULTS.has(String(block.type)) && !serverCalls.has(String(block.tool_use_id))) {
+        return `${at}.content.${j}: a \`${String(block.type)}\` block must follow the server tool call it answers (tool_use_id ${String(block.tool_use_id)})`;
+      }
     }
     if (message.role === "user") {
       const problem = checkToolResults(blocks, pending, i);
@@ -413,7 +418,9 @@ function contentBlocks(content: unknown): JsonObject[] | undefined {
 }
 
 const USER_BLOCKS = new Set(["text", "image", "document", "tool_result", "search_result"]);
-const ASSISTANT_BLOCKS = new Set(["text", "thinking", "redacted_thinking", "tool_use"]);
+// Server tools the API runs itself, and the MCP connector's blocks, which fisk-ai does not model.
+const SERVER_TOOL_RESULTS = new Set(["tool_search_tool_result", "web_search_tool_result", "code_execution_tool_result", "mcp_tool_result"]);
+const ASSISTANT_BLOCKS = new Set(["text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "mcp_tool_use", ...SERVER_TOOL_RESULTS]);
 
 function checkBlock(block: JsonObject, role: string, at: string): string | undefined {
   if (typeof block.type !== "string") return `${at}.type: Field required`;
@@ -437,6 +444,13 @@ function checkBlock(block: JsonObject, role: string, at: string): string | undef
       if (typeof block.id !== "string" || block.id === "") return `${at}.tool_use.id: Field required`;
       if (typeof block.name !== "string" || block.name === "") return `${at}.tool_use.name: Field required`;
       if (!isObject(block.input)) return `${at}.tool_use.input: Input should be a valid dictionary`;
+      break;
+    case "server_tool_use":
+    case "mcp_tool_use":
+      if (typeof block.id !== "string" || block.id === "") return `${at}.${block.type}.id: Field required`;
+      if (typeof block.name !== "string" || block.name === "") return `${at}.${block.type}.name: Field required`;
+      if (block.type === "mcp_tool_use" && typeof block.server_name !== "string") return `${at}.mcp_tool_use.server_name: Field required`;
+      if (!isObject(block.input)) return `${at}.${block.type}.input: Input should be a valid dictionary`;
       break;
     case "tool_result": {
       if (typeof block.tool_use_id !== "string" || block.tool_use_id === "") return `${at}.tool_result.tool_use_id: Field required`;
