@@ -72,6 +72,39 @@ describe("fold", () => {
     assert.equal(state.counters.toolCalls, 1);
   });
 
+  describe("paused turns (pause_turn)", () => {
+    const paused = () => {
+      const entry = assistantEntry(0, "searching");
+      entry.assistant.stop_reason = "pause_turn";
+      return entry;
+    };
+
+    it("joins the continuation to the paused message, counting both model calls", () => {
+      const ended = fold(journalOf("r1", paused()));
+      assert.equal(ended.paused, true, "a journal ending on a paused turn is to be continued");
+      assert.equal(ended.messages.at(-1)?.role, "assistant");
+
+      const state = fold(journalOf("r1", paused(), assistantEntry(1, "found"), terminalEntry("completed")));
+      assert.equal(state.paused, false);
+      assert.deepEqual(state.messages.slice(1), [
+        { role: "assistant", content: [{ type: "text", text: "searching" }, { type: "text", text: "found" }] },
+      ]);
+      assert.equal(state.counters.modelCalls, 2);
+      assert.equal(state.nextIteration, 2);
+    });
+
+    it("puts the whole turn in the pending batch when the continuation calls tools", () => {
+      const state = fold(journalOf("r1", paused(), assistantEntry(1, "noting", ["toolu_1"])));
+      assert.equal(state.messages.length, 1, "only the prompt is committed");
+      assert.deepEqual(state.pending?.turn.message.content.map((block) => block.type), ["text", "text", "tool_use"]);
+      const answered = fold(journalOf("r1", paused(), assistantEntry(1, "noting", ["toolu_1"]), toolResultEntry("toolu_1")));
+      assert.deepEqual(answered.messages.map((message) => message.role), ["user", "assistant", "user"]);
+    });
+
+    it("still refuses an assistant turn after one that was not paused", () =>
+      assertFoldRejects(journalOf("r1", assistantEntry(0, "one"), assistantEntry(1, "two")), "ERR_CORRUPT", 3, /does not follow a user message or a paused turn/));
+  });
+
   it("keeps the pending batch of a run stopped by its budget before the tools ran", () => {
     const state = fold(journalOf("r1", assistantEntry(0, "", ["toolu_1"]), terminalEntry("budget")));
     assert.deepEqual(state.terminal, { reason: "budget" });

@@ -346,8 +346,10 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
     if (cut !== undefined) await journalResult(cut, cutCallResult(cut));
     const uses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use" && block !== cut);
     if (uses.length === 0 && cut === undefined) {
-      events.answer?.(answerText(turn.message));
-      const finished = await atAnswer(turn.message);
+      // The folded message: a continued paused turn answers with both halves.
+      const answer = committedFinalAnswer(recorder.state()) ?? turn.message;
+      events.answer?.(answerText(answer));
+      const finished = await atAnswer(answer);
       if (finished !== undefined) return finished;
       continue;
     }
