@@ -1,7 +1,7 @@
 // The library API: everything a program needs to journal, fold and store runs.
 export { RunStateError, isRunStateError, ERROR_CODES, type RunStateErrorCode } from "./runstate/errors.js";
 export * from "./runstate/records.js";
-export { fold, assertReadableVersion, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
+export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
 export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
 export type { Store, Journal, RunSummary, RunStatus, RunHolder } from "./runstate/store.js";
 export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
