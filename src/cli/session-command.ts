@@ -1,5 +1,6 @@
 // `fisk-ai session ...`: the operator's window into the journal. Each subcommand is a
 // few lines over the store; the work is in the library.
+import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { ToolConfig } from "../agent/config.js";
 import { assertRunId } from "../runstate/run-id.js";
@@ -9,6 +10,7 @@ import type { CommandIO } from "./run-command.js";
 import { listSessions } from "./session-list.js";
 import { removeSessions, verifySessions } from "./session-maintenance.js";
 import { showSession, type CrashPolicyOf } from "./session-show.js";
+import { resumeCommand, type ResumeWhere } from "./resume-hint.js";
 import type { Store } from "../runstate/store.js";
 import { configPathFrom, openStore, sessionStoreConfig, STORE_HELP, type StoreFlags } from "./session-store.js";
 import { exportSession, forkSession, importSession } from "./session-transfer.js";
@@ -16,7 +18,8 @@ import { exportSession, forkSession, importSession } from "./session-transfer.js
 const SESSION_HELP = `Usage: fisk-ai session COMMAND [options]
 
 Commands:
-  ls [--json]                          every session, newest first: ID, STATUS, MODEL, UPDATED, PROMPT
+  ls [--json] [--here]                 every session (--here: those started in this directory),
+                                       newest first: ID, STATUS, MODEL, UPDATED, PROMPT
   show ID [--transcript [--full]] [--json]
                                        status, counters, tokens, the pending batch, the prompt;
                                        --transcript adds the conversation (--full: whole tool results)
@@ -85,10 +88,10 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
   const streams = { stdout: io.stdout, stderr: io.stderr };
   switch (command) {
     case "ls": {
-      const { values, positionals } = parse(args, { json: { type: "boolean" } });
+      const { values, positionals } = parse(args, { json: { type: "boolean" }, here: { type: "boolean" } });
       if (values.help === true) return help(io);
       if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
-      await listSessions(await sessionStore(values), { json: values.json === true }, io.stdout);
+      await listSessions(await sessionStore(values), { json: values.json === true, here: values.here === true ? process.cwd() : undefined }, io.stdout);
       return EXIT.completed;
     }
     case "show": {
@@ -122,7 +125,7 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
       if (values.help === true) return help(io);
       if (positionals.length !== 1) throw new UsageError("session import takes one file (or - for stdin)");
       const runId = await importSession(await sessionStore(values), positionals[0] as string, values.name);
-      io.stdout.write(`imported session ${runId}; resume with: fisk-ai run --resume ${runId}\n`);
+      io.stdout.write(`imported session ${runId}; resume with: ${resumeCommand(runId, storeWhere(values), io.env)}\n`);
       return EXIT.completed;
     }
     case "fork": {
@@ -131,7 +134,7 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
       const { forkId, at } = await forkSession(await sessionStore(values), runId, { at: values.at, name: values.name });
-      io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: fisk-ai run --resume ${forkId}\n`);
+      io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: ${resumeCommand(forkId, storeWhere(values), io.env)}\n`);
       return EXIT.completed;
     }
     case "init-stream": {
@@ -173,4 +176,13 @@ async function crashPolicies(configFlag: string | undefined): Promise<CrashPolic
   }
   const policies = new Map(tools.map((tool) => [tool.name, tool.on_crash]));
   return (name) => policies.get(name);
+}
+
+/** The options a pasted resume needs to find this store from any directory. */
+function storeWhere(flags: StoreFlags): ResumeWhere {
+  if (flags.store !== undefined) return { store: flags.store };
+  const stateDir = flags["state-dir"];
+  if (stateDir !== undefined) return { stateDir: resolve(stateDir) };
+  const config = configPathFrom(flags.config);
+  return config === undefined ? {} : { config: resolve(config) };
 }

@@ -47,6 +47,8 @@ export interface RunState {
   counters: Counters;
   /** The loop index to resume at. */
   nextIteration: number;
+  /** `nextIteration` when the latest prompt (the first, or a follow-up) was journaled: the iteration cap counts from it. */
+  promptIteration: number;
   pending: PendingBatch | undefined;
   /** Set only when the journal ends on a terminal record. */
   terminal: TerminalPayload | undefined;
@@ -168,6 +170,7 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
         messages.push(followUp);
       }
       s.lastAnswered = new Set();
+      s.promptIteration = s.nextIteration;
       break;
     }
     case "terminal":
@@ -203,6 +206,7 @@ function foldMeta(first: JournalRecord): FoldState {
       cacheCreateTokens: 0,
     },
     nextIteration: 0,
+    promptIteration: 0,
     pending: undefined,
     terminal: undefined,
     lastSeq: 1,
