@@ -233,11 +233,13 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
         ws.openGate();
         const suspended = await run.done;
         assert.equal(suspended.code, 3, suspended.stderr);
-        assert.match(suspended.stderr, /Suspended session run1; resume with: fisk-ai run --resume run1\n/);
+        const hint = /Suspended session run1; resume with: (.*)\n/.exec(suspended.stderr)?.[1];
+        assert.equal(hint, `${process.execPath} ${CLI} run --resume run1 --config ${join(ws.dir, "agent.yaml")}`, "node and the CLI by path: fisk-ai is not on this PATH");
         assert.equal(suspended.stdout, "");
         assert.equal(kinds(ws.journal("run1")).at(-1), "terminal");
 
-        const resumed = await runCli(RESUME, { cwd: ws.dir, env: ws.env });
+        // The hint, executed as printed, from another directory.
+        const resumed = await runShell(hint as string, { cwd: root, env: ws.env });
         assert.equal(resumed.code, 0, resumed.stderr);
         assert.equal(resumed.stdout, `${FINAL_ANSWER}\n`, "the same answer as an uninterrupted run");
         assert.match(resumed.stderr, /── the conversation so far ──\n› Write three notes\n/);
@@ -505,10 +507,10 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       assertOneLineError(await runCli(["run", "--resume", "../x"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: invalid session id "\.\.\/x": /);
     });
 
-    it("an unknown flag, and a prompt with --resume", async () => {
+    it("an unknown flag, and --all without --continue", async () => {
       const ws = workspace(conversation.server);
       assertOneLineError(await runCli(["run", "--chekpoint", "x"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: Unknown option '--chekpoint'/);
-      assertOneLineError(await runCli(["run", "--resume", "run1", "hello"], { cwd: ws.dir, env: ws.env }), 2, /takes no prompt/);
+      assertOneLineError(await runCli(["run", "--all", "hello"], { cwd: ws.dir, env: ws.env }), 2, /--all applies to --continue and to --resume without an id/);
       assertOneLineError(await runCli(["run", "--checkpoint", "--name", "-x", "hi"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: option --name needs a value \(a value that starts with '-' is written --name=-VALUE\); see 'fisk-ai run --help'$/);
     });
   });
@@ -542,4 +544,15 @@ async function resumeOnTerminal(ws: Workspace, answer: string): Promise<CliResul
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     child.stdin.end();
   }
+}
+
+/** A command line run by the shell, as a person pasting it would. */
+async function runShell(command: string, options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CliResult> {
+  const child = spawn("sh", ["-c", command], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code, signal] = (await once(child, "close")) as [number | null, NodeJS.Signals | null];
+  return { code, signal, stdout, stderr };
 }

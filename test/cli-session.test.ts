@@ -6,13 +6,13 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, realpathSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { encodeRecord, type JournalRecord, type MetaPayload } from "../src/index.js";
 import { holdInChild } from "./helpers/run-holder.js";
-import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { assistantEntry, completedRun, journalOf, metaRecord, toolResultEntry } from "./helpers/record-builders.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-session-"));
@@ -334,7 +334,7 @@ describe("fisk-ai session ls", () => {
       [...ALL].reverse(),
     );
     for (const entry of listed) {
-      assert.deepEqual(Object.keys(entry), ["id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "problem"]);
+      assert.deepEqual(Object.keys(entry), ["id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem"]);
     }
     const done = listed.find((entry) => entry.id === "done") as ListedJson;
     const records = journalRecords(STORE, "done");
@@ -348,6 +348,7 @@ describe("fisk-ai session ls", () => {
       updated: agedTime(0).toISOString(),
       last_seq: records.length,
       prompt: PROMPT,
+      cwd: realpathSync(WS),
       problem: null,
     });
     const future = listed.find((entry) => entry.id === "future") as ListedJson;
@@ -497,7 +498,7 @@ describe("fisk-ai session show", () => {
     assertSucceeded(crashed, "show --json");
     const state = JSON.parse(crashed.stdout) as Record<string, unknown>;
     assert.deepEqual(Object.keys(state), [
-      "id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "problem",
+      "id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem",
       "next_iteration", "counters", "pending", "terminal", "fingerprint", "messages",
     ]);
     assert.equal(state.status, "open");
@@ -766,7 +767,7 @@ describe("fisk-ai session export and import", () => {
     assertSucceeded(await fisk(["session", "export", "crashed", "-o", file, "--state-dir", original]), "export");
     const imported = await fisk(["session", "import", file, "--state-dir", other]);
     assertSucceeded(imported, "import");
-    assert.equal(imported.stdout, "imported session crashed; resume with: fisk-ai run --resume crashed\n");
+    assert.equal(imported.stdout, `imported session crashed; resume with: ${resumeHint("crashed", other)}\n`);
     assert.ok(journalBytes(other, "crashed").equals(journalBytes(original, "crashed")), "the imported journal is the original's bytes");
     assert.equal(statSync(journalPath(other, "crashed")).mode & 0o777, 0o600);
 
@@ -831,7 +832,7 @@ describe("fisk-ai session fork", () => {
     const forked = await fisk(["session", "fork", "crashed", "--name", "branch", ...state]);
     assertSucceeded(forked, "fork");
     const lastSeq = journalLines(dir, "crashed").length;
-    assert.equal(forked.stdout, `forked crashed at seq ${lastSeq} as branch; resume with: fisk-ai run --resume branch\n`);
+    assert.equal(forked.stdout, `forked crashed at seq ${lastSeq} as branch; resume with: ${resumeHint("branch", dir)}\n`);
     assert.deepEqual(journalLines(dir, "branch").slice(1), journalLines(dir, "crashed").slice(1), "the fork repeats the original's records");
     const [forkMeta, originalMeta] = [metaOf(dir, "branch"), metaOf(dir, "crashed")];
     assert.deepEqual(forkMeta, { ...originalMeta, run_id: "branch", created: forkMeta.created }, "only the id and creation time of the meta differ");
@@ -870,8 +871,9 @@ describe("fisk-ai session fork", () => {
     const dir = storeWith(["torn"]);
     const forked = await fisk(["session", "fork", "torn", "--state-dir", dir]);
     assertSucceeded(forked, "fork torn");
-    const match = /^forked torn at seq 5 as ([0-9A-Za-z]{27}); resume with: fisk-ai run --resume \1\n$/.exec(forked.stdout);
+    const match = /^forked torn at seq 5 as ([0-9A-Za-z]{27}); resume with: (.*)\n$/.exec(forked.stdout);
     assert.ok(match !== null, forked.stdout);
+    assert.equal(match[2], resumeHint(match[1] as string, dir));
     assert.deepEqual(journalLines(dir, match[1] as string).slice(1), journalLines(dir, "torn").slice(1, 5));
   });
 
@@ -977,3 +979,8 @@ describe("bad input: one clear line on stderr, the documented exit code, no stac
     cases.forEach(([args, code, message], index) => assertOneLineError(results[index] as CliResult, code, message, args.join(" ")));
   });
 });
+
+/** The resume command the CLI prints for a session of the store in `dir` (given with --state-dir): node and the CLI by path, as fisk-ai is not on this PATH. */
+function resumeHint(runId: string, dir: string): string {
+  return `${process.execPath} ${CLI} run --resume ${runId} --state-dir ${dir}`;
+}

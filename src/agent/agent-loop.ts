@@ -13,6 +13,7 @@ import { ResumeRefusedError } from "./agent-errors.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints } from "./fingerprint.js";
 import { RunRecorder } from "./run-recorder.js";
+import { buildSystemPrompt } from "./system-prompt.js";
 
 export interface AgentSettings {
   provider: ModelProvider;
@@ -44,14 +45,34 @@ export interface RunOptions {
   suspend?: SuspendRequest;
   /** Aborts at once, journaling nothing more: crash semantics. */
   signal?: AbortSignal;
+  /**
+   * A chat: after each final answer the loop asks for the next prompt, journals it as a
+   * `user` record and goes on. `undefined` ends the chat, journaled `suspended` so it can
+   * be resumed. Without it a final answer completes the run.
+   */
+  nextPrompt?: () => Promise<string | undefined>;
 }
 
+/** What a new run records about itself in its meta record, besides the prompt. */
+export interface RunStart {
+  prompt: string;
+  runId?: string;
+  /** Started as a chat (`--chat`): a resume reopens its input. */
+  interactive?: boolean;
+  /** The absolute working directory its tools run in. */
+  cwd?: string;
+  /** The absolute path of the agent.yaml it was started with. */
+  config?: string;
+}
 
-/** Added to the system prompt of a resumed process only; never part of the fingerprint. */
-export const RESUME_REMINDER =
-  "\n\nNote: this conversation was suspended and has been resumed in a new process. The tool results above are final and the tools they came from have already run: continue from where the conversation stopped.";
+export interface RunResume {
+  runId: string;
+  force: boolean;
+  /** A prompt to take the session further: journaled as a `user` record, also after a terminal one. */
+  followUp?: string;
+}
 
-export async function startRun(options: RunOptions, start: { prompt: string; runId?: string }): Promise<RunOutcome> {
+export async function startRun(options: RunOptions, start: RunStart): Promise<RunOutcome> {
   const runId = start.runId ?? newRunId();
   const recorder = await RunRecorder.create(options.store, {
     version: RECORD_VERSION,
@@ -59,23 +80,26 @@ export async function startRun(options: RunOptions, start: { prompt: string; run
     created: new Date().toISOString(),
     fingerprint: fingerprintOf(options.settings),
     prompt: start.prompt,
+    ...(start.interactive === true ? { interactive: true } : {}),
+    ...(start.cwd === undefined ? {} : { cwd: start.cwd }),
+    ...(start.config === undefined ? {} : { config: start.config }),
   });
   try {
     options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed });
-    return await drive(recorder, options, options.settings.system);
+    return await drive(recorder, options, buildSystemPrompt({ system: options.settings.system, resumed: false }), undefined);
   } finally {
     await recorder.close();
   }
 }
 
-export async function resumeRun(options: RunOptions & { store: Store }, resume: { runId: string; force: boolean }): Promise<RunOutcome> {
+export async function resumeRun(options: RunOptions & { store: Store }, resume: RunResume): Promise<RunOutcome> {
   const recorder = await RunRecorder.open(options.store, resume.runId);
   try {
     const state = recorder.state();
-    refuseResume(state, options.settings, resume.force);
+    refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
     options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true });
     options.events?.replay?.(state.messages);
-    return await drive(recorder, options, options.settings.system + RESUME_REMINDER);
+    return await drive(recorder, options, buildSystemPrompt({ system: options.settings.system, resumed: true }), resume.followUp);
   } finally {
     await recorder.close();
   }
@@ -93,9 +117,12 @@ function fingerprintOf(settings: AgentSettings) {
   });
 }
 
-function refuseResume(state: RunState, settings: AgentSettings, force: boolean): void {
-  if (state.terminal?.reason === "completed") {
-    throw new ResumeRefusedError(`session ${state.runId} is completed: there is nothing to resume; start a new run instead`);
+/** `goesOn`: the resume brings a follow-up (or reopens a chat), so a finished session is taken further. */
+function refuseResume(state: RunState, settings: AgentSettings, { force, goesOn }: { force: boolean; goesOn: boolean }): void {
+  if (state.terminal?.reason === "completed" && !goesOn) {
+    throw new ResumeRefusedError(
+      `session ${state.runId} is completed: there is nothing to resume; give a follow-up (fisk-ai run --resume ${state.runId} "next question") or start a new run`,
+    );
   }
   const diff = diffFingerprints(state.meta.fingerprint, fingerprintOf(settings));
   if (diff.providerChanged) {
@@ -110,18 +137,24 @@ function refuseResume(state: RunState, settings: AgentSettings, force: boolean):
     );
   }
   // A run with its answer only needs its terminal record: no limit stands in the way.
-  if (committedFinalAnswer(state) !== undefined) return;
+  if (committedFinalAnswer(state) !== undefined && !goesOn) return;
   // Asked before the pending batch runs: a session stopped at a limit it still exceeds
   // would only run the held-back tools and stop again.
   const overBudget = budgetExhausted(state, settings);
   if (overBudget !== undefined) {
     throw new ResumeRefusedError(`cannot resume session ${state.runId}: ${overBudget}; raise budget.max_tokens, then resume with --force`);
   }
-  if (state.nextIteration >= settings.maxIterations) {
+  // A follow-up starts a new count; a chat resting at an answer asks for one first.
+  if (!goesOn && iterationCapReached(state, settings)) {
     throw new ResumeRefusedError(
-      `cannot resume session ${state.runId}: it has made ${state.nextIteration} of its ${settings.maxIterations} model calls; raise budget.max_iterations, then resume with --force`,
+      `cannot resume session ${state.runId}: it has made ${state.nextIteration - state.promptIteration} of its ${settings.maxIterations} model calls for its latest prompt; raise budget.max_iterations, then resume with --force, or give a follow-up`,
     );
   }
+}
+
+/** `max_iterations` counts the model calls since the latest prompt: each follow-up gets its own. */
+function iterationCapReached(state: RunState, settings: AgentSettings): boolean {
+  return state.nextIteration - state.promptIteration >= settings.maxIterations;
 }
 
 function totalTokens(counters: Counters): number {
@@ -158,7 +191,7 @@ function budgetExhausted(state: RunState, settings: AgentSettings): string | und
   return spent >= settings.maxTokens ? `token budget reached: ${spent} of ${settings.maxTokens} tokens used` : undefined;
 }
 
-async function drive(recorder: RunRecorder, options: RunOptions, system: string): Promise<RunOutcome> {
+async function drive(recorder: RunRecorder, options: RunOptions, system: string, followUp: string | undefined): Promise<RunOutcome> {
   const { settings } = options;
   const signal = options.signal ?? new AbortController().signal;
   const events = options.events ?? {};
@@ -168,7 +201,7 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string)
       protocol: PROTOCOLS.terminal,
       terminal: detail.message === undefined ? { reason } : { reason, message: detail.message },
     });
-    const outcome: RunOutcome = { runId: recorder.runId, reason, checkpointed: recorder.checkpointed, ...detail };
+    const outcome: RunOutcome = { runId: recorder.runId, reason, checkpointed: recorder.checkpointed, counters: recorder.state().counters, ...detail };
     events.runFinished?.(outcome);
     return outcome;
   };
@@ -210,25 +243,50 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string)
     // have been running when the run stopped; in parallel, any of them.
     const mayHaveStarted = new Set((settings.parallelTools ? unanswered : unanswered.slice(0, 1)).map((use) => use.id));
     const rerun: ToolUseBlock[] = [];
+    const interrupted: ToolUseBlock[] = [];
     for (const use of unanswered) {
-      if (mayHaveStarted.has(use.id) && !(await settings.tools.mayRerun(use, options.askRerun ?? denyWithoutTerminal))) {
-        await journalResult(use, interruptedResult(use));
-      } else {
-        rerun.push(use);
-      }
+      const again = !mayHaveStarted.has(use.id) || (await settings.tools.mayRerun(use, options.askRerun ?? denyWithoutTerminal));
+      (again ? rerun : interrupted).push(use);
     }
+    events.pendingBatch?.({ rerun, interrupted });
+    for (const use of interrupted) await journalResult(use, interruptedResult(use));
     await runTools(rerun);
   }
 
-  const answered = committedFinalAnswer(recorder.state());
-  if (answered !== undefined) return finish("completed", { answer: answerText(answered) });
+  const journalPrompt = async (text: string): Promise<void> => {
+    await recorder.append({ protocol: PROTOCOLS.user, user: { message: { role: "user", content: [{ type: "text", text }] } } });
+  };
+
+  /**
+   * At a final answer: a chat asks for the next prompt and goes on (true); otherwise,
+   * or when the chat ends, the run finishes. Returns the outcome when it finished.
+   */
+  const atAnswer = async (answer: AssistantMessage): Promise<RunOutcome | undefined> => {
+    if (options.nextPrompt === undefined) return finish("completed", { answer: answerText(answer) });
+    if (options.suspend?.requested === true) return finish("suspended", { message: "suspended by the operator" });
+    const next = await options.nextPrompt();
+    signal.throwIfAborted();
+    if (next === undefined) return finish("suspended", { message: "the chat ended" });
+    await journalPrompt(next);
+    return undefined;
+  };
+
+  if (followUp !== undefined) {
+    await journalPrompt(followUp);
+  } else {
+    const answered = committedFinalAnswer(recorder.state());
+    if (answered !== undefined) {
+      const finished = await atAnswer(answered);
+      if (finished !== undefined) return finished;
+    }
+  }
 
   for (;;) {
     const state = recorder.state();
     if (options.suspend?.requested === true) return finish("suspended", { message: "suspended by the operator" });
     const overBudget = budgetExhausted(state, settings);
     if (overBudget !== undefined) return finish("budget", { message: overBudget });
-    if (state.nextIteration >= settings.maxIterations) {
+    if (iterationCapReached(state, settings)) {
       return finish("max_iterations", { message: `iteration cap reached: ${settings.maxIterations} model calls` });
     }
 
@@ -272,7 +330,12 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string)
     events.assistantTurn?.(assistant);
 
     const uses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-    if (uses.length === 0) return finish("completed", { answer: answerText(turn.message) });
+    if (uses.length === 0) {
+      events.answer?.(answerText(turn.message));
+      const finished = await atAnswer(turn.message);
+      if (finished !== undefined) return finished;
+      continue;
+    }
     const overBudgetNow = budgetExhausted(recorder.state(), settings);
     if (overBudgetNow !== undefined) return finish("budget", { message: overBudgetNow });
     await runTools(uses);

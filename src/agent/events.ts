@@ -1,6 +1,7 @@
 // What the loop reports while it runs. The loop never prints: the CLI renders these
 // (narration and traces to stderr), a library user may render them any way it likes.
 import type { ModelCallError } from "../llm/model-provider.js";
+import type { Counters } from "../runstate/fold.js";
 import type { AssistantPayload, Message, TerminalReason, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
 
 export interface RunOutcome {
@@ -12,6 +13,8 @@ export interface RunOutcome {
   message?: string;
   /** Whether the run was journaled (and can be resumed). */
   checkpointed: boolean;
+  /** Model calls, tool calls and tokens over the whole run, resumes included. */
+  counters: Counters;
 }
 
 export interface AgentEvents {
@@ -25,5 +28,9 @@ export interface AgentEvents {
   toolStarted?(use: ToolUseBlock): void;
   /** A tool's result, once it is journaled; `reused` when a resume took it from the journal. */
   toolFinished?(use: ToolUseBlock, result: ToolResultBlock, reused: boolean): void;
+  /** A final answer's text, once its turn is journaled; in a chat, one for each prompt. */
+  answer?(text: string): void;
+  /** On resume, before the pending batch is completed: the calls run again and those that are not (their tools' on_crash). */
+  pendingBatch?(batch: { rerun: readonly ToolUseBlock[]; interrupted: readonly ToolUseBlock[] }): void;
   runFinished?(outcome: RunOutcome): void;
 }

@@ -23,7 +23,8 @@ export function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): St
   return stream.isTTY === true && (env.NO_COLOR ?? "") === "" ? ansi : plain;
 }
 
-export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style): AgentEvents {
+/** `resumeHint` gives the command that resumes a session, as it can be pasted. */
+export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, resumeHint: (runId: string) => string): AgentEvents {
   const say = (line: string) => stderr.write(`${line}\n`);
   const narrate = (blocks: readonly ContentBlockLike[], toolNames: Map<string, string>) => {
     for (const block of blocks) {
@@ -54,6 +55,11 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style): Age
       }
       say(style.bold("── resuming ──"));
     },
+    pendingBatch: ({ rerun, interrupted }) => {
+      const calls = (uses: readonly ToolUseBlock[]) => uses.map((use) => `${use.name} (${use.id})`).join(", ");
+      if (rerun.length > 0) say(style.bold(`completing the pending batch: running ${calls(rerun)}, whose results never reached the journal`));
+      if (interrupted.length > 0) say(style.bold(`not running again (on_crash): ${calls(interrupted)}; the model is told their effect is unknown`));
+    },
     modelCallRetrying: (attempt, delayMs, error) => {
       say(style.dim(`model call failed (${error.message}); retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s`));
     },
@@ -70,7 +76,7 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style): Age
     },
     runFinished: (outcome) => {
       if (outcome.reason === "suspended" && outcome.checkpointed) {
-        say(`Suspended session ${outcome.runId}; resume with: fisk-ai run --resume ${outcome.runId}`);
+        say(`Suspended session ${outcome.runId}; resume with: ${resumeHint(outcome.runId)}`);
       } else if (outcome.reason !== "completed") {
         const resume = outcome.checkpointed ? ` (session ${outcome.runId})` : "";
         say(style.red(`fisk-ai: ${outcome.message ?? outcome.reason}${resume}`));

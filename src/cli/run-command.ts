@@ -1,5 +1,7 @@
 // `fisk-ai run`: parses the command line, builds the run from agent.yaml and the
 // environment, wires signals to suspend, and renders. All the work is the library's.
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resumeRun, startRun, type RunOptions } from "../agent/agent-loop.js";
 import { loadAgentConfig } from "../agent/config.js";
@@ -14,6 +16,8 @@ import { EXIT, EXIT_CODES_HELP, exitCodeFor } from "./exit-codes.js";
 import { stderrRenderer, styleFor } from "./render.js";
 import { resumableSessions } from "./session-list.js";
 import { pickSession } from "./session-picker.js";
+import { chatInput, type ChatInput } from "./chat-input.js";
+import { resumeCommand } from "./resume-hint.js";
 import { configPathFrom, STORE_HELP, storeFor, storeFromFlags } from "./session-store.js";
 import { terminalAskRerun, terminalConfirm } from "./terminal-confirm.js";
 
@@ -21,13 +25,20 @@ const RUN_HELP = `Usage: fisk-ai run [PROMPT] [options]
 
 Runs the agent on PROMPT (or on stdin when PROMPT is - or absent and stdin is not a
 terminal). The final answer goes to stdout; narration and tool traces to stderr.
+A resume without --config uses the agent.yaml the session started with, when it exists.
 
 Options:
   --config FILE      the agent configuration (default: ./agent.yaml when it exists)
   --checkpoint       journal the run so it can be suspended (Ctrl-C) and resumed
   --name ID          the session id of a checkpointed run (default: a new KSUID)
-  --resume ID        resume a checkpointed session (no ID: pick one, on a terminal)
-  --continue         resume the most recently updated session that is not completed
+  --chat             after each answer, ask for a follow-up (/exit, Ctrl-D or the end of
+                     stdin ends the chat; /clear starts a new session)
+  --resume ID        resume a checkpointed session (no ID: pick one, on a terminal); with
+                     PROMPT, a follow-up that takes the session further, even a completed one
+  --continue         resume the most recently updated session started in this directory
+                     that is not completed (any, with PROMPT as a follow-up)
+  --all              --continue and the picker look at the sessions of every directory
+  --cwd DIR          run the tools in DIR (default: where the session started)
   --force            resume even though the configuration changed (not the provider)
   --state-dir DIR    where sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)
 ${STORE_HELP}
@@ -55,6 +66,9 @@ function parseRunArgs(argv: string[]) {
         continue: { type: "boolean" },
         name: { type: "string" },
         resume: { type: "string" },
+        chat: { type: "boolean" },
+        cwd: { type: "string" },
+        all: { type: "boolean" },
         force: { type: "boolean" },
         "state-dir": { type: "string" },
         store: { type: "string" },
@@ -87,34 +101,72 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   if ([values.resume !== undefined, values.continue === true, pick].filter(Boolean).length > 1) {
     throw new UsageError("choose one of --resume ID, --resume (to pick) and --continue");
   }
-  if (resuming && positionals.length > 0) throw new UsageError("--resume continues a session: it takes no prompt");
   if (resuming && values.name !== undefined) throw new UsageError("--name names a new session: it cannot go with --resume");
   if (values.name !== undefined && !checkpoint) throw new UsageError("--name names a checkpointed session: add --checkpoint");
   if (values.force === true && !resuming) throw new UsageError("--force applies only to --resume");
+  if (values.all === true && values.continue !== true && !pick) throw new UsageError("--all applies to --continue and to --resume without an id");
   if (values.resume !== undefined) assertRunId(values.resume);
   if (values.name !== undefined) assertRunId(values.name);
 
+  const configPath = configPathFrom(values.config);
   const named = storeFromFlags(values);
-  const config = loadAgentConfig(configPathFrom(values.config), {
-    provider: values.provider,
-    model: values.model,
-    ...(named === undefined ? {} : { store: named }),
-  });
-  const settings = settingsFromConfig(config, io.env);
+  const overrides = { provider: values.provider, model: values.model, ...(named === undefined ? {} : { store: named }) };
+  let config = loadAgentConfig(configPath, overrides);
   const store = checkpoint ? await storeFor(config, io.stderr) : undefined;
+  // On a resume, a prompt is a follow-up: it takes the session further.
+  const followUp = resuming && positionals[0] !== undefined ? await readPrompt(positionals[0], io.stdin) : undefined;
   let resumeId: string | undefined;
   if (store !== undefined && resuming) {
-    resumeId = values.resume ?? (pick ? await pickSession(store, io.stdin, io.stderr) : await latestResumable(store));
+    const here = values.all === true ? undefined : process.cwd();
+    resumeId = values.resume ?? (pick ? await pickSession(store, io.stdin, io.stderr, here) : await latestToContinue(store, here, followUp !== undefined));
   }
-  const prompt = resumeId === undefined ? await readPrompt(positionals[0], io.stdin) : "";
+  const meta = store !== undefined && resumeId !== undefined ? (await store.summarize(resumeId)).meta : undefined;
+
+  // A resume runs with the configuration the session started with, unless told otherwise.
+  let usedConfig = configPath === undefined ? undefined : resolve(configPath);
+  if (values.config === undefined && meta?.config !== undefined && meta.config !== usedConfig && existsSync(meta.config)) {
+    config = loadAgentConfig(meta.config, overrides);
+    usedConfig = meta.config;
+    io.stderr.write(`fisk-ai: using the session's configuration, ${meta.config}\n`);
+  }
+  const settings = settingsFromConfig(config, io.env);
+  const recordedConfig = resumeId === undefined ? usedConfig : meta?.config;
+  const defaultStore = config.store.backend === "file" && config.store.dir === undefined;
+  const where = {
+    // Named when a bare resume from elsewhere would miss it: it names the store, or it is not the recorded one.
+    config: usedConfig !== undefined && ((named === undefined && !defaultStore) || usedConfig !== recordedConfig) ? usedConfig : undefined,
+    stateDir: values["state-dir"] === undefined ? undefined : resolve(values["state-dir"]),
+    store: values.store,
+  };
+
+  // Tools run where the session started; the paths above are absolute by now.
+  const runCwd = values.cwd !== undefined ? resolve(values.cwd) : meta?.cwd;
+  if (runCwd !== undefined) {
+    if (!isDirectory(runCwd)) {
+      throw new UsageError(
+        values.cwd !== undefined
+          ? `--cwd ${values.cwd}: no such directory`
+          : `session ${resumeId} ran in ${runCwd}, which no longer exists: resume it with --cwd DIR to run its tools in another directory`,
+      );
+    }
+    process.chdir(runCwd);
+  }
+
+  const chat = values.chat === true || meta?.interactive === true;
+  const input = chat ? chatInput(io.stdin, io.stderr) : undefined;
+  let prompt = "";
+  if (resumeId === undefined) prompt = input === undefined || positionals[0] !== undefined ? await readPrompt(positionals[0], io.stdin) : await firstChatPrompt(input);
 
   const abort = new AbortController();
   const suspend = { requested: false };
   // Set once the outcome is known: a Ctrl-C after that finds nothing to stop and must not
   // turn the outcome's exit code into 130, so the handlers stay until the process is gone.
   let finishedWith: number | undefined;
+  // While a chat waits at its prompt, Ctrl-C ends the chat as /exit does.
+  let atPrompt: (() => void) | undefined;
   const onSignal = () => {
     if (finishedWith !== undefined) process.exit(finishedWith);
+    if (atPrompt !== undefined) return atPrompt();
     if (!checkpoint || suspend.requested) {
       // Crash semantics: stop tools at once, write nothing more.
       abort.abort(new Error("interrupted"));
@@ -127,23 +179,54 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
+  let chatEnded = false;
+  let clearedTo: string | undefined;
+  const nextPrompt = async (): Promise<string | undefined> => {
+    let line: string | undefined;
+    do {
+      line = await new Promise<string | undefined>((resolvePrompt) => {
+        atPrompt = () => resolvePrompt(undefined);
+        void (input as ChatInput).next().then(resolvePrompt);
+      }).finally(() => (atPrompt = undefined));
+    } while (line?.trim() === "");
+    const command = line?.trim();
+    if (command === "/clear") clearedTo = await firstChatPrompt(input as ChatInput).catch(() => undefined);
+    else if (command !== undefined && command !== "/exit") return line;
+    chatEnded = true;
+    return undefined;
+  };
+
+  const rendered = stderrRenderer(io.stderr, styleFor(io.stderr, io.env), (runId) => resumeCommand(runId, where, io.env));
   const options: RunOptions = {
     settings,
-    events: withCrashPoint(stderrRenderer(io.stderr, styleFor(io.stderr, io.env)), io.env.FISK_AI_TEST_CRASH_AT),
+    events: withCrashPoint(
+      chat ? { ...rendered, answer: (text) => io.stdout.write(text.endsWith("\n") ? text : `${text}\n`) } : rendered,
+      io.env.FISK_AI_TEST_CRASH_AT,
+    ),
     confirm: terminalConfirm(io.stdin, io.stderr),
     askRerun: terminalAskRerun(io.stdin, io.stderr),
     suspend,
     signal: abort.signal,
+    ...(chat ? { nextPrompt } : {}),
   };
+  const start = { interactive: chat, cwd: process.cwd(), config: usedConfig };
   try {
-    const outcome: RunOutcome =
+    let outcome: RunOutcome =
       store !== undefined && resumeId !== undefined
-        ? await resumeRun({ ...options, store }, { runId: resumeId, force: values.force === true })
-        : await startRun({ ...options, store }, { prompt, runId: values.name });
-    finishedWith = exitCodeFor(outcome.reason);
-    if (outcome.reason === "completed") io.stdout.write(outcome.answer?.endsWith("\n") ? outcome.answer : `${outcome.answer ?? ""}\n`);
+        ? await resumeRun({ ...options, store }, { runId: resumeId, force: values.force === true, followUp })
+        : await startRun({ ...options, store }, { ...start, prompt, runId: values.name });
+    // `/clear` ended that session: the next starts with the prompt typed after it.
+    while (clearedTo !== undefined) {
+      const fresh: string = clearedTo;
+      clearedTo = undefined;
+      chatEnded = false;
+      outcome = await startRun({ ...options, store }, { ...start, prompt: fresh });
+    }
+    finishedWith = chatEnded && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
+    if (!chat && outcome.reason === "completed") io.stdout.write(outcome.answer?.endsWith("\n") ? outcome.answer : `${outcome.answer ?? ""}\n`);
     return finishedWith;
   } finally {
+    input?.close();
     await store?.close();
     if (finishedWith === undefined) {
       process.off("SIGINT", onSignal);
@@ -152,12 +235,34 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   }
 }
 
-async function latestResumable(store: Store): Promise<string> {
-  const [latest] = await resumableSessions(store);
-  if (latest === undefined) {
-    throw new RunStateError("ERR_NOT_FOUND", "there is no session to continue: none is suspended or stopped early and free ('fisk-ai session ls' lists them)");
+/** The first prompt of a chat (or the one after /clear): the next line that says something. */
+async function firstChatPrompt(input: ChatInput): Promise<string> {
+  for (let line = await input.next(); line !== undefined; line = await input.next()) {
+    if (line.trim() !== "") return line;
   }
-  return latest.runId;
+  throw new UsageError('give a prompt: fisk-ai run --chat "what to do" (or type it, or pipe it on stdin)');
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What `--continue` takes up: the most recently updated session that is not completed
+ * (completed ones too, given a follow-up), among those started in `here` when given.
+ */
+async function latestToContinue(store: Store, here: string | undefined, withFollowUp: boolean): Promise<string> {
+  const [latest] = await resumableSessions(store, { here, includeCompleted: withFollowUp });
+  if (latest !== undefined) return latest.runId;
+  const none = withFollowUp ? "none is free to take a follow-up" : "none is suspended or stopped early and free";
+  if (here !== undefined) {
+    throw new RunStateError("ERR_NOT_FOUND", `there is no session to continue in ${here}: ${none} ('fisk-ai run --continue --all' looks at the sessions of every directory)`);
+  }
+  throw new RunStateError("ERR_NOT_FOUND", `there is no session to continue: ${none} ('fisk-ai session ls' lists them)`);
 }
 
 async function readPrompt(argument: string | undefined, stdin: NodeJS.ReadStream): Promise<string> {

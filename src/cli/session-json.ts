@@ -15,6 +15,7 @@ export function summaryJson(summary: RunSummary) {
     updated: summary.updated,
     last_seq: summary.lastSeq,
     prompt: summary.meta?.prompt ?? null,
+    cwd: summary.meta?.cwd ?? null,
     problem: summary.problem ?? null,
   };
 }

@@ -9,9 +9,18 @@ function newestFirst(summaries: readonly RunSummary[]): RunSummary[] {
   return [...summaries].sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.runId < b.runId ? -1 : 1));
 }
 
-/** Sessions a resume could continue, most recently updated first. */
-export async function resumableSessions(store: Store): Promise<RunSummary[]> {
-  return newestFirst((await store.list()).filter((summary) => !NOT_RESUMABLE.has(summary.status)));
+/**
+ * Sessions a resume could continue, most recently updated first: only those started in
+ * `here` when it is given, and completed ones too when a follow-up would reopen them.
+ */
+export async function resumableSessions(store: Store, options: { here?: string; includeCompleted?: boolean } = {}): Promise<RunSummary[]> {
+  const resumable = (summary: RunSummary) => !NOT_RESUMABLE.has(summary.status) || (options.includeCompleted === true && summary.status === "completed");
+  return newestFirst((await store.list()).filter((summary) => resumable(summary) && startedIn(summary, options.here)));
+}
+
+/** Sessions that do not record where they started (older ones) are in no directory but everywhere, with --all. */
+function startedIn(summary: RunSummary, here: string | undefined): boolean {
+  return here === undefined || summary.meta?.cwd === here;
 }
 
 export function statusText(summary: RunSummary): string {
@@ -25,16 +34,16 @@ export function timeText(iso: string): string {
 
 export async function listSessions(
   store: Store & { dir?: string },
-  options: { json: boolean },
+  options: { json: boolean; here?: string },
   out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
 ): Promise<void> {
-  const summaries = newestFirst(await store.list());
+  const summaries = newestFirst((await store.list()).filter((summary) => startedIn(summary, options.here)));
   if (options.json) {
     out.write(`${JSON.stringify(summaries.map(summaryJson), null, 2)}\n`);
     return;
   }
   if (summaries.length === 0) {
-    out.write(`No sessions${store.dir === undefined ? "" : ` in ${store.dir}`}.\n`);
+    out.write(`No sessions${options.here === undefined ? "" : ` started in ${options.here}`}${store.dir === undefined ? "" : ` in ${store.dir}`}.\n`);
     return;
   }
   const rows = summaries.map((summary) => [

@@ -7,12 +7,19 @@ import { resumableSessions, statusText, timeText } from "./session-list.js";
 
 const SHOWN = 20;
 
-export async function pickSession(store: Store, stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): Promise<string> {
+/** Offers the sessions started in `here`, or every session when it is undefined (--all). */
+export async function pickSession(store: Store, stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream, here: string | undefined): Promise<string> {
   if (!stdin.isTTY || !stderr.isTTY) {
     throw new UsageError("--resume needs a session id when there is no terminal to pick one on: 'fisk-ai session ls' lists them, or use --continue");
   }
-  const sessions = (await resumableSessions(store)).slice(0, SHOWN);
-  if (sessions.length === 0) throw new UsageError("there is no session to resume: 'fisk-ai session ls' lists them all");
+  const sessions = (await resumableSessions(store, { here })).slice(0, SHOWN);
+  if (sessions.length === 0) {
+    throw new UsageError(
+      here === undefined
+        ? "there is no session to resume: 'fisk-ai session ls' lists them all"
+        : `there is no session to resume in ${here}: 'fisk-ai run --resume --all' offers the sessions of every directory`,
+    );
+  }
   sessions.forEach((session, index) => {
     const prompt = (session.meta?.prompt ?? "").replace(/\s+/g, " ").slice(0, 60);
     stderr.write(`${String(index + 1).padStart(3)}  ${session.runId}  ${statusText(session)}  ${timeText(session.updated)}  ${prompt}\n`);

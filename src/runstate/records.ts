@@ -76,6 +76,10 @@ const MetaPayload = z.strictObject({
   fingerprint: Fingerprint,
   prompt: z.string(),
   interactive: z.boolean().optional(),
+  // Where the run started, so a resume from elsewhere runs its tools in the same place and
+  // finds its agent.yaml. Optional: older journals and other writers leave them out.
+  cwd: z.string().min(1).optional(),
+  config: z.string().min(1).optional(),
 });
 
 const AssistantPayload = z.strictObject({

@@ -1,0 +1,46 @@
+// The command that resumes a session, printed after a suspend, a fork or an import. It
+// must work when pasted as it is, from any directory: the program as it can be run
+// here, and the options that find the same store and configuration.
+import { realpathSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+
+export interface ResumeWhere {
+  /** An absolute agent.yaml to name, when a bare resume would not find it (or the store it names). */
+  config?: string;
+  /** An absolute state directory to name, when it was given on the command line. */
+  stateDir?: string;
+  /** A --store URL, when it was given on the command line. */
+  store?: string;
+}
+
+export function resumeCommand(runId: string, where: ResumeWhere, env: NodeJS.ProcessEnv): string {
+  const words = [...program(env), "run", "--resume", runId];
+  if (where.config !== undefined) words.push("--config", where.config);
+  if (where.stateDir !== undefined) words.push("--state-dir", where.stateDir);
+  if (where.store !== undefined) words.push("--store", where.store);
+  return words.map(shellWord).join(" ");
+}
+
+/** `fisk-ai` when that name on PATH is this program; else node and this file, by absolute path. */
+function program(env: NodeJS.ProcessEnv): string[] {
+  const ours = realpathOrUndefined(MAIN);
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (dir !== "" && ours !== undefined && realpathOrUndefined(join(dir, "fisk-ai")) === ours) return ["fisk-ai"];
+  }
+  return [process.execPath, MAIN];
+}
+
+function realpathOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
