@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ResumeRefusedError } from "../src/agent/agent-errors.js";
-import { RESUME_REMINDER, resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import { RESUME_REMINDER } from "../src/agent/system-prompt.js";
 import type { AgentEvents } from "../src/agent/events.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ProviderName } from "../src/llm/model-provider.js";
 import { FileStore, PROTOCOLS, type JournalRecord, type Message } from "../src/index.js";
@@ -50,7 +51,7 @@ function countingTools(log: string[], extra: Tool[] = []): ToolSet {
   const echo = defineTool({
     name: "echo",
     description: "echo the text",
-    input_schema: { type: "object", properties: { text: { type: "string" } } },
+    input: { type: "object", properties: { text: { type: "string" } } },
     run: async (input) => {
       log.push(String(input.text));
       return `echoed ${String(input.text)}`;
@@ -122,7 +123,8 @@ describe("the agent loop", () => {
     const log: string[] = [];
     const model = fakeModel(TWO_TOOLS_THEN_ANSWER);
     const outcome = await startRun({ settings: settings(model.provider, countingTools(log)) }, { prompt: "go" });
-    assert.deepEqual(outcome, { runId: outcome.runId, reason: "completed", answer: "All done.", checkpointed: false });
+    assert.deepEqual(outcome, { runId: outcome.runId, reason: "completed", answer: "All done.", checkpointed: false, counters: outcome.counters });
+    assert.deepEqual([outcome.counters.modelCalls, outcome.counters.toolCalls, outcome.counters.inTokens, outcome.counters.outTokens], [2, 2, 20, 10]);
     assert.deepEqual(log, ["a", "b"]);
     const second = model.requests[1] as ModelRequest;
     assertAlternates(second.messages);
@@ -154,7 +156,7 @@ describe("the agent loop", () => {
     const requestSuspendDuringTool = defineTool({
       name: "slow",
       description: "asks for a suspend while it runs",
-      input_schema: { type: "object" },
+      input: { type: "object" },
       run: async () => {
         suspend.requested = true;
         log.push("slow");
@@ -179,7 +181,7 @@ describe("the agent loop", () => {
     assert.deepEqual([resumed.reason, resumed.answer], ["completed", "finished"]);
     assert.deepEqual(log, ["slow"], "no tool ran twice");
     assert.equal(second.requests.length, 1, "no model call repeated");
-    assert.equal(second.requests[0]?.system, `You are a test.${RESUME_REMINDER}`);
+    assert.equal(second.requests[0]?.system, `You are a test.\n\n${RESUME_REMINDER}`);
     assert.equal(first.requests[0]?.system, "You are a test.", "the reminder is for the resumed process only");
     assert.equal(replayed[0]?.length, 3, "the transcript so far was replayed");
     assert.deepEqual(kinds(await recordsOf(store, "susp")), ["meta", "assistant", "tool_result", "terminal", "assistant", "terminal"]);
@@ -189,7 +191,7 @@ describe("the agent loop", () => {
     const store = freshStore();
     const log: string[] = [];
     // Journal a crash mid-batch: the first tool's result made it, the second's did not.
-    const crashing = defineTool({ name: "never", description: "", input_schema: { type: "object" }, run: async () => "x" });
+    const crashing = defineTool({ name: "never", description: "", input: { type: "object" }, run: async () => "x" });
     await crashAt(store, "crashed", TWO_TOOLS_THEN_ANSWER, "toolFinished", countingTools(log, [crashing]));
     assert.deepEqual(kinds(await recordsOf(store, "crashed")), ["meta", "assistant", "tool_result"]);
 
@@ -225,7 +227,7 @@ describe("the agent loop", () => {
       const store = freshStore();
       const log: string[] = [];
       const payments: string[] = [];
-      const pay = defineTool({ name: "pay", description: "", input_schema: { type: "object" }, onCrash: policy, run: async (input) => (payments.push(String(input.text)), "paid") });
+      const pay = defineTool({ name: "pay", description: "", input: { type: "object" }, onCrash: policy, run: async (input) => (payments.push(String(input.text)), "paid") });
       // Killed right after the turn was journaled: as far as the journal tells, pay may have started.
       await crashAt(store, `pay-${index}`, replies, "assistantTurn", countingTools(log, [pay]));
       const outcome = await resumeRun(
@@ -345,7 +347,7 @@ describe("the agent loop", () => {
     const wait = defineTool({
       name: "wait",
       description: "",
-      input_schema: { type: "object" },
+      input: { type: "object" },
       run: async () => {
         running++;
         await new Promise((resolve) => setTimeout(resolve, 30));
@@ -365,7 +367,7 @@ describe("the agent loop", () => {
     const slow = defineTool({
       name: "slow",
       description: "",
-      input_schema: { type: "object" },
+      input: { type: "object" },
       run: async () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
         finished.push("slow");
@@ -387,7 +389,7 @@ describe("the agent loop", () => {
 
   it("tells the model, with is_error, about an unknown tool and a confirm tool denied without a terminal", async () => {
     const log: string[] = [];
-    const guarded = defineTool({ name: "rm", description: "", input_schema: { type: "object" }, confirm: true, run: async () => (log.push("rm"), "removed") });
+    const guarded = defineTool({ name: "rm", description: "", input: { type: "object" }, confirm: true, run: async () => (log.push("rm"), "removed") });
     const model = fakeModel([{ tools: [{ name: "nope" }, { name: "rm" }] }, { text: "ok" }]);
     await startRun({ settings: settings(model.provider, countingTools(log, [guarded])) }, { prompt: "go" });
     const results = model.requests[1]?.messages[2]?.content ?? [];

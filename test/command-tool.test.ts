@@ -18,6 +18,7 @@ function tool(command: string[], overrides: Partial<CommandToolDefinition> = {})
     outputLimitBytes: 1024,
     confirm: false,
     onCrash: "rerun",
+    env: { PATH: process.env.PATH ?? "" },
     ...overrides,
   });
 }

@@ -92,6 +92,8 @@ session: { backend: file, state_dir: ./runs }
     assertConfigError("base_url: not a url\n", /base_url: /);
     assertConfigError("provider: script\n", /script: the script provider needs a script file/);
     assertConfigError("tools: [{ name: a, description: d, command: [x], on_crash: maybe }]\n", /tools\[0\]\.on_crash: .*"rerun"\|"ask"\|"never"/);
+    assertConfigError("env_deny: [MY-TOKEN]\n", /env_deny\[0\]: expected an environment variable name/);
+    assertConfigError("tools: [{ name: a, description: d, command: [x], env: GH_TOKEN }]\n", /tools\[0\]\.env: /);
   });
 
   it("reports YAML that does not parse with its line, and a file that is not a mapping", () => {

@@ -13,6 +13,7 @@ import { ResumeRefusedError } from "./agent-errors.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints } from "./fingerprint.js";
 import { RunRecorder } from "./run-recorder.js";
+import { buildSystemPrompt } from "./system-prompt.js";
 
 export interface AgentSettings {
   provider: ModelProvider;
@@ -71,11 +72,6 @@ export interface RunResume {
   followUp?: string;
 }
 
-
-/** Added to the system prompt of a resumed process only; never part of the fingerprint. */
-export const RESUME_REMINDER =
-  "\n\nNote: this conversation was suspended and has been resumed in a new process. The tool results above are final and the tools they came from have already run: continue from where the conversation stopped.";
-
 export async function startRun(options: RunOptions, start: RunStart): Promise<RunOutcome> {
   const runId = start.runId ?? newRunId();
   const recorder = await RunRecorder.create(options.store, {
@@ -90,7 +86,7 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
   });
   try {
     options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed });
-    return await drive(recorder, options, options.settings.system, undefined);
+    return await drive(recorder, options, buildSystemPrompt({ system: options.settings.system, resumed: false }), undefined);
   } finally {
     await recorder.close();
   }
@@ -103,7 +99,7 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
     refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
     options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true });
     options.events?.replay?.(state.messages);
-    return await drive(recorder, options, options.settings.system + RESUME_REMINDER, resume.followUp);
+    return await drive(recorder, options, buildSystemPrompt({ system: options.settings.system, resumed: true }), resume.followUp);
   } finally {
     await recorder.close();
   }
@@ -205,7 +201,7 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
       protocol: PROTOCOLS.terminal,
       terminal: detail.message === undefined ? { reason } : { reason, message: detail.message },
     });
-    const outcome: RunOutcome = { runId: recorder.runId, reason, checkpointed: recorder.checkpointed, ...detail };
+    const outcome: RunOutcome = { runId: recorder.runId, reason, checkpointed: recorder.checkpointed, counters: recorder.state().counters, ...detail };
     events.runFinished?.(outcome);
     return outcome;
   };

@@ -10,6 +10,7 @@ import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
 import type { StoreConfig } from "../runstate/create-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "./agent-errors.js";
+import { AGENT_DEFAULTS } from "./defaults.js";
 
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
@@ -30,6 +31,8 @@ const Duration = z.union(
   { error: "expected a duration such as 30s, 500ms or 2m, or a number of seconds" },
 );
 
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
+
 const ToolConfig = z.strictObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "expected 1 to 64 letters, digits, '_' or '-'"),
   description: z.string().min(1),
@@ -39,6 +42,8 @@ const ToolConfig = z.strictObject({
   output_limit: z.int().positive().default(64 * 1024),
   confirm: z.boolean().default(false),
   on_crash: z.enum(CRASH_POLICIES).default("rerun"),
+  /** Withheld variables this tool gets anyway, by name. */
+  env: z.array(EnvName).default([]),
 });
 
 const Thinking = z.discriminatedUnion("mode", [
@@ -52,21 +57,22 @@ const AgentConfigSchema = z.strictObject({
   model: z.string().min(1).default("claude-sonnet-4-5"),
   base_url: z.url().optional(),
   script: z.string().min(1).optional(),
-  system: z.string().default("You are a helpful assistant."),
+  system: z.string().default(AGENT_DEFAULTS.system),
   tools: z.array(ToolConfig).default([]),
   parallel_tools: z.boolean().default(false),
-  max_output_tokens: z.int().positive().default(8192),
+  env_deny: z.array(EnvName).default([]),
+  max_output_tokens: z.int().positive().default(AGENT_DEFAULTS.maxOutputTokens),
   budget: z
     .strictObject({
-      max_tokens: z.int().positive().default(200_000),
-      max_iterations: z.int().positive().default(50),
-      call_timeout: Duration.default(120_000),
+      max_tokens: z.int().positive().default(AGENT_DEFAULTS.maxTokens),
+      max_iterations: z.int().positive().default(AGENT_DEFAULTS.maxIterations),
+      call_timeout: Duration.default(AGENT_DEFAULTS.callTimeoutMs),
     })
     .prefault({}),
   retry: z
     .strictObject({
-      max_attempts: z.int().min(1).max(20).default(4),
-      base_delay: Duration.default(1000),
+      max_attempts: z.int().min(1).max(20).default(AGENT_DEFAULTS.retryAttempts),
+      base_delay: Duration.default(AGENT_DEFAULTS.retryBaseDelayMs),
     })
     .prefault({}),
   thinking: Thinking.default({ mode: "off" }),
@@ -94,6 +100,8 @@ export interface AgentConfig {
   system: string;
   tools: ToolConfig[];
   parallelTools: boolean;
+  /** Variables withheld from every tool on top of the credentials (env_deny). */
+  envDeny: string[];
   maxOutputTokens: number;
   maxTokens: number;
   maxIterations: number;
@@ -157,6 +165,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     system: config.system,
     tools: config.tools,
     parallelTools: config.parallel_tools,
+    envDeny: config.env_deny,
     maxOutputTokens: config.max_output_tokens,
     maxTokens: config.budget.max_tokens,
     maxIterations: config.budget.max_iterations,

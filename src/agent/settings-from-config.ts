@@ -5,6 +5,7 @@ import type { ModelProvider } from "../llm/model-provider.js";
 import { OpenAIProvider } from "../llm/openai-provider.js";
 import { ScriptProvider } from "../llm/script-provider.js";
 import { commandTool } from "../tools/command-tool.js";
+import { toolEnvironment } from "../tools/tool-env.js";
 import { ToolSet } from "../tools/tool-set.js";
 import type { AgentSettings } from "./agent-loop.js";
 import { ConfigError } from "./agent-errors.js";
@@ -52,6 +53,7 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
           outputLimitBytes: tool.output_limit,
           confirm: tool.confirm,
           onCrash: tool.on_crash,
+          env: toolEnvironment(env, config.envDeny, tool.env),
         }),
       ),
     );

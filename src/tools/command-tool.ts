@@ -13,6 +13,8 @@ export interface CommandToolDefinition {
   outputLimitBytes: number;
   confirm: boolean;
   onCrash: CrashPolicy;
+  /** The whole environment the command starts with (see tool-env.ts). */
+  env: Record<string, string>;
 }
 
 const STDERR_TAIL_BYTES = 2048;
@@ -57,7 +59,7 @@ function runCommand(definition: CommandToolDefinition, input: Record<string, unk
   if (context.signal.aborted) return Promise.resolve({ content: `${definition.name} stopped: the run is shutting down`, is_error: true });
   return new Promise((resolve) => {
     // Its own process group, so a timeout also ends whatever the command started.
-    const child = spawn(program, args, { shell: false, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(program, args, { shell: false, env: definition.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const stdout = new CappedBuffer(definition.outputLimitBytes);
     const stderr = new TailBuffer(STDERR_TAIL_BYTES);
     child.stdout.on("data", (chunk: Buffer) => stdout.add(chunk));
