@@ -57,7 +57,7 @@ export {
   type ToolResultBlock,
   type ImageBlock,
 } from "./runstate/records.js";
-export { fold, assertReadableVersion, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
+export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
 export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
 export type { Store, Journal, RunSummary, RunStatus, RunHolder } from "./runstate/store.js";
 export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
