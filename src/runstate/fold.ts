@@ -138,7 +138,7 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
       if (toolUses.length === 0) {
         messages.push(message);
       } else {
-        s.pending = { seq, turn: { ...turn, message }, toolUses, results: [], answered: new Set() };
+        s.pending = { seq, turn: message === turn.message ? turn : { ...turn, message }, toolUses, results: [], answered: new Set() };
       }
       break;
     }
