@@ -9,12 +9,13 @@ const HELP = `fisk-ai: a durable agent runtime
 
 Usage:
   fisk-ai run [PROMPT] [--config FILE] [--checkpoint] [--name ID] [--resume [ID]]
-                       [--continue] [--force] [--state-dir DIR] [--model M] [--provider P]
-  fisk-ai session ls|show|rm|verify|export|import|fork ...
+                       [--continue] [--force] [--state-dir DIR | --store URL] [--model M] [--provider P]
+  fisk-ai session ls|show|rm|verify|export|import|fork|init-stream ...
   fisk-ai --help | --version
 
 'fisk-ai run --help' and 'fisk-ai session --help' describe the options. Sessions are kept in
-$XDG_STATE_HOME/fisk-ai/runs (or ~/.local/state/fisk-ai/runs).
+$XDG_STATE_HOME/fisk-ai/runs (or ~/.local/state/fisk-ai/runs), or on NATS JetStream with
+--store nats://HOST:PORT/STREAM.
 
 ${EXIT_CODES_HELP}`;
 
@@ -45,6 +46,15 @@ async function main(argv: string[], io: CommandIO): Promise<number> {
       io.stderr.write(`fisk-ai: unknown command '${command}': see 'fisk-ai --help'\n`);
       return EXIT.usage;
   }
+}
+
+// A reader that stops reading (`fisk-ai session ls | head -1`) is no failure of ours:
+// the rest of the output has nowhere to go, so the command ends quietly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(EXIT.completed);
+    throw error;
+  });
 }
 
 const io: CommandIO = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
