@@ -76,8 +76,11 @@ describe("OpenAIProvider", () => {
       usage: { prompt_tokens: 1200, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 1024 } },
     }));
 
-    const turn = await provider(server).complete(modelRequest(), live());
+    const deltas: string[] = [];
+    const turn = await provider(server).complete(modelRequest(), live(), (text) => deltas.push(text));
 
+    assert.equal((server.requests[0]?.body as { stream?: unknown }).stream, true, "the call streams");
+    assert.equal(deltas.join(""), "It holds notes.txt.", "the text is handed on as it streams");
     assert.deepEqual(turn, {
       message: { role: "assistant", content: [{ type: "text", text: "It holds notes.txt." }] },
       stop_reason: "end_turn",

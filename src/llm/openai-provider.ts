@@ -2,7 +2,7 @@
 // endpoint (OpenAI, Ollama, llama.cpp server, vLLM). The journal keeps the Anthropic
 // Messages shape, so each call converts the conversation there and the turn back.
 import { randomUUID } from "node:crypto";
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } from "openai";
 import type {
   ChatCompletion,
   ChatCompletionAssistantMessageParam,
@@ -61,10 +61,13 @@ export class OpenAIProvider implements ModelProvider {
     });
   }
 
-  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn> {
+  async complete(request: ModelRequest, signal: AbortSignal, onText?: (text: string) => void): Promise<ModelTurn> {
     let completion: ChatCompletion;
     try {
-      completion = await this.#client.chat.completions.create(this.#params(request), { signal });
+      // Streamed, so the text can be shown as it arrives; usage comes in the last chunk.
+      const stream = this.#client.chat.completions.stream({ ...this.#params(request), stream: true, stream_options: { include_usage: true } }, { signal });
+      if (onText !== undefined) stream.on("content.delta", ({ delta }) => onText(delta));
+      completion = await stream.finalChatCompletion();
     } catch (error) {
       throw openaiCallError(error, signal, this.#baseURL);
     }
@@ -239,8 +242,9 @@ function openaiCallError(error: unknown, signal: AbortSignal, baseURL: string): 
       cause: error,
     });
   }
-  // Reading the body can still fail after the headers arrived, when the connection drops.
-  if (error instanceof TypeError && error.message === "terminated") {
+  // Reading the body can still fail after the headers arrived, when the connection drops;
+  // the stream helper wraps what breaks mid-response.
+  if ((error instanceof TypeError && error.message === "terminated") || error instanceof OpenAIError) {
     return new ModelCallError(oneLine(`the connection to the openai API at ${baseURL} broke off: ${rootCauseText(error)}`), {
       retryable: true,
       cause: error,
