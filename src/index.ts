@@ -12,3 +12,6 @@ export { FileStore, type FileStoreOptions } from "./runstate/file/file-store.js"
 export { defaultStateDir } from "./runstate/file/state-dir.js";
 export type { FileSystem, FileStat } from "./runstate/file/file-system.js";
 export { nodeFileSystem } from "./runstate/file/file-system.js";
+export { NoteError, type NoteStore, type Note, type NoteItem, type NoteErrorCode, type WriteOutcome } from "./memory/note-store.js";
+export { FileNoteStore, memoryDir } from "./memory/file-note-store.js";
+export { memoryTools } from "./memory/memory-tools.js";
