@@ -1,7 +1,63 @@
-// The library API: everything a program needs to journal, fold and store runs.
-export { RunStateError, isRunStateError, ERROR_CODES, type RunStateErrorCode } from "./runstate/errors.js";
-export * from "./runstate/records.js";
-export { fold, assertReadableVersion, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
+// The library API. Run an agent with runAgent and tools from defineTool; journal it to a
+// store from createStore (or a FileStore, MemoryStore); read a journal back with fold.
+// The store conformance suite is at "fisk-ai/conformance".
+export { runAgent, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
+export type { AgentEvents } from "./agent/events.js";
+export { ConfigError, ResumeRefusedError } from "./agent/agent-errors.js";
+export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema } from "./tools/tool.js";
+export type { ConfirmToolCall } from "./tools/tool-set.js";
+
+export { AnthropicProvider, type AnthropicProviderOptions } from "./llm/anthropic-provider.js";
+export { OpenAIProvider, type OpenAIProviderOptions } from "./llm/openai-provider.js";
+export { ScriptProvider } from "./llm/script-provider.js";
+export {
+  ModelCallError,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelTurn,
+  type ModelUsage,
+  type ProviderName,
+  type ThinkingConfig,
+  type ToolSpec,
+} from "./llm/model-provider.js";
+
+export { RunStateError, isRunStateError, ERROR_CODES, type RunStateErrorCode, type RunStateErrorDetails } from "./runstate/errors.js";
+export {
+  RECORD_VERSION,
+  PROTOCOLS,
+  RECORD_KINDS,
+  TERMINAL_REASONS,
+  RUN_ID_PATTERN,
+  RUN_ID_MAX_LENGTH,
+  checkRecord,
+  kindOfProtocol,
+  type RecordKind,
+  type RecordCheck,
+  type RecordEntry,
+  type JournalRecord,
+  type MetaRecord,
+  type AssistantRecord,
+  type ToolResultRecord,
+  type UserRecord,
+  type TerminalRecord,
+  type MetaPayload,
+  type AssistantPayload,
+  type ToolResultPayload,
+  type UserPayload,
+  type TerminalPayload,
+  type TerminalReason,
+  type Fingerprint,
+  type Message,
+  type AssistantMessage,
+  type UserMessage,
+  type TextBlock,
+  type ThinkingBlock,
+  type RedactedThinkingBlock,
+  type ToolUseBlock,
+  type ToolResultBlock,
+  type ImageBlock,
+} from "./runstate/records.js";
+export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
 export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
 export type { Store, Journal, RunSummary, RunStatus, RunHolder } from "./runstate/store.js";
 export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
@@ -10,8 +66,6 @@ export { MemoryStore, type MemoryStoreOptions, type MemoryRun } from "./runstate
 export { encodeRecord, decodeRecordLine, decodeJournal, type DecodedJournal } from "./runstate/journal-codec.js";
 export { FileStore, type FileStoreOptions } from "./runstate/file/file-store.js";
 export { defaultStateDir } from "./runstate/file/state-dir.js";
-export type { FileSystem, FileStat } from "./runstate/file/file-system.js";
-export { nodeFileSystem } from "./runstate/file/file-system.js";
 export { NoteError, type NoteStore, type Note, type NoteItem, type NoteErrorCode, type WriteOutcome } from "./memory/note-store.js";
 export { FileNoteStore, memoryDir } from "./memory/file-note-store.js";
 export { memoryTools } from "./memory/memory-tools.js";

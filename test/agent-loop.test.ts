@@ -51,7 +51,7 @@ function countingTools(log: string[], extra: Tool[] = []): ToolSet {
   const echo = defineTool({
     name: "echo",
     description: "echo the text",
-    input_schema: { type: "object", properties: { text: { type: "string" } } },
+    input: { type: "object", properties: { text: { type: "string" } } },
     run: async (input) => {
       log.push(String(input.text));
       return `echoed ${String(input.text)}`;
@@ -123,7 +123,8 @@ describe("the agent loop", () => {
     const log: string[] = [];
     const model = fakeModel(TWO_TOOLS_THEN_ANSWER);
     const outcome = await startRun({ settings: settings(model.provider, countingTools(log)) }, { prompt: "go" });
-    assert.deepEqual(outcome, { runId: outcome.runId, reason: "completed", answer: "All done.", checkpointed: false });
+    assert.deepEqual(outcome, { runId: outcome.runId, reason: "completed", answer: "All done.", checkpointed: false, counters: outcome.counters });
+    assert.deepEqual([outcome.counters.modelCalls, outcome.counters.toolCalls, outcome.counters.inTokens, outcome.counters.outTokens], [2, 2, 20, 10]);
     assert.deepEqual(log, ["a", "b"]);
     const second = model.requests[1] as ModelRequest;
     assertAlternates(second.messages);
@@ -155,7 +156,7 @@ describe("the agent loop", () => {
     const requestSuspendDuringTool = defineTool({
       name: "slow",
       description: "asks for a suspend while it runs",
-      input_schema: { type: "object" },
+      input: { type: "object" },
       run: async () => {
         suspend.requested = true;
         log.push("slow");
@@ -190,7 +191,7 @@ describe("the agent loop", () => {
     const store = freshStore();
     const log: string[] = [];
     // Journal a crash mid-batch: the first tool's result made it, the second's did not.
-    const crashing = defineTool({ name: "never", description: "", input_schema: { type: "object" }, run: async () => "x" });
+    const crashing = defineTool({ name: "never", description: "", input: { type: "object" }, run: async () => "x" });
     await crashAt(store, "crashed", TWO_TOOLS_THEN_ANSWER, "toolFinished", countingTools(log, [crashing]));
     assert.deepEqual(kinds(await recordsOf(store, "crashed")), ["meta", "assistant", "tool_result"]);
 
@@ -226,7 +227,7 @@ describe("the agent loop", () => {
       const store = freshStore();
       const log: string[] = [];
       const payments: string[] = [];
-      const pay = defineTool({ name: "pay", description: "", input_schema: { type: "object" }, onCrash: policy, run: async (input) => (payments.push(String(input.text)), "paid") });
+      const pay = defineTool({ name: "pay", description: "", input: { type: "object" }, onCrash: policy, run: async (input) => (payments.push(String(input.text)), "paid") });
       // Killed right after the turn was journaled: as far as the journal tells, pay may have started.
       await crashAt(store, `pay-${index}`, replies, "assistantTurn", countingTools(log, [pay]));
       const outcome = await resumeRun(
@@ -346,7 +347,7 @@ describe("the agent loop", () => {
     const wait = defineTool({
       name: "wait",
       description: "",
-      input_schema: { type: "object" },
+      input: { type: "object" },
       run: async () => {
         running++;
         await new Promise((resolve) => setTimeout(resolve, 30));
@@ -366,7 +367,7 @@ describe("the agent loop", () => {
     const slow = defineTool({
       name: "slow",
       description: "",
-      input_schema: { type: "object" },
+      input: { type: "object" },
       run: async () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
         finished.push("slow");
@@ -388,7 +389,7 @@ describe("the agent loop", () => {
 
   it("tells the model, with is_error, about an unknown tool and a confirm tool denied without a terminal", async () => {
     const log: string[] = [];
-    const guarded = defineTool({ name: "rm", description: "", input_schema: { type: "object" }, confirm: true, run: async () => (log.push("rm"), "removed") });
+    const guarded = defineTool({ name: "rm", description: "", input: { type: "object" }, confirm: true, run: async () => (log.push("rm"), "removed") });
     const model = fakeModel([{ tools: [{ name: "nope" }, { name: "rm" }] }, { text: "ok" }]);
     await startRun({ settings: settings(model.provider, countingTools(log, [guarded])) }, { prompt: "go" });
     const results = model.requests[1]?.messages[2]?.content ?? [];

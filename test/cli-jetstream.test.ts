@@ -181,7 +181,7 @@ describe("fisk-ai on JetStream", () => {
     const racers = [startCli(RESUME, { cwd: s.a.dir, env: s.a.env }), startCli(RESUME, { cwd: s.b.dir, env: s.b.env })];
     const loser = await Promise.race(racers.map((racer, index) => racer.done.then((result) => ({ result, index }))));
     assert.equal(loser.result.code, 7, loser.result.stderr);
-    assert.match(loser.result.stderr, /^fisk-ai: session run1 is in use by pid \d+ on \S+ \(started [^)]+\): wait for it to finish or stop that process\n$/);
+    assert.match(loser.result.stderr, /^(fisk-ai: using the session's configuration, \S+\n)?fisk-ai: session run1 is in use by pid \d+ on \S+ \(started [^)]+\): wait for it to finish or stop that process\n$/);
     s.openGate();
     const winner = await (racers[1 - loser.index] as (typeof racers)[number]).done;
     assert.equal(winner.code, 0, winner.stderr);

@@ -5,7 +5,8 @@ import { appendFileSync, chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSy
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { defaultStateDir, encodeRecord, FileStore, isRunStateError, nodeFileSystem, type FileSystem, type RunStateErrorCode } from "../src/index.js";
+import { defaultStateDir, encodeRecord, FileStore, isRunStateError, type RunStateErrorCode } from "../src/index.js";
+import { nodeFileSystem, type FileSystem } from "../src/runstate/file/file-system.js";
 import { runStoreConformance } from "../src/conformance/index.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
 import { holdInChild } from "./helpers/run-holder.js";

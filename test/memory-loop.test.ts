@@ -44,7 +44,7 @@ describe("memory in a run", () => {
     const pause = defineTool({
       name: "pause",
       description: "ask for a suspend",
-      input_schema: { type: "object" },
+      input: { type: "object" },
       run: async () => {
         suspend.requested = true;
         return "paused";

@@ -10,7 +10,7 @@ function fakeTerminal(): NodeJS.ReadStream & NodeJS.WriteStream {
   return Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.ReadStream & NodeJS.WriteStream;
 }
 
-const rm = defineTool({ name: "rm", description: "", input_schema: { type: "object" }, confirm: true, run: async () => "" });
+const rm = defineTool({ name: "rm", description: "", input: { type: "object" }, confirm: true, run: async () => "" });
 
 describe("the terminal", () => {
   it("asks y/N before a confirm tool, and takes only yes for yes", async () => {

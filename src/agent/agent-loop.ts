@@ -204,7 +204,7 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
       protocol: PROTOCOLS.terminal,
       terminal: detail.message === undefined ? { reason } : { reason, message: detail.message },
     });
-    const outcome: RunOutcome = { runId: recorder.runId, reason, checkpointed: recorder.checkpointed, ...detail };
+    const outcome: RunOutcome = { runId: recorder.runId, reason, checkpointed: recorder.checkpointed, counters: recorder.state().counters, ...detail };
     events.runFinished?.(outcome);
     return outcome;
   };

@@ -11,6 +11,7 @@ import type { StoreConfig } from "../runstate/create-store.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "./agent-errors.js";
+import { AGENT_DEFAULTS } from "./defaults.js";
 
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
@@ -57,22 +58,22 @@ const AgentConfigSchema = z.strictObject({
   model: z.string().min(1).default("claude-sonnet-4-5"),
   base_url: z.url().optional(),
   script: z.string().min(1).optional(),
-  system: z.string().default("You are a helpful assistant."),
+  system: z.string().default(AGENT_DEFAULTS.system),
   tools: z.array(ToolConfig).default([]),
   parallel_tools: z.boolean().default(false),
   env_deny: z.array(EnvName).default([]),
-  max_output_tokens: z.int().positive().default(8192),
+  max_output_tokens: z.int().positive().default(AGENT_DEFAULTS.maxOutputTokens),
   budget: z
     .strictObject({
-      max_tokens: z.int().positive().default(200_000),
-      max_iterations: z.int().positive().default(50),
-      call_timeout: Duration.default(120_000),
+      max_tokens: z.int().positive().default(AGENT_DEFAULTS.maxTokens),
+      max_iterations: z.int().positive().default(AGENT_DEFAULTS.maxIterations),
+      call_timeout: Duration.default(AGENT_DEFAULTS.callTimeoutMs),
     })
     .prefault({}),
   retry: z
     .strictObject({
-      max_attempts: z.int().min(1).max(20).default(4),
-      base_delay: Duration.default(1000),
+      max_attempts: z.int().min(1).max(20).default(AGENT_DEFAULTS.retryAttempts),
+      base_delay: Duration.default(AGENT_DEFAULTS.retryBaseDelayMs),
     })
     .prefault({}),
   thinking: Thinking.default({ mode: "off" }),

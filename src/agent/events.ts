@@ -1,6 +1,7 @@
 // What the loop reports while it runs. The loop never prints: the CLI renders these
 // (narration and traces to stderr), a library user may render them any way it likes.
 import type { ModelCallError } from "../llm/model-provider.js";
+import type { Counters } from "../runstate/fold.js";
 import type { AssistantPayload, Message, TerminalReason, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
 
 export interface RunOutcome {
@@ -12,6 +13,8 @@ export interface RunOutcome {
   message?: string;
   /** Whether the run was journaled (and can be resumed). */
   checkpointed: boolean;
+  /** Model calls, tool calls and tokens over the whole run, resumes included. */
+  counters: Counters;
 }
 
 export interface AgentEvents {

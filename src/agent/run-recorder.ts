@@ -1,25 +1,27 @@
 // The loop's one way to record what happened: each entry gets the next seq, goes to
 // the journal when the run is checkpointed (resolving once durable), and the run's state
 // is always the fold of what was recorded, so the loop cannot drift from its journal.
-import { fold, type RunState } from "../runstate/fold.js";
+// The state is advanced by each entry as it is recorded (one fold step, not a refold of
+// the run), and the records themselves are not kept: the state is all the loop reads.
+import { fold, foldStep, type FoldState, type RunState } from "../runstate/fold.js";
 import { PROTOCOLS, type JournalRecord, type MetaPayload, type RecordEntry } from "../runstate/records.js";
 import type { Journal, Store } from "../runstate/store.js";
 
 export class RunRecorder {
   readonly runId: string;
-  readonly #records: JournalRecord[];
   readonly #journal: Journal | undefined;
-  #state: RunState | undefined;
+  readonly #state: FoldState;
 
-  private constructor(runId: string, records: JournalRecord[], journal: Journal | undefined) {
+  private constructor(runId: string, state: FoldState, journal: Journal | undefined) {
     this.runId = runId;
-    this.#records = records;
+    this.#state = state;
     this.#journal = journal;
   }
 
   /** A new run: journaled to `store` when given, else kept in memory only. */
   static async create(store: Store | undefined, meta: MetaPayload): Promise<RunRecorder> {
-    if (store === undefined) return new RunRecorder(meta.run_id, [{ seq: 1, protocol: PROTOCOLS.meta, meta }], undefined);
+    const first: JournalRecord = { seq: 1, protocol: PROTOCOLS.meta, meta };
+    if (store === undefined) return new RunRecorder(meta.run_id, foldStep(undefined, first), undefined);
     return RunRecorder.#over(meta.run_id, await store.create(meta.run_id, meta));
   }
 
@@ -30,7 +32,7 @@ export class RunRecorder {
 
   static async #over(runId: string, journal: Journal): Promise<RunRecorder> {
     try {
-      return new RunRecorder(runId, await journal.records(), journal);
+      return new RunRecorder(runId, fold(await journal.records()), journal);
     } catch (error) {
       await journal.close();
       throw error;
@@ -41,16 +43,18 @@ export class RunRecorder {
     return this.#journal !== undefined;
   }
 
+  /** The fold of every entry recorded so far; advanced in place by each append. */
   state(): RunState {
-    this.#state ??= fold(this.#records);
     return this.#state;
   }
 
-  /** Records an entry; resolves once it is durable. Entries issued together keep their order. */
+  /**
+   * Records an entry; resolves once it is durable. Entries issued together keep their
+   * order. One that would not fold is refused before it reaches the journal.
+   */
   async append(entry: RecordEntry): Promise<void> {
-    const seq = this.#records.length + 1;
-    this.#records.push({ seq, ...entry } as JournalRecord);
-    this.#state = undefined;
+    const seq = this.#state.lastSeq + 1;
+    foldStep(this.#state, { seq, ...entry } as JournalRecord);
     await this.#journal?.append(seq, entry);
   }
 

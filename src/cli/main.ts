@@ -50,6 +50,15 @@ async function main(argv: string[], io: CommandIO): Promise<number> {
   }
 }
 
+// A reader that stops reading (`fisk-ai session ls | head -1`) is no failure of ours:
+// the rest of the output has nowhere to go, so the command ends quietly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(EXIT.completed);
+    throw error;
+  });
+}
+
 const io: CommandIO = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
 main(process.argv.slice(2), io).then(
   (code) => exitOnceWritten(code),

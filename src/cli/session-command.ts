@@ -15,33 +15,60 @@ import type { Store } from "../runstate/store.js";
 import { configPathFrom, openStore, sessionStoreConfig, STORE_HELP, type StoreFlags } from "./session-store.js";
 import { exportSession, forkSession, importSession } from "./session-transfer.js";
 
+// Each subcommand's usage and what it does: the overview lists them all, and
+// `session <sub> --help` prints its own.
+const SESSION_COMMANDS: Record<string, { usage: string; does: string[] }> = {
+  ls: { usage: "ls [--json] [--here]", does: ["every session (--here: those started in this directory),", "newest first: ID, STATUS, MODEL, UPDATED, PROMPT"] },
+  show: {
+    usage: "show ID [--transcript [--full]] [--json]",
+    does: ["status, counters, tokens, the pending batch, the prompt;", "--transcript adds the conversation (--full: whole tool results)"],
+  },
+  rm: { usage: "rm ID...", does: ["remove sessions (a running one is refused)"] },
+  verify: { usage: "verify ID...", does: ["check every record; exit 0 only when clean"] },
+  export: { usage: "export ID [-o FILE]", does: ["the journal as it is (JSON Lines), after verifying it"] },
+  import: { usage: "import FILE [--name ID]", does: ["a verified journal into the store, atomically ('-' reads stdin)"] },
+  fork: { usage: "fork ID [--at SEQ] [--name NEW]", does: ["a new session repeating ID's records up to SEQ"] },
+  "init-stream": {
+    usage: "init-stream [--prefix P]",
+    does: ["create the JetStream stream --store (or session.stream) names,", "binding P.> (default: session.prefix, else fisk-ai.runs)"],
+  },
+};
+
+const USAGE_WIDTH = 37;
+
+const COMMON_OPTIONS = `  --state-dir DIR    where sessions are kept (default: the config's session.state_dir,
+                     else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)
+${STORE_HELP}
+  --config FILE      the agent configuration whose session block to use (default ./agent.yaml)`;
+
+const STATUS_HELP = `STATUS is the terminal reason (completed, suspended, error, budget, max_iterations), open
+when the journal ends without one (its process died), running PID@HOST while a live
+process holds it, corrupt when it cannot be read.`;
+
+function overviewLine({ usage, does }: { usage: string; does: string[] }): string {
+  const indent = " ".repeat(USAGE_WIDTH + 2);
+  const [first, ...rest] = does;
+  const head = usage.length < USAGE_WIDTH ? `  ${usage.padEnd(USAGE_WIDTH)}${first}` : `  ${usage}\n${indent}${first}`;
+  return [head, ...rest.map((line) => `${indent}${line}`)].join("\n");
+}
+
 const SESSION_HELP = `Usage: fisk-ai session COMMAND [options]
 
 Commands:
-  ls [--json] [--here]                 every session (--here: those started in this directory),
-                                       newest first: ID, STATUS, MODEL, UPDATED, PROMPT
-  show ID [--transcript [--full]] [--json]
-                                       status, counters, tokens, the pending batch, the prompt;
-                                       --transcript adds the conversation (--full: whole tool results)
-  rm ID...                             remove sessions (a running one is refused)
-  verify ID...                         check every record; exit 0 only when clean
-  export ID [-o FILE]                  the journal as it is (JSON Lines), after verifying it
-  import FILE [--name ID]              a verified journal into the store, atomically ('-' reads stdin)
-  fork ID [--at SEQ] [--name NEW]      a new session repeating ID's records up to SEQ
-  init-stream [--prefix P]             create the JetStream stream --store (or session.stream) names,
-                                       binding P.> (default: session.prefix, else fisk-ai.runs)
+${Object.values(SESSION_COMMANDS).map(overviewLine).join("\n")}
 
 Options for every command:
-  --state-dir DIR    where sessions are kept (default: the config's session.state_dir,
-                     else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)
-${STORE_HELP}
-  --config FILE      the agent configuration whose session block to use (default ./agent.yaml)
+${COMMON_OPTIONS}
 
-STATUS is the terminal reason (completed, suspended, error, budget, max_iterations), open
-when the journal ends without one (its process died), running PID@HOST while a live
-process holds it, corrupt when it cannot be read.
+${STATUS_HELP}
 
 ${EXIT_CODES_HELP}`;
+
+function commandHelp(command: string): string {
+  const { usage, does } = SESSION_COMMANDS[command] as { usage: string; does: string[] };
+  const status = command === "ls" || command === "show" ? `\n${STATUS_HELP}\n` : "";
+  return `Usage: fisk-ai session ${usage} [options]\n\n${does.map((line) => `  ${line}`).join("\n")}\n\nOptions:\n${COMMON_OPTIONS}\n${status}\n${EXIT_CODES_HELP}`;
+}
 
 const COMMON = {
   "state-dir": { type: "string" },
@@ -89,7 +116,7 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
   switch (command) {
     case "ls": {
       const { values, positionals } = parse(args, { json: { type: "boolean" }, here: { type: "boolean" } });
-      if (values.help === true) return help(io);
+      if (values.help === true) return help(io, command);
       if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
       await listSessions(await sessionStore(values), { json: values.json === true, here: values.here === true ? process.cwd() : undefined }, io.stdout);
       return EXIT.completed;
@@ -97,7 +124,7 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
     case "show": {
       const options = { json: { type: "boolean" }, transcript: { type: "boolean" }, full: { type: "boolean" } } as const;
       const { values, positionals } = parse(args, options);
-      if (values.help === true) return help(io);
+      if (values.help === true) return help(io, command);
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
       const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true };
@@ -107,14 +134,14 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
     case "rm":
     case "verify": {
       const { values, positionals } = parse(args, {});
-      if (values.help === true) return help(io);
+      if (values.help === true) return help(io, command);
       const store = await sessionStore(values);
       const runIds = ids(positionals, command);
       return command === "rm" ? removeSessions(store, runIds, streams) : verifySessions(store, runIds, streams);
     }
     case "export": {
       const { values, positionals } = parse(args, { output: { type: "string", short: "o" } });
-      if (values.help === true) return help(io);
+      if (values.help === true) return help(io, command);
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
       await exportSession(await sessionStore(values), runId, values.output, streams);
@@ -122,7 +149,7 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
     }
     case "import": {
       const { values, positionals } = parse(args, { name: { type: "string" } });
-      if (values.help === true) return help(io);
+      if (values.help === true) return help(io, command);
       if (positionals.length !== 1) throw new UsageError("session import takes one file (or - for stdin)");
       const runId = await importSession(await sessionStore(values), positionals[0] as string, values.name);
       io.stdout.write(`imported session ${runId}; resume with: ${resumeCommand(runId, storeWhere(values), io.env)}\n`);
@@ -130,7 +157,7 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
     }
     case "fork": {
       const { values, positionals } = parse(args, { at: { type: "string" }, name: { type: "string" } });
-      if (values.help === true) return help(io);
+      if (values.help === true) return help(io, command);
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
       const { forkId, at } = await forkSession(await sessionStore(values), runId, { at: values.at, name: values.name });
@@ -139,7 +166,7 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
     }
     case "init-stream": {
       const { values, positionals } = parse(args, { prefix: { type: "string" } });
-      if (values.help === true) return help(io);
+      if (values.help === true) return help(io, command);
       if (positionals.length > 0) throw new UsageError("session init-stream takes no arguments");
       const config = await sessionStoreConfig(values);
       if (config.backend !== "jetstream") throw new UsageError("session init-stream needs a JetStream store: give --store nats://HOST:PORT/STREAM or session.backend: jetstream");
@@ -153,8 +180,8 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
   }
 }
 
-function help(io: CommandIO): number {
-  io.stdout.write(SESSION_HELP);
+function help(io: CommandIO, command: string): number {
+  io.stdout.write(commandHelp(command));
   return EXIT.completed;
 }
 

@@ -1,5 +1,7 @@
-// fold: records -> RunState (SPEC section 3). Pure: no IO, no clock, no randomness,
-// and it never mutates its input. Everything a resume rebuilds comes from here.
+// fold: records -> RunState (SPEC section 3), one record at a time (foldStep). No IO,
+// no clock, no randomness, and it never mutates a record: fold() is pure, and a caller
+// that keeps a state (the run's recorder) advances it by each record it appends.
+// Everything a resume rebuilds comes from here.
 import { RunStateError } from "./errors.js";
 import {
   kindOfProtocol,
@@ -70,9 +72,119 @@ function corrupt(seq: number, what: string): RunStateError {
   return new RunStateError("ERR_CORRUPT", `record seq ${seq}: ${what}`, { seq });
 }
 
-export function fold(records: readonly JournalRecord[]): RunState {
-  const first = records[0];
-  if (first === undefined) throw new RunStateError("ERR_EMPTY", "the journal holds no records");
+/**
+ * A state as fold builds it: a RunState plus what the next record is checked against.
+ * Only foldStep may advance it.
+ */
+export interface FoldState extends RunState {
+  /** The tool_use ids of the batch completed last, until the next turn or follow-up: tells a second result from a stray one. */
+  readonly lastAnswered: ReadonlySet<string>;
+}
+
+export function fold(records: readonly JournalRecord[]): FoldState {
+  if (records.length === 0) throw new RunStateError("ERR_EMPTY", "the journal holds no records");
+  let state: FoldState | undefined;
+  for (const record of records) state = foldStep(state, record);
+  return state as FoldState;
+}
+
+/**
+ * Advances a fold by one record: `undefined` and the meta record start one. The state
+ * is advanced in place and returned, so a run of N records costs N steps and no copies;
+ * it belongs to the caller that folds (fold() gives each caller its own). Never mutates
+ * the record. A record that does not fold throws and leaves the state as it was.
+ */
+export function foldStep(state: FoldState | undefined, record: JournalRecord): FoldState {
+  if (state === undefined) return foldMeta(record);
+  const s = state as Mutable<FoldState> & { pending: (PendingBatch & { answered: Set<string> }) | undefined };
+  const seq = record.seq;
+  if (seq !== s.lastSeq + 1) throw corrupt(seq, `follows seq ${s.lastSeq}; seqs must increase by one`);
+  const kind = kindOfProtocol(record.protocol);
+  if (kind === undefined) throw corrupt(seq, `unknown protocol ${JSON.stringify(record.protocol)}`);
+  const payload = payloadOf(record, kind);
+  const { messages, counters } = s;
+
+  switch (kind) {
+    case "meta":
+      throw corrupt(seq, "a second meta record");
+    case "assistant": {
+      const turn = payload as AssistantPayload;
+      if (s.pending !== undefined) {
+        throw corrupt(seq, `an assistant turn while the tools of the turn at seq ${s.pending.seq} are unanswered`);
+      }
+      const last = messages[messages.length - 1];
+      if (last === undefined || last.role !== "user") {
+        throw corrupt(seq, "an assistant turn that does not follow a user message");
+      }
+      s.lastAnswered = new Set();
+      counters.modelCalls++;
+      counters.inTokens += turn.in_tokens;
+      counters.outTokens += turn.out_tokens;
+      counters.cacheReadTokens += turn.cache_read_tokens ?? 0;
+      counters.cacheCreateTokens += turn.cache_create_tokens ?? 0;
+      s.nextIteration = Math.max(s.nextIteration, turn.iteration + 1);
+      const toolUses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+      if (toolUses.length === 0) {
+        messages.push(turn.message);
+      } else {
+        s.pending = { seq, turn, toolUses, results: [], answered: new Set() };
+      }
+      break;
+    }
+    case "tool_result": {
+      const { tool_use_id: id, result, remote } = payload as { tool_use_id: string; result: ToolResultBlock; remote?: boolean };
+      const pending = s.pending;
+      // Model calls are counted by assistant records only, so this says whether one was seen.
+      if (counters.modelCalls === 0) throw corrupt(seq, `a tool result for ${id} before any assistant turn`);
+      if (result.tool_use_id !== id) {
+        throw corrupt(seq, `a tool result whose block answers ${result.tool_use_id} but whose record names ${id}`);
+      }
+      if (pending?.answered.has(id) || (pending === undefined && s.lastAnswered.has(id))) {
+        throw corrupt(seq, `a second result for tool_use ${id}`);
+      }
+      if (pending === undefined || !pending.toolUses.some((use) => use.id === id)) {
+        throw corrupt(seq, `a tool result for ${id}, which no tool_use of the current turn has`);
+      }
+      counters.toolCalls++;
+      if (remote === true) counters.remoteToolCalls++;
+      pending.results.push(result);
+      pending.answered.add(id);
+      if (pending.answered.size === pending.toolUses.length) {
+        messages.push(pending.turn.message, { role: "user", content: pending.results });
+        s.lastAnswered = pending.answered;
+        s.pending = undefined;
+      }
+      break;
+    }
+    case "user": {
+      if (s.pending !== undefined) {
+        throw corrupt(seq, `a follow-up while the tools of the turn at seq ${s.pending.seq} are unanswered`);
+      }
+      const followUp = (payload as { message: UserMessage }).message;
+      const last = messages[messages.length - 1];
+      // A follow-up after a turn that never got its reply (the model call failed)
+      // joins that user message, so roles still alternate.
+      if (last?.role === "user") {
+        messages[messages.length - 1] = { role: "user", content: [...last.content, ...followUp.content] };
+      } else {
+        messages.push(followUp);
+      }
+      s.lastAnswered = new Set();
+      s.promptIteration = s.nextIteration;
+      break;
+    }
+    case "terminal":
+      break;
+  }
+  s.lastSeq = seq;
+  // A record after a terminal one reopens the run: a resume appends after `suspended`.
+  s.terminal = kind === "terminal" ? (payload as TerminalPayload) : undefined;
+  return s;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function foldMeta(first: JournalRecord): FoldState {
   if (first.protocol !== "io.choria.fisk-ai.v1.session.meta" || first.seq !== 1) {
     throw new RunStateError("ERR_NO_META", `the first record (seq ${String(first.seq)}) is not the meta record at seq 1`, {
       seq: first.seq,
@@ -80,121 +192,25 @@ export function fold(records: readonly JournalRecord[]): RunState {
   }
   const meta = payloadOf(first, "meta") as MetaPayload;
   assertReadableVersion(meta);
-
-  const messages: Message[] = meta.prompt === "" ? [] : [{ role: "user", content: [{ type: "text", text: meta.prompt }] }];
-  const counters: Counters = {
-    modelCalls: 0,
-    toolCalls: 0,
-    remoteToolCalls: 0,
-    inTokens: 0,
-    outTokens: 0,
-    cacheReadTokens: 0,
-    cacheCreateTokens: 0,
-  };
-  let nextIteration = 0;
-  let promptIteration = 0;
-  let pending: (PendingBatch & { answered: Set<string> }) | undefined;
-  // The ids of the batch answered last, to tell a second result from a stray one.
-  let lastAnswered: ReadonlySet<string> = new Set();
-  let sawAssistant = false;
-  let terminal: TerminalPayload | undefined;
-  let previousSeq = 1;
-
-  for (let i = 1; i < records.length; i++) {
-    const record = records[i] as JournalRecord;
-    const seq = record.seq;
-    if (seq !== previousSeq + 1) throw corrupt(seq, `follows seq ${previousSeq}; seqs must increase by one`);
-    previousSeq = seq;
-    const kind = kindOfProtocol(record.protocol);
-    if (kind === undefined) throw corrupt(seq, `unknown protocol ${JSON.stringify(record.protocol)}`);
-    const payload = payloadOf(record, kind);
-    // A record after a terminal one reopens the run: a resume appends after `suspended`.
-    terminal = undefined;
-
-    switch (kind) {
-      case "meta":
-        throw corrupt(seq, "a second meta record");
-      case "assistant": {
-        const turn = payload as AssistantPayload;
-        if (pending !== undefined) {
-          throw corrupt(seq, `an assistant turn while the tools of the turn at seq ${pending.seq} are unanswered`);
-        }
-        const last = messages[messages.length - 1];
-        if (last === undefined || last.role !== "user") {
-          throw corrupt(seq, "an assistant turn that does not follow a user message");
-        }
-        sawAssistant = true;
-        lastAnswered = new Set();
-        counters.modelCalls++;
-        counters.inTokens += turn.in_tokens;
-        counters.outTokens += turn.out_tokens;
-        counters.cacheReadTokens += turn.cache_read_tokens ?? 0;
-        counters.cacheCreateTokens += turn.cache_create_tokens ?? 0;
-        nextIteration = Math.max(nextIteration, turn.iteration + 1);
-        const toolUses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-        if (toolUses.length === 0) {
-          messages.push(turn.message);
-        } else {
-          pending = { seq, turn, toolUses, results: [], answered: new Set() };
-        }
-        break;
-      }
-      case "tool_result": {
-        const { tool_use_id: id, result, remote } = payload as { tool_use_id: string; result: ToolResultBlock; remote?: boolean };
-        if (!sawAssistant) throw corrupt(seq, `a tool result for ${id} before any assistant turn`);
-        if (result.tool_use_id !== id) {
-          throw corrupt(seq, `a tool result whose block answers ${result.tool_use_id} but whose record names ${id}`);
-        }
-        if (pending?.answered.has(id) || (pending === undefined && lastAnswered.has(id))) {
-          throw corrupt(seq, `a second result for tool_use ${id}`);
-        }
-        if (pending === undefined || !pending.toolUses.some((use) => use.id === id)) {
-          throw corrupt(seq, `a tool result for ${id}, which no tool_use of the current turn has`);
-        }
-        counters.toolCalls++;
-        if (remote === true) counters.remoteToolCalls++;
-        pending.results.push(result);
-        pending.answered.add(id);
-        if (pending.answered.size === pending.toolUses.length) {
-          messages.push(pending.turn.message, { role: "user", content: pending.results });
-          lastAnswered = pending.answered;
-          pending = undefined;
-        }
-        break;
-      }
-      case "user": {
-        if (pending !== undefined) {
-          throw corrupt(seq, `a follow-up while the tools of the turn at seq ${pending.seq} are unanswered`);
-        }
-        const followUp = (payload as { message: UserMessage }).message;
-        const last = messages[messages.length - 1];
-        // A follow-up after a turn that never got its reply (the model call failed)
-        // joins that user message, so roles still alternate.
-        if (last?.role === "user") {
-          messages[messages.length - 1] = { role: "user", content: [...last.content, ...followUp.content] };
-        } else {
-          messages.push(followUp);
-        }
-        lastAnswered = new Set();
-        promptIteration = nextIteration;
-        break;
-      }
-      case "terminal":
-        terminal = payload as TerminalPayload;
-        break;
-    }
-  }
-
   return {
     runId: meta.run_id,
     meta,
-    messages,
-    counters,
-    nextIteration,
-    promptIteration,
-    pending,
-    terminal,
-    lastSeq: previousSeq,
+    messages: meta.prompt === "" ? [] : [{ role: "user", content: [{ type: "text", text: meta.prompt }] }],
+    counters: {
+      modelCalls: 0,
+      toolCalls: 0,
+      remoteToolCalls: 0,
+      inTokens: 0,
+      outTokens: 0,
+      cacheReadTokens: 0,
+      cacheCreateTokens: 0,
+    },
+    nextIteration: 0,
+    promptIteration: 0,
+    pending: undefined,
+    terminal: undefined,
+    lastSeq: 1,
+    lastAnswered: new Set(),
   };
 }
 

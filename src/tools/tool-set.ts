@@ -52,7 +52,9 @@ export class ToolSet {
       const known = [...this.#tools.keys()].join(", ") || "none";
       return toolResultBlock(use.id, { content: `no tool named ${use.name}; the tools are: ${known}`, is_error: true });
     }
-    if (tool.confirm && !(await confirm(tool, use.input).catch(() => false))) {
+    const decide = async (): Promise<boolean> =>
+      typeof tool.confirm === "function" ? tool.confirm(use.input) : !tool.confirm || confirm(tool, use.input);
+    if (!(await decide().catch(() => false))) {
       return toolResultBlock(use.id, {
         content: `the operator did not allow this call of ${tool.name} (a confirm tool is denied where there is no terminal to ask on)`,
         is_error: true,

@@ -1,5 +1,6 @@
 // A tool the model can call. The loop sees only this interface: command tools from the
 // config, function tools from library users, and later MCP tools all implement it.
+import * as z from "zod";
 import type { ToolSpec } from "../llm/model-provider.js";
 import type { ToolResultBlock } from "../runstate/records.js";
 
@@ -21,34 +22,74 @@ export interface ToolContext {
 export const CRASH_POLICIES = ["rerun", "ask", "never"] as const;
 export type CrashPolicy = (typeof CRASH_POLICIES)[number];
 
+/** Decides, from a call's input, whether it may run; a refused call gets an is_error result. */
+export type ConfirmCall<Input> = (input: Input) => boolean | Promise<boolean>;
+
 export interface Tool extends ToolSpec {
-  /** Ask the operator before each call; denied where there is no terminal to ask on. */
-  confirm: boolean;
+  /**
+   * `true`: ask the operator (the run's `confirm` callback) before each call; denied where
+   * there is no one to ask. A function decides itself.
+   */
+  confirm: boolean | ConfirmCall<Record<string, unknown>>;
   /** Absent: rerun, the default. */
   onCrash?: CrashPolicy;
   run(input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
 }
 
-/** A tool defined in code, for library users. */
-export function defineTool(definition: {
+/** A JSON Schema object, as the model APIs take it. */
+export type JsonSchema = Record<string, unknown>;
+
+interface ToolDefinition<Input> {
   name: string;
   description: string;
-  input_schema: Record<string, unknown>;
-  confirm?: boolean;
+  confirm?: boolean | ConfirmCall<Input>;
   onCrash?: CrashPolicy;
-  run(input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput | string>;
-}): Tool {
+  run(input: Input, context: ToolContext): Promise<ToolOutput | string> | ToolOutput | string;
+}
+
+/**
+ * A tool defined in code. With a zod schema as `input` the model's input is validated
+ * (a mismatch goes back to the model as an error, the handler never sees it) and typed;
+ * with a JSON Schema it is passed as the model sent it, typed as `Input`.
+ */
+export function defineTool<Schema extends z.ZodType<Record<string, unknown>>>(
+  definition: ToolDefinition<z.output<Schema>> & { input: Schema },
+): Tool;
+export function defineTool<Input extends Record<string, unknown> = Record<string, unknown>>(
+  definition: ToolDefinition<Input> & { input: JsonSchema },
+): Tool;
+export function defineTool(definition: ToolDefinition<Record<string, unknown>> & { input: JsonSchema | z.ZodType<Record<string, unknown>> }): Tool {
+  const schema = isZodSchema(definition.input) ? definition.input : undefined;
+  const parse = (input: Record<string, unknown>): { input: Record<string, unknown> } | { problem: string } => {
+    if (schema === undefined) return { input };
+    const parsed = schema.safeParse(input);
+    return parsed.success ? { input: parsed.data } : { problem: parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ") };
+  };
+  const confirm = definition.confirm ?? false;
   return {
     name: definition.name,
     description: definition.description,
-    input_schema: definition.input_schema,
-    confirm: definition.confirm ?? false,
+    input_schema: schema === undefined ? (definition.input as JsonSchema) : jsonSchemaOf(schema),
+    // A refused parse is not asked about: the call fails in run() with the reason.
+    confirm: typeof confirm === "function" ? async (input) => { const checked = parse(input); return "problem" in checked || (await confirm(checked.input)); } : confirm,
     onCrash: definition.onCrash ?? "rerun",
     run: async (input, context) => {
-      const output = await definition.run(input, context);
+      const checked = parse(input);
+      if ("problem" in checked) return { content: `invalid input for ${definition.name}: ${checked.problem}`, is_error: true };
+      const output = await definition.run(checked.input, context);
       return typeof output === "string" ? { content: output } : output;
     },
   };
+}
+
+function isZodSchema(value: unknown): value is z.ZodType<Record<string, unknown>> {
+  return value instanceof z.ZodType;
+}
+
+function jsonSchemaOf(schema: z.ZodType): JsonSchema {
+  // The APIs want the schema of what the model writes; `$schema` is noise to them.
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input" }) as JsonSchema;
+  return json;
 }
 
 export function toolResultBlock(toolUseId: string, output: ToolOutput): ToolResultBlock {

@@ -10,6 +10,8 @@ export interface CliRun {
   done: Promise<CliResult>;
   /** Resolves once stderr has contained `text`. */
   stderrIncludes(text: string): Promise<void>;
+  /** Everything on stderr so far. */
+  stderr(): string;
 }
 
 export interface CliResult {
@@ -20,7 +22,12 @@ export interface CliResult {
 }
 
 export function startCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): CliRun {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  return startScript(CLI, args, options);
+}
+
+/** Spawns `node script ...args`: the CLI, or a program of a user's such as an example. */
+export function startScript(script: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): CliRun {
+  const child = spawn(process.execPath, [script, ...args], {
     cwd: options.cwd,
     env: options.env,
     stdio: ["pipe", "pipe", "pipe"],
@@ -41,6 +48,7 @@ export function startCli(args: string[], options: { cwd: string; env: NodeJS.Pro
   return {
     child,
     done,
+    stderr: () => stderr,
     stderrIncludes: (text) =>
       stderr.includes(text)
         ? Promise.resolve()

@@ -1,0 +1,11 @@
+// The defaults of a run, shared by agent.yaml and the library's runAgent so that a run
+// started either way behaves (and fingerprints) the same.
+export const AGENT_DEFAULTS = {
+  system: "You are a helpful assistant.",
+  maxOutputTokens: 8192,
+  maxTokens: 200_000,
+  maxIterations: 50,
+  callTimeoutMs: 120_000,
+  retryAttempts: 4,
+  retryBaseDelayMs: 1000,
+} as const;
