@@ -108,8 +108,10 @@ describe("AnthropicProvider", () => {
       usage: { input_tokens: 120, output_tokens: 14, cache_read_input_tokens: 800, cache_creation_input_tokens: 64 },
     }));
 
-    const turn = await provider(server).complete(modelRequest(), live());
+    const deltas: string[] = [];
+    const turn = await provider(server).complete(modelRequest(), live(), (text) => deltas.push(text));
 
+    assert.equal(deltas.join(""), "It holds notes.txt, which says hello wörld 👋.", "the text is handed on as it streams");
     assert.deepEqual(turn, {
       message: { role: "assistant", content: [{ type: "text", text: "It holds notes.txt, which says hello wörld 👋." }] },
       stop_reason: "end_turn",

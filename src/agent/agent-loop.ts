@@ -308,7 +308,11 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
           thinking: settings.thinking,
         },
         settings.retry,
-        { signal, onRetry: (attempt, delayMs, error) => events.modelCallRetrying?.(attempt, delayMs, error) },
+        {
+          signal,
+          onRetry: (attempt, delayMs, error) => events.modelCallRetrying?.(attempt, delayMs, error),
+          ...(events.textDelta === undefined ? {} : { onText: (text: string) => events.textDelta?.(text) }),
+        },
       );
     } catch (error) {
       signal.throwIfAborted();

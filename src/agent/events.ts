@@ -23,6 +23,8 @@ export interface AgentEvents {
   replay?(messages: readonly Message[]): void;
   modelCallStarted?(iteration: number): void;
   modelCallRetrying?(attempt: number, delayMs: number, error: ModelCallError): void;
+  /** The model's text as it streams, before its turn is journaled; a retried call streams again from the start. */
+  textDelta?(text: string): void;
   /** A model turn, once it is journaled. */
   assistantTurn?(turn: AssistantPayload): void;
   toolStarted?(use: ToolUseBlock): void;

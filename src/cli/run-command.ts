@@ -19,6 +19,7 @@ import { pickSession } from "./session-picker.js";
 import { chatInput, type ChatInput } from "./chat-input.js";
 import { resumeCommand } from "./resume-hint.js";
 import { configPathFrom, STORE_HELP, storeFor, storeFromFlags } from "./session-store.js";
+import { bothEvents, streamJsonEvents } from "./stream-json.js";
 import { terminalAskRerun, terminalConfirm } from "./terminal-confirm.js";
 
 const RUN_HELP = `Usage: fisk-ai run [PROMPT] [options]
@@ -44,6 +45,8 @@ Options:
 ${STORE_HELP}
   --model M          override the configured model
   --provider P       override the configured provider: anthropic, openai or script
+  --output-format F  text (default: the answer on stdout) or stream-json (every event of
+                     the run as one JSON object a line on stdout)
 
 ${EXIT_CODES_HELP}`;
 
@@ -74,6 +77,7 @@ function parseRunArgs(argv: string[]) {
         store: { type: "string" },
         model: { type: "string" },
         provider: { type: "string" },
+        "output-format": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -104,6 +108,9 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   if (resuming && values.name !== undefined) throw new UsageError("--name names a new session: it cannot go with --resume");
   if (values.name !== undefined && !checkpoint) throw new UsageError("--name names a checkpointed session: add --checkpoint");
   if (values.force === true && !resuming) throw new UsageError("--force applies only to --resume");
+  const format = values["output-format"] ?? "text";
+  if (format !== "text" && format !== "stream-json") throw new UsageError(`--output-format is text or stream-json, not '${format}'`);
+  const streamJson = format === "stream-json";
   if (values.all === true && values.continue !== true && !pick) throw new UsageError("--all applies to --continue and to --resume without an id");
   if (values.resume !== undefined) assertRunId(values.resume);
   if (values.name !== undefined) assertRunId(values.name);
@@ -153,6 +160,7 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   }
 
   const chat = values.chat === true || meta?.interactive === true;
+  if (streamJson && chat) throw new UsageError("--output-format stream-json cannot go with a chat: give one prompt, or drop --output-format");
   const input = chat ? chatInput(io.stdin, io.stderr) : undefined;
   let prompt = "";
   if (resumeId === undefined) prompt = input === undefined || positionals[0] !== undefined ? await readPrompt(positionals[0], io.stdin) : await firstChatPrompt(input);
@@ -196,11 +204,12 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
     return undefined;
   };
 
-  const rendered = stderrRenderer(io.stderr, styleFor(io.stderr, io.env), (runId) => resumeCommand(runId, where, io.env));
+  const stderrEvents = stderrRenderer(io.stderr, styleFor(io.stderr, io.env), (runId) => resumeCommand(runId, where, io.env));
+  const rendered = streamJson ? bothEvents(stderrEvents, streamJsonEvents(io.stdout)) : stderrEvents;
   const options: RunOptions = {
     settings,
     events: withCrashPoint(
-      chat ? { ...rendered, answer: (text) => io.stdout.write(text.endsWith("\n") ? text : `${text}\n`) } : rendered,
+      chat ? { ...stderrEvents, answer: (text) => io.stdout.write(text.endsWith("\n") ? text : `${text}\n`) } : rendered,
       io.env.FISK_AI_TEST_CRASH_AT,
     ),
     confirm: terminalConfirm(io.stdin, io.stderr),
@@ -223,7 +232,7 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
       outcome = await startRun({ ...options, store }, { ...start, prompt: fresh });
     }
     finishedWith = chatEnded && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
-    if (!chat && outcome.reason === "completed") io.stdout.write(outcome.answer?.endsWith("\n") ? outcome.answer : `${outcome.answer ?? ""}\n`);
+    if (!chat && !streamJson && outcome.reason === "completed") io.stdout.write(outcome.answer?.endsWith("\n") ? outcome.answer : `${outcome.answer ?? ""}\n`);
     return finishedWith;
   } finally {
     input?.close();

@@ -51,10 +51,12 @@ export class AnthropicProvider implements ModelProvider {
     this.#client = new Anthropic({ apiKey: options.apiKey, baseURL: this.#baseURL, maxRetries: 0 });
   }
 
-  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn> {
+  async complete(request: ModelRequest, signal: AbortSignal, onText?: (text: string) => void): Promise<ModelTurn> {
     let message: Anthropic.Message;
     try {
-      message = await this.#client.messages.stream(anthropicParams(request), { signal }).finalMessage();
+      const stream = this.#client.messages.stream(anthropicParams(request), { signal });
+      if (onText !== undefined) stream.on("text", (delta) => onText(delta));
+      message = await stream.finalMessage();
     } catch (error) {
       throw anthropicCallError(error, signal, this.#baseURL);
     }

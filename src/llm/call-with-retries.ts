@@ -13,6 +13,8 @@ export interface RetryHooks {
   /** Aborts the call and any wait between attempts. */
   signal: AbortSignal;
   onRetry?(attempt: number, delayMs: number, error: ModelCallError): void;
+  /** The text of the attempt under way as it streams; a retry streams again from the start. */
+  onText?(text: string): void;
 }
 
 export async function callWithRetries(
@@ -27,7 +29,7 @@ export async function callWithRetries(
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new DOMException("timed out", "TimeoutError")), policy.timeoutMs);
     try {
-      return await provider.complete(request, AbortSignal.any([hooks.signal, timeout.signal]));
+      return await provider.complete(request, AbortSignal.any([hooks.signal, timeout.signal]), hooks.onText);
     } catch (caught) {
       const error =
         timeout.signal.aborted && !hooks.signal.aborted

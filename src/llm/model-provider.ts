@@ -39,8 +39,11 @@ export interface ModelTurn {
 
 export interface ModelProvider {
   readonly name: ProviderName;
-  /** One model call. Rejects with ModelCallError; `signal` aborts it (timeout or shutdown). */
-  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn>;
+  /**
+   * One model call. Rejects with ModelCallError; `signal` aborts it (timeout or shutdown).
+   * `onText` gets the answer's text as it arrives, where the API streams it.
+   */
+  complete(request: ModelRequest, signal: AbortSignal, onText?: (text: string) => void): Promise<ModelTurn>;
 }
 
 /** A failed model call, classified so the retry policy need not know any SDK. */

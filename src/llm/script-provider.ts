@@ -54,7 +54,7 @@ export class ScriptProvider implements ModelProvider {
     this.#turns = loadScript(path);
   }
 
-  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelTurn> {
+  async complete(request: ModelRequest, signal: AbortSignal, onText?: (text: string) => void): Promise<ModelTurn> {
     if (signal.aborted) throw new ModelCallError("the model call was aborted", { retryable: false });
     const position = request.messages.filter((message) => message.role === "assistant").length;
     const turn = this.#turns[position];
@@ -71,6 +71,8 @@ export class ScriptProvider implements ModelProvider {
       });
     }
     const message = replyMessage(reply, position);
+    // Played as one chunk, so the streaming path is exercised offline too.
+    if (reply.text !== "") onText?.(reply.text);
     return {
       message,
       stop_reason: reply.tool_calls.length > 0 ? "tool_use" : "end_turn",

@@ -1,0 +1,63 @@
+// `run --output-format stream-json`: every event of the run as one JSON object a line on
+// stdout, so a script or a web page can follow it live. The field names are a contract
+// (documented in the README): add fields, never rename or remove them.
+import type { AgentEvents } from "../agent/events.js";
+
+export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
+  const emit = (event: Record<string, unknown>) => stdout.write(`${JSON.stringify(event)}\n`);
+  return {
+    runStarted: ({ runId, resumed, checkpointed }) => emit({ type: "session_started", session_id: runId, resumed, checkpointed }),
+    modelCallStarted: (iteration) => emit({ type: "model_call_started", iteration }),
+    modelCallRetrying: (attempt, delayMs, error) => emit({ type: "model_call_retrying", attempt, delay_ms: delayMs, error: error.message }),
+    textDelta: (text) => emit({ type: "text_delta", text }),
+    assistantTurn: (turn) =>
+      emit({
+        type: "turn_end",
+        iteration: turn.iteration,
+        stop_reason: turn.stop_reason,
+        text: turn.message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
+        in_tokens: turn.in_tokens,
+        out_tokens: turn.out_tokens,
+        cache_read_tokens: turn.cache_read_tokens ?? 0,
+        cache_create_tokens: turn.cache_create_tokens ?? 0,
+      }),
+    toolStarted: (use) => emit({ type: "tool_call", id: use.id, name: use.name, input: use.input }),
+    toolFinished: (use, result, reused) =>
+      emit({
+        type: "tool_result",
+        id: use.id,
+        name: use.name,
+        content: result.content,
+        is_error: result.is_error === true,
+        reused,
+      }),
+    runFinished: (outcome) =>
+      emit({
+        type: "terminal",
+        session_id: outcome.runId,
+        reason: outcome.reason,
+        ...(outcome.answer === undefined ? {} : { answer: outcome.answer }),
+        ...(outcome.message === undefined ? {} : { message: outcome.message }),
+        counters: {
+          model_calls: outcome.counters.modelCalls,
+          tool_calls: outcome.counters.toolCalls,
+          in_tokens: outcome.counters.inTokens,
+          out_tokens: outcome.counters.outTokens,
+          cache_read_tokens: outcome.counters.cacheReadTokens,
+          cache_create_tokens: outcome.counters.cacheCreateTokens,
+        },
+      }),
+  };
+}
+
+/** Both renderers see every event, `first` before `second`. */
+export function bothEvents(first: AgentEvents, second: AgentEvents): AgentEvents {
+  const keys = new Set([...Object.keys(first), ...Object.keys(second)]) as Set<keyof AgentEvents>;
+  const both: Record<string, (...args: unknown[]) => void> = {};
+  for (const key of keys) {
+    both[key] = (...args) => {
+      for (const events of [first, second]) (events[key] as ((...args: unknown[]) => void) | undefined)?.(...args);
+    };
+  }
+  return both as AgentEvents;
+}
