@@ -236,6 +236,8 @@ describe("fisk-ai on JetStream", () => {
     assert.equal(bad.stderr, `fisk-ai: --store "nats://user:secret@127.0.0.1:4222/X": expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)\n`);
     const both = await s.a.run(["run", "--checkpoint", "--store", `${nats.url}/${s.stream}`, "--state-dir", "x", "hi"]);
     assert.deepEqual([both.code, both.stderr], [2, "fisk-ai: --store and --state-dir each name where sessions are kept: give one\n"]);
+    const fileStore = await s.a.run(["session", "init-stream", "--state-dir", "x"]);
+    assert.deepEqual([fileStore.code, fileStore.stderr], [2, "fisk-ai: session init-stream needs a JetStream store: give --store nats://HOST:PORT/STREAM or session.backend: jetstream\n"]);
     const missing = await s.a.run(["session", "ls", "--store", `${nats.url}/NO_SUCH`]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^fisk-ai: no JetStream stream NO_SUCH: create it with 'fisk-ai session init-stream', or with: nats stream add NO_SUCH --subjects "fisk-ai\.runs\.>" .*--discard-per-subject.*\n$/);

@@ -443,14 +443,21 @@ describe("fisk-ai session show", () => {
     });
   });
 
-  it("shows the on_crash policy of each pending call by the config's tools, and none where no config is found", async () => {
+  it("shows the on_crash policy of each pending call by the config's tools (--config, else the recorded one, else ./agent.yaml), and none where no config is found", async () => {
     writeFileSync(join(WS, "never.yaml"), configYaml("main.script.yaml").replace("    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }", "$&\n    on_crash: never"));
-    const [never, noConfig, brokenLocal] = await Promise.all([
+    // A copy whose recorded agent.yaml is gone.
+    const moved = storeWith([]);
+    const [metaLine, ...rest] = journalLines(STORE, "crashed");
+    const record = JSON.parse(metaLine as string) as { meta: MetaPayload };
+    plant(moved, "crashed", [JSON.stringify({ ...record, meta: { ...record.meta, config: join(ROOT, "gone", "agent.yaml") } }), ...rest, ""].join("\n"));
+    const [never, recorded, noConfig, brokenLocal] = await Promise.all([
       fisk(["session", "show", "crashed", "--config", "never.yaml"]),
       fisk(["session", "show", "crashed", "--state-dir", STORE], { cwd: ELSEWHERE }),
-      fisk(["session", "show", "crashed", "--state-dir", STORE], { cwd: join(ROOT, "broken-config") }),
+      fisk(["session", "show", "crashed", "--state-dir", moved], { cwd: ELSEWHERE }),
+      fisk(["session", "show", "crashed", "--state-dir", moved], { cwd: join(ROOT, "broken-config") }),
     ]);
     assert.equal(showFields(never).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2, on_crash: never)");
+    assert.equal(showFields(recorded).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2, on_crash: rerun)", "the agent.yaml the session recorded, from anywhere");
     assert.equal(showFields(noConfig).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2)");
     assert.equal(showFields(brokenLocal).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2)", "an agent.yaml that does not load is not the session's to show");
     assertOneLineError(await fisk(["session", "show", "crashed", "--state-dir", STORE, "--config", "missing.yaml"]), 2, /cannot read config missing\.yaml/, "an explicit --config must load");

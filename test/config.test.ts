@@ -66,9 +66,13 @@ session: { backend: file, state_dir: ./runs }
     assert.deepEqual([tool?.confirm, tool?.on_crash], [false, "rerun"]);
   });
 
-  it("lets flags override the file, relative to where the operator stands", () => {
-    const config = loadAgentConfig(configFile("provider: anthropic\nmodel: a\n"), { model: "b", provider: "openai", stateDir: "rel" });
-    assert.deepEqual([config.model, config.provider, (config.store as FileStoreConfig).dir], ["b", "openai", join(process.cwd(), "rel")]);
+  it("lets flags override the file, the store included", () => {
+    const config = loadAgentConfig(configFile("provider: anthropic\nmodel: a\nsession: { state_dir: ./runs }\n"), {
+      model: "b",
+      provider: "openai",
+      store: { backend: "file", dir: "/elsewhere" },
+    });
+    assert.deepEqual([config.model, config.provider, (config.store as FileStoreConfig).dir], ["b", "openai", "/elsewhere"]);
   });
 
   it("expands ~ in state_dir and resolves the script beside the file", () => {
@@ -96,6 +100,14 @@ session: { backend: file, state_dir: ./runs }
     assertConfigError("memory: { enabled: yes please }\n", /memory\.enabled: /);
     assertConfigError("env_deny: [MY-TOKEN]\n", /env_deny\[0\]: expected an environment variable name/);
     assertConfigError("tools: [{ name: a, description: d, command: [x], env: GH_TOKEN }]\n", /tools\[0\]\.env: /);
+  });
+
+  it("reads a jetstream session block, and names what one lacks", () => {
+    const config = loadAgentConfig(configFile("session: { backend: jetstream, servers: nats://127.0.0.1:4222, stream: RUNS, lease_ttl: 3s }\n"));
+    assert.deepEqual(config.store, { backend: "jetstream", servers: "nats://127.0.0.1:4222", stream: "RUNS", prefix: undefined, leaseTtlMs: 3000 });
+    assertConfigError("session: { backend: jetstream, stream: RUNS }\n", /: session: the jetstream backend needs servers: \(nats:\/\/HOST:PORT\) and stream: /);
+    assertConfigError("session: { backend: jetstream, servers: nats://h:1, stream: 'A.B' }\n", /session\.stream: a stream name is letters, digits/);
+    assertConfigError("session: { backend: postgres }\n", /session\.backend: /);
   });
 
   it("reports YAML that does not parse with its line, and a file that is not a mapping", () => {

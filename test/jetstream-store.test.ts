@@ -7,7 +7,7 @@ import { connect } from "@nats-io/transport-node";
 import { runStoreConformance } from "../src/conformance/index.js";
 import { assistantEntry, metaPayload, terminalEntry } from "../src/conformance/record-builders.js";
 import { createStore, isRunStateError, type RunStateErrorCode } from "../src/index.js";
-import { runStreamConfig, type JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
+import { connectJetStreamStore, initRunStream, runStreamConfig, type JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 
 let server: NatsServer;
@@ -103,6 +103,15 @@ describe("jetstream backend", () => {
       await rejectsWith(open("OLD"), "ERR_STORE_CONFIG", /stream OLD does not discard new messages per subject.*--discard-per-subject/);
     });
 
+    it("refuses a configured prefix that is not the one the stream binds", async () => {
+      await addStream(runStreamConfig("PREFIXED", "mine"));
+      await rejectsWith(
+        createStore({ backend: "jetstream", servers: own.url, stream: "PREFIXED", prefix: "theirs" }),
+        "ERR_STORE_CONFIG",
+        /stream PREFIXED binds mine\.>, not the configured prefix theirs\.>/,
+      );
+    });
+
     it("refuses a stream that keeps more than one message per subject, or binds no single <prefix>.>", async () => {
       await addStream({ ...runStreamConfig("MANY", "many"), max_msgs_per_subject: 5, discard_new_per_subject: false });
       await rejectsWith(open("MANY"), "ERR_STORE_CONFIG", /keeps 5 messages per subject/);
@@ -181,3 +190,40 @@ describe("jetstream backend", () => {
 });
 
 type JetStreamManagerLike = Awaited<ReturnType<typeof jetstreamManager>>["streams"];
+
+describe("jetstream credentials come from the environment", () => {
+  it("uses NATS_USER and NATS_PASSWORD, and says so in one line when they are wrong or missing", async () => {
+    const guarded = await startNatsServer(["--user", "fisk", "--pass", "s3cret"]);
+    try {
+      const config = { backend: "jetstream" as const, servers: guarded.url, stream: "AUTH" };
+      await rejectsWith(initRunStream(config, {}), "ERR_IO", /^cannot reach the NATS server at nats:\/\/127\.0\.0\.1:\d+: .*(auth|Authorization)/i);
+      await rejectsWith(initRunStream(config, { NATS_USER: "fisk", NATS_PASSWORD: "wrong" }), "ERR_IO", /(auth|Authorization)/i);
+      assert.deepEqual(await initRunStream(config, { NATS_USER: "fisk", NATS_PASSWORD: "s3cret" }), { created: true, prefix: "fisk-ai.runs" });
+      const store = await connectJetStreamStore(config, { NATS_USER: "fisk", NATS_PASSWORD: "s3cret" });
+      await (await store.create("auth-1", metaPayload("auth-1"))).close();
+      assert.deepEqual((await store.list()).map((summary) => summary.runId), ["auth-1"]);
+      await store.close();
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it("uses NATS_TOKEN", async () => {
+    const guarded = await startNatsServer(["--auth", "t0ken"]);
+    try {
+      const config = { backend: "jetstream" as const, servers: guarded.url, stream: "TOKEN" };
+      await rejectsWith(initRunStream(config, { NATS_TOKEN: "nope" }), "ERR_IO", /(auth|Authorization)/i);
+      assert.equal((await initRunStream(config, { NATS_TOKEN: "t0ken" })).created, true);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it("refuses a NATS_CREDS file it cannot read, naming it", async () => {
+    await rejectsWith(
+      initRunStream({ backend: "jetstream", servers: "nats://127.0.0.1:1", stream: "X" }, { NATS_CREDS: "/nonexistent/fisk.creds" }),
+      "ERR_IO",
+      /^cannot read the NATS credentials file \/nonexistent\/fisk\.creds named by NATS_CREDS: /,
+    );
+  });
+});

@@ -129,8 +129,7 @@ export interface AgentConfig {
 export interface ConfigOverrides {
   provider?: string;
   model?: string;
-  stateDir?: string;
-  /** A store named on the command line (--store), in place of the session block. */
+  /** A store named on the command line (--store or --state-dir), in place of the session block. */
   store?: StoreConfig;
 }
 
@@ -164,9 +163,8 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
   if (config.provider === "script" && config.script === undefined) {
     throw new ConfigError(`${label}: script: the script provider needs a script file (script: ./demo.script.yaml)`);
   }
-  const stateDir = overrides.stateDir ?? config.session.state_dir;
   const session = config.session;
-  if (session.backend === "jetstream" && overrides.store === undefined && overrides.stateDir === undefined && (session.servers === undefined || session.stream === undefined)) {
+  if (session.backend === "jetstream" && overrides.store === undefined && (session.servers === undefined || session.stream === undefined)) {
     throw new ConfigError(`${label}: session: the jetstream backend needs servers: (nats://HOST:PORT) and stream: (its stream's name)`);
   }
   return {
@@ -188,7 +186,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     memoryNamespace: config.memory.enabled ? config.memory.namespace : undefined,
     store:
       overrides.store ??
-      (session.backend === "jetstream" && overrides.stateDir === undefined
+      (session.backend === "jetstream"
         ? {
             backend: "jetstream",
             servers: session.servers as string | string[],
@@ -198,8 +196,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
           }
         : {
             backend: "file",
-            // A flag's relative path is the operator's, relative to where they stand.
-            dir: stateDir === undefined ? undefined : expandPath(stateDir, overrides.stateDir !== undefined ? process.cwd() : base),
+            dir: session.state_dir === undefined ? undefined : expandPath(session.state_dir, base),
           }),
   };
 }

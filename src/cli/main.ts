@@ -9,13 +9,14 @@ const HELP = `fisk-ai: a durable agent runtime
 
 Usage:
   fisk-ai run [PROMPT] [--config FILE] [--checkpoint] [--name ID] [--resume [ID]]
-                       [--continue] [--force] [--state-dir DIR] [--model M] [--provider P]
-  fisk-ai session ls|show|rm|verify|export|import|fork ...
+                       [--continue] [--force] [--state-dir DIR | --store URL] [--model M] [--provider P]
+  fisk-ai session ls|show|rm|verify|export|import|fork|init-stream ...
   fisk-ai memory ls|show KEY|rm KEY [--namespace N]
   fisk-ai --help | --version
 
 'fisk-ai run --help' and 'fisk-ai session --help' describe the options. Sessions are kept in
-$XDG_STATE_HOME/fisk-ai/runs (or ~/.local/state/fisk-ai/runs).
+$XDG_STATE_HOME/fisk-ai/runs (or ~/.local/state/fisk-ai/runs), or on NATS JetStream with
+--store nats://HOST:PORT/STREAM.
 
 ${EXIT_CODES_HELP}`;
 

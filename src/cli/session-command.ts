@@ -1,5 +1,6 @@
 // `fisk-ai session ...`: the operator's window into the journal. Each subcommand is a
 // few lines over the store; the work is in the library.
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { ToolConfig } from "../agent/config.js";
@@ -128,7 +129,9 @@ async function sessionSubcommand(argv: string[], io: CommandIO, sessionStore: (f
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
       const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true };
-      await showSession(await sessionStore(values), runId, flags, io.stdout, await crashPolicies(values.config));
+      const store = await sessionStore(values);
+      const recorded = (await store.summarize(runId)).meta?.config;
+      await showSession(store, runId, flags, io.stdout, await crashPolicies(values.config, recorded));
       return EXIT.completed;
     }
     case "rm":
@@ -188,10 +191,11 @@ function help(io: CommandIO, command: string): number {
 /**
  * The configured tools' `on_crash` policies, shown beside a pending call. An agent.yaml
  * found only in the working directory may not be the session's: if it does not load,
- * the policies are left out rather than failing the show.
+ * the policies are left out rather than failing the show. The agent.yaml the session
+ * recorded comes before it, as it does for a resume.
  */
-async function crashPolicies(configFlag: string | undefined): Promise<CrashPolicyOf> {
-  const path = configPathFrom(configFlag);
+async function crashPolicies(configFlag: string | undefined, recorded: string | undefined): Promise<CrashPolicyOf> {
+  const path = configFlag ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined));
   if (path === undefined) return () => undefined;
   const { loadAgentConfig } = await import("../agent/config.js");
   let tools: ToolConfig[];

@@ -30,8 +30,8 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-function launch(port: number, storeDir: string): Promise<ChildProcess> {
-  const child = spawn(NATS_SERVER, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], { stdio: ["ignore", "ignore", "pipe"] });
+function launch(port: number, storeDir: string, extra: readonly string[]): Promise<ChildProcess> {
+  const child = spawn(NATS_SERVER, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir, ...extra], { stdio: ["ignore", "ignore", "pipe"] });
   return new Promise((resolve, reject) => {
     let output = "";
     child.stderr?.setEncoding("utf8");
@@ -51,10 +51,11 @@ async function end(child: ChildProcess | undefined, signal: NodeJS.Signals): Pro
   await exited;
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
+/** `extra` arguments go to nats-server as given, e.g. `["--user", "u", "--pass", "p"]`. */
+export async function startNatsServer(extra: readonly string[] = []): Promise<NatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), "fisk-ai-nats-"));
-  let child: ChildProcess | undefined = await launch(port, storeDir);
+  let child: ChildProcess | undefined = await launch(port, storeDir, extra);
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
@@ -63,7 +64,7 @@ export async function startNatsServer(): Promise<NatsServer> {
       child = undefined;
     },
     restart: async () => {
-      child = await launch(port, storeDir);
+      child = await launch(port, storeDir, extra);
     },
     stop: async () => {
       await end(child, "SIGTERM");

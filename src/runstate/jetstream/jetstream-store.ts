@@ -53,7 +53,7 @@ const DEFAULT_LEASE_TTL_MS = 10_000;
 const MAX_RECONNECTS = 10;
 const RECONNECT_WAIT_MS = 1000;
 /** Runs summarised at once by list: enough to hide round trips, few enough not to flood the server. */
-const LIST_CONCURRENCY = 32;
+const LIST_CONCURRENCY = 64;
 /** JetStream's "wrong last sequence" and "maximum messages per subject exceeded": a slot taken. */
 const SLOT_TAKEN_CODES = new Set([10071, 10077]);
 const STREAM_NOT_FOUND = 10059;
@@ -280,22 +280,31 @@ export class JetStreamStore implements Store {
   }
 
   async list(): Promise<RunSummary[]> {
-    const metaSubjects = await this.#subjects(`${this.prefix}.*.${META_TOKEN}`);
-    const runIds = [...metaSubjects.keys()].map((subject) => subject.slice(this.prefix.length + 1, -META_TOKEN.length - 1)).filter(isValidRunId);
+    // Every record subject's name in one paged call, no bodies: the runs with a meta, and each one's last seq.
+    const lastSeqs = new Map<string, number>();
+    const metas = new Set<string>();
+    for (const subject of (await this.#subjects(`${this.prefix}.*.>`)).keys()) {
+      const runId = subject.slice(this.prefix.length + 1, subject.lastIndexOf("."));
+      const seq = this.#seqOf(subject);
+      if (seq === 1) metas.add(runId);
+      lastSeqs.set(runId, Math.max(seq, lastSeqs.get(runId) ?? 0));
+    }
+    const runIds = [...metas].filter(isValidRunId);
     const holders = await this.#liveLeases();
-    const summaries: Array<RunSummary | undefined> = [];
+    const summaries: RunSummary[] = [];
     for (let start = 0; start < runIds.length; start += LIST_CONCURRENCY) {
       const slice = runIds.slice(start, start + LIST_CONCURRENCY);
-      summaries.push(...(await Promise.all(slice.map((runId) => this.#summarize(runId, holders.get(runId))))));
+      summaries.push(...(await Promise.all(slice.map((runId) => this.#summarize(runId, lastSeqs.get(runId) ?? 1, holders.get(runId))))));
     }
-    return summaries.filter((summary): summary is RunSummary => summary !== undefined);
+    return summaries;
   }
 
   async summarize(runId: string): Promise<RunSummary> {
     assertRunId(runId);
-    const summary = await this.#summarize(runId, await this.#readLease(runId));
-    if (summary === undefined) throw notFoundError(runId);
-    return summary;
+    const subjects = await this.#subjects(this.#runWildcard(runId));
+    if (!subjects.has(this.subject(runId, 1))) throw notFoundError(runId);
+    const lastSeq = Math.max(...[...subjects.keys()].map((subject) => this.#seqOf(subject)));
+    return this.#summarize(runId, lastSeq, await this.#readLease(runId));
   }
 
   async readJournal(runId: string): Promise<Buffer> {
@@ -420,14 +429,15 @@ export class JetStreamStore implements Store {
     return token === META_TOKEN ? 1 : Number(token);
   }
 
-  async #summarize(runId: string, holder: RunHolder | undefined): Promise<RunSummary | undefined> {
+  /** A run's summary from its first and last records, read by subject. */
+  async #summarize(runId: string, lastSeq: number, holder: RunHolder | undefined): Promise<RunSummary> {
     try {
-      const subjects = await this.#subjects(this.#runWildcard(runId));
-      if (!subjects.has(this.subject(runId, 1))) return undefined;
-      const lastSeq = Math.max(...[...subjects.keys()].map((subject) => this.#seqOf(subject)));
-      const [first, last] = await Promise.all([1, lastSeq].map((seq) => this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(runId, seq) })));
-      const updated = last?.time ?? first?.time ?? new Date(0);
-      return summarizeEnds(runId, this.#where(runId), { first: first?.data, last: last?.data }, updated, () => holder);
+      const [first, last] = await Promise.all(
+        (lastSeq === 1 ? [1] : [1, lastSeq]).map((seq) => this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(runId, seq) })),
+      );
+      const updated = (last ?? first)?.time ?? new Date(0);
+      const lastData = lastSeq === 1 ? first?.data : last?.data;
+      return summarizeEnds(runId, this.#where(runId), { first: first?.data, last: lastData }, updated, () => holder);
     } catch (error) {
       return corruptSummary(runId, new Date(0), error);
     }
