@@ -66,3 +66,6 @@ export { MemoryStore, type MemoryStoreOptions, type MemoryRun } from "./runstate
 export { encodeRecord, decodeRecordLine, decodeJournal, type DecodedJournal } from "./runstate/journal-codec.js";
 export { FileStore, type FileStoreOptions } from "./runstate/file/file-store.js";
 export { defaultStateDir } from "./runstate/file/state-dir.js";
+export { NoteError, type NoteStore, type Note, type NoteItem, type NoteErrorCode, type WriteOutcome } from "./memory/note-store.js";
+export { FileNoteStore, memoryDir } from "./memory/file-note-store.js";
+export { memoryTools } from "./memory/memory-tools.js";

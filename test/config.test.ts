@@ -96,6 +96,8 @@ session: { backend: file, state_dir: ./runs }
     assertConfigError("base_url: not a url\n", /base_url: /);
     assertConfigError("provider: script\n", /script: the script provider needs a script file/);
     assertConfigError("tools: [{ name: a, description: d, command: [x], on_crash: maybe }]\n", /tools\[0\]\.on_crash: .*"rerun"\|"ask"\|"never"/);
+    assertConfigError("memory: { enabled: true, namespace: ../x }\n", /memory\.namespace: expected letters, digits/);
+    assertConfigError("memory: { enabled: yes please }\n", /memory\.enabled: /);
     assertConfigError("env_deny: [MY-TOKEN]\n", /env_deny\[0\]: expected an environment variable name/);
     assertConfigError("tools: [{ name: a, description: d, command: [x], env: GH_TOKEN }]\n", /tools\[0\]\.env: /);
   });

@@ -12,6 +12,7 @@ import { cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmTool
 import { ResumeRefusedError } from "./agent-errors.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints } from "./fingerprint.js";
+import type { NoteStore } from "../memory/note-store.js";
 import { RunRecorder } from "./run-recorder.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 
@@ -27,6 +28,8 @@ export interface AgentSettings {
   maxIterations: number;
   thinking: ThinkingConfig;
   retry: RetryPolicy;
+  /** Notes kept across runs: their index joins the system prompt (never the fingerprint). */
+  memory?: NoteStore;
 }
 
 /** Set by the first SIGINT/SIGTERM; honored at the next loop boundary only. */
@@ -86,7 +89,7 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
   });
   try {
     options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed });
-    return await drive(recorder, options, buildSystemPrompt({ system: options.settings.system, resumed: false }), undefined);
+    return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed: false, memory: options.settings.memory }), undefined);
   } finally {
     await recorder.close();
   }
@@ -99,7 +102,7 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
     refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
     options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true });
     options.events?.replay?.(state.messages);
-    return await drive(recorder, options, buildSystemPrompt({ system: options.settings.system, resumed: true }), resume.followUp);
+    return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed: true, memory: options.settings.memory }), resume.followUp);
   } finally {
     await recorder.close();
   }

@@ -8,6 +8,7 @@ import { parse as parseYaml, YAMLParseError } from "yaml";
 import * as z from "zod";
 import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
 import type { StoreConfig } from "../runstate/create-store.js";
+import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "./agent-errors.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
@@ -76,6 +77,15 @@ const AgentConfigSchema = z.strictObject({
     })
     .prefault({}),
   thinking: Thinking.default({ mode: "off" }),
+  memory: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      namespace: z
+        .string()
+        .refine((name) => keyProblem(name) === undefined, "expected letters, digits and . _ = -, no leading or trailing dot")
+        .default("default"),
+    })
+    .prefault({}),
   session: z
     .strictObject({
       backend: z.enum(["file", "jetstream"]).default("file"),
@@ -109,6 +119,8 @@ export interface AgentConfig {
   retryAttempts: number;
   retryBaseDelayMs: number;
   thinking: ThinkingConfig;
+  /** The namespace of the notes the model keeps across runs; undefined without memory. */
+  memoryNamespace: string | undefined;
   /** Where sessions are kept: the session block, or the --state-dir / --store overrides. */
   store: StoreConfig;
 }
@@ -171,6 +183,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     retryAttempts: config.retry.max_attempts,
     retryBaseDelayMs: config.retry.base_delay,
     thinking: config.thinking,
+    memoryNamespace: config.memory.enabled ? config.memory.namespace : undefined,
     store:
       overrides.store ??
       (session.backend === "jetstream"

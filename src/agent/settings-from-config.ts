@@ -4,6 +4,8 @@ import { AnthropicProvider } from "../llm/anthropic-provider.js";
 import type { ModelProvider } from "../llm/model-provider.js";
 import { OpenAIProvider } from "../llm/openai-provider.js";
 import { ScriptProvider } from "../llm/script-provider.js";
+import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
+import { memoryTools } from "../memory/memory-tools.js";
 import { commandTool } from "../tools/command-tool.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import { ToolSet } from "../tools/tool-set.js";
@@ -40,10 +42,11 @@ function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
 }
 
 export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): AgentSettings {
+  const memory = config.memoryNamespace === undefined ? undefined : new FileNoteStore(memoryDir(config.memoryNamespace, env));
   let tools: ToolSet;
   try {
-    tools = new ToolSet(
-      config.tools.map((tool) =>
+    tools = new ToolSet([
+      ...config.tools.map((tool) =>
         commandTool({
           name: tool.name,
           description: tool.description,
@@ -56,7 +59,8 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
           env: toolEnvironment(env, config.envDeny, tool.env),
         }),
       ),
-    );
+      ...(memory === undefined ? [] : memoryTools(memory)),
+    ]);
   } catch (error) {
     throw new ConfigError(`tools: ${(error as Error).message}`);
   }
@@ -71,6 +75,7 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
     maxIterations: config.maxIterations,
     thinking: config.thinking,
     retry: { attempts: config.retryAttempts, baseDelayMs: config.retryBaseDelayMs, timeoutMs: config.callTimeoutMs },
+    ...(memory === undefined ? {} : { memory }),
   };
 }
 

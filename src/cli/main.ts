@@ -11,6 +11,7 @@ Usage:
   fisk-ai run [PROMPT] [--config FILE] [--checkpoint] [--name ID] [--resume [ID]]
                        [--continue] [--force] [--state-dir DIR | --store URL] [--model M] [--provider P]
   fisk-ai session ls|show|rm|verify|export|import|fork|init-stream ...
+  fisk-ai memory ls|show KEY|rm KEY [--namespace N]
   fisk-ai --help | --version
 
 'fisk-ai run --help' and 'fisk-ai session --help' describe the options. Sessions are kept in
@@ -42,6 +43,8 @@ async function main(argv: string[], io: CommandIO): Promise<number> {
       return (await import("./run-command.js")).runCommand(rest, io);
     case "session":
       return (await import("./session-command.js")).sessionCommand(rest, io);
+    case "memory":
+      return (await import("./memory-command.js")).memoryCommand(rest, io);
     default:
       io.stderr.write(`fisk-ai: unknown command '${command}': see 'fisk-ai --help'\n`);
       return EXIT.usage;

@@ -3,3 +3,4 @@
 export { runStoreConformance, type StoreCapabilities, type StoreHarness } from "./store-conformance.js";
 export * from "./record-builders.js";
 export { HOSTILE_IDS } from "./hostile-ids.js";
+export { BAD_NOTE_KEYS, runNoteStoreConformance, type NoteStoreHarness } from "./note-store-conformance.js";

@@ -1,11 +1,16 @@
-// Where the file backend keeps runs: the XDG state directory, never the working
-// directory, so runs do not leak into repositories.
+// Where fisk-ai keeps its state: the XDG state directory, never the working directory,
+// so runs and notes do not leak into repositories.
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 
-export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+/** `$XDG_STATE_HOME/fisk-ai`, or `~/.local/state/fisk-ai`. */
+export function fiskStateHome(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
   const xdg = env.XDG_STATE_HOME;
   // The XDG spec says a relative value is invalid and must be ignored.
   const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, ".local", "state");
-  return join(base, "fisk-ai", "runs");
+  return join(base, "fisk-ai");
+}
+
+export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  return join(fiskStateHome(env, home), "runs");
 }
