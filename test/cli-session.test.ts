@@ -11,6 +11,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { encodeRecord, type JournalRecord, type MetaPayload } from "../src/index.js";
+import { SUMMARY_CACHE_NAME } from "../src/runstate/file/summary-cache.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { CLI, runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { assistantEntry, completedRun, journalOf, metaRecord, toolResultEntry } from "./helpers/record-builders.js";
@@ -827,7 +828,7 @@ describe("fisk-ai session export and import", () => {
     assertOneLineError(badName, 2, /invalid session id "\.\.\/x"/, "import --name ../x");
     assert.deepEqual(lsRows(await fisk(["session", "ls", ...state])).map((row) => row[0]), ["crashed"], "ls shows no refused import");
     assert.ok(journalBytes(dir, "crashed").equals(existing), "the existing session is untouched");
-    const leftovers = readdirSync(dir).filter((name) => !name.startsWith("crashed."));
+    const leftovers = readdirSync(dir).filter((name) => !name.startsWith("crashed.") && name !== SUMMARY_CACHE_NAME);
     assert.deepEqual(leftovers, [], "no file of a refused import is left in the store");
   });
 });

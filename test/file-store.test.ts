@@ -1,13 +1,27 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { appendFileSync, chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { defaultStateDir, encodeRecord, FileStore, isRunStateError, type RunStateErrorCode } from "../src/index.js";
 import { nodeFileSystem, type FileSystem } from "../src/runstate/file/file-system.js";
 import { runStoreConformance } from "../src/conformance/index.js";
+import { SUMMARY_CACHE_NAME } from "../src/runstate/file/summary-cache.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { assistantEntry, completedRun, metaPayload, terminalEntry, toolResultEntry } from "./helpers/record-builders.js";
@@ -379,9 +393,13 @@ describe("file backend", () => {
       assert.ok(lstatSync(join(dir, "held-2.lock")).isFile());
       await journal.close();
       assert.throws(() => lstatSync(join(dir, "held-2.lock")), /ENOENT/);
-      const fs = countingFileSystem();
-      await new FileStore({ dir, fileSystem: fs }).list();
-      assert.equal(fs.calls["sync.lstat"], undefined, "no lock file was looked at");
+      const looked: string[] = [];
+      const fs: FileSystem = {
+        ...nodeFileSystem,
+        sync: { ...nodeFileSystem.sync, lstat: (path) => (looked.push(path), nodeFileSystem.sync.lstat(path)) },
+      };
+      for (let round = 0; round < 2; round++) await new FileStore({ dir, fileSystem: fs }).list();
+      assert.deepEqual(looked.filter((path) => path.endsWith(".lock")), [], "no lock file was looked at, with or without the cache");
       const reopened = await new FileStore({ dir }).open("held-2");
       assert.equal((await new FileStore({ dir }).list())[0]?.status, "running", "a lock file again while held");
       await reopened.close();
@@ -500,6 +518,109 @@ describe("file backend", () => {
         (await store.list()).map((summary) => summary.runId),
         ["real-1"],
       );
+    });
+
+    describe("summary cache", () => {
+      const CACHE = SUMMARY_CACHE_NAME;
+
+      /** Three closed runs listed once, so the cache holds all three. */
+      async function cachedDir(): Promise<string> {
+        const dir = freshDir();
+        const store = new FileStore({ dir });
+        for (const runId of ["c-1", "c-2", "c-3"]) await writeRun(store, runId, 2);
+        await store.list();
+        assert.ok(lstatSync(join(dir, CACHE)).isFile(), "the first listing writes the cache");
+        return dir;
+      }
+
+      const statuses = async (dir: string, fs?: FileSystem) =>
+        Object.fromEntries((await new FileStore({ dir, fileSystem: fs }).list()).map((summary) => [summary.runId, `${summary.status}@${summary.lastSeq}`]));
+
+      it("lists unchanged journals from the cache alone, without opening one", async () => {
+        const dir = await cachedDir();
+        const fs = countingFileSystem();
+        assert.deepEqual(await statuses(dir, fs), { "c-1": "open@7", "c-2": "open@7", "c-3": "open@7" });
+        assert.equal(fs.calls["sync.open"], 1, "only the cache file is opened");
+        assert.equal(fs.calls["sync.lstat"], 3, "one stat a journal");
+        assert.equal(fs.bytesRead, lstatSync(join(dir, CACHE)).size, "only the cache is read");
+        assert.equal(fs.calls.rename, undefined, "an unchanged cache is not written again");
+      });
+
+      it("reads a journal again when it grows, is rewritten in place, or is replaced", async () => {
+        const dir = await cachedDir();
+        const store = new FileStore({ dir });
+        const journal = await store.open("c-1");
+        await journal.append(8, terminalEntry("completed"));
+        await journal.close();
+        // Same size, new mtime: the prompt changed in place, byte for byte.
+        const twoPath = join(dir, "c-2.json");
+        const before = lstatSync(twoPath);
+        writeFileSync(twoPath, readFileSync(twoPath, "utf8").replace('"prompt":"', '"prompt":"!').replace('"text":"turn 1"', '"text":"turn "'));
+        assert.equal(lstatSync(twoPath).size, before.size);
+        utimesSync(twoPath, before.atime, new Date(before.mtimeMs + 5000));
+        // Same size and mtime, another file: renamed over the journal. (utimes sets whole
+        // milliseconds: the cache is first brought to such an mtime.)
+        const threePath = join(dir, "c-3.json");
+        const stamp = new Date(Math.floor(lstatSync(threePath).mtimeMs) - 60_000);
+        utimesSync(threePath, stamp, stamp);
+        await store.list();
+        const three = lstatSync(threePath);
+        const lines = journalLines(dir, "c-3");
+        writeFileSync(`${threePath}.new`, `${[...lines.slice(0, -1), lines.at(-1)?.replace('"x', '"y')].join("\n")}\n`, { mode: 0o600 });
+        renameSync(`${threePath}.new`, threePath);
+        utimesSync(threePath, stamp, stamp);
+        assert.deepEqual([lstatSync(threePath).size, lstatSync(threePath).mtimeMs], [three.size, three.mtimeMs]);
+
+        const summaries = new Map((await store.list()).map((summary) => [summary.runId, summary]));
+        assert.deepEqual([summaries.get("c-1")?.status, summaries.get("c-1")?.lastSeq], ["completed", 8], "grown");
+        assert.match(summaries.get("c-2")?.meta?.prompt ?? "", /^!/, "rewritten in place");
+        const last = summaries.get("c-3")?.last;
+        assert.ok(last?.protocol === "io.choria.fisk-ai.v1.session.tool_result" && String(last.tool_result.result.content).startsWith("y"), "replaced");
+        assert.deepEqual(await statuses(dir, countingFileSystem()), await statuses(dir), "and the cache now holds the new summaries");
+      });
+
+      it("is safe to delete or damage: the listing is the same, read from the journals, and the cache is written again", async () => {
+        const dir = await cachedDir();
+        const want = await statuses(dir);
+        for (const damage of [
+          () => rmSync(join(dir, CACHE)),
+          () => writeFileSync(join(dir, CACHE), "not json"),
+          () => writeFileSync(join(dir, CACHE), JSON.stringify({ format: 999, entries: [] })),
+          () => writeFileSync(join(dir, CACHE), readFileSync(join(dir, CACHE), "utf8").replaceAll('"c-2"', '"c-9"')),
+          () => (rmSync(join(dir, CACHE)), symlinkSync(join(dir, "c-1.json"), join(dir, CACHE))),
+        ]) {
+          damage();
+          const fs = countingFileSystem();
+          assert.deepEqual(await statuses(dir, fs), want, damage.toString());
+          assert.equal(fs.calls.rename, 1, `the cache is written again after ${damage.toString()}`);
+          assert.ok(lstatSync(join(dir, CACHE)).isFile());
+        }
+        assert.equal(readFileSync(join(dir, "c-1.json"), "utf8").split("\n")[0]?.includes('"run_id":"c-1"'), true, "a symlinked cache wrote nothing through it");
+      });
+
+      it("keeps no holder: a run is running while held and not once its writer is gone, journal unchanged", async () => {
+        const dir = await cachedDir();
+        const journal = await new FileStore({ dir }).open("c-2");
+        assert.equal((await statuses(dir))["c-2"], "running@7");
+        await journal.close();
+        assert.equal((await statuses(dir))["c-2"], "open@7");
+      });
+
+      it("drops the entries of removed runs, keeps no corrupt one, and lists even when it cannot be written", async () => {
+        const dir = await cachedDir();
+        await new FileStore({ dir }).delete("c-3");
+        writeFileSync(join(dir, "junk.json"), "not a journal\n");
+        await new FileStore({ dir }).list();
+        const cached = (JSON.parse(readFileSync(join(dir, CACHE), "utf8")) as { entries: [string][] }).entries.map(([runId]) => runId);
+        assert.deepEqual(cached.sort(), ["c-1", "c-2"]);
+        rmSync(join(dir, CACHE));
+        const fs = countingFileSystem();
+        fs.before.rename = () => {
+          throw Object.assign(new Error("EROFS: read-only file system"), { code: "EROFS" });
+        };
+        assert.deepEqual(Object.keys(await statuses(dir, fs)).sort(), ["c-1", "c-2", "junk"]);
+        assert.deepEqual(readdirSync(dir).sort(), ["c-1.json", "c-2.json", "junk.json"], "no cache and no temporary file left");
+      });
     });
 
     it("lists nothing, and creates nothing, when the directory does not exist", async () => {

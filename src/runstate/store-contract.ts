@@ -69,15 +69,15 @@ export function checkImport(runId: string, bytes: Buffer): JournalRecord[] {
 
 /**
  * A run's summary from the raw bytes of its first and last complete records, as `list`
- * reads them without folding the body; a holder is given when a live writer holds it.
- * Anything wrong makes the run `corrupt`, with the problem named.
+ * reads them without folding the body: what the journal alone says, before asking
+ * whether a live writer holds it (withLiveHolder). Anything wrong makes the run
+ * `corrupt`, with the problem named.
  */
 export function summarizeEnds(
   runId: string,
   where: string,
   ends: { first: Uint8Array | undefined; last: Uint8Array | undefined },
   updated: Date,
-  holder: () => RunHolder | undefined,
 ): RunSummary {
   try {
     if (ends.first === undefined || ends.last === undefined) {
@@ -90,19 +90,22 @@ export function summarizeEnds(
     // decodeRecordLine has refused a newer version already.
     assertHoldsRun(where, runId, { runId: first.meta.run_id });
     const last = ends.last === ends.first ? first : decodeRecordLine(ends.last);
-    const liveHolder = holder();
     return {
       runId,
-      status: liveHolder !== undefined ? "running" : last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
+      status: last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
       meta: first.meta,
       lastSeq: last.seq,
       last,
       updated: updated.toISOString(),
-      ...(liveHolder === undefined ? {} : { holder: liveHolder }),
     };
   } catch (error) {
     return corruptSummary(runId, updated, error);
   }
+}
+
+/** A journal's summary as `running` while a live writer holds the run; a corrupt one stays corrupt. */
+export function withLiveHolder(summary: RunSummary, holder: RunHolder | undefined): RunSummary {
+  return holder === undefined || summary.status === "corrupt" ? summary : { ...summary, status: "running", holder };
 }
 
 export function corruptSummary(runId: string, updated: Date, error: unknown): RunSummary {

@@ -16,12 +16,14 @@ import {
   isValidRunId,
   notFoundError,
   summarizeEnds,
+  withLiveHolder,
 } from "../store-contract.js";
 import { errnoCode, nodeFileSystem, writeFully, type FileSystem } from "./file-system.js";
 import { FileJournal } from "./file-journal.js";
 import { readJournalEnds } from "./journal-ends.js";
 import { acquireRunLock, peekLiveHolder, refuseSymlink, type RunLock } from "./run-lock.js";
 import { defaultStateDir } from "./state-dir.js";
+import { SUMMARY_CACHE_NAME, SummaryCache } from "./summary-cache.js";
 
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -107,15 +109,18 @@ export class FileStore implements Store {
     // A lock file is there only while a process holds its run, or after one died holding
     // it: only those runs need their holder's note read.
     const locked = new Set(idsWithSuffix(names, LOCK_SUFFIX));
+    const cachePath = join(this.dir, SUMMARY_CACHE_NAME);
+    const cache = SummaryCache.read(this.#fs, cachePath);
     const summaries: RunSummary[] = [];
     for (let index = 0; index < runIds.length; index++) {
       // Synchronous reads in slices: a tiny read costs less than its trip through the
       // thread pool, and yielding between slices keeps the event loop responsive.
       if (index > 0 && index % LIST_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       const runId = runIds[index] as string;
-      const summary = this.#summarize(runId, locked.has(runId));
+      const summary = this.#summarize(runId, locked.has(runId), cache);
       if (summary !== undefined) summaries.push(summary);
     }
+    await cache.write(this.#fs, cachePath);
     return summaries;
   }
 
@@ -166,9 +171,33 @@ export class FileStore implements Store {
   /** Nothing to let go of: every journal closes its own file and lock. */
   async close(): Promise<void> {}
 
-  /** A run's summary from its first and last records, read synchronously (see list). */
-  #summarize(runId: string, mayBeHeld: boolean): RunSummary | undefined {
+  /** A run's summary, read synchronously (see list); undefined when the run is gone. */
+  #summarize(runId: string, mayBeHeld: boolean, cache?: SummaryCache): RunSummary | undefined {
+    const summary = this.#journalSummary(runId, cache);
+    if (summary === undefined || !mayBeHeld || summary.status === "corrupt") return summary;
+    try {
+      return withLiveHolder(summary, peekLiveHolder(this.#fs, this.lockPath(runId)));
+    } catch (error) {
+      return corruptSummary(runId, new Date(summary.updated), error);
+    }
+  }
+
+  /**
+   * What the journal says from its first and last records, or from the cache when the
+   * journal's size, mtime and inode are still those the cached summary was read at.
+   */
+  #journalSummary(runId: string, cache: SummaryCache | undefined): RunSummary | undefined {
     const path = this.journalPath(runId);
+    if (cache?.has(runId) === true) {
+      try {
+        const stat = this.#fs.sync.lstat(path);
+        // Anything but a plain file (a symlink) is for the full read below to refuse.
+        const cached = stat.isFile() ? cache.get(runId, stat) : undefined;
+        if (cached !== undefined) return cached;
+      } catch (error) {
+        if (errnoCode(error) === "ENOENT") return undefined;
+      }
+    }
     let fd: number;
     try {
       fd = this.#fs.sync.open(path, O_RDONLY | O_NOFOLLOW);
@@ -181,8 +210,9 @@ export class FileStore implements Store {
     try {
       const stat = this.#fs.sync.fstat(fd);
       updated = stat.mtime;
-      const ends = readJournalEnds(this.#fs.sync, fd, stat.size);
-      return summarizeEnds(runId, path, ends, updated, () => (mayBeHeld ? peekLiveHolder(this.#fs, this.lockPath(runId)) : undefined));
+      const summary = summarizeEnds(runId, path, readJournalEnds(this.#fs.sync, fd, stat.size), updated);
+      cache?.set(runId, stat, summary);
+      return summary;
     } catch (error) {
       return corruptSummary(runId, updated, error);
     } finally {

@@ -9,6 +9,8 @@ export interface FileStat {
   mode: number;
   ino: number;
   mtime: Date;
+  mtimeMs: number;
+  isFile(): boolean;
   isDirectory(): boolean;
 }
 
@@ -41,6 +43,7 @@ export interface FileSystem {
   chmod(path: string, mode: number): Promise<void>;
   readdir(path: string): Promise<string[]>;
   link(existing: string, created: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
   /** Takes an exclusive advisory lock without blocking; fails EAGAIN/EWOULDBLOCK when held. */
   lockExclusive(fd: number): Promise<void>;
@@ -72,6 +75,7 @@ export const nodeFileSystem: FileSystem = {
   chmod: promisify(fs.chmod),
   readdir: (path) => fs.promises.readdir(path),
   link: promisify(fs.link),
+  rename: promisify(fs.rename),
   unlink: promisify(fs.unlink),
   lockExclusive: (fd) => flock(fd, "exnb"),
   sync: {

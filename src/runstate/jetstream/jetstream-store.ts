@@ -28,6 +28,7 @@ import {
   lockedError,
   notFoundError,
   summarizeEnds,
+  withLiveHolder,
   writeFailedError,
 } from "../store-contract.js";
 
@@ -437,7 +438,7 @@ export class JetStreamStore implements Store {
       );
       const updated = (last ?? first)?.time ?? new Date(0);
       const lastData = lastSeq === 1 ? first?.data : last?.data;
-      return summarizeEnds(runId, this.#where(runId), { first: first?.data, last: lastData }, updated, () => holder);
+      return withLiveHolder(summarizeEnds(runId, this.#where(runId), { first: first?.data, last: lastData }, updated), holder);
     } catch (error) {
       return corruptSummary(runId, new Date(0), error);
     }

@@ -17,6 +17,7 @@ import {
   lockedError,
   notFoundError,
   summarizeEnds,
+  withLiveHolder,
 } from "../store-contract.js";
 
 /** One run as a MemoryStore keeps it. */
@@ -103,7 +104,7 @@ export class MemoryStore implements Store {
   #summarize(runId: string): RunSummary {
     const run = this.#run(runId);
     const line = (text: string | undefined) => (text === undefined ? undefined : Buffer.from(text.slice(0, -1)));
-    return summarizeEnds(runId, memoryWhere(runId), { first: line(run.lines[0]), last: line(run.lines.at(-1)) }, run.updated, () => run.holder);
+    return withLiveHolder(summarizeEnds(runId, memoryWhere(runId), { first: line(run.lines[0]), last: line(run.lines.at(-1)) }, run.updated), run.holder);
   }
 }
 
