@@ -8,7 +8,8 @@ import Anthropic, {
   APIError,
   APIUserAbortError,
 } from "@anthropic-ai/sdk";
-import { isOtherBlock, RECORD_SCHEMAS, type AssistantMessage, type Message } from "../runstate/records.js";
+import { RECORD_SCHEMAS } from "../runstate/record-schemas.js";
+import { isOtherBlock, type AssistantMessage, type Message } from "../runstate/records.js";
 import {
   ModelCallError,
   type ModelProvider,

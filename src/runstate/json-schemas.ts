@@ -3,7 +3,8 @@
 // apart unnoticed: a test checks the shipped files against this and both validators
 // against one corpus of records.
 import * as z from "zod";
-import { ENVELOPE_SCHEMA, RECORD_KINDS, RECORD_SCHEMAS, RECORD_VERSION } from "./records.js";
+import { ENVELOPE_SCHEMA, RECORD_SCHEMAS } from "./record-schemas.js";
+import { RECORD_KINDS, RECORD_VERSION } from "./records.js";
 
 const ID_BASE = "https://choria.io/schemas/io.choria.fisk-ai.v1";
 

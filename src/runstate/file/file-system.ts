@@ -2,7 +2,6 @@
 // can count fsyncs and bytes read and inject faults without touching the real code path.
 import * as fs from "node:fs";
 import { promisify } from "node:util";
-import fsExt from "fs-ext";
 
 export interface FileStat {
   size: number;
@@ -50,7 +49,8 @@ export interface FileSystem {
   readonly sync: SyncReads;
 }
 
-const flock = promisify(fsExt.flock);
+// The flock addon loads with the first lock taken: a listing takes none.
+let flock: ((fd: number, flags: "exnb") => Promise<void>) | undefined;
 
 export const nodeFileSystem: FileSystem = {
   open: promisify(fs.open) as (path: string, flags: number, mode?: number) => Promise<number>,
@@ -77,7 +77,10 @@ export const nodeFileSystem: FileSystem = {
   link: promisify(fs.link),
   rename: promisify(fs.rename),
   unlink: promisify(fs.unlink),
-  lockExclusive: (fd) => flock(fd, "exnb"),
+  lockExclusive: async (fd) => {
+    flock ??= promisify((await import("fs-ext")).default.flock);
+    await flock(fd, "exnb");
+  },
   sync: {
     open: (path, flags) => fs.openSync(path, flags),
     fstat: (fd) => fs.fstatSync(fd),

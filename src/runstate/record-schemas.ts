@@ -1,0 +1,184 @@
+// The zod schemas of the journal's records (SPEC section 2): the code's own validation
+// and the source the shipped JSON Schema files are generated from. Loaded only when a
+// record is checked (see recordSchemas in records.ts): zod costs more to load than node
+// takes to start, and `--help` or a `session ls` from its cache checks no record.
+import * as z from "zod";
+import {
+  kindOfProtocol,
+  MODELLED_TYPES,
+  PROTOCOL_PATTERN,
+  PROTOCOLS,
+  RUN_ID_MAX_LENGTH,
+  RUN_ID_PATTERN,
+  TERMINAL_REASONS,
+  type AssistantMessage,
+  type RecordKind,
+  type UserMessage,
+} from "./records.js";
+
+const count = z.int().min(0);
+
+// Content blocks are stored verbatim as the provider returned them, so fields this
+// version does not know (citations, cache markers from elsewhere) are kept, not refused.
+const TextBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
+const ThinkingBlock = z.looseObject({
+  type: z.literal("thinking"),
+  thinking: z.string(),
+  signature: z.string(),
+});
+const RedactedThinkingBlock = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() });
+const ToolUseBlock = z.looseObject({
+  type: z.literal("tool_use"),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+});
+const ImageBlock = z.looseObject({ type: z.literal("image"), source: z.record(z.string(), z.unknown()) });
+const ToolResultBlock = z.looseObject({
+  type: z.literal("tool_result"),
+  tool_use_id: z.string().min(1),
+  content: z.union([z.string(), z.array(z.discriminatedUnion("type", [TextBlock, ImageBlock]))]),
+  is_error: z.boolean().optional(),
+});
+
+// Tools the API runs itself (tool search, web search, code execution): the call and its
+// result both come back in the assistant turn, so they need no tool_result from us.
+const ServerToolUseBlock = z.looseObject({
+  type: z.literal("server_tool_use"),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+});
+const ServerToolResultBlock = z.looseObject({
+  type: z.string().regex(/^[a-z0-9_]+_tool_result$/),
+  tool_use_id: z.string().min(1),
+});
+
+// Any other block (a type the API adds next) is kept as it came and sent back as it came.
+// The pattern, not a refinement, so the JSON Schema files say the same.
+const OTHER_TYPE = new RegExp(`^(?!(${MODELLED_TYPES.join("|")})$)(?![a-z0-9_]+_tool_result$).+$`);
+const OtherBlock = z.looseObject({ type: z.string().regex(OTHER_TYPE) });
+
+// Typed as the hand-written message types of records.ts: zod would type an unmodelled block as
+// any object with a string type, which swallows the modelled ones when narrowing.
+const AssistantMessage = z.strictObject({
+  role: z.literal("assistant"),
+  content: z.array(
+    z.union([
+      z.discriminatedUnion("type", [TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolUseBlock, ServerToolUseBlock]),
+      ServerToolResultBlock,
+      OtherBlock,
+    ]),
+  ),
+}) as unknown as z.ZodType<AssistantMessage>;
+const UserMessage = z.strictObject({
+  role: z.literal("user"),
+  content: z.array(z.union([z.discriminatedUnion("type", [TextBlock, ImageBlock, ToolResultBlock]), OtherBlock])),
+}) as unknown as z.ZodType<UserMessage>;
+
+const Fingerprint = z.strictObject({
+  // Absent in version 1 journals and in the Go implementation's: it means anthropic.
+  provider: z.string().min(1).optional(),
+  model: z.string(),
+  system_hash: z.string(),
+  tools_hash: z.string(),
+  thinking_mode: z.string(),
+  max_tokens: count,
+  max_iterations: count,
+});
+
+const MetaPayload = z.strictObject({
+  version: z.int().min(1),
+  run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
+  created: z.iso.datetime({ offset: true }),
+  fingerprint: Fingerprint,
+  prompt: z.string(),
+  interactive: z.boolean().optional(),
+  // Where the run started, so a resume from elsewhere runs its tools in the same place and
+  // finds its agent.yaml. Optional: older journals and other writers leave them out.
+  cwd: z.string().min(1).optional(),
+  config: z.string().min(1).optional(),
+});
+
+const AssistantPayload = z.strictObject({
+  iteration: count,
+  message: AssistantMessage,
+  stop_reason: z.string().optional(),
+  in_tokens: count,
+  out_tokens: count,
+  cache_read_tokens: count.optional(),
+  cache_create_tokens: count.optional(),
+});
+
+const ToolResultPayload = z.strictObject({
+  tool_use_id: z.string().min(1),
+  result: ToolResultBlock,
+  remote: z.boolean().optional(),
+});
+
+const UserPayload = z.strictObject({ message: UserMessage });
+
+const TerminalPayload = z.strictObject({
+  reason: z.enum(TERMINAL_REASONS),
+  message: z.string().optional(),
+});
+
+const seq = z.int().min(1);
+
+export const RECORD_SCHEMAS = {
+  meta: z.strictObject({ seq: z.literal(1), protocol: z.literal(PROTOCOLS.meta), meta: MetaPayload }),
+  assistant: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.assistant), assistant: AssistantPayload }),
+  tool_result: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.tool_result), tool_result: ToolResultPayload }),
+  user: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.user), user: UserPayload }),
+  terminal: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.terminal), terminal: TerminalPayload }),
+} as const;
+
+/** What every record shares, whatever its kind. */
+export const ENVELOPE_SCHEMA = z.looseObject({ seq, protocol: z.string().regex(PROTOCOL_PATTERN) });
+
+export type TextBlock = z.infer<typeof TextBlock>;
+export type ThinkingBlock = z.infer<typeof ThinkingBlock>;
+export type RedactedThinkingBlock = z.infer<typeof RedactedThinkingBlock>;
+export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
+export type ImageBlock = z.infer<typeof ImageBlock>;
+export type ToolResultBlock = z.infer<typeof ToolResultBlock>;
+export type ServerToolUseBlock = z.infer<typeof ServerToolUseBlock>;
+export type Fingerprint = z.infer<typeof Fingerprint>;
+export type MetaPayload = z.infer<typeof MetaPayload>;
+export type AssistantPayload = z.infer<typeof AssistantPayload>;
+export type ToolResultPayload = z.infer<typeof ToolResultPayload>;
+export type UserPayload = z.infer<typeof UserPayload>;
+export type TerminalPayload = z.infer<typeof TerminalPayload>;
+
+export type MetaRecord = z.infer<typeof RECORD_SCHEMAS.meta>;
+export type AssistantRecord = z.infer<typeof RECORD_SCHEMAS.assistant>;
+export type ToolResultRecord = z.infer<typeof RECORD_SCHEMAS.tool_result>;
+export type UserRecord = z.infer<typeof RECORD_SCHEMAS.user>;
+export type TerminalRecord = z.infer<typeof RECORD_SCHEMAS.terminal>;
+export type JournalRecord = z.infer<(typeof RECORD_SCHEMAS)[RecordKind]>;
+
+/** Why a decoded record is not valid, naming the first offending field; undefined when it is. */
+export function recordProblem(value: unknown): string | undefined {
+  const kind = typeof value === "object" && value !== null ? kindOfProtocol((value as { protocol?: unknown }).protocol) : undefined;
+  if (kind === undefined) {
+    // Only to say what is wrong: the envelope names a bad seq or protocol better.
+    const envelope = ENVELOPE_SCHEMA.safeParse(value);
+    if (!envelope.success) return describeIssue(envelope.error);
+    return `unknown protocol ${JSON.stringify(envelope.data.protocol)}`;
+  }
+  const parsed = RECORD_SCHEMAS[kind].safeParse(value);
+  return parsed.success ? undefined : describeIssue(parsed.error);
+}
+
+function describeIssue(error: z.ZodError): string {
+  let issue = error.issues[0];
+  // A block of a modelled type that is malformed fails every branch of its union: the
+  // modelled branch (the first) names what is wrong with it.
+  while (issue?.code === "invalid_union" && issue.errors[0]?.[0] !== undefined) {
+    const inner: z.core.$ZodIssue = issue.errors[0][0];
+    issue = { ...inner, path: [...issue.path, ...inner.path] };
+  }
+  if (issue === undefined) return "invalid record";
+  const path = issue.path.length > 0 ? issue.path.join(".") : "record";
+  return `${path}: ${issue.message}`;
+}
