@@ -11,6 +11,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { encodeRecord, type JournalRecord, type MetaPayload } from "../src/index.js";
+import { timeText } from "../src/cli/session-list.js";
 import { SUMMARY_CACHE_NAME } from "../src/runstate/file/summary-cache.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { CLI, runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
@@ -655,6 +656,23 @@ describe("journals made by hand or by a hostile party: every reader refuses what
     assertSucceeded(listed, "ls");
     const statuses = Object.fromEntries((JSON.parse(listed.stdout) as { id: string; status: string }[]).map(({ id, status }) => [id, status]));
     assert.deepEqual(statuses, { deep: "corrupt", badutf8: "corrupt", misnamed: "corrupt", halfver: "corrupt" });
+  });
+});
+
+describe("session times", () => {
+  it("are local time to the second, as the sv-SE locale writes them, in any zone", () => {
+    const zone = process.env.TZ;
+    try {
+      for (const tz of ["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"]) {
+        process.env.TZ = tz;
+        for (const iso of ["2026-01-02T03:04:05.678Z", "2026-07-15T23:59:59.999Z", "1999-12-31T18:30:00Z"]) {
+          assert.equal(timeText(iso), new Date(iso).toLocaleString("sv-SE"), `${iso} in ${tz}`);
+        }
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
   });
 });
 
