@@ -3,7 +3,7 @@
 // process dies, so a crash leaves no stale lock. The file's contents only say who
 // holds it, for the ERR_LOCKED message and `session ls`; the flock alone decides. The
 // file exists while a process holds the run, and after one that died holding it.
-import { constants, readFileSync } from "node:fs";
+import { constants, existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { RunStateError } from "../errors.js";
 import type { RunHolder } from "../store.js";
@@ -155,8 +155,15 @@ const START_TIME_SLACK_MS = 5000;
 /** USER_HZ: the unit of /proc's start times on every Linux that Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
+/** Whether this host has /proc: then a pid without an entry there has no process. */
+let hasProc: boolean | undefined;
+
 function isAlive(holder: RunHolder): boolean {
   if (holder.host !== hostname()) return true;
+  // Asked of /proc first where there is one: kill(pid, 0) answers a dead pid with an
+  // exception, which costs more than the rest of listing that session.
+  hasProc ??= existsSync("/proc/self");
+  if (hasProc && !existsSync(`/proc/${holder.pid}`)) return false;
   try {
     process.kill(holder.pid, 0);
   } catch (error) {
