@@ -10,6 +10,7 @@ import { PROTOCOLS, type JournalRecord } from "../src/index.js";
 import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startHttpMcpServer, type HttpMcpServer } from "./helpers/mcp-test-server.js";
+import { isRunning } from "./helpers/processes.js";
 
 const API_KEY = "sk-ant-test-mcp-secret";
 const SERVER = new URL("./helpers/mcp-test-server.js", import.meta.url).pathname;
@@ -87,14 +88,6 @@ const STDIO = (extra = "") => `  - name: test
     args: [${SERVER}]
 ${extra}`;
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function assertDone(result: CliResult, code: number, what: string): void {
   assert.equal(result.code, code, `${what}: ${result.stderr}`);
@@ -178,6 +171,7 @@ describe("fisk-ai run with MCP servers", () => {
     await run.stderrIncludes("suspending");
     writeFileSync(gate, "");
     assertDone(await run.done, 3, "the suspend");
+    await waitFor(() => !isRunning(ws.serverPid()), "the server to be stopped at the suspend");
     // Ctrl-C reached the run, not the server: the call finished and was journaled.
     assert.deepEqual(toolResults(ws.records("g1")).map((entry) => entry.result.content), ["counted a"]);
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { commandTool, expandArgv, type CommandToolDefinition } from "../src/tools/command-tool.js";
 import type { ToolContext } from "../src/tools/tool.js";
+import { isRunning } from "./helpers/processes.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-command-tool-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -35,14 +36,6 @@ function tool(command: string[], overrides: Partial<CommandToolDefinition> = {})
 
 const context = { signal: new AbortController().signal };
 
-/** Alive and not a zombie: an orphan here may wait a while for someone to reap it. */
-function isRunning(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 describe("command tools", () => {
   it("replaces {field} with the input's string value, and other values with their JSON", () => {

@@ -9,6 +9,7 @@ import { connectMcpServers, McpServerError, type McpServerDefinition } from "../
 import { ToolSet, denyWithoutTerminal } from "../src/tools/tool-set.js";
 import { waitFor } from "./helpers/cli-harness.js";
 import { startHttpMcpServer } from "./helpers/mcp-test-server.js";
+import { isRunning } from "./helpers/processes.js";
 
 const SERVER = new URL("./helpers/mcp-test-server.js", import.meta.url).pathname;
 const FILESYSTEM_SERVER = new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url).pathname;
@@ -29,14 +30,6 @@ function stdio(name: string, env: Record<string, string> = {}, overrides: Partia
 const signal = new AbortController().signal;
 const use = (name: string, input: Record<string, unknown> = {}) => ({ type: "tool_use" as const, id: `toolu_${name}`, name, input });
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("MCP servers", () => {
   it("offers a stdio server's tools as <server>__<tool>, with its confirm list and crash policies", async () => {

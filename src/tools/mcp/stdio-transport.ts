@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { forgetGroup, watchGroup } from "./server-reaper.js";
+import { forgetGroup, watchGroup } from "../group-reaper.js";
 
 export interface StdioServer {
   command: string;
