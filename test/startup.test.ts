@@ -1,8 +1,9 @@
-// Start-up cost is paid in modules loaded: `fisk-ai --help` loads none of the packages
-// (zod, the model SDKs, YAML, NATS) and none of the runtime, only the few CLI modules it prints from.
+// Start-up cost is paid in modules loaded: `fisk-ai --help` loads no package but the argument
+// parser (no zod, model SDKs, YAML or NATS) and none of the runtime, only the few CLI modules it
+// prints from; a command loads only the packages it uses.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
@@ -15,6 +16,7 @@ const DIST = new URL("../../dist/", import.meta.url).href;
 function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] } {
   const dir = mkdtempSync(join(tmpdir(), "fisk-startup-"));
   try {
+    mkdirSync(join(dir, "empty"));
     const log = join(dir, "modules.log");
     const run = spawnSync(process.execPath, ["--import", MODULE_LOG, CLI, ...args], {
       cwd: dir,
@@ -32,14 +34,23 @@ function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] }
   }
 }
 
-test("--help and --version load no package and only the CLI modules that print them", () => {
-  for (const flag of ["--help", "--version"]) {
-    const loaded = modulesLoadedBy([flag]);
-    assert.deepEqual(loaded.packages, [], `${flag} loads packages`);
-    assert.deepEqual(
-      loaded.dist.sort(),
-      ["agent/agent-errors.js", "cli/cli-errors.js", "cli/exit-codes.js", "cli/main.js", "runstate/errors.js"],
-      `${flag} loads these modules`,
-    );
+const HELP_MODULES = ["agent/agent-errors.js", "cli/cli-errors.js", "cli/exit-codes.js", "cli/main.js", "cli/program.js", "runstate/errors.js"];
+
+test("--help and --version load only the argument parser and the CLI modules that print them", () => {
+  for (const args of [["--help"], ["--version"], ["-v"], ["run", "--help"], ["session", "--help"], ["session", "show", "--help"], ["memory", "--help"], ["help", "memory"]]) {
+    const loaded = modulesLoadedBy(args);
+    assert.deepEqual(loaded.packages, ["commander"], `fisk-ai ${args.join(" ")} loads these packages`);
+    assert.deepEqual(loaded.dist.sort(), HELP_MODULES, `fisk-ai ${args.join(" ")} loads these modules`);
   }
+});
+
+test("a command loads the packages it uses and no other: no model SDK, NATS or YAML to list sessions or notes", () => {
+  const cases: [string[], string[]][] = [
+    [["completion", "bash"], ["commander"]],
+    // The journal's records are checked with zod; the file store locks with fs-ext.
+    [["session", "ls", "--state-dir", "empty"], ["commander", "fs-ext", "zod"]],
+    // Notes are YAML front matter; their tools' schemas are zod.
+    [["memory", "ls"], ["commander", "yaml", "zod"]],
+  ];
+  for (const [args, packages] of cases) assert.deepEqual(modulesLoadedBy(args).packages.sort(), packages, `fisk-ai ${args.join(" ")}`);
 });
