@@ -97,7 +97,7 @@ function cliProgram(io: CommandIO, action: Action, argv: string[] = []): Command
   const program = new Command("fisk-ai")
     .usage("COMMAND [options]")
     .description("fisk-ai: a durable agent runtime")
-    .version(version(), "-V, --version", "print the version")
+    .option("-V, --version", "print the version")
     // -v printed the version before -V did: it still does.
     .addOption(new Option("-v").hideHelp())
     .helpOption("-h, --help", "print this help")
@@ -120,10 +120,12 @@ $XDG_STATE_HOME/fisk-ai/runs (or ~/.local/state/fisk-ai/runs), or on NATS JetStr
 
 ${EXIT_CODES_HELP}`,
     );
-  program.on("option:v", () => {
-    io.stdout.write(`${program.version()}\n`);
-    throw new CommanderError(0, "commander.version", "-v");
-  });
+  // The version is read only when asked for, not at every start.
+  const printVersion = () => {
+    io.stdout.write(`${version()}\n`);
+    throw new CommanderError(0, "commander.version", "printed the version");
+  };
+  program.on("option:version", printVersion).on("option:v", printVersion);
 
   program
     .command("run")
