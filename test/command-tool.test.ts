@@ -4,12 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { commandTool, expandArgv, type CommandToolDefinition } from "../src/tools/command-tool.js";
+import type { ToolContext } from "../src/tools/tool.js";
+import { isRunning } from "./helpers/processes.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-command-tool-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** A command tool, whose output is always text. */
 function tool(command: string[], overrides: Partial<CommandToolDefinition> = {}) {
-  return commandTool({
+  const made = commandTool({
     name: "t",
     description: "a test tool",
     command,
@@ -21,18 +24,18 @@ function tool(command: string[], overrides: Partial<CommandToolDefinition> = {})
     env: { PATH: process.env.PATH ?? "" },
     ...overrides,
   });
+  return {
+    ...made,
+    run: async (input: Record<string, unknown>, runContext: ToolContext) => {
+      const output = await made.run(input, runContext);
+      assert.equal(typeof output.content, "string");
+      return output as { content: string; is_error?: boolean };
+    },
+  };
 }
 
 const context = { signal: new AbortController().signal };
 
-/** Alive and not a zombie: an orphan here may wait a while for someone to reap it. */
-function isRunning(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 describe("command tools", () => {
   it("replaces {field} with the input's string value, and other values with their JSON", () => {

@@ -102,6 +102,29 @@ session: { backend: file, state_dir: ./runs }
     assertConfigError("tools: [{ name: a, description: d, command: [x], env: GH_TOKEN }]\n", /tools\[0\]\.env: /);
   });
 
+  it("reads mcp_servers, cwd beside the file, and names what does not go together", () => {
+    const path = configFile(`mcp_servers:
+  - { name: fs, command: npx, args: [-y, server], env: [GH_TOKEN], cwd: ./work, confirm: [write_file], on_crash: { write_file: never } }
+  - { name: web, url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer \${T}" }, confirm: true, on_crash: ask, timeout: 5s }
+`);
+    const [fs, web] = loadAgentConfig(path).mcpServers;
+    assert.deepEqual(fs, {
+      name: "fs", command: "npx", args: ["-y", "server"], env: ["GH_TOKEN"], cwd: join(scratch, "work"),
+      confirm: ["write_file"], on_crash: { write_file: "never" }, timeout: 30_000,
+    });
+    assert.deepEqual(web, { name: "web", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer ${T}" }, confirm: true, on_crash: "ask", timeout: 5000 });
+    assert.deepEqual(loadAgentConfig(undefined).mcpServers, []);
+    assertConfigError("mcp_servers: [{ name: x }]\n", /mcp_servers\[0\]: give either command: \(a server started over stdio\) or url:/);
+    assertConfigError("mcp_servers: [{ name: x, command: a, url: 'http://h/' }]\n", /mcp_servers\[0\]: give either command:/);
+    assertConfigError("mcp_servers: [{ name: x, url: 'http://h/', args: [a] }]\n", /mcp_servers\[0\]: args, env and cwd go with command:/);
+    assertConfigError("mcp_servers: [{ name: x, command: a, headers: { A: b } }]\n", /mcp_servers\[0\]: headers go with url:/);
+    assertConfigError("mcp_servers: [{ name: x, url: 'ftp://h/' }]\n", /mcp_servers\[0\]\.url: expected an http:\/\/ or https:\/\/ URL/);
+    assertConfigError("mcp_servers: [{ name: a_b, command: a }]\n", /mcp_servers\[0\]\.name: expected 1 to 32 letters, digits or '-'/);
+    assertConfigError("mcp_servers: [{ name: a, command: a }, { name: a, command: b }]\n", /mcp_servers: two servers have the same name/);
+    assertConfigError("mcp_servers: [{ name: a, command: a, on_crash: { t: maybe } }]\n", /mcp_servers\[0\]\.on_crash/);
+    assertConfigError("mcp_servers: [{ name: a, command: a, comand: b }]\n", /mcp_servers\[0\]: unknown key "comand"/);
+  });
+
   it("reads a jetstream session block, and names what one lacks", () => {
     const config = loadAgentConfig(configFile("session: { backend: jetstream, servers: nats://127.0.0.1:4222, stream: RUNS, lease_ttl: 3s }\n"));
     assert.deepEqual(config.store, { backend: "jetstream", servers: "nats://127.0.0.1:4222", stream: "RUNS", prefix: undefined, leaseTtlMs: 3000 });

@@ -114,6 +114,7 @@ function fingerprintOf(settings: AgentSettings) {
     model: settings.model,
     system: settings.system,
     tools: settings.tools.specs(),
+    mcpTools: settings.tools.specsByServer(),
     thinking: settings.thinking,
     maxTokens: settings.maxTokens,
     maxIterations: settings.maxIterations,
@@ -219,18 +220,18 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
     return outcome;
   };
 
-  const journalResult = async (use: ToolUseBlock, result: ToolResultBlock): Promise<void> => {
-    await recorder.append({ protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: use.id, result } });
+  const journalResult = async (use: ToolUseBlock, result: ToolResultBlock, remote = false): Promise<void> => {
+    await recorder.append({ protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: use.id, result, ...(remote ? { remote } : {}) } });
     events.toolFinished?.(use, result, false);
   };
 
   const runTools = async (uses: readonly ToolUseBlock[]): Promise<void> => {
     const runOne = async (use: ToolUseBlock): Promise<void> => {
       events.toolStarted?.(use);
-      const result = await settings.tools.run(use, signal, options.confirm ?? denyWithoutTerminal);
+      const { result, remote } = await settings.tools.run(use, signal, options.confirm ?? denyWithoutTerminal);
       // An abort is a crash: a result cut short by it must not enter the journal.
       signal.throwIfAborted();
-      await journalResult(use, result);
+      await journalResult(use, result, remote);
     };
     if (settings.parallelTools) {
       // Every tool of the batch is waited for, even when one fails: none is left running

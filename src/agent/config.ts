@@ -32,6 +32,8 @@ const Duration = z.union(
   { error: "expected a duration such as 30s, 500ms or 2m, or a number of seconds" },
 );
 
+const CrashPolicy = z.enum(CRASH_POLICIES);
+
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
 
 const ToolConfig = z.strictObject({
@@ -42,10 +44,42 @@ const ToolConfig = z.strictObject({
   timeout: Duration.default(30_000),
   output_limit: z.int().positive().default(64 * 1024),
   confirm: z.boolean().default(false),
-  on_crash: z.enum(CRASH_POLICIES).default("rerun"),
+  on_crash: CrashPolicy.default("rerun"),
   /** Withheld variables this tool gets anyway, by name. */
   env: z.array(EnvName).default([]),
 });
+
+/**
+ * An MCP server: a command to start (stdio) or a URL (streamable HTTP). One shape with a
+ * check of which fields go together, so a mistake is named rather than "invalid input".
+ */
+const McpServerConfig = z
+  .strictObject({
+    name: z.string().regex(/^[a-zA-Z0-9-]{1,32}$/, "expected 1 to 32 letters, digits or '-' (its tools are named <server>__<tool>)"),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    /** Withheld variables the server gets anyway, by name, as for command tools. */
+    env: z.array(EnvName).optional(),
+    cwd: z.string().min(1).optional(),
+    url: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).optional(),
+    /** Sent with every request; `${NAME}` takes a value from the environment, so a token stays out of the file. */
+    headers: z.record(z.string(), z.string()).optional(),
+    /** `true` for every tool of the server, or the names (as the server gives them) of the tools to confirm. */
+    confirm: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
+    /** One policy for every tool, or a policy per tool name; tools not named rerun. */
+    on_crash: z.union([CrashPolicy, z.record(z.string(), CrashPolicy)]).default("rerun"),
+    timeout: Duration.default(30_000),
+  })
+  .superRefine((server, context) => {
+    const problem = (message: string) => context.addIssue({ code: "custom", message });
+    if ((server.command === undefined) === (server.url === undefined)) {
+      problem("give either command: (a server started over stdio) or url: (a streamable HTTP server)");
+    } else if (server.url !== undefined && (server.args ?? server.env ?? server.cwd) !== undefined) {
+      problem("args, env and cwd go with command:, not with url:");
+    } else if (server.command !== undefined && server.headers !== undefined) {
+      problem("headers go with url:, not with command:");
+    }
+  });
 
 const Thinking = z.discriminatedUnion("mode", [
   z.strictObject({ mode: z.literal("off") }),
@@ -60,6 +94,10 @@ const AgentConfigSchema = z.strictObject({
   script: z.string().min(1).optional(),
   system: z.string().default(AGENT_DEFAULTS.system),
   tools: z.array(ToolConfig).default([]),
+  mcp_servers: z
+    .array(McpServerConfig)
+    .default([])
+    .refine((servers) => new Set(servers.map((server) => server.name)).size === servers.length, "two servers have the same name: names must be unique"),
   parallel_tools: z.boolean().default(false),
   env_deny: z.array(EnvName).default([]),
   max_output_tokens: z.int().positive().default(AGENT_DEFAULTS.maxOutputTokens),
@@ -100,6 +138,7 @@ const AgentConfigSchema = z.strictObject({
 });
 
 export type ToolConfig = z.output<typeof ToolConfig>;
+export type McpServerConfig = z.output<typeof McpServerConfig>;
 
 export interface AgentConfig {
   provider: ProviderName;
@@ -109,6 +148,8 @@ export interface AgentConfig {
   script: string | undefined;
   system: string;
   tools: ToolConfig[];
+  /** With `cwd` made absolute. */
+  mcpServers: McpServerConfig[];
   parallelTools: boolean;
   /** Variables withheld from every tool on top of the credentials (env_deny). */
   envDeny: string[];
@@ -174,6 +215,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     script: config.script === undefined ? undefined : resolve(base, config.script),
     system: config.system,
     tools: config.tools,
+    mcpServers: config.mcp_servers.map((server) => (server.cwd === undefined ? server : { ...server, cwd: expandPath(server.cwd, base) })),
     parallelTools: config.parallel_tools,
     envDeny: config.env_deny,
     maxOutputTokens: config.max_output_tokens,

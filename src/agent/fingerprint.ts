@@ -10,24 +10,47 @@ export interface FingerprintInput {
   model: string;
   system: string;
   tools: readonly ToolSpec[];
+  /** The tools of each MCP server (already among `tools`), hashed apart so a refusal can name the server. */
+  mcpTools?: Readonly<Record<string, readonly ToolSpec[]>>;
   thinking: ThinkingConfig;
   maxTokens: number;
   maxIterations: number;
 }
 
 export function computeFingerprint(input: FingerprintInput): Fingerprint {
-  const tools = [...input.tools]
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+  const servers = Object.entries(input.mcpTools ?? {});
   return {
     provider: input.provider,
     model: input.model,
     system_hash: sha256(input.system),
-    tools_hash: sha256(canonicalJson(tools)),
+    tools_hash: toolsHash(input.tools),
     thinking_mode: thinkingMode(input.thinking),
     max_tokens: input.maxTokens,
     max_iterations: input.maxIterations,
+    // Only with MCP servers, so a journal without them keeps the shape the Go implementation writes.
+    ...(servers.length === 0 ? {} : { mcp_tools_hashes: Object.fromEntries(servers.map(([server, tools]) => [server, toolsHash(tools)])) }),
   };
+}
+
+function toolsHash(specs: readonly ToolSpec[]): string {
+  const tools = [...specs]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+  return sha256(canonicalJson(tools));
+}
+
+/** The MCP servers whose tools differ between two fingerprints, as a parenthesis for the refusal. */
+function changedServers(saved: Fingerprint, current: Fingerprint): string {
+  const before = saved.mcp_tools_hashes ?? {};
+  const after = current.mcp_tools_hashes ?? {};
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const changed = names.flatMap((name) => {
+    if (before[name] === after[name]) return [];
+    if (before[name] === undefined) return [`MCP server ${name} was added`];
+    if (after[name] === undefined) return [`MCP server ${name} is gone`];
+    return [`MCP server ${name} offers other tools`];
+  });
+  return changed.length === 0 ? "" : ` (${changed.join("; ")})`;
 }
 
 function thinkingMode(thinking: ThinkingConfig): string {
@@ -52,7 +75,7 @@ export function diffFingerprints(saved: Fingerprint, current: Fingerprint): Fing
   if (providerChanged) changes.push(`provider: ${providerOf(saved)} -> ${providerOf(current)}`);
   if (saved.model !== current.model) changes.push(`model: ${saved.model} -> ${current.model}`);
   if (saved.system_hash !== current.system_hash) changes.push("system prompt: changed");
-  if (saved.tools_hash !== current.tools_hash) changes.push("tool set: changed");
+  if (saved.tools_hash !== current.tools_hash) changes.push(`tool set: changed${changedServers(saved, current)}`);
   if (saved.thinking_mode !== current.thinking_mode) changes.push(`thinking: ${saved.thinking_mode} -> ${current.thinking_mode}`);
   if (saved.max_tokens !== current.max_tokens) changes.push(`max_tokens: ${saved.max_tokens} -> ${current.max_tokens}`);
   if (saved.max_iterations !== current.max_iterations) {

@@ -8,6 +8,8 @@ import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
 import { memoryTools } from "../memory/memory-tools.js";
 import { commandTool } from "../tools/command-tool.js";
 import { toolEnvironment } from "../tools/tool-env.js";
+import type { McpServerDefinition } from "../tools/mcp/mcp-servers.js";
+import type { Tool } from "../tools/tool.js";
 import { ToolSet } from "../tools/tool-set.js";
 import type { AgentSettings } from "./agent-loop.js";
 import { ConfigError } from "./agent-errors.js";
@@ -41,7 +43,8 @@ function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
   }
 }
 
-export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): AgentSettings {
+/** `mcpTools`: the tools of the config's MCP servers, once they are started (connectMcpServers). */
+export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env, mcpTools: readonly Tool[] = []): AgentSettings {
   const memory = config.memoryNamespace === undefined ? undefined : new FileNoteStore(memoryDir(config.memoryNamespace, env));
   let tools: ToolSet;
   try {
@@ -60,6 +63,7 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
         }),
       ),
       ...(memory === undefined ? [] : memoryTools(memory)),
+      ...mcpTools,
     ]);
   } catch (error) {
     throw new ConfigError(`tools: ${(error as Error).message}`);
@@ -77,6 +81,42 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
     retry: { attempts: config.retryAttempts, baseDelayMs: config.retryBaseDelayMs, timeoutMs: config.callTimeoutMs },
     ...(memory === undefined ? {} : { memory }),
   };
+}
+
+/** How to start the config's MCP servers: a stdio server gets a tool's environment, a header its `${NAME}` values. */
+export function mcpDefinitions(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): McpServerDefinition[] {
+  return config.mcpServers.map((server, index) => ({
+    name: server.name,
+    transport:
+      server.url !== undefined
+        ? { kind: "http", url: server.url, headers: expandHeaders(server.headers ?? {}, env, `mcp_servers[${index}].headers`) }
+        : {
+            kind: "stdio",
+            command: server.command as string,
+            args: server.args ?? [],
+            env: toolEnvironment(env, config.envDeny, server.env ?? []),
+            ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
+          },
+    confirm: server.confirm,
+    onCrash: server.on_crash,
+    timeoutMs: server.timeout,
+  }));
+}
+
+const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Header values may name variables; the error names a missing one, never a value. */
+function expandHeaders(headers: Record<string, string>, env: NodeJS.ProcessEnv, field: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      value.replace(ENV_REFERENCE, (_reference, variable: string) => {
+        const found = env[variable];
+        if (found === undefined) throw new ConfigError(`${field}.${name}: \${${variable}} is not set: export ${variable}, or remove it from the header`);
+        return found;
+      }),
+    ]),
+  );
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -5,8 +5,9 @@ import { resolve } from "node:path";
 import { resumeRun, startRun, type RunOptions } from "../agent/agent-loop.js";
 import { loadAgentConfig } from "../agent/config.js";
 import type { RunOutcome } from "../agent/events.js";
-import { settingsFromConfig } from "../agent/settings-from-config.js";
+import { mcpDefinitions, settingsFromConfig } from "../agent/settings-from-config.js";
 import { RunStateError } from "../runstate/errors.js";
+import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
@@ -87,7 +88,6 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     usedConfig = meta.config;
     io.stderr.write(`fisk-ai: using the session's configuration, ${meta.config}\n`);
   }
-  const settings = settingsFromConfig(config, io.env);
   const recordedConfig = resumeId === undefined ? usedConfig : meta?.config;
   const defaultStore = config.store.backend === "file" && config.store.dir === undefined;
   const where = {
@@ -157,20 +157,23 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
 
   const stderrEvents = stderrRenderer(io.stderr, styleFor(io.stderr, io.env), (runId) => resumeCommand(runId, where, io.env));
   const rendered = streamJson ? bothEvents(stderrEvents, streamJsonEvents(io.stdout)) : stderrEvents;
-  const options: RunOptions = {
-    settings,
-    events: withCrashPoint(
-      chat ? { ...stderrEvents, answer: (text) => io.stdout.write(text.endsWith("\n") ? text : `${text}\n`) } : rendered,
-      io.env.FISK_AI_TEST_CRASH_AT,
-    ),
-    confirm: terminalConfirm(io.stdin, io.stderr),
-    askRerun: terminalAskRerun(io.stdin, io.stderr),
-    suspend,
-    signal: abort.signal,
-    ...(chat ? { nextPrompt } : {}),
-  };
   const start = { interactive: chat, cwd: process.cwd(), config: usedConfig };
+  let mcp: McpServers | undefined;
   try {
+    // Started where the tools run, once for the whole process (a chat's /clear keeps them).
+    if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, io.env));
+    const options: RunOptions = {
+      settings: settingsFromConfig(config, io.env, mcp?.tools),
+      events: withCrashPoint(
+        chat ? { ...stderrEvents, answer: (text) => io.stdout.write(text.endsWith("\n") ? text : `${text}\n`) } : rendered,
+        io.env.FISK_AI_TEST_CRASH_AT,
+      ),
+      confirm: terminalConfirm(io.stdin, io.stderr),
+      askRerun: terminalAskRerun(io.stdin, io.stderr),
+      suspend,
+      signal: abort.signal,
+      ...(chat ? { nextPrompt } : {}),
+    };
     let outcome: RunOutcome =
       store !== undefined && resumeId !== undefined
         ? await resumeRun({ ...options, store }, { runId: resumeId, force: values.force === true, followUp })
@@ -187,6 +190,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     return finishedWith;
   } finally {
     input?.close();
+    await mcp?.close();
     await store?.close();
     if (finishedWith === undefined) {
       process.off("SIGINT", onSignal);

@@ -2,7 +2,8 @@
 // few lines over the store; the work is in the library.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ToolConfig } from "../agent/config.js";
+import type { AgentConfig } from "../agent/config.js";
+import { crashPolicyAmong } from "../tools/mcp/mcp-names.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
@@ -120,15 +121,15 @@ async function crashPolicies(configFlag: string | undefined, recorded: string | 
   const path = configFlag ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined));
   if (path === undefined) return () => undefined;
   const { loadAgentConfig } = await import("../agent/config.js");
-  let tools: ToolConfig[];
+  let config: Pick<AgentConfig, "tools" | "mcpServers">;
   try {
-    tools = loadAgentConfig(path).tools;
+    config = loadAgentConfig(path);
   } catch (error) {
     if (configFlag !== undefined) throw error;
     return () => undefined;
   }
-  const policies = new Map(tools.map((tool) => [tool.name, tool.on_crash]));
-  return (name) => policies.get(name);
+  const policies = new Map(config.tools.map((tool) => [tool.name, tool.on_crash]));
+  return (name) => policies.get(name) ?? crashPolicyAmong(config.mcpServers, name);
 }
 
 /** The options a pasted resume needs to find this store from any directory. */

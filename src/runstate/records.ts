@@ -94,6 +94,8 @@ const Fingerprint = z.strictObject({
   thinking_mode: z.string(),
   max_tokens: count,
   max_iterations: count,
+  // Written only by runs with MCP servers: each server's tools hashed apart, to name the one that changed.
+  mcp_tools_hashes: z.record(z.string(), z.string()).optional(),
 });
 
 const MetaPayload = z.strictObject({

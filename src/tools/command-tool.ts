@@ -2,6 +2,7 @@
 // input can never become shell syntax. `{field}` in an argument is replaced by that
 // input field's string value.
 import { spawn } from "node:child_process";
+import { forgetGroup, watchGroup } from "./group-reaper.js";
 import type { CrashPolicy, Tool, ToolContext, ToolOutput } from "./tool.js";
 
 export interface CommandToolDefinition {
@@ -60,6 +61,7 @@ function runCommand(definition: CommandToolDefinition, input: Record<string, unk
   return new Promise((resolve) => {
     // Its own process group, so a timeout also ends whatever the command started.
     const child = spawn(program, args, { shell: false, env: definition.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    child.on("spawn", () => watchGroup(child.pid as number));
     const stdout = new CappedBuffer(definition.outputLimitBytes);
     const stderr = new TailBuffer(STDERR_TAIL_BYTES);
     child.stdout.on("data", (chunk: Buffer) => stdout.add(chunk));
@@ -95,6 +97,7 @@ function runCommand(definition: CommandToolDefinition, input: Record<string, unk
       }
     });
     child.on("close", (code, signal) => {
+      if (child.pid !== undefined) forgetGroup(child.pid);
       const out = stdout.text();
       if (stoppedBy !== undefined) return finish({ content: joinParts(`${definition.name} ${stoppedBy}`, out, stderr.text()), is_error: true });
       if (code === 0) return finish({ content: out === "" ? "(no output)" : out });

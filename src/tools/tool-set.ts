@@ -26,7 +26,16 @@ export class ToolSet {
   }
 
   specs(): ToolSpec[] {
-    return [...this.#tools.values()].map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+    return [...this.#tools.values()].map(specOf);
+  }
+
+  /** The tools of each MCP server, so the guard can name the server whose tools changed. */
+  specsByServer(): Record<string, ToolSpec[]> {
+    const servers: Record<string, ToolSpec[]> = {};
+    for (const tool of this.#tools.values()) {
+      if (tool.mcpServer !== undefined) (servers[tool.mcpServer] ??= []).push(specOf(tool));
+    }
+    return servers;
   }
 
   /**
@@ -46,30 +55,37 @@ export class ToolSet {
     return tool === undefined ? undefined : (tool.onCrash ?? "rerun");
   }
 
-  async run(use: ToolUseBlock, signal: AbortSignal, confirm: ConfirmToolCall): Promise<ToolResultBlock> {
+  /** The call's result, and whether it went to an MCP server (journaled as `remote`). */
+  async run(use: ToolUseBlock, signal: AbortSignal, confirm: ConfirmToolCall): Promise<{ result: ToolResultBlock; remote: boolean }> {
     const tool = this.#tools.get(use.name);
+    const result = await this.#call(tool, use, signal, confirm);
+    return { result: result.block, remote: result.called && tool?.mcpServer !== undefined };
+  }
+
+  async #call(tool: Tool | undefined, use: ToolUseBlock, signal: AbortSignal, confirm: ConfirmToolCall): Promise<{ block: ToolResultBlock; called: boolean }> {
     if (tool === undefined) {
       const known = [...this.#tools.keys()].join(", ") || "none";
-      return toolResultBlock(use.id, { content: `no tool named ${use.name}; the tools are: ${known}`, is_error: true });
+      return { block: toolResultBlock(use.id, { content: `no tool named ${use.name}; the tools are: ${known}`, is_error: true }), called: false };
     }
     const decide = async (): Promise<boolean> =>
       typeof tool.confirm === "function" ? tool.confirm(use.input) : !tool.confirm || confirm(tool, use.input);
     if (!(await decide().catch(() => false))) {
-      return toolResultBlock(use.id, {
-        content: `the operator did not allow this call of ${tool.name} (a confirm tool is denied where there is no terminal to ask on)`,
-        is_error: true,
-      });
+      const denied = `the operator did not allow this call of ${tool.name} (a confirm tool is denied where there is no terminal to ask on)`;
+      return { block: toolResultBlock(use.id, { content: denied, is_error: true }), called: false };
     }
     try {
-      return toolResultBlock(use.id, await tool.run(use.input, { signal }));
+      return { block: toolResultBlock(use.id, await tool.run(use.input, { signal })), called: true };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return toolResultBlock(use.id, { content: `${tool.name} failed: ${reason}`, is_error: true });
+      return { block: toolResultBlock(use.id, { content: `${tool.name} failed: ${reason}`, is_error: true }), called: true };
     }
   }
 }
 
-/** The result of a call a resume did not run again: the model is told to check before acting again. */
+function specOf({ name, description, input_schema }: ToolSpec): ToolSpec {
+  return { name, description, input_schema };
+}
+
 /** The answer to a call the max_tokens cut off while the model was writing it. */
 export function cutCallResult(use: ToolUseBlock): ToolResultBlock {
   return toolResultBlock(use.id, {
@@ -78,6 +94,7 @@ export function cutCallResult(use: ToolUseBlock): ToolResultBlock {
   });
 }
 
+/** The result of a call a resume did not run again: the model is told to check before acting again. */
 export function interruptedResult(use: ToolUseBlock): ToolResultBlock {
   return toolResultBlock(use.id, {
     content: `this call of ${use.name} may have been running when the run was interrupted (a crash or a kill), and it was not run again: whether it took effect is unknown. Check its effect before calling it again.`,

@@ -2,10 +2,11 @@
 // config, function tools from library users, and later MCP tools all implement it.
 import * as z from "zod";
 import type { ToolSpec } from "../llm/model-provider.js";
-import type { ToolResultBlock } from "../runstate/records.js";
+import type { ImageBlock, TextBlock, ToolResultBlock } from "../runstate/records.js";
 
 export interface ToolOutput {
-  content: string;
+  /** Text, or text and images (an MCP tool's screenshot). */
+  content: string | (TextBlock | ImageBlock)[];
   is_error?: boolean;
 }
 
@@ -33,6 +34,8 @@ export interface Tool extends ToolSpec {
   confirm: boolean | ConfirmCall<Record<string, unknown>>;
   /** Absent: rerun, the default. */
   onCrash?: CrashPolicy;
+  /** The MCP server that runs this tool: its calls are remote, and its tools are fingerprinted per server. */
+  mcpServer?: string;
   run(input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
 }
 

@@ -1,0 +1,165 @@
+// MCP servers, through the official SDK's client: started once per process, in parallel,
+// their tools listed and offered to the model as `<server>__<tool>`, and shut down when
+// the run ends. Loaded only by runs that configure a server, so start-up does not pay
+// for the SDK.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JsonSchema, Tool } from "../tool.js";
+import { toolOutputOf } from "./mcp-content.js";
+import { mcpCrashPolicy, mcpToolName, type McpCrashPolicies } from "./mcp-names.js";
+import { GroupedStdioTransport } from "./stdio-transport.js";
+
+export type McpTransportDefinition =
+  | { kind: "stdio"; command: string; args: readonly string[]; env: Record<string, string>; cwd?: string }
+  | { kind: "http"; url: string; headers: Record<string, string> };
+
+export interface McpServerDefinition {
+  name: string;
+  transport: McpTransportDefinition;
+  /** Every tool, or the tools named (as the server names them). */
+  confirm: boolean | readonly string[];
+  onCrash: McpCrashPolicies;
+  /** For each call; a call that takes longer is an is_error result. */
+  timeoutMs: number;
+}
+
+export interface McpServers {
+  tools: Tool[];
+  /** Shuts every server down; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** A server that did not start or list its tools: one line naming it. */
+export class McpServerError extends Error {
+  override readonly name = "McpServerError";
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const CLIENT = { name: "fisk-ai", version: "1" };
+/** For the handshake and the listing: a server slower than its tools' timeout to start still starts. */
+const START_TIMEOUT_MS = 30_000;
+
+/**
+ * Starts every server at once. If any fails, those that started are shut down again and
+ * the first failure is thrown: a run never starts with part of its tools.
+ */
+export async function connectMcpServers(definitions: readonly McpServerDefinition[]): Promise<McpServers> {
+  const settled = await Promise.allSettled(definitions.map(connectServer));
+  const started = settled.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
+  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+  const close = async () => {
+    await Promise.all(started.map((server) => server.close()));
+  };
+  if (failed !== undefined) {
+    await close();
+    throw failed.reason;
+  }
+  return { tools: started.flatMap((server) => server.tools), close };
+}
+
+interface ConnectedServer {
+  tools: Tool[];
+  close(): Promise<void>;
+}
+
+async function connectServer(definition: McpServerDefinition): Promise<ConnectedServer> {
+  const stderr = new StderrTail();
+  const transport = transportFor(definition.transport, stderr);
+  const client = new Client(CLIENT);
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= client.close().catch(() => undefined);
+    return closed;
+  };
+  try {
+    await client.connect(transport, { timeout: START_TIMEOUT_MS });
+    const listed = await listTools(client, START_TIMEOUT_MS);
+    checkNamedTools(definition, listed);
+    return { tools: listed.map((tool) => mcpTool(definition, client, tool)), close };
+  } catch (error) {
+    await close();
+    // The stderr of a server that exited is still on its way through the pipe.
+    await new Promise((resolve) => setImmediate(resolve));
+    throw new McpServerError(startFailure(definition, error, stderr.lastLine()));
+  }
+}
+
+function transportFor(definition: McpTransportDefinition, stderr: StderrTail): Transport {
+  if (definition.kind === "http") {
+    return new StreamableHTTPClientTransport(new URL(definition.url), { requestInit: { headers: definition.headers } });
+  }
+  return new GroupedStdioTransport(definition, (chunk) => stderr.add(chunk));
+}
+
+interface ListedTool {
+  name: string;
+  description?: string;
+  inputSchema: JsonSchema;
+}
+
+async function listTools(client: Client, timeout: number): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
+
+/** A confirm list or on_crash map naming a tool the server does not offer is a mistake to report, not ignore. */
+function checkNamedTools(definition: McpServerDefinition, listed: readonly ListedTool[]): void {
+  const offered = new Set(listed.map((tool) => tool.name));
+  const named = [
+    ...(typeof definition.confirm === "boolean" ? [] : definition.confirm.map((name) => ["confirm", name] as const)),
+    ...(typeof definition.onCrash === "string" ? [] : Object.keys(definition.onCrash).map((name) => ["on_crash", name] as const)),
+  ];
+  const unknown = named.find(([, name]) => !offered.has(name));
+  if (unknown !== undefined) {
+    throw new Error(`its ${unknown[0]} names the tool ${unknown[1]}, which it does not offer (it offers: ${[...offered].join(", ") || "none"})`);
+  }
+}
+
+function mcpTool(definition: McpServerDefinition, client: Client, listed: ListedTool): Tool {
+  const name = mcpToolName(definition.name, listed.name);
+  if (!TOOL_NAME.test(name)) {
+    throw new Error(`its tool ${JSON.stringify(listed.name)} cannot be offered as ${name}: a tool name is 1 to 64 letters, digits, '_' or '-'`);
+  }
+  const { confirm, onCrash } = definition;
+  return {
+    name,
+    description: listed.description ?? `${listed.name}, from the MCP server ${definition.name}`,
+    input_schema: listed.inputSchema,
+    confirm: typeof confirm === "boolean" ? confirm : confirm.includes(listed.name),
+    onCrash: mcpCrashPolicy(onCrash, listed.name),
+    mcpServer: definition.name,
+    run: async (input, context) => {
+      // A timeout or a broken connection rejects; the tool set makes it an is_error result.
+      const result = await client.callTool({ name: listed.name, arguments: input }, undefined, { timeout: definition.timeoutMs, signal: context.signal });
+      return toolOutputOf(result);
+    },
+  };
+}
+
+function startFailure(definition: McpServerDefinition, error: unknown, stderr: string | undefined): string {
+  const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+  const what = definition.transport.kind === "stdio" ? `'${definition.transport.command}'` : definition.transport.url;
+  const tail = stderr === undefined ? "" : `; its stderr said: ${stderr}`;
+  return `MCP server ${definition.name} (${what}) did not start or list its tools: ${reason}${tail}`;
+}
+
+/** The last few KiB a server wrote to stderr: its last line explains a failed start. */
+class StderrTail {
+  #text = "";
+
+  add(chunk: Buffer): void {
+    this.#text = (this.#text + chunk.toString("utf8")).slice(-4096);
+  }
+
+  lastLine(): string | undefined {
+    const lines = this.#text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+    return lines.at(-1);
+  }
+}
