@@ -1,5 +1,6 @@
 // Every command whose reader goes away (`fisk-ai session ls | head -1`) ends quietly:
-// no EPIPE stack trace, exit 0. The read end of stdout is closed before the CLI writes.
+// no EPIPE stack trace, exit 0. The read end of stdout is closed before the CLI writes,
+// for each command of the CLI (checked against its command tree) and each help.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -7,7 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { FileNoteStore, memoryDir } from "../src/memory/file-note-store.js";
 import { CLI, runCli } from "./helpers/cli-harness.js";
+import { COMMANDS } from "./helpers/cli-commands.js";
+import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-pipes-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -24,22 +28,30 @@ async function withClosedStdout(args: string[]): Promise<{ code: number | null; 
 }
 
 describe("a closed stdout", () => {
+  let nats: NatsServer | undefined;
   before(async () => {
     writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nscript: answer.yaml\n");
     writeFileSync(join(ROOT, "answer.yaml"), `turns:\n  - text: "${"an answer long enough to fill a line ".repeat(4)}"\n`);
-    for (const name of ["one", "two"]) {
+    for (const name of ["one", "two", "gone"]) {
       const made = await runCli(["run", "--checkpoint", "--name", name, ...STATE, "hello"], { cwd: ROOT, env: ENV });
       assert.equal(made.code, 0, made.stderr);
     }
+    const exported = await runCli(["session", "export", "one", "-o", join(ROOT, "one.jsonl"), ...STATE], { cwd: ROOT, env: ENV });
+    assert.equal(exported.code, 0, exported.stderr);
+    for (const key of ["list", "gone"]) await new FileNoteStore(memoryDir("default", ENV)).write(key, { description: "a note", content: "milk\n".repeat(20) }, false);
+    nats = await startNatsServer();
   });
+  after(() => nats?.stop());
 
+  // Each command with the arguments that make it write to stdout.
   const commands: string[][] = [
     ["--help"],
     ["--version"],
-    ["run", "--help"],
+    ["help", "session"],
+    ...COMMANDS.map((command) => [...command, "--help"]),
     ["run", ...STATE, "hello"],
-    ["session", "--help"],
-    ["session", "ls", "--help"],
+    ["run", ...STATE, "--output-format", "stream-json", "hello"],
+    ["run", ...STATE, "--chat", "hello"],
     ["session", "ls", ...STATE],
     ["session", "ls", "--json", ...STATE],
     ["session", "show", "one", ...STATE],
@@ -47,10 +59,26 @@ describe("a closed stdout", () => {
     ["session", "export", "one", ...STATE],
     ["session", "verify", "one", "two", ...STATE],
     ["session", "fork", "one", "--name", "three", ...STATE],
+    ["session", "import", join(ROOT, "one.jsonl"), "--name", "four", ...STATE],
+    ["session", "rm", "gone", ...STATE],
+    ["session", "init-stream", "--store", "nats://NATS/FISK_PIPES"],
+    ["memory", "ls"],
+    ["memory", "show", "list"],
+    ["memory", "rm", "gone"],
+    ["completion", "bash"],
+    ["completion", "zsh"],
   ];
+
+  it("every command of the CLI is among them", () => {
+    const leaves = COMMANDS.filter((command) => !COMMANDS.some((other) => other.length > command.length && command.every((word, i) => other[i] === word)));
+    const run = commands.filter((args) => !args.includes("--help"));
+    for (const leaf of leaves) assert.ok(run.some((args) => leaf.every((word, i) => args[i] === word)), `fisk-ai ${leaf.join(" ")} is run`);
+  });
+
   for (const args of commands) {
     it(`fisk-ai ${args.filter((arg) => !arg.startsWith("/")).join(" ")} exits 0 without a word`, async () => {
-      assert.deepEqual(await withClosedStdout(args), { code: 0, stderr: "" });
+      const real = args.map((arg) => arg.replace("nats://NATS/", `${nats?.url ?? ""}/`));
+      assert.deepEqual(await withClosedStdout(real), { code: 0, stderr: "" });
     });
   }
 });

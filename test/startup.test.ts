@@ -1,6 +1,7 @@
-// Start-up cost is paid in modules loaded: `fisk-ai --help` loads none of the packages
-// (zod, the model SDKs, YAML, NATS) and none of the runtime, only the few CLI modules it prints from;
-// `session ls` loads zod only when it has journals to read rather than a warm summary cache.
+// Start-up cost is paid in modules loaded: `fisk-ai --help` loads no package but the argument
+// parser (no zod, model SDKs, YAML or NATS) and none of the runtime, only the few CLI modules it
+// prints from; a command loads only the packages it uses, and `session ls` loads zod only when
+// it has journals to read rather than a warm summary cache.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -15,13 +16,14 @@ import { metaPayload } from "./helpers/record-builders.js";
 const DIST = new URL("../../dist/", import.meta.url).href;
 
 /**
- * Runs the CLI with `args` and returns the modules it loaded from dist and from node_modules:
- * every script V8 compiled, as its coverage output lists them, so a module loaded by
- * require() counts as much as one imported.
+ * Runs the CLI with `args` in a directory holding an empty `empty/`, and returns the modules
+ * it loaded from dist and from node_modules: every script V8 compiled, as its coverage output
+ * lists them, so a module loaded by require() counts as much as one imported.
  */
 function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] } {
   const dir = mkdtempSync(join(tmpdir(), "fisk-startup-"));
   try {
+    mkdirSync(join(dir, "empty"));
     const coverage = join(dir, "coverage");
     const run = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: { ...process.env, NODE_V8_COVERAGE: coverage }, encoding: "utf8" });
     assert.equal(run.status, 0, run.stderr);
@@ -37,30 +39,35 @@ function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] }
   }
 }
 
-test("--help and --version load no package and only the CLI modules that print them", () => {
-  for (const flag of ["--help", "--version"]) {
-    const loaded = modulesLoadedBy([flag]);
-    assert.deepEqual(loaded.packages, [], `${flag} loads packages`);
-    assert.deepEqual(
-      loaded.dist.sort(),
-      ["agent/agent-errors.js", "cli/cli-errors.js", "cli/exit-codes.js", "cli/main.js", "runstate/errors.js"],
-      `${flag} loads these modules`,
-    );
+const HELP_MODULES = ["agent/agent-errors.js", "cli/cli-errors.js", "cli/exit-codes.js", "cli/main.js", "cli/program.js", "runstate/errors.js"];
+
+test("--help and --version load only the argument parser and the CLI modules that print them", () => {
+  for (const args of [["--help"], ["--version"], ["-v"], ["run", "--help"], ["session", "--help"], ["session", "show", "--help"], ["memory", "--help"], ["help", "memory"]]) {
+    const loaded = modulesLoadedBy(args);
+    assert.deepEqual(loaded.packages, ["commander"], `fisk-ai ${args.join(" ")} loads these packages`);
+    assert.deepEqual(loaded.dist.sort(), HELP_MODULES, `fisk-ai ${args.join(" ")} loads these modules`);
   }
 });
 
-test("session ls loads no package (no zod, no flock addon) on an empty directory or from a warm cache, and zod only to read journals", async () => {
+test("a command loads the packages it uses and no other: no model SDK, NATS or YAML to list sessions or notes", () => {
+  const cases: [string[], string[]][] = [
+    [["completion", "bash"], ["commander"]],
+    // No journal to check (zod) and no lock to take (fs-ext).
+    [["session", "ls", "--state-dir", "empty"], ["commander"]],
+    // Notes are YAML front matter; their tools' schemas are zod.
+    [["memory", "ls"], ["commander", "yaml", "zod"]],
+  ];
+  for (const [args, packages] of cases) assert.deepEqual(modulesLoadedBy(args).packages.sort(), packages, `fisk-ai ${args.join(" ")}`);
+});
+
+test("session ls loads zod only to read journals, not from the summary cache a listing wrote", async () => {
   const dir = mkdtempSync(join(tmpdir(), "fisk-startup-ls-"));
   try {
-    const empty = join(dir, "empty");
-    mkdirSync(empty);
-    assert.deepEqual(modulesLoadedBy(["session", "ls", "--state-dir", empty]).packages, [], "an empty directory");
-    const runs = join(dir, "runs");
-    const store = new FileStore({ dir: runs });
+    const store = new FileStore({ dir });
     for (const runId of ["s-1", "s-2"]) await (await store.create(runId, metaPayload(runId))).close();
-    rmSync(join(runs, SUMMARY_CACHE_NAME), { force: true });
-    assert.deepEqual(modulesLoadedBy(["session", "ls", "--state-dir", runs]).packages, ["zod"], "no cache yet: the journals are read and checked");
-    assert.deepEqual(modulesLoadedBy(["session", "ls", "--json", "--state-dir", runs]).packages, [], "from the cache the first listing wrote");
+    rmSync(join(dir, SUMMARY_CACHE_NAME), { force: true });
+    assert.deepEqual(modulesLoadedBy(["session", "ls", "--state-dir", dir]).packages.sort(), ["commander", "zod"], "no cache yet: the journals are read and checked");
+    assert.deepEqual(modulesLoadedBy(["session", "ls", "--json", "--state-dir", dir]).packages, ["commander"], "from the cache the first listing wrote");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

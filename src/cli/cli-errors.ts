@@ -9,17 +9,6 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-/**
- * A node:util parseArgs failure as one line. Its "ambiguous" message (an option whose
- * value starts with '-', as in `--name -x`) takes three lines; it is said in one here.
- */
-export function commandLineError(error: unknown, command: string): UsageError {
-  const message = error instanceof Error ? error.message : String(error);
-  const ambiguous = /^Option '(-[^' ]+)' argument is ambiguous/.exec(message);
-  const text = ambiguous === null ? message.replace(/\s*\n\s*/g, " ") : `option ${ambiguous[1]} needs a value (a value that starts with '-' is written ${ambiguous[1]}=-VALUE)`;
-  return new UsageError(`${text}; see '${command} --help'`);
-}
-
 export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): number {
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof ResumeRefusedError) {
     stderr.write(`fisk-ai: ${error.message}\n`);

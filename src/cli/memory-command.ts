@@ -1,50 +1,22 @@
 // `fisk-ai memory ls|show|rm`: the operator's view of the notes a model keeps.
-import { parseArgs } from "node:util";
-import { loadAgentConfig } from "../agent/config.js";
 import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
 import { describeNotes } from "../memory/memory-tools.js";
 import { keyProblem, NoteError } from "../memory/note-store.js";
-import { commandLineError, UsageError } from "./cli-errors.js";
+import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
 import type { CommandIO } from "./run-command.js";
 import { configPathFrom } from "./session-store.js";
 
-const MEMORY_HELP = `Usage: fisk-ai memory COMMAND [--namespace N] [--config FILE]
+export type MemoryCommandName = "ls" | "show" | "rm";
 
-Commands:
-  ls          every note: key and description
-  show KEY    a note's content
-  rm KEY      delete a note
+/** The options the memory commands declare in program.ts. */
+export interface MemoryFlags {
+  namespace?: string;
+  config?: string;
+}
 
-Notes live in $XDG_STATE_HOME/fisk-ai/memory/NAMESPACE (or ~/.local/state/fisk-ai/memory/...).
-The namespace is --namespace, else the config's memory.namespace (--config, default ./agent.yaml,
-when memory is enabled there), else "default".
-
-Exit codes: 0 done, 1 error, 2 usage error or bad key, 6 no such note
-`;
-
-export async function memoryCommand(argv: string[], io: CommandIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { namespace: { type: "string" }, config: { type: "string" }, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw commandLineError(error, "fisk-ai memory");
-  }
-  const { values, positionals } = parsed;
-  const [command, ...keys] = positionals;
-  if (values.help === true || command === undefined || command === "help") {
-    io.stdout.write(MEMORY_HELP);
-    return EXIT.completed;
-  }
-  if (command !== "ls" && command !== "show" && command !== "rm") {
-    throw new UsageError(`unknown memory command '${command}': see 'fisk-ai memory --help'`);
-  }
-  const namespace = values.namespace ?? namespaceFromConfig(values.config);
+export async function memoryCommand(command: MemoryCommandName, keys: string[], values: MemoryFlags, io: CommandIO): Promise<number> {
+  const namespace = values.namespace ?? (await namespaceFromConfig(values.config));
   const problem = keyProblem(namespace);
   if (problem !== undefined) throw new UsageError(`--namespace: ${problem.replace("note key", "namespace")}`);
   const store = new FileNoteStore(memoryDir(namespace, io.env));
@@ -72,9 +44,12 @@ export async function memoryCommand(argv: string[], io: CommandIO): Promise<numb
   }
 }
 
-function namespaceFromConfig(flag: string | undefined): string {
+/** Loads the config (and its YAML and schema packages) only when there is one to read. */
+async function namespaceFromConfig(flag: string | undefined): Promise<string> {
   const path = configPathFrom(flag);
-  return (path === undefined ? undefined : loadAgentConfig(path).memoryNamespace) ?? "default";
+  if (path === undefined) return "default";
+  const { loadAgentConfig } = await import("../agent/config.js");
+  return loadAgentConfig(path).memoryNamespace ?? "default";
 }
 
 function notFound(io: CommandIO, key: string, namespace: string): number {

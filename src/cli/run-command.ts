@@ -2,7 +2,6 @@
 // environment, wires signals to suspend, and renders. All the work is the library's.
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { resumeRun, startRun, type RunOptions } from "../agent/agent-loop.js";
 import { loadAgentConfig } from "../agent/config.js";
 import type { RunOutcome } from "../agent/events.js";
@@ -11,45 +10,17 @@ import { RunStateError } from "../runstate/errors.js";
 import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
-import { commandLineError, UsageError } from "./cli-errors.js";
+import { UsageError } from "./cli-errors.js";
 import { withCrashPoint } from "./crash-point.js";
-import { EXIT, EXIT_CODES_HELP, exitCodeFor } from "./exit-codes.js";
+import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { stderrRenderer, styleFor } from "./render.js";
 import { resumableSessions } from "./session-list.js";
 import { pickSession } from "./session-picker.js";
 import { chatInput, type ChatInput } from "./chat-input.js";
 import { resumeCommand } from "./resume-hint.js";
-import { configPathFrom, STORE_HELP, storeFor, storeFromFlags } from "./session-store.js";
+import { configPathFrom, storeFor, storeFromFlags } from "./session-store.js";
 import { bothEvents, streamJsonEvents } from "./stream-json.js";
 import { terminalAskRerun, terminalConfirm } from "./terminal-confirm.js";
-
-const RUN_HELP = `Usage: fisk-ai run [PROMPT] [options]
-
-Runs the agent on PROMPT (or on stdin when PROMPT is - or absent and stdin is not a
-terminal). The final answer goes to stdout; narration and tool traces to stderr.
-A resume without --config uses the agent.yaml the session started with, when it exists.
-
-Options:
-  --config FILE      the agent configuration (default: ./agent.yaml when it exists)
-  --checkpoint       journal the run so it can be suspended (Ctrl-C) and resumed
-  --name ID          the session id of a checkpointed run (default: a new KSUID)
-  --chat             after each answer, ask for a follow-up (/exit, Ctrl-D or the end of
-                     stdin ends the chat; /clear starts a new session)
-  --resume ID        resume a checkpointed session (no ID: pick one, on a terminal); with
-                     PROMPT, a follow-up that takes the session further, even a completed one
-  --continue         resume the most recently updated session started in this directory
-                     that is not completed (any, with PROMPT as a follow-up)
-  --all              --continue and the picker look at the sessions of every directory
-  --cwd DIR          run the tools in DIR (default: where the session started)
-  --force            resume even though the configuration changed (not the provider)
-  --state-dir DIR    where sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)
-${STORE_HELP}
-  --model M          override the configured model
-  --provider P       override the configured provider: anthropic, openai or script
-  --output-format F  text (default: the answer on stdout) or stream-json (every event of
-                     the run as one JSON object a line on stdout)
-
-${EXIT_CODES_HELP}`;
 
 export interface CommandIO {
   stdin: NodeJS.ReadStream;
@@ -58,48 +29,28 @@ export interface CommandIO {
   env: NodeJS.ProcessEnv;
 }
 
-function parseRunArgs(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        config: { type: "string" },
-        checkpoint: { type: "boolean" },
-        continue: { type: "boolean" },
-        name: { type: "string" },
-        resume: { type: "string" },
-        chat: { type: "boolean" },
-        cwd: { type: "string" },
-        all: { type: "boolean" },
-        force: { type: "boolean" },
-        "state-dir": { type: "string" },
-        store: { type: "string" },
-        model: { type: "string" },
-        provider: { type: "string" },
-        "output-format": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    throw commandLineError(error, "fisk-ai run");
-  }
+/** The options `run` declares in program.ts, as commander names them. */
+export interface RunFlags {
+  config?: string;
+  checkpoint?: boolean;
+  continue?: boolean;
+  name?: string;
+  /** true: `--resume` without an id, which asks for the picker. */
+  resume?: string | true;
+  chat?: boolean;
+  cwd?: string;
+  all?: boolean;
+  force?: boolean;
+  stateDir?: string;
+  store?: string;
+  model?: string;
+  provider?: string;
+  outputFormat?: string;
 }
 
-/** `--resume` with no id after it asks for the picker; parseArgs would take the next flag as the id. */
-function splitBareResume(argv: string[]): { args: string[]; pick: boolean } {
-  const index = argv.findIndex((arg, i) => arg === "--resume" && (i === argv.length - 1 || (argv[i + 1] as string).startsWith("-")));
-  return index < 0 ? { args: argv, pick: false } : { args: argv.filter((_arg, i) => i !== index), pick: true };
-}
-
-export async function runCommand(argv: string[], io: CommandIO): Promise<number> {
-  const { args, pick } = splitBareResume(argv);
-  const { values, positionals } = parseRunArgs(args);
-  if (values.help === true) {
-    io.stdout.write(RUN_HELP);
-    return EXIT.completed;
-  }
+export async function runCommand(positionals: string[], flags: RunFlags, io: CommandIO): Promise<number> {
+  const pick = flags.resume === true;
+  const values = { ...flags, resume: pick ? undefined : flags.resume };
   if (positionals.length > 1) throw new UsageError("give the prompt as one argument (quote it), or on stdin");
   const resuming = values.resume !== undefined || values.continue === true || pick;
   const checkpoint = values.checkpoint === true || resuming;
@@ -109,7 +60,7 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   if (resuming && values.name !== undefined) throw new UsageError("--name names a new session: it cannot go with --resume");
   if (values.name !== undefined && !checkpoint) throw new UsageError("--name names a checkpointed session: add --checkpoint");
   if (values.force === true && !resuming) throw new UsageError("--force applies only to --resume");
-  const format = values["output-format"] ?? "text";
+  const format = values.outputFormat ?? "text";
   if (format !== "text" && format !== "stream-json") throw new UsageError(`--output-format is text or stream-json, not '${format}'`);
   const streamJson = format === "stream-json";
   if (values.all === true && values.continue !== true && !pick) throw new UsageError("--all applies to --continue and to --resume without an id");
@@ -142,7 +93,7 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   const where = {
     // Named when a bare resume from elsewhere would miss it: it names the store, or it is not the recorded one.
     config: usedConfig !== undefined && ((named === undefined && !defaultStore) || usedConfig !== recordedConfig) ? usedConfig : undefined,
-    stateDir: values["state-dir"] === undefined ? undefined : resolve(values["state-dir"]),
+    stateDir: values.stateDir === undefined ? undefined : resolve(values.stateDir),
     store: values.store,
   };
 

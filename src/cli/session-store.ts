@@ -15,12 +15,9 @@ export function configPathFrom(flag: string | undefined): string | undefined {
 /** The flags every command that keeps sessions takes. */
 export interface StoreFlags {
   config?: string;
-  "state-dir"?: string;
+  stateDir?: string;
   store?: string;
 }
-
-export const STORE_HELP = `  --store URL        keep sessions on NATS JetStream: nats://HOST:PORT/STREAM; credentials
-                     from NATS_CREDS, NATS_USER and NATS_PASSWORD, or NATS_TOKEN`;
 
 /** `nats://HOST:PORT/STREAM` as a JetStream store; anything else is one line saying the form. */
 export function storeFromUrl(url: string): JetStreamStoreConfig {
@@ -41,9 +38,9 @@ export function storeFromUrl(url: string): JetStreamStoreConfig {
 
 /** The store the flags name, if they name one: then the config is not read for it. */
 export function storeFromFlags(flags: StoreFlags): StoreConfig | undefined {
-  if (flags.store !== undefined && flags["state-dir"] !== undefined) throw new UsageError("--store and --state-dir each name where sessions are kept: give one");
+  if (flags.store !== undefined && flags.stateDir !== undefined) throw new UsageError("--store and --state-dir each name where sessions are kept: give one");
   if (flags.store !== undefined) return storeFromUrl(flags.store);
-  if (flags["state-dir"] !== undefined) return { backend: "file", dir: resolve(flags["state-dir"]) };
+  if (flags.stateDir !== undefined) return { backend: "file", dir: resolve(flags.stateDir) };
   return undefined;
 }
 

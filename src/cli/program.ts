@@ -1,0 +1,271 @@
+// The fisk-ai command line as a commander tree: every command's options, usage and help,
+// and its action, which loads the command's module only when it runs, so `--help` and
+// `session ls` do not pay for the model SDKs, zod or NATS.
+import { readFileSync } from "node:fs";
+import { Argument, Command, CommanderError, Option, type OptionValues } from "commander";
+import { UsageError } from "./cli-errors.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import type { CommandIO } from "./run-command.js";
+import type { SessionCommandName } from "./session-command.js";
+import type { MemoryCommandName } from "./memory-command.js";
+
+const STORE_OPTION = "keep sessions on NATS JetStream: nats://HOST:PORT/STREAM; credentials from NATS_CREDS, NATS_USER and NATS_PASSWORD, or NATS_TOKEN";
+
+const STATUS_HELP = `STATUS is the terminal reason (completed, suspended, error, budget, max_iterations), open
+when the journal ends without one (its process died), running PID@HOST while a live
+process holds it, corrupt when it cannot be read.`;
+
+const MEMORY_EXIT_CODES = "Exit codes: 0 done, 1 error, 2 usage error or bad key, 6 no such note";
+
+/** What completion offers after a command: its subcommands or its argument's choices, and its options. */
+export interface CommandWords {
+  path: string[];
+  words: string[];
+  options: string[];
+  /** Options followed by a value (a file, an id), where no word is offered. */
+  valued: string[];
+}
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return manifest.version;
+}
+
+/**
+ * Parses `argv` (the words after `fisk-ai`) and runs the command it names; resolves to
+ * the exit code. Usage errors are thrown as UsageError: one line, for the caller to print.
+ */
+export async function runCommandLine(argv: string[], io: CommandIO): Promise<number> {
+  let code: number = EXIT.completed;
+  const program = cliProgram(
+    io,
+    // Commander passes the declared arguments, the flags, then the command itself.
+    (run) =>
+      async (...params: unknown[]) => {
+        const command = params.at(-1) as Command;
+        code = await run(command.args, command.opts());
+      },
+    argv,
+  );
+  // A command group given alone (`fisk-ai`, `fisk-ai session`) shows its help, not an error.
+  const group = commandAt(program, argv);
+  if (group !== undefined && group.commands.length > 0) {
+    group.outputHelp();
+    return EXIT.completed;
+  }
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (error) {
+    // --help and --version end the parse with a CommanderError of exit code 0.
+    if (error instanceof CommanderError && error.exitCode === 0) return EXIT.completed;
+    throw error;
+  }
+  return code;
+}
+
+/** The command that `argv` names when it holds nothing but command names. */
+function commandAt(program: Command, argv: string[]): Command | undefined {
+  let command: Command | undefined = program;
+  for (const word of argv) command = command?.commands.find((sub) => sub.name() === word);
+  return command;
+}
+
+/** Every command's completion words, root first. */
+export function commandWords(io: CommandIO): CommandWords[] {
+  const program = cliProgram(io, () => async () => undefined);
+  const words: CommandWords[] = [];
+  const visit = (command: Command, path: string[]) => {
+    const help = command.createHelp();
+    const options = help.visibleOptions(command);
+    words.push({
+      path,
+      words: [...help.visibleCommands(command).map((sub) => sub.name()), ...command.registeredArguments.flatMap((argument) => argument.argChoices ?? [])],
+      options: options.flatMap((option) => option.long ?? []),
+      valued: options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short].filter((flag) => flag !== undefined)),
+    });
+    for (const sub of command.commands) visit(sub, [...path, sub.name()]);
+  };
+  visit(program, []);
+  return words;
+}
+
+// The flags as commander parsed them, typed by each command's module after the options declared here.
+type Run = (args: string[], flags: OptionValues) => Promise<number>;
+type Action = (run: Run) => (...params: unknown[]) => Promise<void>;
+
+function cliProgram(io: CommandIO, action: Action, argv: string[] = []): Command {
+  const program = new Command("fisk-ai")
+    .usage("COMMAND [options]")
+    .description("fisk-ai: a durable agent runtime")
+    .option("-V, --version", "print the version")
+    // -v printed the version before -V did: it still does.
+    .addOption(new Option("-v").hideHelp())
+    .helpOption("-h, --help", "print this help")
+    .helpCommand("help [COMMAND]", "print a command's help")
+    .enablePositionalOptions()
+    .allowExcessArguments()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      // Every error is reported once, as one line, by the caller: commander prints none.
+      writeErr: () => undefined,
+      outputError: () => undefined,
+    })
+    .configureHelp({ subcommandTerm: (command) => `${command.name()} ${command.usage()}` })
+    .addHelpText(
+      "after",
+      `
+'fisk-ai COMMAND --help' describes a command. Sessions are kept in
+$XDG_STATE_HOME/fisk-ai/runs (or ~/.local/state/fisk-ai/runs), or on NATS JetStream with
+--store nats://HOST:PORT/STREAM.
+
+${EXIT_CODES_HELP}`,
+    );
+  // The version is read only when asked for, not at every start.
+  const printVersion = () => {
+    io.stdout.write(`${version()}\n`);
+    throw new CommanderError(0, "commander.version", "printed the version");
+  };
+  program.on("option:version", printVersion).on("option:v", printVersion);
+
+  program
+    .command("run")
+    .usage("[PROMPT] [options]")
+    .summary("run the agent on PROMPT, or resume a session")
+    .description(
+      `Runs the agent on PROMPT (or on stdin when PROMPT is - or absent and stdin is not a terminal). The final answer goes to stdout; narration and tool traces to stderr. A resume without --config uses the agent.yaml the session started with, when it exists.`,
+    )
+    .option("--config <FILE>", "the agent configuration (default: ./agent.yaml when it exists)")
+    .option("--checkpoint", "journal the run so it can be suspended (Ctrl-C) and resumed")
+    .option("--name <ID>", "the session id of a checkpointed run (default: a new KSUID)")
+    .option("--chat", "after each answer, ask for a follow-up (/exit, Ctrl-D or the end of stdin ends the chat; /clear starts a new session)")
+    .option("--resume [ID]", "resume a checkpointed session (no ID: pick one, on a terminal); with PROMPT, a follow-up that takes the session further, even a completed one")
+    .option("--continue", "resume the most recently updated session started in this directory that is not completed (any, with PROMPT as a follow-up)")
+    .option("--all", "--continue and the picker look at the sessions of every directory")
+    .option("--cwd <DIR>", "run the tools in DIR (default: where the session started)")
+    .option("--force", "resume even though the configuration changed (not the provider)")
+    .option("--state-dir <DIR>", "where sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)")
+    .option("--store <URL>", STORE_OPTION)
+    .option("--model <M>", "override the configured model")
+    .option("--provider <P>", "override the configured provider: anthropic, openai or script")
+    .option("--output-format <F>", "text (default: the answer on stdout) or stream-json (every event of the run as one JSON object a line on stdout)")
+    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
+    .action(action(async (args, flags) => (await import("./run-command.js")).runCommand(args, flags, io)));
+
+  const session = program
+    .command("session")
+    .usage("COMMAND [options]")
+    .summary("list, show, verify, remove, export, import and fork sessions")
+    .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
+    .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_HELP}`);
+  const sessionCommand = (name: SessionCommandName, usage: string, description: string, statusHelp = false) =>
+    session
+      .command(name)
+      .usage(usage)
+      .description(description)
+      .option("--state-dir <DIR>", "where sessions are kept (default: the config's session.state_dir, else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)")
+      .option("--store <URL>", STORE_OPTION)
+      .option("--config <FILE>", "the agent configuration whose session block to use (default: ./agent.yaml)")
+      .addHelpText("after", `\n${statusHelp ? `${STATUS_HELP}\n\n` : ""}${EXIT_CODES_HELP}`)
+      .action(action(async (args, flags) => (await import("./session-command.js")).sessionCommand(name, args, flags, io)));
+  sessionCommand("ls", "[options]", "every session (--here: those started in this directory), newest first: ID, STATUS, MODEL, UPDATED, PROMPT", true)
+    .option("--json", "one JSON array of the sessions")
+    .option("--here", "only the sessions started in this directory");
+  sessionCommand("show", "ID [options]", "status, counters, tokens, the pending batch, the prompt; --transcript adds the conversation (--full: whole tool results)", true)
+    .option("--transcript", "add the conversation")
+    .option("--full", "with --transcript: whole tool results")
+    .option("--json", "the session's state as JSON");
+  sessionCommand("rm", "ID... [options]", "remove sessions (a running one is refused)");
+  sessionCommand("verify", "ID... [options]", "check every record; exit 0 only when clean");
+  sessionCommand("export", "ID [options]", "the journal as it is (JSON Lines), after verifying it").option("-o, --output <FILE>", "write it to FILE (default: stdout)");
+  sessionCommand("import", "FILE [options]", "a verified journal into the store, atomically ('-' reads stdin)").option("--name <ID>", "the id of the imported session (default: the journal's)");
+  sessionCommand("fork", "ID [options]", "a new session repeating ID's records up to SEQ")
+    .option("--at <SEQ>", "the last record to repeat (default: the last one)")
+    .option("--name <NEW>", "the new session's id (default: a new KSUID)");
+  sessionCommand("init-stream", "[options]", "create the JetStream stream --store (or session.stream) names, binding P.> (default: session.prefix, else fisk-ai.runs)").option(
+    "--prefix <P>",
+    "the subject prefix the stream binds",
+  );
+
+  const memory = program
+    .command("memory")
+    .usage("COMMAND [options]")
+    .summary("list, show and remove the notes a model keeps")
+    .description(
+      `Notes live in $XDG_STATE_HOME/fisk-ai/memory/NAMESPACE (or ~/.local/state/fisk-ai/memory/...). The namespace is --namespace, else the config's memory.namespace (--config, default ./agent.yaml, when memory is enabled there), else "default".`,
+    )
+    .addHelpText("after", `\n${MEMORY_EXIT_CODES}`);
+  const memoryCommand = (name: MemoryCommandName, usage: string, description: string) =>
+    memory
+      .command(name)
+      .usage(usage)
+      .description(description)
+      .option("--namespace <N>", "the notes' namespace")
+      .option("--config <FILE>", "the agent configuration whose memory.namespace to use (default: ./agent.yaml)")
+      .addHelpText("after", `\n${MEMORY_EXIT_CODES}`)
+      .action(action(async (args, flags) => (await import("./memory-command.js")).memoryCommand(name, args, flags, io)));
+  memoryCommand("ls", "[options]", "every note: key and description");
+  memoryCommand("show", "KEY [options]", "a note's content");
+  memoryCommand("rm", "KEY [options]", "delete a note");
+
+  program
+    .command("completion")
+    .usage("bash|zsh")
+    .addArgument(new Argument("<SHELL>").choices(["bash", "zsh"]))
+    .allowExcessArguments(false)
+    .summary("print a shell completion script")
+    .description(
+      `Prints the completion script for bash or zsh. bash: fisk-ai completion bash > ~/.local/share/bash-completion/completions/fisk-ai; zsh: fisk-ai completion zsh > "\${fpath[1]}/_fisk-ai" (or source it after compinit).`,
+    )
+    .action(action(async ([shell]) => (await import("./completion.js")).completionCommand(shell as "bash" | "zsh", commandWords(io), io)));
+
+  for (const command of allCommands(program)) {
+    command.exitOverride((error) => {
+      throw error.exitCode === 0 ? error : usageError(error, command);
+    });
+  }
+  // A hook of the root's runs before the action of every command under it.
+  program.hook("preAction", (_program, acting) => refuseDashValues(acting, argv));
+  return program;
+}
+
+function allCommands(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(allCommands)];
+}
+
+function commandPath(command: Command): string[] {
+  return command.parent === null ? [command.name()] : [...commandPath(command.parent), command.name()];
+}
+
+/** Whose help a usage error points to: `fisk-ai` and the command under it, which lists its subcommands too. */
+function helpPath(command: Command): string {
+  return commandPath(command).slice(0, 2).join(" ");
+}
+
+/** Commander's error as one line in fisk-ai's words, with its "did you mean". */
+function usageError(error: CommanderError, command: Command): UsageError {
+  const [first = "", hint] = error.message.replace(/^error: /, "").split("\n");
+  const suggestion = hint === undefined ? "" : ` ${hint.replace("(Did you mean", "(did you mean")}`;
+  const path = commandPath(command).join(" ");
+  const group = command.parent === null ? "" : `${command.name()} `;
+  if (error.code === "commander.unknownCommand") return new UsageError(`unknown ${group}command '${command.args[0]}'${suggestion}: see '${path} --help'`);
+  // `fisk-ai help NOSUCH`
+  if (error.code === "commander.help") return new UsageError(`unknown ${group}command '${command.args.at(-1)}': see '${path} --help'`);
+  const line = first.replace(/\.$/, "");
+  return new UsageError(`${line.charAt(0).toUpperCase()}${line.slice(1)}${suggestion}; see '${helpPath(command)} --help'`);
+}
+
+/**
+ * `--name -x` more likely forgets the value than gives one that starts with '-', so it is
+ * refused with the way to give such a value; commander alone would take `-x` as the name.
+ */
+function refuseDashValues(command: Command, argv: string[]): void {
+  const end = argv.indexOf("--");
+  const words = end < 0 ? argv : argv.slice(0, end);
+  for (const [index, word] of words.entries()) {
+    const value = words[index + 1];
+    const option = command.options.find((candidate) => candidate.required && (candidate.long === word || candidate.short === word));
+    if (option !== undefined && value !== undefined && value.length > 1 && value.startsWith("-")) {
+      throw new UsageError(`option ${word} needs a value (a value that starts with '-' is written ${option.long ?? word}=-VALUE); see '${helpPath(command)} --help'`);
+    }
+  }
+}

@@ -1,0 +1,10 @@
+// Every command the CLI has, groups first: the tests of help and of a closed pipe go through
+// each, and check this list against the command tree so a new command cannot be left out.
+export const COMMANDS: string[][] = [
+  ["run"],
+  ["session"],
+  ...["ls", "show", "rm", "verify", "export", "import", "fork", "init-stream"].map((sub) => ["session", sub]),
+  ["memory"],
+  ...["ls", "show", "rm"].map((sub) => ["memory", sub]),
+  ["completion"],
+];
