@@ -1,8 +1,9 @@
 // Command tools from agent.yaml: an argv template run without a shell, so a model's
 // input can never become shell syntax. `{field}` in an argument is replaced by that
 // input field's string value.
-import { spawn } from "node:child_process";
-import { forgetGroup, watchGroup } from "./group-reaper.js";
+import type { ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
+import { forgetGroup, spawnWatched } from "./group-reaper.js";
 import type { CrashPolicy, Tool, ToolContext, ToolOutput } from "./tool.js";
 
 export interface CommandToolDefinition {
@@ -60,8 +61,7 @@ function runCommand(definition: CommandToolDefinition, input: Record<string, unk
   if (context.signal.aborted) return Promise.resolve({ content: `${definition.name} stopped: the run is shutting down`, is_error: true });
   return new Promise((resolve) => {
     // Its own process group, so a timeout also ends whatever the command started.
-    const child = spawn(program, args, { shell: false, env: definition.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    child.on("spawn", () => watchGroup(child.pid as number));
+    const child = spawnWatched(program, args, { shell: false, env: definition.env, stdio: ["ignore", "pipe", "pipe"] }) as ChildProcessByStdio<null, Readable, Readable>;
     const stdout = new CappedBuffer(definition.outputLimitBytes);
     const stderr = new TailBuffer(STDERR_TAIL_BYTES);
     child.stdout.on("data", (chunk: Buffer) => stdout.add(chunk));

@@ -4,7 +4,7 @@
 // in its own group, reads the live groups on a pipe; when the pipe closes (we exited,
 // however) it sends each SIGTERM, then SIGKILL. A group stopped normally is forgotten
 // first, so a reused id is never signalled.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 
 const SCRIPT = `groups=" "
 while read -r line; do
@@ -32,9 +32,16 @@ function started(): ChildProcess {
   return reaper;
 }
 
-/** A process group (its leader's pid) to stop if this process dies. */
-export function watchGroup(pid: number): void {
-  started().stdin?.write(`${pid}\n`);
+/**
+ * Spawns a process as the leader of a group of its own, which the reaper stops if this
+ * process dies. The reaper is running before the child is, and the group is handed to it the
+ * moment spawn returns, not on the "spawn" event: a kill -9 in between would leave it behind.
+ */
+export function spawnWatched(command: string, args: readonly string[], options: SpawnOptions): ChildProcess {
+  const watcher = started();
+  const child = spawn(command, args, { ...options, detached: true });
+  if (child.pid !== undefined) watcher.stdin?.write(`${child.pid}\n`);
+  return child;
 }
 
 export function forgetGroup(pid: number): void {

@@ -1,11 +1,11 @@
 // The stdio transport for MCP servers, in place of the SDK's: a server runs in a process
 // group of its own, so the operator's Ctrl-C (a request to suspend) does not reach it, and
 // the reaper stops the group if this process is killed. The message framing is the SDK's.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess, ChildProcessWithoutNullStreams } from "node:child_process";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { forgetGroup, watchGroup } from "../group-reaper.js";
+import { forgetGroup, spawnWatched } from "../group-reaper.js";
 
 export interface StdioServer {
   command: string;
@@ -33,21 +33,17 @@ export class GroupedStdioTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.#server.command, [...this.#server.args], {
+      const child = spawnWatched(this.#server.command, this.#server.args, {
         env: this.#server.env,
         cwd: this.#server.cwd,
         stdio: ["pipe", "pipe", "pipe"],
-        detached: true,
-      });
+      }) as ChildProcessWithoutNullStreams;
       this.#child = child;
       child.on("error", (error) => {
         reject(error);
         this.onerror?.(error);
       });
-      child.on("spawn", () => {
-        watchGroup(child.pid as number);
-        resolve();
-      });
+      child.on("spawn", () => resolve());
       child.on("close", () => {
         if (child.pid !== undefined) forgetGroup(child.pid);
         this.#child = undefined;
