@@ -9,6 +9,7 @@ import { describe, it, type TestContext } from "node:test";
 import * as z from "zod";
 import * as root from "fisk-ai";
 import { AnthropicProvider, ConfigError, defineTool, MemoryStore, ResumeRefusedError, runAgent, type AgentEvents } from "fisk-ai";
+import { connectMcpServers } from "fisk-ai/mcp";
 import { startFakeAnthropic, type AnthropicReply, type AnthropicTurn, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startScript, waitFor } from "./helpers/cli-harness.js";
 import { startLoopbackServer } from "./helpers/http-json.js";
@@ -16,6 +17,7 @@ import { startLoopbackServer } from "./helpers/http-json.js";
 const KEY = "sk-ant-test";
 const REPO = new URL("../../", import.meta.url).pathname;
 const EXAMPLES = join(REPO, "examples/library");
+const MCP_SERVER = new URL("./helpers/mcp-test-server.js", import.meta.url).pathname;
 
 function textTurn(text: string): AnthropicTurn {
   return { content: [{ type: "text", text }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 3 } };
@@ -122,12 +124,31 @@ describe("runAgent", () => {
   });
 });
 
+describe("fisk-ai/mcp", () => {
+  it("offers an MCP server's tools to runAgent, the server started with this environment minus credentials", async (t) => {
+    const server = await fake(t, [toolTurn("test__echo", { text: "hi" }), toolTurn("test__environment", {}, "toolu_02"), textTurn("done")]);
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = "sk-never-passed-on";
+    t.after(() => (saved === undefined ? delete process.env.OPENAI_API_KEY : (process.env.OPENAI_API_KEY = saved)));
+    const mcp = await connectMcpServers([{ name: "test", transport: { kind: "stdio", command: process.execPath, args: [MCP_SERVER] } }]);
+    t.after(() => mcp.close());
+    const outcome = await runAgent({ provider: new AnthropicProvider({ apiKey: KEY, baseURL: server.url }), model: "m", prompt: "echo hi", tools: mcp.tools });
+    assert.deepEqual([outcome.reason, outcome.answer, outcome.counters.toolCalls], ["completed", "done", 2]);
+    const [echoed] = toolResultsSent(server, 1) as { content: unknown }[];
+    assert.match(JSON.stringify(echoed?.content), /echo: hi/);
+    const [environment] = toolResultsSent(server, 2) as { content: unknown }[];
+    const seen = JSON.stringify(environment?.content);
+    assert.match(seen, /PATH/, "the server got this process's environment");
+    assert.doesNotMatch(seen, /OPENAI_API_KEY|sk-never-passed-on/);
+  });
+});
+
 describe("the package root", () => {
   it("exports the API and not the internal seams", () => {
     for (const name of ["runAgent", "defineTool", "AnthropicProvider", "OpenAIProvider", "ScriptProvider", "FileStore", "MemoryStore", "createStore", "fold", "RunStateError", "ERROR_CODES", "ConfigError", "ResumeRefusedError", "ModelCallError"]) {
       assert.ok(name in root, `${name} is exported`);
     }
-    for (const name of ["nodeFileSystem", "RECORD_SCHEMAS", "ENVELOPE_SCHEMA", "startRun", "ToolSet"]) assert.ok(!(name in root), `${name} is not exported`);
+    for (const name of ["nodeFileSystem", "RECORD_SCHEMAS", "ENVELOPE_SCHEMA", "startRun", "ToolSet", "connectMcpServers"]) assert.ok(!(name in root), `${name} is not exported`);
   });
 });
 

@@ -68,7 +68,7 @@ const McpServerConfig = z
     confirm: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
     /** One policy for every tool, or a policy per tool name; tools not named rerun. */
     on_crash: z.union([CrashPolicy, z.record(z.string(), CrashPolicy)]).default("rerun"),
-    timeout: Duration.default(30_000),
+    timeout: Duration.default(AGENT_DEFAULTS.mcpCallTimeoutMs),
   })
   .superRefine((server, context) => {
     const problem = (message: string) => context.addIssue({ code: "custom", message });

@@ -6,6 +6,7 @@ export const AGENT_DEFAULTS = {
   maxTokens: 200_000,
   maxIterations: 50,
   callTimeoutMs: 120_000,
+  mcpCallTimeoutMs: 30_000,
   retryAttempts: 4,
   retryBaseDelayMs: 1000,
 } as const;

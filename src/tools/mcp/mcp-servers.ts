@@ -5,23 +5,34 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { AGENT_DEFAULTS } from "../../agent/defaults.js";
 import type { JsonSchema, Tool } from "../tool.js";
+import { toolEnvironment } from "../tool-env.js";
 import { toolOutputOf } from "./mcp-content.js";
 import { mcpCrashPolicy, mcpToolName, type McpCrashPolicies } from "./mcp-names.js";
 import { GroupedStdioTransport } from "./stdio-transport.js";
 
 export type McpTransportDefinition =
-  | { kind: "stdio"; command: string; args: readonly string[]; env: Record<string, string>; cwd?: string }
-  | { kind: "http"; url: string; headers: Record<string, string> };
+  | {
+      kind: "stdio";
+      command: string;
+      args?: readonly string[];
+      /** The server's whole environment; by default this process's, without credentials (as command tools get it). */
+      env?: Record<string, string>;
+      cwd?: string;
+    }
+  | { kind: "http"; url: string; headers?: Record<string, string> };
 
 export interface McpServerDefinition {
+  /** Its tools are offered to the model as `<name>__<tool>`. */
   name: string;
   transport: McpTransportDefinition;
-  /** Every tool, or the tools named (as the server names them). */
-  confirm: boolean | readonly string[];
-  onCrash: McpCrashPolicies;
-  /** For each call; a call that takes longer is an is_error result. */
-  timeoutMs: number;
+  /** Every tool, or the tools named (as the server names them); none by default. */
+  confirm?: boolean | readonly string[];
+  /** One policy for every tool, or one per tool name; rerun by default. */
+  onCrash?: McpCrashPolicies;
+  /** For each call (30 s by default); a call that takes longer is an is_error result. */
+  timeoutMs?: number;
 }
 
 export interface McpServers {
@@ -87,9 +98,10 @@ async function connectServer(definition: McpServerDefinition): Promise<Connected
 
 function transportFor(definition: McpTransportDefinition, stderr: StderrTail): Transport {
   if (definition.kind === "http") {
-    return new StreamableHTTPClientTransport(new URL(definition.url), { requestInit: { headers: definition.headers } });
+    return new StreamableHTTPClientTransport(new URL(definition.url), { requestInit: { headers: definition.headers ?? {} } });
   }
-  return new GroupedStdioTransport(definition, (chunk) => stderr.add(chunk));
+  const server = { ...definition, args: definition.args ?? [], env: definition.env ?? toolEnvironment(process.env, [], []) };
+  return new GroupedStdioTransport(server, (chunk) => stderr.add(chunk));
 }
 
 interface ListedTool {
@@ -113,8 +125,8 @@ async function listTools(client: Client, timeout: number): Promise<ListedTool[]>
 function checkNamedTools(definition: McpServerDefinition, listed: readonly ListedTool[]): void {
   const offered = new Set(listed.map((tool) => tool.name));
   const named = [
-    ...(typeof definition.confirm === "boolean" ? [] : definition.confirm.map((name) => ["confirm", name] as const)),
-    ...(typeof definition.onCrash === "string" ? [] : Object.keys(definition.onCrash).map((name) => ["on_crash", name] as const)),
+    ...(Array.isArray(definition.confirm) ? definition.confirm.map((name) => ["confirm", name] as const) : []),
+    ...(typeof definition.onCrash === "object" ? Object.keys(definition.onCrash).map((name) => ["on_crash", name] as const) : []),
   ];
   const unknown = named.find(([, name]) => !offered.has(name));
   if (unknown !== undefined) {
@@ -127,7 +139,7 @@ function mcpTool(definition: McpServerDefinition, client: Client, listed: Listed
   if (!TOOL_NAME.test(name)) {
     throw new Error(`its tool ${JSON.stringify(listed.name)} cannot be offered as ${name}: a tool name is 1 to 64 letters, digits, '_' or '-'`);
   }
-  const { confirm, onCrash } = definition;
+  const { confirm = false, onCrash = "rerun", timeoutMs = AGENT_DEFAULTS.mcpCallTimeoutMs } = definition;
   return {
     name,
     description: listed.description ?? `${listed.name}, from the MCP server ${definition.name}`,
@@ -137,7 +149,7 @@ function mcpTool(definition: McpServerDefinition, client: Client, listed: Listed
     mcpServer: definition.name,
     run: async (input, context) => {
       // A timeout or a broken connection rejects; the tool set makes it an is_error result.
-      const result = await client.callTool({ name: listed.name, arguments: input }, undefined, { timeout: definition.timeoutMs, signal: context.signal });
+      const result = await client.callTool({ name: listed.name, arguments: input }, undefined, { timeout: timeoutMs, signal: context.signal });
       return toolOutputOf(result);
     },
   };

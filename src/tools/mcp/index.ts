@@ -1,0 +1,4 @@
+// fisk-ai/mcp: tools from MCP servers, to pass to runAgent. A subpath of its own, so a
+// program that imports the package root does not load the MCP SDK.
+export { connectMcpServers, McpServerError, type McpServerDefinition, type McpServers, type McpTransportDefinition } from "./mcp-servers.js";
+export type { McpCrashPolicies } from "./mcp-names.js";
