@@ -11,21 +11,18 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { PROTOCOLS, type JournalRecord, type MetaPayload, type TerminalPayload } from "../src/index.js";
 import { CLI, runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
-import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
+import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
 
 const API_KEY = "sk-ant-test-chat";
 const root = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-cli-chat-")));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-type WireMessage = { role: string; content: string | { type: string; text?: string; content?: unknown }[] };
-
 /**
  * The model's side: "note X" asks for the note tool, a tool result is acknowledged, and
  * anything else is answered by echoing it, so each answer names the prompt it answers.
  */
-function reply(messages: WireMessage[]): AnthropicReply {
-  const last = messages.at(-1);
-  const blocks = typeof last?.content === "string" ? [{ type: "text", text: last.content }] : (last?.content ?? []);
+function reply(messages: SentMessage[]): AnthropicReply {
+  const blocks = latestBlocks(messages);
   const usage = { input_tokens: 10, output_tokens: 5 };
   const result = blocks.find((block) => block.type === "tool_result");
   const text = blocks.filter((block) => block.type === "text").map((block) => block.text ?? "").join(" ");
@@ -39,7 +36,7 @@ function reply(messages: WireMessage[]): AnthropicReply {
 
 let server: FakeServer;
 before(async () => {
-  server = await startFakeAnthropic(async (request) => reply((request.body as { messages: WireMessage[] }).messages), { apiKey: API_KEY });
+  server = await startFakeAnthropic(async (request) => reply((request.body as { messages: SentMessage[] }).messages), { apiKey: API_KEY });
 });
 after(() => server.close());
 

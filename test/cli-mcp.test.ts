@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { PROTOCOLS, type JournalRecord } from "../src/index.js";
 import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
-import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
+import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
 import { startHttpMcpServer, type HttpMcpServer } from "./helpers/mcp-test-server.js";
 import { isRunning } from "./helpers/processes.js";
 
@@ -17,12 +17,9 @@ const SERVER = new URL("./helpers/mcp-test-server.js", import.meta.url).pathname
 const root = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-cli-mcp-")));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-type WireMessage = { role: string; content: string | { type: string; text?: string; content?: unknown }[] };
-
 /** "use TOOL {json}" asks for that tool; a tool result is answered with what it said. */
-function reply(messages: WireMessage[]): AnthropicReply {
-  const last = messages.at(-1);
-  const blocks = typeof last?.content === "string" ? [{ type: "text", text: last.content }] : (last?.content ?? []);
+function reply(messages: SentMessage[]): AnthropicReply {
+  const blocks = latestBlocks(messages);
   const usage = { input_tokens: 10, output_tokens: 5 };
   const result = blocks.find((block) => block.type === "tool_result");
   if (result !== undefined) return { content: [{ type: "text", text: `Result: ${typeof result.content === "string" ? result.content : JSON.stringify(result.content)}` }], stop_reason: "end_turn", usage };
@@ -35,7 +32,7 @@ function reply(messages: WireMessage[]): AnthropicReply {
 let model: FakeServer;
 let http: HttpMcpServer;
 before(async () => {
-  model = await startFakeAnthropic(async (request) => reply((request.body as { messages: WireMessage[] }).messages), { apiKey: API_KEY });
+  model = await startFakeAnthropic(async (request) => reply((request.body as { messages: SentMessage[] }).messages), { apiKey: API_KEY });
   http = await startHttpMcpServer();
 });
 after(async () => {

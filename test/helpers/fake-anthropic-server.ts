@@ -22,6 +22,15 @@ export { scriptedReplies, type FakeServer, type RecordedRequest };
 /** A content block as the API sends it: the fake passes the test's blocks through unchanged. */
 export type WireBlock = { type: string; [field: string]: unknown };
 
+/** A request's message as the tests read it back. */
+export type SentMessage = { role: string; content: string | { type: string; text?: string; content?: unknown }[] };
+
+/** The blocks of a request's latest message: a string content counts as one text block. */
+export function latestBlocks(messages: readonly SentMessage[]): Exclude<SentMessage["content"], string> {
+  const last = messages.at(-1);
+  return typeof last?.content === "string" ? [{ type: "text", text: last.content }] : (last?.content ?? []);
+}
+
 export interface AnthropicTurn {
   content: WireBlock[];
   stop_reason: string;
