@@ -37,10 +37,13 @@ const TURNS: AnthropicReply[] = [
 ];
 
 /**
- * When a kill may land, against the uninterrupted run: from a little before its session
- * was created (the CLI's start-up takes most of a short run) to a little after it ended.
+ * When a kill lands. Start-up (Node, the modules, the config) is most of a short run, and
+ * slower still beside the other trials: timed from the spawn, most kills would land before the
+ * session exists and test nothing. So most are timed from the process's first output (its
+ * session is open), over the uninterrupted run's working time and a little after; a few land
+ * during start-up.
  */
-const KILL_FROM = 0.8;
+const KILL_DURING_STARTUP = 0.1;
 const KILL_UNTIL = 1.2;
 /** A resume is killed again this often. */
 const KILL_RESUME_CHANCE = 0.3;
@@ -92,7 +95,7 @@ export async function runCrashMatrix(options: MatrixOptions): Promise<MatrixRepo
   let uninterrupted: MatrixReport["uninterrupted"];
   try {
     uninterrupted = await runUninterrupted(root, server);
-    const window = { fromMs: uninterrupted.createdMs * KILL_FROM, untilMs: uninterrupted.ms * KILL_UNTIL };
+    const window = { startupMs: uninterrupted.createdMs, workingMs: (uninterrupted.ms - uninterrupted.createdMs) * KILL_UNTIL };
     const worker = async () => {
       while (kills < options.kills) {
         const report = await runTrial({ root, server, seed: options.seed, trial: next++, window, answer: uninterrupted.answer });
@@ -142,7 +145,7 @@ async function runTrial(context: {
   server: FakeServer;
   seed: number;
   trial: number;
-  window: { fromMs: number; untilMs: number };
+  window: { startupMs: number; workingMs: number };
   answer: string;
 }): Promise<TrialReport> {
   const { trial } = context;
@@ -155,8 +158,8 @@ async function runTrial(context: {
   for (let process_ = 0; process_ < MAX_PROCESSES && answer === undefined; process_++) {
     // A kill before the session was created leaves nothing to resume: the run starts again.
     const args = existsSync(journalPath) ? ["run", "--resume", "run"] : START;
-    const killAfter = process_ === 0 || random() < KILL_RESUME_CHANCE ? context.window.fromMs + random() * (context.window.untilMs - context.window.fromMs) : undefined;
-    const result = await runOnce(args, dir, env, killAfter);
+    const kill = process_ === 0 || random() < KILL_RESUME_CHANCE ? killPoint(random, context.window) : undefined;
+    const result = await runOnce(args, dir, env, kill);
     if (result.signal === "SIGKILL") {
       report.kills++;
       report.killedAfter.push(lastKind(journalPath));
@@ -212,13 +215,25 @@ interface ProcessResult {
   stderr: string;
 }
 
-async function runOnce(args: string[], cwd: string, env: NodeJS.ProcessEnv, killAfterMs: number | undefined): Promise<ProcessResult> {
+/** A SIGKILL this long after the spawn, or after the process's first output. */
+type KillPoint = { afterSpawnMs: number } | { afterOutputMs: number };
+
+function killPoint(random: () => number, window: { startupMs: number; workingMs: number }): KillPoint {
+  return random() < KILL_DURING_STARTUP ? { afterSpawnMs: random() * window.startupMs } : { afterOutputMs: random() * window.workingMs };
+}
+
+async function runOnce(args: string[], cwd: string, env: NodeJS.ProcessEnv, kill: KillPoint | undefined): Promise<ProcessResult> {
   const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
+  let timer: NodeJS.Timeout | undefined;
+  const killIn = (ms: number) => (timer ??= setTimeout(() => child.kill("SIGKILL"), ms));
+  if (kill !== undefined && "afterSpawnMs" in kill) killIn(kill.afterSpawnMs);
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (kill !== undefined && "afterOutputMs" in kill) killIn(kill.afterOutputMs);
+  });
   const [code, signal] = (await once(child, "close")) as [number | null, NodeJS.Signals | null];
   clearTimeout(timer);
   return { code, signal, stdout, stderr };
