@@ -1,16 +1,30 @@
 // fisk-ai run on its other providers: an OpenAI-compatible endpoint (strict fake on
 // loopback, through the official SDK) and the offline script provider of the README.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { runCli, startCli, waitFor } from "./helpers/cli-harness.js";
+import { runCli, startCli } from "./helpers/cli-harness.js";
 import { scriptedReplies, startFakeOpenAI } from "./helpers/fake-openai-server.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-cli-providers-"));
 after(() => rmSync(root, { recursive: true, force: true }));
-const EXAMPLE_CONFIG = new URL("../../examples/notes/agent.yaml", import.meta.url).pathname;
+const REPO = new URL("../../", import.meta.url).pathname;
+
+/** The README's quick start run and resume commands, as arguments of the CLI. */
+function quickStartCommands(): [string[], string[]] {
+  const readme = readFileSync(join(REPO, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Quick start"), readme.indexOf("npm test"));
+  const lines = [...section.matchAll(/```sh\n(.*)\n```/g)].map((match) => match[1] as string);
+  assert.equal(lines.length, 2, "the quick start has a run command and a resume command");
+  const args = (line: string) => {
+    const words = [...line.replace(/^npm ci && /, "").matchAll(/"([^"]*)"|(\S+)/g)].map((m) => (m[1] ?? m[2]) as string);
+    assert.deepEqual(words.slice(0, 2), ["node", "dist/cli/main.js"], line);
+    return words.slice(2);
+  };
+  return [args(lines[0] as string), args(lines[1] as string)];
+}
 
 function baseEnv(dir: string): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
@@ -69,20 +83,25 @@ retry: { max_attempts: 2, base_delay: 10ms }
     }
   });
 
-  it("plays the README example offline, and suspends and resumes it", async () => {
+  it("plays the README's quick start twice in a row, each run suspended at the announced pause and resumed", async () => {
+    const [start, resume] = quickStartCommands();
     const dir = join(root, "script");
     mkdirSync(dir);
+    symlinkSync(join(REPO, "examples"), join(dir, "examples"));
     const env = baseEnv(dir);
-    const run = startCli(["run", "--config", EXAMPLE_CONFIG, "--checkpoint", "--name", "demo", "Remember to buy milk"], { cwd: dir, env });
-    await run.stderrIncludes("→ pause");
-    run.child.kill("SIGINT");
-    const suspended = await run.done;
-    assert.equal(suspended.code, 3, suspended.stderr);
-    await waitFor(() => readFileSync(join(dir, "notes.txt"), "utf8") === "buy milk\n", "the note");
-    const resumed = await runCli(["run", "--config", EXAMPLE_CONFIG, "--resume", "demo"], { cwd: dir, env });
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.equal(resumed.stdout, "Noted. Your notes file says: buy milk.\n");
-    assert.equal(readFileSync(join(dir, "notes.txt"), "utf8"), "buy milk\n", "the note was written once");
+    for (const round of [1, 2]) {
+      const run = startCli(start, { cwd: dir, env });
+      await run.stderrIncludes("press Ctrl-C now");
+      await run.stderrIncludes("→ pause");
+      run.child.kill("SIGINT");
+      const suspended = await run.done;
+      assert.equal(suspended.code, 3, suspended.stderr);
+      assert.match(suspended.stderr, /Suspended session \S+; resume with: /);
+      const resumed = await runCli(resume, { cwd: dir, env });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.equal(resumed.stdout, "Noted. Your notes file says: buy milk.\n");
+      assert.equal(readFileSync(join(dir, "notes.txt"), "utf8"), "buy milk\n".repeat(round), "the note was written once a run");
+    }
   });
 
   it("prints the exit codes in --help", async () => {
