@@ -360,7 +360,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
     run.child.kill("SIGINT");
     const aborted = await run.done;
     assert.equal(aborted.code, 130, aborted.stderr);
-    assert.match(aborted.stderr, /fisk-ai: interrupted\n$/);
+    assert.match(aborted.stderr, /fisk-ai: interrupted; session run1 was left open as a crash leaves it, resume it with: .*run --resume run1( --config \S+)?\n$/);
     assert.deepEqual(kinds(ws.journal("run1")), ["meta", "assistant"], "no result, no terminal: a resume re-runs the tool");
     ws.openGate();
     const resumed = await runCli(RESUME, { cwd: ws.dir, env: ws.env });

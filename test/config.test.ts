@@ -82,7 +82,7 @@ session: { backend: file, state_dir: ./runs }
   });
 
   it("names an unknown key and where it is", () => {
-    assertConfigError("modle: x\n", /: unknown key "modle": check its spelling/);
+    assertConfigError("modle: x\n", /: unknown key "modle": did you mean "model"\?/);
     assertConfigError("budget: { max_token: 5 }\n", /: budget: unknown key "max_token"/);
     assertConfigError("tools: [{ name: a, description: d, command: [x], timeot: 3s }]\n", /: tools\[0\]: unknown key "timeot"/);
   });
@@ -94,7 +94,7 @@ session: { backend: file, state_dir: ./runs }
     assertConfigError("budget: { max_iterations: 0 }\n", /budget\.max_iterations: /);
     assertConfigError("thinking: { mode: enabled }\n", /thinking\.budget_tokens: /);
     assertConfigError("base_url: not a url\n", /base_url: /);
-    assertConfigError("provider: script\n", /script: the script provider needs a script file/);
+    assertConfigError("provider: script\n", /script: the script provider plays the model.s side from a script file/);
     assertConfigError("tools: [{ name: a, description: d, command: [x], on_crash: maybe }]\n", /tools\[0\]\.on_crash: .*"rerun"\|"ask"\|"never"/);
     assertConfigError("memory: { enabled: true, namespace: ../x }\n", /memory\.namespace: expected letters, digits/);
     assertConfigError("memory: { enabled: yes please }\n", /memory\.enabled: /);

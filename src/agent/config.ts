@@ -11,6 +11,7 @@ import type { StoreConfig } from "../runstate/create-store.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "./agent-errors.js";
+import { keysAt, nearest } from "./config-hints.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
 
 
@@ -198,11 +199,13 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
   }
   const withOverrides = applyOverrides(raw, overrides, label);
   const parsed = AgentConfigSchema.safeParse(withOverrides);
-  if (!parsed.success) throw new ConfigError(`${label}: ${describeIssue(parsed.error)}`);
+  if (!parsed.success) throw new ConfigError(`${label}: ${describeIssue(parsed.error, withOverrides)}`);
   const config = parsed.data;
   const base = path === undefined ? process.cwd() : dirname(resolve(path));
   if (config.provider === "script" && config.script === undefined) {
-    throw new ConfigError(`${label}: script: the script provider needs a script file (script: ./demo.script.yaml)`);
+    throw new ConfigError(
+      `${label}: script: the script provider plays the model's side from a script file: name it in agent.yaml (script: ./demo.script.yaml, as examples/notes/agent.yaml does) and give that file with --config`,
+    );
   }
   const session = config.session;
   if (session.backend === "jetstream" && overrides.store === undefined && (session.servers === undefined || session.stream === undefined)) {
@@ -258,12 +261,20 @@ function expandPath(path: string, base: string): string {
   return isAbsolute(path) ? path : resolve(base, path);
 }
 
-function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0] as z.core.$ZodIssue;
+function describeIssue(error: z.ZodError, raw: unknown): string {
+  // A misspelt key usually explains the missing one next to it: name it first.
+  const issue = error.issues.find((candidate) => candidate.code === "unrecognized_keys") ?? (error.issues[0] as z.core.$ZodIssue);
   const field = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "");
   if (issue.code === "unrecognized_keys") {
     const where = field === "" ? "" : `${field}: `;
-    return `${where}unknown key ${issue.keys.map((key) => `"${key}"`).join(", ")}: check its spelling against the README`;
+    const valid = keysAt(AgentConfigSchema, issue.path);
+    const guesses = issue.keys.map((key) => nearest(key, valid)).filter((guess) => guess !== undefined);
+    const hint = guesses.length > 0 ? `did you mean ${guesses.map((key) => `"${key}"`).join(", ")}?` : "check its spelling against the README";
+    return `${where}unknown key ${issue.keys.map((key) => `"${key}"`).join(", ")}: ${hint}`;
+  }
+  const given = issue.path.reduce<unknown>((value, part) => (value as Record<PropertyKey, unknown> | undefined)?.[part], raw);
+  if (issue.code === "invalid_type" && issue.expected === "string" && (typeof given === "number" || typeof given === "boolean")) {
+    return `${field}: expected a string, and YAML read ${String(given)} as a ${typeof given}: quote it (${String(issue.path.at(-1))}: "${String(given)}")`;
   }
   return `${field === "" ? "config" : field}: ${issue.message}`;
 }

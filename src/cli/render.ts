@@ -1,6 +1,6 @@
 // Renders the loop's events on stderr: narration, tool traces, progress and the resume
 // replay. The final answer is not rendered here; it goes alone to stdout.
-import type { AgentEvents } from "../agent/events.js";
+import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import type { ContentBlockLike } from "./render-blocks.js";
 import { describeOtherBlock, describeToolResult, describeToolUse } from "./render-blocks.js";
 import { isOtherBlock, type Message, type ToolUseBlock } from "../runstate/records.js";
@@ -80,14 +80,21 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, resu
         say(`Suspended session ${outcome.runId}; resume with: ${resumeHint(outcome.runId)}`);
       } else if (outcome.reason !== "completed") {
         const resume = outcome.checkpointed ? ` (session ${outcome.runId})` : "";
-        say(style.red(`fisk-ai: ${outcome.message ?? outcome.reason}${resume}`));
+        say(style.red(`fisk-ai: ${outcome.message ?? outcome.reason}${resume}${raiseHint(outcome, resumeHint)}`));
       }
     },
   };
 }
 
+/** For a run stopped by a limit: the config key that raises it, and how to go on. */
+function raiseHint(outcome: RunOutcome, resumeHint: (runId: string) => string): string {
+  const key = outcome.reason === "max_iterations" ? "budget.max_iterations" : outcome.reason === "budget" ? "budget.max_tokens" : undefined;
+  if (key === undefined) return "";
+  return outcome.checkpointed ? `: raise ${key} in agent.yaml, then resume with: ${resumeHint(outcome.runId)} --force` : `: raise ${key} in agent.yaml`;
+}
+
 function renderResult(style: Style, name: string, result: Parameters<typeof describeToolResult>[0], reused = false): string {
-  const line = `← ${name}${reused ? " (from the journal)" : ""}: ${describeToolResult(result)}`;
+  const line = `← ${name}${reused ? " (from the journal)" : ""}${result.is_error === true ? " failed" : ""}: ${describeToolResult(result)}`;
   return result.is_error === true ? style.red(line) : style.dim(line);
 }
 

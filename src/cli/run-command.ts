@@ -121,6 +121,8 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   // Set once the outcome is known: a Ctrl-C after that finds nothing to stop and must not
   // turn the outcome's exit code into 130, so the handlers stay until the process is gone.
   let finishedWith: number | undefined;
+  // The session being run, for the second Ctrl-C's resume hint.
+  let currentRunId: string | undefined;
   // While a chat waits at its prompt, Ctrl-C ends the chat as /exit does.
   let atPrompt: (() => void) | undefined;
   const onSignal = () => {
@@ -129,7 +131,11 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     if (!checkpoint || suspend.requested) {
       // Crash semantics: stop tools at once, write nothing more.
       abort.abort(new Error("interrupted"));
-      io.stderr.write("\nfisk-ai: interrupted\n");
+      io.stderr.write(
+        currentRunId === undefined || !checkpoint
+          ? "\nfisk-ai: interrupted\n"
+          : `\nfisk-ai: interrupted; session ${currentRunId} was left open as a crash leaves it, resume it with: ${resumeCommand(currentRunId, where, io.env)}\n`,
+      );
       process.exit(EXIT.interrupted);
     }
     suspend.requested = true;
@@ -165,7 +171,9 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     const options: RunOptions = {
       settings: settingsFromConfig(config, io.env, mcp?.tools),
       events: withCrashPoint(
-        chat ? { ...stderrEvents, answer: (text) => io.stdout.write(text.endsWith("\n") ? text : `${text}\n`) } : rendered,
+        bothEvents(chat ? { ...stderrEvents, answer: (text) => io.stdout.write(text.endsWith("\n") ? text : `${text}\n`) } : rendered, {
+          runStarted: ({ runId }) => (currentRunId = runId),
+        }),
         io.env.FISK_AI_TEST_CRASH_AT,
       ),
       confirm: terminalConfirm(io.stdin, io.stderr),

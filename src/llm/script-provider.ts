@@ -33,7 +33,8 @@ function loadScript(path: string): ScriptedTurn[] {
   try {
     raw = parseYaml(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new Error(`cannot read script ${path}: ${(error as Error).message.split("\n")[0]}`);
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file (check script: in agent.yaml, a path relative to that file)" : (error as Error).message.split("\n")[0];
+    throw new Error(`cannot read script ${path}: ${reason}`);
   }
   const parsed = ScriptFile.safeParse(raw);
   if (!parsed.success) {

@@ -1,7 +1,9 @@
 // The few file-system calls the file backend makes, behind one interface so tests
 // can count fsyncs and bytes read and inject faults without touching the real code path.
 import * as fs from "node:fs";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { RunStateError } from "../errors.js";
 
 export interface FileStat {
   size: number;
@@ -78,7 +80,7 @@ export const nodeFileSystem: FileSystem = {
   rename: promisify(fs.rename),
   unlink: promisify(fs.unlink),
   lockExclusive: async (fd) => {
-    flock ??= promisify((await import("fs-ext")).default.flock);
+    flock ??= promisify((await loadFsExt()).flock);
     await flock(fd, "exnb");
   },
   sync: {
@@ -89,6 +91,20 @@ export const nodeFileSystem: FileSystem = {
     lstat: (path) => fs.lstatSync(path),
   },
 };
+
+/** The flock addon, or one line naming the command that builds it when it was never built. */
+async function loadFsExt(): Promise<typeof import("fs-ext")> {
+  try {
+    return (await import("fs-ext")).default;
+  } catch (error) {
+    const packageDir = fileURLToPath(new URL("../../../", import.meta.url));
+    throw new RunStateError(
+      "ERR_IO",
+      `the file lock addon (fs-ext) is missing or not built for Node.js ${process.versions.node}: run 'npm rebuild fs-ext' in ${packageDir} (it needs python3, make and g++)`,
+      { cause: error },
+    );
+  }
+}
 
 export function errnoCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
