@@ -44,9 +44,10 @@ describe("the terminal", () => {
     assert.equal(await terminalConfirm(fakeTerminal(), new PassThrough() as unknown as NodeJS.WriteStream)(rm, {}), false);
   });
 
-  it("colors only a terminal, and never with NO_COLOR set", () => {
-    assert.equal(styleFor(fakeTerminal(), {}).red("x"), "\x1b[31mx\x1b[39m");
-    assert.equal(styleFor(fakeTerminal(), { NO_COLOR: "1" }).red("x"), "x");
+  it("colors nothing under NO_COLOR, TERM=dumb or FORCE_COLOR=0, nor off a terminal (the colored cases: cli-live-status)", () => {
+    for (const env of [{ NO_COLOR: "1" }, { TERM: "dumb" }, { FORCE_COLOR: "0" }, { NO_COLOR: "1", FORCE_COLOR: "1" }]) {
+      assert.equal(styleFor(fakeTerminal(), env).red("x"), "x", JSON.stringify(env));
+    }
     assert.equal(styleFor(new PassThrough() as unknown as NodeJS.WriteStream, {}).red("x"), "x");
   });
 });

@@ -1,5 +1,6 @@
 // Renders the loop's events on stderr: narration, tool traces, progress and the resume
 // replay. The final answer is not rendered here; it goes alone to stdout.
+import * as colors from "yoctocolors";
 import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import type { ContentBlockLike } from "./render-blocks.js";
 import { describeOtherBlock, describeToolResult, describeToolUse } from "./render-blocks.js";
@@ -12,19 +13,20 @@ export interface Style {
 }
 
 const plain: Style = { dim: (text) => text, bold: (text) => text, red: (text) => text };
-const ansi: Style = {
-  dim: (text) => `\x1b[2m${text}\x1b[22m`,
-  bold: (text) => `\x1b[1m${text}\x1b[22m`,
-  red: (text) => `\x1b[31m${text}\x1b[39m`,
-};
 
-/** Colors only on a terminal, and never when NO_COLOR is set (no-color.org). */
+/**
+ * Colors on a terminal, or anywhere under FORCE_COLOR (other than 0); never under NO_COLOR
+ * (no-color.org) or TERM=dumb, which yoctocolors also reads from the environment.
+ */
 export function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Style {
-  return stream.isTTY === true && (env.NO_COLOR ?? "") === "" ? ansi : plain;
+  const forced = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0";
+  const refused = (env.NO_COLOR ?? "") !== "" || env.TERM === "dumb" || env.FORCE_COLOR === "0";
+  return !refused && (forced || stream.isTTY === true) ? { dim: colors.dim, bold: colors.bold, red: colors.red } : plain;
 }
 
 /** `resumeHint` gives the command that resumes a session, as it can be pasted. */
-export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, resumeHint: (runId: string) => string): AgentEvents {
+/** With `textStreamed`, the model's text has been shown as it arrived, and turns narrate the rest. */
+export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, resumeHint: (runId: string) => string, textStreamed = false): AgentEvents {
   const say = (line: string) => stderr.write(`${line}\n`);
   const narrate = (blocks: readonly ContentBlockLike[], toolNames: Map<string, string>) => {
     for (const block of blocks) {
@@ -67,10 +69,8 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, resu
     assistantTurn: (turn) => {
       const hasTools = turn.message.content.some((block) => block.type === "tool_use");
       // The final answer's text goes to stdout; only narration between tool calls here.
-      narrate(
-        hasTools ? turn.message.content : turn.message.content.filter((block) => block.type === "thinking"),
-        new Map(),
-      );
+      const shown = hasTools ? turn.message.content : turn.message.content.filter((block) => block.type === "thinking");
+      narrate(textStreamed ? shown.filter((block) => block.type !== "text") : shown, new Map());
     },
     toolFinished: (use, result, reused) => {
       say(renderResult(style, use.name, result, reused));

@@ -17,6 +17,7 @@ import { stderrRenderer, styleFor } from "./render.js";
 import { resumableSessions } from "./session-list.js";
 import { pickSession } from "./session-picker.js";
 import { chatInput, type ChatInput } from "./chat-input.js";
+import { liveStatus, wantsLiveStatus } from "./live-status.js";
 import { resumeCommand } from "./resume-hint.js";
 import { configPathFrom, storeFor, storeFromFlags } from "./session-store.js";
 import { bothEvents, streamJsonEvents } from "./stream-json.js";
@@ -161,7 +162,16 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     return undefined;
   };
 
-  const stderrEvents = stderrRenderer(io.stderr, styleFor(io.stderr, io.env), (runId) => resumeCommand(runId, where, io.env));
+  const style = styleFor(io.stderr, io.env);
+  const showLive = wantsLiveStatus(io.stderr, io.env);
+  const narration = stderrRenderer(io.stderr, style, (runId) => resumeCommand(runId, where, io.env), showLive);
+  const live = showLive ? liveStatus(narration, io.stderr, style) : undefined;
+  const stderrEvents = live?.events ?? narration;
+  // On a terminal the streamed answer is already on the screen: stdout does not repeat it there.
+  const printAnswer = (text: string) => {
+    if (live?.answerShown() === true && (io.stdout as { isTTY?: boolean }).isTTY === true) return;
+    io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  };
   const rendered = streamJson ? bothEvents(stderrEvents, streamJsonEvents(io.stdout)) : stderrEvents;
   const start = { interactive: chat, cwd: process.cwd(), config: usedConfig };
   let mcp: McpServers | undefined;
@@ -171,7 +181,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     const options: RunOptions = {
       settings: settingsFromConfig(config, io.env, mcp?.tools),
       events: withCrashPoint(
-        bothEvents(chat ? { ...stderrEvents, answer: (text) => io.stdout.write(text.endsWith("\n") ? text : `${text}\n`) } : rendered, {
+        bothEvents(chat ? { ...stderrEvents, answer: printAnswer } : rendered, {
           runStarted: ({ runId }) => (currentRunId = runId),
         }),
         io.env.FISK_AI_TEST_CRASH_AT,
@@ -194,7 +204,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       outcome = await startRun({ ...options, store }, { ...start, prompt: fresh });
     }
     finishedWith = chatEnded && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
-    if (!chat && !streamJson && outcome.reason === "completed") io.stdout.write(outcome.answer?.endsWith("\n") ? outcome.answer : `${outcome.answer ?? ""}\n`);
+    if (!chat && !streamJson && outcome.reason === "completed") printAnswer(outcome.answer ?? "");
     return finishedWith;
   } finally {
     input?.close();
