@@ -2,13 +2,13 @@
 // store from createStore (or a FileStore, MemoryStore); read a journal back with fold.
 // The store conformance suite is at "fisk-ai/conformance".
 export { runAgent, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
-export type { AgentEvents } from "./agent/events.js";
+export type { AgentEvents, RunOutcome } from "./agent/events.js";
 export { ConfigError, ResumeRefusedError } from "./agent/agent-errors.js";
-export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema } from "./tools/tool.js";
+export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema, type ToolDefinition } from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";
 
 export { AnthropicProvider, type AnthropicProviderOptions } from "./llm/anthropic-provider.js";
-export { OpenAIProvider, type OpenAIProviderOptions } from "./llm/openai-provider.js";
+export { OpenAIProvider, type OpenAIProviderOptions, type MaxTokensParam } from "./llm/openai-provider.js";
 export { ScriptProvider } from "./llm/script-provider.js";
 export {
   ModelCallError,
@@ -56,6 +56,8 @@ export {
   type ToolUseBlock,
   type ToolResultBlock,
   type ImageBlock,
+  type ServerToolUseBlock,
+  type OtherBlock,
 } from "./runstate/records.js";
 export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
 export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";

@@ -42,7 +42,7 @@ export interface Tool extends ToolSpec {
 /** A JSON Schema object, as the model APIs take it. */
 export type JsonSchema = Record<string, unknown>;
 
-interface ToolDefinition<Input> {
+export interface ToolDefinition<Input> {
   name: string;
   description: string;
   confirm?: boolean | ConfirmCall<Input>;

@@ -1,0 +1,23 @@
+// The API reference is generated from the declarations (typedoc.json): every type the
+// public API names is itself documented, so the build has no warning to hide.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+
+const REPO = new URL("../../", import.meta.url).pathname;
+
+test("npm run docs builds the API reference without a warning, runAgent and defineTool in it", (t) => {
+  const out = mkdtempSync(join(tmpdir(), "fisk-ai-api-"));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
+  const typedoc = join(REPO, "node_modules", "typedoc", "bin", "typedoc");
+  const result = spawnSync(process.execPath, [typedoc, "--treatWarningsAsErrors", "--out", out], { cwd: REPO, encoding: "utf8" });
+  assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+  const functions = readdirSync(join(out, "functions"));
+  for (const name of ["index.runAgent.html", "index.defineTool.html", "index.fold.html", "tools_mcp.connectMcpServers.html"]) {
+    assert.ok(functions.includes(name), `${name} among ${functions.join(", ")}`);
+  }
+  assert.match(readFileSync(join(out, "functions", "index.runAgent.html"), "utf8"), /RunAgentOptions/);
+});
