@@ -3,18 +3,14 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentConfig } from "../agent/config.js";
-import { crashPolicyAmong } from "../tools/mcp/mcp-names.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
 import type { CommandIO } from "./run-command.js";
-import { listSessions } from "./session-list.js";
-import { removeSessions, verifySessions } from "./session-maintenance.js";
-import { showSession, type CrashPolicyOf } from "./session-show.js";
-import { resumeCommand, type ResumeWhere } from "./resume-hint.js";
+import type { CrashPolicyOf } from "./session-show.js";
+import type { ResumeWhere } from "./resume-hint.js";
 import type { Store } from "../runstate/store.js";
 import { configPathFrom, openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";
-import { exportSession, forkSession, importSession } from "./session-transfer.js";
 
 export type SessionCommandName = "ls" | "show" | "rm" | "verify" | "export" | "import" | "fork" | "init-stream";
 
@@ -62,6 +58,8 @@ async function sessionSubcommand(
   switch (command) {
     case "ls": {
       if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
+      // Each subcommand loads only its own modules: `session ls` is the one run often.
+      const { listSessions } = await import("./session-list.js");
       await listSessions(await sessionStore(values), { json: values.json === true, here: values.here === true ? process.cwd() : undefined }, io.stdout);
       return EXIT.completed;
     }
@@ -71,6 +69,7 @@ async function sessionSubcommand(
       const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true };
       const store = await sessionStore(values);
       const recorded = (await store.summarize(runId)).meta?.config;
+      const { showSession } = await import("./session-show.js");
       await showSession(store, runId, flags, io.stdout, await crashPolicies(values.config, recorded));
       return EXIT.completed;
     }
@@ -78,16 +77,19 @@ async function sessionSubcommand(
     case "verify": {
       const store = await sessionStore(values);
       const runIds = ids(positionals, command);
+      const { removeSessions, verifySessions } = await import("./session-maintenance.js");
       return command === "rm" ? removeSessions(store, runIds, streams) : verifySessions(store, runIds, streams);
     }
     case "export": {
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
+      const { exportSession } = await import("./session-transfer.js");
       await exportSession(await sessionStore(values), runId, values.output, streams);
       return EXIT.completed;
     }
     case "import": {
       if (positionals.length !== 1) throw new UsageError("session import takes one file (or - for stdin)");
+      const [{ importSession }, { resumeCommand }] = await Promise.all([import("./session-transfer.js"), import("./resume-hint.js")]);
       const runId = await importSession(await sessionStore(values), positionals[0] as string, values.name);
       io.stdout.write(`imported session ${runId}; resume with: ${resumeCommand(runId, storeWhere(values), io.env)}\n`);
       return EXIT.completed;
@@ -95,6 +97,7 @@ async function sessionSubcommand(
     case "fork": {
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
+      const [{ forkSession }, { resumeCommand }] = await Promise.all([import("./session-transfer.js"), import("./resume-hint.js")]);
       const { forkId, at } = await forkSession(await sessionStore(values), runId, { at: values.at, name: values.name });
       io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: ${resumeCommand(forkId, storeWhere(values), io.env)}\n`);
       return EXIT.completed;
@@ -120,7 +123,7 @@ async function sessionSubcommand(
 async function crashPolicies(configFlag: string | undefined, recorded: string | undefined): Promise<CrashPolicyOf> {
   const path = configFlag ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined));
   if (path === undefined) return () => undefined;
-  const { loadAgentConfig } = await import("../agent/config.js");
+  const [{ loadAgentConfig }, { crashPolicyAmong }] = await Promise.all([import("../agent/config.js"), import("../tools/mcp/mcp-names.js")]);
   let config: Pick<AgentConfig, "tools" | "mcpServers">;
   try {
     config = loadAgentConfig(path);

@@ -95,7 +95,6 @@ export function summarizeEnds(
       status: last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
       meta: first.meta,
       lastSeq: last.seq,
-      last,
       updated: updated.toISOString(),
     };
   } catch (error) {
@@ -114,7 +113,6 @@ export function corruptSummary(runId: string, updated: Date, error: unknown): Ru
     status: "corrupt",
     meta: undefined,
     lastSeq: 0,
-    last: undefined,
     updated: updated.toISOString(),
     problem: error instanceof Error ? error.message : String(error),
   };

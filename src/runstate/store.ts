@@ -43,7 +43,6 @@ export interface RunSummary {
   holder?: RunHolder;
   meta: MetaPayload | undefined;
   lastSeq: number;
-  last: JournalRecord | undefined;
   /** When the journal was last written, RFC 3339. */
   updated: string;
   /** Why a `corrupt` run could not be summarized. */

@@ -4,30 +4,54 @@
 // and inode it had when it was summarized; a missing, unreadable or foreign cache is an
 // empty one; and deleting the file costs one slower listing, which writes it again.
 import { constants } from "node:fs";
-import type { RunSummary } from "../store.js";
+import type { Fingerprint, MetaPayload } from "../records.js";
+import type { RunStatus, RunSummary } from "../store.js";
 import { errnoCode, readFullySync, writeFully, type FileStat, type FileSystem } from "./file-system.js";
 
 /** Not a run id (the dot), and not `.json` or `.lock`: nothing else in the directory takes it for a run. */
 export const SUMMARY_CACHE_NAME = ".summaries";
 /** Changed whenever what an entry holds changes, so an older cache is simply not read. */
-const FORMAT = 1;
+const FORMAT = 3;
 const FILE_MODE = 0o600;
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
 /** What identifies the bytes a summary was read from: a journal only grows, and a new one is a new inode. */
 type JournalKey = Pick<FileStat, "size" | "mtimeMs" | "ino">;
-/** One entry on disk: [run id, size, mtimeMs, ino, the journal's summary without a holder]. */
-type Entry = [string, number, number, number, RunSummary];
+/**
+ * One entry on disk: the journal's key, then its summary without a holder, its meta apart
+ * from the fingerprint, and the index of that fingerprint in the file's table: the runs of
+ * one agent share one, so the file holds it once (the cache's size is what a listing of
+ * thousands of sessions spends its time reading and parsing).
+ */
+type Entry = [
+  runId: string,
+  size: number,
+  mtimeMs: number,
+  ino: number,
+  status: RunStatus,
+  lastSeq: number,
+  updated: string,
+  meta: Omit<MetaPayload, "fingerprint">,
+  fingerprint: number,
+];
+interface CacheFile {
+  format: typeof FORMAT;
+  fingerprints: Fingerprint[];
+  entries: Entry[];
+}
 
 let temporaries = 0;
 
 export class SummaryCache {
   readonly #read: Map<string, Entry>;
-  readonly #kept: Entry[] = [];
+  readonly #fingerprints: readonly Fingerprint[];
+  readonly #kept: RunSummary[] = [];
+  readonly #keys = new Map<string, JournalKey>();
   #changed = false;
 
-  private constructor(entries: Map<string, Entry>) {
-    this.#read = entries;
+  private constructor(file: CacheFile | undefined) {
+    this.#fingerprints = file?.fingerprints ?? [];
+    this.#read = new Map(file?.entries.map((entry) => [entry[0], entry]));
   }
 
   /** The cache at `path`, or an empty one when there is none or it cannot be used. */
@@ -36,14 +60,14 @@ export class SummaryCache {
     try {
       fd = fs.sync.open(path, O_RDONLY | O_NOFOLLOW);
     } catch {
-      return new SummaryCache(new Map());
+      return new SummaryCache(undefined);
     }
     try {
       const bytes = Buffer.allocUnsafe(fs.sync.fstat(fd).size);
       readFullySync(fs.sync, fd, bytes, 0);
-      return new SummaryCache(entriesOf(JSON.parse(bytes.toString("utf8"))));
+      return new SummaryCache(cacheFileOf(JSON.parse(bytes.toString("utf8"))));
     } catch {
-      return new SummaryCache(new Map());
+      return new SummaryCache(undefined);
     } finally {
       fs.sync.close(fd);
     }
@@ -58,14 +82,22 @@ export class SummaryCache {
   get(runId: string, key: JournalKey): RunSummary | undefined {
     const entry = this.#read.get(runId);
     if (entry === undefined || entry[1] !== key.size || entry[2] !== key.mtimeMs || entry[3] !== key.ino) return undefined;
-    this.#kept.push(entry);
-    return entry[4];
+    const fingerprint = this.#fingerprints[entry[8]];
+    if (fingerprint === undefined) return undefined;
+    const summary: RunSummary = { runId, status: entry[4], meta: { ...entry[7], fingerprint }, lastSeq: entry[5], updated: entry[6] };
+    this.#keep(summary, key);
+    return summary;
   }
 
   /** A summary just read from the journal with that key. A corrupt one is not kept: the problem may pass. */
   set(runId: string, key: JournalKey, summary: RunSummary): void {
     this.#changed = true;
-    if (summary.status !== "corrupt") this.#kept.push([runId, key.size, key.mtimeMs, key.ino, summary]);
+    if (summary.status !== "corrupt" && summary.meta !== undefined && summary.runId === runId) this.#keep(summary, key);
+  }
+
+  #keep(summary: RunSummary, key: JournalKey): void {
+    this.#kept.push(summary);
+    this.#keys.set(summary.runId, key);
   }
 
   /**
@@ -79,7 +111,7 @@ export class SummaryCache {
     let fd: number | undefined;
     try {
       fd = await fs.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, FILE_MODE);
-      await writeFully(fs, fd, Buffer.from(JSON.stringify({ format: FORMAT, entries: this.#kept })));
+      await writeFully(fs, fd, Buffer.from(JSON.stringify(this.#file())));
       await fs.close(fd);
       fd = undefined;
       await fs.rename(temporary, path);
@@ -88,29 +120,43 @@ export class SummaryCache {
       if (errnoCode(error) !== "EEXIST") await fs.unlink(temporary).catch(() => undefined);
     }
   }
-}
 
-function entriesOf(value: unknown): Map<string, Entry> {
-  const entries = new Map<string, Entry>();
-  if (typeof value !== "object" || value === null || !("format" in value) || value.format !== FORMAT || !("entries" in value)) return entries;
-  if (!Array.isArray(value.entries)) return entries;
-  for (const entry of value.entries as unknown[]) {
-    if (isEntry(entry)) entries.set(entry[0], entry);
+  #file(): CacheFile {
+    const fingerprints: Fingerprint[] = [];
+    const indexOf = new Map<string, number>();
+    const entries = this.#kept.map((summary): Entry => {
+      const { fingerprint, ...meta } = summary.meta as MetaPayload;
+      const text = JSON.stringify(fingerprint);
+      let index = indexOf.get(text);
+      if (index === undefined) indexOf.set(text, (index = fingerprints.push(fingerprint) - 1));
+      const key = this.#keys.get(summary.runId) as JournalKey;
+      return [summary.runId, key.size, key.mtimeMs, key.ino, summary.status, summary.lastSeq, summary.updated, meta, index];
+    });
+    return { format: FORMAT, fingerprints, entries };
   }
-  return entries;
 }
 
 /** The shape only: the file is ours, in a 0700 directory; a stray entry is still checked against its journal's key. */
+function cacheFileOf(value: unknown): CacheFile | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const file = value as Partial<CacheFile>;
+  if (file.format !== FORMAT || !Array.isArray(file.fingerprints) || !Array.isArray(file.entries)) return undefined;
+  return { format: FORMAT, fingerprints: file.fingerprints, entries: file.entries.filter(isEntry) };
+}
+
 function isEntry(value: unknown): value is Entry {
   return (
     Array.isArray(value) &&
-    value.length === 5 &&
+    value.length === 9 &&
     typeof value[0] === "string" &&
     typeof value[1] === "number" &&
     typeof value[2] === "number" &&
     typeof value[3] === "number" &&
-    typeof value[4] === "object" &&
-    value[4] !== null &&
-    (value[4] as { runId?: unknown }).runId === value[0]
+    typeof value[4] === "string" &&
+    typeof value[5] === "number" &&
+    typeof value[6] === "string" &&
+    typeof value[7] === "object" &&
+    value[7] !== null &&
+    typeof value[8] === "number"
   );
 }
