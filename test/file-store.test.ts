@@ -18,7 +18,7 @@ import {
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { defaultStateDir, encodeRecord, FileStore, isRunStateError, type RunStateErrorCode } from "../src/index.js";
+import { defaultStateDir, encodeRecord, FileStore, isRunStateError, type RunStateErrorCode, type RunSummary } from "../src/index.js";
 import { nodeFileSystem, type FileSystem } from "../src/runstate/file/file-system.js";
 import { runStoreConformance } from "../src/conformance/index.js";
 import { SUMMARY_CACHE_NAME } from "../src/runstate/file/summary-cache.js";
@@ -535,6 +535,17 @@ describe("file backend", () => {
 
       const statuses = async (dir: string, fs?: FileSystem) =>
         Object.fromEntries((await new FileStore({ dir, fileSystem: fs }).list()).map((summary) => [summary.runId, `${summary.status}@${summary.lastSeq}`]));
+
+      it("gives from the cache exactly the summaries the journals give, holding a shared fingerprint once", async () => {
+        const dir = await cachedDir();
+        const fromCache = await new FileStore({ dir }).list();
+        rmSync(join(dir, CACHE));
+        const fromJournals = await new FileStore({ dir }).list();
+        const byId = (summaries: RunSummary[]) => [...summaries].sort((a, b) => (a.runId < b.runId ? -1 : 1));
+        assert.deepEqual(byId(fromCache), byId(fromJournals));
+        const file = JSON.parse(readFileSync(join(dir, CACHE), "utf8")) as { fingerprints: unknown[]; entries: unknown[] };
+        assert.deepEqual([file.fingerprints.length, file.entries.length], [1, 3], "three runs of one agent, one fingerprint");
+      });
 
       it("lists unchanged journals from the cache alone, without opening one", async () => {
         const dir = await cachedDir();
