@@ -54,11 +54,12 @@ func write(root string, version int, s scenario) error {
 		return err
 	}
 
-	journal, err := journalBytes(version, s)
+	runID := ksuid(s)
+	journal, err := journalBytes(version, runID, s)
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(runs, s.runID+".json")
+	path := filepath.Join(runs, runID+".json")
 	err = os.WriteFile(path, journal, 0o600)
 	if err != nil {
 		return err
@@ -92,7 +93,7 @@ func write(root string, version int, s scenario) error {
 }
 
 // journalBytes marshals each record with encoding/json, one per line, as fileJournal.Append does.
-func journalBytes(version int, s scenario) ([]byte, error) {
+func journalBytes(version int, runID string, s scenario) ([]byte, error) {
 	var out []byte
 	var seq uint64 = 1
 	mode := "off"
@@ -104,7 +105,7 @@ func journalBytes(version int, s scenario) ([]byte, error) {
 		fp = FingerprintV3{Provider: "anthropic", Model: "claude-sonnet-4-5", SystemHash: systemHash(s), ToolsHash: toolsHash(s), ThinkingMode: mode, MaxTokens: 8192, MaxIterations: 25}
 	}
 	recs := []Record{{Seq: seq, Protocol: namespace + ".meta", Meta: &MetaRecord{
-		Version: version, RunID: s.runID, Created: s.created, Fingerprint: fp, Prompt: s.prompt, Interactive: s.interactive,
+		Version: version, RunID: runID, Created: s.created, Fingerprint: fp, Prompt: s.prompt, Interactive: s.interactive,
 	}}}
 
 	tornAt := -1

@@ -3,7 +3,9 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
+	"math/big"
 	"time"
 )
 
@@ -45,7 +47,6 @@ type resultEvent struct {
 
 type scenario struct {
 	name        string
-	runID       string
 	prompt      string
 	interactive bool
 	thinking    bool
@@ -106,7 +107,7 @@ func scenarios() []scenario {
 			text("web2 is the overloaded host: its load average is 7.9 against <1.0 on web1 and web3 & db1."))
 		cached.assistant.cacheRead = 1830
 		out = append(out, scenario{
-			name: "thinking", runID: "01K0B8T2Q5M7XZ3H9D4WJ6N1VC", thinking: true,
+			name: "thinking", thinking: true,
 			prompt:  "Which host in hosts.txt is overloaded? Answer with <host> & reason.",
 			created: when(14, 9, 30, 123456789, 2),
 			events: []event{
@@ -125,7 +126,7 @@ func scenarios() []scenario {
 	{
 		a, b, c := toolID("toolu_01", "par-a"), toolID("toolu_01", "par-b"), toolID("toolu_01", "par-c")
 		out = append(out, scenario{
-			name: "parallel-batch", runID: "01K0B9A4R8S2YV6P3F5TK7M0QD",
+			name:    "parallel-batch",
 			prompt:  "Check disk usage on web1, web2 and web3 and summarise.",
 			created: when(14, 10, 2, 987000001, -5),
 			events: []event{
@@ -148,7 +149,7 @@ func scenarios() []scenario {
 	{
 		a, b, c := toolID("toolu_01", "torn-a"), toolID("toolu_01", "torn-b"), toolID("toolu_01", "torn-c")
 		out = append(out, scenario{
-			name: "torn-batch", runID: "01K0BA0C3E6G9J2L5N8P1R4T7W",
+			name:    "torn-batch",
 			prompt:  "Restart the three workers one by one and report their pids.",
 			created: when(15, 23, 59, 500, 0),
 			events: []event{
@@ -169,13 +170,13 @@ func scenarios() []scenario {
 		resumed := asst(1, "tool_use", 310, 64, use(b, "list_alerts", `{"severity":"critical"}`))
 		resumed.assistant.cache = 1120
 		out = append(out, scenario{
-			name: "suspended-resumed", runID: "01K0BB5H7K9M1P3R5T7V9X1Z3B",
+			name:    "suspended-resumed",
 			prompt:  "List the open critical alerts and who is on call.",
 			created: when(16, 8, 15, 100000000, 10),
 			events: []event{
 				asst(0, "tool_use", 1120, 58, use(a, "on_call", `{}`)),
 				result(a, "alice (until 18:00 UTC)", false),
-				terminal("suspended", "suspended by operator"),
+				terminal("suspended", ""),
 				resumed,
 				result(b, `[{"id":"A-17","title":"disk > 90% on web2"}]`, false),
 				asst(2, "end_turn", 402, 51, text("One critical alert, A-17 (disk > 90% on web2); alice is on call.")),
@@ -188,7 +189,7 @@ func scenarios() []scenario {
 	{
 		a := toolID("toolu_01", "chat-a")
 		out = append(out, scenario{
-			name: "interactive", runID: "01K0BC8N2Q4S6U8W0Y2A4C6E8G", interactive: true,
+			name: "interactive", interactive: true,
 			prompt:  "What time zone is the build server in?",
 			created: when(17, 14, 0, 0, 1),
 			events: []event{
@@ -199,7 +200,7 @@ func scenarios() []scenario {
 				asst(2, "end_turn", 610, 30, text("I would need to run timedatectl again; shall I?")),
 				{user: "yes, please"},
 				asst(3, "end_turn", 640, 12, text("It reports NTP synchronized: yes.")),
-				terminal("completed", ""),
+				terminal("suspended", ""),
 			},
 		})
 	}
@@ -209,7 +210,7 @@ func scenarios() []scenario {
 	{
 		s, a := toolID("srvtoolu_01", "search-s"), toolID("toolu_01", "search-a")
 		out = append(out, scenario{
-			name: "tool-search", runID: "01K0BD1P3R5T7V9X1Z3B5D7F9H",
+			name:    "tool-search",
 			prompt:  "Rotate the TLS certificate on the edge proxy.",
 			created: when(18, 6, 45, 999999999, -7),
 			events: []event{
@@ -230,7 +231,7 @@ func scenarios() []scenario {
 	{
 		s, a := toolID("srvtoolu_01", "pause-s"), toolID("toolu_01", "pause-a")
 		out = append(out, scenario{
-			name: "paused-turn", runID: "01K0BE4S6U8W0Y2A4C6E8G0J2L",
+			name:    "paused-turn",
 			prompt:  "Find the tool that drains a node and drain node-7.",
 			created: when(19, 12, 0, 10, 5),
 			events: []event{
@@ -255,3 +256,26 @@ func systemHash(s scenario) string {
 	return hashHex([]byte("You are fisk-ai, an agent. Run: " + s.name))
 }
 func toolsHash(s scenario) string { return hashHex([]byte(fmt.Sprintf("tools for %s", s.name))) }
+
+// ksuid is the run id the Go implementation mints (a2a.NewID: a KSUID): four bytes of
+// seconds since its 2014-05-13 epoch and sixteen of payload, in 27 base62 characters.
+// The payload is derived from the scenario so the output is the same on every run.
+func ksuid(s scenario) string {
+	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	raw := make([]byte, 20)
+	binary.BigEndian.PutUint32(raw, uint32(s.created.Unix()-1400000000))
+	sum := sha256.Sum256([]byte(s.name))
+	copy(raw[4:], sum[:16])
+	n := new(big.Int).SetBytes(raw)
+	base := big.NewInt(62)
+	out := make([]byte, 27)
+	for i := range out {
+		out[i] = '0'
+	}
+	mod := new(big.Int)
+	for i := 26; n.Sign() > 0; i-- {
+		n.DivMod(n, base, mod)
+		out[i] = alphabet[mod.Int64()]
+	}
+	return string(out)
+}
