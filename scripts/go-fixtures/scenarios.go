@@ -66,11 +66,11 @@ func signature(seed string) string {
 	return base64.StdEncoding.EncodeToString(out[:240])
 }
 
-// toolID mimics the API's ids: a prefix and 24 base62-ish characters.
+// toolID mimics the API's ids: a prefix ("toolu_01", "srvtoolu_01") and 22 base58-ish characters.
 func toolID(prefix, seed string) string {
 	const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789"
 	sum := sha256.Sum256([]byte(seed))
-	b := make([]byte, 24)
+	b := make([]byte, 22)
 	for i := range b {
 		b[i] = alphabet[int(sum[i])%len(alphabet)]
 	}
