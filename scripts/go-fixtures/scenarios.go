@@ -216,7 +216,7 @@ func scenarios() []scenario {
 			events: []event{
 				asst(0, "tool_use", 2410, 160,
 					text("I need a tool for certificates."),
-					blk{kind: "server_tool_use", id: s, name: "tool_search_tool_regex", input: `{"query":"cert|tls"}`},
+					blk{kind: "server_tool_use", id: s, name: "tool_search_tool_bm25", input: `{"query":"rotate tls certificate"}`},
 					blk{kind: "tool_search_tool_result", toolUseID: s, refs: []string{"rotate_certificate", "list_certificates"}},
 					use(a, "rotate_certificate", `{"target":"edge-proxy"}`)),
 				result(a, "certificate rotated; new expiry 2027-07-18", false),
@@ -237,7 +237,7 @@ func scenarios() []scenario {
 			events: []event{
 				asst(0, "pause_turn", 2300, 90,
 					text("Searching for a drain tool."),
-					blk{kind: "server_tool_use", id: s, name: "tool_search_tool_regex", input: `{"query":"drain"}`}),
+					blk{kind: "server_tool_use", id: s, name: "tool_search_tool_bm25", input: `{"query":"drain a node"}`}),
 				asst(1, "tool_use", 2395, 70,
 					blk{kind: "tool_search_tool_result", toolUseID: s, refs: []string{"drain_node"}},
 					use(a, "drain_node", `{"node":"node-7"}`)),
