@@ -4,6 +4,7 @@
 // for them (each fixture's expected.json, computed by that program's port of its
 // state.go), and `session ls`, `show` and `verify` must agree on every one of them.
 import { strict as assert } from "node:assert";
+import { createHash } from "node:crypto";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,6 +41,8 @@ interface Expected {
   last_stop_reason: string;
   terminal: { reason: string; message?: string } | null;
   pending: { iteration: number; stop_reason: string; tool_use_ids: string[]; answered: string[]; unanswered: string[] } | null;
+  /** What the journal's fingerprint hashes were computed from, as the Go implementation computes them. */
+  fingerprint_inputs: { system: string[]; system_json: string; tools_json?: string; tools_hash_exact: boolean };
 }
 
 /**
@@ -172,6 +175,12 @@ describe("journals written by the Go implementation", () => {
       const state = await store.load(expected.run_id);
       assert.equal(state.runId, expected.run_id);
       assert.equal(state.meta.version, expected.version);
+      // The hashes are sha256 of the bytes the Go implementation hashes (its computeFingerprint).
+      const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+      const inputs = expected.fingerprint_inputs;
+      assert.equal(state.meta.fingerprint.system_hash, sha256(inputs.system_json));
+      assert.equal(inputs.tools_hash_exact, expected.version === 3);
+      if (inputs.tools_json !== undefined) assert.equal(state.meta.fingerprint.tools_hash, sha256(inputs.tools_json));
       assert.equal(state.meta.interactive ?? false, expected.interactive);
       assert.equal(state.lastSeq, expected.records, "the records read (a torn tail dropped)");
       assert.deepEqual(normalize(state.messages), joinRoles(expected.messages));

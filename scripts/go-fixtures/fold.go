@@ -56,6 +56,8 @@ type Expected struct {
 	LastStopReason string          `json:"last_stop_reason"`
 	Terminal       *TerminalRecord `json:"terminal"`
 	Pending        *Pending        `json:"pending"`
+	// FingerprintInputs is what the journal's hashes were computed from.
+	FingerprintInputs FingerprintInputs `json:"fingerprint_inputs"`
 }
 
 // readRecords is the file store's readRecords: a line that does not decode is corrupt,

@@ -78,7 +78,12 @@ func write(root string, version int, s scenario) error {
 	if err != nil {
 		return err
 	}
+	fpIn, err := fingerprintOf(version, s)
+	if err != nil {
+		return err
+	}
 	expected.Scenario = s.name
+	expected.FingerprintInputs = fpIn.inputs
 	expected.TornTail = torn
 	expected.Records = len(recs)
 
@@ -96,13 +101,17 @@ func write(root string, version int, s scenario) error {
 func journalBytes(version int, runID string, s scenario) ([]byte, error) {
 	var out []byte
 	var seq uint64 = 1
+	fpIn, err := fingerprintOf(version, s)
+	if err != nil {
+		return nil, err
+	}
 	mode := "off"
 	if s.thinking {
 		mode = "summarized"
 	}
-	var fp Fingerprint = FingerprintV2{Model: "claude-sonnet-4-5", SystemHash: systemHash(s), ToolsHash: toolsHash(s), ThinkingMode: mode, MaxTokens: 8192, MaxIterations: 25}
+	var fp Fingerprint = FingerprintV2{Model: "claude-sonnet-4-5", SystemHash: fpIn.systemHash, ToolsHash: fpIn.toolsHash, ThinkingMode: mode, MaxTokens: 8192, MaxIterations: 25}
 	if version == 3 {
-		fp = FingerprintV3{Provider: "anthropic", Model: "claude-sonnet-4-5", SystemHash: systemHash(s), ToolsHash: toolsHash(s), ThinkingMode: mode, MaxTokens: 8192, MaxIterations: 25}
+		fp = FingerprintV3{Provider: "anthropic", Model: "claude-sonnet-4-5", SystemHash: fpIn.systemHash, ToolsHash: fpIn.toolsHash, ThinkingMode: mode, MaxTokens: 8192, MaxIterations: 25}
 	}
 	recs := []Record{{Seq: seq, Protocol: namespace + ".meta", Meta: &MetaRecord{
 		Version: version, RunID: runID, Created: s.created, Fingerprint: fp, Prompt: s.prompt, Interactive: s.interactive,

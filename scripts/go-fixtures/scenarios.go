@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"fmt"
 	"math/big"
 	"time"
 )
@@ -250,12 +249,6 @@ func scenarios() []scenario {
 
 	return out
 }
-
-// fingerprint hashes as the Go implementation does: sha256 hex of what it hashes.
-func systemHash(s scenario) string {
-	return hashHex([]byte("You are fisk-ai, an agent. Run: " + s.name))
-}
-func toolsHash(s scenario) string { return hashHex([]byte(fmt.Sprintf("tools for %s", s.name))) }
 
 // ksuid is the run id the Go implementation mints (a2a.NewID: a KSUID): four bytes of
 // seconds since its 2014-05-13 epoch and sixteen of payload, in 27 base62 characters.
