@@ -1,0 +1,252 @@
+// Journals written in the Go implementation's own bytes (test/fixtures/go, made by
+// scripts/go-fixtures from structs mirroring choria-io/fisk-ai's record versions 1 to 3)
+// must fold here to the conversation and counters the Go implementation's Fold computes
+// for them (each fixture's expected.json, computed by that program's port of its
+// state.go), and `session ls`, `show` and `verify` must agree on every one of them.
+import { strict as assert } from "node:assert";
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { FileStore } from "../src/runstate/file/file-store.js";
+import { runCli } from "./helpers/cli-harness.js";
+
+const FIXTURES = new URL("../../test/fixtures/go/", import.meta.url).pathname;
+
+/** The normalized form scripts/go-fixtures/fold.go writes: per block its type and whichever of these it has. */
+interface Block {
+  type: string;
+  id?: string;
+  tool_use_id?: string;
+  name?: string;
+  text?: string;
+  thinking?: string;
+  is_error?: boolean;
+}
+interface NormMessage {
+  role: string;
+  content: Block[];
+}
+interface Expected {
+  scenario: string;
+  version: number;
+  run_id: string;
+  interactive: boolean;
+  records: number;
+  torn_tail: boolean;
+  messages: NormMessage[];
+  counters: Record<"llm_calls" | "tool_calls" | "remote_tool_calls" | "in_tokens" | "out_tokens" | "cache_read_tokens" | "cache_create_tokens", number>;
+  next_iteration: number;
+  last_stop_reason: string;
+  terminal: { reason: string; message?: string } | null;
+  pending: { iteration: number; stop_reason: string; tool_use_ids: string[]; answered: string[]; unanswered: string[] } | null;
+  /** What the journal's fingerprint hashes were computed from, as the Go implementation computes them. */
+  fingerprint_inputs: { system: string[]; system_json: string; tools_json?: string; tools_hash_exact: boolean };
+}
+
+/**
+ * What the Go implementation computes for each fixture: version, scenario, records read
+ * (a torn tail dropped), model calls, tool calls, input tokens, output tokens, cache
+ * read, cache create, next iteration, last stop reason, terminal reason, unanswered
+ * tools of a pending batch, torn tail. Version 1 has no interactive run: its journal has
+ * no user record and no interactive flag.
+ */
+type Row = [number, string, number, number, number, number, number, number, number, number, string, string | null, number, boolean];
+const TABLE: Row[] = [
+  [1, "parallel-batch", 7, 2, 3, 2124, 263, 0, 0, 2, "end_turn", "completed", 0, false],
+  [1, "paused-turn", 6, 3, 1, 7175, 180, 0, 0, 3, "end_turn", "completed", 0, false],
+  [1, "suspended-resumed", 8, 3, 2, 1832, 173, 0, 1120, 3, "end_turn", "completed", 0, false],
+  [1, "thinking", 5, 2, 1, 2242, 306, 1830, 0, 2, "end_turn", "completed", 0, false],
+  [1, "tool-search", 5, 2, 1, 5112, 195, 0, 0, 2, "end_turn", "completed", 0, false],
+  [1, "torn-batch", 3, 1, 1, 640, 142, 0, 0, 1, "tool_use", null, 2, true],
+  [2, "interactive", 9, 4, 1, 2350, 104, 0, 0, 4, "end_turn", "suspended", 0, false],
+  [2, "parallel-batch", 7, 2, 3, 2124, 263, 0, 0, 2, "end_turn", "completed", 0, false],
+  [2, "paused-turn", 6, 3, 1, 7175, 180, 0, 0, 3, "end_turn", "completed", 0, false],
+  [2, "suspended-resumed", 8, 3, 2, 1832, 173, 0, 1120, 3, "end_turn", "completed", 0, false],
+  [2, "thinking", 5, 2, 1, 2242, 306, 1830, 0, 2, "end_turn", "completed", 0, false],
+  [2, "tool-search", 5, 2, 1, 5112, 195, 0, 0, 2, "end_turn", "completed", 0, false],
+  [2, "torn-batch", 3, 1, 1, 640, 142, 0, 0, 1, "tool_use", null, 2, true],
+  [3, "interactive", 9, 4, 1, 2350, 104, 0, 0, 4, "end_turn", "suspended", 0, false],
+  [3, "parallel-batch", 7, 2, 3, 2124, 263, 0, 0, 2, "end_turn", "completed", 0, false],
+  [3, "paused-turn", 6, 3, 1, 7175, 180, 0, 0, 3, "end_turn", "completed", 0, false],
+  [3, "suspended-resumed", 8, 3, 2, 1832, 173, 0, 1120, 3, "end_turn", "completed", 0, false],
+  [3, "thinking", 5, 2, 1, 2242, 306, 1830, 0, 2, "end_turn", "completed", 0, false],
+  [3, "tool-search", 5, 2, 1, 5112, 195, 0, 0, 2, "end_turn", "completed", 0, false],
+  [3, "torn-batch", 3, 1, 1, 640, 142, 0, 0, 1, "tool_use", null, 2, true],
+];
+
+function rowOf(e: Expected): Row {
+  const c = e.counters;
+  return [
+    e.version,
+    e.scenario,
+    e.records,
+    c.llm_calls,
+    c.tool_calls,
+    c.in_tokens,
+    c.out_tokens,
+    c.cache_read_tokens,
+    c.cache_create_tokens,
+    e.next_iteration,
+    e.last_stop_reason,
+    e.terminal?.reason ?? null,
+    e.pending?.unanswered.length ?? 0,
+    e.torn_tail,
+  ];
+}
+
+/** A block as the fixture program normalizes one: the same fields, read the same way. */
+function normalizeBlock(block: Record<string, unknown>): Block {
+  const out: Block = { type: String(block.type) };
+  for (const key of ["id", "tool_use_id", "name", "text", "thinking"] as const) {
+    if (typeof block[key] === "string" && block[key] !== "") out[key] = block[key];
+  }
+  if (block.type === "tool_result") {
+    const content = block.content;
+    const text = typeof content === "string" ? content : (content as { text?: string }[]).map((part) => part.text ?? "").join("");
+    if (text !== "") out.text = text;
+  }
+  if (block.is_error === true) out.is_error = true;
+  return out;
+}
+
+/**
+ * Consecutive messages of one role joined: the Go fold keeps a paused turn and its
+ * continuation as two assistant messages, ours as one; the API takes both as one turn.
+ */
+function joinRoles(messages: readonly NormMessage[]): NormMessage[] {
+  const out: NormMessage[] = [];
+  for (const message of messages) {
+    const last = out[out.length - 1];
+    if (last !== undefined && last.role === message.role) last.content.push(...message.content);
+    else out.push({ role: message.role, content: [...message.content] });
+  }
+  return out;
+}
+
+/** Our messages in the normalized form, roles joined. */
+function normalize(messages: readonly { role: string; content: readonly unknown[] }[]): NormMessage[] {
+  return joinRoles(messages.map((message) => ({ role: message.role, content: message.content.map((block) => normalizeBlock(block as Record<string, unknown>)) })));
+}
+
+interface Fixture {
+  name: string;
+  runsDir: string;
+  expected: Expected;
+}
+
+const FIXTURE_LIST: Fixture[] = readdirSync(FIXTURES, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .flatMap((version) =>
+    readdirSync(join(FIXTURES, version.name)).map((scenario) => {
+      const dir = join(FIXTURES, version.name, scenario);
+      return {
+        name: `${version.name}/${scenario}`,
+        runsDir: join(dir, "runs"),
+        expected: JSON.parse(readFileSync(join(dir, "expected.json"), "utf8")) as Expected,
+      };
+    }),
+  );
+
+const scratch = mkdtempSync(join(tmpdir(), "fisk-go-fixtures-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A copy of the fixture's state directory, so nothing a reader writes (a cache) lands in the repository. */
+function stateDirOf(fixture: Fixture, purpose: string): string {
+  const dir = join(scratch, fixture.name.replace("/", "-") + "-" + purpose);
+  cpSync(fixture.runsDir, dir, { recursive: true });
+  return dir;
+}
+
+describe("journals written by the Go implementation", () => {
+  it("the table lists every fixture with the counters the Go fold computed for it", () => {
+    assert.deepEqual(
+      FIXTURE_LIST.map((fixture) => rowOf(fixture.expected)),
+      TABLE,
+    );
+  });
+
+  for (const fixture of FIXTURE_LIST) {
+    const expected = fixture.expected;
+
+    it(`${fixture.name}: folds to the Go implementation's conversation, counters, terminal and pending batch`, async () => {
+      const store = new FileStore({ dir: stateDirOf(fixture, "fold") });
+      const state = await store.load(expected.run_id);
+      assert.equal(state.runId, expected.run_id);
+      assert.equal(state.meta.version, expected.version);
+      // The hashes are sha256 of the bytes the Go implementation hashes (its computeFingerprint).
+      const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+      const inputs = expected.fingerprint_inputs;
+      assert.equal(state.meta.fingerprint.system_hash, sha256(inputs.system_json));
+      assert.equal(inputs.tools_hash_exact, expected.version === 3);
+      if (inputs.tools_json !== undefined) assert.equal(state.meta.fingerprint.tools_hash, sha256(inputs.tools_json));
+      assert.equal(state.meta.interactive ?? false, expected.interactive);
+      assert.equal(state.lastSeq, expected.records, "the records read (a torn tail dropped)");
+      assert.deepEqual(normalize(state.messages), joinRoles(expected.messages));
+      const c = state.counters;
+      assert.deepEqual(
+        {
+          llm_calls: c.modelCalls,
+          tool_calls: c.toolCalls,
+          remote_tool_calls: c.remoteToolCalls,
+          in_tokens: c.inTokens,
+          out_tokens: c.outTokens,
+          cache_read_tokens: c.cacheReadTokens,
+          cache_create_tokens: c.cacheCreateTokens,
+        },
+        expected.counters,
+      );
+      assert.equal(state.nextIteration, expected.next_iteration);
+      assert.equal(state.paused, expected.last_stop_reason === "pause_turn");
+      assert.deepEqual(state.terminal === undefined ? null : { ...state.terminal }, expected.terminal);
+      const pending = state.pending;
+      assert.deepEqual(
+        pending === undefined
+          ? null
+          : {
+              iteration: pending.turn.iteration,
+              stop_reason: pending.turn.stop_reason,
+              tool_use_ids: pending.toolUses.map((use) => use.id),
+              answered: pending.results.map((result) => result.tool_use_id),
+              unanswered: pending.toolUses.filter((use) => !pending.answered.has(use.id)).map((use) => use.id),
+            },
+        expected.pending,
+      );
+    });
+
+    it(`${fixture.name}: session ls, show and verify agree on it`, async () => {
+      const dir = stateDirOf(fixture, "cli");
+      const options = { cwd: scratch, env: { ...process.env, NO_COLOR: "1" } };
+      const [ls, show, verify] = await Promise.all([
+        runCli(["session", "ls", "--json", "--state-dir", dir], options),
+        runCli(["session", "show", expected.run_id, "--json", "--state-dir", dir], options),
+        runCli(["session", "verify", expected.run_id, "--state-dir", dir], options),
+      ]);
+      assert.equal(ls.code, 0, ls.stderr);
+      assert.equal(show.code, 0, show.stderr);
+      const [listed] = JSON.parse(ls.stdout) as { id: string; status: string; last_seq: number; problem: string | null }[];
+      const shown = JSON.parse(show.stdout) as {
+        status: string;
+        last_seq: number;
+        next_iteration: number;
+        counters: Record<string, number>;
+        messages: { role: string; content: unknown[] }[];
+      };
+      const status = expected.terminal?.reason ?? "open";
+      assert.deepEqual([listed?.id, listed?.status, listed?.problem, listed?.last_seq], [expected.run_id, status, null, expected.records]);
+      assert.deepEqual([shown.status, shown.last_seq, shown.next_iteration], [status, expected.records, expected.next_iteration]);
+      assert.equal(shown.counters.model_calls, expected.counters.llm_calls);
+      assert.equal(shown.counters.tool_calls, expected.counters.tool_calls);
+      assert.deepEqual(normalize(shown.messages), joinRoles(expected.messages));
+      if (expected.torn_tail) {
+        // ls and show read past the torn final write; verify names it, as repairable, and exits 8.
+        assert.equal(verify.code, 8, verify.stdout + verify.stderr);
+        assert.match(verify.stdout, new RegExp(`^${expected.run_id}: torn_tail: line ${expected.records + 1} is a torn final write .*\\(repairable\\)\\n$`));
+      } else {
+        assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+        assert.equal(verify.stdout, `${expected.run_id}: ok, ${expected.records} records\n`);
+      }
+    });
+  }
+});
