@@ -165,7 +165,7 @@ describe("fold", () => {
   });
 
   it("refuses a newer version, naming both versions", () => {
-    assertFoldRejects([metaRecord("r1", { version: 3 })], "ERR_VERSION", 1, /version 3.*version 2/);
+    assertFoldRejects([metaRecord("r1", { version: 4 })], "ERR_VERSION", 1, /version 4.*version 3/);
   });
 
   it("does not mutate its input", () => {

@@ -249,4 +249,17 @@ describe("journals written by the Go implementation", () => {
       }
     });
   }
+
+  it("a version 3 session is not resumed here, since this fisk-ai does not write version 3 yet: refused (2) naming why, the journal untouched", async () => {
+    const fixture = FIXTURE_LIST.find((candidate) => candidate.name === "v3/suspended-resumed") as Fixture;
+    const dir = stateDirOf(fixture, "resume");
+    const journal = join(dir, `${fixture.expected.run_id}.json`);
+    const before = readFileSync(journal);
+    // A key only so the run gets as far as the journal: no model is called.
+    const options = { cwd: scratch, env: { PATH: process.env.PATH, HOME: scratch, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test" } };
+    const resumed = await runCli(["run", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--resume", fixture.expected.run_id, "one more thing", "--state-dir", dir], options);
+    assert.equal(resumed.code, 2, resumed.stderr);
+    assert.match(resumed.stderr, /^fisk-ai: cannot resume session \S+: it is a record version 3 journal \(the Go implementation's format\), which this fisk-ai reads .* but does not write yet; resume it with the Go implementation\n$/);
+    assert.deepEqual(readFileSync(journal), before);
+  });
 });

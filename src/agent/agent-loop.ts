@@ -123,6 +123,12 @@ function fingerprintOf(settings: AgentSettings) {
 
 /** `goesOn`: the resume brings a follow-up (or reopens a chat), so a finished session is taken further. */
 function refuseResume(state: RunState, settings: AgentSettings, { force, goesOn }: { force: boolean; goesOn: boolean }): void {
+  // Appending our version 2 records to it would leave a journal neither implementation reads.
+  if (state.meta.version > RECORD_VERSION) {
+    throw new ResumeRefusedError(
+      `cannot resume session ${state.runId}: it is a record version ${state.meta.version} journal (the Go implementation's format), which this fisk-ai reads (session ls, show, verify, export) but does not write yet; resume it with the Go implementation`,
+    );
+  }
   if (state.terminal?.reason === "completed" && !goesOn) {
     throw new ResumeRefusedError(
       `session ${state.runId} is completed: there is nothing to resume; give a follow-up (fisk-ai run --resume ${state.runId} "next question") or start a new run`,

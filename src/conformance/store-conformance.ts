@@ -99,7 +99,7 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
       });
 
       it("refuses a meta of a newer version, naming both", async () => {
-        await rejectsWith(store.create("create-4", metaPayload("create-4", { version: 3 })), "ERR_VERSION", /3.*2/);
+        await rejectsWith(store.create("create-4", metaPayload("create-4", { version: 4 })), "ERR_VERSION", /4.*3/);
       });
     });
 
@@ -241,12 +241,12 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
       });
 
       it("refuses a newer version on load, open and list, naming both versions", async () => {
-        await harness.plantRaw(store, "version-3", [encodeRecord(metaRecord("version-3", { version: 3 }))]);
-        await rejectsWith(store.load("version-3"), "ERR_VERSION", /version 3.*version 2/);
-        await rejectsWith(store.open("version-3"), "ERR_VERSION");
-        const listed = (await store.list()).find((summary) => summary.runId === "version-3");
+        await harness.plantRaw(store, "version-4", [encodeRecord(metaRecord("version-4", { version: 4 }))]);
+        await rejectsWith(store.load("version-4"), "ERR_VERSION", /version 4.*version 3/);
+        await rejectsWith(store.open("version-4"), "ERR_VERSION");
+        const listed = (await store.list()).find((summary) => summary.runId === "version-4");
         assert.equal(listed?.status, "corrupt");
-        assert.match(listed?.problem ?? "", /version 3/);
+        assert.match(listed?.problem ?? "", /version 4/);
       });
 
       it("refuses a journal whose interior is corrupt with ERR_CORRUPT", async () => {
@@ -341,7 +341,7 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
         const own = completedRun("import-3").map(encodeRecord);
         await rejectsWith(store.importJournal("import-3", bytes(own.join("").slice(0, -10))), "ERR_CORRUPT", /incomplete line/);
         await rejectsWith(store.importJournal("import-3", bytes([own[0], "{oops\n", ...own.slice(2)].join(""))), "ERR_CORRUPT", /line 2/);
-        await rejectsWith(store.importJournal("import-3", bytes(encodeRecord(metaRecord("import-3", { version: 3 })))), "ERR_VERSION");
+        await rejectsWith(store.importJournal("import-3", bytes(encodeRecord(metaRecord("import-3", { version: 4 })))), "ERR_VERSION");
         await rejectsWith(store.load("import-3"), "ERR_NOT_FOUND", undefined);
         assert.ok(!(await store.list()).some((summary) => summary.runId === "import-3"), "nothing half-imported is listed");
       });

@@ -5,7 +5,7 @@
 import { RunStateError } from "./errors.js";
 import {
   kindOfProtocol,
-  RECORD_VERSION,
+  NEWEST_READABLE_VERSION,
   type AssistantMessage,
   type AssistantPayload,
   type JournalRecord,
@@ -64,8 +64,8 @@ export interface RunState {
 /** Why a meta record is of a version this fisk-ai cannot read, or undefined when it can. */
 export function newerVersionProblem(meta: { version?: unknown; run_id?: unknown }): string | undefined {
   // Not an integer: no fisk-ai wrote it, so it is an invalid record, not a newer one.
-  if (!Number.isInteger(meta.version) || (meta.version as number) <= RECORD_VERSION) return undefined;
-  return `session ${String(meta.run_id)} has record version ${meta.version}, newer than the version ${RECORD_VERSION} this fisk-ai reads: upgrade fisk-ai to use it`;
+  if (!Number.isInteger(meta.version) || (meta.version as number) <= NEWEST_READABLE_VERSION) return undefined;
+  return `session ${String(meta.run_id)} has record version ${meta.version}, newer than the version ${NEWEST_READABLE_VERSION} this fisk-ai reads: upgrade fisk-ai to use it`;
 }
 
 /** Refuses a journal written by a newer fisk-ai, naming both versions. */

@@ -3,6 +3,7 @@
 import { isUtf8 } from "node:buffer";
 import { RunStateError } from "./errors.js";
 import { newerVersionProblem } from "./fold.js";
+import { fromV3Record } from "./record-v3.js";
 import { checkRecord, PROTOCOLS, type JournalRecord } from "./records.js";
 
 const NEWLINE = 0x0a;
@@ -42,7 +43,7 @@ export function parseRecordLine(line: string | Uint8Array): LineParse {
   const meta = (value as { protocol?: unknown; meta?: unknown } | null)?.protocol === PROTOCOLS.meta ? (value as { meta: unknown }).meta : undefined;
   const newer = typeof meta === "object" && meta !== null ? newerVersionProblem(meta) : undefined;
   if (newer !== undefined) return { ok: false, kind: "newer_version", problem: newer };
-  const checked = checkRecord(value);
+  const checked = checkRecord(fromV3Record(value));
   return checked.ok ? checked : { ok: false, kind: "invalid_record", problem: `is not a valid record: ${checked.problem}` };
 }
 

@@ -39,6 +39,8 @@ export type {
 
 /** The record format version stamped in `meta.version`. */
 export const RECORD_VERSION = 2;
+/** The newest version read: 3 is the Go implementation's provider-neutral journal (record-v3.ts). */
+export const NEWEST_READABLE_VERSION = 3;
 
 const NAMESPACE = "io.choria.fisk-ai.v1.session";
 
