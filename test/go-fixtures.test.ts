@@ -167,6 +167,33 @@ describe("journals written by the Go implementation", () => {
     );
   });
 
+  it("a version 3 journal folds, in the Go implementation, to what the version 2 journal of the same run folds to", () => {
+    const v3 = FIXTURE_LIST.filter((fixture) => fixture.expected.version === 3);
+    assert.equal(v3.length, 7);
+    for (const fixture of v3) {
+      const v2 = FIXTURE_LIST.find((other) => other.name === fixture.name.replace("v3/", "v2/"));
+      const { version: _v3, fingerprint_inputs: _f3, ...three } = fixture.expected;
+      const { version: _v2, fingerprint_inputs: _f2, ...two } = (v2 as Fixture).expected;
+      assert.deepEqual(three, two, fixture.name);
+    }
+  });
+
+  it("folds a thinking block's signature to the string the API sent, in every version (version 3 stores its bytes as base64)", async () => {
+    const signatures: string[][] = [];
+    for (const fixture of FIXTURE_LIST.filter((f) => f.expected.scenario === "thinking")) {
+      const state = await new FileStore({ dir: stateDirOf(fixture, "signature") }).load(fixture.expected.run_id);
+      signatures.push(
+        state.messages.flatMap((message) =>
+          (message.content as { type: string; signature?: unknown }[]).filter((block) => block.type === "thinking").map((block) => String(block.signature)),
+        ),
+      );
+    }
+    assert.equal(signatures.length, 3);
+    assert.equal(signatures[0]?.length, 2);
+    assert.deepEqual(signatures[1], signatures[0], "version 2 against version 1");
+    assert.deepEqual(signatures[2], signatures[0], "version 3 against version 1");
+  });
+
   for (const fixture of FIXTURE_LIST) {
     const expected = fixture.expected;
 
