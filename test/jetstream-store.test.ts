@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { runStoreConformance } from "../src/conformance/index.js";
 import { assistantEntry, metaPayload, terminalEntry } from "../src/conformance/record-builders.js";
-import { createStore, isRunStateError, type RunStateErrorCode } from "../src/index.js";
+import { createStore, encodeRecord, isRunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";
 import { connectJetStreamStore, initRunStream, runStreamConfig, type JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 
@@ -178,11 +178,11 @@ describe("jetstream backend", () => {
       const journal = await store.create("ack-1", metaPayload("ack-1"));
       // Our own record already in the slot (the ack never came back): published with our id.
       const nonce = (await store.slotMessageId("ack-1", 1))?.replace(/-1$/, "");
-      await store.publishRecord("ack-1", { seq: 2, ...assistantEntry(0, "landed") }, `${nonce}-2`);
+      await store.publishRecord("ack-1", 2, encodeRecord({ seq: 2, ...assistantEntry(0, "landed") } as JournalRecord), `${nonce}-2`);
       await journal.append(2, assistantEntry(0, "landed"));
       assert.equal(journal.lastSeq, 2);
       // Another writer's record in the next slot.
-      await store.publishRecord("ack-1", { seq: 3, ...terminalEntry("completed") }, "someone-else-3");
+      await store.publishRecord("ack-1", 3, encodeRecord({ seq: 3, ...terminalEntry("completed") } as JournalRecord), "someone-else-3");
       await rejectsWith(journal.append(3, terminalEntry("completed")), "ERR_LOCKED");
       await journal.close();
     });

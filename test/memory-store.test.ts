@@ -37,9 +37,9 @@ describe("createStore", () => {
 
 describe("store contract", () => {
   it("decides a retry at or below the last seq, a gap above it, and checks the next record", () => {
-    assert.deepEqual(storeContract.decideAppend("c-1", 3, 2, terminalEntry("completed")), { kind: "retry" });
-    assert.throws(() => storeContract.decideAppend("c-1", 3, 5, terminalEntry("completed")), { code: "ERR_SEQ_GAP" });
-    assert.throws(() => storeContract.decideAppend("c-1", 3, 4, { protocol: "nope" } as never), { code: "ERR_INVALID_RECORD" });
-    assert.equal(storeContract.decideAppend("c-1", 3, 4, terminalEntry("completed")).kind, "append");
+    assert.deepEqual(storeContract.decideAppend("c-1", 3, 2, terminalEntry("completed"), 2), { kind: "retry" });
+    assert.throws(() => storeContract.decideAppend("c-1", 3, 5, terminalEntry("completed"), 2), { code: "ERR_SEQ_GAP" });
+    assert.throws(() => storeContract.decideAppend("c-1", 3, 4, { protocol: "nope" } as never, 2), { code: "ERR_INVALID_RECORD" });
+    assert.equal(storeContract.decideAppend("c-1", 3, 4, terminalEntry("completed"), 2).kind, "append");
   });
 });

@@ -11,7 +11,7 @@ import type { Store } from "../runstate/store.js";
 import { cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { ResumeRefusedError } from "./agent-errors.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
-import { computeFingerprint, diffFingerprints } from "./fingerprint.js";
+import { computeFingerprint, diffFingerprints, fingerprintStyle, type FingerprintStyle } from "./fingerprint.js";
 import type { NoteStore } from "../memory/note-store.js";
 import { RunRecorder } from "./run-recorder.js";
 import { buildSystemPrompt } from "./system-prompt.js";
@@ -66,6 +66,12 @@ export interface RunStart {
   cwd?: string;
   /** The absolute path of the agent.yaml it was started with. */
   config?: string;
+  /**
+   * The journal's record version: 2 (the default, RECORD_VERSION) or 3, the Go
+   * implementation's current format, which it can resume; version 3 keeps tool results as
+   * text and records neither `cwd` nor `config`.
+   */
+  recordVersion?: 2 | 3;
 }
 
 export interface RunResume {
@@ -77,11 +83,13 @@ export interface RunResume {
 
 export async function startRun(options: RunOptions, start: RunStart): Promise<RunOutcome> {
   const runId = start.runId ?? newRunId();
+  const version = start.recordVersion ?? RECORD_VERSION;
   const recorder = await RunRecorder.create(options.store, {
-    version: RECORD_VERSION,
+    version,
     run_id: runId,
     created: new Date().toISOString(),
-    fingerprint: fingerprintOf(options.settings),
+    // A version 3 journal holds the Go implementation's hashes, so either side can resume it.
+    fingerprint: fingerprintOf(options.settings, version === 3 ? "go-v3" : "fisk-ai"),
     prompt: start.prompt,
     ...(start.interactive === true ? { interactive: true } : {}),
     ...(start.cwd === undefined ? {} : { cwd: start.cwd }),
@@ -108,33 +116,35 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
   }
 }
 
-function fingerprintOf(settings: AgentSettings) {
-  return computeFingerprint({
-    provider: settings.provider.name,
-    model: settings.model,
-    system: settings.system,
-    tools: settings.tools.specs(),
-    mcpTools: settings.tools.specsByServer(),
-    thinking: settings.thinking,
-    maxTokens: settings.maxTokens,
-    maxIterations: settings.maxIterations,
-  });
+function fingerprintOf(settings: AgentSettings, style: FingerprintStyle) {
+  return computeFingerprint(
+    {
+      provider: settings.provider.name,
+      model: settings.model,
+      system: settings.system,
+      tools: settings.tools.specs(),
+      mcpTools: settings.tools.specsByServer(),
+      thinking: settings.thinking,
+      maxTokens: settings.maxTokens,
+      maxIterations: settings.maxIterations,
+    },
+    style,
+  );
 }
+
+/** What a version 3 journal's hashes cover that a configuration here may not reproduce. */
+const GO_V3_HASHES =
+  " (a record version 3 journal holds the Go implementation's hashes, which cover the notes it adds to the system prompt for its memory and human-in-the-loop tools, and its deferred tools)";
 
 /** `goesOn`: the resume brings a follow-up (or reopens a chat), so a finished session is taken further. */
 function refuseResume(state: RunState, settings: AgentSettings, { force, goesOn }: { force: boolean; goesOn: boolean }): void {
-  // Appending our version 2 records to it would leave a journal neither implementation reads.
-  if (state.meta.version > RECORD_VERSION) {
-    throw new ResumeRefusedError(
-      `cannot resume session ${state.runId}: it is a record version ${state.meta.version} journal (the Go implementation's format), which this fisk-ai reads (session ls, show, verify, export) but does not write yet; resume it with the Go implementation`,
-    );
-  }
   if (state.terminal?.reason === "completed" && !goesOn) {
     throw new ResumeRefusedError(
       `session ${state.runId} is completed: there is nothing to resume; give a follow-up (fisk-ai run --resume ${state.runId} "next question") or start a new run`,
     );
   }
-  const diff = diffFingerprints(state.meta.fingerprint, fingerprintOf(settings));
+  const style = fingerprintStyle(state.meta);
+  const diff = diffFingerprints(state.meta.fingerprint, fingerprintOf(settings, style), style);
   if (diff.providerChanged) {
     throw new ResumeRefusedError(
       `cannot resume session ${state.runId} with another provider (${diff.changes[0]}): its turns cannot continue on a different API, even with --force`,
@@ -143,7 +153,9 @@ function refuseResume(state: RunState, settings: AgentSettings, { force, goesOn 
   if (diff.changes.length > 0 && !force) {
     const lines = diff.changes.map((change) => `  ${change}`).join("\n");
     throw new ResumeRefusedError(
-      `cannot resume session ${state.runId}: its configuration changed:\n${lines}\nrestore the configuration, or resume anyway with --force`,
+      style === "go-v2"
+        ? `cannot resume session ${state.runId} without --force: the Go implementation wrote it, and its hashes cannot all be compared here:\n${lines}\nif this configuration is the one it ran with, resume it with --force`
+        : `cannot resume session ${state.runId}: its configuration changed:\n${lines}\nrestore the configuration, or resume anyway with --force${style === "go-v3" ? GO_V3_HASHES : ""}`,
     );
   }
   // A run with its answer only needs its terminal record: no limit stands in the way.

@@ -8,6 +8,7 @@ import { parse as parseYaml, YAMLParseError } from "yaml";
 import * as z from "zod";
 import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
 import type { StoreConfig } from "../runstate/create-store.js";
+import { RECORD_VERSION } from "../runstate/records.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "./agent-errors.js";
@@ -128,6 +129,8 @@ const AgentConfigSchema = z.strictObject({
   session: z
     .strictObject({
       backend: z.enum(["file", "jetstream"]).default("file"),
+      // The record version new sessions are journaled in: 3 is the Go implementation's current one.
+      record_version: z.union([z.literal(2), z.literal(3)]).default(RECORD_VERSION),
       state_dir: z.string().min(1).optional(),
       // jetstream only. Credentials never come from here: NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN.
       servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
@@ -165,6 +168,8 @@ export interface AgentConfig {
   memoryNamespace: string | undefined;
   /** Where sessions are kept: the session block, or the --state-dir / --store overrides. */
   store: StoreConfig;
+  /** The record version new sessions are journaled in (session.record_version). */
+  recordVersion: 2 | 3;
 }
 
 /** What the command line may override. */
@@ -229,6 +234,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     retryBaseDelayMs: config.retry.base_delay,
     thinking: config.thinking,
     memoryNamespace: config.memory.enabled ? config.memory.namespace : undefined,
+    recordVersion: session.record_version,
     store:
       overrides.store ??
       (session.backend === "jetstream"

@@ -3,7 +3,8 @@
 // the memory index or the resume reminder touch the system prompt.
 import { createHash } from "node:crypto";
 import type { ProviderName, ThinkingConfig, ToolSpec } from "../llm/model-provider.js";
-import type { Fingerprint } from "../runstate/records.js";
+import { goEscaped } from "../runstate/record-v3.js";
+import type { Fingerprint, MetaPayload } from "../runstate/records.js";
 
 export interface FingerprintInput {
   provider: ProviderName;
@@ -17,7 +18,21 @@ export interface FingerprintInput {
   maxIterations: number;
 }
 
-export function computeFingerprint(input: FingerprintInput): Fingerprint {
+/**
+ * Whose hashes a journal holds: ours, or the Go implementation's, which hashes its
+ * encoding/json bytes of the system prompt parts and tool definitions (version 3), or of
+ * the Anthropic SDK's request types (versions 1 and 2, which also write no provider).
+ */
+export type FingerprintStyle = "fisk-ai" | "go-v3" | "go-v2";
+
+export function fingerprintStyle(meta: Pick<MetaPayload, "version" | "fingerprint">): FingerprintStyle {
+  if (meta.version === 3) return "go-v3";
+  return meta.fingerprint.provider === undefined ? "go-v2" : "fisk-ai";
+}
+
+/** The fingerprint of `input` as a journal of `style` records it, so a resume compares like with like. */
+export function computeFingerprint(input: FingerprintInput, style: FingerprintStyle = "fisk-ai"): Fingerprint {
+  if (style !== "fisk-ai") return goFingerprint(input, style);
   const servers = Object.entries(input.mcpTools ?? {});
   return {
     provider: input.provider,
@@ -30,6 +45,33 @@ export function computeFingerprint(input: FingerprintInput): Fingerprint {
     // Only with MCP servers, so a journal without them keeps the shape the Go implementation writes.
     ...(servers.length === 0 ? {} : { mcp_tools_hashes: Object.fromEntries(servers.map(([server, tools]) => [server, toolsHash(tools)])) }),
   };
+}
+
+function goFingerprint(input: FingerprintInput, style: "go-v3" | "go-v2"): Fingerprint {
+  return {
+    ...(style === "go-v3" ? { provider: input.provider } : {}),
+    model: input.model,
+    system_hash: sha256(goSystemJson(style, [input.system])),
+    // Version 2 hashed the SDK's own encoding of its tool params, which is not reproduced:
+    // nothing stands for it, and diffFingerprints says the two cannot be compared.
+    tools_hash: style === "go-v3" ? sha256(goToolsJson(input.tools)) : "",
+    thinking_mode: input.thinking.mode === "off" ? "off" : "summarized",
+    max_tokens: input.maxTokens,
+    max_iterations: input.maxIterations,
+  };
+}
+
+/** What the Go implementation hashes for its system prompt parts: `[]string` in version 3, `[]TextBlockParam` before. */
+export function goSystemJson(style: "go-v3" | "go-v2", parts: readonly string[]): string {
+  return goEscaped(JSON.stringify(style === "go-v3" ? parts : parts.map((text) => ({ text, type: "text" }))));
+}
+
+/** What the Go implementation's version 3 hashes for its tools: `[]llm.ToolDef`, field names as Go spells them, schema keys sorted. */
+export function goToolsJson(specs: readonly ToolSpec[]): string {
+  const defs = specs.map(
+    (spec) => `{"Name":${JSON.stringify(spec.name)},"Description":${JSON.stringify(spec.description)},"InputSchema":${canonicalJson(spec.input_schema)},"DeferLoading":false}`,
+  );
+  return goEscaped(`[${defs.join(",")}]`);
 }
 
 function toolsHash(specs: readonly ToolSpec[]): string {
@@ -69,13 +111,14 @@ export interface FingerprintDiff {
   providerChanged: boolean;
 }
 
-export function diffFingerprints(saved: Fingerprint, current: Fingerprint): FingerprintDiff {
+export function diffFingerprints(saved: Fingerprint, current: Fingerprint, style: FingerprintStyle = "fisk-ai"): FingerprintDiff {
   const changes: string[] = [];
   const providerChanged = providerOf(saved) !== providerOf(current);
   if (providerChanged) changes.push(`provider: ${providerOf(saved)} -> ${providerOf(current)}`);
   if (saved.model !== current.model) changes.push(`model: ${saved.model} -> ${current.model}`);
   if (saved.system_hash !== current.system_hash) changes.push("system prompt: changed");
-  if (saved.tools_hash !== current.tools_hash) changes.push(`tool set: changed${changedServers(saved, current)}`);
+  if (style === "go-v2") changes.push("tool set: not comparable (the journal holds the Go implementation's version 2 hash of it, which this fisk-ai cannot compute)");
+  else if (saved.tools_hash !== current.tools_hash) changes.push(`tool set: changed${changedServers(saved, current)}`);
   if (saved.thinking_mode !== current.thinking_mode) changes.push(`thinking: ${saved.thinking_mode} -> ${current.thinking_mode}`);
   if (saved.max_tokens !== current.max_tokens) changes.push(`max_tokens: ${saved.max_tokens} -> ${current.max_tokens}`);
   if (saved.max_iterations !== current.max_iterations) {

@@ -42,6 +42,11 @@ export interface RunAgentOptions {
   store?: Store;
   /** The id of a new session (default: a new KSUID). */
   sessionId?: string;
+  /**
+   * The record version a new session is journaled in: 2 (the default) or 3, the Go
+   * implementation's current format, so that it can resume the session too.
+   */
+  recordVersion?: 2 | 3;
   /** The id of a session in `store` to resume instead of starting one. */
   resume?: string;
   /** Resume even though the configuration changed (never across providers). */
@@ -113,7 +118,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     outcome = await resumeRun({ ...run, store: options.store }, { runId: options.resume, force: options.force === true });
   } else {
     if (options.prompt === undefined || options.prompt.trim() === "") throw new ConfigError("prompt is empty: say what the agent should do");
-    outcome = await startRun({ ...run, store: options.store }, { prompt: options.prompt, runId: options.sessionId });
+    outcome = await startRun({ ...run, store: options.store }, { prompt: options.prompt, runId: options.sessionId, recordVersion: options.recordVersion });
   }
   const { runId, ...rest } = outcome;
   return { sessionId: runId, ...rest };

@@ -4,6 +4,7 @@
 // The state is advanced by each entry as it is recorded (one fold step, not a refold of
 // the run), and the records themselves are not kept: the state is all the loop reads.
 import { fold, foldStep, type FoldState, type RunState } from "../runstate/fold.js";
+import { heldIn } from "../runstate/journal-codec.js";
 import { PROTOCOLS, type JournalRecord, type MetaPayload, type RecordEntry } from "../runstate/records.js";
 import type { Journal, Store } from "../runstate/store.js";
 
@@ -20,9 +21,9 @@ export class RunRecorder {
 
   /** A new run: journaled to `store` when given, else kept in memory only. */
   static async create(store: Store | undefined, meta: MetaPayload): Promise<RunRecorder> {
-    const first: JournalRecord = { seq: 1, protocol: PROTOCOLS.meta, meta };
+    const first = heldIn(meta.version, { seq: 1, protocol: PROTOCOLS.meta, meta });
     if (store === undefined) return new RunRecorder(meta.run_id, foldStep(undefined, first), undefined);
-    return RunRecorder.#over(meta.run_id, await store.create(meta.run_id, meta));
+    return RunRecorder.#over(meta.run_id, await store.create(meta.run_id, first.meta));
   }
 
   /** An existing run, locked for appending. */
@@ -49,13 +50,15 @@ export class RunRecorder {
   }
 
   /**
-   * Records an entry; resolves once it is durable. Entries issued together keep their
+   * Records an entry as the run's record version holds it (a version 3 journal keeps tool
+   * results as text); resolves once it is durable. Entries issued together keep their
    * order. One that would not fold is refused before it reaches the journal.
    */
   async append(entry: RecordEntry): Promise<void> {
     const seq = this.#state.lastSeq + 1;
-    foldStep(this.#state, { seq, ...entry } as JournalRecord);
-    await this.#journal?.append(seq, entry);
+    const record = heldIn(this.#state.meta.version, { seq, ...entry } as JournalRecord);
+    foldStep(this.#state, record);
+    await this.#journal?.append(seq, record);
   }
 
   async close(): Promise<void> {

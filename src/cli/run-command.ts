@@ -173,7 +173,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   };
   const rendered = streamJson ? bothEvents(stderrEvents, streamJsonEvents(io.stdout)) : stderrEvents;
-  const start = { interactive: chat, cwd: process.cwd(), config: usedConfig };
+  const start = { interactive: chat, cwd: process.cwd(), config: usedConfig, recordVersion: config.recordVersion };
   let mcp: McpServers | undefined;
   try {
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).

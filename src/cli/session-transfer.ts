@@ -3,7 +3,7 @@
 // atomic import, so a half-written session is never visible.
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { RunStateError } from "../runstate/errors.js";
-import { completeBytes, encodeRecord } from "../runstate/journal-codec.js";
+import { completeBytes, encodeRecordIn } from "../runstate/journal-codec.js";
 import { verifyJournal, type JournalVerification } from "../runstate/journal-verify.js";
 import { PROTOCOLS, type MetaRecord } from "../runstate/records.js";
 import { assertRunId, newRunId } from "../runstate/run-id.js";
@@ -91,7 +91,7 @@ export async function forkSession(store: Store, runId: string, options: { at?: s
 /** The journal with its first line replaced by a new meta record. */
 function withNewMeta(bytes: Buffer, meta: MetaRecord["meta"]): Buffer {
   const rest = bytes.subarray(bytes.indexOf(0x0a) + 1);
-  return Buffer.concat([Buffer.from(encodeRecord({ seq: 1, protocol: PROTOCOLS.meta, meta })), rest]);
+  return Buffer.concat([Buffer.from(encodeRecordIn(meta.version, { seq: 1, protocol: PROTOCOLS.meta, meta })), rest]);
 }
 
 /** The offset just past the newline that ends line `line` (1-based). */

@@ -3,7 +3,7 @@
 import { isUtf8 } from "node:buffer";
 import { RunStateError } from "./errors.js";
 import { newerVersionProblem } from "./fold.js";
-import { fromV3Record } from "./record-v3.js";
+import { encodeV3Record, fromV3Record, heldByV3 } from "./record-v3.js";
 import { checkRecord, PROTOCOLS, type JournalRecord } from "./records.js";
 
 const NEWLINE = 0x0a;
@@ -15,8 +15,19 @@ const NEWLINE = 0x0a;
  */
 export const MAX_RECORD_DEPTH = 1000;
 
+/** A record's line in a journal of record version 1 or 2. */
 export function encodeRecord(record: JournalRecord): string {
   return `${JSON.stringify(record)}\n`;
+}
+
+/** A record's line in a journal of record version `version`: 3 is the Go implementation's neutral shape. */
+export function encodeRecordIn(version: number, record: JournalRecord): string {
+  return version === 3 ? encodeV3Record(record) : encodeRecord(record);
+}
+
+/** A record as a journal of record version `version` gives it back: what a writer should append to one. */
+export function heldIn<R extends JournalRecord>(version: number, record: R): R {
+  return version === 3 ? heldByV3(record) : record;
 }
 
 export type LineParse =

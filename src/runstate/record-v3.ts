@@ -6,6 +6,8 @@
 // fisk-ai works in. A version 1 or 2 block always has a `type`, a version 3 block never does,
 // so a line is translated by its shape alone, without knowing its journal's meta.
 import { isUtf8 } from "node:buffer";
+import { isDeepStrictEqual } from "node:util";
+import { kindOfProtocol, PROTOCOLS, type ImageBlock, type JournalRecord, type ToolResultBlock } from "./records.js";
 
 type Json = Record<string, unknown>;
 
@@ -57,4 +59,155 @@ function fromV3Block(block: unknown): unknown {
 function base64Text(encoded: string): string | undefined {
   const bytes = Buffer.from(encoded, "base64");
   return bytes.toString("base64") === encoded && isUtf8(bytes) ? bytes.toString("utf8") : undefined;
+}
+
+/**
+ * The line a version 3 journal holds for a record, as the Go implementation's encoding/json
+ * writes it: its structs' field order, empty optional fields left out, `<`, `>`, `&`, U+2028
+ * and U+2029 escaped. Blocks the neutral shape names are written in it; any other block, or
+ * one carrying fields the neutral shape has no place for, as `{"provider":{"kind","raw"}}`
+ * with the block as the API sent it, which the Go implementation sends back as it is.
+ */
+export function encodeV3Record(record: JournalRecord): string {
+  return `${goEscaped(JSON.stringify(toV3Record(record)))}\n`;
+}
+
+/**
+ * What a version 3 journal gives back for a record: the record as read from its v3 line.
+ * A tool result in v3 is text, so a result of blocks becomes their text, an image a note
+ * saying it was not kept; the meta has no place for where the run started (cwd, config) or
+ * the MCP servers' own tool hashes.
+ */
+export function heldByV3<R extends JournalRecord>(record: R): R {
+  return fromV3Record(JSON.parse(encodeV3Record(record))) as R;
+}
+
+/** Why a version 3 journal cannot hold a record as it is, or undefined when it can. */
+export function v3Problem(record: JournalRecord): string | undefined {
+  const asGiven: unknown = JSON.parse(JSON.stringify(record));
+  if (isDeepStrictEqual(heldByV3(record), asGiven)) return undefined;
+  return `a record version 3 journal cannot hold this ${kindOfProtocol(record.protocol) ?? "record"} record as it is (its tool results are text only, its meta has no cwd, config or mcp_tools_hashes)`;
+}
+
+/** JSON text as Go's encoding/json writes it: it escapes these inside strings, where alone they can occur. */
+export function goEscaped(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Only the fields that are set, as Go's `omitempty` writes them. */
+function present(fields: Json): Json {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== "" && value !== 0 && value !== false));
+}
+
+function toV3Record(record: JournalRecord): Json {
+  const envelope = { seq: record.seq, protocol: record.protocol };
+  switch (record.protocol) {
+    case PROTOCOLS.meta: {
+      const { meta } = record;
+      const { fingerprint } = meta;
+      return {
+        ...envelope,
+        meta: {
+          version: meta.version,
+          run_id: meta.run_id,
+          created: meta.created,
+          fingerprint: {
+            provider: fingerprint.provider ?? "anthropic",
+            model: fingerprint.model,
+            system_hash: fingerprint.system_hash,
+            tools_hash: fingerprint.tools_hash,
+            thinking_mode: fingerprint.thinking_mode,
+            max_tokens: fingerprint.max_tokens,
+            max_iterations: fingerprint.max_iterations,
+          },
+          prompt: meta.prompt,
+          ...present({ interactive: meta.interactive }),
+        },
+      };
+    }
+    case PROTOCOLS.assistant: {
+      const { assistant } = record;
+      return {
+        ...envelope,
+        assistant: {
+          iteration: assistant.iteration,
+          message: { role: "assistant", content: assistant.message.content.map((block) => toV3Block(block as Json)) },
+          ...present({ stop_reason: assistant.stop_reason }),
+          in_tokens: assistant.in_tokens,
+          out_tokens: assistant.out_tokens,
+          ...present({ cache_read_tokens: assistant.cache_read_tokens, cache_create_tokens: assistant.cache_create_tokens }),
+        },
+      };
+    }
+    case PROTOCOLS.user:
+      return { ...envelope, user: { message: { role: "user", content: record.user.message.content.map((block) => toV3Block(block as Json)) } } };
+    case PROTOCOLS.tool_result: {
+      const { tool_result: toolResult } = record;
+      const { result } = toolResult;
+      return {
+        ...envelope,
+        tool_result: {
+          tool_use_id: toolResult.tool_use_id,
+          result: { tool_use_id: result.tool_use_id, content: resultText(result.content), ...present({ is_error: result.is_error }) },
+          ...present({ remote: toolResult.remote }),
+        },
+      };
+    }
+    case PROTOCOLS.terminal:
+      return { ...envelope, terminal: { reason: record.terminal.reason, ...present({ message: record.terminal.message }) } };
+  }
+}
+
+/** A block's fields beyond `names` that carry something (the API sends `citations: null`). */
+function onlyFields(block: Json, names: readonly string[]): boolean {
+  return Object.entries(block).every(([key, value]) => names.includes(key) || value === null || value === undefined);
+}
+
+function toV3Block(block: Json): Json {
+  switch (block.type) {
+    case "text":
+      if (typeof block.text === "string" && onlyFields(block, ["type", "text"])) return { text: { text: block.text } };
+      break;
+    case "thinking":
+    {
+      // Base64 of the signature's UTF-8; a lone surrogate has no such bytes and would not come back.
+      const signature = typeof block.signature === "string" ? Buffer.from(block.signature, "utf8") : undefined;
+      if (typeof block.thinking === "string" && signature !== undefined && signature.toString("utf8") === block.signature && onlyFields(block, ["type", "thinking", "signature"])) {
+        return { thinking: present({ text: block.thinking, signature: signature.toString("base64") }) };
+      }
+      break;
+    }
+    case "tool_use":
+      if (onlyFields(block, ["type", "id", "name", "input"])) return { tool_use: { id: block.id, name: block.name, input: block.input } };
+      break;
+    case "tool_result": {
+      // As the Go implementation decides: one text block, or text, is the neutral form.
+      const text = plainText(block.content);
+      if (text !== undefined && onlyFields(block, ["type", "tool_use_id", "content", "is_error"])) {
+        return { tool_result: { tool_use_id: block.tool_use_id, content: text, ...present({ is_error: block.is_error }) } };
+      }
+      break;
+    }
+  }
+  return { provider: { kind: block.type, raw: block } };
+}
+
+function plainText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content) || content.length !== 1) return undefined;
+  const only = content[0] as Json;
+  return only.type === "text" && typeof only.text === "string" && onlyFields(only, ["type", "text"]) ? only.text : undefined;
+}
+
+/** A tool result's content as the text a version 3 journal holds. */
+function resultText(content: ToolResultBlock["content"]): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((part) => (part.type === "text" ? part.text : `[${imageLabel(part)} not kept: a record version 3 journal holds tool results as text]`))
+    .join("\n");
+}
+
+function imageLabel(image: ImageBlock): string {
+  const mediaType = image.source.media_type;
+  return typeof mediaType === "string" ? `image (${mediaType})` : "image";
 }

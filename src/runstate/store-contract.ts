@@ -3,40 +3,53 @@
 // decided here, so backends cannot drift apart in their checks or their messages.
 import { RunStateError } from "./errors.js";
 import { assertReadableVersion, fold, type RunState } from "./fold.js";
-import { decodeJournal, decodeRecordLine, type DecodedJournal } from "./journal-codec.js";
+import { decodeJournal, decodeRecordLine, encodeRecordIn, type DecodedJournal } from "./journal-codec.js";
+import { v3Problem } from "./record-v3.js";
 import { checkRecord, PROTOCOLS, recordAt, type JournalRecord, type MetaPayload, type MetaRecord, type RecordEntry } from "./records.js";
 import type { RunHolder, RunSummary } from "./store.js";
 
 export { assertRunId, isValidRunId } from "./run-id.js";
 
-/** The meta record `create` writes as seq 1, or why it may not. */
-export function checkedMeta(runId: string, meta: MetaPayload): MetaRecord {
+/** The meta record `create` writes as seq 1 and its line, or why it may not. */
+export function checkedMeta(runId: string, meta: MetaPayload): { record: MetaRecord; line: string } {
   if (meta.run_id !== runId) {
     throw new RunStateError("ERR_INVALID_RECORD", `meta.run_id ${JSON.stringify(meta.run_id)} does not match session id ${runId}`);
   }
   assertReadableVersion(meta);
   const record: MetaRecord = { seq: 1, protocol: PROTOCOLS.meta, meta };
   const checked = checkRecord(record);
-  if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to create session ${runId}: ${checked.problem}`);
-  return record;
+  const problem = checked.ok ? heldProblem(record, meta.version) : checked.problem;
+  if (problem !== undefined) throw new RunStateError("ERR_INVALID_RECORD", `refusing to create session ${runId}: ${problem}`);
+  return { record, line: encodeRecordIn(meta.version, record) };
+}
+
+/** The record version of a run's journal, from its meta record. */
+export function versionOf(records: readonly JournalRecord[]): number {
+  return (records[0] as MetaRecord).meta.version;
+}
+
+/** A journal keeps a record as it is or refuses it: one its version cannot hold is refused. */
+function heldProblem(record: JournalRecord, version: number): string | undefined {
+  return version === 3 ? v3Problem(record) : undefined;
 }
 
 /** What an append at `seq` to a journal whose last seq is `lastSeq` must do. */
-export type AppendDecision = { kind: "retry" } | { kind: "append"; record: JournalRecord };
+export type AppendDecision = { kind: "retry" } | { kind: "append"; record: JournalRecord; line: string };
 
 /**
  * A seq at or below the last is a crash-retry of a record already taken (a no-op once
  * what is in flight is durable); one that skips ahead is ERR_SEQ_GAP; the next seq must
- * hold a valid record.
+ * hold a valid record that a journal of `version` can hold, and gets its line in it.
  */
-export function decideAppend(runId: string, lastSeq: number, seq: number, entry: RecordEntry): AppendDecision {
+export function decideAppend(runId: string, lastSeq: number, seq: number, entry: RecordEntry, version: number): AppendDecision {
   if (Number.isInteger(seq) && seq >= 1 && seq <= lastSeq) return { kind: "retry" };
   if (seq !== lastSeq + 1) {
     throw new RunStateError("ERR_SEQ_GAP", `append of seq ${seq} to session ${runId}, whose last seq is ${lastSeq}`, { seq });
   }
   const checked = recordAt(seq, entry);
-  if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to append seq ${seq}: ${checked.problem}`, { seq });
-  return { kind: "append", record: checked.record };
+  const problem = checked.ok ? heldProblem(checked.record, version) : checked.problem;
+  if (problem !== undefined || !checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to append seq ${seq}: ${problem}`, { seq });
+  return { kind: "append", record: checked.record, line: encodeRecordIn(version, checked.record) };
 }
 
 /**

@@ -2,10 +2,9 @@
 // by one flush at a time; appends that arrive while a flush is on its way share the
 // next write and fsync (group commit), and each resolves only once its bytes are durable.
 import type { RunStateError } from "../errors.js";
-import { encodeRecord } from "../journal-codec.js";
 import type { JournalRecord, RecordEntry } from "../records.js";
 import type { Journal } from "../store.js";
-import { closedError, decideAppend, writeFailedError } from "../store-contract.js";
+import { closedError, decideAppend, versionOf, writeFailedError } from "../store-contract.js";
 import { writeFully, type FileSystem } from "./file-system.js";
 import type { RunLock } from "./run-lock.js";
 
@@ -26,6 +25,7 @@ export class FileJournal implements Journal {
   readonly #fd: number;
   readonly #lock: RunLock;
   readonly #records: JournalRecord[];
+  readonly #version: number;
   readonly #maxBatch: number;
   #queue: QueuedAppend[] = [];
   #flushScheduled = false;
@@ -41,6 +41,7 @@ export class FileJournal implements Journal {
     this.#lock = lock;
     this.runId = runId;
     this.#records = records;
+    this.#version = versionOf(records);
     this.#maxBatch = options.groupCommit ? Number.POSITIVE_INFINITY : 1;
   }
 
@@ -53,16 +54,15 @@ export class FileJournal implements Journal {
     if (this.#failure !== undefined) return Promise.reject(this.#failedError());
     let decision;
     try {
-      decision = decideAppend(this.runId, this.lastSeq, seq, entry);
+      decision = decideAppend(this.runId, this.lastSeq, seq, entry, this.#version);
     } catch (error) {
       return Promise.reject(error);
     }
     // A crash-retry of a seq already taken: durable when what is in flight is.
     if (decision.kind === "retry") return this.#idle.then(() => this.#throwIfFailed());
-    const record = decision.record;
-    this.#records.push(record);
+    this.#records.push(decision.record);
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ line: encodeRecord(record), resolve, reject });
+      this.#queue.push({ line: decision.line, resolve, reject });
       this.#scheduleFlush();
     });
   }

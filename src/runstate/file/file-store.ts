@@ -3,7 +3,6 @@
 import { constants } from "node:fs";
 import { join } from "node:path";
 import type { RunState } from "../fold.js";
-import { encodeRecord } from "../journal-codec.js";
 import type { MetaPayload } from "../records.js";
 import type { Journal, RunSummary, Store } from "../store.js";
 import {
@@ -65,8 +64,8 @@ export class FileStore implements Store {
 
   async create(runId: string, meta: MetaPayload): Promise<Journal> {
     const path = this.journalPath(runId);
-    const record = checkedMeta(runId, meta);
-    const { fd, lock } = await this.#createJournal(runId, path, Buffer.from(encodeRecord(record)));
+    const { record, line } = checkedMeta(runId, meta);
+    const { fd, lock } = await this.#createJournal(runId, path, Buffer.from(line));
     return new FileJournal(this.#fs, fd, lock, runId, [record], { groupCommit: this.#groupCommit });
   }
 

@@ -12,7 +12,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/transport-node";
 import { RunStateError } from "../errors.js";
 import type { RunState } from "../fold.js";
-import { encodeRecord } from "../journal-codec.js";
+import { encodeRecordIn } from "../journal-codec.js";
 import type { JournalRecord, MetaPayload, RecordEntry } from "../records.js";
 import type { Journal, RunHolder, RunSummary, Store } from "../store.js";
 import {
@@ -22,6 +22,7 @@ import {
   closedError,
   corruptSummary,
   decideAppend,
+  versionOf,
   decodeRun,
   existsError,
   isValidRunId,
@@ -250,12 +251,12 @@ export class JetStreamStore implements Store {
 
   async create(runId: string, meta: MetaPayload): Promise<Journal> {
     assertRunId(runId);
-    const record = checkedMeta(runId, meta);
+    const { record, line } = checkedMeta(runId, meta);
     if (await this.#hasMeta(runId)) throw existsError(runId);
     const lease = await this.#takeLease(runId);
     try {
       const journal = new JetStreamJournal(this, runId, [record], lease);
-      await journal.publish(record);
+      await journal.publish(record, line);
       return journal;
     } catch (error) {
       await lease.release();
@@ -326,7 +327,8 @@ export class JetStreamStore implements Store {
       await this.#purge(runId);
       const journal = new JetStreamJournal(this, runId, records, lease);
       // The meta goes last: until it is there, nothing lists, loads or opens the run.
-      for (const record of [...records.slice(1), records[0] as JournalRecord]) await journal.publish(record);
+      const version = versionOf(records);
+      for (const record of [...records.slice(1), records[0] as JournalRecord]) await journal.publish(record, encodeRecordIn(version, record));
     } finally {
       await lease.release();
     }
@@ -350,8 +352,8 @@ export class JetStreamStore implements Store {
   }
 
   /** Publishes one record into its slot; a slot already taken is the caller's to judge. */
-  async publishRecord(runId: string, record: JournalRecord, msgID: string): Promise<void> {
-    await this.#js.publish(this.subject(runId, record.seq), encodeRecord(record).slice(0, -1), {
+  async publishRecord(runId: string, seq: number, line: string, msgID: string): Promise<void> {
+    await this.#js.publish(this.subject(runId, seq), line.slice(0, -1), {
       msgID,
       expect: { lastSubjectSequence: 0 },
     });
@@ -571,16 +573,16 @@ class JetStreamJournal implements Journal {
     if (this.#failure !== undefined) return Promise.reject(this.#failedError());
     let decision;
     try {
-      decision = decideAppend(this.runId, this.lastSeq, seq, entry);
+      decision = decideAppend(this.runId, this.lastSeq, seq, entry, versionOf(this.#records));
     } catch (error) {
       return Promise.reject(error);
     }
     if (decision.kind === "retry") return this.#tail.then(() => this.#throwIfFailed());
-    const record = decision.record;
+    const { record, line } = decision;
     this.#records.push(record);
     const written = this.#tail.then(() => {
       this.#throwIfFailed();
-      return this.publish(record).catch((error: unknown) => {
+      return this.publish(record, line).catch((error: unknown) => {
         this.#failure = error;
         throw error;
       });
@@ -608,11 +610,12 @@ class JetStreamJournal implements Journal {
    * retry whose ack was lost: written) or another writer's (ERR_LOCKED, or ERR_EXISTS
    * for a meta: the run was created meanwhile).
    */
-  async publish(record: JournalRecord): Promise<void> {
+  /** Publishes a record as `line`, its encoding in this run's record version. */
+  async publish(record: JournalRecord, line: string): Promise<void> {
     if (this.#lease.lost !== undefined) throw lockedError(this.runId, undefined);
     const msgID = `${this.#lease.nonce}-${record.seq}`;
     try {
-      await this.#store.publishRecord(this.runId, record, msgID);
+      await this.#store.publishRecord(this.runId, record.seq, line, msgID);
       return;
     } catch (error) {
       if (!slotTaken(error)) {

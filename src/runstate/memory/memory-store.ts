@@ -3,7 +3,7 @@
 // lines a file holds, so reading, folding and refusing go through the same contract.
 import { hostname } from "node:os";
 import type { RunState } from "../fold.js";
-import { encodeRecord } from "../journal-codec.js";
+import { encodeRecordIn } from "../journal-codec.js";
 import type { JournalRecord, MetaPayload, RecordEntry } from "../records.js";
 import type { Journal, RunHolder, RunSummary, Store } from "../store.js";
 import {
@@ -12,6 +12,7 @@ import {
   checkImport,
   closedError,
   decideAppend,
+  versionOf,
   decodeRun,
   existsError,
   lockedError,
@@ -48,9 +49,9 @@ export class MemoryStore implements Store {
 
   async create(runId: string, meta: MetaPayload): Promise<Journal> {
     assertRunId(runId);
-    const record = checkedMeta(runId, meta);
+    const { record, line } = checkedMeta(runId, meta);
     if (this.runs.has(runId)) throw existsError(runId);
-    const run: MemoryRun = { lines: [encodeRecord(record)], updated: new Date() };
+    const run: MemoryRun = { lines: [line], updated: new Date() };
     this.runs.set(runId, run);
     return new MemoryJournal(runId, run, [record]);
   }
@@ -83,7 +84,8 @@ export class MemoryStore implements Store {
     assertRunId(runId);
     const records = checkImport(runId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     if (this.runs.has(runId)) throw existsError(runId);
-    this.runs.set(runId, { lines: records.map(encodeRecord), updated: new Date() });
+    const version = versionOf(records);
+    this.runs.set(runId, { lines: records.map((record) => encodeRecordIn(version, record)), updated: new Date() });
   }
 
   async delete(runId: string): Promise<void> {
@@ -131,10 +133,10 @@ class MemoryJournal implements Journal {
 
   async append(seq: number, entry: RecordEntry): Promise<void> {
     if (this.#closed) throw closedError(this.runId);
-    const decision = decideAppend(this.runId, this.lastSeq, seq, entry);
+    const decision = decideAppend(this.runId, this.lastSeq, seq, entry, versionOf(this.#records));
     if (decision.kind === "retry") return;
     this.#records.push(decision.record);
-    this.#run.lines.push(encodeRecord(decision.record));
+    this.#run.lines.push(decision.line);
     this.#run.updated = new Date();
   }
 
