@@ -5,12 +5,16 @@
 // state.go), and `session ls`, `show` and `verify` must agree on every one of them.
 import { strict as assert } from "node:assert";
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { computeFingerprint, fingerprintStyle, goSystemJson, goToolsJson } from "../src/agent/fingerprint.js";
 import { FileStore } from "../src/runstate/file/file-store.js";
+import { decodeRecordLine, encodeRecordIn } from "../src/runstate/journal-codec.js";
+import type { MetaRecord } from "../src/runstate/records.js";
 import { runCli } from "./helpers/cli-harness.js";
+import { latestBlocks, startFakeAnthropic, type SentMessage } from "./helpers/fake-anthropic-server.js";
 
 const FIXTURES = new URL("../../test/fixtures/go/", import.meta.url).pathname;
 
@@ -277,16 +281,109 @@ describe("journals written by the Go implementation", () => {
     });
   }
 
-  it("a version 3 session is not resumed here, since this fisk-ai does not write version 3 yet: refused (2) naming why, the journal untouched", async () => {
-    const fixture = FIXTURE_LIST.find((candidate) => candidate.name === "v3/suspended-resumed") as Fixture;
+  it("writes every line of every version 3 fixture back byte for byte as the Go implementation wrote it", () => {
+    let lines = 0;
+    for (const fixture of FIXTURE_LIST.filter((candidate) => candidate.expected.version === 3)) {
+      const journal = readFileSync(join(fixture.runsDir, `${fixture.expected.run_id}.json`), "utf8");
+      for (const line of journal.slice(0, journal.lastIndexOf("\n")).split("\n")) {
+        assert.equal(encodeRecordIn(3, decodeRecordLine(line)), `${line}\n`, fixture.name);
+        lines++;
+      }
+    }
+    assert.equal(lines, 43);
+  });
+
+  it("hashes the system prompt (every version) and the tool set (version 3) as the Go implementation does", () => {
+    const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+    for (const fixture of FIXTURE_LIST) {
+      const { version, fingerprint_inputs: inputs } = fixture.expected;
+      const journal = readFileSync(join(fixture.runsDir, `${fixture.expected.run_id}.json`), "utf8");
+      const meta = decodeRecordLine(journal.slice(0, journal.indexOf("\n"))) as MetaRecord;
+      const style = fingerprintStyle(meta.meta);
+      assert.equal(style, version === 3 ? "go-v3" : "go-v2", fixture.name);
+      assert.equal(goSystemJson(style as "go-v3" | "go-v2", inputs.system), inputs.system_json, fixture.name);
+      assert.equal(sha256(inputs.system_json), meta.meta.fingerprint.system_hash, fixture.name);
+      if (version !== 3) continue;
+      const defs = JSON.parse(inputs.tools_json as string) as { Name: string; Description: string; InputSchema: Record<string, unknown>; DeferLoading: boolean }[];
+      // Go defers ten tools or more behind tool search (the tool-search run); computeFingerprint decides it the same way.
+      const deferred = defs.length >= 10;
+      assert.ok(defs.every((def) => def.DeferLoading === deferred), fixture.name);
+      // The schema's keys in another order hash the same: Go's map keys are sorted.
+      const specs = defs.map((def) => ({ name: def.Name, description: def.Description, input_schema: Object.fromEntries(Object.entries(def.InputSchema).reverse()) }));
+      const fingerprint = computeFingerprint(
+        { provider: "anthropic", model: meta.meta.fingerprint.model, system: "", tools: specs, thinking: { mode: "off" }, maxTokens: 0, maxIterations: 0 },
+        "go-v3",
+      );
+      assert.equal(goToolsJson(specs, deferred), inputs.tools_json, fixture.name);
+      assert.equal(fingerprint.tools_hash, meta.meta.fingerprint.tools_hash, fixture.name);
+    }
+  });
+
+  it("a version 3 session resumed here, after a crash mid-batch, is compared on the Go implementation's hashes, completes against the strict fake API, and is still version 3", async () => {
+    const fixture = FIXTURE_LIST.find((candidate) => candidate.name === "v3/torn-batch") as Fixture;
+    const runId = fixture.expected.run_id;
     const dir = stateDirOf(fixture, "resume");
-    const journal = join(dir, `${fixture.expected.run_id}.json`);
-    const before = readFileSync(journal);
-    // A key only so the run gets as far as the journal: no model is called.
-    const options = { cwd: scratch, env: { PATH: process.env.PATH, HOME: scratch, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test" } };
-    const resumed = await runCli(["run", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--resume", fixture.expected.run_id, "one more thing", "--state-dir", dir], options);
-    assert.equal(resumed.code, 2, resumed.stderr);
-    assert.match(resumed.stderr, /^fisk-ai: cannot resume session \S+: it is a record version 3 journal \(the Go implementation's format\), which this fisk-ai reads .* but does not write yet; resume it with the Go implementation\n$/);
-    assert.deepEqual(readFileSync(journal), before);
+    const journalPath = join(dir, `${runId}.json`);
+    const before = readFileSync(journalPath);
+    const kept = before.subarray(0, before.lastIndexOf(0x0a) + 1).toString("utf8");
+    const server = await startFakeAnthropic((request) => {
+      const messages = (request.body as { messages: SentMessage[] }).messages;
+      const results = latestBlocks(messages).filter((block) => block.type === "tool_result");
+      return { content: [{ type: "text", text: `Restarted: ${results.map((block) => JSON.stringify(block.content)).join(", ")}` }], stop_reason: "end_turn", usage: { input_tokens: 900, output_tokens: 30 } };
+    });
+    try {
+      const work = join(scratch, "v3-resume");
+      mkdirSync(work);
+      // The Go run's model, tools and budgets; its system prompt had a second part (a note the
+      // Go implementation adds) that a configuration here cannot give.
+      writeFileSync(
+        join(work, "agent.yaml"),
+        `provider: anthropic
+model: claude-sonnet-4-5
+system: "You are an operations agent. Use the tools you are given; never guess at a host's state."
+tools:
+  - name: restart_worker
+    description: Runs restart_worker on the fleet.
+    command: [sh, -c, 'echo "$1 restarted, pid 4242"', sh, "{name}"]
+    input_schema: { type: object, properties: { name: { type: string } }, required: [name] }
+budget: { max_tokens: 8192, max_iterations: 25 }
+session: { state_dir: ${dir} }
+`,
+      );
+      const options = { cwd: work, env: { PATH: process.env.PATH, HOME: work, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url } };
+      const refused = await runCli(["run", "--config", "agent.yaml", "--resume", runId], options);
+      assert.equal(refused.code, 2, refused.stderr);
+      // Model, tool set, thinking and budgets compare equal: only the prompt's Go-only part differs.
+      assert.match(refused.stderr, /^fisk-ai: cannot resume session \S+: its configuration changed:\n {2}system prompt: changed\nrestore the configuration, or resume anyway with --force \(a record version 3 journal holds the Go implementation's hashes/);
+      // Opening it cut the torn tail, as any open does; nothing was added.
+      assert.equal(readFileSync(journalPath, "utf8"), kept);
+
+      const resumed = await runCli(["run", "--config", "agent.yaml", "--resume", runId, "--force"], options);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      // The Go run's result for worker-1, then the two tools run here, in the model's order.
+      assert.equal(resumed.stdout, 'Restarted: "worker-1 restarted, pid 48211", "worker-2 restarted, pid 4242\\n", "worker-3 restarted, pid 4242\\n"\n');
+      assert.equal(server.requests.length, 1);
+      assert.ok(server.requests.every((request) => request.accepted), "the fake refused the resumed conversation");
+
+      const journal = readFileSync(journalPath, "utf8");
+      assert.ok(journal.startsWith(kept), "the Go-written records are kept byte for byte, the torn tail cut");
+      const added = journal.slice(kept.length).split("\n").slice(0, -1);
+      assert.deepEqual(
+        added.map((line) => (JSON.parse(line) as { protocol: string }).protocol.split(".").at(-1)),
+        ["tool_result", "tool_result", "assistant", "terminal"],
+      );
+      for (const line of added) {
+        // The Go implementation's shape: a result's content is text, a block has no type.
+        assert.doesNotMatch(line, /"type":/, line);
+        assert.equal(encodeRecordIn(3, decodeRecordLine(line)), `${line}\n`);
+      }
+      assert.deepEqual(JSON.parse(added[2] as string).assistant.message, { role: "assistant", content: [{ text: { text: resumed.stdout.trimEnd() } }] });
+      const verified = await runCli(["session", "verify", runId, "--state-dir", dir], options);
+      assert.equal(verified.stdout, `${runId}: ok, 7 records\n`);
+      const state = await new FileStore({ dir }).load(runId);
+      assert.deepEqual([state.meta.version, state.terminal?.reason, state.counters.toolCalls], [3, "completed", 3]);
+    } finally {
+      await server.close();
+    }
   });
 });

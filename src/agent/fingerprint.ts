@@ -54,7 +54,7 @@ function goFingerprint(input: FingerprintInput, style: "go-v3" | "go-v2"): Finge
     system_hash: sha256(goSystemJson(style, [input.system])),
     // Version 2 hashed the SDK's own encoding of its tool params, which is not reproduced:
     // nothing stands for it, and diffFingerprints says the two cannot be compared.
-    tools_hash: style === "go-v3" ? sha256(goToolsJson(input.tools)) : "",
+    tools_hash: style === "go-v3" ? sha256(goToolsJson(input.tools, input.provider === "anthropic" && input.tools.length >= GO_TOOL_SEARCH_THRESHOLD)) : "",
     thinking_mode: input.thinking.mode === "off" ? "off" : "summarized",
     max_tokens: input.maxTokens,
     max_iterations: input.maxIterations,
@@ -66,10 +66,17 @@ export function goSystemJson(style: "go-v3" | "go-v2", parts: readonly string[])
   return goEscaped(JSON.stringify(style === "go-v3" ? parts : parts.map((text) => ({ text, type: "text" }))));
 }
 
+/**
+ * From this many tools on, the Go implementation defers them behind the API's tool search
+ * (with Anthropic, by default), and its hash says so: the same tools hash the same here.
+ */
+const GO_TOOL_SEARCH_THRESHOLD = 10;
+
 /** What the Go implementation's version 3 hashes for its tools: `[]llm.ToolDef`, field names as Go spells them, schema keys sorted. */
-export function goToolsJson(specs: readonly ToolSpec[]): string {
+export function goToolsJson(specs: readonly ToolSpec[], deferred: boolean): string {
   const defs = specs.map(
-    (spec) => `{"Name":${JSON.stringify(spec.name)},"Description":${JSON.stringify(spec.description)},"InputSchema":${canonicalJson(spec.input_schema)},"DeferLoading":false}`,
+    (spec) =>
+      `{"Name":${JSON.stringify(spec.name)},"Description":${JSON.stringify(spec.description)},"InputSchema":${canonicalJson(spec.input_schema)},"DeferLoading":${deferred}}`,
   );
   return goEscaped(`[${defs.join(",")}]`);
 }

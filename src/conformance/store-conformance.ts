@@ -240,6 +240,29 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
         await journal.close();
       });
 
+      it("keeps a version 3 journal in version 3: what it takes is stored in that shape and read back as it was given", async () => {
+        const journal = await store.create("version-3", metaPayload("version-3", { version: 3 }));
+        await appendCompletedRun(journal);
+        await journal.close();
+        const lines = Buffer.from(await store.readJournal("version-3")).toString("utf8").split("\n").slice(0, -1);
+        const first = JSON.parse(lines[0] as string) as { meta: { version: number } };
+        const turn = JSON.parse(lines[1] as string) as { assistant: { message: { content: object[] } } };
+        assert.equal(first.meta.version, 3);
+        assert.deepEqual(turn.assistant.message.content[0], { text: { text: "Let me look." } }, "a version 3 block has no type");
+        assert.deepEqual((await store.load("version-3")).messages, fold(completedRun("version-3").map((record) => (record.seq === 1 ? metaRecord("version-3", { version: 3 }) : record))).messages);
+      });
+
+      it("refuses to append to a version 3 journal what version 3 cannot hold, with ERR_INVALID_RECORD", async () => {
+        const journal = await store.create("version-3-image", metaPayload("version-3-image", { version: 3 }));
+        await journal.append(2, assistantEntry(0, "Looking.", ["toolu_1"]));
+        const image = { type: "image" as const, source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } };
+        const result = { ...toolResultEntry("toolu_1"), tool_result: { tool_use_id: "toolu_1", result: { type: "tool_result" as const, tool_use_id: "toolu_1", content: [image] } } };
+        await rejectsWith(journal.append(3, result), "ERR_INVALID_RECORD", /version 3 .*cannot hold this tool_result record/);
+        await journal.append(3, toolResultEntry("toolu_1"));
+        await journal.close();
+        assert.equal((await store.load("version-3-image")).lastSeq, 3);
+      });
+
       it("refuses a newer version on load, open and list, naming both versions", async () => {
         await harness.plantRaw(store, "version-4", [encodeRecord(metaRecord("version-4", { version: 4 }))]);
         await rejectsWith(store.load("version-4"), "ERR_VERSION", /version 4.*version 3/);
