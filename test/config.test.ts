@@ -133,6 +133,12 @@ session: { backend: file, state_dir: ./runs }
     assertConfigError("session: { backend: postgres }\n", /session\.backend: /);
   });
 
+  it("journals new sessions in record version 2 unless session.record_version says 3, and names the versions there are", () => {
+    assert.equal(loadAgentConfig(configFile("model: a\n")).recordVersion, 2);
+    assert.equal(loadAgentConfig(configFile("session: { record_version: 3 }\n")).recordVersion, 3);
+    assertConfigError("session: { record_version: 4 }\n", /: session\.record_version: expected 2 \(the default\) or 3 \(the Go implementation's current journal format\)$/);
+  });
+
   it("reports YAML that does not parse with its line, and a file that is not a mapping", () => {
     assertConfigError("model: a\ntools: [\n  - x: : :\n", /:\d+: not valid YAML: /);
     assertConfigError("- a\n- b\n", /expected a mapping of settings/);

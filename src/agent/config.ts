@@ -130,7 +130,9 @@ const AgentConfigSchema = z.strictObject({
     .strictObject({
       backend: z.enum(["file", "jetstream"]).default("file"),
       // The record version new sessions are journaled in: 3 is the Go implementation's current one.
-      record_version: z.union([z.literal(2), z.literal(3)]).default(RECORD_VERSION),
+      record_version: z
+        .union([z.literal(2), z.literal(3)], { error: "expected 2 (the default) or 3 (the Go implementation's current journal format)" })
+        .default(RECORD_VERSION),
       state_dir: z.string().min(1).optional(),
       // jetstream only. Credentials never come from here: NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN.
       servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),

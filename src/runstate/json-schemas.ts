@@ -3,8 +3,8 @@
 // apart unnoticed: a test checks the shipped files against this and both validators
 // against one corpus of records.
 import * as z from "zod";
-import { ENVELOPE_SCHEMA, RECORD_SCHEMAS } from "./record-schemas.js";
-import { RECORD_KINDS, RECORD_VERSION } from "./records.js";
+import { ENVELOPE_SCHEMA, storedRecordSchemas } from "./record-schemas.js";
+import { NEWEST_READABLE_VERSION, RECORD_KINDS } from "./records.js";
 
 const ID_BASE = "https://choria.io/schemas/io.choria.fisk-ai.v1";
 
@@ -19,12 +19,13 @@ function named(fileName: string, title: string, schema: z.ZodType): NamedSchema 
   return { fileName, schema: { $schema, $id: `${ID_BASE}/${fileName}`, title, ...rest } };
 }
 
+/** The records as stored, in every version read: version 3's blocks beside those of versions 1 and 2. */
 export function recordJsonSchemas(): NamedSchema[] {
+  const versions = `record versions 1 to ${NEWEST_READABLE_VERSION}`;
+  const schemas = storedRecordSchemas();
   return [
-    named("session.envelope.json", `fisk-ai session record envelope (record version ${RECORD_VERSION})`, ENVELOPE_SCHEMA),
-    ...RECORD_KINDS.map((kind) =>
-      named(`session.${kind}.json`, `fisk-ai session ${kind} record (record version ${RECORD_VERSION})`, RECORD_SCHEMAS[kind]),
-    ),
+    named("session.envelope.json", `fisk-ai session record envelope (${versions})`, ENVELOPE_SCHEMA),
+    ...RECORD_KINDS.map((kind) => named(`session.${kind}.json`, `fisk-ai session ${kind} record (${versions})`, schemas[kind])),
   ];
 }
 

@@ -59,22 +59,26 @@ const ServerToolResultBlock = z.looseObject({
 const OTHER_TYPE = new RegExp(`^(?!(${MODELLED_TYPES.join("|")})$)(?![a-z0-9_]+_tool_result$).+$`);
 const OtherBlock = z.looseObject({ type: z.string().regex(OTHER_TYPE) });
 
-// Typed as the hand-written message types of records.ts: zod would type an unmodelled block as
-// any object with a string type, which swallows the modelled ones when narrowing.
-const AssistantMessage = z.strictObject({
-  role: z.literal("assistant"),
-  content: z.array(
-    z.union([
-      z.discriminatedUnion("type", [TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolUseBlock, ServerToolUseBlock]),
-      ServerToolResultBlock,
-      OtherBlock,
-    ]),
-  ),
-}) as unknown as z.ZodType<AssistantMessage>;
-const UserMessage = z.strictObject({
-  role: z.literal("user"),
-  content: z.array(z.union([z.discriminatedUnion("type", [TextBlock, ImageBlock, ToolResultBlock]), OtherBlock])),
-}) as unknown as z.ZodType<UserMessage>;
+const AssistantBlock = z.union([
+  z.discriminatedUnion("type", [TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolUseBlock, ServerToolUseBlock]),
+  ServerToolResultBlock,
+  OtherBlock,
+]);
+const UserBlock = z.union([z.discriminatedUnion("type", [TextBlock, ImageBlock, ToolResultBlock]), OtherBlock]);
+
+// Version 3's blocks, the Go implementation's provider-neutral shape, as its journal holds
+// them: record-v3.ts reads each into one of the blocks above, which the code then checks.
+// Here they describe the stored lines, for the JSON Schema files (storedRecordSchemas).
+const V3_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const V3Text = z.strictObject({ text: z.looseObject({ text: z.string() }) });
+const V3Thinking = z.strictObject({ thinking: z.looseObject({ text: z.string().optional(), signature: z.string().regex(V3_BASE64).optional() }) });
+const V3ToolUse = z.strictObject({
+  tool_use: z.looseObject({ id: z.string().min(1), name: z.string().min(1), input: z.record(z.string(), z.unknown()) }),
+});
+const V3ToolResultBody = z.looseObject({ tool_use_id: z.string().min(1), content: z.string(), is_error: z.boolean().optional() });
+const V3ToolResult = z.strictObject({ tool_result: V3ToolResultBody });
+/** A block of the provider's own, `raw` as it sent it; its `kind` is the raw block's type. */
+const v3Provider = (raw: z.ZodType) => z.strictObject({ provider: z.strictObject({ kind: z.string().min(1), raw }) });
 
 const Fingerprint = z.strictObject({
   // Absent in version 1 journals and in the Go implementation's: it means anthropic.
@@ -102,24 +106,6 @@ const MetaPayload = z.strictObject({
   config: z.string().min(1).optional(),
 });
 
-const AssistantPayload = z.strictObject({
-  iteration: count,
-  message: AssistantMessage,
-  stop_reason: z.string().optional(),
-  in_tokens: count,
-  out_tokens: count,
-  cache_read_tokens: count.optional(),
-  cache_create_tokens: count.optional(),
-});
-
-const ToolResultPayload = z.strictObject({
-  tool_use_id: z.string().min(1),
-  result: ToolResultBlock,
-  remote: z.boolean().optional(),
-});
-
-const UserPayload = z.strictObject({ message: UserMessage });
-
 const TerminalPayload = z.strictObject({
   reason: z.enum(TERMINAL_REASONS),
   message: z.string().optional(),
@@ -127,13 +113,46 @@ const TerminalPayload = z.strictObject({
 
 const seq = z.int().min(1);
 
-export const RECORD_SCHEMAS = {
-  meta: z.strictObject({ seq: z.literal(1), protocol: z.literal(PROTOCOLS.meta), meta: MetaPayload }),
-  assistant: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.assistant), assistant: AssistantPayload }),
-  tool_result: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.tool_result), tool_result: ToolResultPayload }),
-  user: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.user), user: UserPayload }),
-  terminal: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.terminal), terminal: TerminalPayload }),
-} as const;
+/** The five record kinds over the blocks their messages and tool results may hold. */
+function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; toolResult: z.ZodType }) {
+  // Typed as the hand-written message types of records.ts: zod would type an unmodelled block as
+  // any object with a string type, which swallows the modelled ones when narrowing.
+  const AssistantMessage = z.strictObject({ role: z.literal("assistant"), content: z.array(blocks.assistant) }) as unknown as z.ZodType<AssistantMessage>;
+  const UserMessage = z.strictObject({ role: z.literal("user"), content: z.array(blocks.user) }) as unknown as z.ZodType<UserMessage>;
+  const AssistantPayload = z.strictObject({
+    iteration: count,
+    message: AssistantMessage,
+    stop_reason: z.string().optional(),
+    in_tokens: count,
+    out_tokens: count,
+    cache_read_tokens: count.optional(),
+    cache_create_tokens: count.optional(),
+  });
+  const ToolResultPayload = z.strictObject({
+    tool_use_id: z.string().min(1),
+    result: blocks.toolResult as typeof ToolResultBlock,
+    remote: z.boolean().optional(),
+  });
+  return {
+    meta: z.strictObject({ seq: z.literal(1), protocol: z.literal(PROTOCOLS.meta), meta: MetaPayload }),
+    assistant: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.assistant), assistant: AssistantPayload }),
+    tool_result: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.tool_result), tool_result: ToolResultPayload }),
+    user: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.user), user: z.strictObject({ message: UserMessage }) }),
+    terminal: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.terminal), terminal: TerminalPayload }),
+  } as const;
+}
+
+/** The records the code works with: the blocks of versions 1 and 2, the Anthropic API's. */
+export const RECORD_SCHEMAS = recordSchemasOver({ assistant: AssistantBlock, user: UserBlock, toolResult: ToolResultBlock });
+
+/** The records as journals store them, version 3's neutral blocks included: what the JSON Schema files describe. */
+export function storedRecordSchemas(): typeof RECORD_SCHEMAS {
+  return recordSchemasOver({
+    assistant: z.union([AssistantBlock, V3Text, V3Thinking, V3ToolUse, v3Provider(AssistantBlock)]),
+    user: z.union([UserBlock, V3Text, V3ToolResult, v3Provider(UserBlock)]),
+    toolResult: z.union([ToolResultBlock, V3ToolResultBody]),
+  });
+}
 
 /** What every record shares, whatever its kind. */
 export const ENVELOPE_SCHEMA = z.looseObject({ seq, protocol: z.string().regex(PROTOCOL_PATTERN) });
@@ -147,9 +166,9 @@ export type ToolResultBlock = z.infer<typeof ToolResultBlock>;
 export type ServerToolUseBlock = z.infer<typeof ServerToolUseBlock>;
 export type Fingerprint = z.infer<typeof Fingerprint>;
 export type MetaPayload = z.infer<typeof MetaPayload>;
-export type AssistantPayload = z.infer<typeof AssistantPayload>;
-export type ToolResultPayload = z.infer<typeof ToolResultPayload>;
-export type UserPayload = z.infer<typeof UserPayload>;
+export type AssistantPayload = z.infer<typeof RECORD_SCHEMAS.assistant>["assistant"];
+export type ToolResultPayload = z.infer<typeof RECORD_SCHEMAS.tool_result>["tool_result"];
+export type UserPayload = z.infer<typeof RECORD_SCHEMAS.user>["user"];
 export type TerminalPayload = z.infer<typeof TerminalPayload>;
 
 export type MetaRecord = z.infer<typeof RECORD_SCHEMAS.meta>;

@@ -46,7 +46,9 @@ function fromV3Block(block: unknown): unknown {
     case "tool_use":
       return { type: "tool_use", id: body.id, name: body.name, input: body.input };
     case "tool_result":
-      return { type: "tool_result", tool_use_id: body.tool_use_id, content: body.content, ...(body.is_error === true ? { is_error: true } : {}) };
+      // Text only in version 3: anything else stays as it is and is refused as a block.
+      if (typeof body.content !== "string") return block;
+      return { type: "tool_result", tool_use_id: body.tool_use_id, content: body.content, ...(body.is_error === undefined || body.is_error === false ? {} : { is_error: body.is_error }) };
     case "provider":
       // The provider's block as it sent it: the kind is its type.
       return isObject(body.raw) && body.raw.type === body.kind ? body.raw : block;
