@@ -163,6 +163,30 @@ function stateDirOf(fixture: Fixture, purpose: string): string {
   return dir;
 }
 
+/**
+ * A directory whose agent.yaml has the Go runs' model, tool and budgets. Their system prompt
+ * had a second part (a note the Go implementation adds) that a configuration here cannot give.
+ */
+function goRunWorkspace(name: string, stateDir: string): string {
+  const work = join(scratch, name);
+  mkdirSync(work);
+  writeFileSync(
+    join(work, "agent.yaml"),
+    `provider: anthropic
+model: claude-sonnet-4-5
+system: "You are an operations agent. Use the tools you are given; never guess at a host's state."
+tools:
+  - name: restart_worker
+    description: Runs restart_worker on the fleet.
+    command: [sh, -c, 'echo "$1 restarted, pid 4242"', sh, "{name}"]
+    input_schema: { type: object, properties: { name: { type: string } }, required: [name] }
+budget: { max_tokens: 8192, max_iterations: 25 }
+session: { state_dir: ${stateDir} }
+`,
+  );
+  return work;
+}
+
 describe("journals written by the Go implementation", () => {
   it("the table lists every fixture with the counters the Go fold computed for it", () => {
     assert.deepEqual(
@@ -332,24 +356,7 @@ describe("journals written by the Go implementation", () => {
       return { content: [{ type: "text", text: `Restarted: ${results.map((block) => JSON.stringify(block.content)).join(", ")}` }], stop_reason: "end_turn", usage: { input_tokens: 900, output_tokens: 30 } };
     });
     try {
-      const work = join(scratch, "v3-resume");
-      mkdirSync(work);
-      // The Go run's model, tools and budgets; its system prompt had a second part (a note the
-      // Go implementation adds) that a configuration here cannot give.
-      writeFileSync(
-        join(work, "agent.yaml"),
-        `provider: anthropic
-model: claude-sonnet-4-5
-system: "You are an operations agent. Use the tools you are given; never guess at a host's state."
-tools:
-  - name: restart_worker
-    description: Runs restart_worker on the fleet.
-    command: [sh, -c, 'echo "$1 restarted, pid 4242"', sh, "{name}"]
-    input_schema: { type: object, properties: { name: { type: string } }, required: [name] }
-budget: { max_tokens: 8192, max_iterations: 25 }
-session: { state_dir: ${dir} }
-`,
-      );
+      const work = goRunWorkspace("v3-resume", dir);
       const options = { cwd: work, env: { PATH: process.env.PATH, HOME: work, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url } };
       const refused = await runCli(["run", "--config", "agent.yaml", "--resume", runId], options);
       assert.equal(refused.code, 2, refused.stderr);
@@ -382,6 +389,35 @@ session: { state_dir: ${dir} }
       assert.equal(verified.stdout, `${runId}: ok, 7 records\n`);
       const state = await new FileStore({ dir }).load(runId);
       assert.deepEqual([state.meta.version, state.terminal?.reason, state.counters.toolCalls], [3, "completed", 3]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a version 2 session from the Go implementation is refused without --force, saying its tool-set hash cannot be compared here; with --force it completes, still version 2", async () => {
+    const fixture = FIXTURE_LIST.find((candidate) => candidate.name === "v2/torn-batch") as Fixture;
+    const runId = fixture.expected.run_id;
+    const dir = stateDirOf(fixture, "resume");
+    const server = await startFakeAnthropic(() => ({ content: [{ type: "text", text: "All three restarted." }], stop_reason: "end_turn", usage: { input_tokens: 900, output_tokens: 8 } }));
+    try {
+      const work = goRunWorkspace("v2-resume", dir);
+      const options = { cwd: work, env: { PATH: process.env.PATH, HOME: work, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url } };
+      const refused = await runCli(["run", "--config", "agent.yaml", "--resume", runId], options);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.equal(
+        refused.stderr,
+        `fisk-ai: cannot resume session ${runId} without --force: the Go implementation wrote it, and its hashes cannot all be compared here:\n` +
+          "  system prompt: changed\n" +
+          "  tool set: not comparable (the journal holds the Go implementation's version 2 hash of it, which this fisk-ai cannot compute)\n" +
+          "if this configuration is the one it ran with, resume it with --force\n",
+      );
+      assert.equal(server.requests.length, 0);
+      const resumed = await runCli(["run", "--config", "agent.yaml", "--resume", runId, "--force"], options);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.equal(resumed.stdout, "All three restarted.\n");
+      assert.ok(server.requests.every((request) => request.accepted), "the fake refused the resumed conversation");
+      const state = await new FileStore({ dir }).load(runId);
+      assert.deepEqual([state.meta.version, state.terminal?.reason, state.counters.toolCalls, state.lastSeq], [2, "completed", 3, 7]);
     } finally {
       await server.close();
     }

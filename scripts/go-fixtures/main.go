@@ -4,6 +4,8 @@
 // (internal/runstate/state.go, ported in fold.go) computes from that journal.
 //
 // Run from the repository root: (cd scripts/go-fixtures && go run . ../../test/fixtures/go)
+// With -check JOURNAL it reads a version 3 journal written by fisk-ai for TypeScript as the
+// Go implementation's structs and says whether encoding/json writes the same bytes (check.go).
 package main
 
 import (
@@ -22,8 +24,16 @@ func hashHex(b []byte) string {
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-check" {
+		err := check(os.Args[2])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", os.Args[2], err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: go-fixtures <output directory>")
+		fmt.Fprintln(os.Stderr, "usage: go-fixtures <output directory> | go-fixtures -check <version 3 journal>")
 		os.Exit(2)
 	}
 	root := os.Args[1]

@@ -96,6 +96,11 @@ export function goEscaped(json: string): string {
   return json.replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** An RFC 3339 time as Go's time.Time writes one: no trailing zeros in the fraction, no empty fraction. */
+function goTime(time: string): string {
+  return time.replace(/(\.\d*?)0+(?=Z|[+-])/, "$1").replace(/\.(?=Z|[+-])/, "");
+}
+
 /** Only the fields that are set, as Go's `omitempty` writes them. */
 function present(fields: Json): Json {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== "" && value !== 0 && value !== false));
@@ -112,7 +117,7 @@ function toV3Record(record: JournalRecord): Json {
         meta: {
           version: meta.version,
           run_id: meta.run_id,
-          created: meta.created,
+          created: goTime(meta.created),
           fingerprint: {
             provider: fingerprint.provider ?? "anthropic",
             model: fingerprint.model,
