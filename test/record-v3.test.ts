@@ -144,5 +144,11 @@ session: { state_dir: ./state, record_version: 3 }
     assert.ok(server.requests.every((request) => request.accepted));
     const verified = await runCli(["session", "verify", runId, "--config", "agent.yaml"], options);
     assert.equal(verified.stdout, `${runId}: ok, 10 records\n`);
+    // A fork's new meta line is written in its version too.
+    const forked = await runCli(["session", "fork", runId, "--at", "5", "--name", "forked", "--config", "agent.yaml"], options);
+    assert.equal(forked.code, 0, forked.stderr);
+    const forkLines = readFileSync(join(dir, "state", "forked.json"), "utf8").split("\n").slice(0, -1);
+    assertVersion3(forkLines);
+    assert.deepEqual(forkLines.slice(1), lines.slice(1, 5));
   });
 });
