@@ -4,7 +4,8 @@
 // block of the provider's own (server tools and the like, kept as the API sent it). Read
 // here into the shape of versions 1 and 2, the Anthropic API's blocks, which the rest of
 // fisk-ai works in. A version 1 or 2 block always has a `type`, a version 3 block never does,
-// so a line is translated by its shape alone, without knowing its journal's meta.
+// so a line is translated by its shape alone, without knowing its journal's meta. Written
+// back into it, as Go's encoding/json writes it, for a session that is version 3.
 import { isUtf8 } from "node:buffer";
 import { isDeepStrictEqual } from "node:util";
 import { kindOfProtocol, PROTOCOLS, type ImageBlock, type JournalRecord, type ToolResultBlock } from "./records.js";
@@ -165,7 +166,7 @@ function toV3Record(record: JournalRecord): Json {
   }
 }
 
-/** A block's fields beyond `names` that carry something (the API sends `citations: null`). */
+/** Whether every field of a block beyond `names` is empty (the API sends `citations: null`). */
 function onlyFields(block: Json, names: readonly string[]): boolean {
   return Object.entries(block).every(([key, value]) => names.includes(key) || value === null || value === undefined);
 }
@@ -175,8 +176,7 @@ function toV3Block(block: Json): Json {
     case "text":
       if (typeof block.text === "string" && onlyFields(block, ["type", "text"])) return { text: { text: block.text } };
       break;
-    case "thinking":
-    {
+    case "thinking": {
       // Base64 of the signature's UTF-8; a lone surrogate has no such bytes and would not come back.
       const signature = typeof block.signature === "string" ? Buffer.from(block.signature, "utf8") : undefined;
       if (typeof block.thinking === "string" && signature !== undefined && signature.toString("utf8") === block.signature && onlyFields(block, ["type", "thinking", "signature"])) {
