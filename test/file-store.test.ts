@@ -557,6 +557,19 @@ describe("file backend", () => {
         assert.equal(fs.calls.rename, undefined, "an unchanged cache is not written again");
       });
 
+      it("checks a lock file left by a dead holder with one open, one read and one close, its journal still from the cache", async () => {
+        const dir = await cachedDir();
+        // The note of a process that is gone: this host, a pid no process has.
+        writeFileSync(join(dir, "c-2.lock"), JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started: "2026-12-01T00:00:00.000Z" }));
+        const fs = countingFileSystem();
+        assert.deepEqual(await statuses(dir, fs), { "c-1": "open@7", "c-2": "open@7", "c-3": "open@7" });
+        assert.deepEqual(
+          [fs.calls["sync.open"], fs.calls["sync.read"], fs.calls["sync.close"], fs.calls["sync.lstat"], fs.calls["sync.fstat"]],
+          [2, 2, 2, 3, 1],
+          "the cache and the lock file opened, read and closed; a stat a journal; the cache's size",
+        );
+      });
+
       it("reads a journal again when it grows, is rewritten in place, or is replaced", async () => {
         const dir = await cachedDir();
         const store = new FileStore({ dir });
