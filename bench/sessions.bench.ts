@@ -43,6 +43,8 @@ const SIDES = {
   // The floors under the CLI figures: node with the session modules loaded, then bare start-up.
   emptyDir: `${CLI_SHOWN} session ls --json, empty dir`,
   version: `${CLI_SHOWN} --version`,
+  // What checking a cache against every journal costs at the least, with no fisk-ai code.
+  statFloor: "node -e: readdir and one lstat a journal, nothing else",
 } as const;
 type SideName = (typeof SIDES)[keyof typeof SIDES];
 /** The sides that are `session ls` over the sessions, judged against the goals; the floors only explain them. */
@@ -60,9 +62,19 @@ interface ChildRun {
  * included, as a shell would see it. Its stdout is a pipe, never a TTY.
  */
 function runCli(args: readonly string[], cwd: string): Promise<ChildRun> {
+  return runNode([CLI, ...args], cwd);
+}
+
+/** One lstat a journal, as the summary cache's check makes: the floor under any listing that checks each journal. */
+const STAT_FLOOR_SCRIPT =
+  'const fs = require("node:fs"); const dir = process.argv[1]; let n = 0; ' +
+  'for (const name of fs.readdirSync(dir)) if (name.endsWith(".json") && fs.lstatSync(dir + "/" + name).size > 0) n++; console.log(n);';
+
+function runNode(args: readonly string[], cwd: string): Promise<ChildRun> {
+  const shown = args[0] === CLI ? `${CLI_SHOWN} ${args.slice(1).join(" ")}` : "node -e";
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
@@ -70,7 +82,7 @@ function runCli(args: readonly string[], cwd: string): Promise<ChildRun> {
     child.once("error", reject);
     child.once("close", (code, signal) => {
       const ms = performance.now() - started;
-      if (code !== 0) reject(new Error(`${CLI_SHOWN} ${args.join(" ")} exited ${signal ?? code}: ${Buffer.concat(stderr).toString()}`));
+      if (code !== 0) reject(new Error(`${shown} exited ${signal ?? code}: ${Buffer.concat(stderr).toString()}`));
       else resolve({ ms, stdout: Buffer.concat(stdout).toString("utf8") });
     });
   });
@@ -142,6 +154,11 @@ function fastSides(store: FileStore, sessions: SessionDir, cwd: string, emptyDir
     [SIDES.version]: async () => {
       const { ms, stdout } = await runCli(["--version"], cwd);
       return { ms, outputBytes: Buffer.byteLength(stdout) };
+    },
+    [SIDES.statFloor]: async () => {
+      const { ms, stdout } = await runNode(["-e", STAT_FLOOR_SCRIPT, dir], cwd);
+      if (Number(stdout) !== sessions.runIds.length) throw new Error(`the stat floor counted ${stdout.trim()} journals`);
+      return { ms, outputBytes: 0 };
     },
   };
 }
@@ -262,6 +279,8 @@ function printGoals(rounds: Rounds, foldMs: number): void {
       "judged on the medians above; warm page cache, summary cache in place",
       `without the summary cache (deleted before each run): ${formatMs(median(rounds[SIDES.uncached].map((round) => round.ms)))} ms, ` +
         `fold-all / ls ${formatRatio(foldMs / median(rounds[SIDES.uncached].map((round) => round.ms)), 1)} (not judged)`,
+      `floors under the CLI: ${SIDES.emptyDir} ${formatMs(median(rounds[SIDES.emptyDir].map((round) => round.ms)))} ms; ` +
+        `${SIDES.statFloor} ${formatMs(median(rounds[SIDES.statFloor].map((round) => round.ms)))} ms`,
     ],
   );
 }
