@@ -65,7 +65,7 @@ export type { Store, Journal, RunSummary, RunStatus, RunHolder } from "./runstat
 export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
 export * as storeContract from "./runstate/store-contract.js";
 export { MemoryStore, type MemoryStoreOptions, type MemoryRun } from "./runstate/memory/memory-store.js";
-export { encodeRecord, encodeRecordIn, decodeRecordLine, decodeJournal, type DecodedJournal } from "./runstate/journal-codec.js";
+export { encodeRecord, encodeRecordIn, decodeRecordLine, decodeJournal, JournalDecoder, type DecodedJournal } from "./runstate/journal-codec.js";
 export { FileStore, type FileStoreOptions } from "./runstate/file/file-store.js";
 export { defaultStateDir } from "./runstate/file/state-dir.js";
 export { NoteError, type NoteStore, type Note, type NoteItem, type NoteErrorCode, type WriteOutcome } from "./memory/note-store.js";

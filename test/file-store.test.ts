@@ -18,7 +18,7 @@ import {
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { defaultStateDir, encodeRecord, FileStore, isRunStateError, type RunStateErrorCode, type RunSummary } from "../src/index.js";
+import { defaultStateDir, encodeRecord, FileStore, isRunStateError, storeContract, type RunStateErrorCode, type RunSummary } from "../src/index.js";
 import { nodeFileSystem, type FileSystem } from "../src/runstate/file/file-system.js";
 import { runStoreConformance } from "../src/conformance/index.js";
 import { SUMMARY_CACHE_NAME } from "../src/runstate/file/summary-cache.js";
@@ -247,6 +247,24 @@ describe("file backend", () => {
       const reopened = await store.open("fail-1");
       assert.equal(reopened.lastSeq, 2, "the written record is there, and the run continues after it");
       await reopened.close();
+    });
+  });
+
+  describe("reading a large journal", () => {
+    it("reads it a chunk at a time, a record longer than a chunk included, to the same run a whole read gives", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      // Two tool results of 6 MB: the second straddles the first 8 MB chunk's end.
+      await writeRun(store, "big-1", 1, 6 * 1024 * 1024);
+      const size = lstatSync(join(dir, "big-1.json")).size;
+      const fs = countingFileSystem();
+      const state = await new FileStore({ dir, fileSystem: fs }).load("big-1");
+      assert.deepEqual(state, storeContract.decodeRun("big-1", readFileSync(join(dir, "big-1.json")), "x").state);
+      assert.equal(fs.bytesRead, size);
+      assert.equal(fs.calls.read, Math.ceil(size / (8 * 1024 * 1024)) + 1, "8 MB reads, then one that finds the end");
+      const journal = await new FileStore({ dir, fileSystem: fs }).open("big-1");
+      assert.equal(journal.lastSeq, 4);
+      await journal.close();
     });
   });
 

@@ -113,7 +113,31 @@ export function forEachLine(bytes: Buffer, visit: (line: Buffer, lineNumber: num
  * told they were written); anything wrong before that is ERR_CORRUPT with its line.
  */
 export function decodeJournal(bytes: Buffer): DecodedJournal {
-  const records: JournalRecord[] = [];
-  const completeLength = forEachLine(bytes, (line, lineNumber) => records.push(decodeRecordLine(line, lineNumber)));
-  return { records, completeLength };
+  const decoder = new JournalDecoder();
+  decoder.push(bytes);
+  return decoder.decoded();
+}
+
+/**
+ * Decodes a journal as its bytes arrive, chunk by chunk, as decodeJournal does the whole:
+ * a reader that streams a large journal through it holds its records, never all its bytes.
+ */
+export class JournalDecoder {
+  readonly #records: JournalRecord[] = [];
+  #completeLength = 0;
+  /** The bytes after the last newline so far: the start of a line, or a torn tail. */
+  #partial: Buffer | undefined;
+
+  /** Decodes the complete lines `chunk` finishes; it may be reused once this returns. */
+  push(chunk: Buffer): void {
+    const bytes = this.#partial === undefined ? chunk : Buffer.concat([this.#partial, chunk]);
+    // Each line is one record, so the records so far number the lines.
+    const complete = forEachLine(bytes, (line) => this.#records.push(decodeRecordLine(line, this.#records.length + 1)));
+    this.#completeLength += complete;
+    this.#partial = complete < bytes.length ? Buffer.from(bytes.subarray(complete)) : undefined;
+  }
+
+  decoded(): DecodedJournal {
+    return { records: this.#records, completeLength: this.#completeLength };
+  }
 }

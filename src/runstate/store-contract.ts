@@ -3,7 +3,7 @@
 // decided here, so backends cannot drift apart in their checks or their messages.
 import { RunStateError } from "./errors.js";
 import { assertReadableVersion, fold, type RunState } from "./fold.js";
-import { decodeJournal, decodeRecordLine, encodeRecordIn, type DecodedJournal } from "./journal-codec.js";
+import { decodeJournal, decodeRecordLine, encodeRecordIn, JournalDecoder, type DecodedJournal } from "./journal-codec.js";
 import { v3Problem } from "./record-v3.js";
 import { checkRecord, PROTOCOLS, recordAt, type JournalRecord, type MetaPayload, type MetaRecord, type RecordEntry } from "./records.js";
 import type { RunHolder, RunSummary } from "./store.js";
@@ -58,11 +58,25 @@ export function decideAppend(runId: string, lastSeq: number, seq: number, entry:
  * another run. A torn tail is left out and reported through `completeLength`.
  */
 export function decodeRun(runId: string, bytes: Buffer, where: string): DecodedJournal & { state: RunState } {
-  return namingTheRun(runId, () => {
-    const decoded = decodeJournal(bytes);
-    const state = assertHoldsRun(where, runId, fold(decoded.records));
-    return { ...decoded, state };
-  });
+  return namingTheRun(runId, () => foldedRun(runId, decodeJournal(bytes), where));
+}
+
+/**
+ * As decodeRun, for a backend that streams the journal's bytes into a decoder as it reads
+ * them (`read`), so that it never holds a large journal's bytes and its records at once.
+ */
+export async function decodeRunStreamed(runId: string, where: string, read: (decoder: JournalDecoder) => Promise<void>): Promise<DecodedJournal & { state: RunState }> {
+  const decoder = new JournalDecoder();
+  try {
+    await read(decoder);
+    return foldedRun(runId, decoder.decoded(), where);
+  } catch (error) {
+    throw namedAfterRun(runId, error);
+  }
+}
+
+function foldedRun(runId: string, decoded: DecodedJournal, where: string): DecodedJournal & { state: RunState } {
+  return { ...decoded, state: assertHoldsRun(where, runId, fold(decoded.records)) };
 }
 
 /** The records of a journal offered to `importJournal`, or why it may not become `runId`. */
@@ -136,15 +150,19 @@ export function namingTheRun<T>(runId: string, read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (error instanceof RunStateError && (error.code === "ERR_CORRUPT" || error.code === "ERR_EMPTY" || error.code === "ERR_NO_META")) {
-      throw new RunStateError(error.code, `session ${runId}: ${error.message} ('fisk-ai session verify ${runId}' shows every problem)`, {
-        seq: error.seq,
-        line: error.line,
-        cause: error,
-      });
-    }
-    throw error;
+    throw namedAfterRun(runId, error);
   }
+}
+
+function namedAfterRun(runId: string, error: unknown): unknown {
+  if (error instanceof RunStateError && (error.code === "ERR_CORRUPT" || error.code === "ERR_EMPTY" || error.code === "ERR_NO_META")) {
+    return new RunStateError(error.code, `session ${runId}: ${error.message} ('fisk-ai session verify ${runId}' shows every problem)`, {
+      seq: error.seq,
+      line: error.line,
+      cause: error,
+    });
+  }
+  return error;
 }
 
 /** A journal copied or renamed by hand would otherwise pass for another session. */

@@ -3,6 +3,7 @@
 import { constants } from "node:fs";
 import { join } from "node:path";
 import type { RunState } from "../fold.js";
+import type { DecodedJournal } from "../journal-codec.js";
 import type { MetaPayload } from "../records.js";
 import type { Journal, RunSummary, Store } from "../store.js";
 import {
@@ -10,7 +11,7 @@ import {
   checkedMeta,
   checkImport,
   corruptSummary,
-  decodeRun,
+  decodeRunStreamed,
   existsError,
   isValidRunId,
   notFoundError,
@@ -28,6 +29,8 @@ const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 const JOURNAL_SUFFIX = ".json";
 const LOCK_SUFFIX = ".lock";
+/** What a journal is read in when it is decoded: large enough that a read costs little, small beside a long run's journal. */
+const READ_CHUNK = 8 * 1024 * 1024;
 const LIST_SLICE = 256;
 const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW, O_DIRECTORY } = constants;
 
@@ -77,9 +80,8 @@ export class FileStore implements Store {
     let fd: number | undefined;
     try {
       fd = await this.#openJournal(runId, path, O_RDWR | O_APPEND);
-      const bytes = await this.#readAll(fd);
-      const { records, completeLength } = decodeRun(runId, bytes, path);
-      if (completeLength < bytes.length) {
+      const { records, completeLength, length } = await this.#decodeStreamed(runId, fd, path);
+      if (completeLength < length) {
         // A torn final write: cut it so the next record does not land glued to it.
         await this.#fs.ftruncate(fd, completeLength);
         await this.#fs.fsync(fd);
@@ -93,7 +95,13 @@ export class FileStore implements Store {
   }
 
   async load(runId: string): Promise<RunState> {
-    return decodeRun(runId, await this.readJournal(runId), this.journalPath(runId)).state;
+    const path = this.journalPath(runId);
+    const fd = await this.#openJournal(runId, path, O_RDONLY);
+    try {
+      return (await this.#decodeStreamed(runId, fd, path)).state;
+    } finally {
+      await this.#fs.close(fd);
+    }
   }
 
   async list(): Promise<RunSummary[]> {
@@ -292,6 +300,24 @@ export class FileStore implements Store {
   }
 
   /** The file's bytes; a file cut shorter while being read (a torn tail repaired) gives what is left. */
+  /**
+   * Decodes and folds a journal as it is read, a chunk at a time: a resume of a journal of
+   * a gigabyte holds its records, not its bytes besides. `length` is the bytes read.
+   */
+  async #decodeStreamed(runId: string, fd: number, path: string): Promise<DecodedJournal & { state: RunState; length: number }> {
+    let length = 0;
+    const decoded = await decodeRunStreamed(runId, path, async (decoder) => {
+      const chunk = Buffer.allocUnsafe(READ_CHUNK);
+      for (;;) {
+        const read = await this.#fs.read(fd, chunk, 0, READ_CHUNK, length);
+        if (read === 0) return;
+        length += read;
+        decoder.push(chunk.subarray(0, read));
+      }
+    });
+    return { ...decoded, length };
+  }
+
   async #readAll(fd: number): Promise<Buffer> {
     const { size } = await this.#fs.fstat(fd);
     const bytes = Buffer.allocUnsafe(size);
