@@ -45,8 +45,8 @@ let temporaries = 0;
 export class SummaryCache {
   readonly #read: Map<string, Entry>;
   readonly #fingerprints: readonly Fingerprint[];
-  readonly #kept: RunSummary[] = [];
-  readonly #keys = new Map<string, JournalKey>();
+  /** The summaries this listing used, each with the key of the bytes it was read from. */
+  readonly #kept: { summary: RunSummary; key: JournalKey }[] = [];
   #changed = false;
 
   private constructor(file: CacheFile | undefined) {
@@ -84,20 +84,21 @@ export class SummaryCache {
     if (entry === undefined || entry[1] !== key.size || entry[2] !== key.mtimeMs || entry[3] !== key.ino) return undefined;
     const fingerprint = this.#fingerprints[entry[8]];
     if (fingerprint === undefined) return undefined;
-    const summary: RunSummary = { runId, status: entry[4], meta: { ...entry[7], fingerprint }, lastSeq: entry[5], updated: entry[6] };
-    this.#keep(summary, key);
+    // The entry's own meta, completed, and the entry's key: a hit copies nothing, which is
+    // what a listing of thousands spends in the garbage collector otherwise.
+    const meta = entry[7] as MetaPayload;
+    meta.fingerprint = fingerprint;
+    const summary: RunSummary = { runId, status: entry[4], meta, lastSeq: entry[5], updated: entry[6] };
+    this.#kept.push({ summary, key: { size: entry[1], mtimeMs: entry[2], ino: entry[3] } });
     return summary;
   }
 
   /** A summary just read from the journal with that key. A corrupt one is not kept: the problem may pass. */
   set(runId: string, key: JournalKey, summary: RunSummary): void {
     this.#changed = true;
-    if (summary.status !== "corrupt" && summary.meta !== undefined && summary.runId === runId) this.#keep(summary, key);
-  }
-
-  #keep(summary: RunSummary, key: JournalKey): void {
-    this.#kept.push(summary);
-    this.#keys.set(summary.runId, key);
+    if (summary.status !== "corrupt" && summary.meta !== undefined && summary.runId === runId) {
+      this.#kept.push({ summary, key: { size: key.size, mtimeMs: key.mtimeMs, ino: key.ino } });
+    }
   }
 
   /**
@@ -124,12 +125,11 @@ export class SummaryCache {
   #file(): CacheFile {
     const fingerprints: Fingerprint[] = [];
     const indexOf = new Map<string, number>();
-    const entries = this.#kept.map((summary): Entry => {
+    const entries = this.#kept.map(({ summary, key }): Entry => {
       const { fingerprint, ...meta } = summary.meta as MetaPayload;
       const text = JSON.stringify(fingerprint);
       let index = indexOf.get(text);
       if (index === undefined) indexOf.set(text, (index = fingerprints.push(fingerprint) - 1));
-      const key = this.#keys.get(summary.runId) as JournalKey;
       return [summary.runId, key.size, key.mtimeMs, key.ino, summary.status, summary.lastSeq, summary.updated, meta, index];
     });
     return { format: FORMAT, fingerprints, entries };
