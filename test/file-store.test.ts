@@ -575,17 +575,25 @@ describe("file backend", () => {
         assert.equal(fs.calls.rename, undefined, "an unchanged cache is not written again");
       });
 
-      it("checks a lock file left by a dead holder with one open, one read and one close, its journal still from the cache", async () => {
+      it("checks a lock file left by a dead holder once, then knows it by one stat until it changes", async () => {
         const dir = await cachedDir();
-        // The note of a process that is gone: this host, a pid no process has.
-        writeFileSync(join(dir, "c-2.lock"), JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started: "2026-12-01T00:00:00.000Z" }));
-        const fs = countingFileSystem();
-        assert.deepEqual(await statuses(dir, fs), { "c-1": "open@7", "c-2": "open@7", "c-3": "open@7" });
-        assert.deepEqual(
-          [fs.calls["sync.open"], fs.calls["sync.read"], fs.calls["sync.close"], fs.calls["sync.lstat"], fs.calls["sync.fstat"]],
-          [2, 2, 2, 3, 1],
-          "the cache and the lock file opened, read and closed; a stat a journal; the cache's size",
-        );
+        const lockPath = join(dir, "c-2.lock");
+        // The note of a process that is gone: this host, a pid no process can have.
+        writeFileSync(lockPath, JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started: "2026-12-01T00:00:00.000Z" }));
+        const calls = (fs: ReturnType<typeof countingFileSystem>) =>
+          [fs.calls["sync.open"], fs.calls["sync.read"], fs.calls["sync.close"], fs.calls["sync.lstat"], fs.calls["sync.fstat"]];
+        const first = countingFileSystem();
+        assert.deepEqual(await statuses(dir, first), { "c-1": "open@7", "c-2": "open@7", "c-3": "open@7" });
+        assert.deepEqual(calls(first), [2, 2, 2, 4, 1], "the cache and the lock file opened, read and closed once each; a stat a journal and one of the lock");
+        const second = countingFileSystem();
+        assert.deepEqual(await statuses(dir, second), { "c-1": "open@7", "c-2": "open@7", "c-3": "open@7" });
+        assert.deepEqual(calls(second), [1, 1, 1, 4, 1], "only the cache read: the lock file known dead by its stat");
+        assert.equal(second.calls.rename, undefined, "nothing new to write");
+        // A live holder's note in the same file: a new key, read again.
+        const started = new Date(Date.now() - process.uptime() * 1000).toISOString();
+        writeFileSync(lockPath, JSON.stringify({ pid: process.pid, host: hostname(), started }));
+        const listed = await new FileStore({ dir }).list();
+        assert.deepEqual(listed.find((summary) => summary.runId === "c-2")?.holder?.pid, process.pid);
       });
 
       it("reads a journal again when it grows, is rewritten in place, or is replaced", async () => {

@@ -182,9 +182,19 @@ export class FileStore implements Store {
   #summarize(runId: string, mayBeHeld: boolean, cache?: SummaryCache): RunSummary | undefined {
     const summary = this.#journalSummary(runId, cache);
     if (summary === undefined || !mayBeHeld || summary.status === "corrupt") return summary;
+    const lockPath = this.lockPath(runId);
     try {
-      return withLiveHolder(summary, peekLiveHolder(this.#fs, this.lockPath(runId)));
+      if (cache === undefined) return withLiveHolder(summary, peekLiveHolder(this.#fs, lockPath));
+      // A crashed run's lock file stays: once its holder is known dead, one stat says it is the same file.
+      const lock = this.#fs.sync.lstat(lockPath);
+      if (cache.isDeadLock(runId, lock)) return summary;
+      const holder = peekLiveHolder(this.#fs, lockPath);
+      // An empty note is a holder between its flock and its note: alive, for all we know.
+      if (holder === undefined && lock.size > 0) cache.setDeadLock(runId, lock);
+      return withLiveHolder(summary, holder);
     } catch (error) {
+      // Released since the directory was read: no holder.
+      if (errnoCode(error) === "ENOENT") return summary;
       return corruptSummary(runId, new Date(summary.updated), error);
     }
   }

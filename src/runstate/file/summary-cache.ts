@@ -3,6 +3,8 @@
 // never a source of truth: an entry is used only while its journal has the size, mtime
 // and inode it had when it was summarized; a missing, unreadable or foreign cache is an
 // empty one; and deleting the file costs one slower listing, which writes it again.
+// It also remembers the lock files whose holder was found dead (a crashed run's), by the
+// same key: a process that is gone stays gone, and a new holder writes a new note.
 import { constants } from "node:fs";
 import type { Fingerprint, MetaPayload } from "../records.js";
 import type { RunStatus, RunSummary } from "../store.js";
@@ -11,7 +13,7 @@ import { errnoCode, readFullySync, writeFully, type FileStat, type FileSystem } 
 /** Not a run id (the dot), and not `.json` or `.lock`: nothing else in the directory takes it for a run. */
 export const SUMMARY_CACHE_NAME = ".summaries";
 /** Changed whenever what an entry holds changes, so an older cache is simply not read. */
-const FORMAT = 3;
+const FORMAT = 4;
 const FILE_MODE = 0o600;
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
@@ -34,10 +36,13 @@ type Entry = [
   meta: Omit<MetaPayload, "fingerprint">,
   fingerprint: number,
 ];
+/** A lock file whose holder was found dead, by its key. */
+type DeadLock = [runId: string, size: number, mtimeMs: number, ino: number];
 interface CacheFile {
   format: typeof FORMAT;
   fingerprints: Fingerprint[];
   entries: Entry[];
+  deadLocks: DeadLock[];
 }
 
 let temporaries = 0;
@@ -47,11 +52,14 @@ export class SummaryCache {
   readonly #fingerprints: readonly Fingerprint[];
   /** The summaries this listing used, each with the key of the bytes it was read from. */
   readonly #kept: { summary: RunSummary; key: JournalKey }[] = [];
+  readonly #deadRead: Map<string, DeadLock>;
+  readonly #deadKept: DeadLock[] = [];
   #changed = false;
 
   private constructor(file: CacheFile | undefined) {
     this.#fingerprints = file?.fingerprints ?? [];
     this.#read = new Map(file?.entries.map((entry) => [entry[0], entry]));
+    this.#deadRead = new Map(file?.deadLocks.map((lock) => [lock[0], lock]));
   }
 
   /** The cache at `path`, or an empty one when there is none or it cannot be used. */
@@ -101,13 +109,27 @@ export class SummaryCache {
     }
   }
 
+  /** Whether the lock file of `runId` with this key is one whose holder was found dead. */
+  isDeadLock(runId: string, key: JournalKey): boolean {
+    const lock = this.#deadRead.get(runId);
+    if (lock === undefined || lock[1] !== key.size || lock[2] !== key.mtimeMs || lock[3] !== key.ino) return false;
+    this.#deadKept.push(lock);
+    return true;
+  }
+
+  /** The lock file of `runId` with this key was just found to have no live holder. */
+  setDeadLock(runId: string, key: JournalKey): void {
+    this.#changed = true;
+    this.#deadKept.push([runId, key.size, key.mtimeMs, key.ino]);
+  }
+
   /**
    * Writes the entries this listing used, when they differ from those read: whole, by
    * rename, so a reader sees the old cache or the new. Not synced, and any failure (a
    * read-only directory, a full disk) only leaves the old cache, which is checked anyway.
    */
   async write(fs: FileSystem, path: string): Promise<void> {
-    if (!this.#changed && this.#kept.length === this.#read.size) return;
+    if (!this.#changed && this.#kept.length === this.#read.size && this.#deadKept.length === this.#deadRead.size) return;
     const temporary = `${path}.${process.pid}.${++temporaries}.tmp`;
     let fd: number | undefined;
     try {
@@ -132,7 +154,7 @@ export class SummaryCache {
       if (index === undefined) indexOf.set(text, (index = fingerprints.push(fingerprint) - 1));
       return [summary.runId, key.size, key.mtimeMs, key.ino, summary.status, summary.lastSeq, summary.updated, meta, index];
     });
-    return { format: FORMAT, fingerprints, entries };
+    return { format: FORMAT, fingerprints, entries, deadLocks: this.#deadKept };
   }
 }
 
@@ -140,8 +162,8 @@ export class SummaryCache {
 function cacheFileOf(value: unknown): CacheFile | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const file = value as Partial<CacheFile>;
-  if (file.format !== FORMAT || !Array.isArray(file.fingerprints) || !Array.isArray(file.entries)) return undefined;
-  return { format: FORMAT, fingerprints: file.fingerprints, entries: file.entries.filter(isEntry) };
+  if (file.format !== FORMAT || !Array.isArray(file.fingerprints) || !Array.isArray(file.entries) || !Array.isArray(file.deadLocks)) return undefined;
+  return { format: FORMAT, fingerprints: file.fingerprints, entries: file.entries.filter(isEntry), deadLocks: file.deadLocks.filter(isDeadLock) };
 }
 
 function isEntry(value: unknown): value is Entry {
@@ -159,4 +181,8 @@ function isEntry(value: unknown): value is Entry {
     value[7] !== null &&
     typeof value[8] === "number"
   );
+}
+
+function isDeadLock(value: unknown): value is DeadLock {
+  return Array.isArray(value) && value.length === 4 && typeof value[0] === "string" && typeof value[1] === "number" && typeof value[2] === "number" && typeof value[3] === "number";
 }
