@@ -13,7 +13,7 @@ import { errnoCode, readFullySync, writeFully, type FileStat, type FileSystem } 
 /** Not a run id (the dot), and not `.json` or `.lock`: nothing else in the directory takes it for a run. */
 export const SUMMARY_CACHE_NAME = ".summaries";
 /** Changed whenever what an entry holds changes, so an older cache is simply not read. */
-const FORMAT = 4;
+const FORMAT = 5;
 const FILE_MODE = 0o600;
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
@@ -33,7 +33,8 @@ type Entry = [
   status: RunStatus,
   lastSeq: number,
   updated: string,
-  meta: Omit<MetaPayload, "fingerprint">,
+  /** Without its run id, the entry's first field, as the fingerprint is the table's. */
+  meta: Omit<MetaPayload, "fingerprint" | "run_id">,
   fingerprint: number,
 ];
 /** A lock file whose holder was found dead, by its key. */
@@ -95,6 +96,7 @@ export class SummaryCache {
     // The entry's own meta, completed, and the entry's key: a hit copies nothing, which is
     // what a listing of thousands spends in the garbage collector otherwise.
     const meta = entry[7] as MetaPayload;
+    meta.run_id = runId;
     meta.fingerprint = fingerprint;
     const summary: RunSummary = { runId, status: entry[4], meta, lastSeq: entry[5], updated: entry[6] };
     this.#kept.push({ summary, key: { size: entry[1], mtimeMs: entry[2], ino: entry[3] } });
@@ -148,7 +150,7 @@ export class SummaryCache {
     const fingerprints: Fingerprint[] = [];
     const indexOf = new Map<string, number>();
     const entries = this.#kept.map(({ summary, key }): Entry => {
-      const { fingerprint, ...meta } = summary.meta as MetaPayload;
+      const { fingerprint, run_id: _runId, ...meta } = summary.meta as MetaPayload;
       const text = JSON.stringify(fingerprint);
       let index = indexOf.get(text);
       if (index === undefined) indexOf.set(text, (index = fingerprints.push(fingerprint) - 1));
