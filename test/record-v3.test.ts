@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, describe, it, type TestContext } from "node:test";
 import { AnthropicProvider, defineTool, MemoryStore, PROTOCOLS, runAgent, type JournalRecord, type ToolResultRecord } from "../src/index.js";
 import { decodeRecordLine, encodeRecordIn, heldIn } from "../src/runstate/journal-codec.js";
-import { v3Problem } from "../src/runstate/record-v3.js";
+import { fromV3Record, v3Problem } from "../src/runstate/record-v3.js";
 import { assistantEntry, metaRecord } from "./helpers/record-builders.js";
 import { runCli } from "./helpers/cli-harness.js";
 import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
@@ -65,6 +65,12 @@ describe("record version 3, written", () => {
     // The signature's UTF-8 bytes in base64, as Go writes a []byte.
     assert.ok(line.includes(`{"thinking":{"text":"hmm","signature":"${Buffer.from("sig\u2028<&>").toString("base64")}"}}`), line);
     assert.deepEqual(decodeRecordLine(line), JSON.parse(JSON.stringify(turn)));
+  });
+
+  it("reads a version 1 or 2 record as it is, without copying it", () => {
+    for (const record of [{ seq: 2, ...assistantEntry(0, "x", ["toolu_1"]) }, toolResult("text"), metaRecord("same")]) {
+      assert.equal(fromV3Record(record), record);
+    }
   });
 
   it("escapes <, >, &, U+2028 and U+2029 inside strings as Go's encoding/json does, and nothing else", () => {

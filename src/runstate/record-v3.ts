@@ -20,18 +20,25 @@ export function fromV3Record(value: unknown): unknown {
   for (const kind of ["assistant", "user"] as const) {
     const payload = value[kind];
     if (isObject(payload) && isObject(payload.message) && Array.isArray(payload.message.content)) {
+      // Versions 1 and 2, every journal's lines but the Go implementation's: read as they are, no copy.
+      if (!payload.message.content.some(isV3Block)) return value;
       return { ...value, [kind]: { ...payload, message: { ...payload.message, content: payload.message.content.map(fromV3Block) } } };
     }
   }
   const toolResult = value.tool_result;
-  if (isObject(toolResult) && isObject(toolResult.result) && !("type" in toolResult.result)) {
+  if (isObject(toolResult) && isV3Block(toolResult.result)) {
     return { ...value, tool_result: { ...toolResult, result: fromV3Block({ tool_result: toolResult.result }) } };
   }
   return value;
 }
 
+/** A version 1 or 2 block always has a type; a version 3 block never does. */
+function isV3Block(block: unknown): block is Json {
+  return isObject(block) && !("type" in block);
+}
+
 function fromV3Block(block: unknown): unknown {
-  if (!isObject(block) || "type" in block) return block;
+  if (!isV3Block(block)) return block;
   const kinds = Object.keys(block);
   const kind = kinds[0];
   const body = kind === undefined ? undefined : block[kind];
