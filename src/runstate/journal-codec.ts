@@ -125,19 +125,43 @@ export function decodeJournal(bytes: Buffer): DecodedJournal {
 export class JournalDecoder {
   readonly #records: JournalRecord[] = [];
   #completeLength = 0;
-  /** The bytes after the last newline so far: the start of a line, or a torn tail. */
-  #partial: Buffer | undefined;
+  /** The bytes after the last newline so far, as they came: the start of a line, or a torn tail. */
+  #partial: Buffer[] = [];
+  #partialLength = 0;
 
   /** Decodes the complete lines `chunk` finishes; it may be reused once this returns. */
   push(chunk: Buffer): void {
-    const bytes = this.#partial === undefined ? chunk : Buffer.concat([this.#partial, chunk]);
-    // Each line is one record, so the records so far number the lines.
-    const complete = forEachLine(bytes, (line) => this.#records.push(decodeRecordLine(line, this.#records.length + 1)));
+    let rest = chunk;
+    if (this.#partialLength > 0) {
+      // Only the line begun in an earlier chunk is put together: the chunk itself is read in place.
+      const newline = chunk.indexOf(NEWLINE);
+      if (newline === -1) {
+        this.#keep(chunk);
+        return;
+      }
+      this.#decode(Buffer.concat([...this.#partial, chunk.subarray(0, newline)]));
+      this.#completeLength += this.#partialLength + newline + 1;
+      this.#partial = [];
+      this.#partialLength = 0;
+      rest = chunk.subarray(newline + 1);
+    }
+    const complete = forEachLine(rest, (line) => this.#decode(line));
     this.#completeLength += complete;
-    this.#partial = complete < bytes.length ? Buffer.from(bytes.subarray(complete)) : undefined;
+    if (complete < rest.length) this.#keep(rest.subarray(complete));
   }
 
   decoded(): DecodedJournal {
     return { records: this.#records, completeLength: this.#completeLength };
+  }
+
+  /** Each line is one record, so the records so far number the lines. */
+  #decode(line: Buffer): void {
+    this.#records.push(decodeRecordLine(line, this.#records.length + 1));
+  }
+
+  /** A copy: the caller may reuse the chunk. */
+  #keep(bytes: Buffer): void {
+    this.#partial.push(Buffer.from(bytes));
+    this.#partialLength += bytes.length;
   }
 }
