@@ -42,8 +42,8 @@ describe("record version 3, written", () => {
   it("holds a tool result as text: blocks joined, an image replaced by a note saying it was not kept", () => {
     const held = heldIn(3, toolResult([{ type: "text", text: "two lines" }, PNG, { type: "text", text: "after" }]));
     assert.equal(held.tool_result.result.content, "two lines\n[image (image/png) not kept: a record version 3 journal holds tool results as text]\nafter");
-    assert.equal(v3Problem(held), undefined);
-    assert.match(v3Problem(toolResult([PNG])) ?? "", /^a record version 3 journal cannot hold this tool_result record as it is \(its tool results are text only/);
+    assert.equal(v3Problem(held, encodeRecordIn(3, held)), undefined);
+    assert.match(v3Problem(toolResult([PNG]), encodeRecordIn(3, toolResult([PNG]))) ?? "", /^a record version 3 journal cannot hold this tool_result record as it is \(its tool results are text only/);
     // Versions 1 and 2 hold it as it is.
     assert.deepEqual(heldIn(2, toolResult([PNG])), toolResult([PNG]));
   });

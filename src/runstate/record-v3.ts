@@ -92,10 +92,10 @@ export function heldByV3<R extends JournalRecord>(record: R): R {
   return fromV3Record(JSON.parse(encodeV3Record(record))) as R;
 }
 
-/** Why a version 3 journal cannot hold a record as it is, or undefined when it can. */
-export function v3Problem(record: JournalRecord): string | undefined {
+/** Why a version 3 journal cannot hold a record as it is, or undefined when it can; `line` is its encodeV3Record. */
+export function v3Problem(record: JournalRecord, line: string): string | undefined {
   const asGiven: unknown = JSON.parse(JSON.stringify(record));
-  if (isDeepStrictEqual(heldByV3(record), asGiven)) return undefined;
+  if (isDeepStrictEqual(fromV3Record(JSON.parse(line)), asGiven)) return undefined;
   return `a record version 3 journal cannot hold this ${kindOfProtocol(record.protocol) ?? "record"} record as it is (its tool results are text only, its meta has no cwd, config or mcp_tools_hashes)`;
 }
 

@@ -18,9 +18,8 @@ export function checkedMeta(runId: string, meta: MetaPayload): { record: MetaRec
   assertReadableVersion(meta);
   const record: MetaRecord = { seq: 1, protocol: PROTOCOLS.meta, meta };
   const checked = checkRecord(record);
-  const problem = checked.ok ? heldProblem(record, meta.version) : checked.problem;
-  if (problem !== undefined) throw new RunStateError("ERR_INVALID_RECORD", `refusing to create session ${runId}: ${problem}`);
-  return { record, line: encodeRecordIn(meta.version, record) };
+  if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to create session ${runId}: ${checked.problem}`);
+  return { record, line: heldLine(record, meta.version, (problem) => `refusing to create session ${runId}: ${problem}`) };
 }
 
 /** The record version of a run's journal, from its meta record. */
@@ -28,9 +27,12 @@ export function versionOf(records: readonly JournalRecord[]): number {
   return (records[0] as MetaRecord).meta.version;
 }
 
-/** A journal keeps a record as it is or refuses it: one its version cannot hold is refused. */
-function heldProblem(record: JournalRecord, version: number): string | undefined {
-  return version === 3 ? v3Problem(record) : undefined;
+/** A record's line in a journal of `version`, which keeps it as it is or refuses it (ERR_INVALID_RECORD, said by `refusal`). */
+function heldLine(record: JournalRecord, version: number, refusal: (problem: string) => string): string {
+  const line = encodeRecordIn(version, record);
+  const problem = version === 3 ? v3Problem(record, line) : undefined;
+  if (problem !== undefined) throw new RunStateError("ERR_INVALID_RECORD", refusal(problem), { seq: record.seq });
+  return line;
 }
 
 /** What an append at `seq` to a journal whose last seq is `lastSeq` must do. */
@@ -47,9 +49,8 @@ export function decideAppend(runId: string, lastSeq: number, seq: number, entry:
     throw new RunStateError("ERR_SEQ_GAP", `append of seq ${seq} to session ${runId}, whose last seq is ${lastSeq}`, { seq });
   }
   const checked = recordAt(seq, entry);
-  const problem = checked.ok ? heldProblem(checked.record, version) : checked.problem;
-  if (problem !== undefined || !checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to append seq ${seq}: ${problem}`, { seq });
-  return { kind: "append", record: checked.record, line: encodeRecordIn(version, checked.record) };
+  if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to append seq ${seq}: ${checked.problem}`, { seq });
+  return { kind: "append", record: checked.record, line: heldLine(checked.record, version, (problem) => `refusing to append seq ${seq}: ${problem}`) };
 }
 
 /**
