@@ -11,7 +11,7 @@ import type { Store } from "../runstate/store.js";
 import { cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { ResumeRefusedError } from "./agent-errors.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
-import { computeFingerprint, diffFingerprints, fingerprintStyle, type FingerprintStyle } from "./fingerprint.js";
+import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, type FingerprintStyle } from "./fingerprint.js";
 import type { NoteStore } from "../memory/note-store.js";
 import { RunRecorder } from "./run-recorder.js";
 import { buildSystemPrompt } from "./system-prompt.js";
@@ -88,8 +88,7 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
     version,
     run_id: runId,
     created: new Date().toISOString(),
-    // A version 3 journal holds the Go implementation's hashes, so either side can resume it.
-    fingerprint: fingerprintOf(options.settings, version === 3 ? "go-v3" : "fisk-ai"),
+    fingerprint: fingerprintOf(options.settings, writtenStyle(version)),
     prompt: start.prompt,
     ...(start.interactive === true ? { interactive: true } : {}),
     ...(start.cwd === undefined ? {} : { cwd: start.cwd }),

@@ -25,9 +25,14 @@ export interface FingerprintInput {
  */
 export type FingerprintStyle = "fisk-ai" | "go-v3" | "go-v2";
 
+/** The style of the fingerprint a journal holds. */
 export function fingerprintStyle(meta: Pick<MetaPayload, "version" | "fingerprint">): FingerprintStyle {
-  if (meta.version === 3) return "go-v3";
-  return meta.fingerprint.provider === undefined ? "go-v2" : "fisk-ai";
+  return meta.version !== 3 && meta.fingerprint.provider === undefined ? "go-v2" : writtenStyle(meta.version);
+}
+
+/** The style a journal of `version` is written in here: version 3 holds Go's hashes, so either side can resume it. */
+export function writtenStyle(version: number): FingerprintStyle {
+  return version === 3 ? "go-v3" : "fisk-ai";
 }
 
 /** The fingerprint of `input` as a journal of `style` records it, so a resume compares like with like. */

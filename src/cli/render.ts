@@ -24,8 +24,10 @@ export function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): St
   return !refused && (forced || stream.isTTY === true) ? { dim: colors.dim, bold: colors.bold, red: colors.red } : plain;
 }
 
-/** `resumeHint` gives the command that resumes a session, as it can be pasted. */
-/** With `textStreamed`, the model's text has been shown as it arrived, and turns narrate the rest. */
+/**
+ * `resumeHint` gives the command that resumes a session, as it can be pasted. With
+ * `textStreamed`, the model's text has been shown as it arrived, and turns narrate the rest.
+ */
 export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, resumeHint: (runId: string) => string, textStreamed = false): AgentEvents {
   const say = (line: string) => stderr.write(`${line}\n`);
   const narrate = (blocks: readonly ContentBlockLike[], toolNames: Map<string, string>) => {

@@ -59,7 +59,11 @@ export function decideAppend(runId: string, lastSeq: number, seq: number, entry:
  * another run. A torn tail is left out and reported through `completeLength`.
  */
 export function decodeRun(runId: string, bytes: Buffer, where: string): DecodedJournal & { state: RunState } {
-  return namingTheRun(runId, () => foldedRun(runId, decodeJournal(bytes), where));
+  try {
+    return foldedRun(runId, decodeJournal(bytes), where);
+  } catch (error) {
+    throw namedAfterRun(runId, error);
+  }
 }
 
 /**
@@ -147,14 +151,6 @@ export function corruptSummary(runId: string, updated: Date, error: unknown): Ru
 }
 
 /** A reading error says which session, and where to look further, in its one line. */
-export function namingTheRun<T>(runId: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    throw namedAfterRun(runId, error);
-  }
-}
-
 function namedAfterRun(runId: string, error: unknown): unknown {
   if (error instanceof RunStateError && (error.code === "ERR_CORRUPT" || error.code === "ERR_EMPTY" || error.code === "ERR_NO_META")) {
     return new RunStateError(error.code, `session ${runId}: ${error.message} ('fisk-ai session verify ${runId}' shows every problem)`, {

@@ -309,7 +309,6 @@ export class FileStore implements Store {
     }
   }
 
-  /** The file's bytes; a file cut shorter while being read (a torn tail repaired) gives what is left. */
   /**
    * Decodes and folds a journal as it is read, a chunk at a time: a resume of a journal of
    * a gigabyte holds its records, not its bytes besides. `length` is the bytes read.
@@ -328,6 +327,7 @@ export class FileStore implements Store {
     return { ...decoded, length };
   }
 
+  /** The file's bytes; a file cut shorter while being read (a torn tail repaired) gives what is left. */
   async #readAll(fd: number): Promise<Buffer> {
     const { size } = await this.#fs.fstat(fd);
     const bytes = Buffer.allocUnsafe(size);

@@ -90,7 +90,7 @@ export class SummaryCache {
   /** The cached summary of `runId`, when its journal is still the one it was read from. */
   get(runId: string, key: JournalKey): RunSummary | undefined {
     const entry = this.#read.get(runId);
-    if (entry === undefined || entry[1] !== key.size || entry[2] !== key.mtimeMs || entry[3] !== key.ino) return undefined;
+    if (entry === undefined || !sameKey(entry, key)) return undefined;
     const fingerprint = this.#fingerprints[entry[8]];
     if (fingerprint === undefined) return undefined;
     // The entry's own meta, completed, and the entry's key: a hit copies nothing, which is
@@ -114,7 +114,7 @@ export class SummaryCache {
   /** Whether the lock file of `runId` with this key is one whose holder was found dead. */
   isDeadLock(runId: string, key: JournalKey): boolean {
     const lock = this.#deadRead.get(runId);
-    if (lock === undefined || lock[1] !== key.size || lock[2] !== key.mtimeMs || lock[3] !== key.ino) return false;
+    if (lock === undefined || !sameKey(lock, key)) return false;
     this.#deadKept.push(lock);
     return true;
   }
@@ -158,6 +158,11 @@ export class SummaryCache {
     });
     return { format: FORMAT, fingerprints, entries, deadLocks: this.#deadKept };
   }
+}
+
+/** Whether an entry or a dead lock, which both start [runId, size, mtimeMs, ino], was stored for a file with this key. */
+function sameKey(stored: Entry | DeadLock, key: JournalKey): boolean {
+  return stored[1] === key.size && stored[2] === key.mtimeMs && stored[3] === key.ino;
 }
 
 /** The shape only: the file is ours, in a 0700 directory; a stray entry is still checked against its journal's key. */
