@@ -47,22 +47,28 @@ export class FileStore implements Store {
   readonly dir: string;
   readonly #fs: FileSystem;
   readonly #groupCommit: boolean;
+  /**
+   * What join(dir, name) puts before a run's file name, worked out once: a listing builds
+   * two paths a session, and join normalizes the whole path each time.
+   */
+  readonly #prefix: string;
   #dirReady: Promise<void> | undefined;
 
   constructor(options: FileStoreOptions = {}) {
     this.dir = options.dir ?? defaultStateDir();
     this.#fs = options.fileSystem ?? nodeFileSystem;
     this.#groupCommit = options.groupCommit ?? true;
+    this.#prefix = join(this.dir, "x").slice(0, -1);
   }
 
   journalPath(runId: string): string {
     assertRunId(runId);
-    return join(this.dir, runId + JOURNAL_SUFFIX);
+    return this.#prefix + runId + JOURNAL_SUFFIX;
   }
 
   lockPath(runId: string): string {
     assertRunId(runId);
-    return join(this.dir, runId + LOCK_SUFFIX);
+    return this.#prefix + runId + LOCK_SUFFIX;
   }
 
   async create(runId: string, meta: MetaPayload): Promise<Journal> {
