@@ -6,7 +6,10 @@
 // drift over the run hits both alike. Figures are warm-cache: the journals were written
 // moments before, nothing is dropped from the page cache, and the store's summary cache
 // is in place (written by the first listing); one side deletes it before every run, to
-// show what a listing costs that reads every journal's ends and writes it again.
+// show what a listing costs that reads every journal's ends and writes it again. Floors
+// without fisk-ai's code (node start-up, one stat a journal, the cache read and its rows
+// written) and the page faults of each child say what part of a listing's time is Node's
+// and the machine's rather than the listing's.
 // `--sessions N` runs a smaller directory; `--keep` leaves it in place, to profile
 // list() on it with list-profile.js.
 import { spawn, spawnSync } from "node:child_process";
@@ -45,6 +48,8 @@ const SIDES = {
   version: `${CLI_SHOWN} --version`,
   // What checking a cache against every journal costs at the least, with no fisk-ai code.
   statFloor: "node -e: readdir and one lstat a journal, nothing else",
+  // What reading the summary cache and writing the rows costs at the least, checking no journal.
+  cacheFloor: "node -e: read the summary cache, write its rows as --json does, no stat",
 } as const;
 type SideName = (typeof SIDES)[keyof typeof SIDES];
 /** The sides that are `session ls` over the sessions, judged against the goals; the floors only explain them. */
@@ -55,6 +60,7 @@ const JUDGED: readonly SideName[] = [SIDES.list, SIDES.json, SIDES.table];
 interface ChildRun {
   ms: number;
   stdout: string;
+  stderr: string;
 }
 
 /**
@@ -70,6 +76,32 @@ const STAT_FLOOR_SCRIPT =
   'const fs = require("node:fs"); const dir = process.argv[1]; let n = 0; ' +
   'for (const name of fs.readdirSync(dir)) if (name.endsWith(".json") && fs.lstatSync(dir + "/" + name).size > 0) n++; console.log(n);';
 
+/**
+ * The summary cache's entries as `session ls --json` rows, newest first, with no stat of
+ * any journal and none of fisk-ai's code: the floor under a listing that trusts its cache
+ * blindly. Reads the cache's format 5 (summary-cache.ts); the count it prints is checked.
+ */
+const CACHE_FLOOR_SCRIPT =
+  `const fs = require("node:fs"); const cache = JSON.parse(fs.readFileSync(process.argv[1] + "/${SUMMARY_CACHE_NAME}", "utf8")); ` +
+  "if (cache.format !== 5) throw new Error(`summary cache format ${cache.format}: update the bench's cache floor`); " +
+  "const rows = cache.entries.map(([id, , , , status, lastSeq, updated, meta, fp]) => ({ id, status, holder: null, " +
+  "provider: cache.fingerprints[fp].provider, model: cache.fingerprints[fp].model, created: meta.created, updated, " +
+  "last_seq: lastSeq, prompt: meta.prompt, cwd: meta.cwd ?? null, problem: null })); " +
+  "rows.sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.id < b.id ? -1 : 1)); " +
+  "process.stdout.write(JSON.stringify(rows, null, 2) + '\\n');";
+
+/**
+ * Loaded with --require into an untimed run of each child: prints the minor page faults the
+ * process took (each a fresh page of memory the kernel handed it) as its last stderr line.
+ */
+const FAULTS_PRELOAD = 'process.on("exit", () => process.stderr.write(`\\nminor page faults ${process.resourceUsage().minorPageFault}\\n`));';
+
+/** What one fresh 4 KB page costs this machine: 64 MB touched twice, the first time each page faults in. */
+const FAULT_COST_SCRIPT =
+  "const pages = 16384; const buffer = Buffer.allocUnsafeSlow(pages * 4096); let t = process.hrtime.bigint(); buffer.fill(1); " +
+  "const first = Number(process.hrtime.bigint() - t); t = process.hrtime.bigint(); buffer.fill(2); " +
+  "const second = Number(process.hrtime.bigint() - t); console.log((first - second) / pages / 1000);";
+
 function runNode(args: readonly string[], cwd: string): Promise<ChildRun> {
   const shown = args[0] === CLI ? `${CLI_SHOWN} ${args.slice(1).join(" ")}` : "node -e";
   return new Promise((resolve, reject) => {
@@ -83,7 +115,7 @@ function runNode(args: readonly string[], cwd: string): Promise<ChildRun> {
     child.once("close", (code, signal) => {
       const ms = performance.now() - started;
       if (code !== 0) reject(new Error(`${shown} exited ${signal ?? code}: ${Buffer.concat(stderr).toString()}`));
-      else resolve({ ms, stdout: Buffer.concat(stdout).toString("utf8") });
+      else resolve({ ms, stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8") });
     });
   });
 }
@@ -160,7 +192,54 @@ function fastSides(store: FileStore, sessions: SessionDir, cwd: string, emptyDir
       if (Number(stdout) !== sessions.runIds.length) throw new Error(`the stat floor counted ${stdout.trim()} journals`);
       return { ms, outputBytes: 0 };
     },
+    [SIDES.cacheFloor]: async () => {
+      const { ms, stdout } = await runNode(["-e", CACHE_FLOOR_SCRIPT, dir], cwd);
+      const entries = JSON.parse(stdout) as LsJsonEntry[];
+      checkListed("the cache floor", entries.map(({ id, status, last_seq }) => ({ id, status, lastSeq: last_seq })), sessions);
+      return { ms, outputBytes: Buffer.byteLength(stdout) };
+    },
   };
+}
+
+/** The command line each child side runs, for the untimed run that counts its page faults. */
+function childArgs(dir: string, emptyDir: string): Partial<Record<SideName, string[]>> {
+  return {
+    [SIDES.json]: [CLI, "session", "ls", "--json", "--state-dir", dir],
+    [SIDES.table]: [CLI, "session", "ls", "--state-dir", dir],
+    [SIDES.emptyDir]: [CLI, "session", "ls", "--json", "--state-dir", emptyDir],
+    [SIDES.version]: [CLI, "--version"],
+    [SIDES.statFloor]: ["-e", STAT_FLOOR_SCRIPT, dir],
+    [SIDES.cacheFloor]: ["-e", CACHE_FLOOR_SCRIPT, dir],
+  };
+}
+
+interface Faults {
+  /** Microseconds this machine spends handing a process one fresh page, median of three measures. */
+  microsPerFault: number;
+  bySide: Partial<Record<SideName, number>>;
+  /** `node -e 0`'s, the start-up every child pays. */
+  nodeStart: number;
+}
+
+/**
+ * Counts the minor page faults of one run of each child side, with the summary cache in
+ * place, and measures what a fault costs here: on a virtual machine that backs guest
+ * memory lazily, touching new memory can cost more than the work done in it.
+ */
+async function countFaults(dir: string, emptyDir: string, cwd: string): Promise<Faults> {
+  const preload = join(cwd, "faults-preload.cjs");
+  fs.writeFileSync(preload, FAULTS_PRELOAD);
+  const faultsOf = async (args: readonly string[]): Promise<number> => {
+    const { stderr } = await runNode(["--require", preload, ...args], cwd);
+    const match = /minor page faults (\d+)\n$/.exec(stderr);
+    if (match === null) throw new Error(`no page fault count in the stderr of node ${args.join(" ")}: ${stderr.slice(-200)}`);
+    return Number(match[1]);
+  };
+  const bySide: Partial<Record<SideName, number>> = {};
+  for (const [name, args] of Object.entries(childArgs(dir, emptyDir)) as [SideName, string[]][]) bySide[name] = await faultsOf(args);
+  const costs: number[] = [];
+  for (let round = 0; round < 3; round++) costs.push(Number((await runNode(["-e", FAULT_COST_SCRIPT], cwd)).stdout));
+  return { microsPerFault: median(costs), bySide, nodeStart: await faultsOf(["-e", "0"]) };
 }
 
 /** store.load() of every session in turn, checking each folds to the ending it was written with. */
@@ -280,7 +359,28 @@ function printGoals(rounds: Rounds, foldMs: number): void {
       `without the summary cache (deleted before each run): ${formatMs(median(rounds[SIDES.uncached].map((round) => round.ms)))} ms, ` +
         `fold-all / ls ${formatRatio(foldMs / median(rounds[SIDES.uncached].map((round) => round.ms)), 1)} (not judged)`,
       `floors under the CLI: ${SIDES.emptyDir} ${formatMs(median(rounds[SIDES.emptyDir].map((round) => round.ms)))} ms; ` +
-        `${SIDES.statFloor} ${formatMs(median(rounds[SIDES.statFloor].map((round) => round.ms)))} ms`,
+        `${SIDES.statFloor} ${formatMs(median(rounds[SIDES.statFloor].map((round) => round.ms)))} ms; ` +
+        `${SIDES.cacheFloor} ${formatMs(median(rounds[SIDES.cacheFloor].map((round) => round.ms)))} ms`,
+    ],
+  );
+}
+
+function printFaults(rounds: Rounds, faults: Faults): void {
+  const atCost = (count: number): number => (count * faults.microsPerFault) / 1000;
+  const rows = (Object.entries(faults.bySide) as [SideName, number][]).map(([name, count]) => {
+    const ms = median(rounds[name].map((round) => round.ms));
+    return [name, formatMs(ms), formatCount(count), formatCount(count - faults.nodeStart), formatMs(atCost(count - faults.nodeStart)), `${((100 * atCost(count - faults.nodeStart)) / ms).toFixed(0)}%`];
+  });
+  printTable(
+    `4. Fresh memory: minor page faults of one untimed run of each child side (summary cache in place), ` +
+      `at ${faults.microsPerFault.toFixed(2)} µs a fault on this machine`,
+    ["", "median ms", "faults", "beyond node -e 0", "their cost ms", "of median"],
+    rows,
+    [
+      `node -e 0 takes ${formatCount(faults.nodeStart)} faults; the cost of one is node -e touching 64 MB of new memory twice, ` +
+        "the first time less the second, a page at a time (median of three)",
+      "a fault is the kernel handing the process a page it has not touched before: memory the listing allocates costs",
+      "  this much before anything is written into it, however little the work done in it",
     ],
   );
 }
@@ -343,9 +443,12 @@ async function main(): Promise<void> {
       Object.values(SIDES).map((name) => [name, [...firstBlock[name], ...secondBlock[name]]]),
     ) as Rounds;
 
+    const faults = await countFaults(dir, emptyDir, root);
+
     printFast(rounds, [firstBlock, secondBlock], count, firstListMs);
     printFold(passes, skipped, count);
     printGoals(rounds, median(passes));
+    printFaults(rounds, faults);
   } finally {
     if (values.keep === true) console.log(`\nkept ${root}: remove it with rm -rf when done`);
     else removeRoot();
