@@ -606,11 +606,10 @@ class JetStreamJournal implements Journal {
   }
 
   /**
-   * Writes a record into its slot. A slot already taken holds either our own record (a
-   * retry whose ack was lost: written) or another writer's (ERR_LOCKED, or ERR_EXISTS
-   * for a meta: the run was created meanwhile).
+   * Writes a record into its slot as `line`, its encoding in this run's record version. A
+   * slot already taken holds either our own record (a retry whose ack was lost: written)
+   * or another writer's (ERR_LOCKED, or ERR_EXISTS for a meta: the run was created meanwhile).
    */
-  /** Publishes a record as `line`, its encoding in this run's record version. */
   async publish(record: JournalRecord, line: string): Promise<void> {
     if (this.#lease.lost !== undefined) throw lockedError(this.runId, undefined);
     const msgID = `${this.#lease.nonce}-${record.seq}`;
