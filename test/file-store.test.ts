@@ -98,6 +98,14 @@ describe("file backend", () => {
         else process.env.XDG_STATE_HOME = saved;
       }
     });
+
+    it("names a run's journal and lock file as join(dir, name) does, whatever the shape of dir", () => {
+      for (const dir of ["/var/runs", "/var/runs/", "/var//runs/./", "runs", "./runs/../other", ".", "/", "../up"]) {
+        const store = new FileStore({ dir });
+        assert.equal(store.journalPath("a-1"), join(dir, "a-1.json"), dir);
+        assert.equal(store.lockPath("a-1"), join(dir, "a-1.lock"), dir);
+      }
+    });
   });
 
   describe("permissions", () => {
