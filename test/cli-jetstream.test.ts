@@ -12,6 +12,7 @@ import type { JetStreamStore } from "../src/runstate/jetstream/jetstream-store.j
 import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
+import { skipWithout } from "./helpers/programs.js";
 
 const API_KEY = "sk-ant-test-jetstream";
 const FINAL_ANSWER = "Final answer: three notes.";
@@ -139,7 +140,7 @@ function accepted(): number {
 const START = ["run", "--checkpoint", "--name", "run1", "Write three notes"];
 const RESUME = ["run", "--resume", "run1"];
 
-describe("fisk-ai on JetStream", () => {
+describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
   before(async () => {
     nats = await startNatsServer();
     model = await startFakeAnthropic(async (request) => {

@@ -10,6 +10,7 @@ import { after, describe, it } from "node:test";
 import { commandWords } from "../src/cli/program.js";
 import { runCli } from "./helpers/cli-harness.js";
 import { COMMANDS } from "./helpers/cli-commands.js";
+import { skipWithout } from "./helpers/programs.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-skeleton-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -125,7 +126,8 @@ describe("shell completion", () => {
     ["bash", bashCompletes],
     ["zsh", zshCompletes],
   ] as const) {
-    it(`fisk-ai completion ${shell}: a script that ${shell} runs, completing commands, subcommands and options`, async (t) => {
+    const skip = shell === "zsh" && skipWithout("zsh");
+    it(`fisk-ai completion ${shell}: a script that ${shell} runs, completing commands, subcommands and options`, { skip }, async (t) => {
       const printed = await cli(["completion", shell]);
       assert.equal(printed.code, 0, printed.stderr);
       const script = join(ROOT, `completion.${shell}`);

@@ -9,6 +9,9 @@ import { assistantEntry, metaPayload, terminalEntry } from "../src/conformance/r
 import { createStore, encodeRecord, isRunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";
 import { connectJetStreamStore, initRunStream, runStreamConfig, type JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
+import { skipWithout } from "./helpers/programs.js";
+
+const skip = skipWithout("nats-server");
 
 let server: NatsServer;
 let streams = 0;
@@ -32,28 +35,31 @@ async function storeOn(stream: string): Promise<JetStreamStore> {
   return (await createStore({ backend: "jetstream", servers: server.url, stream, leaseTtlMs: 2000 })) as JetStreamStore;
 }
 
-runStoreConformance("jetstream", {
-  capabilities: { exclusiveOpen: true },
-  setup: async () => {
-    server = await startNatsServer();
-  },
-  makeStore: async () => storeOn((await freshStream()).stream),
-  sameStorage: async (store) => storeOn((store as JetStreamStore).stream),
-  plantRaw: async (store, runId, lines) => {
-    const js = store as JetStreamStore;
-    const nc = await connect({ servers: server.url });
-    try {
-      const client = jetstream(nc);
-      // The meta last, as an import writes it: nothing sees the run before it is whole.
-      const numbered = lines.map((line, index) => ({ seq: index + 1, line }));
-      for (const { seq, line } of [...numbered.slice(1), ...numbered.slice(0, 1)]) await client.publish(js.subject(runId, seq), line.replace(/\n$/, ""));
-    } finally {
-      await nc.close();
-    }
-  },
-  teardown: async () => {
-    await server.stop();
-  },
+// The suite as a group of its own, so a machine without nats-server skips it in one line.
+describe("jetstream store conformance", { skip }, () => {
+  runStoreConformance("jetstream", {
+    capabilities: { exclusiveOpen: true },
+    setup: async () => {
+      server = await startNatsServer();
+    },
+    makeStore: async () => storeOn((await freshStream()).stream),
+    sameStorage: async (store) => storeOn((store as JetStreamStore).stream),
+    plantRaw: async (store, runId, lines) => {
+      const js = store as JetStreamStore;
+      const nc = await connect({ servers: server.url });
+      try {
+        const client = jetstream(nc);
+        // The meta last, as an import writes it: nothing sees the run before it is whole.
+        const numbered = lines.map((line, index) => ({ seq: index + 1, line }));
+        for (const { seq, line } of [...numbered.slice(1), ...numbered.slice(0, 1)]) await client.publish(js.subject(runId, seq), line.replace(/\n$/, ""));
+      } finally {
+        await nc.close();
+      }
+    },
+    teardown: async () => {
+      await server.stop();
+    },
+  });
 });
 
 async function rejectsWith(promise: Promise<unknown>, code: RunStateErrorCode, message?: RegExp): Promise<void> {
@@ -64,7 +70,7 @@ async function rejectsWith(promise: Promise<unknown>, code: RunStateErrorCode, m
   });
 }
 
-describe("jetstream backend", () => {
+describe("jetstream backend", { skip }, () => {
   let own: NatsServer;
   const stores: JetStreamStore[] = [];
   const open = async (stream: string) => {
@@ -191,7 +197,7 @@ describe("jetstream backend", () => {
 
 type JetStreamManagerLike = Awaited<ReturnType<typeof jetstreamManager>>["streams"];
 
-describe("jetstream credentials come from the environment", () => {
+describe("jetstream credentials come from the environment", { skip }, () => {
   it("uses NATS_USER and NATS_PASSWORD, and says so in one line when they are wrong or missing", async () => {
     const guarded = await startNatsServer(["--user", "fisk", "--pass", "s3cret"]);
     try {

@@ -2,13 +2,14 @@
 // temporary directory, stopped (and its directory removed) by the test. It can be killed
 // outright and started again on the same port and store, to test a server crash.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { programPath } from "./programs.js";
 
-// Debian installs it in /usr/sbin, which is not on every user's PATH.
-const NATS_SERVER = existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : "nats-server";
+// Where it is not found, spawn fails by name: the tests that need it are skipped before that (programs.ts).
+const NATS_SERVER = programPath("nats-server") ?? "nats-server";
 
 export interface NatsServer {
   readonly url: string;

@@ -1,0 +1,63 @@
+// Programs some tests need that a fresh machine may lack. Without one, its tests are
+// skipped with one line naming the program and how to get it, so `npm test` passes on a
+// new clone; CI names them in FISK_AI_REQUIRE (comma-separated), under which a missing
+// program fails the run instead of skipping what it would have tested.
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+import { test } from "node:test";
+
+const HOW_TO_GET = {
+  "nats-server": "apt-get install nats-server",
+  zsh: "apt-get install zsh",
+} as const;
+
+export type Program = keyof typeof HOW_TO_GET;
+
+// Debian installs nats-server in /usr/sbin, which is not on every user's PATH.
+const SBIN = ["/usr/local/sbin", "/usr/sbin", "/sbin"];
+
+/** Where `program` is, searching PATH and then the sbin directories; undefined when nowhere. */
+export function programPath(program: Program, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const dirs = [...(env.PATH ?? "").split(delimiter).filter((dir) => dir !== ""), ...SBIN];
+  for (const dir of dirs) {
+    const path = join(dir, program);
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // Not here: the next directory.
+    }
+  }
+  return undefined;
+}
+
+/** The programs FISK_AI_REQUIRE names: their absence is a failure, not a skip. */
+export function requiredPrograms(env: NodeJS.ProcessEnv = process.env): Set<string> {
+  return new Set((env.FISK_AI_REQUIRE ?? "").split(",").map((name) => name.trim()).filter((name) => name !== ""));
+}
+
+/** Why tests that run `program` cannot run here, or undefined when they can. */
+export function missingProgram(program: Program, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (programPath(program, env) !== undefined) return undefined;
+  return `needs ${program}, which is not on this machine: ${HOW_TO_GET[program]}`;
+}
+
+const failedAlready = new Set<Program>();
+
+/**
+ * The `skip` option for a group of tests that run `program`: false where it is found; the
+ * reason where it is not. When FISK_AI_REQUIRE names it, a missing program adds one
+ * failing test saying so and the group runs (and fails) rather than being skipped.
+ */
+export function skipWithout(program: Program): string | false {
+  const missing = missingProgram(program);
+  if (missing === undefined) return false;
+  if (!requiredPrograms().has(program)) return missing;
+  if (!failedAlready.has(program)) {
+    failedAlready.add(program);
+    test(`${program} is required here (FISK_AI_REQUIRE)`, () => {
+      throw new Error(`FISK_AI_REQUIRE names ${program}, but this test ${missing}`);
+    });
+  }
+  return false;
+}

@@ -1,0 +1,33 @@
+// A machine without a program some tests need skips them in one line saying how to get it;
+// under FISK_AI_REQUIRE (as CI runs) the same machine fails instead.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, it } from "node:test";
+
+const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "programs", "needs-zsh.js");
+
+/** Runs the fixture's tests with no zsh on PATH; NODE_TEST_CONTEXT would make it report to this runner instead of printing. */
+function runWithoutZsh(extra: NodeJS.ProcessEnv): { status: number | null; stdout: string } {
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  const result = spawnSync(process.execPath, ["--test-reporter=tap", FIXTURE], { encoding: "utf8", env: { ...env, PATH: "/nonexistent", ...extra } });
+  return { status: result.status, stdout: result.stdout };
+}
+
+describe("tests that need a program the machine lacks", () => {
+  it("are skipped in one line naming the program and how to get it", () => {
+    const { status, stdout } = runWithoutZsh({ FISK_AI_REQUIRE: "" });
+    assert.equal(status, 0, stdout);
+    assert.match(stdout, /^ok 1 - a group that runs zsh # SKIP needs zsh, which is not on this machine: apt-get install zsh$/m);
+    assert.doesNotMatch(stdout, /not ok/);
+  });
+
+  it("fail the run when FISK_AI_REQUIRE names the program", () => {
+    const { status, stdout } = runWithoutZsh({ FISK_AI_REQUIRE: "nats-server, zsh" });
+    assert.equal(status, 1, stdout);
+    assert.match(stdout, /^not ok \d+ - zsh is required here \(FISK_AI_REQUIRE\)$/m);
+    assert.match(stdout, /FISK_AI_REQUIRE names zsh, but this test needs zsh, which is not on this machine/);
+    assert.doesNotMatch(stdout, /# SKIP/);
+  });
+});
