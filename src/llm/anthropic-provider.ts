@@ -21,7 +21,9 @@ import {
 } from "./model-provider.js";
 import { oneLine, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
 
+/** How an AnthropicProvider reaches the API. Nothing is read from the environment. */
 export interface AnthropicProviderOptions {
+  /** The API key, sent as `x-api-key`; the caller reads it (say from ANTHROPIC_API_KEY). */
   apiKey: string;
   /** Defaults to the public API; the caller resolves ANTHROPIC_BASE_URL. */
   baseURL?: string | undefined;
@@ -39,7 +41,16 @@ const TRANSIENT_STREAM_ERRORS = new Set(["overloaded_error", "api_error", "rate_
 type Block = Message["content"][number];
 type JsonRecord = Record<string, unknown>;
 
+/**
+ * The Anthropic Messages API through the official SDK, streaming. The conversation goes as
+ * the journal holds it, with prompt-caching breakpoints added (on the system prompt, the
+ * last tool and the latest block), and the turn comes back with its thinking blocks and
+ * their signatures verbatim. The SDK's own retries are off: the loop retries, by
+ * ModelCallError's `retryable`. A turn the journal could not record is a ModelCallError
+ * that is not retryable.
+ */
 export class AnthropicProvider implements ModelProvider {
+  /** Always `"anthropic"`. */
   readonly name = "anthropic";
   readonly #client: Anthropic;
   readonly #baseURL: string;

@@ -16,9 +16,12 @@ import { isOtherBlock, type AssistantMessage, type ImageBlock, type ToolResultBl
 import { oneLine, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ModelUsage } from "./model-provider.js";
 
+/** The request field that carries a call's output limit: servers differ on which they honor. */
 export type MaxTokensParam = "max_tokens" | "max_completion_tokens";
 
+/** How an OpenAIProvider reaches its endpoint. Nothing is read from the environment. */
 export interface OpenAIProviderOptions {
+  /** The API key, sent as a bearer token; the caller reads it (say from OPENAI_API_KEY). For a local server that wants none, any non-empty placeholder. */
   apiKey: string;
   /** Defaults to the public API; the caller resolves OPENAI_BASE_URL. */
   baseURL?: string | undefined;
@@ -42,7 +45,17 @@ const STOP_REASONS: Record<string, string> = {
 
 type Block = UserMessage["content"][number];
 
+/**
+ * Chat completions through the official OpenAI SDK, streaming, against any
+ * OpenAI-compatible endpoint (OpenAI, Ollama, llama.cpp server, vLLM). The journal keeps
+ * the Anthropic Messages shape, so each call converts the conversation there and the turn
+ * back: thinking blocks and `thinking` settings are not sent, and tool results carry text
+ * only (an image in one is replaced by a note). Usage reports cached prompt tokens apart,
+ * as `cache_read_tokens`. The SDK's own retries are off: the loop retries, by
+ * ModelCallError's `retryable`.
+ */
 export class OpenAIProvider implements ModelProvider {
+  /** Always `"openai"`. */
   readonly name = "openai";
   readonly #client: OpenAI;
   readonly #baseURL: string;

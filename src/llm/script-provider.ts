@@ -45,11 +45,27 @@ function loadScript(path: string): ScriptedTurn[] {
   return parsed.data.turns;
 }
 
+/**
+ * A deterministic offline model that plays its turns from a YAML script, for demos, tests
+ * and reproducible benchmarks: `turns:`, each `{ text, tool_calls: [{ name, input }] }` or
+ * `{ choose: [...] }`, which plays its first reply that has no `when` or whose `when` text
+ * the latest tool result contains. The turn played is the one after the assistant turns
+ * already in the conversation, so a resumed run continues the script where the journal left it.
+ * A run that asks for a turn past the script's end, or a `choose` none of whose replies
+ * fits, fails with a ModelCallError that is not retryable. Token usage is estimated at
+ * about four characters a token.
+ */
 export class ScriptProvider implements ModelProvider {
+  /** Always `"script"`. */
   readonly name = "script";
   readonly #turns: ScriptedTurn[];
   readonly #path: string;
 
+  /**
+   * Reads and validates the script at once.
+   * @param path - The script file (YAML).
+   * @throws Error, naming the file and the field, when the file cannot be read or is not a valid script.
+   */
   constructor(path: string) {
     this.#path = path;
     this.#turns = loadScript(path);
