@@ -17,8 +17,21 @@ export function memoryDir(namespace: string, env: NodeJS.ProcessEnv = process.en
 }
 const DELIMITER = "---";
 
+/**
+ * The file backend of memory, laid out as the Go implementation keeps it: one `<key>.md` a
+ * note, a YAML front matter block holding the description, then the content. The
+ * directory is made (0700) at the first write, files are 0600, and a symlink or other
+ * non-regular file in place of a note is refused, never followed. Writes are atomic.
+ */
 export class FileNoteStore implements NoteStore {
-  constructor(readonly dir: string) {}
+  /**
+   * @param dir - The namespace's directory, such as memoryDir(namespace) gives; a missing
+   * one is an empty store.
+   */
+  constructor(
+    /** The directory the notes are in. */
+    readonly dir: string,
+  ) {}
 
   async list(): Promise<NoteItem[]> {
     const items: NoteItem[] = [];

@@ -7,6 +7,12 @@ import { MAX_CONTENT_BYTES, NoteError, type NoteItem, type NoteStore } from "./n
 
 const Key = z.string().describe("letters, digits and . _ = -; no leading or trailing dot");
 
+/**
+ * The four tools a model with memory gets, over `store`: `memory_list`, `memory_read`,
+ * `memory_write` (key, description, content, optional overwrite) and `memory_delete`.
+ * Each is safe to run again after a crash. A refused key or note, or an absent one to read,
+ * is an is_error result for the model to fix, not a failed tool.
+ */
 export function memoryTools(store: NoteStore): Tool[] {
   return [
     defineTool({

@@ -3,20 +3,34 @@
 // so it cannot be taken for the run store's in-memory backend. Memory is data, not
 // configuration: it never enters the fingerprint, so it can never block a resume.
 
+/** A note as listed: its key and description, without its content. */
 export interface NoteItem {
+  /** The note's key: letters, digits and `. _ = -`, no leading or trailing dot, no `..`. */
   key: string;
   /** One line, shown in the memory index and by memory_list. */
   description: string;
 }
 
+/** A note's description and content. */
 export interface Note {
+  /**
+   * One line saying what the note holds. A write needs a non-empty one, stored as one line
+   * (control characters and runs of space become one space, at most 500 characters); a
+   * note read from a file without front matter has `""`.
+   */
   description: string;
+  /** The note's body, kept exactly as written: at most 64 KiB of UTF-8. */
   content: string;
 }
 
 /** What a write did: the same value written again changes nothing. */
 export type WriteOutcome = "created" | "replaced" | "unchanged";
 
+/**
+ * Durable notes kept across runs, per namespace: the seam of memory. FileNoteStore is the
+ * file backend; a backend of your own proves itself with runNoteStoreConformance from
+ * `fisk-ai/conformance`. A bad key or note is refused with a NoteError.
+ */
 export interface NoteStore {
   /** Every note's key and description, sorted by key. */
   list(): Promise<NoteItem[]>;
@@ -32,11 +46,23 @@ export interface NoteStore {
   delete(key: string): Promise<boolean>;
 }
 
+/**
+ * What a NoteError is about: `ERR_INVALID_KEY` a key outside the rules; `ERR_INVALID_NOTE`
+ * a note without a description, with content over 64 KiB, or stored as something other than
+ * a regular file; `ERR_EXISTS` a write without overwrite over a different note;
+ * `ERR_FULL` a new note in a store that holds 1024 already.
+ */
 export type NoteErrorCode = "ERR_INVALID_KEY" | "ERR_INVALID_NOTE" | "ERR_EXISTS" | "ERR_FULL";
 
+/**
+ * A note operation the rules refuse, with a stable `code` and a one-line message. The
+ * memory tools hand it to the model as an is_error result, for the model to fix.
+ */
 export class NoteError extends Error {
+  /** Always `"NoteError"`. */
   override readonly name = "NoteError";
   constructor(
+    /** What the error is about, stable for programs to branch on. */
     readonly code: NoteErrorCode,
     message: string,
   ) {

@@ -4,12 +4,15 @@ import * as z from "zod";
 import type { ToolSpec } from "../llm/model-provider.js";
 import type { ImageBlock, TextBlock, ToolResultBlock } from "../runstate/records.js";
 
+/** What a tool call returns: the content of the tool_result block the model gets. */
 export interface ToolOutput {
   /** Text, or text and images (an MCP tool's screenshot). */
   content: string | (TextBlock | ImageBlock)[];
+  /** `true` tells the model the call failed; absent or `false`, it succeeded. */
   is_error?: boolean;
 }
 
+/** What a running tool call is given besides its input. */
 export interface ToolContext {
   /** Aborted when the run is torn down; a tool should stop promptly. */
   signal: AbortSignal;
@@ -21,11 +24,21 @@ export interface ToolContext {
  * and tell the model its effect is unknown. For tools whose side effect must not repeat.
  */
 export const CRASH_POLICIES = ["rerun", "ask", "never"] as const;
+/**
+ * One of CRASH_POLICIES. `rerun` (the default) runs the call again; `ask` asks the operator
+ * (runAgent's `askRerun`), and a no, or no one to ask, is treated as `never`; `never` answers
+ * the model with an is_error result saying the call may have run and its effect is unknown.
+ */
 export type CrashPolicy = (typeof CRASH_POLICIES)[number];
 
 /** Decides, from a call's input, whether it may run; a refused call gets an is_error result. */
 export type ConfirmCall<Input> = (input: Input) => boolean | Promise<boolean>;
 
+/**
+ * A tool the model can call, as the loop sees it: its spec and its handler. Make one with
+ * defineTool; MCP servers' tools come from connectMcpServers in `fisk-ai/mcp`, and the
+ * memory tools from memoryTools.
+ */
 export interface Tool extends ToolSpec {
   /**
    * `true`: ask the operator (the run's `confirm` callback) before each call; denied where
@@ -36,17 +49,36 @@ export interface Tool extends ToolSpec {
   onCrash?: CrashPolicy;
   /** The MCP server that runs this tool: its calls are remote, and its tools are fingerprinted per server. */
   mcpServer?: string;
+  /**
+   * Runs one call with the model's input. A rejection is not a failed run: the model gets
+   * an is_error result `<name> failed: <message>`.
+   */
   run(input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
 }
 
 /** A JSON Schema object, as the model APIs take it. */
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * What defineTool takes, besides `input` (a zod schema or a JSON Schema). `Input` is the
+ * type of the input the handler gets.
+ */
 export interface ToolDefinition<Input> {
+  /** The name the model calls the tool by: unique among a run's tools (runAgent rejects with a ConfigError otherwise). */
   name: string;
+  /** What the tool does, for the model. */
   description: string;
+  /**
+   * `true`: ask the run's `confirm` callback before each call (denied without one); a
+   * function decides from the input. A denied call gets an is_error result. Default `false`.
+   */
   confirm?: boolean | ConfirmCall<Input>;
+  /** What a resume does with a call a crash may have cut short; default `rerun`. */
   onCrash?: CrashPolicy;
+  /**
+   * The handler. A string is the result's text; a ToolOutput can carry images or
+   * `is_error`. A throw becomes an is_error result `<name> failed: <message>`.
+   */
   run(input: Input, context: ToolContext): Promise<ToolOutput | string> | ToolOutput | string;
 }
 

@@ -12,20 +12,38 @@ import { toolOutputOf } from "./mcp-content.js";
 import { mcpCrashPolicy, mcpToolName, type McpCrashPolicies } from "./mcp-names.js";
 import { GroupedStdioTransport } from "./stdio-transport.js";
 
+/**
+ * How to reach an MCP server: `stdio` starts it as a child process (in a process group of
+ * its own, stopped even if this process is killed) and talks over its stdin and stdout;
+ * `http` connects to a running one over streamable HTTP.
+ */
 export type McpTransportDefinition =
   | {
+      /** Start the server as a child process. */
       kind: "stdio";
+      /** The program to run, looked up on PATH; no shell is involved. */
       command: string;
+      /** Its arguments; default none. */
       args?: readonly string[];
       /** The server's whole environment; by default this process's, without credentials (as command tools get it). */
       env?: Record<string, string>;
+      /** Its working directory; default this process's. */
       cwd?: string;
     }
-  | { kind: "http"; url: string; headers?: Record<string, string> };
+  | {
+      /** Connect to a server over streamable HTTP. */
+      kind: "http";
+      /** The server's MCP endpoint, such as `https://mcp.example.com/mcp`. */
+      url: string;
+      /** Sent with every request, such as `Authorization`; never journaled. */
+      headers?: Record<string, string>;
+    };
 
+/** One MCP server for connectMcpServers: how to reach it and how its tools are treated. */
 export interface McpServerDefinition {
   /** Its tools are offered to the model as `<name>__<tool>`. */
   name: string;
+  /** How to start or reach it. */
   transport: McpTransportDefinition;
   /** Every tool, or the tools named (as the server names them); none by default. */
   confirm?: boolean | readonly string[];
@@ -35,7 +53,9 @@ export interface McpServerDefinition {
   timeoutMs?: number;
 }
 
+/** Connected MCP servers: their tools, and the one way to shut them down. */
 export interface McpServers {
+  /** Every server's tools, named `<server>__<tool>`, to pass to runAgent's `tools`. */
   tools: Tool[];
   /** Shuts every server down; safe to call twice. */
   close(): Promise<void>;
@@ -43,6 +63,7 @@ export interface McpServers {
 
 /** A server that did not start or list its tools: one line naming it. */
 export class McpServerError extends Error {
+  /** Always `"McpServerError"`. */
   override readonly name = "McpServerError";
 }
 
