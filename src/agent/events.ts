@@ -4,8 +4,11 @@ import type { ModelCallError } from "../llm/model-provider.js";
 import type { Counters } from "../runstate/fold.js";
 import type { AssistantPayload, Message, TerminalReason, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
 
+/** How a run ended, as the runFinished event reports it (runAgent resolves to the same, with `sessionId` for `runId`). */
 export interface RunOutcome {
+  /** The run's session id. */
   runId: string;
+  /** `completed`, or why the run stopped: `suspended`, `budget`, `max_iterations`, `error`. */
   reason: TerminalReason;
   /** The final answer's text, for `completed`. */
   answer?: string;
@@ -17,16 +20,25 @@ export interface RunOutcome {
   counters: Counters;
 }
 
+/**
+ * Callbacks for what a run does, each optional. The loop never prints: these are how a
+ * program shows progress. They are called synchronously from the loop, so they should
+ * return quickly.
+ */
 export interface AgentEvents {
+  /** The run began: a new session, or a resumed one (`resumed`); `checkpointed` when it is journaled to a store. */
   runStarted?(info: { runId: string; resumed: boolean; checkpointed: boolean }): void;
   /** On resume: the conversation so far, before anything new happens. */
   replay?(messages: readonly Message[]): void;
+  /** A model call is about to be made (once, however often it is retried); `iteration` counts the run's model calls from 0, resumes included. */
   modelCallStarted?(iteration: number): void;
+  /** Attempt `attempt` (from 1) failed with a retryable `error`; the next follows in `delayMs` milliseconds. */
   modelCallRetrying?(attempt: number, delayMs: number, error: ModelCallError): void;
   /** The model's text as it streams, before its turn is journaled; a retried call streams again from the start. */
   textDelta?(text: string): void;
   /** A model turn, once it is journaled. */
   assistantTurn?(turn: AssistantPayload): void;
+  /** A tool call is about to run (after the turn asking for it is journaled). */
   toolStarted?(use: ToolUseBlock): void;
   /** A tool's result, once it is journaled; `reused` when a resume took it from the journal. */
   toolFinished?(use: ToolUseBlock, result: ToolResultBlock, reused: boolean): void;
@@ -34,5 +46,6 @@ export interface AgentEvents {
   answer?(text: string): void;
   /** On resume, before the pending batch is completed: the calls run again and those that are not (their tools' on_crash). */
   pendingBatch?(batch: { rerun: readonly ToolUseBlock[]; interrupted: readonly ToolUseBlock[] }): void;
+  /** The run ended, its terminal record journaled. Not called when the run rejects instead. */
   runFinished?(outcome: RunOutcome): void;
 }

@@ -12,16 +12,21 @@ import { resumeRun, startRun, type RunOptions } from "./agent-loop.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
 import type { AgentEvents } from "./events.js";
 
+/** What runAgent runs: the model, the prompt (or the session to resume) and the tools; the rest has defaults. */
 export interface RunAgentOptions {
+  /** The model API: an AnthropicProvider, OpenAIProvider or ScriptProvider you construct, or any ModelProvider. */
   provider: ModelProvider;
+  /** The model's id as the provider knows it, e.g. `claude-sonnet-4-5`. */
   model: string;
   /** Defaults to "You are a helpful assistant." */
   system?: string;
   /** What the agent should do: required for a new session, not given on resume. */
   prompt?: string;
+  /** The tools the model may call; default none. Two of one name are a ConfigError. */
   tools?: readonly Tool[];
   /** Run the tools of one model turn concurrently (default: one after another). */
   parallelTools?: boolean;
+  /** Limits of the run (counted across resumes) and of each call. Reaching a run limit ends the run with reason `budget` or `max_iterations`. */
   budget?: {
     /** Tokens over the whole run, all tiers (default 200000). */
     maxTokens?: number;
@@ -30,10 +35,13 @@ export interface RunAgentOptions {
     /** The output limit of one model call (default 8192). */
     maxOutputTokens?: number;
   };
+  /** Extended thinking (default `{ mode: "off" }`). */
   thinking?: ThinkingConfig;
+  /** How a model call that fails with a retryable ModelCallError is retried, with jittered exponential backoff. */
   retry?: {
     /** Attempts per model call, the first included (default 4). */
     attempts?: number;
+    /** The wait before the first retry in milliseconds, doubled for each retry after it; each wait is jittered to between half and all of it (default 1000). */
     baseDelayMs?: number;
     /** Per model call (default 120000). */
     timeoutMs?: number;
@@ -53,6 +61,7 @@ export interface RunAgentOptions {
   force?: boolean;
   /** Aborting it suspends the run at its next step: the session can be resumed later. */
   signal?: AbortSignal;
+  /** Callbacks for what the run does; the loop never prints. */
   events?: AgentEvents;
   /** Asked before each call of a tool defined with `confirm: true`; without it such calls are denied. */
   confirm?: ConfirmToolCall;
@@ -60,7 +69,9 @@ export interface RunAgentOptions {
   askRerun?: ConfirmToolCall;
 }
 
+/** How the run ended. A failed model call or an over-budget run is an outcome (reason `error`, `budget`), not a rejection. */
 export interface AgentOutcome {
+  /** The session's id: the one to pass as `resume` to continue it. */
   sessionId: string;
   /** `completed`, or why the run stopped: `suspended`, `budget`, `max_iterations`, `error`. */
   reason: TerminalReason;
@@ -68,6 +79,7 @@ export interface AgentOutcome {
   answer?: string;
   /** Why the run stopped, for the other reasons. */
   message?: string;
+  /** Model calls, tool calls and tokens over the whole run, resumes included. */
   counters: Counters;
   /** Whether the session is in a store (and can be resumed). */
   checkpointed: boolean;
