@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { MAX_CONTENT_BYTES, MAX_NOTES, NoteError, type NoteErrorCode, type NoteStore } from "../memory/note-store.js";
 
+/** How runNoteStoreConformance gets stores of the backend under test. */
 export interface NoteStoreHarness {
   /** A fresh, empty store. */
   makeStore(): Promise<NoteStore>;
@@ -12,6 +13,7 @@ export interface NoteStoreHarness {
   teardown?(): Promise<void>;
 }
 
+/** Keys every NoteStore must refuse with ERR_INVALID_KEY, on every operation: the suite tries each. */
 export const BAD_NOTE_KEYS: readonly string[] = ["", ".hidden", "trailing.", "a..b", "a/b", "../up", "sp ace", "star*", "new\nline", "ü", "x".repeat(201)];
 
 async function rejectsWith(promise: Promise<unknown>, code: NoteErrorCode): Promise<void> {
@@ -24,6 +26,12 @@ async function rejectsWith(promise: Promise<unknown>, code: NoteErrorCode): Prom
 
 const note = (description: string, content: string) => ({ description, content });
 
+/**
+ * Registers the NoteStore contract as node:test cases, in a `describe` block: round trips,
+ * sorted listing, `unchanged` rewrites, ERR_EXISTS without overwrite, racing creates,
+ * bad keys, the 64 KiB and 1024-note limits. Call it at the top level of a test file run
+ * with `node --test`.
+ */
 export function runNoteStoreConformance(harness: NoteStoreHarness): void {
   describe("NoteStore conformance", () => {
     if (harness.teardown !== undefined) after(() => harness.teardown?.());

@@ -13,6 +13,10 @@ import {
   type UserRecord,
 } from "../index.js";
 
+/**
+ * A valid meta payload for `runId` in the current RECORD_VERSION, with a fixed anthropic
+ * fingerprint and prompt; `overrides` replace whole top-level fields.
+ */
 export function metaPayload(runId: string, overrides: Partial<MetaPayload> = {}): MetaPayload {
   return {
     version: RECORD_VERSION,
@@ -32,6 +36,7 @@ export function metaPayload(runId: string, overrides: Partial<MetaPayload> = {})
   };
 }
 
+/** The meta record (seq 1) of `metaPayload(runId, overrides)`. */
 export function metaRecord(runId: string, overrides: Partial<MetaPayload> = {}): MetaRecord {
   return { seq: 1, protocol: PROTOCOLS.meta, meta: metaPayload(runId, overrides) };
 }
@@ -58,6 +63,7 @@ export function assistantEntry(iteration: number, text: string, toolUseIds: stri
   };
 }
 
+/** A tool_result entry (no seq) answering `toolUseId`, with `content` as its text. */
 export function toolResultEntry(toolUseId: string, content = `result of ${toolUseId}`): Omit<ToolResultRecord, "seq"> {
   return {
     protocol: PROTOCOLS.tool_result,
@@ -65,10 +71,12 @@ export function toolResultEntry(toolUseId: string, content = `result of ${toolUs
   };
 }
 
+/** A user entry (no seq): one text block. */
 export function userEntry(text: string): Omit<UserRecord, "seq"> {
   return { protocol: PROTOCOLS.user, user: { message: { role: "user", content: [{ type: "text", text }] } } };
 }
 
+/** A terminal entry (no seq) ending the run for `reason`, with `message` when given. */
 export function terminalEntry(reason: TerminalReason, message?: string): Omit<TerminalRecord, "seq"> {
   return { protocol: PROTOCOLS.terminal, terminal: message === undefined ? { reason } : { reason, message } };
 }

@@ -6,16 +6,21 @@ import type { Store } from "./store.js";
 
 export type { JetStreamStoreConfig };
 
+/** The file backend: one journal file a session, in a directory. */
 export interface FileStoreConfig {
+  /** Selects the file backend. */
   backend: "file";
-  /** The directory of runs; default `$XDG_STATE_HOME/fisk-ai/runs`. */
+  /** The directory of runs; default `$XDG_STATE_HOME/fisk-ai/runs` (else `~/.local/state/fisk-ai/runs`), see defaultStateDir. */
   dir?: string;
 }
 
+/** The in-process backend: runs live as long as the store, without persistence. */
 export interface MemoryStoreConfig {
+  /** Selects the memory backend. */
   backend: "memory";
 }
 
+/** A store configuration for createStore; `backend` names which. */
 export type StoreConfig = FileStoreConfig | MemoryStoreConfig | JetStreamStoreConfig;
 
 type Backends = { [Name in StoreConfig["backend"]]: (config: Extract<StoreConfig, { backend: Name }>) => Promise<Store> };

@@ -1,6 +1,23 @@
 // One error type for the run-state layer. `code` is stable, for programs; the
 // message is one line for people, naming what is wrong and, where it helps, what to do.
 
+/**
+ * Every RunStateError `code`, stable for programs to branch on:
+ * - `ERR_NOT_FOUND`: no session of that id.
+ * - `ERR_EXISTS`: a session of that id exists already.
+ * - `ERR_LOCKED`: another writer holds the session.
+ * - `ERR_INVALID_ID`: not a valid session id (see isValidRunId).
+ * - `ERR_SEQ_GAP`: an append skips ahead of the journal's last seq.
+ * - `ERR_CORRUPT`: a journal line or record that cannot be read or folded (with `line` or `seq`).
+ * - `ERR_VERSION`: a journal of a newer record version than this one reads.
+ * - `ERR_EMPTY`: a journal with no complete record.
+ * - `ERR_NO_META`: a journal that does not start with its meta record.
+ * - `ERR_CLOSED`: a journal used after close.
+ * - `ERR_INVALID_RECORD`: a record refused before it was written.
+ * - `ERR_SYMLINK`: a symlink where the file backend keeps its own files.
+ * - `ERR_IO`: the storage failed (a write, a server that cannot be reached).
+ * - `ERR_STORE_CONFIG`: a store that cannot be used as configured (a missing or unsafe JetStream stream).
+ */
 export const ERROR_CODES = [
   "ERR_NOT_FOUND",
   "ERR_EXISTS",
@@ -18,20 +35,32 @@ export const ERROR_CODES = [
   "ERR_STORE_CONFIG",
 ] as const;
 
+/** One of ERROR_CODES. */
 export type RunStateErrorCode = (typeof ERROR_CODES)[number];
 
+/** What a RunStateError carries besides its code and message. */
 export interface RunStateErrorDetails {
   /** The record's seq, for errors about one record. */
   seq?: number;
   /** The 1-based line of a journal file, for errors found while reading one. */
   line?: number;
+  /** The underlying error, kept as the error's `cause`. */
   cause?: unknown;
 }
 
+/**
+ * The one error of the run-state layer: every store, the journal codec and fold fail
+ * with it. Branch on `code`; the message is one line for people, naming what is wrong
+ * and, where it helps, what to do.
+ */
 export class RunStateError extends Error {
+  /** Always `"RunStateError"`. */
   override readonly name = "RunStateError";
+  /** What went wrong: one of ERROR_CODES, stable for programs to branch on. */
   readonly code: RunStateErrorCode;
+  /** The seq of the record the error is about; undefined when it is not about one record. */
   readonly seq: number | undefined;
+  /** The 1-based journal line where reading failed; undefined when the error did not come from reading a line. */
   readonly line: number | undefined;
 
   constructor(code: RunStateErrorCode, message: string, details: RunStateErrorDetails = {}) {
@@ -42,6 +71,10 @@ export class RunStateError extends Error {
   }
 }
 
+/**
+ * Whether `error` is a RunStateError, and, given a `code`, one with that code: works on
+ * an error that came through `catch (error: unknown)`.
+ */
 export function isRunStateError(error: unknown, code?: RunStateErrorCode): error is RunStateError {
   return error instanceof RunStateError && (code === undefined || error.code === code);
 }

@@ -81,7 +81,9 @@ export function decodeRecordLine(line: string | Uint8Array, lineNumber?: number)
   throw new RunStateError("ERR_CORRUPT", `${where} ${parsed.problem}`, { line: lineNumber });
 }
 
+/** A decoded journal: its records, and how many of its bytes they came from. */
 export interface DecodedJournal {
+  /** The records of the complete lines, in journal order. */
   records: JournalRecord[];
   /** Bytes up to and including the last newline: what survives a torn tail. */
   completeLength: number;
@@ -150,6 +152,10 @@ export class JournalDecoder {
     if (complete < rest.length) this.#keep(rest.subarray(complete));
   }
 
+  /**
+   * The records of the complete lines pushed so far. A torn tail after the last newline is
+   * not among them. The array is the decoder's own: push no more once it is taken.
+   */
   decoded(): DecodedJournal {
     return { records: this.#records, completeLength: this.#completeLength };
   }

@@ -4,6 +4,11 @@ import { randomBytes } from "node:crypto";
 import { RunStateError } from "./errors.js";
 import { RUN_ID_MAX_LENGTH, RUN_ID_PATTERN } from "./records.js";
 
+/**
+ * Whether `id` is a valid session id: 1 to RUN_ID_MAX_LENGTH ASCII letters, digits, `_`
+ * or `-`, starting with a letter or digit (RUN_ID_PATTERN), so it is safe as a file name
+ * and as a NATS subject token.
+ */
 export function isValidRunId(id: unknown): id is string {
   return typeof id === "string" && id.length <= RUN_ID_MAX_LENGTH && RUN_ID_PATTERN.test(id);
 }

@@ -11,6 +11,12 @@ export function fiskStateHome(env: NodeJS.ProcessEnv = process.env, home: string
   return join(base, "fisk-ai");
 }
 
+/**
+ * The file backend's default directory of runs: `$XDG_STATE_HOME/fisk-ai/runs`, or
+ * `~/.local/state/fisk-ai/runs` when XDG_STATE_HOME is unset or not absolute.
+ * @param env - The environment to read XDG_STATE_HOME from; default `process.env`.
+ * @param home - The home directory; default `os.homedir()`.
+ */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
   return join(fiskStateHome(env, home), "runs");
 }
