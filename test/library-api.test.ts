@@ -58,7 +58,7 @@ describe("runAgent", () => {
     assert.equal(outcome.reason, "completed");
     assert.equal(outcome.answer, "5");
     assert.equal(outcome.checkpointed, false);
-    assert.match(outcome.sessionId, /^[0-9A-Za-z]{27}$/);
+    assert.match(outcome.runId, /^[0-9A-Za-z]{27}$/);
     assert.deepEqual([outcome.counters.modelCalls, outcome.counters.toolCalls, outcome.counters.inTokens, outcome.counters.outTokens], [3, 2, 50, 13]);
     assert.deepEqual(seen, [5], "the handler never saw the invalid input");
     const [invalid] = toolResultsSent(server, 1) as { content: string; is_error?: boolean }[];
@@ -82,8 +82,8 @@ describe("runAgent", () => {
     const provider = new AnthropicProvider({ apiKey: KEY, baseURL: server.url });
     const events: string[] = [];
     const trace: AgentEvents = { runStarted: (info) => events.push(`started resumed=${info.resumed}`), runFinished: (outcome) => events.push(outcome.reason) };
-    const first = await runAgent({ provider, model: "m", prompt: "go", tools: [step], store, sessionId: "lib-1", signal: suspend.signal, events: trace });
-    assert.deepEqual([first.reason, first.sessionId, first.checkpointed, first.counters.modelCalls], ["suspended", "lib-1", true, 1]);
+    const first = await runAgent({ provider, model: "m", prompt: "go", tools: [step], store, runId: "lib-1", signal: suspend.signal, events: trace });
+    assert.deepEqual([first.reason, first.runId, first.checkpointed, first.counters.modelCalls], ["suspended", "lib-1", true, 1]);
     const second = await runAgent({ provider, model: "m", tools: [step], store, resume: "lib-1", events: trace });
     assert.deepEqual([second.reason, second.answer, second.counters.modelCalls, second.counters.toolCalls], ["completed", "done", 2, 1]);
     assert.equal(steps, 1);
@@ -119,7 +119,7 @@ describe("runAgent", () => {
     const twice = defineTool({ name: "t", description: "", input: { type: "object" }, run: () => "" });
     await assert.rejects(runAgent({ provider, model: "m", prompt: "p", tools: [twice, twice] }), (e) => e instanceof ConfigError && /two tools are named t/.test(e.message));
     await assert.rejects(runAgent({ provider, model: "m", store, resume: "missing" }), (e) => root.isRunStateError(e, "ERR_NOT_FOUND"));
-    await runAgent({ provider, model: "m", prompt: "hi", store, sessionId: "done" });
+    await runAgent({ provider, model: "m", prompt: "hi", store, runId: "done" });
     await assert.rejects(runAgent({ provider, model: "m", store, resume: "done" }), (e) => e instanceof ResumeRefusedError && /is completed/.test(e.message));
   });
 });
@@ -188,11 +188,11 @@ describe("the examples", () => {
     release?.();
     const stopped = await first.done;
     assert.equal(stopped.code, 0, stopped.stderr);
-    const suspended = JSON.parse(stopped.stdout) as { sessionId: string; reason: string; toolCalls: number };
+    const suspended = JSON.parse(stopped.stdout) as { runId: string; reason: string; toolCalls: number };
     assert.deepEqual([suspended.reason, suspended.toolCalls], ["suspended", 1]);
-    const resumed = await startScript(script, ["resume", dir, suspended.sessionId], { cwd: REPO, env: env(server) }).done;
+    const resumed = await startScript(script, ["resume", dir, suspended.runId], { cwd: REPO, env: env(server) }).done;
     assert.equal(resumed.code, 0, resumed.stderr);
-    assert.deepEqual(JSON.parse(resumed.stdout), { sessionId: suspended.sessionId, reason: "completed", answer: "it says: the page", toolCalls: 1 });
+    assert.deepEqual(JSON.parse(resumed.stdout), { runId: suspended.runId, reason: "completed", answer: "it says: the page", toolCalls: 1 });
     assert.equal(fetches, 1);
   });
 
@@ -237,7 +237,7 @@ describe("the examples", () => {
     await app.stderrIncludes("session web-1: suspended");
     const resumed = await post("/sessions/web-1", "").done;
     assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
-    assert.deepEqual([resumed.body.sessionId, resumed.body.reason, resumed.body.answer], ["web-1", "completed", "it says: the page"]);
+    assert.deepEqual([resumed.body.runId, resumed.body.reason, resumed.body.answer], ["web-1", "completed", "it says: the page"]);
     assert.deepEqual([(resumed.body.counters as { toolCalls: number }).toolCalls, fetches], [1, 1]);
     const again = await post("/sessions/web-1", "").done;
     assert.equal(again.status, 409);

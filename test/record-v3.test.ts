@@ -99,7 +99,7 @@ describe("record version 3, written", () => {
     const held = "here it is\n[image (image/png) not kept: a record version 3 journal holds tool results as text]";
     const sent = latestBlocks((server.requests[1]?.body as { messages: SentMessage[] }).messages).find((block) => block.type === "tool_result");
     assert.equal(sent?.content, held, "the model saw what a resume will see");
-    const lines = Buffer.from(await store.readJournal(outcome.sessionId)).toString("utf8").split("\n").slice(0, -1);
+    const lines = Buffer.from(await store.readJournal(outcome.runId)).toString("utf8").split("\n").slice(0, -1);
     assertVersion3(lines);
     assert.equal((JSON.parse(lines[2] as string) as { tool_result: { result: { content: string } } }).tool_result.result.content, held);
     assert.ok(server.requests.every((request) => request.accepted));

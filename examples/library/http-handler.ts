@@ -16,8 +16,8 @@ const fetchUrl = defineTool<{ url: string }>({
 });
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const sessionId = /^\/sessions\/([A-Za-z0-9_-]+)$/.exec(req.url ?? "")?.[1];
-  if (req.method !== "POST" || sessionId === undefined) return reply(res, 404, { error: "POST /sessions/ID" });
+  const runId = /^\/sessions\/([A-Za-z0-9_-]+)$/.exec(req.url ?? "")?.[1];
+  if (req.method !== "POST" || runId === undefined) return reply(res, 404, { error: "POST /sessions/ID" });
   let body = "";
   for await (const chunk of req) body += String(chunk);
   let prompt: unknown;
@@ -29,7 +29,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const hungUp = new AbortController();
   res.on("close", () => {
     if (res.writableFinished) return;
-    console.error(`client hung up: suspending session ${sessionId}`);
+    console.error(`client hung up: suspending session ${runId}`);
     hungUp.abort();
   });
   try {
@@ -39,9 +39,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       tools: [fetchUrl],
       store,
       signal: hungUp.signal,
-      ...(prompt === undefined ? { resume: sessionId } : { prompt: String(prompt), sessionId }),
+      ...(prompt === undefined ? { resume: runId } : { prompt: String(prompt), runId }),
     });
-    console.error(`session ${sessionId}: ${outcome.reason}`);
+    console.error(`session ${runId}: ${outcome.reason}`);
     reply(res, outcome.reason === "completed" ? 200 : 202, outcome);
   } catch (error) {
     if (isRunStateError(error)) return reply(res, error.code === "ERR_NOT_FOUND" ? 404 : 409, { error: error.message, code: error.code });

@@ -38,7 +38,7 @@ try {
     signal: suspend.signal,
     ...(command === "start" ? { prompt: argument } : { resume: argument }),
   });
-  console.log(JSON.stringify({ sessionId: outcome.sessionId, reason: outcome.reason, answer: outcome.answer, toolCalls: outcome.counters.toolCalls }));
+  console.log(JSON.stringify({ runId: outcome.runId, reason: outcome.reason, answer: outcome.answer, toolCalls: outcome.counters.toolCalls }));
 } finally {
   await store.close();
 }

@@ -4,9 +4,9 @@ import type { ModelCallError } from "../llm/model-provider.js";
 import type { Counters } from "../runstate/fold.js";
 import type { AssistantPayload, Message, TerminalReason, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
 
-/** How a run ended, as the runFinished event reports it (runAgent resolves to the same, with `sessionId` for `runId`). */
+/** How a run ended, as the runFinished event reports it and runAgent resolves. */
 export interface RunOutcome {
-  /** The run's session id. */
+  /** The run's id (its session id): the one to pass as `resume` to continue it. */
   runId: string;
   /** `completed`, or why the run stopped: `suspended`, `budget`, `max_iterations`, `error`. */
   reason: TerminalReason;

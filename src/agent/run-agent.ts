@@ -2,15 +2,13 @@
 // It is the loop with defaults filled in, so a program needs to know no more than the
 // model, the prompt and its tools, and the outcome says how the run ended.
 import type { ModelProvider, ThinkingConfig } from "../llm/model-provider.js";
-import type { Counters } from "../runstate/fold.js";
-import type { TerminalReason } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import type { Tool } from "../tools/tool.js";
 import { ToolSet, type ConfirmToolCall } from "../tools/tool-set.js";
 import { ConfigError } from "./agent-errors.js";
 import { resumeRun, startRun, type RunOptions } from "./agent-loop.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
-import type { AgentEvents } from "./events.js";
+import type { AgentEvents, RunOutcome } from "./events.js";
 
 /** What runAgent runs: the model, the prompt (or the session to resume) and the tools; the rest has defaults. */
 export interface RunAgentOptions {
@@ -48,8 +46,8 @@ export interface RunAgentOptions {
   };
   /** Journal the session here, so it can be suspended and resumed; without one it lives in memory only. */
   store?: Store;
-  /** The id of a new session (default: a new KSUID). */
-  sessionId?: string;
+  /** The id of a new run, its session id (default: a new KSUID). */
+  runId?: string;
   /**
    * The record version a new session is journaled in: 2 (the default) or 3, the Go
    * implementation's current format, so that it can resume the session too.
@@ -69,21 +67,8 @@ export interface RunAgentOptions {
   askRerun?: ConfirmToolCall;
 }
 
-/** How the run ended. A failed model call or an over-budget run is an outcome (reason `error`, `budget`), not a rejection. */
-export interface AgentOutcome {
-  /** The session's id: the one to pass as `resume` to continue it. */
-  sessionId: string;
-  /** `completed`, or why the run stopped: `suspended`, `budget`, `max_iterations`, `error`. */
-  reason: TerminalReason;
-  /** The final answer, when `completed`. */
-  answer?: string;
-  /** Why the run stopped, for the other reasons. */
-  message?: string;
-  /** Model calls, tool calls and tokens over the whole run, resumes included. */
-  counters: Counters;
-  /** Whether the session is in a store (and can be resumed). */
-  checkpointed: boolean;
-}
+/** How the run ended, as the runFinished event reports it. A failed model call or an over-budget run is an outcome (reason `error`, `budget`), not a rejection. */
+export type AgentOutcome = RunOutcome;
 
 /**
  * Runs an agent until it answers or stops: a new session on `prompt`, or the session
@@ -130,8 +115,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     outcome = await resumeRun({ ...run, store: options.store }, { runId: options.resume, force: options.force === true });
   } else {
     if (options.prompt === undefined || options.prompt.trim() === "") throw new ConfigError("prompt is empty: say what the agent should do");
-    outcome = await startRun({ ...run, store: options.store }, { prompt: options.prompt, runId: options.sessionId, recordVersion: options.recordVersion });
+    outcome = await startRun({ ...run, store: options.store }, { prompt: options.prompt, runId: options.runId, recordVersion: options.recordVersion });
   }
-  const { runId, ...rest } = outcome;
-  return { sessionId: runId, ...rest };
+  return outcome;
 }
