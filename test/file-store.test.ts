@@ -319,11 +319,11 @@ describe("file backend", () => {
       const lines = journalLines(dir, "bad-1");
       lines[2] = lines[2]?.slice(0, 30) as string;
       writeFileSync(join(dir, "bad-1.json"), `${lines.join("\n")}\n`);
-      await rejectsWith(store.load("bad-1"), "ERR_CORRUPT", /^session bad-1: line 3 is not valid JSON \(.fisk-ai session verify bad-1. shows every problem\)$/);
+      await rejectsWith(store.load("bad-1"), "ERR_CORRUPT", /^session bad-1: line 3 is not valid JSON$/);
       lines[2] = JSON.stringify({ seq: 3, protocol: "io.choria.fisk-ai.v1.session.tool_result", tool_result: { tool_use_id: "t0a" } });
       writeFileSync(join(dir, "bad-1.json"), `${lines.join("\n")}\n`);
       await rejectsWith(store.load("bad-1"), "ERR_CORRUPT", /^session bad-1: line 3 is not a valid record: tool_result\.result/);
-      await assert.rejects(store.load("bad-1"), (error: unknown) => isRunStateError(error) && error.line === 3);
+      await assert.rejects(store.load("bad-1"), (error: unknown) => isRunStateError(error) && error.line === 3 && error.runId === "bad-1");
     });
 
     it("refuses a journal whose file name is another session's", async () => {

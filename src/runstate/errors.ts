@@ -1,5 +1,6 @@
 // One error type for the run-state layer. `code` is stable, for programs; the
 // message is one line for people, naming what is wrong and, where it helps, what to do.
+import type { RunHolder } from "./store.js";
 
 /**
  * Every RunStateError `code`, stable for programs to branch on:
@@ -40,10 +41,16 @@ export type RunStateErrorCode = (typeof ERROR_CODES)[number];
 
 /** What a RunStateError carries besides its code and message. */
 export interface RunStateErrorDetails {
+  /** The run (session) the error is about, when it is about one stored run. */
+  runId?: string;
   /** The record's seq, for errors about one record. */
   seq?: number;
   /** The 1-based line of a journal file, for errors found while reading one. */
   line?: number;
+  /** For ERR_SEQ_GAP, the seq the journal would have taken next. */
+  expectedSeq?: number;
+  /** For ERR_LOCKED, the process holding the run, when it has said who it is. */
+  holder?: RunHolder;
   /** The underlying error, kept as the error's `cause`. */
   cause?: unknown;
 }
@@ -62,12 +69,21 @@ export class RunStateError extends Error {
   readonly seq: number | undefined;
   /** The 1-based journal line where reading failed; undefined when the error did not come from reading a line. */
   readonly line: number | undefined;
+  /** The run the error is about; undefined when it is not about one stored run (a journal offered for import, a bad id). */
+  readonly runId: string | undefined;
+  /** For ERR_SEQ_GAP, the seq the journal would have taken next. */
+  readonly expectedSeq: number | undefined;
+  /** For ERR_LOCKED, the process holding the run; undefined when it has not said who it is. */
+  readonly holder: RunHolder | undefined;
 
   constructor(code: RunStateErrorCode, message: string, details: RunStateErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
     this.seq = details.seq;
     this.line = details.line;
+    this.runId = details.runId;
+    this.expectedSeq = details.expectedSeq;
+    this.holder = details.holder;
   }
 }
 

@@ -46,7 +46,7 @@ export type AppendDecision = { kind: "retry" } | { kind: "append"; record: Journ
 export function decideAppend(runId: string, lastSeq: number, seq: number, entry: RecordEntry, version: number): AppendDecision {
   if (Number.isInteger(seq) && seq >= 1 && seq <= lastSeq) return { kind: "retry" };
   if (seq !== lastSeq + 1) {
-    throw new RunStateError("ERR_SEQ_GAP", `append of seq ${seq} to session ${runId}, whose last seq is ${lastSeq}`, { seq });
+    throw new RunStateError("ERR_SEQ_GAP", `append of seq ${seq} to session ${runId}, whose last seq is ${lastSeq}`, { runId, seq, expectedSeq: lastSeq + 1 });
   }
   const checked = recordAt(seq, entry);
   if (!checked.ok) throw new RunStateError("ERR_INVALID_RECORD", `refusing to append seq ${seq}: ${checked.problem}`, { seq });
@@ -150,14 +150,10 @@ export function corruptSummary(runId: string, updated: Date, error: unknown): Ru
   };
 }
 
-/** A reading error says which session, and where to look further, in its one line. */
+/** A reading error says which session it is about, in its message and its `runId`. */
 function namedAfterRun(runId: string, error: unknown): unknown {
   if (error instanceof RunStateError && (error.code === "ERR_CORRUPT" || error.code === "ERR_EMPTY" || error.code === "ERR_NO_META")) {
-    return new RunStateError(error.code, `session ${runId}: ${error.message} ('fisk-ai session verify ${runId}' shows every problem)`, {
-      seq: error.seq,
-      line: error.line,
-      cause: error,
-    });
+    return new RunStateError(error.code, `session ${runId}: ${error.message}`, { runId, seq: error.seq, line: error.line, cause: error });
   }
   return error;
 }
@@ -173,24 +169,21 @@ function assertHoldsRun<T extends { runId: string }>(where: string, runId: strin
 }
 
 export function notFoundError(runId: string): RunStateError {
-  return new RunStateError("ERR_NOT_FOUND", `no session ${runId}: 'fisk-ai session ls' lists the sessions there are`);
+  return new RunStateError("ERR_NOT_FOUND", `no session ${runId}`, { runId });
 }
 
 export function existsError(runId: string): RunStateError {
-  return new RunStateError("ERR_EXISTS", `session ${runId} already exists: choose another name or resume it`);
+  return new RunStateError("ERR_EXISTS", `session ${runId} already exists: choose another name or resume it`, { runId });
 }
 
 /** A writer holds the run; `holder` is who, as the backend knows it, when it knows. */
 export function lockedError(runId: string, holder: RunHolder | undefined): RunStateError {
-  const who =
-    holder === undefined
-      ? "by another process that has not said which ('fisk-ai session ls' shows its pid and host once it has)"
-      : `by pid ${holder.pid} on ${holder.host} (started ${holder.started})`;
-  return new RunStateError("ERR_LOCKED", `session ${runId} is in use ${who}: wait for it to finish or stop that process`);
+  const who = holder === undefined ? "by another process that has not said which" : `by pid ${holder.pid} on ${holder.host} (started ${holder.started})`;
+  return new RunStateError("ERR_LOCKED", `session ${runId} is in use ${who}: wait for it to finish or stop that process`, { runId, holder });
 }
 
 export function closedError(runId: string): RunStateError {
-  return new RunStateError("ERR_CLOSED", `the journal of session ${runId} is closed`);
+  return new RunStateError("ERR_CLOSED", `the journal of session ${runId} is closed`, { runId });
 }
 
 /** After a failed write the stored tail is unknown: the journal refuses everything until reopened. */
