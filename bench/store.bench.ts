@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { FileStore, type RecordEntry, type RunStatus } from "../src/index.js";
+import { fileStoreWithSeams } from "../src/runstate/file/file-store.js";
 import { nodeFileSystem, type FileSystem } from "../src/runstate/file/file-system.js";
 import type { LoadChildResult, LoadMode } from "./load-child.js";
 import { formatCount, formatGb, formatMb, formatMs, formatRatio, freeBytes, GB, goalRatio, machineLine, MB, printTable } from "./report.js";
@@ -156,7 +157,7 @@ async function benchGroupCommit(dir: string): Promise<void> {
   let nextRun = 0;
   const side = (groupCommit: boolean) => async (): Promise<LatencySummary & { syncsPerBatch: number }> => {
     const runId = `group-${groupCommit ? "on" : "off"}-${nextRun++}`;
-    const journal = await new FileStore({ dir, groupCommit, fileSystem: counter.fileSystem }).create(runId, metaFor(runId));
+    const journal = await fileStoreWithSeams({ dir, groupCommit, fileSystem: counter.fileSystem }).create(runId, metaFor(runId));
     try {
       // Counted from here, so the syncs of create() are left out.
       const syncsBefore = counter.syncs();

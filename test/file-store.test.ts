@@ -19,6 +19,8 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { defaultStateDir, encodeRecord, FileStore, isRunStateError, storeContract, type RunStateErrorCode, type RunSummary } from "../src/index.js";
+import { fileStoreWithSeams } from "../src/runstate/file/file-store.js";
+import { RunPaths } from "../src/runstate/file/run-paths.js";
 import { nodeFileSystem, type FileSystem } from "../src/runstate/file/file-system.js";
 import { runStoreConformance } from "../src/conformance/index.js";
 import { SUMMARY_CACHE_NAME } from "../src/runstate/file/summary-cache.js";
@@ -101,9 +103,9 @@ describe("file backend", () => {
 
     it("names a run's journal and lock file as join(dir, name) does, whatever the shape of dir", () => {
       for (const dir of ["/var/runs", "/var/runs/", "/var//runs/./", "runs", "./runs/../other", ".", "/", "../up"]) {
-        const store = new FileStore({ dir });
-        assert.equal(store.journalPath("a-1"), join(dir, "a-1.json"), dir);
-        assert.equal(store.lockPath("a-1"), join(dir, "a-1.lock"), dir);
+        const paths = new RunPaths(dir);
+        assert.equal(paths.journal("a-1"), join(dir, "a-1.json"), dir);
+        assert.equal(paths.lock("a-1"), join(dir, "a-1.lock"), dir);
       }
     });
   });
@@ -162,7 +164,7 @@ describe("file backend", () => {
     it("syncs the new journal and its directory before create resolves", async () => {
       const dir = freshDir();
       const fs = countingFileSystem();
-      const journal = await new FileStore({ dir, fileSystem: fs }).create("sync-1", metaPayload("sync-1"));
+      const journal = await fileStoreWithSeams({ dir, fileSystem: fs }).create("sync-1", metaPayload("sync-1"));
       assert.equal(fs.calls.fdatasync, 1, "the meta record is synced");
       assert.deepEqual(fs.syncedDirs, [dir], "the directory entry is synced");
       fs.reset();
@@ -173,7 +175,7 @@ describe("file backend", () => {
 
     it("resolves an append only once its fsync has completed", async () => {
       const fs = countingFileSystem();
-      const journal = await new FileStore({ dir: freshDir(), fileSystem: fs }).create("sync-2", metaPayload("sync-2"));
+      const journal = await fileStoreWithSeams({ dir: freshDir(), fileSystem: fs }).create("sync-2", metaPayload("sync-2"));
       let release: () => void = () => undefined;
       const gate = new Promise<void>((resolve) => (release = resolve));
       fs.before.fdatasync = () => gate;
@@ -191,7 +193,7 @@ describe("file backend", () => {
 
     it("group-commits 8 concurrent appends into at most 2 fsyncs, none resolving early", async () => {
       const fs = countingFileSystem();
-      const journal = await new FileStore({ dir: freshDir(), fileSystem: fs }).create("group-1", metaPayload("group-1"));
+      const journal = await fileStoreWithSeams({ dir: freshDir(), fileSystem: fs }).create("group-1", metaPayload("group-1"));
       const ids = ["a", "b", "c", "d", "e", "f", "g", "h"];
       await journal.append(2, assistantEntry(0, "", ids));
       fs.reset();
@@ -218,7 +220,7 @@ describe("file backend", () => {
 
     it("gives each append its own fsync with group commit off", async () => {
       const fs = countingFileSystem();
-      const journal = await new FileStore({ dir: freshDir(), fileSystem: fs, groupCommit: false }).create("group-2", metaPayload("group-2"));
+      const journal = await fileStoreWithSeams({ dir: freshDir(), fileSystem: fs, groupCommit: false }).create("group-2", metaPayload("group-2"));
       const ids = ["a", "b", "c", "d", "e", "f", "g", "h"];
       await journal.append(2, assistantEntry(0, "", ids));
       fs.reset();
@@ -231,7 +233,7 @@ describe("file backend", () => {
       const dir = freshDir();
       // A write that takes at most 100 bytes, as a nearly full disk or a file-size limit does.
       const shortWrites: FileSystem = { ...nodeFileSystem, write: (fd, data, position) => nodeFileSystem.write(fd, data.subarray(0, 100), position) };
-      const store = new FileStore({ dir, fileSystem: shortWrites });
+      const store = fileStoreWithSeams({ dir, fileSystem: shortWrites });
       await store.importJournal("short-1", Buffer.from(completedRun("short-1").map(encodeRecord).join("")));
       const journal = await store.create("short-2", metaPayload("short-2"));
       await journal.append(2, assistantEntry(0, "x".repeat(500)));
@@ -243,7 +245,7 @@ describe("file backend", () => {
     it("fails the append and every later one when a write fails, and recovers on reopen", async () => {
       const dir = freshDir();
       const fs = countingFileSystem();
-      const store = new FileStore({ dir, fileSystem: fs });
+      const store = fileStoreWithSeams({ dir, fileSystem: fs });
       const journal = await store.create("fail-1", metaPayload("fail-1"));
       fs.before.fdatasync = () => {
         throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
@@ -266,11 +268,11 @@ describe("file backend", () => {
       await writeRun(store, "big-1", 1, 6 * 1024 * 1024);
       const size = lstatSync(join(dir, "big-1.json")).size;
       const fs = countingFileSystem();
-      const state = await new FileStore({ dir, fileSystem: fs }).load("big-1");
+      const state = await fileStoreWithSeams({ dir, fileSystem: fs }).load("big-1");
       assert.deepEqual(state, storeContract.decodeRun("big-1", readFileSync(join(dir, "big-1.json")), "x").state);
       assert.equal(fs.bytesRead, size);
       assert.equal(fs.calls.read, Math.ceil(size / (8 * 1024 * 1024)) + 1, "8 MB reads, then one that finds the end");
-      const journal = await new FileStore({ dir, fileSystem: fs }).open("big-1");
+      const journal = await fileStoreWithSeams({ dir, fileSystem: fs }).open("big-1");
       assert.equal(journal.lastSeq, 4);
       await journal.close();
     });
@@ -286,7 +288,7 @@ describe("file backend", () => {
       appendFileSync(join(dir, "torn-1.json"), torn);
       assert.equal((await store.load("torn-1")).lastSeq, 7, "load ignores the torn line");
       const fs = countingFileSystem();
-      const journal = await new FileStore({ dir, fileSystem: fs }).open("torn-1");
+      const journal = await fileStoreWithSeams({ dir, fileSystem: fs }).open("torn-1");
       const completeBytes = complete.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
       assert.equal(lstatSync(join(dir, "torn-1.json")).size, completeBytes, "open cut the torn line");
       assert.equal(fs.calls.fsync, 1, "and synced the cut");
@@ -302,7 +304,7 @@ describe("file backend", () => {
       await writeRun(new FileStore({ dir }), "shrunk", 1);
       // The size seen first is larger than what the reads then find, as when a resume cuts a torn tail meanwhile.
       const shrinking: FileSystem = { ...nodeFileSystem, fstat: async (fd) => ({ ...(await nodeFileSystem.fstat(fd)), size: (await nodeFileSystem.fstat(fd)).size + 50 }) };
-      assert.equal((await new FileStore({ dir, fileSystem: shrinking }).load("shrunk")).lastSeq, 4);
+      assert.equal((await fileStoreWithSeams({ dir, fileSystem: shrinking }).load("shrunk")).lastSeq, 4);
     });
 
     it("treats a journal whose only line is torn as empty", async () => {
@@ -388,11 +390,11 @@ describe("file backend", () => {
           reached = true;
           await gate;
         };
-        const holding = new FileStore({ dir, fileSystem: holderFs }).open("racing");
+        const holding = fileStoreWithSeams({ dir, fileSystem: holderFs }).open("racing");
         while (!reached) await new Promise((resolve) => setTimeout(resolve, 1));
         const loserFs = countingFileSystem();
         let settled = false;
-        const losing = rejectsWith(new FileStore({ dir, fileSystem: loserFs }).open("racing"), "ERR_LOCKED", new RegExp(`racing is in use by pid ${process.pid} on ${hostname()} \\(started `));
+        const losing = rejectsWith(fileStoreWithSeams({ dir, fileSystem: loserFs }).open("racing"), "ERR_LOCKED", new RegExp(`racing is in use by pid ${process.pid} on ${hostname()} \\(started `));
         void losing.finally(() => (settled = true)).catch(() => undefined);
         // Let the loser find the lock held and the note not yet the holder's, more than once.
         while ((loserFs.calls.lockExclusive ?? 0) < 3 && !settled) await new Promise((resolve) => setTimeout(resolve, 1));
@@ -424,7 +426,7 @@ describe("file backend", () => {
         ...nodeFileSystem,
         sync: { ...nodeFileSystem.sync, lstat: (path) => (looked.push(path), nodeFileSystem.sync.lstat(path)) },
       };
-      for (let round = 0; round < 2; round++) await new FileStore({ dir, fileSystem: fs }).list();
+      for (let round = 0; round < 2; round++) await fileStoreWithSeams({ dir, fileSystem: fs }).list();
       assert.deepEqual(looked.filter((path) => path.endsWith(".lock")), [], "no lock file was looked at, with or without the cache");
       const reopened = await new FileStore({ dir }).open("held-2");
       assert.equal((await new FileStore({ dir }).list())[0]?.status, "running", "a lock file again while held");
@@ -444,7 +446,7 @@ describe("file backend", () => {
     it("says no session, and leaves no lock file, to the loser of two deletes racing", async () => {
       const dir = freshDir();
       const fs = countingFileSystem();
-      const store = new FileStore({ dir, fileSystem: fs });
+      const store = fileStoreWithSeams({ dir, fileSystem: fs });
       await (await store.create("raced", metaPayload("raced"))).close();
       let raced = false;
       fs.before.lockExclusive = async () => {
@@ -477,7 +479,7 @@ describe("file backend", () => {
       const size = lstatSync(path).size;
       assert.ok(size > 1_000_000, `a long journal (${size} bytes)`);
       const fs = countingFileSystem();
-      const [summary] = await new FileStore({ dir, fileSystem: fs }).list();
+      const [summary] = await fileStoreWithSeams({ dir, fileSystem: fs }).list();
       assert.equal(summary?.status, "suspended");
       assert.equal(summary?.lastSeq, lines.length + 1);
       assert.equal(summary?.meta?.run_id, "long-1");
@@ -505,7 +507,7 @@ describe("file backend", () => {
       }
       const totalBytes = 1000 * lstatSync(join(dir, "bulk-0.json")).size;
       const fs = countingFileSystem();
-      const summaries = (await new FileStore({ dir, fileSystem: fs }).list()).filter((summary) => summary.runId.startsWith("bulk-"));
+      const summaries = (await fileStoreWithSeams({ dir, fileSystem: fs }).list()).filter((summary) => summary.runId.startsWith("bulk-"));
       assert.equal(summaries.length, 1000);
       assert.ok(summaries.every((summary) => summary.status === "suspended" && summary.lastSeq === seq));
       const perSession = fs.bytesRead / 1001;
@@ -560,7 +562,7 @@ describe("file backend", () => {
       }
 
       const statuses = async (dir: string, fs?: FileSystem) =>
-        Object.fromEntries((await new FileStore({ dir, fileSystem: fs }).list()).map((summary) => [summary.runId, `${summary.status}@${summary.lastSeq}`]));
+        Object.fromEntries((await fileStoreWithSeams({ dir, fileSystem: fs }).list()).map((summary) => [summary.runId, `${summary.status}@${summary.lastSeq}`]));
 
       it("gives from the cache exactly the summaries the journals give, holding a shared fingerprint once", async () => {
         const dir = await cachedDir();

@@ -7,13 +7,11 @@ import type { DecodedJournal } from "../journal-codec.js";
 import type { MetaPayload } from "../records.js";
 import type { Journal, RunSummary, Store } from "../store.js";
 import {
-  assertRunId,
   checkedMeta,
   checkImport,
   corruptSummary,
   decodeRunStreamed,
   existsError,
-  isValidRunId,
   notFoundError,
   summarizeEnds,
   withLiveHolder,
@@ -21,14 +19,13 @@ import {
 import { errnoCode, nodeFileSystem, writeFully, type FileSystem } from "./file-system.js";
 import { FileJournal } from "./file-journal.js";
 import { readJournalEnds } from "./journal-ends.js";
+import { journalIds, lockIds, RunPaths } from "./run-paths.js";
 import { acquireRunLock, peekLiveHolder, refuseSymlink, type RunLock } from "./run-lock.js";
 import { defaultStateDir } from "./state-dir.js";
 import { SUMMARY_CACHE_NAME, SummaryCache } from "./summary-cache.js";
 
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
-const JOURNAL_SUFFIX = ".json";
-const LOCK_SUFFIX = ".lock";
 /** What a journal is read in when it is decoded: large enough that a read costs little, small beside a long run's journal. */
 const READ_CHUNK = 8 * 1024 * 1024;
 const LIST_SLICE = 256;
@@ -37,52 +34,49 @@ const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW, O_DIRECTORY } 
 export interface FileStoreOptions {
   /** The directory of runs; default `$XDG_STATE_HOME/fisk-ai/runs` or `~/.local/state/fisk-ai/runs`. */
   dir?: string;
-  /** Default on. Off gives every append its own write and fsync. */
+}
+
+/** What this package's tests and benchmarks change in a FileStore; not exported from the package. */
+export interface FileStoreSeams {
+  /** Default on. Off gives every append its own write and fsync, for the benchmark's comparison. */
   groupCommit?: boolean;
-  /** The file-system calls, replaceable so tests can count and fail them. */
+  /** The file-system calls, replaced to count and fail them. */
   fileSystem?: FileSystem;
+}
+
+/** A FileStore with its seams set: for this package's tests and benchmarks only. */
+export function fileStoreWithSeams(options: FileStoreOptions & FileStoreSeams): FileStore {
+  return new FileStore(options);
 }
 
 export class FileStore implements Store {
   readonly dir: string;
   readonly #fs: FileSystem;
   readonly #groupCommit: boolean;
-  /**
-   * What join(dir, name) puts before a run's file name, worked out once: a listing builds
-   * two paths a session, and join normalizes the whole path each time.
-   */
-  readonly #prefix: string;
+  readonly #paths: RunPaths;
   #dirReady: Promise<void> | undefined;
 
   constructor(options: FileStoreOptions = {}) {
     this.dir = options.dir ?? defaultStateDir();
-    this.#fs = options.fileSystem ?? nodeFileSystem;
-    this.#groupCommit = options.groupCommit ?? true;
-    this.#prefix = join(this.dir, "x").slice(0, -1);
-  }
-
-  journalPath(runId: string): string {
-    assertRunId(runId);
-    return this.#prefix + runId + JOURNAL_SUFFIX;
-  }
-
-  lockPath(runId: string): string {
-    assertRunId(runId);
-    return this.#prefix + runId + LOCK_SUFFIX;
+    // Set only through fileStoreWithSeams: the public options have neither.
+    const seams = options as FileStoreSeams;
+    this.#fs = seams.fileSystem ?? nodeFileSystem;
+    this.#groupCommit = seams.groupCommit ?? true;
+    this.#paths = new RunPaths(this.dir);
   }
 
   async create(runId: string, meta: MetaPayload): Promise<Journal> {
-    const path = this.journalPath(runId);
+    const path = this.#paths.journal(runId);
     const { record, line } = checkedMeta(runId, meta);
     const { fd, lock } = await this.#createJournal(runId, path, Buffer.from(line));
     return new FileJournal(this.#fs, fd, lock, runId, [record], { groupCommit: this.#groupCommit });
   }
 
   async open(runId: string): Promise<Journal> {
-    const path = this.journalPath(runId);
+    const path = this.#paths.journal(runId);
     await this.#requireJournal(runId, path);
     await this.#ensureDir();
-    const lock = await acquireRunLock(this.#fs, this.lockPath(runId), runId);
+    const lock = await acquireRunLock(this.#fs, this.#paths.lock(runId), runId);
     let fd: number | undefined;
     try {
       fd = await this.#openJournal(runId, path, O_RDWR | O_APPEND);
@@ -101,7 +95,7 @@ export class FileStore implements Store {
   }
 
   async load(runId: string): Promise<RunState> {
-    const path = this.journalPath(runId);
+    const path = this.#paths.journal(runId);
     const fd = await this.#openJournal(runId, path, O_RDONLY);
     try {
       return (await this.#decodeStreamed(runId, fd, path)).state;
@@ -118,10 +112,10 @@ export class FileStore implements Store {
       if (errnoCode(error) === "ENOENT") return [];
       throw error;
     }
-    const runIds = idsWithSuffix(names, JOURNAL_SUFFIX);
+    const runIds = journalIds(names);
     // A lock file is there only while a process holds its run, or after one died holding
     // it: only those runs need their holder's note read.
-    const locked = new Set(idsWithSuffix(names, LOCK_SUFFIX));
+    const locked = new Set(lockIds(names));
     const cachePath = join(this.dir, SUMMARY_CACHE_NAME);
     const cache = SummaryCache.read(this.#fs, cachePath);
     const summaries: RunSummary[] = [];
@@ -144,7 +138,7 @@ export class FileStore implements Store {
   }
 
   async readJournal(runId: string): Promise<Buffer> {
-    const fd = await this.#openJournal(runId, this.journalPath(runId), O_RDONLY);
+    const fd = await this.#openJournal(runId, this.#paths.journal(runId), O_RDONLY);
     try {
       return await this.#readAll(fd);
     } finally {
@@ -153,7 +147,7 @@ export class FileStore implements Store {
   }
 
   async importJournal(runId: string, bytes: Uint8Array): Promise<void> {
-    const path = this.journalPath(runId);
+    const path = this.#paths.journal(runId);
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     checkImport(runId, data);
     const { fd, lock } = await this.#createJournal(runId, path, data);
@@ -162,9 +156,9 @@ export class FileStore implements Store {
   }
 
   async delete(runId: string): Promise<void> {
-    const path = this.journalPath(runId);
+    const path = this.#paths.journal(runId);
     await this.#requireJournal(runId, path);
-    const lock = await acquireRunLock(this.#fs, this.lockPath(runId), runId);
+    const lock = await acquireRunLock(this.#fs, this.#paths.lock(runId), runId);
     try {
       try {
         await this.#fs.unlink(path);
@@ -188,7 +182,7 @@ export class FileStore implements Store {
   #summarize(runId: string, mayBeHeld: boolean, cache?: SummaryCache): RunSummary | undefined {
     const summary = this.#journalSummary(runId, cache);
     if (summary === undefined || !mayBeHeld || summary.status === "corrupt") return summary;
-    const lockPath = this.lockPath(runId);
+    const lockPath = this.#paths.lock(runId);
     try {
       if (cache === undefined) return withLiveHolder(summary, peekLiveHolder(this.#fs, lockPath));
       // A crashed run's lock file stays: once its holder is known dead, one stat says it is the same file.
@@ -210,7 +204,7 @@ export class FileStore implements Store {
    * journal's size, mtime and inode are still those the cached summary was read at.
    */
   #journalSummary(runId: string, cache: SummaryCache | undefined): RunSummary | undefined {
-    const path = this.journalPath(runId);
+    const path = this.#paths.journal(runId);
     if (cache?.has(runId) === true) {
       try {
         const stat = this.#fs.sync.lstat(path);
@@ -248,7 +242,7 @@ export class FileStore implements Store {
     // Asked before the lock, so an existing id is ERR_EXISTS even while its writer runs.
     if (await this.#exists(path)) throw existsError(runId);
     await this.#ensureDir();
-    const lock = await acquireRunLock(this.#fs, this.lockPath(runId), runId);
+    const lock = await acquireRunLock(this.#fs, this.#paths.lock(runId), runId);
     try {
       return { fd: await this.#writeNewJournal(runId, path, bytes), lock };
     } catch (error) {
@@ -371,6 +365,3 @@ export class FileStore implements Store {
 }
 
 /** The run ids among file names with that suffix; anything else in the directory is not ours. */
-function idsWithSuffix(names: readonly string[], suffix: string): string[] {
-  return names.filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length)).filter(isValidRunId);
-}
