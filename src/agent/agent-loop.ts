@@ -3,7 +3,7 @@
 // for the call again, and each tool result is journaled the instant its tool completes,
 // so a crash repeats at most the one tool whose result never reached the journal.
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
-import type { ModelProvider, ThinkingConfig } from "../llm/model-provider.js";
+import type { ModelProvider, ModelTurn, ThinkingConfig } from "../llm/model-provider.js";
 import type { Counters, RunState } from "../runstate/fold.js";
 import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
@@ -222,164 +222,215 @@ function budgetExhausted(state: RunState, settings: AgentSettings): string | und
   return spent >= settings.maxTokens ? `token budget reached: ${spent} of ${settings.maxTokens} tokens used` : undefined;
 }
 
+/** What driving one run works with, resolved once: the pieces below share it instead of closing over it. */
+interface Drive {
+  recorder: RunRecorder;
+  options: RunOptions;
+  settings: AgentSettings;
+  /** The system prompt as sent, memory index included. */
+  system: string;
+  signal: AbortSignal;
+  events: AgentEvents;
+}
+
 async function drive(recorder: RunRecorder, options: RunOptions, system: string, followUp: string | undefined): Promise<RunOutcome> {
-  const { settings } = options;
-  const signal = options.signal ?? new AbortController().signal;
-  const events = options.events ?? {};
-
-  const finish = async (reason: TerminalReason, detail: { answer?: string; message?: string } = {}): Promise<RunOutcome> => {
-    await recorder.append({
-      protocol: PROTOCOLS.terminal,
-      terminal: detail.message === undefined ? { reason } : { reason, message: detail.message },
-    });
-    const outcome: RunOutcome = { runId: recorder.runId, reason, checkpointed: recorder.checkpointed, counters: recorder.state().counters, ...detail };
-    events.runFinished?.(outcome);
-    return outcome;
+  const run: Drive = {
+    recorder,
+    options,
+    settings: options.settings,
+    system,
+    signal: options.signal ?? new AbortController().signal,
+    events: options.events ?? {},
   };
-
-  const journalResult = async (use: ToolUseBlock, result: ToolResultBlock, remote = false): Promise<void> => {
-    await recorder.append({ protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: use.id, result, ...(remote ? { remote } : {}) } });
-    events.toolFinished?.(use, result, false);
-  };
-
-  const runTools = async (uses: readonly ToolUseBlock[]): Promise<void> => {
-    const runOne = async (use: ToolUseBlock): Promise<void> => {
-      events.toolStarted?.(use);
-      const { result, remote } = await settings.tools.run(use, signal, options.confirm ?? denyWithoutTerminal);
-      // An abort is a crash: a result cut short by it must not enter the journal.
-      signal.throwIfAborted();
-      await journalResult(use, result, remote);
-    };
-    if (settings.parallelTools) {
-      // Every tool of the batch is waited for, even when one fails: none is left running
-      // while the journal closes under it.
-      const settled = await Promise.allSettled(uses.map(runOne));
-      const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
-      if (failed !== undefined) throw failed.reason;
-    } else {
-      for (const use of uses) await runOne(use);
-    }
-  };
-
-  // A batch the journal left half-answered is completed first: journaled results are
-  // reused, only the unanswered tools run.
-  const pending = recorder.state().pending;
-  if (pending !== undefined) {
-    for (const result of pending.results) {
-      const use = pending.toolUses.find((candidate) => candidate.id === result.tool_use_id) as ToolUseBlock;
-      events.toolFinished?.(use, result, true);
-    }
-    const cut = cutCall(pending.turn);
-    if (cut !== undefined && !pending.answered.has(cut.id)) await journalResult(cut, cutCallResult(cut));
-    const unanswered = pending.toolUses.filter((use) => !pending.answered.has(use.id) && use !== cut);
-    // Sequential tools run in the model's order, so only the first unanswered call can
-    // have been running when the run stopped; in parallel, any of them.
-    const mayHaveStarted = new Set((settings.parallelTools ? unanswered : unanswered.slice(0, 1)).map((use) => use.id));
-    const rerun: ToolUseBlock[] = [];
-    const interrupted: ToolUseBlock[] = [];
-    for (const use of unanswered) {
-      const again = !mayHaveStarted.has(use.id) || (await settings.tools.mayRerun(use, options.askRerun ?? denyWithoutTerminal));
-      (again ? rerun : interrupted).push(use);
-    }
-    events.pendingBatch?.({ rerun, interrupted });
-    for (const use of interrupted) await journalResult(use, interruptedResult(use));
-    await runTools(rerun);
-  }
-
-  const journalPrompt = async (text: string): Promise<void> => {
-    await recorder.append({ protocol: PROTOCOLS.user, user: { message: { role: "user", content: [{ type: "text", text }] } } });
-  };
-
-  /**
-   * At a final answer: a chat asks for the next prompt and goes on (true); otherwise,
-   * or when the chat ends, the run finishes. Returns the outcome when it finished.
-   */
-  const atAnswer = async (answer: AssistantMessage): Promise<RunOutcome | undefined> => {
-    if (options.nextPrompt === undefined) return finish("completed", { answer: answerText(answer) });
-    if (options.suspend?.requested === true) return finish("suspended", { message: "suspended by the operator" });
-    const next = await options.nextPrompt();
-    signal.throwIfAborted();
-    if (next === undefined) return finish("suspended", { message: "the chat ended" });
-    await journalPrompt(next);
-    return undefined;
-  };
-
+  await finishPendingBatch(run);
   if (followUp !== undefined) {
-    await journalPrompt(followUp);
+    await journalPrompt(run, followUp);
   } else {
     const answered = committedFinalAnswer(recorder.state());
     if (answered !== undefined) {
-      const finished = await atAnswer(answered);
+      const finished = await atAnswer(run, answered);
       if (finished !== undefined) return finished;
     }
   }
-
   for (;;) {
-    const state = recorder.state();
-    if (options.suspend?.requested === true) return finish("suspended", { message: "suspended by the operator" });
-    const overBudget = budgetExhausted(state, settings);
-    if (overBudget !== undefined) return finish("budget", { message: overBudget });
-    if (iterationCapReached(state, settings)) {
-      return finish("max_iterations", { message: `iteration cap reached: ${settings.maxIterations} model calls` });
-    }
-
-    const iteration = state.nextIteration;
-    events.modelCallStarted?.(iteration);
-    let turn;
-    try {
-      turn = await callWithRetries(
-        settings.provider,
-        {
-          model: settings.model,
-          system,
-          messages: state.messages,
-          tools: settings.tools.specs(),
-          maxOutputTokens: settings.maxOutputTokens,
-          thinking: settings.thinking,
-        },
-        settings.retry,
-        {
-          signal,
-          onRetry: (attempt, delayMs, error) => events.modelCallRetrying?.(attempt, delayMs, error),
-          ...(events.textDelta === undefined ? {} : { onText: (text: string) => events.textDelta?.(text) }),
-        },
-      );
-    } catch (error) {
-      signal.throwIfAborted();
-      return finish("error", { message: `model call failed: ${error instanceof Error ? error.message : String(error)}` });
-    }
-    signal.throwIfAborted();
-    // Two tool calls under one id could never both be answered: journaled, the run could
-    // not be folded again. Refused before it reaches the journal.
-    const repeatedId = firstRepeatedToolUseId(turn.message.content);
-    if (repeatedId !== undefined) return finish("error", { message: `the model returned two tool calls with the id ${repeatedId}` });
-
-    const assistant = {
-      iteration,
-      message: turn.message,
-      stop_reason: turn.stop_reason,
-      in_tokens: turn.usage.in_tokens,
-      out_tokens: turn.usage.out_tokens,
-      ...(turn.usage.cache_read_tokens === undefined ? {} : { cache_read_tokens: turn.usage.cache_read_tokens }),
-      ...(turn.usage.cache_create_tokens === undefined ? {} : { cache_create_tokens: turn.usage.cache_create_tokens }),
-    };
-    await recorder.append({ protocol: PROTOCOLS.assistant, assistant });
-    events.assistantTurn?.(assistant);
-
-    if (turn.stop_reason === "pause_turn") continue;
-    const cut = cutCall(assistant);
-    if (cut !== undefined) await journalResult(cut, cutCallResult(cut));
-    const uses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use" && block !== cut);
-    if (uses.length === 0 && cut === undefined) {
-      // The folded message: a continued paused turn answers with both halves.
-      const answer = committedFinalAnswer(recorder.state()) ?? turn.message;
-      events.answer?.(answerText(answer));
-      const finished = await atAnswer(answer);
-      if (finished !== undefined) return finished;
-      continue;
-    }
-    const overBudgetNow = budgetExhausted(recorder.state(), settings);
-    if (overBudgetNow !== undefined) return finish("budget", { message: overBudgetNow });
-    await runTools(uses);
+    const finished = await iterate(run);
+    if (finished !== undefined) return finished;
   }
+}
+
+/** One model call and what follows it: the outcome when the run finished, undefined to go on. */
+async function iterate(run: Drive): Promise<RunOutcome | undefined> {
+  const state = run.recorder.state();
+  const stopped = await limitReached(run, state);
+  if (stopped !== undefined) return stopped;
+  const called = await callModel(run, state);
+  if ("outcome" in called) return called.outcome;
+  const assistant = await recordTurn(run, state.nextIteration, called.turn);
+  return afterTurn(run, assistant);
+}
+
+/** Finishes the run before a model call it must not make: suspended, over budget or at the iteration cap. */
+async function limitReached(run: Drive, state: RunState): Promise<RunOutcome | undefined> {
+  const { options, settings } = run;
+  if (options.suspend?.requested === true) return finish(run, "suspended", { message: "suspended by the operator" });
+  const overBudget = budgetExhausted(state, settings);
+  if (overBudget !== undefined) return finish(run, "budget", { message: overBudget });
+  if (iterationCapReached(state, settings)) {
+    return finish(run, "max_iterations", { message: `iteration cap reached: ${settings.maxIterations} model calls` });
+  }
+  return undefined;
+}
+
+/** The model's next turn, or the outcome when the call failed or its turn could not be journaled. */
+async function callModel(run: Drive, state: RunState): Promise<{ turn: ModelTurn } | { outcome: RunOutcome }> {
+  const { settings, signal, events } = run;
+  events.modelCallStarted?.(state.nextIteration);
+  let turn;
+  try {
+    turn = await callWithRetries(
+      settings.provider,
+      {
+        model: settings.model,
+        system: run.system,
+        messages: state.messages,
+        tools: settings.tools.specs(),
+        maxOutputTokens: settings.maxOutputTokens,
+        thinking: settings.thinking,
+      },
+      settings.retry,
+      {
+        signal,
+        onRetry: (attempt, delayMs, error) => events.modelCallRetrying?.(attempt, delayMs, error),
+        ...(events.textDelta === undefined ? {} : { onText: (text: string) => events.textDelta?.(text) }),
+      },
+    );
+  } catch (error) {
+    signal.throwIfAborted();
+    return { outcome: await finish(run, "error", { message: `model call failed: ${error instanceof Error ? error.message : String(error)}` }) };
+  }
+  signal.throwIfAborted();
+  // Two tool calls under one id could never both be answered: journaled, the run could
+  // not be folded again. Refused before it reaches the journal.
+  const repeatedId = firstRepeatedToolUseId(turn.message.content);
+  if (repeatedId === undefined) return { turn };
+  return { outcome: await finish(run, "error", { message: `the model returned two tool calls with the id ${repeatedId}` }) };
+}
+
+/** Journals the model's turn, before any of its tools runs. */
+async function recordTurn(run: Drive, iteration: number, turn: ModelTurn): Promise<AssistantPayload> {
+  const assistant = {
+    iteration,
+    message: turn.message,
+    stop_reason: turn.stop_reason,
+    in_tokens: turn.usage.in_tokens,
+    out_tokens: turn.usage.out_tokens,
+    ...(turn.usage.cache_read_tokens === undefined ? {} : { cache_read_tokens: turn.usage.cache_read_tokens }),
+    ...(turn.usage.cache_create_tokens === undefined ? {} : { cache_create_tokens: turn.usage.cache_create_tokens }),
+  };
+  await run.recorder.append({ protocol: PROTOCOLS.assistant, assistant });
+  run.events.assistantTurn?.(assistant);
+  return assistant;
+}
+
+/** What a journaled turn leads to: its tools run, or at an answer the run finishes or the chat goes on. */
+async function afterTurn(run: Drive, assistant: AssistantPayload): Promise<RunOutcome | undefined> {
+  if (assistant.stop_reason === "pause_turn") return undefined;
+  const cut = cutCall(assistant);
+  if (cut !== undefined) await journalResult(run, cut, cutCallResult(cut));
+  const uses = assistant.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use" && block !== cut);
+  if (uses.length === 0 && cut === undefined) {
+    // The folded message: a continued paused turn answers with both halves.
+    const answer = committedFinalAnswer(run.recorder.state()) ?? assistant.message;
+    run.events.answer?.(answerText(answer));
+    return atAnswer(run, answer);
+  }
+  const overBudget = budgetExhausted(run.recorder.state(), run.settings);
+  if (overBudget !== undefined) return finish(run, "budget", { message: overBudget });
+  await runTools(run, uses);
+  return undefined;
+}
+
+/**
+ * A batch the journal left half-answered is completed first: journaled results are
+ * reused, only the unanswered tools run.
+ */
+async function finishPendingBatch(run: Drive): Promise<void> {
+  const { settings, options, events } = run;
+  const pending = run.recorder.state().pending;
+  if (pending === undefined) return;
+  for (const result of pending.results) {
+    const use = pending.toolUses.find((candidate) => candidate.id === result.tool_use_id) as ToolUseBlock;
+    events.toolFinished?.(use, result, true);
+  }
+  const cut = cutCall(pending.turn);
+  if (cut !== undefined && !pending.answered.has(cut.id)) await journalResult(run, cut, cutCallResult(cut));
+  const unanswered = pending.toolUses.filter((use) => !pending.answered.has(use.id) && use !== cut);
+  // Sequential tools run in the model's order, so only the first unanswered call can
+  // have been running when the run stopped; in parallel, any of them.
+  const mayHaveStarted = new Set((settings.parallelTools ? unanswered : unanswered.slice(0, 1)).map((use) => use.id));
+  const rerun: ToolUseBlock[] = [];
+  const interrupted: ToolUseBlock[] = [];
+  for (const use of unanswered) {
+    const again = !mayHaveStarted.has(use.id) || (await settings.tools.mayRerun(use, options.askRerun ?? denyWithoutTerminal));
+    (again ? rerun : interrupted).push(use);
+  }
+  events.pendingBatch?.({ rerun, interrupted });
+  for (const use of interrupted) await journalResult(run, use, interruptedResult(use));
+  await runTools(run, rerun);
+}
+
+async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<void> {
+  const { settings, signal } = run;
+  const runOne = async (use: ToolUseBlock): Promise<void> => {
+    run.events.toolStarted?.(use);
+    const { result, remote } = await settings.tools.run(use, signal, run.options.confirm ?? denyWithoutTerminal);
+    // An abort is a crash: a result cut short by it must not enter the journal.
+    signal.throwIfAborted();
+    await journalResult(run, use, result, remote);
+  };
+  if (settings.parallelTools) {
+    // Every tool of the batch is waited for, even when one fails: none is left running
+    // while the journal closes under it.
+    const settled = await Promise.allSettled(uses.map(runOne));
+    const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
+  } else {
+    for (const use of uses) await runOne(use);
+  }
+}
+
+async function journalResult(run: Drive, use: ToolUseBlock, result: ToolResultBlock, remote = false): Promise<void> {
+  await run.recorder.append({ protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: use.id, result, ...(remote ? { remote } : {}) } });
+  run.events.toolFinished?.(use, result, false);
+}
+
+async function journalPrompt(run: Drive, text: string): Promise<void> {
+  await run.recorder.append({ protocol: PROTOCOLS.user, user: { message: { role: "user", content: [{ type: "text", text }] } } });
+}
+
+/**
+ * At a final answer: a chat asks for the next prompt and goes on (undefined); otherwise,
+ * or when the chat ends, the run finishes. Returns the outcome when it finished.
+ */
+async function atAnswer(run: Drive, answer: AssistantMessage): Promise<RunOutcome | undefined> {
+  const { options, signal } = run;
+  if (options.nextPrompt === undefined) return finish(run, "completed", { answer: answerText(answer) });
+  if (options.suspend?.requested === true) return finish(run, "suspended", { message: "suspended by the operator" });
+  const next = await options.nextPrompt();
+  signal.throwIfAborted();
+  if (next === undefined) return finish(run, "suspended", { message: "the chat ended" });
+  await journalPrompt(run, next);
+  return undefined;
+}
+
+/** Journals the terminal record and tells the caller how the run ended. */
+async function finish(run: Drive, reason: TerminalReason, detail: { answer?: string; message?: string } = {}): Promise<RunOutcome> {
+  const { recorder } = run;
+  await recorder.append({
+    protocol: PROTOCOLS.terminal,
+    terminal: detail.message === undefined ? { reason } : { reason, message: detail.message },
+  });
+  const outcome: RunOutcome = { runId: recorder.runId, reason, checkpointed: recorder.checkpointed, counters: recorder.state().counters, ...detail };
+  run.events.runFinished?.(outcome);
+  return outcome;
 }

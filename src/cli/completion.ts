@@ -2,8 +2,16 @@
 // offers exactly the commands and options the parser knows. It completes words only: the
 // shell's own file completion takes over for values and prompts.
 import { EXIT } from "./exit-codes.js";
-import type { CommandWords } from "./program.js";
 import type { CommandIO } from "./run-command.js";
+
+/** What completion offers after a command: its subcommands or its argument's choices, and its options. */
+export interface CommandWords {
+  path: string[];
+  words: string[];
+  options: string[];
+  /** Options followed by a value (a file, an id), where no word is offered. */
+  valued: string[];
+}
 
 export function completionCommand(shell: "bash" | "zsh", tree: CommandWords[], io: CommandIO): number {
   io.stdout.write(shell === "bash" ? bashScript(tree) : zshScript(tree));

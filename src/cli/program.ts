@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option, type OptionValues } from "commander";
 import { UsageError } from "./cli-errors.js";
+import type { CommandWords } from "./completion.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import type { CommandIO } from "./run-command.js";
 import type { SessionCommandName } from "./session-command.js";
@@ -16,15 +17,6 @@ when the journal ends without one (its process died), running PID@HOST while a l
 process holds it, corrupt when it cannot be read.`;
 
 const MEMORY_EXIT_CODES = "Exit codes: 0 done, 1 error, 2 usage error or bad key, 6 no such note";
-
-/** What completion offers after a command: its subcommands or its argument's choices, and its options. */
-export interface CommandWords {
-  path: string[];
-  words: string[];
-  options: string[];
-  /** Options followed by a value (a file, an id), where no word is offered. */
-  valued: string[];
-}
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };

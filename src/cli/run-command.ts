@@ -2,12 +2,13 @@
 // environment, wires signals to suspend, and renders. All the work is the library's.
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { resumeRun, startRun, type RunOptions } from "../agent/agent-loop.js";
-import { loadAgentConfig } from "../agent/config.js";
-import type { RunOutcome } from "../agent/events.js";
+import { resumeRun, startRun, type RunOptions, type RunStart } from "../agent/agent-loop.js";
+import { loadAgentConfig, type AgentConfig } from "../agent/config.js";
+import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import { mcpDefinitions, settingsFromConfig } from "../agent/settings-from-config.js";
 import { RunStateError } from "../runstate/errors.js";
 import type { McpServers } from "../tools/mcp/mcp-servers.js";
+import type { MetaPayload } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
@@ -18,7 +19,8 @@ import { resumableSessions } from "./session-list.js";
 import { pickSession } from "./session-picker.js";
 import { chatInput, type ChatInput } from "./chat-input.js";
 import { liveStatus, wantsLiveStatus } from "./live-status.js";
-import { resumeCommand } from "./resume-hint.js";
+import { resumeCommand, type ResumeWhere } from "./resume-hint.js";
+import { RunSignals } from "./run-signals.js";
 import { configPathFrom, storeFor, storeFromFlags } from "./session-store.js";
 import { bothEvents, streamJsonEvents } from "./stream-json.js";
 import { terminalAskRerun, terminalConfirm } from "./terminal-confirm.js";
@@ -50,8 +52,87 @@ export interface RunFlags {
 }
 
 export async function runCommand(positionals: string[], flags: RunFlags, io: CommandIO): Promise<number> {
+  const mode = checkRunFlags(positionals, flags);
+  const { values, checkpoint, streamJson } = mode;
+  const target = await resolveTarget(positionals, mode, io);
+  const { config, store, resumeId, meta } = target;
+  enterRunCwd(values.cwd, target);
+
+  const chat = values.chat === true || meta?.interactive === true;
+  if (streamJson && chat) throw new UsageError("--output-format stream-json cannot go with a chat: give one prompt, or drop --output-format");
+  const input = chat ? chatInput(io.stdin, io.stderr) : undefined;
+  let prompt = "";
+  if (resumeId === undefined) prompt = input === undefined || positionals[0] !== undefined ? await readPrompt(positionals[0], io.stdin) : await firstChatPrompt(input);
+
+  const signals = new RunSignals(checkpoint, target.where, io);
+  const prompts = input === undefined ? undefined : new ChatPrompts(input, signals);
+  const output = outputFor(io, target.where, streamJson);
+  const start = { interactive: chat, cwd: process.cwd(), config: target.usedConfig, recordVersion: config.recordVersion };
+  let mcp: McpServers | undefined;
+  try {
+    // Started where the tools run, once for the whole process (a chat's /clear keeps them).
+    if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, io.env));
+    const options: RunOptions = {
+      settings: settingsFromConfig(config, io.env, mcp?.tools),
+      events: withCrashPoint(
+        bothEvents(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, {
+          runStarted: ({ runId }) => (signals.currentRunId = runId),
+        }),
+        io.env.FISK_AI_TEST_CRASH_AT,
+      ),
+      confirm: terminalConfirm(io.stdin, io.stderr),
+      askRerun: terminalAskRerun(io.stdin, io.stderr),
+      suspend: signals.suspend,
+      signal: signals.abort.signal,
+      store,
+      ...(prompts === undefined ? {} : { nextPrompt: () => prompts.next() }),
+    };
+    const outcome = await runSessions(options, target, { ...start, prompt, runId: values.name, force: values.force === true }, prompts);
+    signals.finishedWith = prompts?.ended === true && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
+    if (!chat && !streamJson && outcome.reason === "completed") output.printAnswer(outcome.answer ?? "");
+    return signals.finishedWith;
+  } finally {
+    input?.close();
+    await mcp?.close();
+    await store?.close();
+    signals.release();
+  }
+}
+
+/**
+ * Takes up the target's session, or starts one; then in a chat each new session a `/clear`
+ * asks for. The last session's outcome.
+ */
+async function runSessions(
+  options: RunOptions,
+  { store, resumeId, followUp }: RunTarget,
+  { force, runId, ...start }: RunStart & { force: boolean },
+  prompts: ChatPrompts | undefined,
+): Promise<RunOutcome> {
+  let outcome =
+    store !== undefined && resumeId !== undefined
+      ? await resumeRun({ ...options, store }, { runId: resumeId, force, followUp })
+      : await startRun(options, { ...start, runId });
+  // `/clear` ended that session: the next starts with the prompt typed after it, and a new id.
+  for (let fresh = prompts?.takeCleared(); fresh !== undefined; fresh = prompts?.takeCleared()) {
+    outcome = await startRun(options, { ...start, prompt: fresh });
+  }
+  return outcome;
+}
+
+/** `run`'s flags once checked against each other. `values.resume` is an id: `pick` says `--resume` came without one. */
+interface RunMode {
+  values: Omit<RunFlags, "resume"> & { resume?: string };
+  pick: boolean;
+  /** `--resume` or `--continue`: a prompt given is a follow-up. */
+  resuming: boolean;
+  checkpoint: boolean;
+  streamJson: boolean;
+}
+
+function checkRunFlags(positionals: string[], flags: RunFlags): RunMode {
   const pick = flags.resume === true;
-  const values = { ...flags, resume: pick ? undefined : flags.resume };
+  const values = { ...flags, resume: flags.resume === true ? undefined : flags.resume };
   if (positionals.length > 1) throw new UsageError("give the prompt as one argument (quote it), or on stdin");
   const resuming = values.resume !== undefined || values.continue === true || pick;
   const checkpoint = values.checkpoint === true || resuming;
@@ -63,11 +144,27 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   if (values.force === true && !resuming) throw new UsageError("--force applies only to --resume");
   const format = values.outputFormat ?? "text";
   if (format !== "text" && format !== "stream-json") throw new UsageError(`--output-format is text or stream-json, not '${format}'`);
-  const streamJson = format === "stream-json";
   if (values.all === true && values.continue !== true && !pick) throw new UsageError("--all applies to --continue and to --resume without an id");
   if (values.resume !== undefined) assertRunId(values.resume);
   if (values.name !== undefined) assertRunId(values.name);
+  return { values, pick, resuming, checkpoint, streamJson: format === "stream-json" };
+}
 
+/** What a run works on: the session it takes up (none for a new one), its store and the configuration it runs with. */
+interface RunTarget {
+  config: AgentConfig;
+  store: Store | undefined;
+  followUp: string | undefined;
+  resumeId: string | undefined;
+  /** The meta record of the session taken up. */
+  meta: MetaPayload | undefined;
+  /** The absolute agent.yaml the run uses, if any. */
+  usedConfig: string | undefined;
+  /** What a resume hint names to find this session again. */
+  where: ResumeWhere;
+}
+
+async function resolveTarget(positionals: string[], { values, pick, resuming, checkpoint }: RunMode, io: CommandIO): Promise<RunTarget> {
   const configPath = configPathFrom(values.config);
   const named = storeFromFlags(values);
   const overrides = { provider: values.provider, model: values.model, ...(named === undefined ? {} : { store: named }) };
@@ -97,71 +194,60 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     stateDir: values.stateDir === undefined ? undefined : resolve(values.stateDir),
     store: values.store,
   };
+  return { config, store, followUp, resumeId, meta, usedConfig, where };
+}
 
-  // Tools run where the session started; the paths above are absolute by now.
-  const runCwd = values.cwd !== undefined ? resolve(values.cwd) : meta?.cwd;
-  if (runCwd !== undefined) {
-    if (!isDirectory(runCwd)) {
-      throw new UsageError(
-        values.cwd !== undefined
-          ? `--cwd ${values.cwd}: no such directory`
-          : `session ${resumeId} ran in ${runCwd}, which no longer exists: resume it with --cwd DIR to run its tools in another directory`,
-      );
-    }
-    process.chdir(runCwd);
+/** Tools run where the session started (or in `--cwd`); the target's paths are absolute by now. */
+function enterRunCwd(cwdFlag: string | undefined, { meta, resumeId }: RunTarget): void {
+  const runCwd = cwdFlag !== undefined ? resolve(cwdFlag) : meta?.cwd;
+  if (runCwd === undefined) return;
+  if (!isDirectory(runCwd)) {
+    throw new UsageError(
+      cwdFlag !== undefined
+        ? `--cwd ${cwdFlag}: no such directory`
+        : `session ${resumeId} ran in ${runCwd}, which no longer exists: resume it with --cwd DIR to run its tools in another directory`,
+    );
   }
+  process.chdir(runCwd);
+}
 
-  const chat = values.chat === true || meta?.interactive === true;
-  if (streamJson && chat) throw new UsageError("--output-format stream-json cannot go with a chat: give one prompt, or drop --output-format");
-  const input = chat ? chatInput(io.stdin, io.stderr) : undefined;
-  let prompt = "";
-  if (resumeId === undefined) prompt = input === undefined || positionals[0] !== undefined ? await readPrompt(positionals[0], io.stdin) : await firstChatPrompt(input);
+/** A chat's prompts after its first: `/exit` (or the end of input, or Ctrl-C at the prompt) ends the chat, `/clear` starts a new session. */
+class ChatPrompts {
+  /** The chat ended at its prompt: the run's `suspended` is the user's own doing. */
+  ended = false;
+  private cleared: string | undefined;
 
-  const abort = new AbortController();
-  const suspend = { requested: false };
-  // Set once the outcome is known: a Ctrl-C after that finds nothing to stop and must not
-  // turn the outcome's exit code into 130, so the handlers stay until the process is gone.
-  let finishedWith: number | undefined;
-  // The session being run, for the second Ctrl-C's resume hint.
-  let currentRunId: string | undefined;
-  // While a chat waits at its prompt, Ctrl-C ends the chat as /exit does.
-  let atPrompt: (() => void) | undefined;
-  const onSignal = () => {
-    if (finishedWith !== undefined) process.exit(finishedWith);
-    if (atPrompt !== undefined) return atPrompt();
-    if (!checkpoint || suspend.requested) {
-      // Crash semantics: stop tools at once, write nothing more.
-      abort.abort(new Error("interrupted"));
-      io.stderr.write(
-        currentRunId === undefined || !checkpoint
-          ? "\nfisk-ai: interrupted\n"
-          : `\nfisk-ai: interrupted; session ${currentRunId} was left open as a crash leaves it, resume it with: ${resumeCommand(currentRunId, where, io.env)}\n`,
-      );
-      process.exit(EXIT.interrupted);
-    }
-    suspend.requested = true;
-    io.stderr.write("\nfisk-ai: suspending at the next step (Ctrl-C again aborts at once)\n");
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  constructor(
+    private readonly input: ChatInput,
+    private readonly signals: RunSignals,
+  ) {}
 
-  let chatEnded = false;
-  let clearedTo: string | undefined;
-  const nextPrompt = async (): Promise<string | undefined> => {
+  async next(): Promise<string | undefined> {
     let line: string | undefined;
     do {
       line = await new Promise<string | undefined>((resolvePrompt) => {
-        atPrompt = () => resolvePrompt(undefined);
-        void (input as ChatInput).next().then(resolvePrompt);
-      }).finally(() => (atPrompt = undefined));
+        this.signals.atPrompt = () => resolvePrompt(undefined);
+        void this.input.next().then(resolvePrompt);
+      }).finally(() => (this.signals.atPrompt = undefined));
     } while (line?.trim() === "");
     const command = line?.trim();
-    if (command === "/clear") clearedTo = await firstChatPrompt(input as ChatInput).catch(() => undefined);
+    if (command === "/clear") this.cleared = await firstChatPrompt(this.input).catch(() => undefined);
     else if (command !== undefined && command !== "/exit") return line;
-    chatEnded = true;
+    this.ended = true;
     return undefined;
-  };
+  }
 
+  /** The prompt typed after `/clear`, once: a new session starts with it, its chat not ended. */
+  takeCleared(): string | undefined {
+    const prompt = this.cleared;
+    this.cleared = undefined;
+    if (prompt !== undefined) this.ended = false;
+    return prompt;
+  }
+}
+
+/** Where a run's narration and answer go: stderr (with a live status on a terminal), stdout, and stream-json on stdout when asked. */
+function outputFor(io: CommandIO, where: ResumeWhere, streamJson: boolean): { stderrEvents: AgentEvents; events: AgentEvents; printAnswer: (text: string) => void } {
   const style = styleFor(io.stderr, io.env);
   const showLive = wantsLiveStatus(io.stderr, io.env);
   const narration = stderrRenderer(io.stderr, style, (runId) => resumeCommand(runId, where, io.env), showLive);
@@ -172,49 +258,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     if (live?.answerShown() === true && (io.stdout as { isTTY?: boolean }).isTTY === true) return;
     io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   };
-  const rendered = streamJson ? bothEvents(stderrEvents, streamJsonEvents(io.stdout)) : stderrEvents;
-  const start = { interactive: chat, cwd: process.cwd(), config: usedConfig, recordVersion: config.recordVersion };
-  let mcp: McpServers | undefined;
-  try {
-    // Started where the tools run, once for the whole process (a chat's /clear keeps them).
-    if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, io.env));
-    const options: RunOptions = {
-      settings: settingsFromConfig(config, io.env, mcp?.tools),
-      events: withCrashPoint(
-        bothEvents(chat ? { ...stderrEvents, answer: printAnswer } : rendered, {
-          runStarted: ({ runId }) => (currentRunId = runId),
-        }),
-        io.env.FISK_AI_TEST_CRASH_AT,
-      ),
-      confirm: terminalConfirm(io.stdin, io.stderr),
-      askRerun: terminalAskRerun(io.stdin, io.stderr),
-      suspend,
-      signal: abort.signal,
-      ...(chat ? { nextPrompt } : {}),
-    };
-    let outcome: RunOutcome =
-      store !== undefined && resumeId !== undefined
-        ? await resumeRun({ ...options, store }, { runId: resumeId, force: values.force === true, followUp })
-        : await startRun({ ...options, store }, { ...start, prompt, runId: values.name });
-    // `/clear` ended that session: the next starts with the prompt typed after it.
-    while (clearedTo !== undefined) {
-      const fresh: string = clearedTo;
-      clearedTo = undefined;
-      chatEnded = false;
-      outcome = await startRun({ ...options, store }, { ...start, prompt: fresh });
-    }
-    finishedWith = chatEnded && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
-    if (!chat && !streamJson && outcome.reason === "completed") printAnswer(outcome.answer ?? "");
-    return finishedWith;
-  } finally {
-    input?.close();
-    await mcp?.close();
-    await store?.close();
-    if (finishedWith === undefined) {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    }
-  }
+  return { stderrEvents, events: streamJson ? bothEvents(stderrEvents, streamJsonEvents(io.stdout)) : stderrEvents, printAnswer };
 }
 
 /** The first prompt of a chat (or the one after /clear): the next line that says something. */

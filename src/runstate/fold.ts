@@ -11,10 +11,12 @@ import {
   type JournalRecord,
   type Message,
   type MetaPayload,
+  type RecordKind,
   type TerminalPayload,
   type ToolResultBlock,
+  type ToolResultPayload,
   type ToolUseBlock,
-  type UserMessage,
+  type UserPayload,
 } from "./records.js";
 
 /** Cumulative counters, derived only from the records so they can never drift. */
@@ -102,96 +104,109 @@ export function fold(records: readonly JournalRecord[]): FoldState {
  */
 export function foldStep(state: FoldState | undefined, record: JournalRecord): FoldState {
   if (state === undefined) return foldMeta(record);
-  const s = state as Mutable<FoldState> & { pending: (PendingBatch & { answered: Set<string> }) | undefined };
+  const s = state as Folding;
   const seq = record.seq;
   if (seq !== s.lastSeq + 1) throw corrupt(seq, `follows seq ${s.lastSeq}; seqs must increase by one`);
   const kind = kindOfProtocol(record.protocol);
   if (kind === undefined) throw corrupt(seq, `unknown protocol ${JSON.stringify(record.protocol)}`);
   const payload = payloadOf(record, kind);
-  const { messages, counters } = s;
-
-  switch (kind) {
-    case "meta":
-      throw corrupt(seq, "a second meta record");
-    case "assistant": {
-      const turn = payload as AssistantPayload;
-      if (s.pending !== undefined) {
-        throw corrupt(seq, `an assistant turn while the tools of the turn at seq ${s.pending.seq} are unanswered`);
-      }
-      const last = messages[messages.length - 1];
-      if (last === undefined || (last.role !== "user" && !s.paused)) {
-        throw corrupt(seq, "an assistant turn that does not follow a user message or a paused turn");
-      }
-      // The API takes consecutive assistant messages as one turn; one message keeps roles alternating.
-      const message: AssistantMessage =
-        last.role === "assistant" ? { role: "assistant", content: [...last.content, ...turn.message.content] } : turn.message;
-      if (last.role === "assistant") messages.pop();
-      s.paused = turn.stop_reason === "pause_turn";
-      s.lastAnswered = new Set();
-      counters.modelCalls++;
-      counters.inTokens += turn.in_tokens;
-      counters.outTokens += turn.out_tokens;
-      counters.cacheReadTokens += turn.cache_read_tokens ?? 0;
-      counters.cacheCreateTokens += turn.cache_create_tokens ?? 0;
-      s.nextIteration = Math.max(s.nextIteration, turn.iteration + 1);
-      const toolUses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-      if (toolUses.length === 0) {
-        messages.push(message);
-      } else {
-        s.pending = { seq, turn: message === turn.message ? turn : { ...turn, message }, toolUses, results: [], answered: new Set() };
-      }
-      break;
-    }
-    case "tool_result": {
-      const { tool_use_id: id, result, remote } = payload as { tool_use_id: string; result: ToolResultBlock; remote?: boolean };
-      const pending = s.pending;
-      // Model calls are counted by assistant records only, so this says whether one was seen.
-      if (counters.modelCalls === 0) throw corrupt(seq, `a tool result for ${id} before any assistant turn`);
-      if (result.tool_use_id !== id) {
-        throw corrupt(seq, `a tool result whose block answers ${result.tool_use_id} but whose record names ${id}`);
-      }
-      if (pending?.answered.has(id) || (pending === undefined && s.lastAnswered.has(id))) {
-        throw corrupt(seq, `a second result for tool_use ${id}`);
-      }
-      if (pending === undefined || !pending.toolUses.some((use) => use.id === id)) {
-        throw corrupt(seq, `a tool result for ${id}, which no tool_use of the current turn has`);
-      }
-      counters.toolCalls++;
-      if (remote === true) counters.remoteToolCalls++;
-      pending.results.push(result);
-      pending.answered.add(id);
-      if (pending.answered.size === pending.toolUses.length) {
-        messages.push(pending.turn.message, { role: "user", content: pending.results });
-        s.lastAnswered = pending.answered;
-        s.pending = undefined;
-      }
-      break;
-    }
-    case "user": {
-      if (s.pending !== undefined) {
-        throw corrupt(seq, `a follow-up while the tools of the turn at seq ${s.pending.seq} are unanswered`);
-      }
-      const followUp = (payload as { message: UserMessage }).message;
-      const last = messages[messages.length - 1];
-      // A follow-up after a turn that never got its reply (the model call failed)
-      // joins that user message, so roles still alternate.
-      if (last?.role === "user") {
-        messages[messages.length - 1] = { role: "user", content: [...last.content, ...followUp.content] };
-      } else {
-        messages.push(followUp);
-      }
-      s.lastAnswered = new Set();
-      s.paused = false;
-      s.promptIteration = s.nextIteration;
-      break;
-    }
-    case "terminal":
-      break;
-  }
+  (FOLD_BY_KIND[kind] as (s: Folding, payload: object, seq: number) => void)(s, payload, seq);
   s.lastSeq = seq;
   // A record after a terminal one reopens the run: a resume appends after `suspended`.
   s.terminal = kind === "terminal" ? (payload as TerminalPayload) : undefined;
   return s;
+}
+
+/** The state as a step advances it. */
+type Folding = Mutable<FoldState> & { pending: (PendingBatch & { answered: Set<string> }) | undefined };
+
+type PayloadOf<K extends RecordKind> = Extract<JournalRecord, Record<K, unknown>>[K];
+
+/**
+ * How a record of each kind after the first advances the state. Each checks its record
+ * against the state and throws before it changes anything; foldStep does what every
+ * kind shares (the seq, the terminal).
+ */
+const FOLD_BY_KIND: { [K in RecordKind]: (s: Folding, payload: PayloadOf<K>, seq: number) => void } = {
+  meta: (_s, _meta, seq) => {
+    throw corrupt(seq, "a second meta record");
+  },
+  assistant: foldAssistant,
+  tool_result: foldToolResult,
+  user: foldUser,
+  // Its payload is the state's terminal, which foldStep sets.
+  terminal: () => {},
+};
+
+function foldAssistant(s: Folding, turn: AssistantPayload, seq: number): void {
+  const { messages, counters } = s;
+  if (s.pending !== undefined) {
+    throw corrupt(seq, `an assistant turn while the tools of the turn at seq ${s.pending.seq} are unanswered`);
+  }
+  const last = messages[messages.length - 1];
+  if (last === undefined || (last.role !== "user" && !s.paused)) {
+    throw corrupt(seq, "an assistant turn that does not follow a user message or a paused turn");
+  }
+  // The API takes consecutive assistant messages as one turn; one message keeps roles alternating.
+  const message: AssistantMessage =
+    last.role === "assistant" ? { role: "assistant", content: [...last.content, ...turn.message.content] } : turn.message;
+  if (last.role === "assistant") messages.pop();
+  s.paused = turn.stop_reason === "pause_turn";
+  s.lastAnswered = new Set();
+  counters.modelCalls++;
+  counters.inTokens += turn.in_tokens;
+  counters.outTokens += turn.out_tokens;
+  counters.cacheReadTokens += turn.cache_read_tokens ?? 0;
+  counters.cacheCreateTokens += turn.cache_create_tokens ?? 0;
+  s.nextIteration = Math.max(s.nextIteration, turn.iteration + 1);
+  const toolUses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+  if (toolUses.length === 0) {
+    messages.push(message);
+  } else {
+    s.pending = { seq, turn: message === turn.message ? turn : { ...turn, message }, toolUses, results: [], answered: new Set() };
+  }
+}
+
+function foldToolResult(s: Folding, { tool_use_id: id, result, remote }: ToolResultPayload, seq: number): void {
+  const { messages, counters, pending } = s;
+  // Model calls are counted by assistant records only, so this says whether one was seen.
+  if (counters.modelCalls === 0) throw corrupt(seq, `a tool result for ${id} before any assistant turn`);
+  if (result.tool_use_id !== id) {
+    throw corrupt(seq, `a tool result whose block answers ${result.tool_use_id} but whose record names ${id}`);
+  }
+  if (pending?.answered.has(id) || (pending === undefined && s.lastAnswered.has(id))) {
+    throw corrupt(seq, `a second result for tool_use ${id}`);
+  }
+  if (pending === undefined || !pending.toolUses.some((use) => use.id === id)) {
+    throw corrupt(seq, `a tool result for ${id}, which no tool_use of the current turn has`);
+  }
+  counters.toolCalls++;
+  if (remote === true) counters.remoteToolCalls++;
+  pending.results.push(result);
+  pending.answered.add(id);
+  if (pending.answered.size === pending.toolUses.length) {
+    messages.push(pending.turn.message, { role: "user", content: pending.results });
+    s.lastAnswered = pending.answered;
+    s.pending = undefined;
+  }
+}
+
+function foldUser(s: Folding, { message: followUp }: UserPayload, seq: number): void {
+  const { messages } = s;
+  if (s.pending !== undefined) {
+    throw corrupt(seq, `a follow-up while the tools of the turn at seq ${s.pending.seq} are unanswered`);
+  }
+  const last = messages[messages.length - 1];
+  // A follow-up after a turn that never got its reply (the model call failed)
+  // joins that user message, so roles still alternate.
+  if (last?.role === "user") {
+    messages[messages.length - 1] = { role: "user", content: [...last.content, ...followUp.content] };
+  } else {
+    messages.push(followUp);
+  }
+  s.lastAnswered = new Set();
+  s.paused = false;
+  s.promptIteration = s.nextIteration;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

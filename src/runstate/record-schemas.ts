@@ -11,10 +11,9 @@ import {
   RUN_ID_MAX_LENGTH,
   RUN_ID_PATTERN,
   TERMINAL_REASONS,
-  type AssistantMessage,
+  type OtherBlock,
   type RecordKind,
-  type UserMessage,
-} from "./records.js";
+} from "./record-format.js";
 
 const count = z.int().min(0);
 
@@ -115,7 +114,7 @@ const seq = z.int().min(1);
 
 /** The five record kinds over the blocks their messages and tool results may hold. */
 function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; toolResult: z.ZodType }) {
-  // Typed as the hand-written message types of records.ts: zod would type an unmodelled block as
+  // Typed as the hand-written message types below: zod would type an unmodelled block as
   // any object with a string type, which swallows the modelled ones when narrowing.
   const AssistantMessage = z.strictObject({ role: z.literal("assistant"), content: z.array(blocks.assistant) }) as unknown as z.ZodType<AssistantMessage>;
   const UserMessage = z.strictObject({ role: z.literal("user"), content: z.array(blocks.user) }) as unknown as z.ZodType<UserMessage>;
@@ -164,6 +163,12 @@ export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
 export type ImageBlock = z.infer<typeof ImageBlock>;
 export type ToolResultBlock = z.infer<typeof ToolResultBlock>;
 export type ServerToolUseBlock = z.infer<typeof ServerToolUseBlock>;
+export type AssistantMessage = {
+  role: "assistant";
+  content: (TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ServerToolUseBlock | OtherBlock)[];
+};
+export type UserMessage = { role: "user"; content: (TextBlock | ImageBlock | ToolResultBlock | OtherBlock)[] };
+export type Message = AssistantMessage | UserMessage;
 export type Fingerprint = z.infer<typeof Fingerprint>;
 export type MetaPayload = z.infer<typeof MetaPayload>;
 export type AssistantPayload = z.infer<typeof RECORD_SCHEMAS.assistant>["assistant"];

@@ -5,10 +5,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { AGENT_DEFAULTS } from "../../agent/defaults.js";
 import type { JsonSchema, Tool } from "../tool.js";
 import { toolEnvironment } from "../tool-env.js";
 import { toolOutputOf } from "./mcp-content.js";
+import { MCP_CALL_TIMEOUT_MS } from "./mcp-defaults.js";
 import { mcpCrashPolicy, mcpToolName, type McpCrashPolicies } from "./mcp-names.js";
 import { GroupedStdioTransport } from "./stdio-transport.js";
 
@@ -160,7 +160,7 @@ function mcpTool(definition: McpServerDefinition, client: Client, listed: Listed
   if (!TOOL_NAME.test(name)) {
     throw new Error(`its tool ${JSON.stringify(listed.name)} cannot be offered as ${name}: a tool name is 1 to 64 letters, digits, '_' or '-'`);
   }
-  const { confirm = false, onCrash = "rerun", timeoutMs = AGENT_DEFAULTS.mcpCallTimeoutMs } = definition;
+  const { confirm = false, onCrash = "rerun", timeoutMs = MCP_CALL_TIMEOUT_MS } = definition;
   return {
     name,
     description: listed.description ?? `${listed.name}, from the MCP server ${definition.name}`,
