@@ -13,15 +13,14 @@ import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnectio
 import { RunStateError } from "../errors.js";
 import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
-import type { JournalRecord, MetaPayload, RecordEntry } from "../records.js";
+import { JournalCore, type JournalWriter, type LinedRecord } from "../journal-core.js";
+import type { JournalRecord, MetaPayload } from "../records.js";
 import type { Journal, RunHolder, RunSummary, Store } from "../store.js";
 import {
   assertRunId,
   checkedMeta,
   checkImport,
-  closedError,
   corruptSummary,
-  decideAppend,
   versionOf,
   decodeRun,
   existsError,
@@ -30,7 +29,6 @@ import {
   notFoundError,
   summarizeEnds,
   withLiveHolder,
-  writeFailedError,
 } from "../store-contract.js";
 
 export interface JetStreamStoreConfig {
@@ -59,6 +57,8 @@ const LIST_CONCURRENCY = 64;
 /** JetStream's "wrong last sequence" and "maximum messages per subject exceeded": a slot taken. */
 const SLOT_TAKEN_CODES = new Set([10071, 10077]);
 const STREAM_NOT_FOUND = 10059;
+/** One record a write: each append resolves once its own slot is taken, and a failure stops at the record that failed. */
+const JOURNAL_OPTIONS = { maxBatch: 1 };
 
 /** Credentials come only from the environment, never from a config file or a record. */
 export function natsAuthFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionOptions> {
@@ -255,9 +255,9 @@ export class JetStreamStore implements Store {
     if (await this.#hasMeta(runId)) throw existsError(runId);
     const lease = await this.#takeLease(runId);
     try {
-      const journal = new JetStreamJournal(this, runId, [record], lease);
-      await journal.publish(record, line);
-      return journal;
+      const writer = new JetStreamWriter(this, runId, lease);
+      await writer.publish(record, line);
+      return new JournalCore(runId, [record], writer, JOURNAL_OPTIONS);
     } catch (error) {
       await lease.release();
       throw error;
@@ -270,7 +270,7 @@ export class JetStreamStore implements Store {
     const lease = await this.#takeLease(runId);
     try {
       const { records } = decodeRun(runId, await this.readJournal(runId), this.#where(runId));
-      return new JetStreamJournal(this, runId, records, lease);
+      return new JournalCore(runId, records, new JetStreamWriter(this, runId, lease), JOURNAL_OPTIONS);
     } catch (error) {
       await lease.release();
       throw error;
@@ -325,10 +325,10 @@ export class JetStreamStore implements Store {
     try {
       // Leftovers of an import that died before its meta: the run never existed.
       await this.#purge(runId);
-      const journal = new JetStreamJournal(this, runId, records, lease);
+      const writer = new JetStreamWriter(this, runId, lease);
       // The meta goes last: until it is there, nothing lists, loads or opens the run.
       const version = versionOf(records);
-      for (const record of [...records.slice(1), records[0] as JournalRecord]) await journal.publish(record, encodeRecordIn(version, record));
+      for (const record of [...records.slice(1), records[0] as JournalRecord]) await writer.publish(record, encodeRecordIn(version, record));
     } finally {
       await lease.release();
     }
@@ -547,62 +547,28 @@ class HeldLease {
   }
 }
 
-class JetStreamJournal implements Journal {
-  readonly runId: string;
+/** A journal's writer on JetStream: publishes each record into its slot, holding the run's lease. */
+class JetStreamWriter implements JournalWriter {
   readonly #store: JetStreamStore;
-  readonly #records: JournalRecord[];
+  readonly #runId: string;
   readonly #lease: HeldLease;
-  /** Appends run one after another: each slot is written in seq order. */
-  #tail: Promise<void> = Promise.resolve();
-  #failure: unknown;
-  #closing: Promise<void> | undefined;
 
-  constructor(store: JetStreamStore, runId: string, records: JournalRecord[], lease: HeldLease) {
+  constructor(store: JetStreamStore, runId: string, lease: HeldLease) {
     this.#store = store;
-    this.runId = runId;
-    this.#records = records;
+    this.#runId = runId;
     this.#lease = lease;
   }
 
-  get lastSeq(): number {
-    return this.#records.length;
+  /**
+   * Each record once the one before it is acknowledged: a record published without
+   * waiting could land after a slot that another writer took.
+   */
+  async write(batch: readonly LinedRecord[]): Promise<void> {
+    for (const { record, line } of batch) await this.publish(record, line);
   }
 
-  append(seq: number, entry: RecordEntry): Promise<void> {
-    if (this.#closing !== undefined) return Promise.reject(closedError(this.runId));
-    if (this.#failure !== undefined) return Promise.reject(this.#failedError());
-    let decision;
-    try {
-      decision = decideAppend(this.runId, this.lastSeq, seq, entry, versionOf(this.#records));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (decision.kind === "retry") return this.#tail.then(() => this.#throwIfFailed());
-    const { record, line } = decision;
-    this.#records.push(record);
-    const written = this.#tail.then(() => {
-      this.#throwIfFailed();
-      return this.publish(record, line).catch((error: unknown) => {
-        this.#failure = error;
-        throw error;
-      });
-    });
-    this.#tail = written.catch(() => undefined);
-    return written;
-  }
-
-  async records(): Promise<JournalRecord[]> {
-    await this.#tail;
-    this.#throwIfFailed();
-    return this.#records.slice();
-  }
-
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      await this.#tail;
-      await this.#lease.release();
-    })();
-    return this.#closing;
+  release(): Promise<void> {
+    return this.#lease.release();
   }
 
   /**
@@ -611,32 +577,22 @@ class JetStreamJournal implements Journal {
    * or another writer's (ERR_LOCKED, or ERR_EXISTS for a meta: the run was created meanwhile).
    */
   async publish(record: JournalRecord, line: string): Promise<void> {
-    if (this.#lease.lost !== undefined) throw lockedError(this.runId, undefined);
+    if (this.#lease.lost !== undefined) throw lockedError(this.#runId, undefined);
     const msgID = `${this.#lease.nonce}-${record.seq}`;
     try {
-      await this.#store.publishRecord(this.runId, record.seq, line, msgID);
+      await this.#store.publishRecord(this.#runId, record.seq, line, msgID);
       return;
     } catch (error) {
       if (!slotTaken(error)) {
         throw new RunStateError(
           "ERR_IO",
-          `the NATS server did not take record ${record.seq} of session ${this.runId}: ${(error as Error).message}`,
+          `the NATS server did not take record ${record.seq} of session ${this.#runId}: ${(error as Error).message}`,
           { cause: error, seq: record.seq },
         );
       }
     }
-    const holder = await this.#store.slotMessageId(this.runId, record.seq).catch(() => undefined);
+    const holder = await this.#store.slotMessageId(this.#runId, record.seq).catch(() => undefined);
     if (holder === msgID) return;
-    throw record.seq === 1 ? existsError(this.runId) : lockedError(this.runId, undefined);
-  }
-
-  #throwIfFailed(): void {
-    if (this.#failure !== undefined) throw this.#failedError();
-  }
-
-  #failedError(): RunStateError {
-    const failure = this.#failure;
-    if (failure instanceof RunStateError && failure.code !== "ERR_IO") return failure;
-    return writeFailedError(this.runId, failure instanceof RunStateError && failure.cause !== undefined ? failure.cause : failure);
+    throw record.seq === 1 ? existsError(this.#runId) : lockedError(this.#runId, undefined);
   }
 }
