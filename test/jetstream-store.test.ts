@@ -7,7 +7,8 @@ import { connect } from "@nats-io/transport-node";
 import { runStoreConformance } from "../src/conformance/index.js";
 import { assistantEntry, metaPayload, terminalEntry } from "../src/conformance/record-builders.js";
 import { createStore, encodeRecord, isRunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";
-import { connectJetStreamStore, initRunStream, runStreamConfig, type JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
+import { connectJetStreamStore, type JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
+import { initRunStream, runStreamConfig } from "../src/runstate/jetstream/run-stream.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 
 let server: NatsServer;
