@@ -52,6 +52,20 @@ runStoreConformance("jetstream", {
       await nc.close();
     }
   },
+  failingWrites: async (failing) => {
+    const store = await storeOn((await freshStream()).stream);
+    const publish = store.publishRecord.bind(store);
+    // A server that does not take a record, as one gone away or too slow to answer does not.
+    store.publishRecord = async (...args) => {
+      if (failing()) throw new Error("TIMEOUT");
+      await publish(...args);
+    };
+    return store;
+  },
+  takeOver: async (store, runId, seq, line) => {
+    // A message id of its own: the stream drops a second message with one it has seen.
+    await (store as JetStreamStore).publishRecord(runId, seq, line, `another-writer-${runId}-${seq}`);
+  },
   teardown: async () => {
     await server.stop();
   },
