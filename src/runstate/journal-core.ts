@@ -24,11 +24,6 @@ export interface JournalWriter {
   release(): Promise<void>;
 }
 
-export interface JournalCoreOptions {
-  /** How many appends one write may take: those that arrive while a write is on its way share the next (group commit). */
-  maxBatch: number;
-}
-
 interface QueuedAppend extends LinedRecord {
   resolve(): void;
   reject(error: unknown): void;
@@ -49,8 +44,12 @@ export class JournalCore implements Journal {
   #failed: RunStateError | undefined;
   #closing: Promise<void> | undefined;
 
-  /** `records` are the run's records so far, as stored; the journal takes them over. */
-  constructor(runId: string, records: JournalRecord[], writer: JournalWriter, options: JournalCoreOptions) {
+  /**
+   * `records` are the run's records so far, as stored; the journal takes them over.
+   * `maxBatch` is how many appends one write may take: those that arrive while a write
+   * is on its way share the next (group commit).
+   */
+  constructor(runId: string, records: JournalRecord[], writer: JournalWriter, options: { maxBatch: number }) {
     this.runId = runId;
     this.#records = records;
     this.#writer = writer;
