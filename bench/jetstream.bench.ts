@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createStore, type RecordEntry, type Store } from "../src/index.js";
-import { initRunStream } from "../src/runstate/jetstream/jetstream-store.js";
+import { initRunStream } from "../src/runstate/jetstream/run-stream.js";
 import { startNatsServer } from "../test/helpers/nats-server.js";
 import { formatCount, formatMs, formatRatio, machineLine, printTable } from "./report.js";
 import { metaFor, RunGenerator, type RunShape } from "./run-records.js";

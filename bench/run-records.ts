@@ -62,7 +62,7 @@ export function metaFor(runId: string): MetaPayload {
   };
 }
 
-/** Numbers entries from `firstSeq` and encodes each line exactly as FileJournal.append does. */
+/** Numbers entries from `firstSeq` and encodes each line exactly as a journal's append does. */
 export function encodeEntries(entries: readonly RecordEntry[], firstSeq: number): string[] {
   return entries.map((entry, index) => encodeRecord({ seq: firstSeq + index, ...entry } as JournalRecord));
 }

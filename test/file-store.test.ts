@@ -47,6 +47,18 @@ runStoreConformance("file", {
     mkdirSync(storeDir(store), { recursive: true, mode: 0o700 });
     writeFileSync(join(storeDir(store), `${runId}.json`), lines.join(""), { mode: 0o600 });
   },
+  // A disk that fails the sync after a write: the bytes may or may not be kept.
+  failingWrites: async (failing) =>
+    fileStoreWithSeams({
+      dir: freshDir(),
+      fileSystem: {
+        ...nodeFileSystem,
+        fdatasync: async (fd) => {
+          if (failing()) throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
+          await nodeFileSystem.fdatasync(fd);
+        },
+      },
+    }),
 });
 
 async function rejectsWith(promise: Promise<unknown>, code: RunStateErrorCode, message?: RegExp): Promise<void> {

@@ -7,7 +7,8 @@ import { connect } from "@nats-io/transport-node";
 import { runStoreConformance } from "../src/conformance/index.js";
 import { assistantEntry, metaPayload, terminalEntry } from "../src/conformance/record-builders.js";
 import { createStore, encodeRecord, isRunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";
-import { connectJetStreamStore, initRunStream, runStreamConfig, type JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
+import { connectJetStreamStore, type JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
+import { initRunStream, runStreamConfig } from "../src/runstate/jetstream/run-stream.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -55,6 +56,20 @@ describe("jetstream store conformance", { skip }, () => {
       } finally {
         await nc.close();
       }
+    },
+    failingWrites: async (failing) => {
+      const store = await storeOn((await freshStream()).stream);
+      const publish = store.publishRecord.bind(store);
+      // A server that does not take a record, as one gone away or too slow to answer does not.
+      store.publishRecord = async (...args) => {
+        if (failing()) throw new Error("TIMEOUT");
+        await publish(...args);
+      };
+      return store;
+    },
+    takeOver: async (store, runId, seq, line) => {
+      // A message id of its own: the stream drops a second message with one it has seen.
+      await (store as JetStreamStore).publishRecord(runId, seq, line, `another-writer-${runId}-${seq}`);
     },
     teardown: async () => {
       await server.stop();

@@ -2,12 +2,32 @@
 // package's exports `fisk-ai` and `fisk-ai/conformance`, which is what the export is for.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createStore, MemoryStore, storeContract, type Store } from "fisk-ai";
+import { createStore, MemoryStore, storeContract, type MemoryRun, type Store } from "fisk-ai";
 import { metaPayload, runStoreConformance, terminalEntry } from "fisk-ai/conformance";
 
 function runsOf(store: Store): MemoryStore["runs"] {
   assert.ok(store instanceof MemoryStore);
   return store.runs;
+}
+
+/** Runs whose lines refuse to grow while `failing()` says so, as a full disk refuses a write. */
+class FailingRuns extends Map<string, MemoryRun> {
+  readonly #failing: () => boolean;
+
+  constructor(failing: () => boolean) {
+    super();
+    this.#failing = failing;
+  }
+
+  override set(runId: string, run: MemoryRun): this {
+    const { lines } = run;
+    const push = lines.push;
+    lines.push = (...added) => {
+      if (this.#failing()) throw new Error("ENOSPC: no space left on device");
+      return push.apply(lines, added);
+    };
+    return super.set(runId, run);
+  }
 }
 
 runStoreConformance("memory", {
@@ -17,6 +37,7 @@ runStoreConformance("memory", {
   plantRaw: async (store, runId, lines) => {
     runsOf(store).set(runId, { lines, updated: new Date() });
   },
+  failingWrites: async (failing) => new MemoryStore({ runs: new FailingRuns(failing) }),
 });
 
 describe("createStore", () => {

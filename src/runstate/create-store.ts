@@ -1,7 +1,7 @@
 // The backend registry: the CLI and library users name a backend in configuration and
 // never a class. A backend's code is imported only when it is chosen, so start-up does
 // not pay for clients of backends nobody uses.
-import type { JetStreamStoreConfig } from "./jetstream/jetstream-store.js";
+import type { JetStreamStoreConfig } from "./jetstream/connection.js";
 import type { Store } from "./store.js";
 
 export type { JetStreamStoreConfig };

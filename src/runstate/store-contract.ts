@@ -186,10 +186,19 @@ export function closedError(runId: string): RunStateError {
   return new RunStateError("ERR_CLOSED", `the journal of session ${runId} is closed`, { runId });
 }
 
-/** After a failed write the stored tail is unknown: the journal refuses everything until reopened. */
+/**
+ * What a journal says, once a write of it failed, to that append and to everything after
+ * it until the run is reopened: the stored tail is unknown. A failure that is the
+ * backend's own verdict that this writer lost the run (a RunStateError other than ERR_IO:
+ * ERR_LOCKED when another writer took a slot or the lease, ERR_EXISTS when another took
+ * a meta's slot) keeps its code and words, so the writer stops for the reason it has;
+ * any other failure is the storage's, ERR_IO.
+ */
 export function writeFailedError(runId: string, failure: unknown): RunStateError {
+  if (failure instanceof RunStateError && failure.code !== "ERR_IO") return failure;
   const reason = failure instanceof Error ? failure.message : String(failure);
   return new RunStateError("ERR_IO", `writing the journal of session ${runId} failed (${reason}): close it and open the session again`, {
+    runId,
     cause: failure,
   });
 }

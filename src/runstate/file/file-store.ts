@@ -17,7 +17,7 @@ import {
   withLiveHolder,
 } from "../store-contract.js";
 import { errnoCode, nodeFileSystem, writeFully, type FileSystem } from "./file-system.js";
-import { FileJournal } from "./file-journal.js";
+import { fileJournal } from "./file-journal.js";
 import { readJournalEnds } from "./journal-ends.js";
 import { journalIds, lockIds, RunPaths } from "./run-paths.js";
 import { acquireRunLock, peekLiveHolder, refuseSymlink, type RunLock } from "./run-lock.js";
@@ -69,7 +69,7 @@ export class FileStore implements Store {
     const path = this.#paths.journal(runId);
     const { record, line } = checkedMeta(runId, meta);
     const { fd, lock } = await this.#createJournal(runId, path, Buffer.from(line));
-    return new FileJournal(this.#fs, fd, lock, runId, [record], { groupCommit: this.#groupCommit });
+    return fileJournal(this.#fs, fd, lock, runId, [record], this.#groupCommit);
   }
 
   async open(runId: string): Promise<Journal> {
@@ -86,7 +86,7 @@ export class FileStore implements Store {
         await this.#fs.ftruncate(fd, completeLength);
         await this.#fs.fsync(fd);
       }
-      return new FileJournal(this.#fs, fd, lock, runId, records, { groupCommit: this.#groupCommit });
+      return fileJournal(this.#fs, fd, lock, runId, records, this.#groupCommit);
     } catch (error) {
       if (fd !== undefined) await this.#fs.close(fd);
       await lock.release();

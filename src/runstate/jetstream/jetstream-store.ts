@@ -4,143 +4,33 @@
 // `<prefix>.<run>.<seq>`, each body a journal line without its newline. The operator's
 // stream keeps one message per subject and refuses a second (discard new per subject),
 // so each slot is written once; a lease in a KV bucket names the one writer of a run.
-import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
-import { DiscardPolicy, jetstream, jetstreamManager, JetStreamApiError, type JetStreamClient, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
-import { Kvm, type KV } from "@nats-io/kv";
-import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/transport-node";
-import { RunStateError } from "../errors.js";
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
-import type { JournalRecord, MetaPayload, RecordEntry } from "../records.js";
+import type { JournalRecord, MetaPayload } from "../records.js";
 import type { Journal, RunHolder, RunSummary, Store } from "../store.js";
 import {
   assertRunId,
   checkedMeta,
   checkImport,
-  closedError,
   corruptSummary,
-  decideAppend,
   versionOf,
   decodeRun,
   existsError,
   isValidRunId,
-  lockedError,
   notFoundError,
   summarizeEnds,
   withLiveHolder,
-  writeFailedError,
 } from "../store-contract.js";
-
-export interface JetStreamStoreConfig {
-  backend: "jetstream";
-  /** One or more `nats://host:port` URLs. */
-  servers: string | string[];
-  /** The operator-created stream the runs live on. */
-  stream: string;
-  /** The subject prefix; default the one the stream's single wildcard subject names. */
-  prefix?: string;
-  /** How long one call to the server may take before it fails; default 5 s. */
-  timeoutMs?: number;
-  /** How long a writer's lease outlives its last heartbeat; default 10 s. Set when the lease bucket is made. */
-  leaseTtlMs?: number;
-  /** Where reconnects and lease trouble are reported, one line each; the library never prints. */
-  report?: (line: string) => void;
-}
+import { connectTo, DEFAULT_TIMEOUT_MS, ioError, MAX_RECONNECTS, type JetStreamStoreConfig } from "./connection.js";
+import { JetStreamWriter } from "./journal-writer.js";
+import { leaseBucket, Leases } from "./leases.js";
+import { checkStream } from "./run-stream.js";
 
 const META_TOKEN = "_meta";
-const DEFAULT_TIMEOUT_MS = 5000;
-const DEFAULT_LEASE_TTL_MS = 10_000;
-const MAX_RECONNECTS = 10;
-const RECONNECT_WAIT_MS = 1000;
 /** Runs summarised at once by list: enough to hide round trips, few enough not to flood the server. */
 const LIST_CONCURRENCY = 64;
-/** JetStream's "wrong last sequence" and "maximum messages per subject exceeded": a slot taken. */
-const SLOT_TAKEN_CODES = new Set([10071, 10077]);
-const STREAM_NOT_FOUND = 10059;
-
-/** Credentials come only from the environment, never from a config file or a record. */
-export function natsAuthFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionOptions> {
-  if (env.NATS_CREDS) {
-    const path = env.NATS_CREDS;
-    let creds: Uint8Array;
-    try {
-      creds = readFileSync(path);
-    } catch (error) {
-      throw new RunStateError("ERR_IO", `cannot read the NATS credentials file ${path} named by NATS_CREDS: ${(error as Error).message}`);
-    }
-    return { authenticator: credsAuthenticator(creds) };
-  }
-  if (env.NATS_USER) return { user: env.NATS_USER, pass: env.NATS_PASSWORD ?? "" };
-  if (env.NATS_TOKEN) return { token: env.NATS_TOKEN };
-  return {};
-}
-
-/** The `nats stream add` command that makes a stream this backend accepts. */
-function streamAddCommand(stream: string, prefix: string): string {
-  return `nats stream add ${stream} --subjects "${prefix}.>" --storage file --retention limits --max-msgs-per-subject=1 --discard new --discard-per-subject --max-age=0 --dupe-window=2m --defaults`;
-}
-
-/** What a stream for runs must be: write-once slots, nothing expiring, nothing overwritten. */
-export function runStreamConfig(stream: string, prefix: string): Partial<StreamConfig> & { name: string } {
-  return {
-    name: stream,
-    subjects: [`${prefix}.>`],
-    max_msgs_per_subject: 1,
-    discard: DiscardPolicy.New,
-    discard_new_per_subject: true,
-    max_age: 0,
-  };
-}
-
-/** The prefix a new stream binds when none is configured. */
-const DEFAULT_PREFIX = "fisk-ai.runs";
-
-async function connectTo(config: JetStreamStoreConfig, env: NodeJS.ProcessEnv): Promise<NatsConnection> {
-  const servers = Array.isArray(config.servers) ? config.servers : [config.servers];
-  const auth = natsAuthFromEnv(env);
-  try {
-    return await connect({
-      servers,
-      timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxReconnectAttempts: MAX_RECONNECTS,
-      reconnectTimeWait: RECONNECT_WAIT_MS,
-      name: `fisk-ai ${process.pid}`,
-      ...auth,
-    });
-  } catch (error) {
-    throw new RunStateError("ERR_IO", `cannot reach the NATS server at ${servers.join(", ")}: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-/**
- * What `fisk-ai session init-stream` does: creates the stream for runs, or checks the
- * one already there as binding would. Says whether it created it.
- */
-export async function initRunStream(config: JetStreamStoreConfig, env: NodeJS.ProcessEnv = process.env): Promise<{ created: boolean; prefix: string }> {
-  const nc = await connectTo(config, env);
-  try {
-    const jsm = await jetstreamManager(nc, { timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS });
-    const exists = await jsm.streams.info(config.stream).then(
-      () => true,
-      (error: unknown) => {
-        if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return false;
-        throw ioError(`reading the stream ${config.stream}`, error);
-      },
-    );
-    if (!exists) {
-      await jsm.streams.add(runStreamConfig(config.stream, config.prefix ?? DEFAULT_PREFIX)).catch((error: unknown) => {
-        throw ioError(`creating the stream ${config.stream}`, error);
-      });
-    }
-    const prefix = await checkStream(jsm, config.stream, config.prefix);
-    await leaseBucket(nc, config);
-    return { created: !exists, prefix };
-  } finally {
-    await nc.close();
-  }
-}
 
 export async function connectJetStreamStore(config: JetStreamStoreConfig, env: NodeJS.ProcessEnv = process.env): Promise<JetStreamStore> {
   const timeout = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -148,74 +38,15 @@ export async function connectJetStreamStore(config: JetStreamStoreConfig, env: N
   try {
     const jsm = await jetstreamManager(nc, { timeout });
     const prefix = await checkStream(jsm, config.stream, config.prefix);
-    const leases = await leaseBucket(nc, config);
-    // The bucket's own TTL sets the heartbeat, whoever made the bucket.
-    const leaseTtlMs = (await leases.status()).ttl;
-    return new JetStreamStore(nc, jsm, jetstream(nc, { timeout }), leases, { ...config, leaseTtlMs }, prefix);
+    const bucket = await leaseBucket(nc, config);
+    const report = config.report ?? (() => undefined);
+    const leases = new Leases(bucket, (await bucket.status()).ttl, report);
+    return new JetStreamStore(nc, jsm, jetstream(nc, { timeout }), leases, config.stream, prefix, report);
   } catch (error) {
     await nc.close();
     throw error;
   }
 }
-
-/**
- * The KV bucket of leases beside the stream, made on first use. Its TTL is the lease's:
- * fixed when the bucket is made, so an existing bucket is used as it is.
- */
-async function leaseBucket(nc: NatsConnection, config: JetStreamStoreConfig): Promise<KV> {
-  const kvm = new Kvm(jetstream(nc, { timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS }));
-  const name = `${config.stream}_LEASES`;
-  try {
-    return await kvm.create(name, { history: 1, ttl: config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS });
-  } catch (error) {
-    // 10058: it exists with another TTL.
-    if (error instanceof JetStreamApiError && error.code === 10058) return kvm.open(name);
-    throw ioError(`making the lease bucket ${name}`, error);
-  }
-}
-
-/** Binds the stream, or refuses one that could lose or overwrite a record, naming the fix. */
-async function checkStream(jsm: JetStreamManager, stream: string, wanted: string | undefined): Promise<string> {
-  let config: StreamConfig;
-  try {
-    config = (await jsm.streams.info(stream)).config;
-  } catch (error) {
-    if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) {
-      const prefix = wanted ?? DEFAULT_PREFIX;
-      throw new RunStateError(
-        "ERR_STORE_CONFIG",
-        `no JetStream stream ${stream}: create it with 'fisk-ai session init-stream', or with: ${streamAddCommand(stream, prefix)}`,
-      );
-    }
-    throw ioError(`binding the stream ${stream}`, error);
-  }
-  const wildcards = config.subjects.filter((subject) => subject.split(".").some((token) => token === "*" || token === ">"));
-  const only = wildcards.length === 1 ? (wildcards[0] as string) : undefined;
-  const prefix = only?.endsWith(".>") && !only.slice(0, -2).split(".").some((token) => token === "*" || token === ">" || token === "") ? only.slice(0, -2) : undefined;
-  const fix = (problem: string) =>
-    new RunStateError("ERR_STORE_CONFIG", `stream ${stream} ${problem}, so a record could be lost or overwritten: recreate it with: ${streamAddCommand(stream, prefix ?? wanted ?? DEFAULT_PREFIX)}`);
-  if (prefix === undefined) throw fix(`must bind exactly one subject of the form <prefix>.> (it binds ${config.subjects.join(", ")})`);
-  if (wanted !== undefined && wanted !== prefix) throw fix(`binds ${prefix}.>, not the configured prefix ${wanted}.>`);
-  if (config.max_msgs_per_subject !== 1) throw fix(`keeps ${config.max_msgs_per_subject} messages per subject, not 1`);
-  if (config.discard !== DiscardPolicy.New || config.discard_new_per_subject !== true) throw fix("does not discard new messages per subject");
-  if (config.max_age !== 0) throw fix(`expires messages after ${config.max_age / 1e9} s`);
-  return prefix;
-}
-
-function ioError(doing: string, error: unknown): RunStateError {
-  return new RunStateError("ERR_IO", `${doing} on the NATS server failed: ${(error as Error).message}`, { cause: error });
-}
-
-function slotTaken(error: unknown): boolean {
-  return error instanceof JetStreamApiError && SLOT_TAKEN_CODES.has(error.code);
-}
-
-interface Lease extends RunHolder {
-  /** Which open holds it, so a writer tells its own lease from a successor's. */
-  nonce: string;
-}
-
-const STARTED = new Date(Date.now() - process.uptime() * 1000).toISOString();
 
 export class JetStreamStore implements Store {
   readonly stream: string;
@@ -223,20 +54,18 @@ export class JetStreamStore implements Store {
   readonly #nc: NatsConnection;
   readonly #jsm: JetStreamManager;
   readonly #js: JetStreamClient;
-  readonly #leases: KV;
-  readonly #leaseTtlMs: number;
+  readonly #leases: Leases;
   readonly #report: (line: string) => void;
   #closing: Promise<void> | undefined;
 
-  constructor(nc: NatsConnection, jsm: JetStreamManager, js: JetStreamClient, leases: KV, config: JetStreamStoreConfig, prefix: string) {
+  constructor(nc: NatsConnection, jsm: JetStreamManager, js: JetStreamClient, leases: Leases, stream: string, prefix: string, report: (line: string) => void) {
     this.#nc = nc;
     this.#jsm = jsm;
     this.#js = js;
     this.#leases = leases;
-    this.stream = config.stream;
+    this.stream = stream;
     this.prefix = prefix;
-    this.#leaseTtlMs = config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
-    this.#report = config.report ?? (() => undefined);
+    this.#report = report;
     void this.#watchStatus();
   }
 
@@ -253,11 +82,11 @@ export class JetStreamStore implements Store {
     assertRunId(runId);
     const { record, line } = checkedMeta(runId, meta);
     if (await this.#hasMeta(runId)) throw existsError(runId);
-    const lease = await this.#takeLease(runId);
+    const lease = await this.#leases.take(runId);
     try {
-      const journal = new JetStreamJournal(this, runId, [record], lease);
-      await journal.publish(record, line);
-      return journal;
+      const writer = new JetStreamWriter(this, runId, lease);
+      await writer.publish(record, line);
+      return writer.journal([record]);
     } catch (error) {
       await lease.release();
       throw error;
@@ -267,10 +96,10 @@ export class JetStreamStore implements Store {
   async open(runId: string): Promise<Journal> {
     assertRunId(runId);
     if (!(await this.#hasMeta(runId))) throw notFoundError(runId);
-    const lease = await this.#takeLease(runId);
+    const lease = await this.#leases.take(runId);
     try {
       const { records } = decodeRun(runId, await this.readJournal(runId), this.#where(runId));
-      return new JetStreamJournal(this, runId, records, lease);
+      return new JetStreamWriter(this, runId, lease).journal(records);
     } catch (error) {
       await lease.release();
       throw error;
@@ -292,7 +121,7 @@ export class JetStreamStore implements Store {
       lastSeqs.set(runId, Math.max(seq, lastSeqs.get(runId) ?? 0));
     }
     const runIds = [...metas].filter(isValidRunId);
-    const holders = await this.#liveLeases();
+    const holders = await this.#leases.holders();
     const summaries: RunSummary[] = [];
     for (let start = 0; start < runIds.length; start += LIST_CONCURRENCY) {
       const slice = runIds.slice(start, start + LIST_CONCURRENCY);
@@ -306,7 +135,7 @@ export class JetStreamStore implements Store {
     const subjects = await this.#subjects(this.#runWildcard(runId));
     if (!subjects.has(this.subject(runId, 1))) throw notFoundError(runId);
     const lastSeq = Math.max(...[...subjects.keys()].map((subject) => this.#seqOf(subject)));
-    return this.#summarize(runId, lastSeq, await this.#readLease(runId));
+    return this.#summarize(runId, lastSeq, await this.#leases.holder(runId));
   }
 
   async readJournal(runId: string): Promise<Buffer> {
@@ -321,14 +150,14 @@ export class JetStreamStore implements Store {
     assertRunId(runId);
     const records = checkImport(runId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     if (await this.#hasMeta(runId)) throw existsError(runId);
-    const lease = await this.#takeLease(runId);
+    const lease = await this.#leases.take(runId);
     try {
       // Leftovers of an import that died before its meta: the run never existed.
       await this.#purge(runId);
-      const journal = new JetStreamJournal(this, runId, records, lease);
+      const writer = new JetStreamWriter(this, runId, lease);
       // The meta goes last: until it is there, nothing lists, loads or opens the run.
       const version = versionOf(records);
-      for (const record of [...records.slice(1), records[0] as JournalRecord]) await journal.publish(record, encodeRecordIn(version, record));
+      for (const record of [...records.slice(1), records[0] as JournalRecord]) await writer.publish(record, encodeRecordIn(version, record));
     } finally {
       await lease.release();
     }
@@ -337,7 +166,7 @@ export class JetStreamStore implements Store {
   async delete(runId: string): Promise<void> {
     assertRunId(runId);
     if (!(await this.#hasMeta(runId))) throw notFoundError(runId);
-    const lease = await this.#takeLease(runId);
+    const lease = await this.#leases.take(runId);
     try {
       await this.#purge(runId);
     } finally {
@@ -363,10 +192,6 @@ export class JetStreamStore implements Store {
   async slotMessageId(runId: string, seq: number): Promise<string | undefined> {
     const message = await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(runId, seq) });
     return message?.header.get("Nats-Msg-Id") ?? undefined;
-  }
-
-  report(line: string): void {
-    this.#report(line);
   }
 
   async #watchStatus(): Promise<void> {
@@ -452,191 +277,5 @@ export class JetStreamStore implements Store {
     } catch (error) {
       throw ioError(`removing session ${runId}`, error);
     }
-  }
-
-  /** Who holds the run's lease, as a holder (the nonce is the writer's own business). */
-  async #readLease(runId: string): Promise<RunHolder | undefined> {
-    const entry = await this.#leases.get(runId);
-    const lease = entry === null || entry.operation !== "PUT" ? undefined : parseLease(entry.string());
-    return lease === undefined ? undefined : { pid: lease.pid, host: lease.host, started: lease.started };
-  }
-
-  async #liveLeases(): Promise<Map<string, RunHolder>> {
-    const held = new Map<string, RunHolder>();
-    for await (const key of await this.#leases.keys()) {
-      const lease = await this.#readLease(key);
-      if (lease !== undefined) held.set(key, lease);
-    }
-    return held;
-  }
-
-  /**
-   * Takes the run's lease: a create-only key, so a second writer anywhere fails at once
-   * naming the holder. A heartbeat keeps it; a holder that dies stops beating and its
-   * lease expires with the bucket's TTL.
-   */
-  async #takeLease(runId: string): Promise<HeldLease> {
-    const lease: Lease = { pid: process.pid, host: hostname(), started: STARTED, nonce: randomBytes(12).toString("hex") };
-    let revision: number;
-    try {
-      revision = await this.#leases.create(runId, JSON.stringify(lease));
-    } catch (error) {
-      if (slotTaken(error) || /wrong last sequence|key exists/i.test((error as Error).message)) {
-        throw lockedError(runId, await this.#readLease(runId).catch(() => undefined));
-      }
-      throw ioError(`taking the lease of session ${runId}`, error);
-    }
-    return new HeldLease(this.#leases, runId, lease, revision, this.#leaseTtlMs, (line) => this.#report(line));
-  }
-}
-
-function parseLease(text: string): Lease | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<Lease>;
-    if (typeof value.pid === "number" && typeof value.host === "string" && typeof value.started === "string" && typeof value.nonce === "string") {
-      return { pid: value.pid, host: value.host, started: value.started, nonce: value.nonce };
-    }
-  } catch {
-    // Not a lease of ours: nobody to name.
-  }
-  return undefined;
-}
-
-/** A lease this process holds, beating until released. */
-class HeldLease {
-  readonly nonce: string;
-  readonly #kv: KV;
-  readonly #runId: string;
-  readonly #body: string;
-  readonly #timer: NodeJS.Timeout;
-  #revision: number;
-  #lost: string | undefined;
-
-  constructor(kv: KV, runId: string, lease: Lease, revision: number, ttlMs: number, report: (line: string) => void) {
-    this.#kv = kv;
-    this.#runId = runId;
-    this.nonce = lease.nonce;
-    this.#body = JSON.stringify(lease);
-    this.#revision = revision;
-    this.#timer = setInterval(() => {
-      kv.update(runId, this.#body, this.#revision).then(
-        (next) => (this.#revision = next),
-        (error: unknown) => {
-          // Another writer took it after it expired: this one may not write again.
-          if (slotTaken(error) || /wrong last sequence/i.test((error as Error).message)) {
-            this.#lost = `the lease of session ${runId} passed to another writer`;
-            report(this.#lost);
-          }
-        },
-      );
-    }, Math.max(100, Math.floor(ttlMs / 3)));
-    // The lease must not keep a finished process alive.
-    this.#timer.unref();
-  }
-
-  /** Why this writer may no longer write, if it lost the lease. */
-  get lost(): string | undefined {
-    return this.#lost;
-  }
-
-  async release(): Promise<void> {
-    clearInterval(this.#timer);
-    if (this.#lost !== undefined) return;
-    // Only our own lease: a successor's (after ours expired) is not ours to remove.
-    await this.#kv.delete(this.#runId, { previousSeq: this.#revision }).catch(() => undefined);
-  }
-}
-
-class JetStreamJournal implements Journal {
-  readonly runId: string;
-  readonly #store: JetStreamStore;
-  readonly #records: JournalRecord[];
-  readonly #lease: HeldLease;
-  /** Appends run one after another: each slot is written in seq order. */
-  #tail: Promise<void> = Promise.resolve();
-  #failure: unknown;
-  #closing: Promise<void> | undefined;
-
-  constructor(store: JetStreamStore, runId: string, records: JournalRecord[], lease: HeldLease) {
-    this.#store = store;
-    this.runId = runId;
-    this.#records = records;
-    this.#lease = lease;
-  }
-
-  get lastSeq(): number {
-    return this.#records.length;
-  }
-
-  append(seq: number, entry: RecordEntry): Promise<void> {
-    if (this.#closing !== undefined) return Promise.reject(closedError(this.runId));
-    if (this.#failure !== undefined) return Promise.reject(this.#failedError());
-    let decision;
-    try {
-      decision = decideAppend(this.runId, this.lastSeq, seq, entry, versionOf(this.#records));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (decision.kind === "retry") return this.#tail.then(() => this.#throwIfFailed());
-    const { record, line } = decision;
-    this.#records.push(record);
-    const written = this.#tail.then(() => {
-      this.#throwIfFailed();
-      return this.publish(record, line).catch((error: unknown) => {
-        this.#failure = error;
-        throw error;
-      });
-    });
-    this.#tail = written.catch(() => undefined);
-    return written;
-  }
-
-  async records(): Promise<JournalRecord[]> {
-    await this.#tail;
-    this.#throwIfFailed();
-    return this.#records.slice();
-  }
-
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      await this.#tail;
-      await this.#lease.release();
-    })();
-    return this.#closing;
-  }
-
-  /**
-   * Writes a record into its slot as `line`, its encoding in this run's record version. A
-   * slot already taken holds either our own record (a retry whose ack was lost: written)
-   * or another writer's (ERR_LOCKED, or ERR_EXISTS for a meta: the run was created meanwhile).
-   */
-  async publish(record: JournalRecord, line: string): Promise<void> {
-    if (this.#lease.lost !== undefined) throw lockedError(this.runId, undefined);
-    const msgID = `${this.#lease.nonce}-${record.seq}`;
-    try {
-      await this.#store.publishRecord(this.runId, record.seq, line, msgID);
-      return;
-    } catch (error) {
-      if (!slotTaken(error)) {
-        throw new RunStateError(
-          "ERR_IO",
-          `the NATS server did not take record ${record.seq} of session ${this.runId}: ${(error as Error).message}`,
-          { cause: error, seq: record.seq },
-        );
-      }
-    }
-    const holder = await this.#store.slotMessageId(this.runId, record.seq).catch(() => undefined);
-    if (holder === msgID) return;
-    throw record.seq === 1 ? existsError(this.runId) : lockedError(this.runId, undefined);
-  }
-
-  #throwIfFailed(): void {
-    if (this.#failure !== undefined) throw this.#failedError();
-  }
-
-  #failedError(): RunStateError {
-    const failure = this.#failure;
-    if (failure instanceof RunStateError && failure.code !== "ERR_IO") return failure;
-    return writeFailedError(this.runId, failure instanceof RunStateError && failure.cause !== undefined ? failure.cause : failure);
   }
 }

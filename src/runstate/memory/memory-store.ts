@@ -4,14 +4,13 @@
 import { hostname } from "node:os";
 import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
-import type { JournalRecord, MetaPayload, RecordEntry } from "../records.js";
+import { JournalCore, type JournalWriter } from "../journal-core.js";
+import type { JournalRecord, MetaPayload } from "../records.js";
 import type { Journal, RunHolder, RunSummary, Store } from "../store.js";
 import {
   assertRunId,
   checkedMeta,
   checkImport,
-  closedError,
-  decideAppend,
   versionOf,
   decodeRun,
   existsError,
@@ -53,14 +52,14 @@ export class MemoryStore implements Store {
     if (this.runs.has(runId)) throw existsError(runId);
     const run: MemoryRun = { lines: [line], updated: new Date() };
     this.runs.set(runId, run);
-    return new MemoryJournal(runId, run, [record]);
+    return memoryJournal(runId, run, [record]);
   }
 
   async open(runId: string): Promise<Journal> {
     const run = this.#run(runId);
     if (run.holder !== undefined) throw lockedError(runId, run.holder);
     const { records } = decodeRun(runId, Buffer.from(run.lines.join("")), memoryWhere(runId));
-    return new MemoryJournal(runId, run, records);
+    return memoryJournal(runId, run, records);
   }
 
   async load(runId: string): Promise<RunState> {
@@ -114,39 +113,17 @@ function memoryWhere(runId: string): string {
   return `the in-memory journal ${runId}`;
 }
 
-class MemoryJournal implements Journal {
-  readonly runId: string;
-  readonly #run: MemoryRun;
-  readonly #records: JournalRecord[];
-  #closed = false;
-
-  constructor(runId: string, run: MemoryRun, records: JournalRecord[]) {
-    this.runId = runId;
-    this.#run = run;
-    this.#records = records;
-    run.holder = { pid: process.pid, host: hostname(), started: STARTED };
-  }
-
-  get lastSeq(): number {
-    return this.#records.length;
-  }
-
-  async append(seq: number, entry: RecordEntry): Promise<void> {
-    if (this.#closed) throw closedError(this.runId);
-    const decision = decideAppend(this.runId, this.lastSeq, seq, entry, versionOf(this.#records));
-    if (decision.kind === "retry") return;
-    this.#records.push(decision.record);
-    this.#run.lines.push(decision.line);
-    this.#run.updated = new Date();
-  }
-
-  async records(): Promise<JournalRecord[]> {
-    return this.#records.slice();
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    delete this.#run.holder;
-  }
+/** A journal of a run kept in memory, its holder while open: each batch adds its lines. */
+function memoryJournal(runId: string, run: MemoryRun, records: JournalRecord[]): Journal {
+  run.holder = { pid: process.pid, host: hostname(), started: STARTED };
+  const writer: JournalWriter = {
+    async write(batch) {
+      run.lines.push(...batch.map(({ line }) => line));
+      run.updated = new Date();
+    },
+    async release() {
+      delete run.holder;
+    },
+  };
+  return new JournalCore(runId, records, writer, { maxBatch: Number.POSITIVE_INFINITY });
 }

@@ -1,0 +1,141 @@
+// Who may write a run: a lease in a KV bucket beside the stream, one key a run, taken
+// create-only and kept alive by a heartbeat; a holder that dies stops beating and its
+// lease expires with the bucket's TTL.
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { jetstream, JetStreamApiError } from "@nats-io/jetstream";
+import { Kvm, type KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { RunHolder } from "../store.js";
+import { lockedError } from "../store-contract.js";
+import { DEFAULT_TIMEOUT_MS, ioError, slotTaken, type JetStreamStoreConfig } from "./connection.js";
+
+const DEFAULT_LEASE_TTL_MS = 10_000;
+const STARTED = new Date(Date.now() - process.uptime() * 1000).toISOString();
+
+interface Lease extends RunHolder {
+  /** Which open holds it, so a writer tells its own lease from a successor's. */
+  nonce: string;
+}
+
+/**
+ * The KV bucket of leases beside the stream, made on first use. Its TTL is the lease's:
+ * fixed when the bucket is made, so an existing bucket is used as it is.
+ */
+export async function leaseBucket(nc: NatsConnection, config: JetStreamStoreConfig): Promise<KV> {
+  const kvm = new Kvm(jetstream(nc, { timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS }));
+  const name = `${config.stream}_LEASES`;
+  try {
+    return await kvm.create(name, { history: 1, ttl: config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS });
+  } catch (error) {
+    // 10058: it exists with another TTL.
+    if (error instanceof JetStreamApiError && error.code === 10058) return kvm.open(name);
+    throw ioError(`making the lease bucket ${name}`, error);
+  }
+}
+
+/** The leases of a store's runs. */
+export class Leases {
+  readonly #kv: KV;
+  readonly #ttlMs: number;
+  readonly #report: (line: string) => void;
+
+  /** `ttlMs` is the bucket's own TTL, which sets the heartbeat whoever made the bucket. */
+  constructor(kv: KV, ttlMs: number, report: (line: string) => void) {
+    this.#kv = kv;
+    this.#ttlMs = ttlMs;
+    this.#report = report;
+  }
+
+  /**
+   * Takes the run's lease: a create-only key, so a second writer anywhere fails at once
+   * with ERR_LOCKED naming the holder.
+   */
+  async take(runId: string): Promise<HeldLease> {
+    const lease: Lease = { pid: process.pid, host: hostname(), started: STARTED, nonce: randomBytes(12).toString("hex") };
+    let revision: number;
+    try {
+      revision = await this.#kv.create(runId, JSON.stringify(lease));
+    } catch (error) {
+      if (slotTaken(error) || /wrong last sequence|key exists/i.test((error as Error).message)) {
+        throw lockedError(runId, await this.holder(runId).catch(() => undefined));
+      }
+      throw ioError(`taking the lease of session ${runId}`, error);
+    }
+    return new HeldLease(this.#kv, runId, lease, revision, this.#ttlMs, this.#report);
+  }
+
+  /** Who holds the run's lease, as a holder (the nonce is the writer's own business). */
+  async holder(runId: string): Promise<RunHolder | undefined> {
+    const entry = await this.#kv.get(runId);
+    const lease = entry === null || entry.operation !== "PUT" ? undefined : parseLease(entry.string());
+    return lease === undefined ? undefined : { pid: lease.pid, host: lease.host, started: lease.started };
+  }
+
+  /** The holder of every run whose lease is live, by run id. */
+  async holders(): Promise<Map<string, RunHolder>> {
+    const held = new Map<string, RunHolder>();
+    for await (const key of await this.#kv.keys()) {
+      const holder = await this.holder(key);
+      if (holder !== undefined) held.set(key, holder);
+    }
+    return held;
+  }
+}
+
+function parseLease(text: string): Lease | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<Lease>;
+    if (typeof value.pid === "number" && typeof value.host === "string" && typeof value.started === "string" && typeof value.nonce === "string") {
+      return { pid: value.pid, host: value.host, started: value.started, nonce: value.nonce };
+    }
+  } catch {
+    // Not a lease of ours: nobody to name.
+  }
+  return undefined;
+}
+
+/** A lease this process holds, beating until released. */
+export class HeldLease {
+  readonly nonce: string;
+  readonly #kv: KV;
+  readonly #runId: string;
+  readonly #body: string;
+  readonly #timer: NodeJS.Timeout;
+  #revision: number;
+  #lost: string | undefined;
+
+  constructor(kv: KV, runId: string, lease: Lease, revision: number, ttlMs: number, report: (line: string) => void) {
+    this.#kv = kv;
+    this.#runId = runId;
+    this.nonce = lease.nonce;
+    this.#body = JSON.stringify(lease);
+    this.#revision = revision;
+    this.#timer = setInterval(() => {
+      kv.update(runId, this.#body, this.#revision).then(
+        (next) => (this.#revision = next),
+        (error: unknown) => {
+          // Another writer took it after it expired: this one may not write again.
+          if (slotTaken(error) || /wrong last sequence/i.test((error as Error).message)) {
+            this.#lost = `the lease of session ${runId} passed to another writer`;
+            report(this.#lost);
+          }
+        },
+      );
+    }, Math.max(100, Math.floor(ttlMs / 3)));
+    // The lease must not keep a finished process alive.
+    this.#timer.unref();
+  }
+
+  /** Why this writer may no longer write, if it lost the lease. */
+  get lost(): string | undefined {
+    return this.#lost;
+  }
+
+  async release(): Promise<void> {
+    clearInterval(this.#timer);
+    if (this.#lost !== undefined) return;
+    // Only our own lease: a successor's (after ours expired) is not ours to remove.
+    await this.#kv.delete(this.#runId, { previousSeq: this.#revision }).catch(() => undefined);
+  }
+}
