@@ -11,43 +11,52 @@ import {
   RUN_ID_MAX_LENGTH,
   RUN_ID_PATTERN,
   TERMINAL_REASONS,
-  type OtherBlock,
   type RecordKind,
 } from "./record-format.js";
+import type * as T from "./record-types.js";
+
+/**
+ * A schema checked at compile time against its documented type (record-types.ts), both
+ * ways: what it accepts is that type, and that type is what it accepts, so the two
+ * cannot drift apart.
+ */
+function exactly<Doc>() {
+  return <S extends z.ZodType<Doc>>(schema: S & (Doc extends z.output<S> ? unknown : never)): S => schema;
+}
 
 const count = z.int().min(0);
 
 // Content blocks are stored verbatim as the provider returned them, so fields this
 // version does not know (citations, cache markers from elsewhere) are kept, not refused.
-const TextBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
-const ThinkingBlock = z.looseObject({
+const TextBlock = exactly<T.TextBlock>()(z.looseObject({ type: z.literal("text"), text: z.string() }));
+const ThinkingBlock = exactly<T.ThinkingBlock>()(z.looseObject({
   type: z.literal("thinking"),
   thinking: z.string(),
   signature: z.string(),
-});
-const RedactedThinkingBlock = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() });
-const ToolUseBlock = z.looseObject({
+}));
+const RedactedThinkingBlock = exactly<T.RedactedThinkingBlock>()(z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() }));
+const ToolUseBlock = exactly<T.ToolUseBlock>()(z.looseObject({
   type: z.literal("tool_use"),
   id: z.string().min(1),
   name: z.string().min(1),
   input: z.record(z.string(), z.unknown()),
-});
-const ImageBlock = z.looseObject({ type: z.literal("image"), source: z.record(z.string(), z.unknown()) });
-const ToolResultBlock = z.looseObject({
+}));
+const ImageBlock = exactly<T.ImageBlock>()(z.looseObject({ type: z.literal("image"), source: z.record(z.string(), z.unknown()) }));
+const ToolResultBlock = exactly<T.ToolResultBlock>()(z.looseObject({
   type: z.literal("tool_result"),
   tool_use_id: z.string().min(1),
   content: z.union([z.string(), z.array(z.discriminatedUnion("type", [TextBlock, ImageBlock]))]),
   is_error: z.boolean().optional(),
-});
+}));
 
 // Tools the API runs itself (tool search, web search, code execution): the call and its
 // result both come back in the assistant turn, so they need no tool_result from us.
-const ServerToolUseBlock = z.looseObject({
+const ServerToolUseBlock = exactly<T.ServerToolUseBlock>()(z.looseObject({
   type: z.literal("server_tool_use"),
   id: z.string().min(1),
   name: z.string().min(1),
   input: z.record(z.string(), z.unknown()),
-});
+}));
 const ServerToolResultBlock = z.looseObject({
   type: z.string().regex(/^[a-z0-9_]+_tool_result$/),
   tool_use_id: z.string().min(1),
@@ -79,7 +88,7 @@ const V3ToolResult = z.strictObject({ tool_result: V3ToolResultBody });
 /** A block of the provider's own, `raw` as it sent it; its `kind` is the raw block's type. */
 const v3Provider = (raw: z.ZodType) => z.strictObject({ provider: z.strictObject({ kind: z.string().min(1), raw }) });
 
-const Fingerprint = z.strictObject({
+const Fingerprint = exactly<T.Fingerprint>()(z.strictObject({
   // Absent in version 1 journals and in the Go implementation's: it means anthropic.
   provider: z.string().min(1).optional(),
   model: z.string(),
@@ -90,9 +99,9 @@ const Fingerprint = z.strictObject({
   max_iterations: count,
   // Written only by runs with MCP servers: each server's tools hashed apart, to name the one that changed.
   mcp_tools_hashes: z.record(z.string(), z.string()).optional(),
-});
+}));
 
-const MetaPayload = z.strictObject({
+const MetaPayload = exactly<T.MetaPayload>()(z.strictObject({
   version: z.int().min(1),
   run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
   created: z.iso.datetime({ offset: true }),
@@ -103,12 +112,12 @@ const MetaPayload = z.strictObject({
   // finds its agent.yaml. Optional: older journals and other writers leave them out.
   cwd: z.string().min(1).optional(),
   config: z.string().min(1).optional(),
-});
+}));
 
-const TerminalPayload = z.strictObject({
+const TerminalPayload = exactly<T.TerminalPayload>()(z.strictObject({
   reason: z.enum(TERMINAL_REASONS),
   message: z.string().optional(),
-});
+}));
 
 const seq = z.int().min(1);
 
@@ -116,8 +125,8 @@ const seq = z.int().min(1);
 function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; toolResult: z.ZodType }) {
   // Typed as the hand-written message types below: zod would type an unmodelled block as
   // any object with a string type, which swallows the modelled ones when narrowing.
-  const AssistantMessage = z.strictObject({ role: z.literal("assistant"), content: z.array(blocks.assistant) }) as unknown as z.ZodType<AssistantMessage>;
-  const UserMessage = z.strictObject({ role: z.literal("user"), content: z.array(blocks.user) }) as unknown as z.ZodType<UserMessage>;
+  const AssistantMessage = z.strictObject({ role: z.literal("assistant"), content: z.array(blocks.assistant) }) as unknown as z.ZodType<T.AssistantMessage>;
+  const UserMessage = z.strictObject({ role: z.literal("user"), content: z.array(blocks.user) }) as unknown as z.ZodType<T.UserMessage>;
   const AssistantPayload = z.strictObject({
     iteration: count,
     message: AssistantMessage,
@@ -142,7 +151,9 @@ function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; tool
 }
 
 /** The records the code works with: the blocks of versions 1 and 2, the Anthropic API's. */
-export const RECORD_SCHEMAS = recordSchemasOver({ assistant: AssistantBlock, user: UserBlock, toolResult: ToolResultBlock });
+export const RECORD_SCHEMAS = recordSchemasOver({ assistant: AssistantBlock, user: UserBlock, toolResult: ToolResultBlock }) satisfies {
+  [K in RecordKind]: z.ZodType<Extract<T.JournalRecord, { protocol: (typeof PROTOCOLS)[K] }>>;
+};
 
 /** The records as journals store them, version 3's neutral blocks included: what the JSON Schema files describe. */
 export function storedRecordSchemas(): typeof RECORD_SCHEMAS {
@@ -155,33 +166,6 @@ export function storedRecordSchemas(): typeof RECORD_SCHEMAS {
 
 /** What every record shares, whatever its kind. */
 export const ENVELOPE_SCHEMA = z.looseObject({ seq, protocol: z.string().regex(PROTOCOL_PATTERN) });
-
-export type TextBlock = z.infer<typeof TextBlock>;
-export type ThinkingBlock = z.infer<typeof ThinkingBlock>;
-export type RedactedThinkingBlock = z.infer<typeof RedactedThinkingBlock>;
-export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
-export type ImageBlock = z.infer<typeof ImageBlock>;
-export type ToolResultBlock = z.infer<typeof ToolResultBlock>;
-export type ServerToolUseBlock = z.infer<typeof ServerToolUseBlock>;
-export type AssistantMessage = {
-  role: "assistant";
-  content: (TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ServerToolUseBlock | OtherBlock)[];
-};
-export type UserMessage = { role: "user"; content: (TextBlock | ImageBlock | ToolResultBlock | OtherBlock)[] };
-export type Message = AssistantMessage | UserMessage;
-export type Fingerprint = z.infer<typeof Fingerprint>;
-export type MetaPayload = z.infer<typeof MetaPayload>;
-export type AssistantPayload = z.infer<typeof RECORD_SCHEMAS.assistant>["assistant"];
-export type ToolResultPayload = z.infer<typeof RECORD_SCHEMAS.tool_result>["tool_result"];
-export type UserPayload = z.infer<typeof RECORD_SCHEMAS.user>["user"];
-export type TerminalPayload = z.infer<typeof TerminalPayload>;
-
-export type MetaRecord = z.infer<typeof RECORD_SCHEMAS.meta>;
-export type AssistantRecord = z.infer<typeof RECORD_SCHEMAS.assistant>;
-export type ToolResultRecord = z.infer<typeof RECORD_SCHEMAS.tool_result>;
-export type UserRecord = z.infer<typeof RECORD_SCHEMAS.user>;
-export type TerminalRecord = z.infer<typeof RECORD_SCHEMAS.terminal>;
-export type JournalRecord = z.infer<(typeof RECORD_SCHEMAS)[RecordKind]>;
 
 /** Why a decoded record is not valid, naming the first offending field; undefined when it is. */
 export function recordProblem(value: unknown): string | undefined {

@@ -3,7 +3,7 @@
 // are in record-schemas.ts, loaded on the first record checked.
 import { createRequire } from "node:module";
 import type * as Schemas from "./record-schemas.js";
-import type { JournalRecord } from "./record-schemas.js";
+import type { JournalRecord } from "./record-types.js";
 
 export {
   isOtherBlock,
@@ -44,12 +44,25 @@ export type {
   UserMessage,
   UserPayload,
   UserRecord,
-} from "./record-schemas.js";
+} from "./record-types.js";
 
 /** A record as handed to `Journal.append`: the journal supplies the seq. */
 export type RecordEntry = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, "seq"> : never) : never;
 
-export type RecordCheck = { ok: true; record: JournalRecord } | { ok: false; problem: string };
+/** The verdict on one record: the record, typed, or the problem with it, naming the first offending field. */
+export type RecordCheck =
+  | {
+      /** The record is valid. */
+      ok: true;
+      /** The record, typed by its kind. */
+      record: JournalRecord;
+    }
+  | {
+      /** The record is not valid. */
+      ok: false;
+      /** What is wrong, naming the first offending field. */
+      problem: string;
+    };
 
 let schemas: typeof Schemas | undefined;
 

@@ -5,7 +5,9 @@ import { JetStreamApiError } from "@nats-io/jetstream";
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/transport-node";
 import { RunStateError } from "../errors.js";
 
+/** Runs on a NATS JetStream stream that an operator made (`initRunStream` makes one); credentials come from the environment only. */
 export interface JetStreamStoreConfig {
+  /** Selects this backend in createStore. */
   backend: "jetstream";
   /** One or more `nats://host:port` URLs. */
   servers: string | string[];

@@ -1,0 +1,238 @@
+// The journal's records as TypeScript types, each field documented where a reader of the
+// API reference finds it. record-schemas.ts checks at compile time that its zod schemas
+// accept exactly these shapes, so the two cannot drift apart.
+import type { OtherBlock, PROTOCOLS, TerminalReason } from "./record-format.js";
+
+/** Text, from the model or the user. Blocks keep fields this version does not model (citations, cache markers) as they came. */
+export interface TextBlock {
+  /** The block's kind. */
+  type: "text";
+  /** The text itself. */
+  text: string;
+  [field: string]: unknown;
+}
+
+/** The model's visible reasoning, sent back with its signature on later turns. */
+export interface ThinkingBlock {
+  /** The block's kind. */
+  type: "thinking";
+  /** The reasoning text. */
+  thinking: string;
+  /** The provider's signature over it, which the API checks when the block is sent back. */
+  signature: string;
+  [field: string]: unknown;
+}
+
+/** Reasoning the provider returned encrypted, kept and sent back as it came. */
+export interface RedactedThinkingBlock {
+  /** The block's kind. */
+  type: "redacted_thinking";
+  /** The encrypted reasoning. */
+  data: string;
+  [field: string]: unknown;
+}
+
+/** A call of one of the run's tools, which a `tool_result` with its `id` answers. */
+export interface ToolUseBlock {
+  /** The block's kind. */
+  type: "tool_use";
+  /** The call's id, unique within the run. */
+  id: string;
+  /** The tool's name. */
+  name: string;
+  /** The arguments, an object that the tool's input schema describes. */
+  input: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** A call of a tool the API runs itself (web search, code execution): its result comes back in the same turn. */
+export interface ServerToolUseBlock {
+  /** The block's kind. */
+  type: "server_tool_use";
+  /** The call's id. */
+  id: string;
+  /** The server tool's name. */
+  name: string;
+  /** The arguments. */
+  input: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** An image, in a user message or a tool result. */
+export interface ImageBlock {
+  /** The block's kind. */
+  type: "image";
+  /** Where the image is: `{ type: "base64", media_type, data }` as the Anthropic API takes it. */
+  source: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** The answer to a `tool_use`, sent to the model in the next user message. */
+export interface ToolResultBlock {
+  /** The block's kind. */
+  type: "tool_result";
+  /** The `id` of the call it answers. */
+  tool_use_id: string;
+  /** What the tool returned: text, or text and image blocks. */
+  content: string | (TextBlock | ImageBlock)[];
+  /** Set when the call failed; the content then says why. */
+  is_error?: boolean;
+  [field: string]: unknown;
+}
+
+/** A model turn: the blocks it returned, in order. */
+export interface AssistantMessage {
+  /** Always `assistant`. */
+  role: "assistant";
+  /** Text, thinking, tool calls, and blocks of types this version does not model, as they came. */
+  content: (TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ServerToolUseBlock | OtherBlock)[];
+}
+
+/** What the model is sent as the user: a prompt, a follow-up, or the results of a turn's tool calls. */
+export interface UserMessage {
+  /** Always `user`. */
+  role: "user";
+  /** Text, images and tool results. */
+  content: (TextBlock | ImageBlock | ToolResultBlock | OtherBlock)[];
+}
+
+/** One message of the conversation the model sees. */
+export type Message = AssistantMessage | UserMessage;
+
+/**
+ * What a run was started with, compared on resume: a resume under another configuration
+ * is refused unless forced (and never across providers).
+ */
+export interface Fingerprint {
+  /** The provider's name; absent in version 1 journals and the Go implementation's, where it means anthropic. */
+  provider?: string;
+  /** The model's name. */
+  model: string;
+  /** SHA-256, hex, of the system prompt. */
+  system_hash: string;
+  /** SHA-256, hex, of the tools the model is offered. */
+  tools_hash: string;
+  /** `off`, `enabled` or `adaptive`. */
+  thinking_mode: string;
+  /** The run's token budget. */
+  max_tokens: number;
+  /** The model calls allowed per prompt. */
+  max_iterations: number;
+  /** Each MCP server's tools hashed apart, by server name, so a refusal names the server that changed; only runs with MCP servers write it. */
+  mcp_tools_hashes?: Record<string, string>;
+}
+
+/** The first record of every journal: which run it is and what it was started with. */
+export interface MetaPayload {
+  /** The record version the journal is written in. */
+  version: number;
+  /** The run's id, its session id. */
+  run_id: string;
+  /** When the run was created, RFC 3339. */
+  created: string;
+  /** The configuration a resume is compared against. */
+  fingerprint: Fingerprint;
+  /** The prompt the run started with. */
+  prompt: string;
+  /** Set for a chat, which asks for a follow-up after each answer. */
+  interactive?: boolean;
+  /** The directory the run started in, where a resume runs its tools; absent in older journals. */
+  cwd?: string;
+  /** The agent.yaml the run started with, which a resume without one uses; absent in older journals. */
+  config?: string;
+}
+
+/** A model turn as journaled, before any of its tools run. */
+export interface AssistantPayload {
+  /** The model call's number in the run, from 0. */
+  iteration: number;
+  /** The turn the model returned. */
+  message: AssistantMessage;
+  /** Why the model stopped: `end_turn`, `tool_use`, `max_tokens`, `pause_turn`, ... */
+  stop_reason?: string;
+  /** Input tokens of the call, neither read from nor written to the prompt cache. */
+  in_tokens: number;
+  /** Output tokens of the call. */
+  out_tokens: number;
+  /** Input tokens read from the prompt cache. */
+  cache_read_tokens?: number;
+  /** Input tokens written to the prompt cache. */
+  cache_create_tokens?: number;
+}
+
+/** One tool's result, journaled the moment the tool finishes. */
+export interface ToolResultPayload {
+  /** The `id` of the call it answers. */
+  tool_use_id: string;
+  /** The result as the model will be sent it. */
+  result: ToolResultBlock;
+  /** Set for a call an MCP server answered. */
+  remote?: boolean;
+}
+
+/** A user message: the prompt of a follow-up, sent to the model after the records before it. */
+export interface UserPayload {
+  /** The message. */
+  message: UserMessage;
+}
+
+/** How a run stopped; a record after it reopens the run. */
+export interface TerminalPayload {
+  /** `completed`, or why the run stopped. */
+  reason: TerminalReason;
+  /** What went wrong, for the reasons other than `completed`. */
+  message?: string;
+}
+
+/** Seq 1 of every journal. */
+export interface MetaRecord {
+  /** Always 1. */
+  seq: 1;
+  /** The meta record's protocol id. */
+  protocol: typeof PROTOCOLS.meta;
+  /** What the run is. */
+  meta: MetaPayload;
+}
+
+/** A model turn. */
+export interface AssistantRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The assistant record's protocol id. */
+  protocol: typeof PROTOCOLS.assistant;
+  /** The turn. */
+  assistant: AssistantPayload;
+}
+
+/** One tool's result. */
+export interface ToolResultRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The tool_result record's protocol id. */
+  protocol: typeof PROTOCOLS.tool_result;
+  /** The result. */
+  tool_result: ToolResultPayload;
+}
+
+/** A follow-up prompt. */
+export interface UserRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The user record's protocol id. */
+  protocol: typeof PROTOCOLS.user;
+  /** The message. */
+  user: UserPayload;
+}
+
+/** How the run stopped. */
+export interface TerminalRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The terminal record's protocol id. */
+  protocol: typeof PROTOCOLS.terminal;
+  /** Why. */
+  terminal: TerminalPayload;
+}
+
+/** Any record of a journal: one line of JSON, its kind named by `protocol` and its payload under the kind's key. */
+export type JournalRecord = MetaRecord | AssistantRecord | ToolResultRecord | UserRecord | TerminalRecord;
