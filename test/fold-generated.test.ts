@@ -315,9 +315,9 @@ const CORRUPTIONS: readonly Corruption[] = [
       const index = rng.pick(results);
       // Either an id nobody asked for, or one asked for by another turn, before or after.
       const allIds = records
-        .flatMap((record) => (record.protocol === PROTOCOLS.assistant ? toolUsesOf((record as RecordOf<"assistant">).assistant.message) : []))
+        .flatMap((record) => (record.protocol === PROTOCOLS.assistant ? toolUsesOf((record as unknown as RecordOf<"assistant">).assistant.message) : []))
         .map((use) => use.id);
-      const thisTurn = records.slice(0, index).findLast((record) => record.protocol === PROTOCOLS.assistant) as RecordOf<"assistant">;
+      const thisTurn = records.slice(0, index).findLast((record) => record.protocol === PROTOCOLS.assistant) as unknown as RecordOf<"assistant">;
       const thisTurnIds = new Set(toolUsesOf(thisTurn.assistant.message).map((use) => use.id));
       const candidates = allIds.filter((id) => !thisTurnIds.has(id));
       const id = candidates.length > 0 && rng.chance(0.5) ? rng.pick(candidates) : `toolu_stray_${rng.int(0, 1e6)}`;

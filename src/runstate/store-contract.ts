@@ -121,17 +121,21 @@ export function summarizeEnds(
     }
     // decodeRecordLine has refused a newer version already.
     assertHoldsRun(where, runId, { runId: first.meta.run_id });
-    const last = ends.last === ends.first ? first : decodeRecordLine(ends.last);
-    return {
-      runId,
-      status: last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
-      meta: first.meta,
-      lastSeq: last.seq,
-      updated: updated.toISOString(),
-    };
+    return summaryAt(runId, first.meta, ends.last === ends.first ? first : decodeRecordLine(ends.last), updated);
   } catch (error) {
     return corruptSummary(runId, updated, error);
   }
+}
+
+/** A run's summary from its meta and its last record, as a writer knows them without reading back. */
+export function summaryAt(runId: string, meta: MetaPayload, last: JournalRecord, updated: Date): RunSummary {
+  return {
+    runId,
+    status: last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
+    meta,
+    lastSeq: last.seq,
+    updated: updated.toISOString(),
+  };
 }
 
 /** A journal's summary as `running` while a live writer holds the run; a corrupt one stays corrupt. */

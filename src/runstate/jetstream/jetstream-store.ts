@@ -8,7 +8,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
-import type { JournalRecord, MetaPayload } from "../records.js";
+import type { JournalRecord, MetaPayload, MetaRecord } from "../records.js";
 import type { Journal, RunHolder, RunSummary, Store } from "../store.js";
 import {
   assertRunId,
@@ -27,6 +27,7 @@ import { connectTo, DEFAULT_TIMEOUT_MS, ioError, MAX_RECONNECTS, type JetStreamS
 import { JetStreamWriter } from "./journal-writer.js";
 import { leaseBucket, Leases } from "./leases.js";
 import { checkStream } from "./run-stream.js";
+import { RunSummaries, type KeptSummary } from "./run-summaries.js";
 
 const META_TOKEN = "_meta";
 /** Runs summarised at once by list: enough to hide round trips, few enough not to flood the server. */
@@ -41,7 +42,8 @@ export async function connectJetStreamStore(config: JetStreamStoreConfig, env: N
     const bucket = await leaseBucket(nc, config);
     const report = config.report ?? (() => undefined);
     const leases = new Leases(bucket, (await bucket.status()).ttl, report);
-    return new JetStreamStore(nc, jsm, jetstream(nc, { timeout }), leases, config.stream, prefix, report);
+    const js = jetstream(nc, { timeout });
+    return new JetStreamStore(nc, jsm, js, leases, await RunSummaries.open(js, config.stream), config.stream, prefix, report);
   } catch (error) {
     await nc.close();
     throw error;
@@ -55,14 +57,26 @@ export class JetStreamStore implements Store {
   readonly #jsm: JetStreamManager;
   readonly #js: JetStreamClient;
   readonly #leases: Leases;
+  /** Each run's summary, for listings; undefined where the bucket may not be made, and listings read records. */
+  readonly #summaries: RunSummaries | undefined;
   readonly #report: (line: string) => void;
   #closing: Promise<void> | undefined;
 
-  constructor(nc: NatsConnection, jsm: JetStreamManager, js: JetStreamClient, leases: Leases, stream: string, prefix: string, report: (line: string) => void) {
+  constructor(
+    nc: NatsConnection,
+    jsm: JetStreamManager,
+    js: JetStreamClient,
+    leases: Leases,
+    summaries: RunSummaries | undefined,
+    stream: string,
+    prefix: string,
+    report: (line: string) => void,
+  ) {
     this.#nc = nc;
     this.#jsm = jsm;
     this.#js = js;
     this.#leases = leases;
+    this.#summaries = summaries;
     this.stream = stream;
     this.prefix = prefix;
     this.#report = report;
@@ -84,7 +98,7 @@ export class JetStreamStore implements Store {
     if (await this.#hasMeta(runId)) throw existsError(runId);
     const lease = await this.#leases.take(runId);
     try {
-      const writer = new JetStreamWriter(this, runId, lease);
+      const writer = new JetStreamWriter(this, runId, lease, meta, this.#summaries);
       await writer.publish(record, line);
       return writer.journal([record]);
     } catch (error) {
@@ -98,8 +112,8 @@ export class JetStreamStore implements Store {
     if (!(await this.#hasMeta(runId))) throw notFoundError(runId);
     const lease = await this.#leases.take(runId);
     try {
-      const { records } = decodeRun(runId, await this.readJournal(runId), this.#where(runId));
-      return new JetStreamWriter(this, runId, lease).journal(records);
+      const { records, state } = decodeRun(runId, await this.readJournal(runId), this.#where(runId));
+      return new JetStreamWriter(this, runId, lease, state.meta, this.#summaries).journal(records);
     } catch (error) {
       await lease.release();
       throw error;
@@ -110,22 +124,21 @@ export class JetStreamStore implements Store {
     return decodeRun(runId, await this.readJournal(runId), this.#where(runId)).state;
   }
 
+  /**
+   * Every run's summary from the summaries bucket, in a few requests however many runs
+   * there are, when they account for every message on the stream; else from the records.
+   */
   async list(): Promise<RunSummary[]> {
-    // Every record subject's name in one paged call, no bodies: the runs with a meta, and each one's last seq.
-    const lastSeqs = new Map<string, number>();
-    const metas = new Set<string>();
-    for (const subject of (await this.#subjects(`${this.prefix}.*.>`)).keys()) {
-      const runId = subject.slice(this.prefix.length + 1, subject.lastIndexOf("."));
-      const seq = this.#seqOf(subject);
-      if (seq === 1) metas.add(runId);
-      lastSeqs.set(runId, Math.max(seq, lastSeqs.get(runId) ?? 0));
-    }
-    const runIds = [...metas].filter(isValidRunId);
+    const kept = (await this.#summaries?.readAll().catch(() => undefined)) ?? new Map<string, KeptSummary>();
+    // Read after the summaries: a record published meanwhile is one they do not account for.
+    const messages = await this.#messageCount();
     const holders = await this.#leases.holders();
+    let accounted = 0;
+    for (const { count } of kept.values()) accounted += count;
+    if (accounted !== messages) return this.#listFromRecords(kept, holders);
     const summaries: RunSummary[] = [];
-    for (let start = 0; start < runIds.length; start += LIST_CONCURRENCY) {
-      const slice = runIds.slice(start, start + LIST_CONCURRENCY);
-      summaries.push(...(await Promise.all(slice.map((runId) => this.#summarize(runId, lastSeqs.get(runId) ?? 1, holders.get(runId))))));
+    for (const { summary } of kept.values()) {
+      if (summary !== undefined && isValidRunId(summary.runId)) summaries.push(withLiveHolder(summary, holders.get(summary.runId)));
     }
     return summaries;
   }
@@ -134,8 +147,10 @@ export class JetStreamStore implements Store {
     assertRunId(runId);
     const subjects = await this.#subjects(this.#runWildcard(runId));
     if (!subjects.has(this.subject(runId, 1))) throw notFoundError(runId);
-    const lastSeq = Math.max(...[...subjects.keys()].map((subject) => this.#seqOf(subject)));
-    return this.#summarize(runId, lastSeq, await this.#leases.holder(runId));
+    const holder = await this.#leases.holder(runId);
+    const kept = await this.#summaries?.get(runId).catch(() => undefined);
+    if (kept?.summary !== undefined && kept.count === subjects.size) return withLiveHolder(kept.summary, holder);
+    return this.#summarizeRecords(runId, this.#lastSeqOf(subjects.keys()), subjects.size, holder);
   }
 
   async readJournal(runId: string): Promise<Buffer> {
@@ -151,15 +166,16 @@ export class JetStreamStore implements Store {
     const records = checkImport(runId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     if (await this.#hasMeta(runId)) throw existsError(runId);
     const lease = await this.#leases.take(runId);
+    const writer = new JetStreamWriter(this, runId, lease, (records[0] as MetaRecord).meta, this.#summaries);
     try {
       // Leftovers of an import that died before its meta: the run never existed.
       await this.#purge(runId);
-      const writer = new JetStreamWriter(this, runId, lease);
       // The meta goes last: until it is there, nothing lists, loads or opens the run.
       const version = versionOf(records);
       for (const record of [...records.slice(1), records[0] as JournalRecord]) await writer.publish(record, encodeRecordIn(version, record));
+      writer.summarizeAt(records.at(-1) as JournalRecord);
     } finally {
-      await lease.release();
+      await writer.release();
     }
   }
 
@@ -169,6 +185,7 @@ export class JetStreamStore implements Store {
     const lease = await this.#leases.take(runId);
     try {
       await this.#purge(runId);
+      await this.#summaries?.remove(runId).catch(() => undefined);
     } finally {
       await lease.release();
     }
@@ -257,17 +274,71 @@ export class JetStreamStore implements Store {
     return token === META_TOKEN ? 1 : Number(token);
   }
 
-  /** A run's summary from its first and last records, read by subject. */
-  async #summarize(runId: string, lastSeq: number, holder: RunHolder | undefined): Promise<RunSummary> {
+  /**
+   * The listing from every record subject's name (one paged call, no bodies): a run's
+   * summary is read from its first and last records unless what is kept of it accounts
+   * for all of them, and put right for the next listing.
+   */
+  async #listFromRecords(kept: Map<string, KeptSummary>, holders: Map<string, RunHolder>): Promise<RunSummary[]> {
+    const subjectsOf = new Map<string, string[]>();
+    for (const subject of (await this.#subjects(`${this.prefix}.*.>`)).keys()) {
+      const runId = subject.slice(this.prefix.length + 1, subject.lastIndexOf("."));
+      const subjects = subjectsOf.get(runId);
+      if (subjects === undefined) subjectsOf.set(runId, [subject]);
+      else subjects.push(subject);
+    }
+    const runIds = [...subjectsOf.keys()];
+    const summaries: RunSummary[] = [];
+    for (let start = 0; start < runIds.length; start += LIST_CONCURRENCY) {
+      const slice = runIds.slice(start, start + LIST_CONCURRENCY);
+      const read = await Promise.all(slice.map((runId) => this.#currentSummary(runId, subjectsOf.get(runId) as string[], kept.get(runId), holders.get(runId))));
+      for (const summary of read) if (summary !== undefined) summaries.push(summary);
+    }
+    // Runs gone since their summary was put: forget them, so the counts add up again.
+    for (const runId of kept.keys()) if (!subjectsOf.has(runId) && !holders.has(runId)) await this.#summaries?.remove(runId).catch(() => undefined);
+    return summaries;
+  }
+
+  /** One run's summary in a listing from records, or undefined for subjects that make no run (no meta, or an id not ours). */
+  async #currentSummary(runId: string, subjects: string[], kept: KeptSummary | undefined, holder: RunHolder | undefined): Promise<RunSummary | undefined> {
+    const isRun = isValidRunId(runId) && subjects.includes(this.subject(runId, 1));
+    if (kept?.count === subjects.length && (kept.summary !== undefined) === isRun) return kept.summary && withLiveHolder(kept.summary, holder);
+    if (!isRun) {
+      if (holder === undefined) await this.#summaries?.put(runId, { count: subjects.length }).catch(() => undefined);
+      return undefined;
+    }
+    return this.#summarizeRecords(runId, this.#lastSeqOf(subjects), subjects.length, holder);
+  }
+
+  /** A run's summary from its first and last records, read by subject; kept for listings unless a writer holds the run (it keeps its own). */
+  async #summarizeRecords(runId: string, lastSeq: number, count: number, holder: RunHolder | undefined): Promise<RunSummary> {
+    let summary: RunSummary;
     try {
       const [first, last] = await Promise.all(
         (lastSeq === 1 ? [1] : [1, lastSeq]).map((seq) => this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(runId, seq) })),
       );
       const updated = (last ?? first)?.time ?? new Date(0);
       const lastData = lastSeq === 1 ? first?.data : last?.data;
-      return withLiveHolder(summarizeEnds(runId, this.#where(runId), { first: first?.data, last: lastData }, updated), holder);
+      summary = summarizeEnds(runId, this.#where(runId), { first: first?.data, last: lastData }, updated);
     } catch (error) {
       return corruptSummary(runId, new Date(0), error);
+    }
+    if (holder === undefined) await this.#summaries?.put(runId, { count, summary }).catch(() => undefined);
+    return withLiveHolder(summary, holder);
+  }
+
+  #lastSeqOf(subjects: Iterable<string>): number {
+    let last = 0;
+    for (const subject of subjects) last = Math.max(last, this.#seqOf(subject));
+    return last;
+  }
+
+  /** How many messages the stream holds: every record of every run, and nothing else. */
+  async #messageCount(): Promise<number> {
+    try {
+      return (await this.#jsm.streams.info(this.stream)).state.messages;
+    } catch (error) {
+      throw ioError(`reading the stream ${this.stream}`, error);
     }
   }
 

@@ -3,23 +3,29 @@
 // already taken tells a lost ack of ours from another writer's record.
 import { RunStateError } from "../errors.js";
 import { JournalCore, type JournalWriter, type LinedRecord } from "../journal-core.js";
-import type { JournalRecord } from "../records.js";
+import type { JournalRecord, MetaPayload } from "../records.js";
 import type { Journal } from "../store.js";
-import { existsError, lockedError } from "../store-contract.js";
+import { existsError, lockedError, summaryAt } from "../store-contract.js";
 import { slotTaken } from "./connection.js";
 import type { JetStreamStore } from "./jetstream-store.js";
 import type { HeldLease } from "./leases.js";
+import { SummaryPuts, type RunSummaries } from "./run-summaries.js";
 
 /** The writer of one run, holding its lease. */
 export class JetStreamWriter implements JournalWriter {
   readonly #store: JetStreamStore;
   readonly #runId: string;
   readonly #lease: HeldLease;
+  readonly #meta: MetaPayload;
+  readonly #summaries: SummaryPuts;
 
-  constructor(store: JetStreamStore, runId: string, lease: HeldLease) {
+  /** `summaries` is where the run's summary is kept for listings, when the store keeps them. */
+  constructor(store: JetStreamStore, runId: string, lease: HeldLease, meta: MetaPayload, summaries: RunSummaries | undefined) {
     this.#store = store;
     this.#runId = runId;
     this.#lease = lease;
+    this.#meta = meta;
+    this.#summaries = new SummaryPuts(summaries, runId);
   }
 
   /**
@@ -28,19 +34,31 @@ export class JetStreamWriter implements JournalWriter {
    * stops at the record that failed.
    */
   journal(records: JournalRecord[]): Journal {
+    // Put again on open too: a summary a crash left behind is right from here on.
+    this.summarizeAt(records.at(-1) as JournalRecord);
     return new JournalCore(this.#runId, records, this, { maxBatch: 1 });
   }
 
   /**
    * Each record once the one before it is acknowledged: a record published without
-   * waiting could land after a slot that another writer took.
+   * waiting could land after a slot that another writer took. The run's summary follows
+   * the batch, without holding it up.
    */
   async write(batch: readonly LinedRecord[]): Promise<void> {
     for (const { record, line } of batch) await this.publish(record, line);
+    const last = batch.at(-1);
+    if (last !== undefined) this.summarizeAt(last.record);
   }
 
-  release(): Promise<void> {
-    return this.#lease.release();
+  /** Puts the run's summary as of `last`, its last record (written by this writer). */
+  summarizeAt(last: JournalRecord): void {
+    this.#summaries.put({ count: last.seq, summary: summaryAt(this.#runId, this.#meta, last, new Date()) });
+  }
+
+  /** Lets go of the run once its latest summary is put. */
+  async release(): Promise<void> {
+    await this.#summaries.settled();
+    await this.#lease.release();
   }
 
   /**

@@ -1,0 +1,172 @@
+// One summary a run, kept in a KV bucket beside the stream, so that a listing reads every
+// run's summary in one request instead of two records a run. A summary is a cache, never
+// the truth: a writer puts it after the records it publishes, and a listing trusts the
+// summaries only when, together, they account for every message on the stream (the
+// slots are write-once, so a run of last seq n holds n messages). Anything else (a run
+// the Go implementation wrote, which keeps no summary, a writer killed between a record
+// and its summary, a summary put that failed) leaves a message unaccounted for, and the
+// listing reads the records themselves and puts the summaries right.
+import { DeliverPolicy, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
+import { Kvm, type KV } from "@nats-io/kv";
+import type { RunStatus, RunSummary } from "../store.js";
+
+/** What the bucket keeps of a run (a key): the messages it accounts for, and the run's summary. */
+export interface KeptSummary {
+  /** How many of the stream's messages are under the key's run id. */
+  count: number;
+  /**
+   * What list() says of the run, without a holder; absent for messages that make no run
+   * (records of an import that died before its meta), kept so the counts still add up.
+   */
+  summary?: RunSummary;
+}
+
+/** The value's format: a value in another is read as missing, and put right. */
+const FORMAT = 1;
+
+interface StoredValue {
+  v: number;
+  count: number;
+  status?: RunStatus;
+  meta?: RunSummary["meta"];
+  last_seq?: number;
+  updated?: string;
+  problem?: string;
+}
+
+export class RunSummaries {
+  readonly #kv: KV;
+  readonly #js: JetStreamClient;
+  readonly #bucket: string;
+
+  private constructor(kv: KV, js: JetStreamClient, bucket: string) {
+    this.#kv = kv;
+    this.#js = js;
+    this.#bucket = bucket;
+  }
+
+  /**
+   * The bucket beside `stream`, made on first use with one value a key; undefined when it
+   * can be neither made nor opened (credentials that may not), and listings read records.
+   */
+  static async open(js: JetStreamClient, stream: string): Promise<RunSummaries | undefined> {
+    const bucket = `${stream}_SUMMARIES`;
+    const kvm = new Kvm(js);
+    try {
+      return new RunSummaries(await kvm.create(bucket, { history: 1 }), js, bucket);
+    } catch (error) {
+      // 10058: it exists, made otherwise; it is used as it is.
+      if (!(error instanceof JetStreamApiError && error.code === 10058)) return undefined;
+      return new RunSummaries(await kvm.open(bucket), js, bucket);
+    }
+  }
+
+  /** Puts what is kept of a run. A failure is the caller's to ignore: the counts will not add up, and a listing puts it right. */
+  async put(runId: string, kept: KeptSummary): Promise<void> {
+    await this.#kv.put(runId, encode(kept));
+  }
+
+  /** Forgets a run, once its records are gone. */
+  async remove(runId: string): Promise<void> {
+    await this.#kv.delete(runId);
+  }
+
+  /** What is kept of one run, or undefined. */
+  async get(runId: string): Promise<KeptSummary | undefined> {
+    const entry = await this.#kv.get(runId);
+    return entry === null || entry.operation !== "PUT" ? undefined : decode(runId, entry.string());
+  }
+
+  /**
+   * What is kept of every run, through one ordered consumer over the bucket's stream (the
+   * last value of each key), not one request a key. A value that does not parse is left out.
+   */
+  async readAll(): Promise<Map<string, KeptSummary>> {
+    const prefix = `$KV.${this.#bucket}.`;
+    const kept = new Map<string, KeptSummary>();
+    const values = (await this.#kv.status()).values;
+    if (values === 0) return kept;
+    const consumer = await this.#js.consumers.get(`KV_${this.#bucket}`, { filter_subjects: `${prefix}>`, deliver_policy: DeliverPolicy.LastPerSubject });
+    try {
+      let seen = 0;
+      while (seen < values) {
+        const before = seen;
+        const batch = await consumer.fetch({ max_messages: values - seen, expires: 2000 });
+        for await (const message of batch) {
+          seen++;
+          const runId = message.subject.slice(prefix.length);
+          // A removed key's last message is its delete marker, with no body.
+          const value = message.data.length === 0 ? undefined : decode(runId, message.string());
+          if (value !== undefined) kept.set(runId, value);
+          if (seen >= values) break;
+        }
+        // Fewer than counted (a key removed meanwhile): what was read is all there is.
+        if (seen === before) break;
+      }
+    } finally {
+      await consumer.delete().catch(() => undefined);
+    }
+    return kept;
+  }
+}
+
+function encode({ count, summary }: KeptSummary): string {
+  const value: StoredValue = { v: FORMAT, count };
+  if (summary !== undefined) {
+    Object.assign(value, { status: summary.status, meta: summary.meta, last_seq: summary.lastSeq, updated: summary.updated });
+    if (summary.problem !== undefined) value.problem = summary.problem;
+  }
+  return JSON.stringify(value);
+}
+
+function decode(runId: string, text: string): KeptSummary | undefined {
+  let value: StoredValue;
+  try {
+    value = JSON.parse(text) as StoredValue;
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || value.v !== FORMAT || !Number.isInteger(value.count) || value.count < 0) return undefined;
+  if (value.status === undefined) return { count: value.count };
+  if (typeof value.status !== "string" || typeof value.last_seq !== "number" || typeof value.updated !== "string") return undefined;
+  const corrupt = value.status === "corrupt";
+  if (corrupt !== (typeof value.meta !== "object" || value.meta === null)) return undefined;
+  const summary: RunSummary = { runId, status: value.status, meta: corrupt ? undefined : value.meta, lastSeq: value.last_seq, updated: value.updated };
+  if (typeof value.problem === "string") summary.problem = value.problem;
+  return { count: value.count, summary };
+}
+
+/**
+ * A writer's puts of its run's summary: one at a time and only the latest, so they never
+ * hold up an append; the writer waits for the last one before it lets go of the run.
+ */
+export class SummaryPuts {
+  readonly #summaries: RunSummaries | undefined;
+  readonly #runId: string;
+  #next: KeptSummary | undefined;
+  #draining: Promise<void> | undefined;
+
+  constructor(summaries: RunSummaries | undefined, runId: string) {
+    this.#summaries = summaries;
+    this.#runId = runId;
+  }
+
+  put(kept: KeptSummary): void {
+    if (this.#summaries === undefined) return;
+    this.#next = kept;
+    this.#draining ??= this.#drain(this.#summaries);
+  }
+
+  /** Settles once the latest summary given is put (or its put has failed). */
+  settled(): Promise<void> {
+    return this.#draining ?? Promise.resolve();
+  }
+
+  async #drain(summaries: RunSummaries): Promise<void> {
+    for (let kept = this.#next; kept !== undefined; kept = this.#next) {
+      this.#next = undefined;
+      await summaries.put(this.#runId, kept).catch(() => undefined);
+    }
+    this.#draining = undefined;
+  }
+}

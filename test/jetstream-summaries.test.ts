@@ -1,0 +1,165 @@
+// session ls on JetStream reads a summary a run in one request for all, counted at a real
+// nats-server's monitoring endpoint, and lists exactly what the records say when a summary
+// is missing, behind or not ours: runs the Go implementation wrote, a writer killed between
+// a record and its summary, a value someone else put.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { jetstream } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { assistantEntry, metaPayload, metaRecord, terminalEntry, userEntry } from "../src/conformance/record-builders.js";
+import { createStore, encodeRecord, type RunSummary } from "../src/index.js";
+import type { JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
+import { initRunStream } from "../src/runstate/jetstream/run-stream.js";
+import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
+import { skipWithout } from "./helpers/programs.js";
+
+const STREAM = "SUMMED";
+
+describe("session ls on JetStream", { skip: skipWithout("nats-server") }, () => {
+  let server: NatsServer;
+  let store: JetStreamStore;
+  let nc: NatsConnection;
+
+  before(async () => {
+    server = await startNatsServer();
+    const config = { backend: "jetstream" as const, servers: server.url, stream: STREAM, leaseTtlMs: 1000 };
+    await initRunStream(config);
+    store = (await createStore(config)) as JetStreamStore;
+    nc = await connect({ servers: server.url });
+  });
+  after(async () => {
+    await nc.close();
+    await store.close();
+    await server.stop();
+  });
+
+  /** Runs `first`..`first + count - 1`, each ending another way: completed, suspended, or open (its writer gone). */
+  async function makeRuns(first: number, count: number): Promise<void> {
+    for (let n = first; n < first + count; n++) {
+      const runId = `run-${n}`;
+      const journal = await store.create(runId, metaPayload(runId));
+      await journal.append(2, assistantEntry(0, `turn of ${runId}`));
+      if (n % 3 !== 2) await journal.append(3, terminalEntry(n % 3 === 0 ? "completed" : "suspended"));
+      await journal.close();
+    }
+  }
+
+  /** The listing, and how many messages the server took to give it. */
+  async function listCounted(): Promise<{ listed: RunSummary[]; requests: number }> {
+    const before = await server.messagesIn();
+    const listed = await store.list();
+    return { listed: byId(listed), requests: (await server.messagesIn()) - before };
+  }
+
+  /** What folding each listed run's own records says of it: the listing must say the same. */
+  async function fromRecords(listed: RunSummary[]): Promise<Essentials[]> {
+    return Promise.all(
+      listed.map(async ({ runId, status }) => {
+        const state = await store.load(runId);
+        return { runId: state.runId, status: status === "running" ? "running" : (state.terminal?.reason ?? "open"), lastSeq: state.lastSeq, meta: state.meta };
+      }),
+    );
+  }
+
+  /** Publishes a record as a writer that keeps no summary does (the Go implementation, or one killed before its summary). */
+  async function publishBare(runId: string, seq: number, line: string): Promise<void> {
+    await jetstream(nc).publish(store.subject(runId, seq), line.replace(/\n$/, ""));
+  }
+
+  let fast = 0;
+
+  it("reads the summaries in a few requests, as many for 60 runs as for 30", async () => {
+    await makeRuns(0, 30);
+    const thirty = await listCounted();
+    assert.equal(thirty.listed.length, 30);
+    assert.deepEqual(essentials(thirty.listed), await fromRecords(thirty.listed));
+    await makeRuns(30, 30);
+    const sixty = await listCounted();
+    assert.equal(sixty.listed.length, 60);
+    assert.deepEqual(essentials(sixty.listed), await fromRecords(sixty.listed));
+    assert.equal(sixty.requests, thirty.requests, "the requests of a listing do not grow with the runs");
+    assert.ok(sixty.requests < 30, `${sixty.requests} requests for 60 runs`);
+    assert.deepEqual(
+      new Set(sixty.listed.map((summary) => summary.status)),
+      new Set(["completed", "suspended", "open"]),
+    );
+    fast = sixty.requests;
+  });
+
+  it("lists a record published without a summary as the records say, then puts the summary right", async () => {
+    // run-2 is open at seq 2: its next record, a terminal, lands with no summary after it.
+    await publishBare("run-2", 3, encodeRecord({ seq: 3, ...terminalEntry("completed") }));
+    const behind = await listCounted();
+    const run2 = behind.listed.find((summary) => summary.runId === "run-2");
+    assert.equal(run2?.status, "completed");
+    assert.equal(run2?.lastSeq, 3);
+    assert.deepEqual(essentials(behind.listed), await fromRecords(behind.listed));
+    assert.ok(behind.requests > fast, `read the subjects and that run's records: ${behind.requests} requests`);
+    const again = await listCounted();
+    assert.deepEqual(again.listed, behind.listed);
+    assert.equal(again.requests, fast, "the next listing reads the summaries again");
+  });
+
+  it("lists a run the Go implementation wrote, which has no summary, and summarizes it for the next listing", async () => {
+    const lines = [encodeRecord(metaRecord("go-run")), encodeRecord({ seq: 2, ...assistantEntry(0, "from Go") })];
+    // The meta last, as an import writes it: nothing sees the run before it is whole.
+    await publishBare("go-run", 2, lines[1] as string);
+    await publishBare("go-run", 1, lines[0] as string);
+    const first = await listCounted();
+    const goRun = first.listed.find((summary) => summary.runId === "go-run");
+    assert.equal(goRun?.status, "open");
+    assert.equal(goRun?.lastSeq, 2);
+    assert.deepEqual(essentials(first.listed), await fromRecords(first.listed));
+    assert.equal((await listCounted()).requests, fast);
+  });
+
+  it("reads a summary that is not one of ours as missing", async () => {
+    const kv = await new Kvm(jetstream(nc)).open(`${STREAM}_SUMMARIES`);
+    await kv.put("run-0", "{not a summary");
+    await kv.put("run-1", JSON.stringify({ v: 1, count: 3, status: "completed", meta: null, last_seq: 3, updated: "2026-01-01T00:00:00Z" }));
+    const listed = await listCounted();
+    assert.deepEqual(essentials(listed.listed), await fromRecords(listed.listed));
+    assert.equal((await listCounted()).requests, fast);
+  });
+
+  it("shows a run being written as running, at its last record", async () => {
+    const journal = await store.open("run-5");
+    try {
+      await journal.append(3, userEntry("more"));
+      const { listed } = await listCounted();
+      const run5 = listed.find((summary) => summary.runId === "run-5");
+      assert.equal(run5?.status, "running");
+      assert.equal(run5?.lastSeq, 3);
+    } finally {
+      await journal.close();
+    }
+    const closed = await listCounted();
+    assert.equal(closed.listed.find((summary) => summary.runId === "run-5")?.status, "open");
+    assert.deepEqual(essentials(closed.listed), await fromRecords(closed.listed));
+  });
+
+  it("forgets a removed run's summary", async () => {
+    await store.delete("run-7");
+    const { listed, requests } = await listCounted();
+    assert.equal(listed.some((summary) => summary.runId === "run-7"), false);
+    assert.equal(requests, fast);
+  });
+});
+
+type Essentials = Pick<RunSummary, "runId" | "status" | "lastSeq" | "meta">;
+
+/**
+ * What a listing says of each run, but when it was updated: a summary has the writer's
+ * clock at its put, the records the server's at their store, a few milliseconds apart.
+ */
+function essentials(summaries: RunSummary[]): Essentials[] {
+  return summaries.map(({ runId, status, lastSeq, meta, updated }) => {
+    assert.ok(Math.abs(Date.parse(updated) - Date.now()) < 600_000, `${runId} updated ${updated}`);
+    return { runId, status, lastSeq, meta };
+  });
+}
+
+function byId(summaries: RunSummary[]): RunSummary[] {
+  return [...summaries].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+}
