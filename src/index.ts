@@ -64,7 +64,7 @@ export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-i
 export type { Store, Journal, RunSummary, RunStatus, RunHolder } from "./runstate/store.js";
 export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
 export * as storeContract from "./runstate/store-contract.js";
-export { MemoryStore, type MemoryStoreOptions, type MemoryRun } from "./runstate/memory/memory-store.js";
+export { MemoryStore, type MemoryStoreOptions } from "./runstate/memory/memory-store.js";
 export { encodeRecord, encodeRecordIn, decodeRecordLine, decodeJournal, JournalDecoder, type DecodedJournal } from "./runstate/journal-codec.js";
 export { FileStore, type FileStoreOptions } from "./runstate/file/file-store.js";
 export { defaultStateDir } from "./runstate/file/state-dir.js";

@@ -1,43 +1,23 @@
-// The in-process backend, tested as a third party would test its own: through the
-// package's exports `fisk-ai` and `fisk-ai/conformance`, which is what the export is for.
+// The in-process backend through the conformance suite. Its seams (planted lines, failing
+// writes) are not exported, so this test takes the store from the sources, as
+// file-store.test.ts does; library-api.test.ts uses it through the package's exports.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createStore, MemoryStore, storeContract, type MemoryRun, type Store } from "fisk-ai";
-import { metaPayload, runStoreConformance, terminalEntry } from "fisk-ai/conformance";
+import { createStore, MemoryStore, storeContract, type Store } from "../src/index.js";
+import { metaPayload, runStoreConformance, terminalEntry } from "../src/conformance/index.js";
+import { memoryStoreWithFailingWrites, plantRaw } from "../src/runstate/memory/memory-seams.js";
 
-function runsOf(store: Store): MemoryStore["runs"] {
+function memoryStore(store: Store): MemoryStore {
   assert.ok(store instanceof MemoryStore);
-  return store.runs;
-}
-
-/** Runs whose lines refuse to grow while `failing()` says so, as a full disk refuses a write. */
-class FailingRuns extends Map<string, MemoryRun> {
-  readonly #failing: () => boolean;
-
-  constructor(failing: () => boolean) {
-    super();
-    this.#failing = failing;
-  }
-
-  override set(runId: string, run: MemoryRun): this {
-    const { lines } = run;
-    const push = lines.push;
-    lines.push = (...added) => {
-      if (this.#failing()) throw new Error("ENOSPC: no space left on device");
-      return push.apply(lines, added);
-    };
-    return super.set(runId, run);
-  }
+  return store;
 }
 
 runStoreConformance("memory", {
   capabilities: { exclusiveOpen: true },
   makeStore: async () => new MemoryStore(),
-  sameStorage: async (store) => new MemoryStore({ runs: runsOf(store) }),
-  plantRaw: async (store, runId, lines) => {
-    runsOf(store).set(runId, { lines, updated: new Date() });
-  },
-  failingWrites: async (failing) => new MemoryStore({ runs: new FailingRuns(failing) }),
+  sameStorage: async (store) => new MemoryStore({ sharedWith: memoryStore(store) }),
+  plantRaw: async (store, runId, lines) => plantRaw(memoryStore(store), runId, lines),
+  failingWrites: async (failing) => memoryStoreWithFailingWrites(failing),
 });
 
 describe("createStore", () => {
@@ -62,5 +42,16 @@ describe("store contract", () => {
     assert.throws(() => storeContract.decideAppend("c-1", 3, 5, terminalEntry("completed"), 2), { code: "ERR_SEQ_GAP" });
     assert.throws(() => storeContract.decideAppend("c-1", 3, 4, { protocol: "nope" } as never, 2), { code: "ERR_INVALID_RECORD" });
     assert.equal(storeContract.decideAppend("c-1", 3, 4, terminalEntry("completed"), 2).kind, "append");
+  });
+});
+
+describe("MemoryStore sharedWith", () => {
+  it("shares runs with another MemoryStore only", async () => {
+    const first = new MemoryStore();
+    const second = new MemoryStore({ sharedWith: first });
+    await (await first.create("shared-1", metaPayload("shared-1"))).close();
+    assert.deepEqual((await second.list()).map((summary) => summary.runId), ["shared-1"]);
+    assert.deepEqual(await new MemoryStore().list(), []);
+    assert.throws(() => new MemoryStore({ sharedWith: {} as MemoryStore }), /^TypeError: sharedWith must be a MemoryStore$/);
   });
 });

@@ -19,6 +19,12 @@ import { recordsCases } from "./store/records.js";
 import { summarizeCases } from "./store/summarize.js";
 import type { StoreHarness, Suite } from "./store/suite.js";
 
+/**
+ * Declares the Store conformance suite with node:test: one `describe` named after
+ * `backend`, a block of cases for each Store and Journal method, run under `node --test`.
+ * Each case makes what it needs through `harness`; a case that needs what the harness
+ * does not offer (exclusiveOpen, failingWrites, takeOver) is skipped, saying why.
+ */
 export function runStoreConformance(backend: string, harness: StoreHarness): void {
   describe(`Store conformance: ${backend}`, () => {
     const made: Store[] = [];

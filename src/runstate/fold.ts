@@ -21,12 +21,19 @@ import {
 
 /** Cumulative counters, derived only from the records so they can never drift. */
 export interface Counters {
+  /** Assistant records: one per model call that was journaled. */
   modelCalls: number;
+  /** Tool result records, remote ones included. */
   toolCalls: number;
+  /** Tool results journaled as `remote`: calls that went to an MCP server. */
   remoteToolCalls: number;
+  /** Input tokens, summed over the assistant records' `in_tokens` as the provider reported them. */
   inTokens: number;
+  /** Output tokens, summed over `out_tokens`. */
   outTokens: number;
+  /** Tokens read from the provider's prompt cache, summed over `cache_read_tokens` (0 where absent). */
   cacheReadTokens: number;
+  /** Tokens written to the provider's prompt cache, summed over `cache_create_tokens` (0 where absent). */
   cacheCreateTokens: number;
 }
 
@@ -34,24 +41,31 @@ export interface Counters {
 export interface PendingBatch {
   /** The seq of the assistant record. */
   seq: number;
+  /** The assistant turn, its message joined to the paused turn it continues, if any. */
   turn: AssistantPayload;
   /** The tool_use blocks of the turn, in the model's order. */
   toolUses: ToolUseBlock[];
   /** The results journaled so far, in journal order. */
   results: ToolResultBlock[];
+  /** The ids of the tool_use blocks answered so far. */
   answered: ReadonlySet<string>;
 }
 
+/** A run as its journal folds: what a resume rebuilds, and what `Store.load` returns. */
 export interface RunState {
+  /** The run's id, from its meta record. */
   runId: string;
+  /** The meta record's payload (seq 1): the prompt, the fingerprint, the record version. */
   meta: MetaPayload;
   /** The committed conversation prefix: always a boundary the model API accepts. */
   messages: Message[];
+  /** Totals over every record of the run. */
   counters: Counters;
   /** The loop index to resume at. */
   nextIteration: number;
   /** `nextIteration` when the latest prompt (the first, or a follow-up) was journaled: the iteration cap counts from it. */
   promptIteration: number;
+  /** The turn whose tools are not all answered, or undefined when none is (the run is at a boundary). */
   pending: PendingBatch | undefined;
   /**
    * The conversation ends on a turn the API paused (`pause_turn`, SPEC section 7): the
@@ -60,6 +74,7 @@ export interface RunState {
   paused: boolean;
   /** Set only when the journal ends on a terminal record. */
   terminal: TerminalPayload | undefined;
+  /** The seq of the last record folded. */
   lastSeq: number;
 }
 
@@ -89,6 +104,12 @@ export interface FoldState extends RunState {
   readonly lastAnswered: ReadonlySet<string>;
 }
 
+/**
+ * Folds a whole run's records, meta first, into a fresh state. Throws a RunStateError:
+ * ERR_EMPTY for no records, ERR_NO_META when the first is not the meta record at seq 1,
+ * ERR_VERSION for a meta record newer than this fisk-ai reads, ERR_CORRUPT (with its
+ * `seq`) for a record that does not follow from those before it.
+ */
 export function fold(records: readonly JournalRecord[]): FoldState {
   if (records.length === 0) throw new RunStateError("ERR_EMPTY", "the journal holds no records");
   let state: FoldState | undefined;

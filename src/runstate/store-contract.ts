@@ -10,8 +10,20 @@ import type { RunHolder, RunSummary } from "./store.js";
 
 export { assertRunId, isValidRunId } from "./run-id.js";
 
-/** The meta record `create` writes as seq 1 and its line, or why it may not. */
-export function checkedMeta(runId: string, meta: MetaPayload): { record: MetaRecord; line: string } {
+/**
+ * The meta record `create` writes as seq 1 and its line, or why it may not:
+ * ERR_INVALID_RECORD when `meta.run_id` is not `runId` or the record is invalid,
+ * ERR_VERSION when `meta.version` is newer than this fisk-ai reads.
+ */
+export function checkedMeta(
+  runId: string,
+  meta: MetaPayload,
+): {
+  /** The meta record at seq 1. */
+  record: MetaRecord;
+  /** Its journal line, ending in "\n", in the record version `meta.version` names. */
+  line: string;
+} {
   if (meta.run_id !== runId) {
     throw new RunStateError("ERR_INVALID_RECORD", `meta.run_id ${JSON.stringify(meta.run_id)} does not match session id ${runId}`);
   }
@@ -36,12 +48,25 @@ function heldLine(record: JournalRecord, version: number, refusal: (problem: str
 }
 
 /** What an append at `seq` to a journal whose last seq is `lastSeq` must do. */
-export type AppendDecision = { kind: "retry" } | { kind: "append"; record: JournalRecord; line: string };
+export type AppendDecision =
+  | {
+      /** The seq is already taken: write nothing, and resolve once what is in flight is durable. */
+      kind: "retry";
+    }
+  | {
+      /** The seq is the next one: write `line`. */
+      kind: "append";
+      /** The record at that seq, as a journal of the run's version gives it back. */
+      record: JournalRecord;
+      /** Its journal line, ending in "\n". */
+      line: string;
+    };
 
 /**
  * A seq at or below the last is a crash-retry of a record already taken (a no-op once
  * what is in flight is durable); one that skips ahead is ERR_SEQ_GAP; the next seq must
- * hold a valid record that a journal of `version` can hold, and gets its line in it.
+ * hold a valid record that a journal of `version` can hold (else ERR_INVALID_RECORD), and
+ * gets its line in it.
  */
 export function decideAppend(runId: string, lastSeq: number, seq: number, entry: RecordEntry, version: number): AppendDecision {
   if (Number.isInteger(seq) && seq >= 1 && seq <= lastSeq) return { kind: "retry" };
@@ -56,9 +81,18 @@ export function decideAppend(runId: string, lastSeq: number, seq: number, entry:
 /**
  * Decodes a stored journal and validates the whole run (its version included) before
  * anyone reads or adds to it. `where` names the storage, for a journal that holds
- * another run. A torn tail is left out and reported through `completeLength`.
+ * another run. A torn tail is left out and reported through `completeLength`. Throws
+ * ERR_CORRUPT, ERR_EMPTY or ERR_NO_META naming `runId` for what does not decode or fold,
+ * ERR_VERSION for a newer record version, and ERR_CORRUPT when it holds another run.
  */
-export function decodeRun(runId: string, bytes: Buffer, where: string): DecodedJournal & { state: RunState } {
+export function decodeRun(
+  runId: string,
+  bytes: Buffer,
+  where: string,
+): DecodedJournal & {
+  /** The run the records fold to. */
+  state: RunState;
+} {
   try {
     return foldedRun(runId, decodeJournal(bytes), where);
   } catch (error) {
@@ -70,7 +104,16 @@ export function decodeRun(runId: string, bytes: Buffer, where: string): DecodedJ
  * As decodeRun, for a backend that streams the journal's bytes into a decoder as it reads
  * them (`read`), so that it never holds a large journal's bytes and its records at once.
  */
-export async function decodeRunStreamed(runId: string, where: string, read: (decoder: JournalDecoder) => Promise<void>): Promise<DecodedJournal & { state: RunState }> {
+export async function decodeRunStreamed(
+  runId: string,
+  where: string,
+  read: (decoder: JournalDecoder) => Promise<void>,
+): Promise<
+  DecodedJournal & {
+    /** The run the records fold to. */
+    state: RunState;
+  }
+> {
   const decoder = new JournalDecoder();
   try {
     await read(decoder);
@@ -84,7 +127,11 @@ function foldedRun(runId: string, decoded: DecodedJournal, where: string): Decod
   return { ...decoded, state: assertHoldsRun(where, runId, fold(decoded.records)) };
 }
 
-/** The records of a journal offered to `importJournal`, or why it may not become `runId`. */
+/**
+ * The records of a journal offered to `importJournal`, or why it may not become `runId`:
+ * ERR_CORRUPT for an incomplete last line or a line that is not a record, what fold
+ * throws for records that do not fold, ERR_INVALID_RECORD when it holds another run.
+ */
 export function checkImport(runId: string, bytes: Buffer): JournalRecord[] {
   const { completeLength, records } = decodeJournal(bytes);
   if (completeLength < bytes.length) {
@@ -143,6 +190,7 @@ export function withLiveHolder(summary: RunSummary, holder: RunHolder | undefine
   return holder === undefined || summary.status === "corrupt" ? summary : { ...summary, status: "running", holder };
 }
 
+/** The summary of a run that cannot be read: `corrupt`, no meta, lastSeq 0, `error`'s message as its problem. */
 export function corruptSummary(runId: string, updated: Date, error: unknown): RunSummary {
   return {
     runId,
@@ -172,20 +220,23 @@ function assertHoldsRun<T extends { runId: string }>(where: string, runId: strin
   return state;
 }
 
+/** ERR_NOT_FOUND: the store holds no run `runId`. */
 export function notFoundError(runId: string): RunStateError {
   return new RunStateError("ERR_NOT_FOUND", `no session ${runId}`, { runId });
 }
 
+/** ERR_EXISTS: `create` or `importJournal` of a run the store already holds. */
 export function existsError(runId: string): RunStateError {
   return new RunStateError("ERR_EXISTS", `session ${runId} already exists: choose another name or resume it`, { runId });
 }
 
-/** A writer holds the run; `holder` is who, as the backend knows it, when it knows. */
+/** ERR_LOCKED: a writer holds the run; `holder` is who, as the backend knows it, when it knows. */
 export function lockedError(runId: string, holder: RunHolder | undefined): RunStateError {
   const who = holder === undefined ? "by another process that has not said which" : `by pid ${holder.pid} on ${holder.host} (started ${holder.started})`;
   return new RunStateError("ERR_LOCKED", `session ${runId} is in use ${who}: wait for it to finish or stop that process`, { runId, holder });
 }
 
+/** ERR_CLOSED: an append to a journal once its `close` has been called. */
 export function closedError(runId: string): RunStateError {
   return new RunStateError("ERR_CLOSED", `the journal of session ${runId} is closed`, { runId });
 }

@@ -5,6 +5,7 @@ import type { JournalRecord, MetaPayload, RecordEntry, TerminalReason } from "./
 
 /** An open, locked journal: the one writer of a run. */
 export interface Journal {
+  /** The run this journal writes. */
   readonly runId: string;
   /** The highest seq accepted so far (durable once the append that took it resolves). */
   readonly lastSeq: number;
@@ -27,21 +28,28 @@ export type RunStatus = TerminalReason | "open" | "running" | "corrupt";
  * the lock file's note for files, the lease for JetStream.
  */
 export interface RunHolder {
+  /** Its process id, on `host`. */
   pid: number;
+  /** The host name it runs on. */
   host: string;
   /** When that process started, RFC 3339. */
   started: string;
 }
 
+/** One run as `list()` and `summarize()` see it, without folding its journal. */
 export interface RunSummary {
+  /** The run's id. */
   runId: string;
   /**
    * `running` while a live writer holds the run; else the terminal reason, or `open`
    * when the journal ends without one (the writer crashed).
    */
   status: RunStatus;
+  /** Who holds the run open: set only while `status` is `running`. */
   holder?: RunHolder;
+  /** The meta record's payload; undefined only for a `corrupt` run. */
   meta: MetaPayload | undefined;
+  /** The seq of the journal's last complete record; 0 for a `corrupt` run. */
   lastSeq: number;
   /** When the journal was last written, RFC 3339. */
   updated: string;
@@ -49,6 +57,11 @@ export interface RunSummary {
   problem?: string;
 }
 
+/**
+ * Where runs are kept: a backend (FileStore, MemoryStore, JetStream, or one of your own
+ * that passes `fisk-ai/conformance`). Its methods fail with a RunStateError whose code
+ * says why; an id that is not a valid runId is ERR_INVALID_ID.
+ */
 export interface Store {
   /** Writes `meta` as seq 1 and returns the locked journal; ERR_EXISTS if the run exists. */
   create(runId: string, meta: MetaPayload): Promise<Journal>;

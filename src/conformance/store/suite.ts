@@ -17,7 +17,9 @@ export interface StoreCapabilities {
   exclusiveOpen: boolean;
 }
 
+/** How the conformance suite makes and reaches the stores of a backend under test. */
 export interface StoreHarness {
+  /** What the backend promises beyond the contract: cases that need more are skipped. */
   capabilities: StoreCapabilities;
   /** Runs once before any case, and may take a while (starting a server). */
   setup?(): Promise<void>;

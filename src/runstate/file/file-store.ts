@@ -31,6 +31,7 @@ const READ_CHUNK = 8 * 1024 * 1024;
 const LIST_SLICE = 256;
 const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW, O_DIRECTORY } = constants;
 
+/** How to make a FileStore. */
 export interface FileStoreOptions {
   /** The directory of runs; default `$XDG_STATE_HOME/fisk-ai/runs` or `~/.local/state/fisk-ai/runs`. */
   dir?: string;
@@ -49,7 +50,13 @@ export function fileStoreWithSeams(options: FileStoreOptions & FileStoreSeams): 
   return new FileStore(options);
 }
 
+/**
+ * The default backend: each run is `<runId>.json`, its journal, beside `<runId>.lock`
+ * while a writer holds it, in a 0700 directory of 0600 files that is made on first write.
+ * Two processes on one directory see each other's runs, and the lock keeps one writer a run.
+ */
 export class FileStore implements Store {
+  /** The directory of runs, as given or defaulted. */
   readonly dir: string;
   readonly #fs: FileSystem;
   readonly #groupCommit: boolean;

@@ -1,12 +1,14 @@
 // An in-process store with no persistence: the reference backend, and the one to reach
 // for in tests of programs built on the library. It keeps each run as the same journal
 // lines a file holds, so reading, folding and refusing go through the same contract.
+// Its runs are in a MemoryStorage it may share with other MemoryStores (sharedWith); the
+// seams tests use to reach them are in memory-seams.ts, which the package does not export.
 import { hostname } from "node:os";
 import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
 import { JournalCore, type JournalWriter } from "../journal-core.js";
 import type { JournalRecord, MetaPayload } from "../records.js";
-import type { Journal, RunHolder, RunSummary, Store } from "../store.js";
+import type { Journal, RunSummary, Store } from "../store.js";
 import {
   assertRunId,
   checkedMeta,
@@ -19,47 +21,56 @@ import {
   summarizeEnds,
   withLiveHolder,
 } from "../store-contract.js";
+import { MemoryStorage, registerStorage, type MemoryRun } from "./memory-storage.js";
 
-/** One run as a MemoryStore keeps it. */
-export interface MemoryRun {
-  /** Journal lines, each ending in "\n", exactly as a file journal holds them. */
-  lines: string[];
-  updated: Date;
-  /** Set while a journal of this run is open. */
-  holder?: RunHolder;
-}
-
+/** How to make a MemoryStore. */
 export interface MemoryStoreOptions {
   /**
-   * The runs, by id. Give two stores the same map and they see one storage, as two
-   * processes see one directory; a test may also plant lines in it directly.
+   * Another MemoryStore whose runs this one shares, as two processes share one directory:
+   * each sees what the other writes, and a run one holds open is ERR_LOCKED to the other.
+   * Default: none, a storage of its own that starts empty.
    */
-  runs?: Map<string, MemoryRun>;
+  sharedWith?: MemoryStore;
 }
 
 const STARTED = new Date(Date.now() - process.uptime() * 1000).toISOString();
 
+/**
+ * A Store that keeps runs in this process, without persistence: the store for the tests
+ * of a program built on the library. It keeps the same journal lines a file holds and
+ * keeps the same contract; its runs are gone when the last store sharing them is.
+ */
 export class MemoryStore implements Store {
-  readonly runs: Map<string, MemoryRun>;
+  readonly #storage: MemoryStorage;
 
+  /** A store with no runs, or one sharing `options.sharedWith`'s; a TypeError if that is not a MemoryStore. */
   constructor(options: MemoryStoreOptions = {}) {
-    this.runs = options.runs ?? new Map();
+    const { sharedWith } = options;
+    if (sharedWith !== undefined && !(typeof sharedWith === "object" && #storage in sharedWith)) {
+      throw new TypeError("sharedWith must be a MemoryStore");
+    }
+    this.#storage = sharedWith === undefined ? new MemoryStorage() : sharedWith.#storage;
+    registerStorage(this, this.#storage);
+  }
+
+  get #runs(): Map<string, MemoryRun> {
+    return this.#storage.runs;
   }
 
   async create(runId: string, meta: MetaPayload): Promise<Journal> {
     assertRunId(runId);
     const { record, line } = checkedMeta(runId, meta);
-    if (this.runs.has(runId)) throw existsError(runId);
+    if (this.#runs.has(runId)) throw existsError(runId);
     const run: MemoryRun = { lines: [line], updated: new Date() };
-    this.runs.set(runId, run);
-    return memoryJournal(runId, run, [record]);
+    this.#runs.set(runId, run);
+    return memoryJournal(this.#storage, runId, run, [record]);
   }
 
   async open(runId: string): Promise<Journal> {
     const run = this.#run(runId);
     if (run.holder !== undefined) throw lockedError(runId, run.holder);
     const { records } = decodeRun(runId, Buffer.from(run.lines.join("")), memoryWhere(runId));
-    return memoryJournal(runId, run, records);
+    return memoryJournal(this.#storage, runId, run, records);
   }
 
   async load(runId: string): Promise<RunState> {
@@ -67,7 +78,7 @@ export class MemoryStore implements Store {
   }
 
   async list(): Promise<RunSummary[]> {
-    return [...this.runs.keys()].map((runId) => this.#summarize(runId));
+    return [...this.#runs.keys()].map((runId) => this.#summarize(runId));
   }
 
   async summarize(runId: string): Promise<RunSummary> {
@@ -82,22 +93,22 @@ export class MemoryStore implements Store {
   async importJournal(runId: string, bytes: Uint8Array): Promise<void> {
     assertRunId(runId);
     const records = checkImport(runId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    if (this.runs.has(runId)) throw existsError(runId);
+    if (this.#runs.has(runId)) throw existsError(runId);
     const version = versionOf(records);
-    this.runs.set(runId, { lines: records.map((record) => encodeRecordIn(version, record)), updated: new Date() });
+    this.#runs.set(runId, { lines: records.map((record) => encodeRecordIn(version, record)), updated: new Date() });
   }
 
   async delete(runId: string): Promise<void> {
     const run = this.#run(runId);
     if (run.holder !== undefined) throw lockedError(runId, run.holder);
-    this.runs.delete(runId);
+    this.#runs.delete(runId);
   }
 
   async close(): Promise<void> {}
 
   #run(runId: string): MemoryRun {
     assertRunId(runId);
-    const run = this.runs.get(runId);
+    const run = this.#runs.get(runId);
     if (run === undefined) throw notFoundError(runId);
     return run;
   }
@@ -114,10 +125,11 @@ function memoryWhere(runId: string): string {
 }
 
 /** A journal of a run kept in memory, its holder while open: each batch adds its lines. */
-function memoryJournal(runId: string, run: MemoryRun, records: JournalRecord[]): Journal {
+function memoryJournal(storage: MemoryStorage, runId: string, run: MemoryRun, records: JournalRecord[]): Journal {
   run.holder = { pid: process.pid, host: hostname(), started: STARTED };
   const writer: JournalWriter = {
     async write(batch) {
+      if (storage.failing()) throw new Error("ENOSPC: no space left on device");
       run.lines.push(...batch.map(({ line }) => line));
       run.updated = new Date();
     },
