@@ -1,5 +1,5 @@
-// The API reference is generated from the declarations (typedoc.json): every type the
-// public API names is itself documented, so the build has no warning to hide.
+// The API reference is generated from the declarations (typedoc.json): every symbol the
+// package exports has a doc comment, and `npm run docs` fails on one that does not.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -20,4 +20,16 @@ test("npm run docs builds the API reference without a warning, runAgent and defi
     assert.ok(functions.includes(name), `${name} among ${functions.join(", ")}`);
   }
   assert.match(readFileSync(join(out, "functions", "index.runAgent.html"), "utf8"), /RunAgentOptions/);
+});
+
+test("npm run docs fails on an exported symbol without a doc comment, naming it", (t) => {
+  const out = mkdtempSync(join(tmpdir(), "fisk-ai-api-"));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
+  const typedoc = join(REPO, "node_modules", "typedoc", "bin", "typedoc");
+  // typedoc.json's validation, on an entry point with one undocumented export.
+  const fixture = join("test", "fixtures", "undocumented", "index.ts");
+  const result = spawnSync(process.execPath, [typedoc, "--tsconfig", "tsconfig.test.json", "--entryPoints", fixture, "--out", out], { cwd: REPO, encoding: "utf8" });
+  assert.notEqual(result.status, 0, `${result.stdout}${result.stderr}`);
+  assert.match(`${result.stdout}${result.stderr}`, /undocumentedExport \(CallSignature\), defined in [^,]*test\/fixtures\/undocumented\/index\.ts, does not have any documentation/);
+  assert.doesNotMatch(`${result.stdout}${result.stderr}`, /documented \(Variable\)/);
 });
