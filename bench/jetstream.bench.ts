@@ -9,13 +9,14 @@ import { performance } from "node:perf_hooks";
 import { createStore, type RecordEntry, type Store } from "../src/index.js";
 import { initRunStream } from "../src/runstate/jetstream/run-stream.js";
 import { startNatsServer } from "../test/helpers/nats-server.js";
-import { formatCount, formatMs, formatRatio, machineLine, printTable } from "./report.js";
+import { formatCount, formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
 import { metaFor, RunGenerator, type RunShape } from "./run-records.js";
 import { interleave, median, percentile } from "./stats.js";
 
 const COMMAND = "npm run bench:jetstream";
 const APPEND = { rounds: 5, appends: 200 };
-const LIST = { rounds: 3, runs: 1000, recordsPerRun: 6 };
+/** Listings at each size, the runs added to reach the next; the goal is JetStream within 2x of files (issue 23). */
+const LIST = { rounds: 5, sizes: [1000, 10_000], recordsPerRun: 6, goal: 2 };
 const SMALL_RECORDS: RunShape = { outputBytes: [900, 1800], proseBytes: [400, 900], toolsPerTurn: [1, 2] };
 
 interface AppendRound {
@@ -39,13 +40,13 @@ async function appendRound(store: Store, runId: string, entries: readonly Record
   return { p50: percentile(samples, 50), p99: percentile(samples, 99), perSecond: (entries.length * 1000) / totalMs };
 }
 
-/** `count` runs of a few records each, written a few at a time. */
-async function fillRuns(store: Store, count: number, records: number): Promise<void> {
+/** Runs `from`..`to - 1` of a few records each, written a few at a time. */
+async function fillRuns(store: Store, from: number, to: number, records: number): Promise<void> {
   const generator = new RunGenerator(SMALL_RECORDS, 7);
   const entries = generator.entries(records - 1);
-  for (let start = 0; start < count; start += 16) {
+  for (let start = from; start < to; start += 16) {
     await Promise.all(
-      Array.from({ length: Math.min(16, count - start) }, async (_, offset) => {
+      Array.from({ length: Math.min(16, to - start) }, async (_, offset) => {
         const runId = `list-${start + offset}`;
         const journal = await store.create(runId, metaFor(runId));
         for (let index = 0; index < entries.length; index++) await journal.append(index + 2, entries[index] as RecordEntry);
@@ -90,31 +91,28 @@ async function main(): Promise<void> {
       [`jetstream / file p50 latency: ${formatRatio(ratio)} (file: write + fdatasync; jetstream: publish + ack, which by default precedes the server's fsync)`],
     );
 
-    for (const store of Object.values(stores)) await fillRuns(store, LIST.runs, LIST.recordsPerRun);
-    const lists = await interleave(
-      {
-        file: async () => {
-          const started = performance.now();
-          await stores.file.list();
-          return performance.now() - started;
-        },
-        jetstream: async () => {
-          const started = performance.now();
-          await stores.jetstream.list();
-          return performance.now() - started;
-        },
-      },
-      LIST.rounds,
-      1,
-    );
+    const rows: string[][] = [];
+    let filled = 0;
+    for (const size of LIST.sizes) {
+      for (const store of Object.values(stores)) await fillRuns(store, filled, size, LIST.recordsPerRun);
+      filled = size;
+      const timedList = (store: Store) => async () => {
+        const started = performance.now();
+        const listed = await store.list();
+        if (listed.length < size) throw new Error(`listed ${listed.length} runs of ${size}`);
+        return performance.now() - started;
+      };
+      const lists = await interleave({ file: timedList(stores.file), jetstream: timedList(stores.jetstream) }, LIST.rounds, 1);
+      const ratio = median(lists.jetstream) / median(lists.file);
+      rows.push([formatCount(size), formatMs(median(lists.file)), formatMs(median(lists.jetstream)), goalRatio(ratio, ratio <= LIST.goal)]);
+    }
     printTable(
-      `session ls over ${formatCount(LIST.runs)} runs (plus the append runs), median of ${LIST.rounds} rounds`,
-      ["backend", "ms"],
+      `session ls (store.list()) over runs of ${LIST.recordsPerRun} records (plus the append runs), median of ${LIST.rounds} rounds`,
+      ["runs", "file ms", "jetstream ms", `jetstream / file (goal <= ${LIST.goal}x)`],
+      rows,
       [
-        ["file", formatMs(median(lists.file))],
-        ["jetstream", formatMs(median(lists.jetstream))],
+        "file: the summary cache checked against each journal's size and mtime; jetstream: the summaries bucket read with one consumer, checked against the stream's message count",
       ],
-      [`jetstream / file: ${formatRatio(median(lists.jetstream) / median(lists.file))}`],
     );
   } finally {
     for (const store of Object.values(stores)) await store.close();

@@ -41,9 +41,9 @@ export async function connectJetStreamStore(config: JetStreamStoreConfig, env: N
     const prefix = await checkStream(jsm, config.stream, config.prefix);
     const bucket = await leaseBucket(nc, config);
     const report = config.report ?? (() => undefined);
-    const leases = new Leases(bucket, (await bucket.status()).ttl, report);
+    const leases = new Leases(bucket, (await bucket.status()).ttl, report, { nc, jsm, stream: config.stream, timeoutMs: timeout });
     const js = jetstream(nc, { timeout });
-    return new JetStreamStore(nc, jsm, js, leases, await RunSummaries.open(js, config.stream), config.stream, prefix, report);
+    return new JetStreamStore(nc, jsm, js, leases, await RunSummaries.open(nc, jsm, js, config.stream, timeout), config.stream, prefix, report);
   } catch (error) {
     await nc.close();
     throw error;
@@ -129,13 +129,10 @@ export class JetStreamStore implements Store {
    * there are, when they account for every message on the stream; else from the records.
    */
   async list(): Promise<RunSummary[]> {
-    const kept = (await this.#summaries?.readAll().catch(() => undefined)) ?? new Map<string, KeptSummary>();
-    // Read after the summaries: a record published meanwhile is one they do not account for.
-    const messages = await this.#messageCount();
-    const holders = await this.#leases.holders();
+    const [[kept, messages], holders] = await Promise.all([this.#summariesThenCount(), this.#leases.holders()]);
     let accounted = 0;
-    for (const { count } of kept.values()) accounted += count;
-    if (accounted !== messages) return this.#listFromRecords(kept, holders);
+    for (const { count } of kept?.values() ?? []) accounted += count;
+    if (kept === undefined || accounted !== messages) return this.#listFromRecords(kept ?? new Map<string, KeptSummary>(), holders);
     const summaries: RunSummary[] = [];
     for (const { summary } of kept.values()) {
       if (summary !== undefined && isValidRunId(summary.runId)) summaries.push(withLiveHolder(summary, holders.get(summary.runId)));
@@ -331,6 +328,16 @@ export class JetStreamStore implements Store {
     let last = 0;
     for (const subject of subjects) last = Math.max(last, this.#seqOf(subject));
     return last;
+  }
+
+  /**
+   * The summaries, then the stream's message count: each record a summary accounts for was
+   * published before that summary was put, so it is in the count read after, and the two
+   * are equal only when no record lacks its summary.
+   */
+  async #summariesThenCount(): Promise<[Map<string, KeptSummary> | undefined, number]> {
+    const kept = await this.#summaries?.readAll().catch(() => undefined);
+    return [kept, await this.#messageCount()];
   }
 
   /** How many messages the stream holds: every record of every run, and nothing else. */

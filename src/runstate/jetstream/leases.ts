@@ -3,12 +3,13 @@
 // lease expires with the bucket's TTL.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { jetstream, JetStreamApiError } from "@nats-io/jetstream";
+import { jetstream, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { RunHolder } from "../store.js";
 import { lockedError } from "../store-contract.js";
 import { DEFAULT_TIMEOUT_MS, ioError, slotTaken, type JetStreamStoreConfig } from "./connection.js";
+import { readLastValues } from "./last-values.js";
 
 const DEFAULT_LEASE_TTL_MS = 10_000;
 const STARTED = new Date(Date.now() - process.uptime() * 1000).toISOString();
@@ -24,7 +25,7 @@ interface Lease extends RunHolder {
  */
 export async function leaseBucket(nc: NatsConnection, config: JetStreamStoreConfig): Promise<KV> {
   const kvm = new Kvm(jetstream(nc, { timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS }));
-  const name = `${config.stream}_LEASES`;
+  const name = leaseBucketName(config.stream);
   try {
     return await kvm.create(name, { history: 1, ttl: config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS });
   } catch (error) {
@@ -34,17 +35,24 @@ export async function leaseBucket(nc: NatsConnection, config: JetStreamStoreConf
   }
 }
 
+function leaseBucketName(stream: string): string {
+  return `${stream}_LEASES`;
+}
+
 /** The leases of a store's runs. */
 export class Leases {
   readonly #kv: KV;
   readonly #ttlMs: number;
   readonly #report: (line: string) => void;
+  readonly #readAll: () => Promise<Map<string, string>>;
 
   /** `ttlMs` is the bucket's own TTL, which sets the heartbeat whoever made the bucket. */
-  constructor(kv: KV, ttlMs: number, report: (line: string) => void) {
+  constructor(kv: KV, ttlMs: number, report: (line: string) => void, connection: { nc: NatsConnection; jsm: JetStreamManager; stream: string; timeoutMs: number }) {
     this.#kv = kv;
     this.#ttlMs = ttlMs;
     this.#report = report;
+    const name = leaseBucketName(connection.stream);
+    this.#readAll = () => readLastValues(connection.nc, connection.jsm, `KV_${name}`, `$KV.${name}.>`, connection.timeoutMs);
   }
 
   /**
@@ -72,12 +80,13 @@ export class Leases {
     return lease === undefined ? undefined : { pid: lease.pid, host: lease.host, started: lease.started };
   }
 
-  /** The holder of every run whose lease is live, by run id. */
+  /** The holder of every run whose lease is live, by run id, in one pass over the bucket. */
   async holders(): Promise<Map<string, RunHolder>> {
     const held = new Map<string, RunHolder>();
-    for await (const key of await this.#kv.keys()) {
-      const holder = await this.holder(key);
-      if (holder !== undefined) held.set(key, holder);
+    for (const [subject, text] of await this.#readAll()) {
+      // A released or expired lease leaves a marker with no body.
+      const lease = text === "" ? undefined : parseLease(text);
+      if (lease !== undefined) held.set(subject.slice(subject.lastIndexOf(".") + 1), { pid: lease.pid, host: lease.host, started: lease.started });
     }
     return held;
   }

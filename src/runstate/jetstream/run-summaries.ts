@@ -6,9 +6,11 @@
 // the Go implementation wrote, which keeps no summary, a writer killed between a record
 // and its summary, a summary put that failed) leaves a message unaccounted for, and the
 // listing reads the records themselves and puts the summaries right.
-import { DeliverPolicy, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
+import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { RunStatus, RunSummary } from "../store.js";
+import { readLastValues } from "./last-values.js";
 
 /** What the bucket keeps of a run (a key): the messages it accounts for, and the run's summary. */
 export interface KeptSummary {
@@ -36,28 +38,32 @@ interface StoredValue {
 
 export class RunSummaries {
   readonly #kv: KV;
-  readonly #js: JetStreamClient;
+  readonly #nc: NatsConnection;
+  readonly #jsm: JetStreamManager;
   readonly #bucket: string;
+  readonly #timeoutMs: number;
 
-  private constructor(kv: KV, js: JetStreamClient, bucket: string) {
+  private constructor(kv: KV, nc: NatsConnection, jsm: JetStreamManager, bucket: string, timeoutMs: number) {
     this.#kv = kv;
-    this.#js = js;
+    this.#nc = nc;
+    this.#jsm = jsm;
     this.#bucket = bucket;
+    this.#timeoutMs = timeoutMs;
   }
 
   /**
    * The bucket beside `stream`, made on first use with one value a key; undefined when it
    * can be neither made nor opened (credentials that may not), and listings read records.
    */
-  static async open(js: JetStreamClient, stream: string): Promise<RunSummaries | undefined> {
+  static async open(nc: NatsConnection, jsm: JetStreamManager, js: JetStreamClient, stream: string, timeoutMs: number): Promise<RunSummaries | undefined> {
     const bucket = `${stream}_SUMMARIES`;
     const kvm = new Kvm(js);
     try {
-      return new RunSummaries(await kvm.create(bucket, { history: 1 }), js, bucket);
+      return new RunSummaries(await kvm.create(bucket, { history: 1 }), nc, jsm, bucket, timeoutMs);
     } catch (error) {
       // 10058: it exists, made otherwise; it is used as it is.
       if (!(error instanceof JetStreamApiError && error.code === 10058)) return undefined;
-      return new RunSummaries(await kvm.open(bucket), js, bucket);
+      return new RunSummaries(await kvm.open(bucket), nc, jsm, bucket, timeoutMs);
     }
   }
 
@@ -77,34 +83,14 @@ export class RunSummaries {
     return entry === null || entry.operation !== "PUT" ? undefined : decode(runId, entry.string());
   }
 
-  /**
-   * What is kept of every run, through one ordered consumer over the bucket's stream (the
-   * last value of each key), not one request a key. A value that does not parse is left out.
-   */
+  /** What is kept of every run, in one pass over the bucket (readLastValues). A value that does not parse is left out. */
   async readAll(): Promise<Map<string, KeptSummary>> {
     const prefix = `$KV.${this.#bucket}.`;
     const kept = new Map<string, KeptSummary>();
-    const values = (await this.#kv.status()).values;
-    if (values === 0) return kept;
-    const consumer = await this.#js.consumers.get(`KV_${this.#bucket}`, { filter_subjects: `${prefix}>`, deliver_policy: DeliverPolicy.LastPerSubject });
-    try {
-      let seen = 0;
-      while (seen < values) {
-        const before = seen;
-        const batch = await consumer.fetch({ max_messages: values - seen, expires: 2000 });
-        for await (const message of batch) {
-          seen++;
-          const runId = message.subject.slice(prefix.length);
-          // A removed key's last message is its delete marker, with no body.
-          const value = message.data.length === 0 ? undefined : decode(runId, message.string());
-          if (value !== undefined) kept.set(runId, value);
-          if (seen >= values) break;
-        }
-        // Fewer than counted (a key removed meanwhile): what was read is all there is.
-        if (seen === before) break;
-      }
-    } finally {
-      await consumer.delete().catch(() => undefined);
+    for (const [subject, text] of await readLastValues(this.#nc, this.#jsm, `KV_${this.#bucket}`, `${prefix}>`, this.#timeoutMs)) {
+      // A removed key's last message is its delete marker, with no body.
+      const value = text === "" ? undefined : decode(subject.slice(prefix.length), text);
+      if (value !== undefined) kept.set(subject.slice(prefix.length), value);
     }
     return kept;
   }
