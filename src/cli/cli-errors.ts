@@ -19,7 +19,7 @@ export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): nu
     return EXIT.usage;
   }
   if (error instanceof RunStateError) {
-    stderr.write(`fisk-ai: ${error.message}${storeAdvice(error)}\n`);
+    stderr.write(`fisk-ai: ${storeMessage(error)}${storeAdvice(error)}\n`);
     return exitCodeForStoreError(error.code);
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -67,3 +67,10 @@ function resumeRefusal({ refusal, runId, changes, limit }: ResumeRefusedError): 
   }
 }
 
+/** The library names the `nats` command that makes a missing stream; the CLI first offers its own. */
+const MISSING_STREAM = /^(no JetStream stream \S+: create it), for example (with: .*)$/s;
+
+function storeMessage(error: RunStateError): string {
+  const missing = error.code === "ERR_STORE_CONFIG" ? MISSING_STREAM.exec(error.message) : null;
+  return missing === null ? error.message : `${missing[1]} with 'fisk-ai session init-stream', or ${missing[2]}`;
+}
