@@ -81,6 +81,21 @@ const TWO_TOOLS_THEN_ANSWER: Reply[] = [
   { text: "All done." },
 ];
 
+/**
+ * A predicate for assert.rejects: a ResumeRefusedError with these fields (changes empty,
+ * forceOverrides false and limit undefined unless given) and a message that speaks to a
+ * library caller, with no CLI flag or command in it.
+ */
+function refusedWith(expected: Pick<ResumeRefusedError, "refusal" | "runId" | "message"> & Partial<Pick<ResumeRefusedError, "changes" | "forceOverrides" | "limit">>) {
+  return (error: unknown): true => {
+    assert.ok(error instanceof ResumeRefusedError, String(error));
+    const { refusal, runId, changes, forceOverrides, limit, message } = error;
+    assert.deepEqual({ refusal, runId, changes, forceOverrides, limit, message }, { changes: [], forceOverrides: false, limit: undefined, ...expected });
+    assert.doesNotMatch(message, /--|fisk-ai/);
+    return true;
+  };
+}
+
 function kinds(records: JournalRecord[]): string[] {
   return records.map((record) => record.protocol.split(".").at(-1) as string);
 }
@@ -284,7 +299,12 @@ describe("the agent loop", () => {
     await startRun({ settings: { ...tight(16), provider: first.provider }, store }, { prompt: "go", runId: "broke" });
     await assert.rejects(
       resumeRun({ settings: tight(16), store }, { runId: "broke", force: false }),
-      /cannot resume session broke: token budget reached: 16 of 16 tokens used; raise budget\.max_tokens, then resume with --force/,
+      refusedWith({
+        refusal: "token-budget",
+        runId: "broke",
+        limit: { used: 16, max: 16 },
+        message: "cannot resume session broke: token budget reached: 16 of 16 tokens used; raise the token budget, then pass force to resume it",
+      }),
     );
     assert.deepEqual(log, [], "the tools the budget held back did not run");
     const outcome = await resumeRun({ settings: tight(1000), store }, { runId: "broke", force: true });
@@ -296,7 +316,12 @@ describe("the agent loop", () => {
     await startRun({ settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([]), { maxIterations: 1 }), store }, { prompt: "go", runId: "capped" });
     await assert.rejects(
       resumeRun({ settings: settings(fakeModel([]).provider, countingTools([]), { maxIterations: 1 }), store }, { runId: "capped", force: false }),
-      /it has made 1 of its 1 model calls for its latest prompt; raise budget\.max_iterations/,
+      refusedWith({
+        refusal: "iteration-cap",
+        runId: "capped",
+        limit: { used: 1, max: 1 },
+        message: "cannot resume session capped: it has made 1 of its 1 model calls for its latest prompt; raise the iteration cap, then pass force to resume it",
+      }),
     );
   });
 
@@ -409,26 +434,37 @@ describe("the agent loop", () => {
       await startRun({ settings: settings(fakeModel([]).provider, countingTools([])), store, suspend }, { prompt: "go", runId });
     }
 
-    it("refuses a changed configuration with one line per change, and --force proceeds", async () => {
+    it("refuses a changed configuration with one line per change, and force proceeds", async () => {
       const store = freshStore();
       await suspendedRun(store, "guarded");
       const changed = settings(fakeModel([{ text: "forced" }]).provider, countingTools([]), { model: "other", maxIterations: 9 });
       await assert.rejects(
         resumeRun({ settings: changed, store }, { runId: "guarded", force: false }),
-        (error: unknown) =>
-          error instanceof ResumeRefusedError &&
-          error.message ===
-            "cannot resume session guarded: its configuration changed:\n  model: test-model -> other\n  max_iterations: 10 -> 9\nrestore the configuration, or resume anyway with --force",
+        refusedWith({
+          refusal: "configuration-changed",
+          runId: "guarded",
+          changes: ["model: test-model -> other", "max_iterations: 10 -> 9"],
+          forceOverrides: true,
+          message: "cannot resume session guarded: its configuration changed:\n  model: test-model -> other\n  max_iterations: 10 -> 9\nrestore the configuration, or pass force to resume anyway",
+        }),
       );
       const outcome = await resumeRun({ settings: changed, store }, { runId: "guarded", force: true });
       assert.equal(outcome.answer, "forced");
     });
 
-    it("refuses another provider even with --force", async () => {
+    it("refuses another provider even when forced", async () => {
       const store = freshStore();
       await suspendedRun(store, "provider");
       const openai = settings(fakeModel([{ text: "x" }], "openai").provider, countingTools([]));
-      await assert.rejects(resumeRun({ settings: openai, store }, { runId: "provider", force: true }), /another provider \(provider: anthropic -> openai\).*even with --force/);
+      await assert.rejects(
+        resumeRun({ settings: openai, store }, { runId: "provider", force: true }),
+        refusedWith({
+          refusal: "provider-changed",
+          runId: "provider",
+          changes: ["provider: anthropic -> openai"],
+          message: "cannot resume session provider with another provider (provider: anthropic -> openai): its turns cannot continue on a different API, even when forced",
+        }),
+      );
     });
 
     it("refuses a completed run", async () => {
@@ -436,7 +472,7 @@ describe("the agent loop", () => {
       await startRun({ settings: settings(fakeModel([{ text: "done" }]).provider, countingTools([])), store }, { prompt: "go", runId: "done" });
       await assert.rejects(
         resumeRun({ settings: settings(fakeModel([]).provider, countingTools([])), store }, { runId: "done", force: true }),
-        /session done is completed: there is nothing to resume/,
+        refusedWith({ refusal: "completed", runId: "done", message: "session done is completed: there is nothing to resume" }),
       );
     });
   });

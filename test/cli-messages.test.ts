@@ -95,6 +95,24 @@ describe("messages that say what to do next", () => {
     assert.match(spent.stderr, /fisk-ai: token budget reached: \d+ of 10 tokens used: raise budget\.max_tokens in agent\.yaml\n$/);
   });
 
+  it("a resume refused at a limit names the config key that raises it and --force", async () => {
+    const { dir, env } = project("refused-limits", { "agent.yaml": config("budget: { max_iterations: 1 }\n"), "turns.yaml": TOOL_SCRIPT });
+    assert.equal((await runCli(["run", "--checkpoint", "--name", "capped", "go"], { cwd: dir, env })).code, 5);
+    assertOneLine(
+      await runCli(["run", "--resume", "capped"], { cwd: dir, env }),
+      2,
+      /^fisk-ai: cannot resume session capped: it has made 1 of its 1 model calls for its latest prompt; raise budget\.max_iterations, then resume with --force, or give a follow-up\n$/,
+    );
+
+    writeFileSync(join(dir, "agent.yaml"), config("budget: { max_tokens: 10 }\n"));
+    assert.equal((await runCli(["run", "--checkpoint", "--name", "spent", "go"], { cwd: dir, env })).code, 4);
+    assertOneLine(
+      await runCli(["run", "--resume", "spent"], { cwd: dir, env }),
+      2,
+      /^fisk-ai: cannot resume session spent: token budget reached: \d+ of 10 tokens used; raise budget\.max_tokens, then resume with --force\n$/,
+    );
+  });
+
   it("a failed tool is marked failed in plain output", async () => {
     const { dir, env } = project("failed-tool", { "agent.yaml": config("", "[sh, -c, 'echo broken >&2; exit 3']"), "turns.yaml": TOOL_SCRIPT });
     const result = await runCli(["run", "go"], { cwd: dir, env });

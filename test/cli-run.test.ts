@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
-import { CLI, runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, runCli, startCli, startScript, waitFor, type CliResult } from "./helpers/cli-harness.js";
 
 const API_KEY = "sk-ant-test-MARKER-5f1e2d";
 const FINAL_ANSWER = "Final answer: three notes.";
@@ -292,6 +292,14 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
         assert.deepEqual(kinds(ws.journal("run1")), COMPLETED_RUN, "the journal is the run's, whole");
       });
     }
+  });
+
+  it("the shipped CLI ignores FISK_AI_TEST_CRASH_AT: only the test entry reads it", async () => {
+    const ws = workspace(conversation.server);
+    const result = await startScript(CLI, START, { cwd: ws.dir, env: { ...ws.env, FISK_AI_TEST_CRASH_AT: "after-assistant:1" } }).done;
+    assert.deepEqual([result.code, result.signal], [0, null], result.stderr);
+    assert.equal(result.stdout, `${FINAL_ANSWER}\n`);
+    assert.deepEqual(kinds(ws.journal("run1")), COMPLETED_RUN);
   });
 
   describe("on_crash: what a resume does with the call a SIGKILL cut short", () => {

@@ -122,6 +122,29 @@ describe("runAgent", () => {
     await runAgent({ provider, model: "m", prompt: "hi", store, runId: "done" });
     await assert.rejects(runAgent({ provider, model: "m", store, resume: "done" }), (e) => e instanceof ResumeRefusedError && /is completed/.test(e.message));
   });
+
+  it("refuses a resume with another model with a ResumeRefusedError that says what changed, in no CLI's words, and force proceeds", async (t) => {
+    const server = await fake(t, [textTurn("forced")]);
+    const provider = new AnthropicProvider({ apiKey: KEY, baseURL: server.url });
+    const store = new MemoryStore();
+    t.after(() => store.close());
+    // Aborted before it starts: suspended at its first step, before any model call.
+    const paused = await runAgent({ provider, model: "m", prompt: "hi", store, runId: "paused", signal: AbortSignal.abort() });
+    assert.equal(paused.reason, "suspended");
+    const refused = await runAgent({ provider, model: "other", store, resume: "paused" }).then(
+      () => assert.fail("the resume went ahead"),
+      (error: unknown) => error,
+    );
+    assert.ok(refused instanceof ResumeRefusedError, String(refused));
+    assert.deepEqual(
+      { refusal: refused.refusal, runId: refused.runId, changes: refused.changes, forceOverrides: refused.forceOverrides },
+      { refusal: "configuration-changed", runId: "paused", changes: ["model: m -> other"], forceOverrides: true },
+    );
+    assert.match(refused.message, /^cannot resume session paused: its configuration changed:\n {2}model: m -> other\n.*pass force/);
+    assert.doesNotMatch(refused.message, /--force|fisk-ai/);
+    const forced = await runAgent({ provider, model: "other", store, resume: "paused", force: true });
+    assert.deepEqual([forced.reason, forced.answer], ["completed", "forced"]);
+  });
 });
 
 describe("fisk-ai/mcp", () => {

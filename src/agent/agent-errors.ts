@@ -7,8 +7,71 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
-/** A resume the guard, or the run's state, does not allow. */
+/**
+ * Why a resume was refused:
+ * - `completed`: the session has its answer, and the resume brings nothing to take it further.
+ * - `provider-changed`: the session ran on another provider's API; `force` does not cross it.
+ * - `configuration-changed`: the model, system prompt, tools, thinking or limits differ from the session's.
+ * - `go-hashes-changed`: as `configuration-changed`, for a record version 3 journal, whose hashes
+ *   are the Go implementation's and also cover what it adds to the system prompt and tools.
+ * - `go-hashes-unverifiable`: the Go implementation wrote the session (record version 1 or 2),
+ *   and its hashes cannot all be compared here.
+ * - `token-budget`: the session has used its token budget.
+ * - `iteration-cap`: the session has made all the model calls its latest prompt allows.
+ */
+export type ResumeRefusal =
+  | "completed"
+  | "provider-changed"
+  | "configuration-changed"
+  | "go-hashes-changed"
+  | "go-hashes-unverifiable"
+  | "token-budget"
+  | "iteration-cap";
+
+/** The refusals that resuming with `force` gets past: those about the configuration, the provider excepted. */
+const FORCE_OVERRIDES: ReadonlySet<ResumeRefusal> = new Set(["configuration-changed", "go-hashes-changed", "go-hashes-unverifiable"]);
+
+/**
+ * Why a version 3 journal's hashes may differ from a configuration that did not change:
+ * said after the advice of a `go-hashes-changed` refusal, the library's and the CLI's.
+ */
+export const GO_V3_HASHES_NOTE =
+  " (a record version 3 journal holds the Go implementation's hashes, which cover the notes it adds to the system prompt for its memory and human-in-the-loop tools, and its deferred tools)";
+
+/** What a ResumeRefusedError carries besides its refusal and message. */
+export interface ResumeRefusedDetails {
+  /** The session refused. */
+  runId: string;
+  /** What differs from the configuration the session started with, when the refusal is about it. */
+  changes?: readonly string[];
+  /** For `token-budget` and `iteration-cap`: what the session has used of the limit, and the limit. */
+  limit?: { used: number; max: number };
+}
+
+/**
+ * A resume the guard, or the run's state, does not allow. Branch on `refusal`; the
+ * message is for people, naming what is wrong.
+ */
 export class ResumeRefusedError extends Error {
   /** Always `"ResumeRefusedError"`. */
   override readonly name = "ResumeRefusedError";
+  /** Why it was refused. */
+  readonly refusal: ResumeRefusal;
+  /** The run (session) refused. */
+  readonly runId: string;
+  /** What differs from the configuration the session started with, one line each (`model: a -> b`); empty when the refusal is not about the configuration. */
+  readonly changes: readonly string[];
+  /** Whether resuming with `force` would get past this refusal. */
+  readonly forceOverrides: boolean;
+  /** For `token-budget` and `iteration-cap`: what the session has used (tokens, or model calls since its latest prompt) and the limit; undefined for other refusals. */
+  readonly limit: { used: number; max: number } | undefined;
+
+  constructor(refusal: ResumeRefusal, message: string, details: ResumeRefusedDetails) {
+    super(message);
+    this.refusal = refusal;
+    this.runId = details.runId;
+    this.changes = details.changes ?? [];
+    this.forceOverrides = FORCE_OVERRIDES.has(refusal);
+    this.limit = details.limit;
+  }
 }

@@ -9,7 +9,7 @@ import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type As
 import { newRunId } from "../runstate/run-id.js";
 import type { Store } from "../runstate/store.js";
 import { cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
-import { ResumeRefusedError } from "./agent-errors.js";
+import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, type FingerprintStyle } from "./fingerprint.js";
 import type { NoteStore } from "../memory/note-store.js";
@@ -131,44 +131,53 @@ function fingerprintOf(settings: AgentSettings, style: FingerprintStyle) {
   );
 }
 
-/** What a version 3 journal's hashes cover that a configuration here may not reproduce. */
-const GO_V3_HASHES =
-  " (a record version 3 journal holds the Go implementation's hashes, which cover the notes it adds to the system prompt for its memory and human-in-the-loop tools, and its deferred tools)";
-
 /** `goesOn`: the resume brings a follow-up (or reopens a chat), so a finished session is taken further. */
 function refuseResume(state: RunState, settings: AgentSettings, { force, goesOn }: { force: boolean; goesOn: boolean }): void {
+  const { runId } = state;
   if (state.terminal?.reason === "completed" && !goesOn) {
-    throw new ResumeRefusedError(
-      `session ${state.runId} is completed: there is nothing to resume; give a follow-up (fisk-ai run --resume ${state.runId} "next question") or start a new run`,
-    );
+    throw new ResumeRefusedError("completed", `session ${runId} is completed: there is nothing to resume`, { runId });
   }
   const style = fingerprintStyle(state.meta);
-  const diff = diffFingerprints(state.meta.fingerprint, fingerprintOf(settings, style), style);
-  if (diff.providerChanged) {
+  const { changes, providerChanged } = diffFingerprints(state.meta.fingerprint, fingerprintOf(settings, style), style);
+  if (providerChanged) {
     throw new ResumeRefusedError(
-      `cannot resume session ${state.runId} with another provider (${diff.changes[0]}): its turns cannot continue on a different API, even with --force`,
+      "provider-changed",
+      `cannot resume session ${runId} with another provider (${changes[0]}): its turns cannot continue on a different API, even when forced`,
+      { runId, changes },
     );
   }
-  if (diff.changes.length > 0 && !force) {
-    const lines = diff.changes.map((change) => `  ${change}`).join("\n");
-    throw new ResumeRefusedError(
-      style === "go-v2"
-        ? `cannot resume session ${state.runId} without --force: the Go implementation wrote it, and its hashes cannot all be compared here:\n${lines}\nif this configuration is the one it ran with, resume it with --force`
-        : `cannot resume session ${state.runId}: its configuration changed:\n${lines}\nrestore the configuration, or resume anyway with --force${style === "go-v3" ? GO_V3_HASHES : ""}`,
-    );
+  if (changes.length > 0 && !force) {
+    const lines = changes.map((change) => `  ${change}`).join("\n");
+    if (style === "go-v2") {
+      throw new ResumeRefusedError(
+        "go-hashes-unverifiable",
+        `cannot resume session ${runId} unless forced: the Go implementation wrote it, and its hashes cannot all be compared here:\n${lines}\nif this configuration is the one it ran with, pass force to resume it`,
+        { runId, changes },
+      );
+    }
+    const changed = `cannot resume session ${runId}: its configuration changed:\n${lines}\nrestore the configuration, or pass force to resume anyway`;
+    if (style === "go-v3") throw new ResumeRefusedError("go-hashes-changed", `${changed}${GO_V3_HASHES_NOTE}`, { runId, changes });
+    throw new ResumeRefusedError("configuration-changed", changed, { runId, changes });
   }
   // A run with its answer only needs its terminal record: no limit stands in the way.
   if (committedFinalAnswer(state) !== undefined && !goesOn) return;
   // Asked before the pending batch runs: a session stopped at a limit it still exceeds
-  // would only run the held-back tools and stop again.
+  // would only run the held-back tools and stop again. Raising a limit changes the
+  // configuration, hence "then pass force".
   const overBudget = budgetExhausted(state, settings);
   if (overBudget !== undefined) {
-    throw new ResumeRefusedError(`cannot resume session ${state.runId}: ${overBudget}; raise budget.max_tokens, then resume with --force`);
+    throw new ResumeRefusedError("token-budget", `cannot resume session ${runId}: ${overBudget}; raise the token budget, then pass force to resume it`, {
+      runId,
+      limit: { used: totalTokens(state.counters), max: settings.maxTokens },
+    });
   }
   // A follow-up starts a new count; a chat resting at an answer asks for one first.
   if (!goesOn && iterationCapReached(state, settings)) {
+    const used = state.nextIteration - state.promptIteration;
     throw new ResumeRefusedError(
-      `cannot resume session ${state.runId}: it has made ${state.nextIteration - state.promptIteration} of its ${settings.maxIterations} model calls for its latest prompt; raise budget.max_iterations, then resume with --force, or give a follow-up`,
+      "iteration-cap",
+      `cannot resume session ${runId}: it has made ${used} of its ${settings.maxIterations} model calls for its latest prompt; raise the iteration cap, then pass force to resume it`,
+      { runId, limit: { used, max: settings.maxIterations } },
     );
   }
 }

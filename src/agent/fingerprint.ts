@@ -119,7 +119,7 @@ export function providerOf(fingerprint: Fingerprint): string {
 export interface FingerprintDiff {
   /** One line per change, in the order the SPEC lists the fields. */
   changes: string[];
-  /** A provider change, which even --force does not cross. */
+  /** A provider change, which even a forced resume does not cross. */
   providerChanged: boolean;
 }
 

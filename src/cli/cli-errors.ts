@@ -1,6 +1,6 @@
 // Every failure the CLI reports becomes one line on stderr and an exit code: never a
 // stack trace. Errors that stop a run before it starts are usage errors (exit 2).
-import { ConfigError, ResumeRefusedError } from "../agent/agent-errors.js";
+import { ConfigError, GO_V3_HASHES_NOTE, ResumeRefusedError } from "../agent/agent-errors.js";
 import { RunStateError } from "../runstate/errors.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 
@@ -10,12 +10,16 @@ export class UsageError extends Error {
 }
 
 export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): number {
-  if (error instanceof UsageError || error instanceof ConfigError || error instanceof ResumeRefusedError) {
+  if (error instanceof UsageError || error instanceof ConfigError) {
     stderr.write(`fisk-ai: ${error.message}\n`);
     return EXIT.usage;
   }
+  if (error instanceof ResumeRefusedError) {
+    stderr.write(`fisk-ai: ${resumeRefusal(error)}\n`);
+    return EXIT.usage;
+  }
   if (error instanceof RunStateError) {
-    stderr.write(`fisk-ai: ${error.message}${storeAdvice(error)}\n`);
+    stderr.write(`fisk-ai: ${storeMessage(error)}${storeAdvice(error)}\n`);
     return exitCodeForStoreError(error.code);
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -38,4 +42,35 @@ function storeAdvice(error: RunStateError): string {
     default:
       return "";
   }
+}
+
+/**
+ * A refused resume in the CLI's words: the library says what is wrong and that `force`
+ * would help; the CLI names the flag, the agent.yaml field and the command to type.
+ */
+function resumeRefusal({ refusal, runId, changes, limit }: ResumeRefusedError): string {
+  const lines = changes.map((change) => `\n  ${change}`).join("");
+  switch (refusal) {
+    case "completed":
+      return `session ${runId} is completed: there is nothing to resume; give a follow-up (fisk-ai run --resume ${runId} "next question") or start a new run`;
+    case "provider-changed":
+      return `cannot resume session ${runId} with another provider (${changes[0]}): its turns cannot continue on a different API, even with --force`;
+    case "go-hashes-unverifiable":
+      return `cannot resume session ${runId} without --force: the Go implementation wrote it, and its hashes cannot all be compared here:${lines}\nif this configuration is the one it ran with, resume it with --force`;
+    case "configuration-changed":
+    case "go-hashes-changed":
+      return `cannot resume session ${runId}: its configuration changed:${lines}\nrestore the configuration, or resume anyway with --force${refusal === "go-hashes-changed" ? GO_V3_HASHES_NOTE : ""}`;
+    case "token-budget":
+      return `cannot resume session ${runId}: token budget reached: ${limit?.used} of ${limit?.max} tokens used; raise budget.max_tokens, then resume with --force`;
+    case "iteration-cap":
+      return `cannot resume session ${runId}: it has made ${limit?.used} of its ${limit?.max} model calls for its latest prompt; raise budget.max_iterations, then resume with --force, or give a follow-up`;
+  }
+}
+
+/** The library names the `nats` command that makes a missing stream; the CLI first offers its own. */
+const MISSING_STREAM = /^(no JetStream stream \S+: create it), for example (with: .*)$/s;
+
+function storeMessage(error: RunStateError): string {
+  const missing = error.code === "ERR_STORE_CONFIG" ? MISSING_STREAM.exec(error.message) : null;
+  return missing === null ? error.message : `${missing[1]} with 'fisk-ai session init-stream', or ${missing[2]}`;
 }

@@ -12,7 +12,6 @@ import type { MetaPayload } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
-import { withCrashPoint } from "./crash-point.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { stderrRenderer, styleFor } from "./render.js";
 import { resumableSessions } from "./session-list.js";
@@ -30,6 +29,11 @@ export interface CommandIO {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
+  /**
+   * For tests only, never set by the shipped CLI: wraps the events of each run `run`
+   * starts, so a test entry can act at an exact step (kill the process there).
+   */
+  wrapRunEvents?: (events: AgentEvents) => AgentEvents;
 }
 
 /** The options `run` declares in program.ts, as commander names them. */
@@ -72,14 +76,12 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   try {
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
     if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, io.env));
+    const events = bothEvents(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, {
+      runStarted: ({ runId }) => (signals.currentRunId = runId),
+    });
     const options: RunOptions = {
       settings: settingsFromConfig(config, io.env, mcp?.tools),
-      events: withCrashPoint(
-        bothEvents(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, {
-          runStarted: ({ runId }) => (signals.currentRunId = runId),
-        }),
-        io.env.FISK_AI_TEST_CRASH_AT,
-      ),
+      events: io.wrapRunEvents?.(events) ?? events,
       confirm: terminalConfirm(io.stdin, io.stderr),
       askRerun: terminalAskRerun(io.stdin, io.stderr),
       suspend: signals.suspend,

@@ -1,8 +1,11 @@
-// Spawns the real fisk-ai CLI (the built dist/cli/main.js) the way a user would.
+// Spawns the real fisk-ai CLI (the built dist/cli/main.js) the way a user would, or, to
+// crash it at an exact step, the test entry that runs the same code with a crash hook.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 
 export const CLI = new URL("../../../dist/cli/main.js", import.meta.url).pathname;
+/** The same CLI with the crash hook of FISK_AI_TEST_CRASH_AT, which the shipped entry ignores. */
+const CRASHING_CLI = new URL("./crashing-cli.js", import.meta.url).pathname;
 
 export interface CliRun {
   child: ChildProcess;
@@ -21,8 +24,9 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Spawns the CLI; the test entry when the environment asks for a crash, so that the crash happens. */
 export function startCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): CliRun {
-  return startScript(CLI, args, options);
+  return startScript(options.env.FISK_AI_TEST_CRASH_AT === undefined ? CLI : CRASHING_CLI, args, options);
 }
 
 /** Spawns `node script ...args`: the CLI, or a program of a user's such as an example. */

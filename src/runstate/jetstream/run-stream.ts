@@ -64,7 +64,7 @@ export async function checkStream(jsm: JetStreamManager, stream: string, wanted:
       const prefix = wanted ?? DEFAULT_PREFIX;
       throw new RunStateError(
         "ERR_STORE_CONFIG",
-        `no JetStream stream ${stream}: create it with 'fisk-ai session init-stream', or with: ${streamAddCommand(stream, prefix)}`,
+        `no JetStream stream ${stream}: create it, for example with: ${streamAddCommand(stream, prefix)}`,
       );
     }
     throw ioError(`binding the stream ${stream}`, error);

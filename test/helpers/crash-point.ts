@@ -1,8 +1,9 @@
-// A test hook: FISK_AI_TEST_CRASH_AT=<point>:<n> makes the process SIGKILL itself at the
-// n-th occurrence of a point, so durability tests can kill a run at an exact step.
+// The test entry's crash hook (crashing-cli.ts): FISK_AI_TEST_CRASH_AT=<point>:<n> makes
+// the process SIGKILL itself at the n-th occurrence of a point, so durability tests can
+// kill a run at an exact step.
 // Points: before-model (a model call is about to start), after-assistant (a model turn
 // is journaled), after-tool (a tool result is journaled).
-import type { AgentEvents } from "../agent/events.js";
+import type { AgentEvents } from "../../src/agent/events.js";
 
 type CrashPoint = "before-model" | "after-assistant" | "after-tool";
 

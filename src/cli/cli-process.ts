@@ -1,0 +1,34 @@
+// The fisk-ai process around a command line: it runs the command against `io`, reports a
+// failure as one line, and exits once the output is out. main.ts runs it as shipped; a
+// test entry runs the same with hooks of its own in `io`.
+import { reportFailure } from "./cli-errors.js";
+import { EXIT } from "./exit-codes.js";
+import { runCommandLine } from "./program.js";
+import type { CommandIO } from "./run-command.js";
+
+export function runCliProcess(io: CommandIO): void {
+  // A reader that stops reading (`fisk-ai session ls | head -1`) is no failure of ours:
+  // the rest of the output has nowhere to go, so the command ends quietly.
+  for (const stream of [io.stdout, io.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(EXIT.completed);
+      throw error;
+    });
+  }
+  runCommandLine(process.argv.slice(2), io).then(
+    (code) => exitOnceWritten(code, io),
+    (error: unknown) => exitOnceWritten(reportFailure(error, io.stderr), io),
+  );
+}
+
+/**
+ * Exits as soon as the output is out rather than when the event loop drains: a natural
+ * exit closes the signal handlers before the process is gone, and a Ctrl-C in that
+ * window would turn a finished command's exit code into 130.
+ */
+function exitOnceWritten(code: number, io: CommandIO): void {
+  process.exitCode = code;
+  // An empty write calls back once everything written before it is out.
+  let remaining = 2;
+  for (const stream of [io.stdout, io.stderr]) stream.write("", () => --remaining === 0 && process.exit(code));
+}
