@@ -3,7 +3,7 @@
 // The store conformance suite is at "fisk-ai/conformance".
 export { runAgent, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
 export type { AgentEvents, RunOutcome } from "./agent/events.js";
-export { ConfigError, ResumeRefusedError, type ResumeRefusal, type ResumeRefusedDetails } from "./agent/agent-errors.js";
+export { ConfigError, ResumeRefusedError, type ResumeLimit, type ResumeRefusal, type ResumeRefusedDetails } from "./agent/agent-errors.js";
 export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema, type ToolDefinition } from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";
 

@@ -38,6 +38,14 @@ const FORCE_OVERRIDES: ReadonlySet<ResumeRefusal> = new Set(["configuration-chan
 export const GO_V3_HASHES_NOTE =
   " (a record version 3 journal holds the Go implementation's hashes, which cover the notes it adds to the system prompt for its memory and human-in-the-loop tools, and its deferred tools)";
 
+/** A limit a resume is refused at: how much of it the session has used, and the limit. */
+export interface ResumeLimit {
+  /** Tokens used, or model calls made since the latest prompt. */
+  used: number;
+  /** The limit: the token budget, or the model calls allowed per prompt. */
+  max: number;
+}
+
 /** What a ResumeRefusedError carries besides its refusal and message. */
 export interface ResumeRefusedDetails {
   /** The session refused. */
@@ -45,7 +53,7 @@ export interface ResumeRefusedDetails {
   /** What differs from the configuration the session started with, when the refusal is about it. */
   changes?: readonly string[];
   /** For `token-budget` and `iteration-cap`: what the session has used of the limit, and the limit. */
-  limit?: { used: number; max: number };
+  limit?: ResumeLimit;
 }
 
 /**
@@ -64,7 +72,7 @@ export class ResumeRefusedError extends Error {
   /** Whether resuming with `force` would get past this refusal. */
   readonly forceOverrides: boolean;
   /** For `token-budget` and `iteration-cap`: what the session has used (tokens, or model calls since its latest prompt) and the limit; undefined for other refusals. */
-  readonly limit: { used: number; max: number } | undefined;
+  readonly limit: ResumeLimit | undefined;
 
   constructor(refusal: ResumeRefusal, message: string, details: ResumeRefusedDetails) {
     super(message);
