@@ -17,6 +17,8 @@ const COMMAND = "npm run bench:jetstream";
 const APPEND = { rounds: 5, appends: 200 };
 /** Listings at each size, the runs added to reach the next; the goal is JetStream within 2x of files (issue 23). */
 const LIST = { rounds: 5, sizes: [1000, 10_000], recordsPerRun: 6, goal: 2 };
+/** The lease TTL of the stream the bench makes (initRunStream's default). */
+const LEASE_TTL_MS = 10_000;
 const SMALL_RECORDS: RunShape = { outputBytes: [900, 1800], proseBytes: [400, 900], toolsPerTurn: [1, 2] };
 
 interface AppendRound {
@@ -96,6 +98,10 @@ async function main(): Promise<void> {
     for (const size of LIST.sizes) {
       for (const store of Object.values(stores)) await fillRuns(store, filled, size, LIST.recordsPerRun);
       filled = size;
+      // A released lease leaves a marker in the lease bucket until the bucket's TTL passes; a
+      // listing reads them all. Listed once they are gone, as they are for any run closed
+      // longer ago than lease_ttl (10 s by default).
+      await new Promise((resolve) => setTimeout(resolve, LEASE_TTL_MS + 1000));
       const timedList = (store: Store) => async () => {
         const started = performance.now();
         const listed = await store.list();
@@ -112,6 +118,7 @@ async function main(): Promise<void> {
       rows,
       [
         "file: the summary cache checked against each journal's size and mtime; jetstream: the summaries bucket read with one consumer, checked against the stream's message count",
+        `each size listed ${(LEASE_TTL_MS + 1000) / 1000} s after its runs were written, once their released leases have expired from the lease bucket`,
       ],
     );
   } finally {

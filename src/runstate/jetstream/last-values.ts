@@ -51,7 +51,8 @@ export async function readLastValues(nc: NatsConnection, jsm: JetStreamManager, 
   } finally {
     clearInterval(watch);
     subscription.unsubscribe();
-    if (consumer !== undefined) await jsm.consumers.delete(stream, consumer).catch(() => undefined);
+    // Not awaited: the values are read, and a consumer left behind goes by its inactive threshold.
+    if (consumer !== undefined) void jsm.consumers.delete(stream, consumer).catch(() => undefined);
   }
 }
 

@@ -122,15 +122,20 @@ function decode(runId: string, text: string): KeptSummary | undefined {
   return { count: value.count, summary };
 }
 
+/** How long a writer's summary waits for later records before it is put: one put serves a burst of appends. */
+const SUMMARY_DELAY_MS = 100;
+
 /**
- * A writer's puts of its run's summary: one at a time and only the latest, so they never
- * hold up an append; the writer waits for the last one before it lets go of the run.
+ * A writer's puts of its run's summary: the latest only, at most one a SUMMARY_DELAY_MS
+ * and one at a time, so they neither hold up an append nor double the server's work for
+ * each; the writer puts the last one before it lets go of the run.
  */
 export class SummaryPuts {
   readonly #summaries: RunSummaries | undefined;
   readonly #runId: string;
   #next: KeptSummary | undefined;
-  #draining: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #putting: Promise<void> | undefined;
 
   constructor(summaries: RunSummaries | undefined, runId: string) {
     this.#summaries = summaries;
@@ -140,19 +145,26 @@ export class SummaryPuts {
   put(kept: KeptSummary): void {
     if (this.#summaries === undefined) return;
     this.#next = kept;
-    this.#draining ??= this.#drain(this.#summaries);
+    // Unref'd: a summary left unput costs a listing the records' reads, not the process its exit.
+    this.#timer ??= setTimeout(() => void this.#flush(), SUMMARY_DELAY_MS).unref();
   }
 
-  /** Settles once the latest summary given is put (or its put has failed). */
-  settled(): Promise<void> {
-    return this.#draining ?? Promise.resolve();
+  /** Puts the latest summary given now, and settles once it is put (or its put has failed). */
+  async settled(): Promise<void> {
+    await this.#flush();
   }
 
-  async #drain(summaries: RunSummaries): Promise<void> {
-    for (let kept = this.#next; kept !== undefined; kept = this.#next) {
-      this.#next = undefined;
-      await summaries.put(this.#runId, kept).catch(() => undefined);
-    }
-    this.#draining = undefined;
+  async #flush(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    while (this.#putting !== undefined) await this.#putting;
+    const kept = this.#next;
+    if (kept === undefined || this.#summaries === undefined) return;
+    this.#next = undefined;
+    this.#putting = this.#summaries
+      .put(this.#runId, kept)
+      .catch(() => undefined)
+      .finally(() => (this.#putting = undefined));
+    await this.#putting;
   }
 }
