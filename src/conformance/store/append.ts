@@ -31,7 +31,7 @@ export function appendCases(suite: Suite): void {
 
     it("refuses a seq that skips ahead with ERR_SEQ_GAP and writes nothing", async () => {
       const journal = await suite.store.create("append-3", metaPayload("append-3"));
-      await rejectsWith(journal.append(3, terminalEntry("completed")), "ERR_SEQ_GAP", /seq 3.*last seq is 1/);
+      await rejectsWith(journal.append(3, terminalEntry("completed")), "ERR_SEQ_GAP", /seq 3.*last seq is 1/, { seq: 3, expectedSeq: 2 });
       assert.equal(journal.lastSeq, 1);
       await journal.close();
       assert.equal((await suite.store.load("append-3")).lastSeq, 1);

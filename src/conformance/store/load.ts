@@ -18,7 +18,7 @@ export function loadCases(suite: Suite): void {
     });
 
     it("refuses an unknown run with ERR_NOT_FOUND", async () => {
-      await rejectsWith(suite.store.load("load-missing"), "ERR_NOT_FOUND");
+      await rejectsWith(suite.store.load("load-missing"), "ERR_NOT_FOUND", undefined, { runId: "load-missing" });
     });
 
     it("reads a version 1 journal", async () => {
@@ -37,7 +37,7 @@ export function loadCases(suite: Suite): void {
       const lines = completedRun("corrupt-1").map(encodeRecord);
       lines[2] = "{not json\n";
       await suite.harness.plantRaw(suite.store, "corrupt-1", lines);
-      await rejectsWith(suite.store.load("corrupt-1"), "ERR_CORRUPT");
+      await rejectsWith(suite.store.load("corrupt-1"), "ERR_CORRUPT", undefined, { runId: "corrupt-1" });
     });
 
     it("refuses hostile ids before touching storage", async () => {

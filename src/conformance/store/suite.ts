@@ -1,7 +1,7 @@
 // What every method's cases of the store conformance suite share: the harness a
 // backend gives, the stores made for the cases, and the checks they make.
 import assert from "node:assert/strict";
-import { isRunStateError, type RunStateErrorCode } from "../../runstate/errors.js";
+import { isRunStateError, type RunStateError, type RunStateErrorCode } from "../../runstate/errors.js";
 import { encodeRecord } from "../../runstate/journal-codec.js";
 import type { Journal, Store } from "../../runstate/store.js";
 import { assistantEntry, completedRun, metaPayload, terminalEntry } from "../record-builders.js";
@@ -59,11 +59,19 @@ export interface Suite {
   skip: { unlessExclusive: false | string; unlessFailingWrites: false | string; unlessTakeOver: false | string };
 }
 
-export async function rejectsWith(promise: Promise<unknown>, code: RunStateErrorCode, message?: RegExp): Promise<void> {
+export async function rejectsWith(
+  promise: Promise<unknown>,
+  code: RunStateErrorCode,
+  message?: RegExp,
+  fields: Partial<Pick<RunStateError, "runId" | "seq" | "expectedSeq">> = {},
+): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(isRunStateError(error), `expected a RunStateError ${code}, got ${String(error)}`);
     assert.equal(error.code, code, error.message);
     if (message !== undefined) assert.match(error.message, message);
+    // A library error names what is wrong; what command to run is a CLI's to add.
+    assert.doesNotMatch(error.message, /'fisk-ai |--force/, "no CLI advice in a store's error");
+    for (const [field, value] of Object.entries(fields)) assert.equal(error[field as keyof typeof fields], value, `${field} of ${error.message}`);
     return true;
   });
 }
