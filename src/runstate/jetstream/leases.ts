@@ -12,6 +12,8 @@ import { DEFAULT_TIMEOUT_MS, ioError, slotTaken, type JetStreamStoreConfig } fro
 import { readLastValues } from "./last-values.js";
 
 const DEFAULT_LEASE_TTL_MS = 10_000;
+/** Up to this many leases (live, or markers of released ones) are read a get each rather than through a consumer. */
+const FEW_LEASES = 32;
 const STARTED = new Date(Date.now() - process.uptime() * 1000).toISOString();
 
 interface Lease extends RunHolder {
@@ -44,15 +46,14 @@ export class Leases {
   readonly #kv: KV;
   readonly #ttlMs: number;
   readonly #report: (line: string) => void;
-  readonly #readAll: () => Promise<Map<string, string>>;
+  readonly #connection: { nc: NatsConnection; jsm: JetStreamManager; stream: string; timeoutMs: number };
 
   /** `ttlMs` is the bucket's own TTL, which sets the heartbeat whoever made the bucket. */
   constructor(kv: KV, ttlMs: number, report: (line: string) => void, connection: { nc: NatsConnection; jsm: JetStreamManager; stream: string; timeoutMs: number }) {
     this.#kv = kv;
     this.#ttlMs = ttlMs;
     this.#report = report;
-    const name = leaseBucketName(connection.stream);
-    this.#readAll = () => readLastValues(connection.nc, connection.jsm, `KV_${name}`, `$KV.${name}.>`, connection.timeoutMs);
+    this.#connection = connection;
   }
 
   /**
@@ -80,13 +81,32 @@ export class Leases {
     return lease === undefined ? undefined : { pid: lease.pid, host: lease.host, started: lease.started };
   }
 
-  /** The holder of every run whose lease is live, by run id, in one pass over the bucket. */
+  /**
+   * The holder of every run whose lease is live, by run id. A lease released or expired
+   * within the bucket's TTL leaves a marker: the keys with a message are read one by one
+   * when they are few (a consumer costs the server more than a handful of gets), else
+   * in one pass over the bucket.
+   */
   async holders(): Promise<Map<string, RunHolder>> {
+    const { nc, jsm, stream, timeoutMs } = this.#connection;
+    const name = leaseBucketName(stream);
+    const prefix = `$KV.${name}.`;
     const held = new Map<string, RunHolder>();
-    for (const [subject, text] of await this.#readAll()) {
-      // A released or expired lease leaves a marker with no body.
+    let keys: string[];
+    try {
+      keys = Object.keys((await jsm.streams.info(`KV_${name}`, { subjects_filter: `${prefix}>` })).state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+    } catch (error) {
+      throw ioError(`reading the leases of stream ${stream}`, error);
+    }
+    if (keys.length <= FEW_LEASES) {
+      const holders = await Promise.all(keys.map((key) => this.holder(key)));
+      keys.forEach((key, index) => holders[index] !== undefined && held.set(key, holders[index]));
+      return held;
+    }
+    for (const [subject, text] of await readLastValues(nc, jsm, `KV_${name}`, `${prefix}>`, timeoutMs)) {
+      // A marker has no body.
       const lease = text === "" ? undefined : parseLease(text);
-      if (lease !== undefined) held.set(subject.slice(subject.lastIndexOf(".") + 1), { pid: lease.pid, host: lease.host, started: lease.started });
+      if (lease !== undefined) held.set(subject.slice(prefix.length), { pid: lease.pid, host: lease.host, started: lease.started });
     }
     return held;
   }
