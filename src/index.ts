@@ -61,7 +61,8 @@ export {
 } from "./runstate/records.js";
 export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
 export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
-export type { Store, Journal, RunSummary, RunStatus, RunHolder } from "./runstate/store.js";
+export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store.js";
+export type { RunHolder } from "./runstate/run-holder.js";
 export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
 export * as storeContract from "./runstate/store-contract.js";
 export { MemoryStore, type MemoryStoreOptions } from "./runstate/memory/memory-store.js";

@@ -6,7 +6,8 @@ import { assertReadableVersion, fold, type RunState } from "./fold.js";
 import { decodeJournal, decodeRecordLine, encodeRecordIn, JournalDecoder, type DecodedJournal } from "./journal-codec.js";
 import { v3Problem } from "./record-v3.js";
 import { checkRecord, PROTOCOLS, recordAt, type JournalRecord, type MetaPayload, type MetaRecord, type RecordEntry } from "./records.js";
-import type { RunHolder, RunSummary } from "./store.js";
+import type { RunHolder } from "./run-holder.js";
+import type { RunSummary } from "./store.js";
 
 export { assertRunId, isValidRunId } from "./run-id.js";
 

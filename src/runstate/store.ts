@@ -1,5 +1,6 @@
 // The storage seam (SPEC section 4): two small async interfaces. Every backend keeps
 // the rules in store-contract.ts and passes the one conformance suite (fisk-ai/conformance).
+import type { RunHolder } from "./run-holder.js";
 import type { RunState } from "./fold.js";
 import type { JournalRecord, MetaPayload, RecordEntry, TerminalReason } from "./records.js";
 
@@ -22,19 +23,6 @@ export interface Journal {
 
 /** How `list()` sees one run: read from its first and last records only. */
 export type RunStatus = TerminalReason | "open" | "running" | "corrupt";
-
-/**
- * The process holding a run open for writing, as it described itself to the backend:
- * the lock file's note for files, the lease for JetStream.
- */
-export interface RunHolder {
-  /** Its process id, on `host`. */
-  pid: number;
-  /** The host name it runs on. */
-  host: string;
-  /** When that process started, RFC 3339. */
-  started: string;
-}
 
 /** One run as `list()` and `summarize()` see it, without folding its journal. */
 export interface RunSummary {

@@ -6,7 +6,7 @@
 import { constants, existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { RunStateError } from "../errors.js";
-import type { RunHolder } from "../store.js";
+import type { RunHolder } from "../run-holder.js";
 import { lockedError } from "../store-contract.js";
 import { errnoCode, type FileSystem } from "./file-system.js";
 

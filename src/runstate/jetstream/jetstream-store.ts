@@ -9,7 +9,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
 import type { JournalRecord, MetaPayload, MetaRecord } from "../records.js";
-import type { Journal, RunHolder, RunSummary, Store } from "../store.js";
+import type { RunHolder } from "../run-holder.js";
+import type { Journal, RunSummary, Store } from "../store.js";
 import {
   assertRunId,
   checkedMeta,

@@ -7,20 +7,27 @@ import type { JournalRecord, MetaPayload } from "../records.js";
 import type { Journal } from "../store.js";
 import { existsError, lockedError, summaryAt } from "../store-contract.js";
 import { slotTaken } from "./connection.js";
-import type { JetStreamStore } from "./jetstream-store.js";
 import type { HeldLease } from "./leases.js";
 import { SummaryPuts, type RunSummaries } from "./run-summaries.js";
 
+/** What the writer needs of its store: the run's slots (JetStreamStore has them). */
+export interface RunSlots {
+  /** Publishes one record into its slot; a slot already taken is the caller's to judge. */
+  publishRecord(runId: string, seq: number, line: string, msgID: string): Promise<void>;
+  /** The message id in a taken slot. */
+  slotMessageId(runId: string, seq: number): Promise<string | undefined>;
+}
+
 /** The writer of one run, holding its lease. */
 export class JetStreamWriter implements JournalWriter {
-  readonly #store: JetStreamStore;
+  readonly #store: RunSlots;
   readonly #runId: string;
   readonly #lease: HeldLease;
   readonly #meta: MetaPayload;
   readonly #summaries: SummaryPuts;
 
   /** `summaries` is where the run's summary is kept for listings, when the store keeps them. */
-  constructor(store: JetStreamStore, runId: string, lease: HeldLease, meta: MetaPayload, summaries: RunSummaries | undefined) {
+  constructor(store: RunSlots, runId: string, lease: HeldLease, meta: MetaPayload, summaries: RunSummaries | undefined) {
     this.#store = store;
     this.#runId = runId;
     this.#lease = lease;

@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import { jetstream, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { RunHolder } from "../store.js";
+import type { RunHolder } from "../run-holder.js";
 import { lockedError } from "../store-contract.js";
 import { DEFAULT_TIMEOUT_MS, ioError, slotTaken, type JetStreamStoreConfig } from "./connection.js";
 import { readLastValues } from "./last-values.js";
