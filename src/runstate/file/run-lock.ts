@@ -6,7 +6,7 @@
 import { constants, existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { RunStateError } from "../errors.js";
-import type { RunHolder } from "../run-holder.js";
+import { thisProcess, type RunHolder } from "../run-holder.js";
 import { lockedError } from "../store-contract.js";
 import { errnoCode, type FileSystem } from "./file-system.js";
 
@@ -18,14 +18,6 @@ const FILE_MODE = 0o600;
 
 export interface RunLock {
   release(): Promise<void>;
-}
-
-function currentHolder(): RunHolder {
-  return {
-    pid: process.pid,
-    host: hostname(),
-    started: new Date(Date.now() - process.uptime() * 1000).toISOString(),
-  };
 }
 
 /**
@@ -61,7 +53,7 @@ export async function acquireRunLock(fs: FileSystem, path: string, runId: string
       throw lockedError(runId, holder);
     }
     if (await stillAtPath(fs, fd, path)) {
-      const holder = Buffer.from(JSON.stringify(currentHolder()));
+      const holder = Buffer.from(JSON.stringify(thisProcess()));
       await fs.ftruncate(fd, 0);
       await fs.write(fd, holder, 0);
       return {

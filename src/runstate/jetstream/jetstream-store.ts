@@ -143,10 +143,13 @@ export class JetStreamStore implements Store {
 
   async summarize(runId: string): Promise<RunSummary> {
     assertRunId(runId);
-    const subjects = await this.#subjects(this.#runWildcard(runId));
+    // Read together: a record published meanwhile leaves the two counts unequal, and the records are read.
+    const [subjects, holder, kept] = await Promise.all([
+      this.#subjects(this.#runWildcard(runId)),
+      this.#leases.holder(runId),
+      this.#summaries?.get(runId).catch(() => undefined),
+    ]);
     if (!subjects.has(this.subject(runId, 1))) throw notFoundError(runId);
-    const holder = await this.#leases.holder(runId);
-    const kept = await this.#summaries?.get(runId).catch(() => undefined);
     if (kept?.summary !== undefined && kept.count === subjects.size) return withLiveHolder(kept.summary, holder);
     return this.#summarizeRecords(runId, this.#lastSeqOf(subjects.keys()), subjects.size, holder);
   }

@@ -2,11 +2,10 @@
 // create-only and kept alive by a heartbeat; a holder that dies stops beating and its
 // lease expires with the bucket's TTL.
 import { randomBytes } from "node:crypto";
-import { hostname } from "node:os";
 import { jetstream, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { RunHolder } from "../run-holder.js";
+import { thisProcess, type RunHolder } from "../run-holder.js";
 import { lockedError } from "../store-contract.js";
 import { DEFAULT_TIMEOUT_MS, ioError, slotTaken, type JetStreamStoreConfig } from "./connection.js";
 import { readLastValues } from "./last-values.js";
@@ -14,7 +13,6 @@ import { readLastValues } from "./last-values.js";
 const DEFAULT_LEASE_TTL_MS = 10_000;
 /** Up to this many leases (live, or markers of released ones) are read a get each rather than through a consumer. */
 const FEW_LEASES = 32;
-const STARTED = new Date(Date.now() - process.uptime() * 1000).toISOString();
 
 interface Lease extends RunHolder {
   /** Which open holds it, so a writer tells its own lease from a successor's. */
@@ -61,7 +59,7 @@ export class Leases {
    * with ERR_LOCKED naming the holder.
    */
   async take(runId: string): Promise<HeldLease> {
-    const lease: Lease = { pid: process.pid, host: hostname(), started: STARTED, nonce: randomBytes(12).toString("hex") };
+    const lease: Lease = { ...thisProcess(), nonce: randomBytes(12).toString("hex") };
     let revision: number;
     try {
       revision = await this.#kv.create(runId, JSON.stringify(lease));

@@ -3,10 +3,10 @@
 // lines a file holds, so reading, folding and refusing go through the same contract.
 // Its runs are in a MemoryStorage it may share with other MemoryStores (sharedWith); the
 // seams tests use to reach them are in memory-seams.ts, which the package does not export.
-import { hostname } from "node:os";
 import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
 import { JournalCore, type JournalWriter } from "../journal-core.js";
+import { thisProcess } from "../run-holder.js";
 import type { JournalRecord, MetaPayload } from "../records.js";
 import type { Journal, RunSummary, Store } from "../store.js";
 import {
@@ -32,8 +32,6 @@ export interface MemoryStoreOptions {
    */
   sharedWith?: MemoryStore;
 }
-
-const STARTED = new Date(Date.now() - process.uptime() * 1000).toISOString();
 
 /**
  * A Store that keeps runs in this process, without persistence: the store for the tests
@@ -126,7 +124,7 @@ function memoryWhere(runId: string): string {
 
 /** A journal of a run kept in memory, its holder while open: each batch adds its lines. */
 function memoryJournal(storage: MemoryStorage, runId: string, run: MemoryRun, records: JournalRecord[]): Journal {
-  run.holder = { pid: process.pid, host: hostname(), started: STARTED };
+  run.holder = thisProcess();
   const writer: JournalWriter = {
     async write(batch) {
       if (storage.failing()) throw new Error("ENOSPC: no space left on device");
