@@ -27,6 +27,11 @@ export {
   PROTOCOLS,
   RECORD_KINDS,
   TERMINAL_REASONS,
+  NEWEST_READABLE_VERSION,
+  RECORD_KIND_SINCE,
+  COMPACTION_TRIGGERS,
+  APPROVAL_KINDS,
+  DECISIONS,
   RUN_ID_PATTERN,
   RUN_ID_MAX_LENGTH,
   checkRecord,
@@ -46,6 +51,18 @@ export {
   type UserPayload,
   type TerminalPayload,
   type TerminalReason,
+  type CompactionRecord,
+  type CompactionPayload,
+  type CompactionUndoRecord,
+  type CompactionUndoPayload,
+  type TrimmedResult,
+  type CompactionTrigger,
+  type ApprovalRequestRecord,
+  type ApprovalRequestPayload,
+  type ApprovalDecisionRecord,
+  type ApprovalDecisionPayload,
+  type ApprovalKind,
+  type Decision,
   type Fingerprint,
   type Message,
   type AssistantMessage,
@@ -59,7 +76,7 @@ export {
   type ServerToolUseBlock,
   type OtherBlock,
 } from "./runstate/records.js";
-export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch } from "./runstate/fold.js";
+export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch, type ApprovalState, type DecisionState, type CompactionState } from "./runstate/fold.js";
 export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
 export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store.js";
 export type { RunHolder } from "./runstate/run-holder.js";

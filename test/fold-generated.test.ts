@@ -11,6 +11,7 @@ import {
   RunStateError,
   type JournalRecord,
   type Message,
+  type PendingBatch,
   type RecordKind,
   type RunState,
   type RunStateErrorCode,
@@ -90,7 +91,7 @@ function expectedStateOf(prefix: readonly JournalRecord[]) {
   const lastTurn = assistants[assistants.length - 1];
   const resultsAfterLastTurn = lastTurn === undefined ? [] : results.filter((record) => record.seq > lastTurn.seq);
   const lastTurnUses = lastTurn === undefined ? [] : toolUsesOf(lastTurn.assistant.message);
-  const pending =
+  const pending: PendingBatch | undefined =
     lastTurn !== undefined && resultsAfterLastTurn.length < lastTurnUses.length
       ? {
           seq: lastTurn.seq,
@@ -98,6 +99,8 @@ function expectedStateOf(prefix: readonly JournalRecord[]) {
           toolUses: lastTurnUses,
           results: resultsAfterLastTurn.map((record) => record.tool_result.result),
           answered: new Set(resultsAfterLastTurn.map((record) => record.tool_result.tool_use_id)),
+          approvals: new Map(),
+          decisions: new Map(),
         }
       : undefined;
   const last = prefix[prefix.length - 1] as JournalRecord;
@@ -113,6 +116,9 @@ function expectedStateOf(prefix: readonly JournalRecord[]) {
       outTokens: sum(assistants.map((record) => record.assistant.out_tokens)),
       cacheReadTokens: sum(assistants.map((record) => record.assistant.cache_read_tokens)),
       cacheCreateTokens: sum(assistants.map((record) => record.assistant.cache_create_tokens)),
+      compactionCalls: 0,
+      compactionInTokens: 0,
+      compactionOutTokens: 0,
     },
     nextIteration: assistants.length === 0 ? 0 : 1 + Math.max(...assistants.map((record) => record.assistant.iteration)),
     lastSeq: last.seq,
@@ -400,7 +406,7 @@ const CORRUPTIONS: readonly Corruption[] = [
     apply(records, rng) {
       if (records.length < 2) return undefined;
       const index = rng.int(1, records.length - 1);
-      (records[index] as LooseRecord).protocol = rng.pick(["io.choria.fisk-ai.v1.session.bogus", "io.choria.fisk-ai.v2.session.assistant", "meta"]);
+      (records[index] as LooseRecord).protocol = rng.pick(["io.example.session.bogus", "io.choria.fisk-ai.v2.session.assistant", "meta"]);
       return { code: "ERR_CORRUPT", seq: index + 1, detail: `seq ${index + 1}` };
     },
   },

@@ -47,6 +47,9 @@ describe("fold", () => {
       outTokens: 40,
       cacheReadTokens: 10,
       cacheCreateTokens: 14,
+      compactionCalls: 0,
+      compactionInTokens: 0,
+      compactionOutTokens: 0,
     });
     assert.equal(state.nextIteration, 2);
     assert.equal(state.pending, undefined);
@@ -165,7 +168,7 @@ describe("fold", () => {
   });
 
   it("refuses a newer version, naming both versions", () => {
-    assertFoldRejects([metaRecord("r1", { version: 4 })], "ERR_VERSION", 1, /version 4.*version 3/);
+    assertFoldRejects([metaRecord("r1", { version: 5 })], "ERR_VERSION", 1, /version 5.*version 4/);
   });
 
   it("does not mutate its input", () => {
@@ -199,11 +202,14 @@ describe("fold", () => {
     it("a second meta", () => assertFoldRejects([metaRecord("r1"), { ...metaRecord("r1"), seq: 2 }], "ERR_CORRUPT", 2, /second meta/));
 
     it("an unknown protocol", () =>
+      assertFoldRejects([metaRecord("r1"), { seq: 2, protocol: "io.example.session.bogus", bogus: {} }], "ERR_CORRUPT", 2, /unknown protocol/));
+
+    it("a kind a newer fisk-ai added, as newer", () =>
       assertFoldRejects(
         [metaRecord("r1"), { seq: 2, protocol: "io.choria.fisk-ai.v1.session.bogus", bogus: {} }],
-        "ERR_CORRUPT",
+        "ERR_VERSION",
         2,
-        /unknown protocol/,
+        /record seq 2 is a bogus record, which a newer fisk-ai wrote: this one reads record versions up to 4; upgrade fisk-ai/,
       ));
 
     it("a missing payload", () =>

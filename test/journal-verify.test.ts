@@ -40,12 +40,12 @@ describe("verifyJournal", () => {
   });
 
   it("reports a newer version as such", () => {
-    const problems = verifyJournal(Buffer.from(encodeRecord(metaRecord("v", { version: 4 })))).problems;
+    const problems = verifyJournal(Buffer.from(encodeRecord(metaRecord("v", { version: 5 })))).problems;
     assert.deepEqual(
       problems.map(({ kind, line }) => ({ kind, line })),
       [{ kind: "version", line: 1 }],
     );
-    assert.match(problems[0]?.message ?? "", /version 4, newer than the version 3/);
+    assert.match(problems[0]?.message ?? "", /version 5, newer than the version 4/);
   });
 
   it("reports invalid UTF-8 at its line instead of decoding it lossily", () => {

@@ -9,7 +9,18 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { checkRecord, PROTOCOLS, type JournalRecord } from "../src/index.js";
 import { parseRecordLine } from "../src/runstate/journal-codec.js";
 import { recordJsonSchemas, serializeSchema } from "../src/runstate/json-schemas.js";
-import { assistantEntry, completedRun, metaRecord, terminalEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
+import {
+  approvalRequestEntry,
+  assistantEntry,
+  compactionEntry,
+  compactionUndoEntry,
+  completedRun,
+  decisionEntry,
+  metaRecord,
+  terminalEntry,
+  toolResultEntry,
+  userEntry,
+} from "./helpers/record-builders.js";
 
 const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);
 
@@ -50,7 +61,13 @@ const good: [string, unknown][] = [
   ["tool result with block content and is_error", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t1", remote: true, result: { type: "tool_result", tool_use_id: "t1", is_error: true, content: [{ type: "text", text: "boom" }] } } })],
   ["user follow-up", at(7, userEntry("and then?"))],
   ["terminal with a message", at(9, terminalEntry("error", "model unreachable"))],
-  ...(["suspended", "budget", "max_iterations"] as const).map((reason): [string, unknown] => [`terminal ${reason}`, at(4, terminalEntry(reason))]),
+  ...(["suspended", "budget", "max_iterations", "awaiting_approval"] as const).map((reason): [string, unknown] => [`terminal ${reason}`, at(4, terminalEntry(reason))]),
+  ["compaction", at(8, compactionEntry(1, 4))],
+  ["compaction that only trims", at(8, compactionEntry(1, 0, { summary: "", in_tokens: 0, out_tokens: 0, trigger: "overflow", trimmed: [{ tool_use_id: "t1", kept_chars: 0, cut_chars: 9 }] }))],
+  ["compaction undo", at(9, compactionUndoEntry(8))],
+  ["approval request", at(3, approvalRequestEntry("t1"))],
+  ["approval decision with a reason", at(5, decisionEntry("t1", "deny", "not now"))],
+  ["approval decision without text", at(5, decisionEntry("t1", "approve"))],
 ];
 
 const FIXTURES_V3 = new URL("../../test/fixtures/go/v3/", import.meta.url);
@@ -139,6 +156,16 @@ const bad: [string, unknown][] = [
   ["user text block without text", at(3, { protocol: PROTOCOLS.user, user: { message: { role: "user", content: [{ type: "text" }] } } })],
   ["terminal with an unknown reason", at(4, { protocol: PROTOCOLS.terminal, terminal: { reason: "crashed" } })],
   ["terminal message not a string", at(4, { protocol: PROTOCOLS.terminal, terminal: { reason: "error", message: 5 } })],
+  ["compaction with an unknown trigger", at(8, compactionEntry(1, 4, { trigger: "later" as "auto" }))],
+  ["compaction from seq 0", at(8, compactionEntry(0, 4))],
+  ["compaction with an empty list of trims", at(8, compactionEntry(1, 4, { trimmed: [] }))],
+  ["compaction trim that cuts nothing", at(8, compactionEntry(1, 4, { trimmed: [{ tool_use_id: "t", kept_chars: 3, cut_chars: 0 }] }))],
+  ["compaction without its model", at(8, (() => { const e = compactionEntry(1, 4); delete (e.compaction as Partial<typeof e.compaction>).model; return e; })())],
+  ["compaction undo without the compaction's seq", at(9, { protocol: PROTOCOLS.compaction_undo, compaction_undo: {} })],
+  ["approval request of an unknown kind", at(3, { ...approvalRequestEntry("t1"), approval_request: { ...approvalRequestEntry("t1").approval_request, kind: "vote" } })],
+  ["approval request with input that is not an object", at(3, { ...approvalRequestEntry("t1"), approval_request: { ...approvalRequestEntry("t1").approval_request, input: "rm -rf /" } })],
+  ["approval decision of an unknown verdict", at(5, { ...decisionEntry("t1", "approve"), approval_decision: { ...decisionEntry("t1", "approve").approval_decision, decision: "maybe" } })],
+  ["approval decision without who decided", at(5, { ...decisionEntry("t1", "approve"), approval_decision: { ...decisionEntry("t1", "approve").approval_decision, decided_by: "" } })],
 ];
 
 describe("record schemas", () => {

@@ -13,6 +13,7 @@ export const EXIT = {
   locked: 7,
   corrupt: 8,
   exists: 9,
+  awaiting_approval: 10,
   interrupted: 130,
 } as const;
 
@@ -55,5 +56,6 @@ export const EXIT_CODES_HELP = `Exit codes:
   7    the session is in use by another process
   8    the journal is corrupt, or of a newer version (fisk-ai session verify ID shows where)
   9    a session with that id already exists
+  10   awaiting approval: calls wait for a decision (fisk-ai session pending)
   130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint
 `;

@@ -2,6 +2,12 @@
 import {
   PROTOCOLS,
   RECORD_VERSION,
+  type ApprovalDecisionPayload,
+  type ApprovalDecisionRecord,
+  type ApprovalRequestRecord,
+  type CompactionPayload,
+  type CompactionRecord,
+  type CompactionUndoRecord,
   type AssistantRecord,
   type JournalRecord,
   type MetaPayload,
@@ -79,6 +85,55 @@ export function userEntry(text: string): Omit<UserRecord, "seq"> {
 /** A terminal entry (no seq) ending the run for `reason`, with `message` when given. */
 export function terminalEntry(reason: TerminalReason, message?: string): Omit<TerminalRecord, "seq"> {
   return { protocol: PROTOCOLS.terminal, terminal: message === undefined ? { reason } : { reason, message } };
+}
+
+/**
+ * A compaction entry (no seq) whose summary stands for the records from `fromSeq` to
+ * `throughSeq`, started by a person; `overrides` replace whole fields.
+ */
+export function compactionEntry(fromSeq: number, throughSeq: number, overrides: Partial<CompactionPayload> = {}): Omit<CompactionRecord, "seq"> {
+  return {
+    protocol: PROTOCOLS.compaction,
+    compaction: {
+      from_seq: fromSeq,
+      through_seq: throughSeq,
+      summary: `the conversation through seq ${throughSeq}`,
+      model: "claude-sonnet-4-5",
+      trigger: "manual",
+      tokens_before: 1000,
+      tokens_after: 200,
+      in_tokens: 900,
+      out_tokens: 60,
+      ...overrides,
+    },
+  };
+}
+
+/** A compaction_undo entry (no seq) reverting the compaction at `compactionSeq`. */
+export function compactionUndoEntry(compactionSeq: number): Omit<CompactionUndoRecord, "seq"> {
+  return { protocol: PROTOCOLS.compaction_undo, compaction_undo: { compaction_seq: compactionSeq } };
+}
+
+/** An approval_request entry (no seq) for a call made by assistantEntry: the `note` tool with `{ text: id }`. */
+export function approvalRequestEntry(toolUseId: string): Omit<ApprovalRequestRecord, "seq"> {
+  return {
+    protocol: PROTOCOLS.approval_request,
+    approval_request: { tool_use_id: toolUseId, name: "note", input: { text: toolUseId }, kind: "approval", requested_at: "2026-12-01T10:00:00.000Z" },
+  };
+}
+
+/** An approval_decision entry (no seq) on `toolUseId`, by an operator; `text` is a denial's reason or an answer. */
+export function decisionEntry(toolUseId: string, decision: ApprovalDecisionPayload["decision"], text?: string): Omit<ApprovalDecisionRecord, "seq"> {
+  return {
+    protocol: PROTOCOLS.approval_decision,
+    approval_decision: {
+      tool_use_id: toolUseId,
+      decision,
+      ...(text === undefined ? {} : { text }),
+      decided_by: "operator@host",
+      decided_at: "2026-12-01T10:05:00.000Z",
+    },
+  };
 }
 
 /** Numbers entries from seq 2 after a meta record: a whole journal. */

@@ -2,10 +2,17 @@
 // no clock, no randomness, and it never mutates a record: fold() is pure, and a caller
 // that keeps a state (the run's recorder) advances it by each record it appends.
 // Everything a resume rebuilds comes from here.
+import { isDeepStrictEqual } from "node:util";
 import { RunStateError } from "./errors.js";
 import {
+  isOtherBlock,
   kindOfProtocol,
+  newerKindProblem,
   NEWEST_READABLE_VERSION,
+  type ApprovalDecisionPayload,
+  type ApprovalRequestPayload,
+  type CompactionPayload,
+  type CompactionUndoPayload,
   type AssistantMessage,
   type AssistantPayload,
   type JournalRecord,
@@ -16,6 +23,7 @@ import {
   type ToolResultBlock,
   type ToolResultPayload,
   type ToolUseBlock,
+  type UserMessage,
   type UserPayload,
 } from "./records.js";
 
@@ -35,6 +43,40 @@ export interface Counters {
   cacheReadTokens: number;
   /** Tokens written to the provider's prompt cache, summed over `cache_create_tokens` (0 where absent). */
   cacheCreateTokens: number;
+  /** Summarizing calls of compactions, counted apart from the agent's own model calls. */
+  compactionCalls: number;
+  /** Input tokens of the summarizing calls. */
+  compactionInTokens: number;
+  /** Output tokens of the summarizing calls. */
+  compactionOutTokens: number;
+}
+
+/** A call of the pending batch that waits, or waited, for a person's decision. */
+export interface ApprovalState {
+  /** The seq of its approval_request record. */
+  seq: number;
+  /** The request as journaled. */
+  request: ApprovalRequestPayload;
+}
+
+/** A decision on one call of the pending batch, with the seq of its record. */
+export interface DecisionState {
+  /** The seq of its approval_decision record. */
+  seq: number;
+  /** The decision as journaled. */
+  decision: ApprovalDecisionPayload;
+}
+
+/** A compaction as the fold saw it: in effect, or undone by a later record. */
+export interface CompactionState {
+  /** The seq of its compaction record. */
+  seq: number;
+  /** The record's payload. */
+  compaction: CompactionPayload;
+  /** The seq of the compaction_undo record that reverted it, or undefined while it is in effect. */
+  undoneAt: number | undefined;
+  /** Where it sits in `history`: the messages before this index are the ones its summary stands for (with the earlier summaries'). */
+  historyIndex: number;
 }
 
 /** An assistant turn whose tools are not all answered yet: the run was journaled mid-batch. */
@@ -49,6 +91,10 @@ export interface PendingBatch {
   results: ToolResultBlock[];
   /** The ids of the tool_use blocks answered so far. */
   answered: ReadonlySet<string>;
+  /** The calls that were parked for a person's decision, by tool_use id. */
+  approvals: ReadonlyMap<string, ApprovalState>;
+  /** The decisions journaled, by tool_use id: a call is decided at most once. */
+  decisions: ReadonlyMap<string, DecisionState>;
 }
 
 /** A run as its journal folds: what a resume rebuilds, and what `Store.load` returns. */
@@ -57,8 +103,16 @@ export interface RunState {
   runId: string;
   /** The meta record's payload (seq 1): the prompt, the fingerprint, the record version. */
   meta: MetaPayload;
-  /** The committed conversation prefix: always a boundary the model API accepts. */
+  /**
+   * The committed conversation prefix as the model is sent it: always a boundary the
+   * model API accepts. After a compaction it starts with the summary, then the messages
+   * after its cut; `history` keeps them all.
+   */
   messages: Message[];
+  /** The whole committed conversation, every message ever journaled, compacted or not; the same array as `messages` until a compaction. */
+  history: Message[];
+  /** Every compaction of the run in journal order, undone ones included. */
+  compactions: CompactionState[];
   /** Totals over every record of the run. */
   counters: Counters;
   /** The loop index to resume at. */
@@ -129,7 +183,11 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
   const seq = record.seq;
   if (seq !== s.lastSeq + 1) throw corrupt(seq, `follows seq ${s.lastSeq}; seqs must increase by one`);
   const kind = kindOfProtocol(record.protocol);
-  if (kind === undefined) throw corrupt(seq, `unknown protocol ${JSON.stringify(record.protocol)}`);
+  if (kind === undefined) {
+    const newer = newerKindProblem(record.protocol);
+    if (newer !== undefined) throw new RunStateError("ERR_VERSION", `record seq ${seq} is ${newer}`, { seq });
+    throw corrupt(seq, `unknown protocol ${JSON.stringify(record.protocol)}`);
+  }
   const payload = payloadOf(record, kind);
   (FOLD_BY_KIND[kind] as (s: Folding, payload: object, seq: number) => void)(s, payload, seq);
   s.lastSeq = seq;
@@ -139,7 +197,11 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
 }
 
 /** The state as a step advances it. */
-type Folding = Mutable<FoldState> & { pending: (PendingBatch & { answered: Set<string> }) | undefined };
+type Folding = Mutable<FoldState> & {
+  pending: (PendingBatch & { answered: Set<string>; approvals: Map<string, ApprovalState>; decisions: Map<string, DecisionState> }) | undefined;
+  /** The seq of the record that completed each message of `history`, index for index: where a cut may fall. */
+  historySeqs: number[];
+};
 
 type PayloadOf<K extends RecordKind> = Extract<JournalRecord, Record<K, unknown>>[K];
 
@@ -155,9 +217,30 @@ const FOLD_BY_KIND: { [K in RecordKind]: (s: Folding, payload: PayloadOf<K>, seq
   assistant: foldAssistant,
   tool_result: foldToolResult,
   user: foldUser,
-  // Its payload is the state's terminal, which foldStep sets.
-  terminal: () => {},
+  terminal: foldTerminal,
+  compaction: foldCompaction,
+  compaction_undo: foldCompactionUndo,
+  approval_request: foldApprovalRequest,
+  approval_decision: foldApprovalDecision,
 };
+
+// The conversation is kept twice only once a compaction is in effect: `history`, every
+// message, and `messages`, what the model is sent. Until then both name one array. Each
+// change is made to each array, to its own last message.
+
+function pushMessage(s: Folding, message: Message, seq: number): void {
+  s.history.push(message);
+  s.historySeqs.push(seq);
+  if (s.messages !== s.history) s.messages.push(message);
+}
+
+/** Replaces the last message with what `join` makes of it, in both arrays. */
+function joinLast(s: Folding, seq: number, join: (last: Message) => Message): void {
+  for (const messages of s.messages === s.history ? [s.history] : [s.history, s.messages]) {
+    messages[messages.length - 1] = join(messages[messages.length - 1] as Message);
+  }
+  s.historySeqs[s.historySeqs.length - 1] = seq;
+}
 
 function foldAssistant(s: Folding, turn: AssistantPayload, seq: number): void {
   const { messages, counters } = s;
@@ -171,7 +254,12 @@ function foldAssistant(s: Folding, turn: AssistantPayload, seq: number): void {
   // The API takes consecutive assistant messages as one turn; one message keeps roles alternating.
   const message: AssistantMessage =
     last.role === "assistant" ? { role: "assistant", content: [...last.content, ...turn.message.content] } : turn.message;
-  if (last.role === "assistant") messages.pop();
+  if (last.role === "assistant") {
+    // Paused turns are never cut or compacted, so the last message is the same one in both arrays.
+    s.history.pop();
+    s.historySeqs.pop();
+    if (s.messages !== s.history) messages.pop();
+  }
   s.paused = turn.stop_reason === "pause_turn";
   s.lastAnswered = new Set();
   counters.modelCalls++;
@@ -182,14 +270,22 @@ function foldAssistant(s: Folding, turn: AssistantPayload, seq: number): void {
   s.nextIteration = Math.max(s.nextIteration, turn.iteration + 1);
   const toolUses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
   if (toolUses.length === 0) {
-    messages.push(message);
+    pushMessage(s, message, seq);
   } else {
-    s.pending = { seq, turn: message === turn.message ? turn : { ...turn, message }, toolUses, results: [], answered: new Set() };
+    s.pending = {
+      seq,
+      turn: message === turn.message ? turn : { ...turn, message },
+      toolUses,
+      results: [],
+      answered: new Set(),
+      approvals: new Map(),
+      decisions: new Map(),
+    };
   }
 }
 
 function foldToolResult(s: Folding, { tool_use_id: id, result, remote }: ToolResultPayload, seq: number): void {
-  const { messages, counters, pending } = s;
+  const { counters, pending } = s;
   // Model calls are counted by assistant records only, so this says whether one was seen.
   if (counters.modelCalls === 0) throw corrupt(seq, `a tool result for ${id} before any assistant turn`);
   if (result.tool_use_id !== id) {
@@ -201,33 +297,189 @@ function foldToolResult(s: Folding, { tool_use_id: id, result, remote }: ToolRes
   if (pending === undefined || !pending.toolUses.some((use) => use.id === id)) {
     throw corrupt(seq, `a tool result for ${id}, which no tool_use of the current turn has`);
   }
+  const decided = pending.decisions.get(id)?.decision.decision;
+  if (pending.approvals.has(id) && decided === undefined) {
+    throw corrupt(seq, `a tool result for ${id}, which waits for a decision: an undecided call never runs`);
+  }
+  if (decided === "deny" && result.is_error !== true) throw corrupt(seq, `a tool result for ${id}, which was denied, that is not an error`);
   counters.toolCalls++;
   if (remote === true) counters.remoteToolCalls++;
   pending.results.push(result);
   pending.answered.add(id);
   if (pending.answered.size === pending.toolUses.length) {
-    messages.push(pending.turn.message, { role: "user", content: pending.results });
+    pushMessage(s, pending.turn.message, pending.seq);
+    pushMessage(s, { role: "user", content: pending.results }, seq);
     s.lastAnswered = pending.answered;
     s.pending = undefined;
   }
 }
 
 function foldUser(s: Folding, { message: followUp }: UserPayload, seq: number): void {
-  const { messages } = s;
   if (s.pending !== undefined) {
     throw corrupt(seq, `a follow-up while the tools of the turn at seq ${s.pending.seq} are unanswered`);
   }
-  const last = messages[messages.length - 1];
   // A follow-up after a turn that never got its reply (the model call failed)
   // joins that user message, so roles still alternate.
-  if (last?.role === "user") {
-    messages[messages.length - 1] = { role: "user", content: [...last.content, ...followUp.content] };
+  if (s.history.at(-1)?.role === "user") {
+    joinLast(s, seq, (last) => ({ role: "user", content: [...(last as UserMessage).content, ...followUp.content] }));
   } else {
-    messages.push(followUp);
+    pushMessage(s, followUp, seq);
   }
   s.lastAnswered = new Set();
   s.paused = false;
   s.promptIteration = s.nextIteration;
+}
+
+function foldTerminal(s: Folding, { reason }: TerminalPayload, seq: number): void {
+  // The payload itself is the state's terminal, which foldStep sets.
+  if (reason !== "awaiting_approval") return;
+  const { pending } = s;
+  if (pending === undefined || ![...pending.approvals.keys()].some((id) => !pending.decisions.has(id))) {
+    throw corrupt(seq, "a run awaiting approval with no call waiting for a decision");
+  }
+}
+
+function foldApprovalRequest(s: Folding, request: ApprovalRequestPayload, seq: number): void {
+  const { tool_use_id: id } = request;
+  const { pending } = s;
+  const use = undecidedCall(s, id, seq, "an approval request");
+  if (pending?.approvals.has(id) === true) throw corrupt(seq, `a second approval request for tool_use ${id}`);
+  if (pending?.decisions.has(id) === true) throw corrupt(seq, `an approval request for tool_use ${id}, which is already decided`);
+  // The request binds the decision to the call as the model made it.
+  if (use.name !== request.name || !isDeepStrictEqual(use.input, request.input)) {
+    throw corrupt(seq, `an approval request for tool_use ${id} whose tool or input differs from the call's`);
+  }
+  pending?.approvals.set(id, { seq, request });
+}
+
+function foldApprovalDecision(s: Folding, decision: ApprovalDecisionPayload, seq: number): void {
+  const { tool_use_id: id } = decision;
+  const { pending } = s;
+  undecidedCall(s, id, seq, "a decision");
+  const earlier = pending?.decisions.get(id);
+  if (earlier !== undefined) throw corrupt(seq, `a second decision on tool_use ${id}, decided at seq ${earlier.seq}: a call is decided once`);
+  const kind = pending?.approvals.get(id)?.request.kind;
+  const fits = decision.decision === "deny" || (kind === undefined ? true : (decision.decision === "answer") === (kind === "question"));
+  if (!fits) throw corrupt(seq, `a decision "${decision.decision}" on tool_use ${id}, which waits for ${kind === "question" ? "an answer" : "an approval"}`);
+  if (decision.decision === "answer" && decision.text === undefined) throw corrupt(seq, `an answer to tool_use ${id} with no text`);
+  pending?.decisions.set(id, { seq, decision });
+}
+
+/** The call of the pending batch that `id` names and that has no result yet; `what` says which record asks. */
+function undecidedCall(s: Folding, id: string, seq: number, what: string): ToolUseBlock {
+  const use = s.pending?.toolUses.find((candidate) => candidate.id === id);
+  if (s.pending === undefined || use === undefined) throw corrupt(seq, `${what} for ${id}, which no tool_use of the pending batch has`);
+  if (s.pending.answered.has(id)) throw corrupt(seq, `${what} for tool_use ${id}, which already has its result`);
+  return use;
+}
+
+/** The text the model reads in place of the conversation a compaction summarized. */
+export function summaryText(summary: string): string {
+  return `[The conversation so far was compacted to save space. This summary, written from it, stands for it:]\n\n${summary}`;
+}
+
+/** What stands in for the part of a result a compaction cut: the model reads how much is gone. */
+export function trimmedResultText(text: string, keptChars: number): string {
+  return `${text.slice(0, keptChars)}\n[fisk-ai cut ${text.length - keptChars} of ${text.length} characters of this result to fit the model's context window]`;
+}
+
+/** A tool result's content as one text, images named: what a trim cuts and counts characters of. */
+export function resultText(content: ToolResultBlock["content"]): string {
+  if (typeof content === "string") return content;
+  return content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
+}
+
+function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number): void {
+  if (s.pending !== undefined) throw corrupt(seq, `a compaction inside the pending batch of the turn at seq ${s.pending.seq}`);
+  if (s.paused) throw corrupt(seq, "a compaction after a paused turn, which must be continued first");
+  const inEffect = s.compactions.filter((earlier) => earlier.undoneAt === undefined);
+  const cut = inEffect.at(-1)?.compaction.through_seq ?? 0;
+  const { from_seq: from, through_seq: through, summary } = compaction;
+  if (from !== cut + 1) throw corrupt(seq, `a compaction from seq ${from}, where the one in effect ends at seq ${cut}: it must start at seq ${cut + 1}`);
+  if (through < cut || through >= seq) throw corrupt(seq, `a compaction through seq ${through}, outside seqs ${cut} to ${seq - 1}`);
+  const historyIndex = historyIndexAfter(s, through);
+  if (through === cut) {
+    if (summary !== "" || compaction.trimmed === undefined) throw corrupt(seq, "a compaction that summarizes nothing new must only trim results, with an empty summary");
+  } else {
+    if (summary === "") throw corrupt(seq, `a compaction through seq ${through} with an empty summary`);
+    if (s.historySeqs[historyIndex - 1] !== through) throw corrupt(seq, `a compaction through seq ${through}, which does not end a message`);
+    const first = s.history[historyIndex];
+    if (first === undefined) throw corrupt(seq, `a compaction through seq ${through} that keeps no message: the latest must stay`);
+    if (first.role === "user" && first.content.some((block) => block.type === "tool_result")) {
+      throw corrupt(seq, `a compaction through seq ${through}, which separates tool calls from their results`);
+    }
+  }
+  const entry: CompactionState = { seq, compaction, undoneAt: undefined, historyIndex };
+  const view = viewOf(s, [...inEffect, entry], seq);
+  s.compactions.push(entry);
+  s.messages = view;
+  if (summary !== "") s.counters.compactionCalls++;
+  s.counters.compactionInTokens += compaction.in_tokens;
+  s.counters.compactionOutTokens += compaction.out_tokens;
+}
+
+function foldCompactionUndo(s: Folding, { compaction_seq: target }: CompactionUndoPayload, seq: number): void {
+  const inEffect = s.compactions.filter((earlier) => earlier.undoneAt === undefined);
+  const latest = inEffect.at(-1);
+  if (latest?.seq !== target) {
+    throw corrupt(seq, `an undo of the compaction at seq ${target}, where the latest in effect is ${latest === undefined ? "none" : `at seq ${latest.seq}`}`);
+  }
+  // A pending batch's turn is not in `history` yet, so the view can be rebuilt under it.
+  const view = viewOf(s, inEffect.slice(0, -1), seq);
+  latest.undoneAt = seq;
+  s.messages = view;
+}
+
+/** The index in `history` of the first message completed after record `through`. */
+function historyIndexAfter(s: Folding, through: number): number {
+  const seqs = s.historySeqs;
+  let low = 0;
+  let high = seqs.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((seqs[middle] as number) <= through) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * What the model is sent under the compactions in effect: the latest summary, then the
+ * messages after its cut with the trimmed results cut. Without any, the history itself.
+ */
+function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number): Message[] {
+  if (inEffect.length === 0) return s.history;
+  const summarized = inEffect.findLast((entry) => entry.compaction.summary !== "");
+  const trims = new Map(inEffect.flatMap((entry) => (entry.compaction.trimmed ?? []).map((trim) => [trim.tool_use_id, trim] as const)));
+  const view: Message[] = [];
+  for (const message of s.history.slice(summarized?.historyIndex ?? 0)) {
+    if (message.role === "assistant" || trims.size === 0) {
+      view.push(message);
+      continue;
+    }
+    const content = message.content.map((block) => {
+      if (isOtherBlock(block) || block.type !== "tool_result") return block;
+      const trim = trims.get(block.tool_use_id);
+      if (trim === undefined) return block;
+      trims.delete(block.tool_use_id);
+      const text = resultText(block.content);
+      if (trim.kept_chars + trim.cut_chars !== text.length) {
+        throw corrupt(seq, `a trim of the result of ${trim.tool_use_id} that counts ${trim.kept_chars + trim.cut_chars} characters where it has ${text.length}`);
+      }
+      return { ...block, content: trimmedResultText(text, trim.kept_chars) };
+    });
+    // Only a message with a trimmed result is a copy.
+    view.push(content.every((block, index) => block === message.content[index]) ? message : { role: "user", content });
+  }
+  const [unmatched] = trims.keys();
+  if (unmatched !== undefined) throw corrupt(seq, `a trim of the result of ${unmatched}, which no kept message holds`);
+  if (summarized === undefined) return view;
+  const text = { type: "text" as const, text: summaryText(summarized.compaction.summary) };
+  const first = view[0];
+  // The summary reaches the model as the user's first words; a kept follow-up joins it, so roles alternate.
+  if (first?.role === "user") view[0] = { role: "user", content: [text, ...first.content] };
+  else view.unshift({ role: "user", content: [text] });
+  return view;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -240,10 +492,14 @@ function foldMeta(first: JournalRecord): FoldState {
   }
   const meta = payloadOf(first, "meta") as MetaPayload;
   assertReadableVersion(meta);
-  return {
+  const messages: Message[] = meta.prompt === "" ? [] : [{ role: "user", content: [{ type: "text", text: meta.prompt }] }];
+  const state: Folding = {
     runId: meta.run_id,
     meta,
-    messages: meta.prompt === "" ? [] : [{ role: "user", content: [{ type: "text", text: meta.prompt }] }],
+    messages,
+    history: messages,
+    historySeqs: messages.map(() => 1),
+    compactions: [],
     counters: {
       modelCalls: 0,
       toolCalls: 0,
@@ -252,6 +508,9 @@ function foldMeta(first: JournalRecord): FoldState {
       outTokens: 0,
       cacheReadTokens: 0,
       cacheCreateTokens: 0,
+      compactionCalls: 0,
+      compactionInTokens: 0,
+      compactionOutTokens: 0,
     },
     nextIteration: 0,
     promptIteration: 0,
@@ -261,6 +520,7 @@ function foldMeta(first: JournalRecord): FoldState {
     lastSeq: 1,
     lastAnswered: new Set(),
   };
+  return state;
 }
 
 function payloadOf(record: JournalRecord, kind: string): object {

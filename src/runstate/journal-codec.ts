@@ -4,7 +4,7 @@ import { isUtf8 } from "node:buffer";
 import { RunStateError } from "./errors.js";
 import { newerVersionProblem } from "./fold.js";
 import { encodeV3Record, fromV3Record, heldByV3 } from "./record-v3.js";
-import { checkRecord, PROTOCOLS, type JournalRecord } from "./records.js";
+import { checkRecord, newerKindProblem, PROTOCOLS, type JournalRecord } from "./records.js";
 
 const NEWLINE = 0x0a;
 
@@ -32,7 +32,8 @@ export function heldIn<R extends JournalRecord>(version: number, record: R): R {
 
 export type LineParse =
   | { ok: true; record: JournalRecord }
-  | { ok: false; kind: "invalid_json" | "invalid_record" | "newer_version"; problem: string };
+  | { ok: false; kind: "invalid_json" | "invalid_record"; problem: string }
+  | { ok: false; kind: "newer_version"; problem: string; seq: number };
 
 /**
  * Parses and validates one line, saying what is wrong with it when it is not a record.
@@ -50,12 +51,24 @@ export function parseRecordLine(line: string | Uint8Array): LineParse {
   if (nestingDepthExceeds(value, MAX_RECORD_DEPTH)) {
     return { ok: false, kind: "invalid_record", problem: `is not a valid record: it nests deeper than ${MAX_RECORD_DEPTH} levels` };
   }
-  // Asked before the schema: a newer version may add fields this one would call unknown.
-  const meta = (value as { protocol?: unknown; meta?: unknown } | null)?.protocol === PROTOCOLS.meta ? (value as { meta: unknown }).meta : undefined;
-  const newer = typeof meta === "object" && meta !== null ? newerVersionProblem(meta) : undefined;
-  if (newer !== undefined) return { ok: false, kind: "newer_version", problem: newer };
+  // Asked before the schema: a newer version may add fields, and kinds, this one would call unknown.
+  const newer = newerProblem(value);
+  if (newer !== undefined) return { ok: false, kind: "newer_version", ...newer };
   const checked = checkRecord(fromV3Record(value));
   return checked.ok ? checked : { ok: false, kind: "invalid_record", problem: `is not a valid record: ${checked.problem}` };
+}
+
+/** Why a decoded line was written by a newer fisk-ai: a meta record of a newer version, or a record of a kind added since. */
+function newerProblem(value: unknown): { problem: string; seq: number } | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { protocol, meta, seq } = value as { protocol?: unknown; meta?: unknown; seq?: unknown };
+  if (protocol === PROTOCOLS.meta) {
+    const problem = typeof meta === "object" && meta !== null ? newerVersionProblem(meta) : undefined;
+    return problem === undefined ? undefined : { problem, seq: 1 };
+  }
+  const problem = newerKindProblem(protocol);
+  if (problem === undefined || !Number.isInteger(seq)) return undefined;
+  return { problem: `record seq ${String(seq)} is ${problem}`, seq: seq as number };
 }
 
 /** Walks with an explicit stack: the check must not itself overflow on what it guards against. */
@@ -76,7 +89,7 @@ function nestingDepthExceeds(value: unknown, limit: number): boolean {
 export function decodeRecordLine(line: string | Uint8Array, lineNumber?: number): JournalRecord {
   const parsed = parseRecordLine(line);
   if (parsed.ok) return parsed.record;
-  if (parsed.kind === "newer_version") throw new RunStateError("ERR_VERSION", parsed.problem, { line: lineNumber, seq: 1 });
+  if (parsed.kind === "newer_version") throw new RunStateError("ERR_VERSION", parsed.problem, { line: lineNumber, seq: parsed.seq });
   const where = lineNumber === undefined ? "the last complete line" : `line ${lineNumber}`;
   throw new RunStateError("ERR_CORRUPT", `${where} ${parsed.problem}`, { line: lineNumber });
 }

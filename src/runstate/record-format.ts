@@ -6,8 +6,13 @@
 
 /** The record format version stamped in `meta.version`. */
 export const RECORD_VERSION = 2;
-/** The newest version read: 3 is the Go implementation's provider-neutral journal (record-v3.ts). */
-export const NEWEST_READABLE_VERSION = 3;
+/**
+ * The newest version read. 3 is the Go implementation's provider-neutral journal
+ * (record-v3.ts); 4 adds record kinds (compaction, approvals) to either, so it is a
+ * property of the records a journal holds, not of its meta: a journal that never holds
+ * one stays a version 2 or 3 journal, exactly as before (RECORD_KIND_SINCE).
+ */
+export const NEWEST_READABLE_VERSION = 4;
 
 const NAMESPACE = "io.choria.fisk-ai.v1.session";
 
@@ -23,12 +28,37 @@ export const PROTOCOLS = {
   user: `${NAMESPACE}.user`,
   /** How the run stopped. */
   terminal: `${NAMESPACE}.terminal`,
+  /** A summary that replaces the older part of the conversation in what the model is sent (version 4). */
+  compaction: `${NAMESPACE}.compaction`,
+  /** Reverts the latest compaction still in effect (version 4). */
+  compaction_undo: `${NAMESPACE}.compaction_undo`,
+  /** A call of the pending batch waits for a person's decision (version 4). */
+  approval_request: `${NAMESPACE}.approval_request`,
+  /** A person's decision on one call: approved, denied, or a question answered (version 4). */
+  approval_decision: `${NAMESPACE}.approval_decision`,
 } as const;
 
 /** A record kind's name: its protocol id's last word, and the key its payload is under. */
 export type RecordKind = keyof typeof PROTOCOLS;
 /** Every record kind, in the order a journal introduces them. */
 export const RECORD_KINDS = Object.keys(PROTOCOLS) as RecordKind[];
+
+/**
+ * The record version that introduced each kind. A reader refuses a record of a kind it
+ * does not know as written by a newer fisk-ai (kindOfProtocol, newerKindProblem): versions
+ * only add kinds and optional fields, so an unknown kind is never a corrupt one.
+ */
+export const RECORD_KIND_SINCE: { readonly [K in RecordKind]: number } = {
+  meta: 1,
+  assistant: 1,
+  tool_result: 1,
+  user: 2,
+  terminal: 1,
+  compaction: 4,
+  compaction_undo: 4,
+  approval_request: 4,
+  approval_decision: 4,
+};
 
 /** Run ids: validated before an id touches a path or a subject. */
 export const RUN_ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
@@ -37,8 +67,12 @@ export const RUN_ID_MAX_LENGTH = 128;
 
 /** What every record's protocol looks like, whatever its kind. */
 export const PROTOCOL_PATTERN = new RegExp(`^${NAMESPACE.replaceAll(".", "\\.")}\\.[a-z_]+$`);
-/** Why a run stops: it answered, it was suspended, a model call kept failing, the token budget or the iteration cap was reached. */
-export const TERMINAL_REASONS = ["completed", "suspended", "error", "budget", "max_iterations"] as const;
+/**
+ * Why a run stops: it answered, it was suspended, a model call kept failing, the token
+ * budget or the iteration cap was reached, or (version 4, after approval requests) it waits
+ * for a person to decide calls of its pending batch.
+ */
+export const TERMINAL_REASONS = ["completed", "suspended", "error", "budget", "max_iterations", "awaiting_approval"] as const;
 /** One of TERMINAL_REASONS. */
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 /** The block types the code models; any other is kept and sent back as it came. */
@@ -62,9 +96,37 @@ export function isOtherBlock<B extends { type: string }>(block: B | OtherBlock):
   return !MODELLED.has(block.type);
 }
 
+/** What started a compaction: the size check before a model call, a person, or the provider refusing a request as too long. */
+export const COMPACTION_TRIGGERS = ["auto", "manual", "overflow"] as const;
+/** One of COMPACTION_TRIGGERS. */
+export type CompactionTrigger = (typeof COMPACTION_TRIGGERS)[number];
+/** What a waiting call asks of a person: to approve or deny a tool call, or to answer the model's question (`ask_user`). */
+export const APPROVAL_KINDS = ["approval", "question"] as const;
+/** One of APPROVAL_KINDS. */
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
+/** A decision on a waiting call: `approve` and `deny` decide an approval, `answer` a question. */
+export const DECISIONS = ["approve", "deny", "answer"] as const;
+/** One of DECISIONS. */
+export type Decision = (typeof DECISIONS)[number];
+
 /** The protocol id of each kind, and the payload key it carries, are the same word. */
 export function kindOfProtocol(protocol: unknown): RecordKind | undefined {
-  if (typeof protocol !== "string" || !protocol.startsWith(`${NAMESPACE}.`)) return undefined;
-  const kind = protocol.slice(NAMESPACE.length + 1);
-  return (RECORD_KINDS as string[]).includes(kind) ? (kind as RecordKind) : undefined;
+  const kind = kindName(protocol);
+  return kind !== undefined && (RECORD_KINDS as string[]).includes(kind) ? (kind as RecordKind) : undefined;
+}
+
+/**
+ * Why a record of a kind this fisk-ai does not know is refused, or undefined for a known
+ * kind or a protocol that is not fisk-ai's: a kind in fisk-ai's namespace that this
+ * version does not know was written by a newer one (RECORD_KIND_SINCE).
+ */
+export function newerKindProblem(protocol: unknown): string | undefined {
+  const kind = kindName(protocol);
+  if (kind === undefined || (RECORD_KINDS as string[]).includes(kind)) return undefined;
+  return `a ${kind} record, which a newer fisk-ai wrote: this one reads record versions up to ${NEWEST_READABLE_VERSION}; upgrade fisk-ai to use the session`;
+}
+
+function kindName(protocol: unknown): string | undefined {
+  if (typeof protocol !== "string" || !PROTOCOL_PATTERN.test(protocol)) return undefined;
+  return protocol.slice(NAMESPACE.length + 1);
 }

@@ -4,6 +4,9 @@
 // takes to start, and `--help` or a `session ls` from its cache checks no record.
 import * as z from "zod";
 import {
+  APPROVAL_KINDS,
+  COMPACTION_TRIGGERS,
+  DECISIONS,
   kindOfProtocol,
   MODELLED_TYPES,
   PROTOCOL_PATTERN,
@@ -121,7 +124,44 @@ const TerminalPayload = exactly<T.TerminalPayload>()(z.strictObject({
 
 const seq = z.int().min(1);
 
-/** The five record kinds over the blocks their messages and tool results may hold. */
+const TrimmedResult = exactly<T.TrimmedResult>()(z.strictObject({
+  tool_use_id: z.string().min(1),
+  kept_chars: count,
+  cut_chars: z.int().min(1),
+}));
+
+const CompactionPayload = exactly<T.CompactionPayload>()(z.strictObject({
+  from_seq: seq,
+  through_seq: count,
+  summary: z.string(),
+  model: z.string().min(1),
+  trigger: z.enum(COMPACTION_TRIGGERS),
+  tokens_before: count,
+  tokens_after: count,
+  in_tokens: count,
+  out_tokens: count,
+  trimmed: z.array(TrimmedResult).min(1).optional(),
+}));
+
+const CompactionUndoPayload = exactly<T.CompactionUndoPayload>()(z.strictObject({ compaction_seq: seq }));
+
+const ApprovalRequestPayload = exactly<T.ApprovalRequestPayload>()(z.strictObject({
+  tool_use_id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+  kind: z.enum(APPROVAL_KINDS),
+  requested_at: z.iso.datetime({ offset: true }),
+}));
+
+const ApprovalDecisionPayload = exactly<T.ApprovalDecisionPayload>()(z.strictObject({
+  tool_use_id: z.string().min(1),
+  decision: z.enum(DECISIONS),
+  text: z.string().optional(),
+  decided_by: z.string().min(1),
+  decided_at: z.iso.datetime({ offset: true }),
+}));
+
+/** The record kinds over the blocks their messages and tool results may hold. */
 function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; toolResult: z.ZodType }) {
   // Typed as the hand-written message types below: zod would type an unmodelled block as
   // any object with a string type, which swallows the modelled ones when narrowing.
@@ -147,6 +187,10 @@ function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; tool
     tool_result: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.tool_result), tool_result: ToolResultPayload }),
     user: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.user), user: z.strictObject({ message: UserMessage }) }),
     terminal: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.terminal), terminal: TerminalPayload }),
+    compaction: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.compaction), compaction: CompactionPayload }),
+    compaction_undo: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.compaction_undo), compaction_undo: CompactionUndoPayload }),
+    approval_request: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.approval_request), approval_request: ApprovalRequestPayload }),
+    approval_decision: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.approval_decision), approval_decision: ApprovalDecisionPayload }),
   } as const;
 }
 

@@ -1,7 +1,7 @@
 // The journal's records as TypeScript types, each field documented where a reader of the
 // API reference finds it. record-schemas.ts checks at compile time that its zod schemas
 // accept exactly these shapes, so the two cannot drift apart.
-import type { OtherBlock, PROTOCOLS, TerminalReason } from "./record-format.js";
+import type { ApprovalKind, CompactionTrigger, Decision, OtherBlock, PROTOCOLS, TerminalReason } from "./record-format.js";
 
 /** Text, from the model or the user. Blocks keep fields this version does not model (citations, cache markers) as they came. */
 export interface TextBlock {
@@ -184,6 +184,82 @@ export interface TerminalPayload {
   message?: string;
 }
 
+/** A tool result a compaction cut short in what the model is sent, so that the kept part of the conversation fits the window. */
+export interface TrimmedResult {
+  /** The call whose result was cut. */
+  tool_use_id: string;
+  /** The characters of the result's text kept, from its start; the rest is replaced by a marker saying how much was cut. */
+  kept_chars: number;
+  /** The characters cut. */
+  cut_chars: number;
+}
+
+/**
+ * A summary of the conversation up to `through_seq`, which replaces it in what the model is
+ * sent: the model sees the summary, then every message after the cut. The records it
+ * replaces stay in the journal, so a `compaction_undo` brings them back.
+ */
+export interface CompactionPayload {
+  /** The first record this compaction summarizes that no compaction in effect before it did: 1, or the earlier cut plus one. */
+  from_seq: number;
+  /**
+   * The last record the summary covers: the model is sent the summary, then the messages of
+   * the records after it. Equal to the earlier cut (0 when there is none) when the record
+   * only trims tool results, and then `summary` is empty.
+   */
+  through_seq: number;
+  /** The summary, which the model reads as the start of the conversation. */
+  summary: string;
+  /** The model that wrote the summary. */
+  model: string;
+  /** What started it. */
+  trigger: CompactionTrigger;
+  /** The estimated tokens of the conversation the model was sent before it. */
+  tokens_before: number;
+  /** The estimated tokens after it. */
+  tokens_after: number;
+  /** Input tokens of the summarizing call (0 when the record only trims). */
+  in_tokens: number;
+  /** Output tokens of the summarizing call. */
+  out_tokens: number;
+  /** Tool results of the kept messages cut short, oldest first, when the summary alone did not make the conversation fit. */
+  trimmed?: TrimmedResult[];
+}
+
+/** Reverts the latest compaction still in effect: the model is sent what it was sent before that compaction. */
+export interface CompactionUndoPayload {
+  /** The seq of the compaction record it reverts. */
+  compaction_seq: number;
+}
+
+/** A call of the pending batch that waits for a person's decision before it may run. */
+export interface ApprovalRequestPayload {
+  /** The call's id, in the assistant record of the pending batch. */
+  tool_use_id: string;
+  /** The tool's name. */
+  name: string;
+  /** The input as the model sent it: what an approval approves, and exactly what then runs. */
+  input: Record<string, unknown>;
+  /** An approval of a tool call, or a question (`ask_user`) waiting for an answer. */
+  kind: ApprovalKind;
+  /** When the run parked on it, RFC 3339. */
+  requested_at: string;
+}
+
+/** A person's decision on one call of the pending batch; a call is decided at most once. */
+export interface ApprovalDecisionPayload {
+  /** The call it decides. */
+  tool_use_id: string;
+  /** `approve` runs the call with its journaled input, `deny` answers the model with an error, `answer` answers a question. */
+  decision: Decision;
+  /** Why a call was denied, which the model is told; for `answer`, the answer. */
+  text?: string;
+  /** Who or what decided: `terminal`, `timeout`, or the user and host that ran the command. */
+  decided_by: string;
+  /** When, RFC 3339. */
+  decided_at: string;
+}
+
 /** Seq 1 of every journal. */
 export interface MetaRecord {
   /** Always 1. */
@@ -234,5 +310,54 @@ export interface TerminalRecord {
   terminal: TerminalPayload;
 }
 
+/** A compaction (version 4). */
+export interface CompactionRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The compaction record's protocol id. */
+  protocol: typeof PROTOCOLS.compaction;
+  /** The summary and what it replaces. */
+  compaction: CompactionPayload;
+}
+
+/** The undoing of a compaction (version 4). */
+export interface CompactionUndoRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The compaction_undo record's protocol id. */
+  protocol: typeof PROTOCOLS.compaction_undo;
+  /** Which compaction. */
+  compaction_undo: CompactionUndoPayload;
+}
+
+/** A call waiting for a decision (version 4). */
+export interface ApprovalRequestRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The approval_request record's protocol id. */
+  protocol: typeof PROTOCOLS.approval_request;
+  /** The call. */
+  approval_request: ApprovalRequestPayload;
+}
+
+/** A decision on a waiting call (version 4). */
+export interface ApprovalDecisionRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The approval_decision record's protocol id. */
+  protocol: typeof PROTOCOLS.approval_decision;
+  /** The decision. */
+  approval_decision: ApprovalDecisionPayload;
+}
+
 /** Any record of a journal: one line of JSON, its kind named by `protocol` and its payload under the kind's key. */
-export type JournalRecord = MetaRecord | AssistantRecord | ToolResultRecord | UserRecord | TerminalRecord;
+export type JournalRecord =
+  | MetaRecord
+  | AssistantRecord
+  | ToolResultRecord
+  | UserRecord
+  | TerminalRecord
+  | CompactionRecord
+  | CompactionUndoRecord
+  | ApprovalRequestRecord
+  | ApprovalDecisionRecord;

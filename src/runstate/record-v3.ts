@@ -170,6 +170,9 @@ function toV3Record(record: JournalRecord): Json {
     }
     case PROTOCOLS.terminal:
       return { ...envelope, terminal: { reason: record.terminal.reason, ...present({ message: record.terminal.message }) } };
+    default:
+      // The kinds of version 4 hold no content blocks: they are written as they are.
+      return { ...record };
   }
 }
 

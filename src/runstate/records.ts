@@ -6,7 +6,12 @@ import type * as Schemas from "./record-schemas.js";
 import type { JournalRecord } from "./record-types.js";
 
 export {
+  APPROVAL_KINDS,
+  COMPACTION_TRIGGERS,
+  DECISIONS,
   isOtherBlock,
+  newerKindProblem,
+  RECORD_KIND_SINCE,
   kindOfProtocol,
   MODELLED_TYPES,
   NEWEST_READABLE_VERSION,
@@ -17,11 +22,23 @@ export {
   RUN_ID_MAX_LENGTH,
   RUN_ID_PATTERN,
   TERMINAL_REASONS,
+  type ApprovalKind,
+  type CompactionTrigger,
+  type Decision,
   type OtherBlock,
   type RecordKind,
   type TerminalReason,
 } from "./record-format.js";
 export type {
+  ApprovalDecisionPayload,
+  ApprovalDecisionRecord,
+  ApprovalRequestPayload,
+  ApprovalRequestRecord,
+  CompactionPayload,
+  CompactionRecord,
+  CompactionUndoPayload,
+  CompactionUndoRecord,
+  TrimmedResult,
   AssistantMessage,
   AssistantPayload,
   AssistantRecord,

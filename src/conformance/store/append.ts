@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { fold } from "../../runstate/fold.js";
 import type { Journal } from "../../runstate/store.js";
 import { isRunStateError } from "../../runstate/errors.js";
-import { assistantEntry, completedRun, metaPayload, metaRecord, terminalEntry, toolResultEntry } from "../record-builders.js";
+import { approvalRequestEntry, assistantEntry, compactionEntry, compactionUndoEntry, completedRun, decisionEntry, metaPayload, metaRecord, terminalEntry, toolResultEntry } from "../record-builders.js";
 import { appendCompletedRun, journalTakenOver, journalWithFailedWrite, rejectsWith, type Suite } from "./suite.js";
 
 export function appendCases(suite: Suite): void {
@@ -75,6 +75,34 @@ export function appendCases(suite: Suite): void {
         (await suite.store.load("version-3")).messages,
         fold(completedRun("version-3").map((record) => (record.seq === 1 ? metaRecord("version-3", { version: 3 }) : record))).messages,
       );
+    });
+
+    it("stores the records of version 4 (compaction, approvals) and folds them back as they were given, in versions 2 and 3", async () => {
+      for (const version of [2, 3]) {
+        const runId = `version-4-kinds-${version}`;
+        const journal = await suite.store.create(runId, metaPayload(runId, { version }));
+        const entries = [
+          assistantEntry(0, "Looking.", ["toolu_1"]),
+          toolResultEntry("toolu_1"),
+          assistantEntry(1, "Then this.", ["toolu_2"]),
+          approvalRequestEntry("toolu_2"),
+          terminalEntry("awaiting_approval"),
+          decisionEntry("toolu_2", "deny", "not on a Friday"),
+          { ...toolResultEntry("toolu_2", "denied: not on a Friday"), tool_result: { tool_use_id: "toolu_2", result: { type: "tool_result" as const, tool_use_id: "toolu_2", content: "denied: not on a Friday", is_error: true } } },
+          compactionEntry(1, 3),
+          compactionUndoEntry(9),
+        ];
+        for (const [index, entry] of entries.entries()) await journal.append(index + 2, entry);
+        await journal.close();
+        const reopened = await suite.store.open(runId);
+        const records = await reopened.records();
+        await reopened.close();
+        assert.deepEqual(records.slice(3), entries.slice(2).map((entry, index) => ({ seq: index + 4, ...entry })));
+        const state = await suite.store.load(runId);
+        assert.equal(state.compactions.length, 1);
+        assert.equal(state.compactions[0]?.undoneAt, 10);
+        assert.equal(state.messages, state.history, "after the undo the model is sent the whole history");
+      }
     });
 
     it("refuses to append to a version 3 journal what version 3 cannot hold, with ERR_INVALID_RECORD", async () => {

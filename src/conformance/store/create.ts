@@ -31,7 +31,7 @@ export function createCases(suite: Suite): void {
     });
 
     it("refuses a meta of a newer version, naming both", async () => {
-      await rejectsWith(suite.store.create("create-4", metaPayload("create-4", { version: 4 })), "ERR_VERSION", /4.*3/);
+      await rejectsWith(suite.store.create("create-4", metaPayload("create-4", { version: 5 })), "ERR_VERSION", /5.*4/);
     });
 
     it("refuses hostile ids before touching storage", async () => {
