@@ -104,7 +104,7 @@ function waitingLines({ runId, waiting = [] }: RunOutcome, command: (args: reado
     ...(approvals ? [`  ${command(["session", "approve", runId, "--resume"])}`] : []),
     `  ${command(["session", "deny", runId, "--reason", "TEXT"])}`,
     ...(questions ? [`  ${command(["session", "answer", runId, "TEXT"])}`] : []),
-    `(name TOOL_USE_IDs after ${runId} to decide some calls only), then resume with: ${resumeHint(runId, command)}`,
+    `(name TOOL_USE_IDs after ${runId} to decide only some; without --resume, resume later with: ${resumeHint(runId, command)})`,
   ];
 }
 
