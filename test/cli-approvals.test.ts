@@ -223,6 +223,27 @@ describe("approvals on the command line", () => {
     }
   });
 
+  it("runs the README's Approvals example: park (exit 10), pending lists the call, approve --resume tags the release once", async () => {
+    const repo = new URL("../../", import.meta.url).pathname;
+    const readme = readFileSync(join(repo, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Approvals"), readme.indexOf("## agent.yaml"));
+    const block = /```sh\n([^`]*)```/.exec(section)?.[1] ?? "";
+    const commands = block.split("\n").filter((line) => line.startsWith("node dist/cli/main.js "));
+    assert.equal(commands.length, 3, block);
+    const dir = join(root, "readme");
+    mkdirSync(dir);
+    const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
+    const results: CliResult[] = [];
+    for (const line of commands) {
+      const words = [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => (m[1] ?? m[2]) as string).slice(2);
+      results.push(await runCli(words.map((word) => (word.startsWith("examples/") ? join(repo, word) : word)), { cwd: dir, env }));
+    }
+    assert.deepEqual(results.map((result) => result.code), [10, 0, 0], results.map((result) => result.stderr).join("\n"));
+    assert.match(results[1]?.stdout ?? "", /\nrelease-1 +\S+ +release +approval +\d+s +\{"version":"1\.4\.2"\}\n$/);
+    assert.match(results[2]?.stdout ?? "", /^approved \S+ in session release-1\n[^]*Tagged v1\.4\.2\.\n$/);
+    assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n", "the approved call ran once");
+  });
+
   describe("SIGKILL at each journal boundary", () => {
     it("after the request is journaled: the resume parks again and the call never runs until approved, then once", async () => {
       const ws = workspace();

@@ -393,7 +393,8 @@ async function finishPendingBatch(run: Drive): Promise<boolean> {
     const again = !mayHaveStarted.has(use.id) || (await settings.tools.mayRerun(use, options.askRerun ?? denyWithoutTerminal));
     (again ? rerun : interrupted).push(use);
   }
-  events.pendingBatch?.({ rerun, interrupted });
+  // Calls that waited for a decision are no reruns: their decisions tell their story.
+  events.pendingBatch?.({ rerun: rerun.filter((use) => !pending.approvals.has(use.id) && !pending.decisions.has(use.id)), interrupted });
   for (const use of interrupted) await journalResult(run, use, interruptedResult(use));
   return runTools(run, rerun);
 }

@@ -148,7 +148,7 @@ ${EXIT_CODES_HELP}`,
   const session = program
     .command("session")
     .usage("COMMAND [options]")
-    .summary("list, show, verify, remove, export, import and fork sessions")
+    .summary("list, show, verify, remove, export, import and fork sessions; decide the calls they wait on")
     .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
     .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_HELP}`);
   const sessionCommand = (name: SessionCommandName, usage: string, description: string, statusHelp = false) =>
