@@ -229,6 +229,42 @@ describe("approvals in the library", () => {
     assert.equal(resultsSent(server, 1)[0]?.content, "the operator denied this call of send: timed out");
   });
 
+  it("asks about parked calls on a resume that has someone to ask; a parked call whose tool is gone is denied, not asked; a failed question is a denial", async (t) => {
+    const server = await fake(t, [
+      callsTurn(["toolu_s", "send", { n: 1 }], ["toolu_q", "ask_user", { question: "why?" }]),
+      textTurn("after asking"),
+      callsTurn(["toolu_s", "send", { n: 2 }]),
+      textTurn("tool gone"),
+    ]);
+    const store = new MemoryStore();
+    t.after(() => store.close());
+    const { ran, list } = tools();
+    assert.equal((await runAgent(options(server, store, { prompt: "a", tools: [...list, askUserTool], runId: "ask" }))).reason, "awaiting_approval");
+    const asked: string[] = [];
+    const done = await runAgent(
+      options(server, store, {
+        tools: [...list, askUserTool],
+        resume: "ask",
+        confirm: async (tool, input) => (asked.push(`${tool.name} ${JSON.stringify(input)}`), true),
+        askUser: async () => Promise.reject(new Error("the terminal went away")),
+      }),
+    );
+    assert.equal(done.answer, "after asking");
+    assert.deepEqual(asked, ['send {"n":1}']);
+    assert.deepEqual(ran, ['send:{"n":1}']);
+    assert.deepEqual(resultsSent(server, 1).map((r) => [r.tool_use_id, r.content, r.is_error === true]), [
+      ["toolu_s", "sent", false],
+      ["toolu_q", "the operator denied this call of ask_user: the question could not be asked", true],
+    ]);
+
+    assert.equal((await runAgent(options(server, store, { prompt: "b", tools: list, runId: "gone" }))).reason, "awaiting_approval");
+    const without = list.filter((tool) => tool.name !== "send");
+    const forced = await runAgent(options(server, store, { tools: without, resume: "gone", force: true, confirm: async () => true }));
+    assert.equal(forced.answer, "tool gone");
+    assert.deepEqual(ran, ['send:{"n":1}'], "the call of a tool no longer configured never runs");
+    assert.equal(resultsSent(server, 3)[0]?.content, "the operator denied this call of send: its tool send is no longer configured");
+  });
+
   it("denies a confirm call in a run without a store and no one to ask: such a run cannot wait", async (t) => {
     const server = await fake(t, [callsTurn(["toolu_s", "send", { n: 1 }]), textTurn("could not")]);
     const { ran, list } = tools();
