@@ -4,12 +4,14 @@
 // each journal boundary of park, decide and resume never runs an undecided or denied call
 // and runs an approved one once. Against the strict fake Anthropic server.
 import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
-import { runCli, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, runCli, type CliResult } from "./helpers/cli-harness.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -242,6 +244,45 @@ describe("approvals on the command line", () => {
     assert.match(results[1]?.stdout ?? "", /\nrelease-1 +\S+ +release +approval +\d+s +\{"version":"1\.4\.2"\}\n$/);
     assert.match(results[2]?.stdout ?? "", /^approved \S+ in session release-1\n[^]*Tagged v1\.4\.2\.\n$/);
     assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n", "the approved call ran once");
+  });
+
+  describe("on a terminal", { skip: spawnSync("script", ["--version"]).status === 0 ? false : "util-linux script(1) is not installed" }, () => {
+    /** Runs the CLI on a pseudo-terminal (script(1)), typing `answer` at its first y/N question. */
+    async function onTerminal(dir: string, args: string[], answer: string | undefined): Promise<{ code: number | null; output: string }> {
+      const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+      const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), TERM: "xterm-256color", NO_COLOR: "1" };
+      const child = spawn("script", ["-qfec", [process.execPath, CLI, ...args].map(quote).join(" "), "/dev/null"], { cwd: dir, env, stdio: ["pipe", "pipe", "pipe"] });
+      let output = "";
+      let typed = false;
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        if (answer !== undefined && !typed && output.includes("[y/N]")) {
+          typed = true;
+          child.stdin.write(`${answer}\n`);
+        }
+      });
+      const [code] = (await once(child, "exit")) as [number | null];
+      return { code, output: output.replaceAll("\r", "") };
+    }
+
+    it("asks y/N there and journals the decision, decided_by terminal, before the call runs; --approvals defer parks instead", async () => {
+      const dir = join(root, "terminal");
+      mkdirSync(dir);
+      const config = new URL("../../examples/approvals/agent.yaml", import.meta.url).pathname;
+      const asked = await onTerminal(dir, ["run", "--config", config, "--checkpoint", "--name", "tty", "Tag release 1.4.2"], "y");
+      assert.equal(asked.code, 0, asked.output);
+      assert.match(asked.output, /Run release \{"version":"1\.4\.2"\}\? \[y\/N\] /);
+      const journal = readFileSync(join(dir, "state", "fisk-ai", "runs", "tty.json"), "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, { decision?: string; decided_by?: string }>);
+      const kindsOf = journal.map((record) => String(record.protocol).split(".").at(-1));
+      assert.deepEqual(kindsOf, ["meta", "assistant", "approval_decision", "tool_result", "assistant", "terminal"], "no request: a terminal was there to ask");
+      assert.deepEqual([journal[2]?.approval_decision?.decision, journal[2]?.approval_decision?.decided_by], ["approve", "terminal"]);
+      assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n");
+
+      const deferred = await onTerminal(dir, ["run", "--config", config, "--checkpoint", "--approvals", "defer", "--name", "tty-defer", "Tag release 1.4.2"], undefined);
+      assert.equal(deferred.code, 10, deferred.output);
+      assert.doesNotMatch(deferred.output, /\[y\/N\]/);
+      assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n", "the deferred call did not run");
+    });
   });
 
   describe("SIGKILL at each journal boundary", () => {
