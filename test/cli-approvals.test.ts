@@ -200,8 +200,8 @@ describe("approvals on the command line", () => {
     }
   });
 
-  it("parks with --output-format stream-json, emitting the request, and the terminal event names the waiting calls", async () => {
-    const ws = workspace();
+  it("parks with --output-format stream-json, emitting the request, and the terminal event names the waiting calls; a resume emits the decision it journals", async () => {
+    const ws = workspace({ approvalTimeout: "1ms" });
     const streamed = await ws.run(["run", "--checkpoint", "--name", "s1", "--approvals", "defer", "--output-format", "stream-json", "send"]);
     assert.equal(streamed.code, 10, streamed.stderr);
     const events = streamed.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -209,6 +209,10 @@ describe("approvals on the command line", () => {
     assert.deepEqual({ ...request, requested_at: undefined }, { type: "approval_request", id: "toolu_01", name: "send", input: { text: "deploy" }, kind: "approval", requested_at: undefined });
     const terminal = events.at(-1) as { type: string; reason: string; waiting: { id: string }[] };
     assert.deepEqual([terminal.type, terminal.reason, terminal.waiting.map((call) => call.id)], ["terminal", "awaiting_approval", ["toolu_01"]]);
+    const resumed = await ws.run(["run", "--resume", "s1", "--output-format", "stream-json"]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const decision = resumed.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>).find((event) => event.type === "approval_decision");
+    assert.deepEqual({ ...decision, decided_at: undefined }, { type: "approval_decision", id: "toolu_01", decision: "deny", text: "timed out", decided_by: "timeout", decided_at: undefined });
   });
 
   it("lets exactly one of 8 processes deciding the same call at once decide it, every trial; the others exit 11", async () => {
