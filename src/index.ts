@@ -66,6 +66,8 @@ export {
   type ApprovalRequestPayload,
   type ApprovalDecisionRecord,
   type ApprovalDecisionPayload,
+  type ResumedRecord,
+  type ResumedPayload,
   type ApprovalKind,
   type Decision,
   type Fingerprint,

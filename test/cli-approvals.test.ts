@@ -55,16 +55,17 @@ interface Workspace {
   records(runId: string): Record<string, unknown>[];
 }
 
-function workspace(options: { session?: string; approvalTimeout?: string } = {}): Workspace {
+function workspace(options: { session?: string; approvalTimeout?: string; sendNeverReruns?: boolean } = {}): Workspace {
   const dir = join(root, `ws-${++workspaces}`);
   mkdirSync(dir);
   const sideLog = join(dir, "side.log");
+  // A file named $SIDE_LOG.kill makes the next execution SIGKILL fisk-ai while it runs, once.
   const tool = (name: string, confirm: boolean) => `  - name: ${name}
     description: ${name} a line
-    command: [sh, -c, 'echo "${name}:$1" >> "$SIDE_LOG"; echo "${name} $1"', sh, "{text}"]
+    command: [sh, -c, 'echo "${name}:$1" >> "$SIDE_LOG"; if [ -e "$SIDE_LOG.kill" ]; then rm "$SIDE_LOG.kill"; kill -9 $PPID; sleep 5; fi; echo "${name} $1"', sh, "{text}"]
     input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
     confirm: ${confirm}
-`;
+${name === "send" && options.sendNeverReruns === true ? "    on_crash: never\n" : ""}`;
   writeFileSync(
     join(dir, "agent.yaml"),
     `provider: anthropic
@@ -324,6 +325,21 @@ describe("approvals on the command line", () => {
       assert.equal(killed.signal, "SIGKILL");
       assert.equal((await ws.run(["run", "--resume", "k3"])).code, 0);
       assert.deepEqual(ws.executions(), ["note:one", "send:deploy"], "the approved call ran once");
+      assert.deepEqual(rejected(), []);
+    });
+
+    it("while the approved call runs on the resume: its tool's crash policy holds (on_crash: never is not run again)", async () => {
+      const ws = workspace({ sendNeverReruns: true });
+      assert.equal((await ws.run(PARK("k5"))).code, 10);
+      assert.equal((await ws.run(["session", "approve", "k5"])).code, 0);
+      writeFileSync(join(ws.dir, "side.log.kill"), "");
+      const killed = await ws.run(["run", "--resume", "k5"]);
+      assert.equal(killed.signal, "SIGKILL", killed.stderr);
+      assert.deepEqual(ws.kinds("k5").slice(-2), ["terminal", "resumed"], "the resume said it took the batch up before the call ran");
+      const done = await ws.run(["run", "--resume", "k5"]);
+      assert.equal(done.code, 0, done.stderr);
+      assert.deepEqual(ws.executions(), ["note:one", "send:deploy"], "the approved call ran once, and not again after the kill");
+      assert.match(String(lastResults().find((r) => r.tool_use_id === "toolu_01")?.content), /may have been running when the run was interrupted/);
       assert.deepEqual(rejected(), []);
     });
 

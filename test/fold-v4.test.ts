@@ -10,6 +10,7 @@ import {
   compactionUndoEntry,
   decisionEntry,
   journalOf,
+  resumedEntry,
   terminalEntry,
   toolResultEntry,
   userEntry,
@@ -136,6 +137,12 @@ describe("fold: approvals", () => {
     assert.equal(done.pending, undefined);
   });
 
+  it("takes a resume marker over a batch at rest under a terminal record, which reopens the run", () => {
+    const state = fold(journalOf("r", ...parked, decisionEntry("toolu_2", "approve"), terminalEntry("suspended"), resumedEntry()));
+    assert.equal(state.terminal, undefined);
+    assert.equal(state.pending?.seq, 2);
+  });
+
   it("takes a decision made on the terminal without a request", () => {
     const state = fold(journalOf("r", assistantEntry(0, "may I?", ["toolu_1"]), decisionEntry("toolu_1", "approve")));
     assert.equal(state.pending?.decisions.size, 1);
@@ -161,6 +168,8 @@ describe("fold: approvals", () => {
     });
     it("an answer to an approval", () => rejects([assistantEntry(0, "a", ["toolu_1"]), approvalRequestEntry("toolu_1"), decisionEntry("toolu_1", "answer", "x")], 4, /waits for an approval/));
     it("a run awaiting approval with nothing waiting", () => rejects([assistantEntry(0, "a", ["toolu_1"]), terminalEntry("awaiting_approval")], 3, /no call waiting for a decision/));
+    it("a resume marker with no batch at rest", () => rejects([assistantEntry(0, "a", ["toolu_1"]), resumedEntry()], 3, /no batch is at rest under a terminal record/));
+    it("a resume marker after a finished batch", () => rejects([...conversation, terminalEntry("suspended"), resumedEntry()], 9, /no batch is at rest/));
     it("a compaction while calls wait", () => rejects([...parked, compactionEntry(1, 1)], 6, /inside the pending batch/));
   });
 });

@@ -17,6 +17,7 @@ import {
   completedRun,
   decisionEntry,
   metaRecord,
+  resumedEntry,
   terminalEntry,
   toolResultEntry,
   userEntry,
@@ -68,6 +69,7 @@ const good: [string, unknown][] = [
   ["approval request", at(3, approvalRequestEntry("t1"))],
   ["approval decision with a reason", at(5, decisionEntry("t1", "deny", "not now"))],
   ["approval decision without text", at(5, decisionEntry("t1", "approve"))],
+  ["resumed", at(6, resumedEntry())],
 ];
 
 const FIXTURES_V3 = new URL("../../test/fixtures/go/v3/", import.meta.url);
@@ -161,6 +163,7 @@ const bad: [string, unknown][] = [
   ["compaction with an empty list of trims", at(8, compactionEntry(1, 4, { trimmed: [] }))],
   ["compaction trim that cuts nothing", at(8, compactionEntry(1, 4, { trimmed: [{ tool_use_id: "t", kept_chars: 3, cut_chars: 0 }] }))],
   ["compaction without its model", at(8, (() => { const e = compactionEntry(1, 4); delete (e.compaction as Partial<typeof e.compaction>).model; return e; })())],
+  ["resumed without its time", at(6, { protocol: PROTOCOLS.resumed, resumed: {} })],
   ["compaction undo without the compaction's seq", at(9, { protocol: PROTOCOLS.compaction_undo, compaction_undo: {} })],
   ["approval request of an unknown kind", at(3, { ...approvalRequestEntry("t1"), approval_request: { ...approvalRequestEntry("t1").approval_request, kind: "vote" } })],
   ["approval request with input that is not an object", at(3, { ...approvalRequestEntry("t1"), approval_request: { ...approvalRequestEntry("t1").approval_request, input: "rm -rf /" } })],

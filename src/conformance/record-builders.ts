@@ -8,6 +8,7 @@ import {
   type CompactionPayload,
   type CompactionRecord,
   type CompactionUndoRecord,
+  type ResumedRecord,
   type AssistantRecord,
   type JournalRecord,
   type MetaPayload,
@@ -134,6 +135,11 @@ export function decisionEntry(toolUseId: string, decision: ApprovalDecisionPaylo
       decided_at: "2026-12-01T10:05:00.000Z",
     },
   };
+}
+
+/** A resumed entry (no seq): a resume took up a batch at rest under a terminal record. */
+export function resumedEntry(): Omit<ResumedRecord, "seq"> {
+  return { protocol: PROTOCOLS.resumed, resumed: { resumed_at: "2026-12-01T11:00:00.000Z" } };
 }
 
 /** Numbers entries from seq 2 after a meta record: a whole journal. */

@@ -13,6 +13,7 @@ import {
   type ApprovalRequestPayload,
   type CompactionPayload,
   type CompactionUndoPayload,
+  type ResumedPayload,
   type AssistantMessage,
   type AssistantPayload,
   type JournalRecord,
@@ -222,6 +223,7 @@ const FOLD_BY_KIND: { [K in RecordKind]: (s: Folding, payload: PayloadOf<K>, seq
   compaction_undo: foldCompactionUndo,
   approval_request: foldApprovalRequest,
   approval_decision: foldApprovalDecision,
+  resumed: foldResumed,
 };
 
 // The conversation is kept twice only once a compaction is in effect: `history`, every
@@ -363,6 +365,11 @@ function foldApprovalDecision(s: Folding, decision: ApprovalDecisionPayload, seq
   if (!fits) throw corrupt(seq, `a decision "${decision.decision}" on tool_use ${id}, which waits for ${kind === "question" ? "an answer" : "an approval"}`);
   if (decision.decision === "answer" && decision.text === undefined) throw corrupt(seq, `an answer to tool_use ${id} with no text`);
   pending?.decisions.set(id, { seq, decision });
+}
+
+function foldResumed(s: Folding, _resumed: ResumedPayload, seq: number): void {
+  // foldStep clears the terminal after this step: here it is still the one before.
+  if (s.terminal === undefined || s.pending === undefined) throw corrupt(seq, "a resumed record where no batch is at rest under a terminal record");
 }
 
 /** The call of the pending batch that `id` names and that has no result yet; `what` says which record asks. */

@@ -36,6 +36,8 @@ export const PROTOCOLS = {
   approval_request: `${NAMESPACE}.approval_request`,
   /** A person's decision on one call: approved, denied, or a question answered (version 4). */
   approval_decision: `${NAMESPACE}.approval_decision`,
+  /** A resume took up a batch at rest under a terminal record, before running any of its calls (version 4). */
+  resumed: `${NAMESPACE}.resumed`,
 } as const;
 
 /** A record kind's name: its protocol id's last word, and the key its payload is under. */
@@ -58,6 +60,7 @@ export const RECORD_KIND_SINCE: { readonly [K in RecordKind]: number } = {
   compaction_undo: 4,
   approval_request: 4,
   approval_decision: 4,
+  resumed: 4,
 };
 
 /** Run ids: validated before an id touches a path or a subject. */

@@ -153,6 +153,8 @@ const ApprovalRequestPayload = exactly<T.ApprovalRequestPayload>()(z.strictObjec
   requested_at: z.iso.datetime({ offset: true }),
 }));
 
+const ResumedPayload = exactly<T.ResumedPayload>()(z.strictObject({ resumed_at: z.iso.datetime({ offset: true }) }));
+
 const ApprovalDecisionPayload = exactly<T.ApprovalDecisionPayload>()(z.strictObject({
   tool_use_id: z.string().min(1),
   decision: z.enum(DECISIONS),
@@ -191,6 +193,7 @@ function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; tool
     compaction_undo: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.compaction_undo), compaction_undo: CompactionUndoPayload }),
     approval_request: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.approval_request), approval_request: ApprovalRequestPayload }),
     approval_decision: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.approval_decision), approval_decision: ApprovalDecisionPayload }),
+    resumed: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.resumed), resumed: ResumedPayload }),
   } as const;
 }
 

@@ -260,6 +260,16 @@ export interface ApprovalDecisionPayload {
   decided_at: string;
 }
 
+/**
+ * Written by a resume that takes up a batch at rest under a terminal record (it parked, or
+ * stopped at its budget) before it runs any call of it: a later resume then knows calls of
+ * the batch may have started, and applies their tools' crash policy.
+ */
+export interface ResumedPayload {
+  /** When, RFC 3339. */
+  resumed_at: string;
+}
+
 /** Seq 1 of every journal. */
 export interface MetaRecord {
   /** Always 1. */
@@ -350,6 +360,16 @@ export interface ApprovalDecisionRecord {
   approval_decision: ApprovalDecisionPayload;
 }
 
+/** A resume taking up a batch at rest (version 4). */
+export interface ResumedRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The resumed record's protocol id. */
+  protocol: typeof PROTOCOLS.resumed;
+  /** When. */
+  resumed: ResumedPayload;
+}
+
 /** Any record of a journal: one line of JSON, its kind named by `protocol` and its payload under the kind's key. */
 export type JournalRecord =
   | MetaRecord
@@ -360,4 +380,5 @@ export type JournalRecord =
   | CompactionRecord
   | CompactionUndoRecord
   | ApprovalRequestRecord
-  | ApprovalDecisionRecord;
+  | ApprovalDecisionRecord
+  | ResumedRecord;

@@ -38,6 +38,8 @@ export type {
   CompactionRecord,
   CompactionUndoPayload,
   CompactionUndoRecord,
+  ResumedPayload,
+  ResumedRecord,
   TrimmedResult,
   AssistantMessage,
   AssistantPayload,
