@@ -3,7 +3,9 @@
 // The store conformance suite is at "fisk-ai/conformance".
 export { runAgent, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
 export type { AgentEvents, RunOutcome } from "./agent/events.js";
-export { ConfigError, ResumeRefusedError, type ResumeLimit, type ResumeRefusal, type ResumeRefusedDetails } from "./agent/agent-errors.js";
+export { ConfigError, ResumeRefusedError, CompactionError, type CompactionRefusal, type ResumeLimit, type ResumeRefusal, type ResumeRefusedDetails } from "./agent/agent-errors.js";
+export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./agent/compact-session.js";
+export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
 export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema, type ToolDefinition } from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";
 

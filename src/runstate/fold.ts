@@ -111,6 +111,8 @@ export interface RunState {
   messages: Message[];
   /** The whole committed conversation, every message ever journaled, compacted or not; the same array as `messages` until a compaction. */
   history: Message[];
+  /** The seq of the record that completed each message of `history`, index for index: where a compaction's cut may fall. */
+  historySeqs: readonly number[];
   /** Every compaction of the run in journal order, undone ones included. */
   compactions: CompactionState[];
   /** Totals over every record of the run. */
@@ -199,7 +201,6 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
 /** The state as a step advances it. */
 type Folding = Mutable<FoldState> & {
   pending: (PendingBatch & { answered: Set<string>; approvals: Map<string, ApprovalState>; decisions: Map<string, DecisionState> }) | undefined;
-  /** The seq of the record that completed each message of `history`, index for index: where a cut may fall. */
   historySeqs: number[];
 };
 
@@ -410,7 +411,7 @@ function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number):
     }
   }
   const entry: CompactionState = { seq, compaction, undoneAt: undefined, historyIndex };
-  const view = viewOf(s, [...inEffect, entry], seq);
+  const view = viewOf(s, [...inEffect, entry], seq, compaction);
   s.compactions.push(entry);
   s.messages = view;
   if (summary !== "") s.counters.compactionCalls++;
@@ -446,8 +447,9 @@ function historyIndexAfter(s: Folding, through: number): number {
 /**
  * What the model is sent under the compactions in effect: the latest summary, then the
  * messages after its cut with the trimmed results cut. Without any, the history itself.
+ * `folding` is the compaction being folded, whose trims must each name a kept result.
  */
-function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number): Message[] {
+function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number, folding?: CompactionPayload): Message[] {
   if (inEffect.length === 0) return s.history;
   const summarized = inEffect.findLast((entry) => entry.compaction.summary !== "");
   const trims = new Map(inEffect.flatMap((entry) => (entry.compaction.trimmed ?? []).map((trim) => [trim.tool_use_id, trim] as const)));
@@ -471,8 +473,10 @@ function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number): 
     // Only a message with a trimmed result is a copy.
     view.push(content.every((block, index) => block === message.content[index]) ? message : { role: "user", content });
   }
-  const [unmatched] = trims.keys();
-  if (unmatched !== undefined) throw corrupt(seq, `a trim of the result of ${unmatched}, which no kept message holds`);
+  // Only the compaction being folded must trim kept results: an earlier trim's result may
+  // since have been summarized by a later cut, and then it no longer matters.
+  const unmatched = (folding?.trimmed ?? []).find((trim) => trims.has(trim.tool_use_id));
+  if (unmatched !== undefined) throw corrupt(seq, `a trim of the result of ${unmatched.tool_use_id}, which no kept message holds`);
   if (summarized === undefined) return view;
   const text = { type: "text" as const, text: summaryText(summarized.compaction.summary) };
   const first = view[0];
