@@ -171,7 +171,7 @@ function notAtRest(state: RunState): string | undefined {
 export function chooseCut(state: RunState, keepRecent: number, base: number, limit: number): number | undefined {
   const { start, offset } = viewStart(state);
   const last = state.history.length - Math.max(keepRecent, 1);
-  let prefix = base + messagesTokens(state.messages.slice(0, offset));
+  let prefix = base + state.messages.slice(0, offset).reduce((sum, message) => sum + messagesTokens([message]), 0);
   let chosen: number | undefined;
   for (let cut = start + 1; cut <= last; cut++) {
     prefix += messagesTokens([state.messages[offset + cut - 1 - start] as Message]);
@@ -222,6 +222,7 @@ export async function compactConversation(recorder: RunRecorder, summarizer: Sum
     if (trims.trims.length > 0) made.push(await journalTrims(recorder, summarizer, request.trigger, tokens, trims, events));
   }
   if (made.length === 0) {
+    if (window !== undefined && tokens > window) throw tooLarge(state, tokens, window);
     throw new CompactionError(
       "nothing-to-cut",
       `nothing to compact in session ${state.runId}: its ${state.messages.length} messages are what compaction keeps (keep_recent ${request.keepRecent}), and no tool result among them is long enough to trim`,
