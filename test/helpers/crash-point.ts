@@ -2,13 +2,15 @@
 // the process SIGKILL itself at the n-th occurrence of a point, so durability tests can
 // kill a run at an exact step.
 // Points: before-model (a model call is about to start), after-assistant (a model turn
-// is journaled), after-tool (a tool result is journaled).
+// is journaled), after-tool (a tool result is journaled), before-summary (a compaction's
+// summarizing call is about to start), after-summary (it returned, its record not yet
+// journaled), after-compaction (a compaction record is journaled).
 import type { AgentEvents } from "../../src/agent/events.js";
 
-type CrashPoint = "before-model" | "after-assistant" | "after-tool";
+type CrashPoint = "before-model" | "after-assistant" | "after-tool" | "before-summary" | "after-summary" | "after-compaction";
 
 export function withCrashPoint(events: AgentEvents, spec: string | undefined): AgentEvents {
-  const match = spec === undefined ? null : /^(before-model|after-assistant|after-tool):(\d+)$/.exec(spec);
+  const match = spec === undefined ? null : /^(before-model|after-assistant|after-tool|before-summary|after-summary|after-compaction):(\d+)$/.exec(spec);
   if (match === null) return events;
   const point = match[1] as CrashPoint;
   let remaining = Number(match[2]);
@@ -28,6 +30,18 @@ export function withCrashPoint(events: AgentEvents, spec: string | undefined): A
     toolFinished: (use, result, reused) => {
       events.toolFinished?.(use, result, reused);
       if (!reused) reached("after-tool");
+    },
+    compactionStarted: (info) => {
+      events.compactionStarted?.(info);
+      reached("before-summary");
+    },
+    compactionSummarized: (info) => {
+      events.compactionSummarized?.(info);
+      reached("after-summary");
+    },
+    compaction: (record) => {
+      events.compaction?.(record);
+      reached("after-compaction");
     },
   };
 }
