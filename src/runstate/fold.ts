@@ -23,6 +23,7 @@ import {
   type ToolResultBlock,
   type ToolResultPayload,
   type ToolUseBlock,
+  type TrimmedResult,
   type UserMessage,
   type UserPayload,
 } from "./records.js";
@@ -202,6 +203,8 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
 type Folding = Mutable<FoldState> & {
   pending: (PendingBatch & { answered: Set<string>; approvals: Map<string, ApprovalState>; decisions: Map<string, DecisionState> }) | undefined;
   historySeqs: number[];
+  /** The compactions in effect, oldest first: `compactions` without the undone ones, kept as they change so no step filters the whole list. */
+  inEffect: CompactionState[];
 };
 
 type PayloadOf<K extends RecordKind> = Extract<JournalRecord, Record<K, unknown>>[K];
@@ -393,7 +396,7 @@ export function resultText(content: ToolResultBlock["content"]): string {
 function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number): void {
   if (s.pending !== undefined) throw corrupt(seq, `a compaction inside the pending batch of the turn at seq ${s.pending.seq}`);
   if (s.paused) throw corrupt(seq, "a compaction after a paused turn, which must be continued first");
-  const inEffect = s.compactions.filter((earlier) => earlier.undoneAt === undefined);
+  const { inEffect } = s;
   const cut = inEffect.at(-1)?.compaction.through_seq ?? 0;
   const { from_seq: from, through_seq: through, summary } = compaction;
   if (from !== cut + 1) throw corrupt(seq, `a compaction from seq ${from}, where the one in effect ends at seq ${cut}: it must start at seq ${cut + 1}`);
@@ -411,7 +414,15 @@ function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number):
     }
   }
   const entry: CompactionState = { seq, compaction, undoneAt: undefined, historyIndex };
-  const view = viewOf(s, [...inEffect, entry], seq, compaction);
+  inEffect.push(entry);
+  let view: Message[];
+  try {
+    view = viewOf(s, inEffect, seq, compaction);
+  } catch (error) {
+    // A record that does not fold leaves the state as it was.
+    inEffect.pop();
+    throw error;
+  }
   s.compactions.push(entry);
   s.messages = view;
   if (summary !== "") s.counters.compactionCalls++;
@@ -420,13 +431,20 @@ function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number):
 }
 
 function foldCompactionUndo(s: Folding, { compaction_seq: target }: CompactionUndoPayload, seq: number): void {
-  const inEffect = s.compactions.filter((earlier) => earlier.undoneAt === undefined);
+  const { inEffect } = s;
   const latest = inEffect.at(-1);
   if (latest?.seq !== target) {
     throw corrupt(seq, `an undo of the compaction at seq ${target}, where the latest in effect is ${latest === undefined ? "none" : `at seq ${latest.seq}`}`);
   }
   // A pending batch's turn is not in `history` yet, so the view can be rebuilt under it.
-  const view = viewOf(s, inEffect.slice(0, -1), seq);
+  inEffect.pop();
+  let view: Message[];
+  try {
+    view = viewOf(s, inEffect, seq);
+  } catch (error) {
+    inEffect.push(latest);
+    throw error;
+  }
   latest.undoneAt = seq;
   s.messages = view;
 }
@@ -452,7 +470,10 @@ function historyIndexAfter(s: Folding, through: number): number {
 function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number, folding?: CompactionPayload): Message[] {
   if (inEffect.length === 0) return s.history;
   const summarized = inEffect.findLast((entry) => entry.compaction.summary !== "");
-  const trims = new Map(inEffect.flatMap((entry) => (entry.compaction.trimmed ?? []).map((trim) => [trim.tool_use_id, trim] as const)));
+  const trims = new Map<string, TrimmedResult>();
+  for (const { compaction } of inEffect) {
+    if (compaction.trimmed !== undefined) for (const trim of compaction.trimmed) trims.set(trim.tool_use_id, trim);
+  }
   const view: Message[] = [];
   for (const message of s.history.slice(summarized?.historyIndex ?? 0)) {
     if (message.role === "assistant" || trims.size === 0) {
@@ -504,6 +525,7 @@ function foldMeta(first: JournalRecord): FoldState {
     history: messages,
     historySeqs: messages.map(() => 1),
     compactions: [],
+    inEffect: [],
     counters: {
       modelCalls: 0,
       toolCalls: 0,
