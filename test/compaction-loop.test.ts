@@ -18,10 +18,12 @@ import {
   undoCompaction,
   type AgentEvents,
   type Message,
+  type MetaRecord,
 } from "../src/index.js";
 import { startFakeAnthropic, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
 import { startFakeOpenAI } from "./helpers/fake-openai-server.js";
 import { growingChat, isSummarizing, type GrowingChat } from "./helpers/growing-chat.js";
+import { assistantEntry, journalOf } from "./helpers/record-builders.js";
 
 const KEY = "sk-ant-compaction";
 const MODEL = "claude-test-window";
@@ -222,6 +224,55 @@ describe("compaction: by hand, and undone", () => {
     );
     assert.equal((await store.load(done.runId)).lastSeq, lastSeq);
     assert.equal(chat.summaries, 0);
+  });
+
+  it("refuses a session whose batch of tool calls waits for results, and journals nothing", async (t) => {
+    const chat = growingChat({ toolCalls: 0 });
+    const server = await fake(t, chat);
+    const store = new MemoryStore();
+    const [meta] = journalOf("mid-batch");
+    const journal = await store.create("mid-batch", (meta as MetaRecord).meta);
+    await journal.append(2, assistantEntry(0, "looking", ["toolu_1"]));
+    await journal.close();
+    await assert.rejects(
+      compactSession({ store, session: "mid-batch", provider: provider(server), model: MODEL }),
+      (error: unknown) => error instanceof CompactionError && error.refusal === "at-rest" && /has a batch of tool calls waiting for results \(seq 2\): resume it/.test(error.message),
+    );
+    assert.equal((await store.load("mid-batch")).lastSeq, 2);
+    assert.equal(server.requests.length, 0);
+  });
+
+  it("does not journal a summary no shorter than what it replaces", async (t) => {
+    const chat = growingChat({ toolCalls: 100 });
+    const server = await startFakeAnthropic(
+      (request) => (isSummarizing(request) ? { content: [{ type: "text", text: "s".repeat(20_000) }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 5000 } } : chat.respond(request)),
+      { apiKey: KEY },
+    );
+    t.after(() => server.close());
+    const store = new MemoryStore();
+    const tools = [fetchTool(200)];
+    const first = await runAgent({ provider: provider(server), model: MODEL, prompt: "read", tools, store, budget: { maxIterations: 4 } });
+    const lastSeq = (await store.load(first.runId)).lastSeq;
+    await assert.rejects(
+      compactSession({ store, session: first.runId, provider: provider(server), model: MODEL, tools, keepRecent: 2 }),
+      (error: unknown) => error instanceof CompactionError && error.refusal === "no-shrink" && /it is no shorter, so it was not journaled/.test(error.message),
+    );
+    assert.equal((await store.load(first.runId)).lastSeq, lastSeq);
+  });
+
+  it("ends the run when the summarizing call fails, journaling no compaction", async (t) => {
+    const chat = growingChat({ toolCalls: 12 });
+    const server = await startFakeAnthropic((request) => (isSummarizing(request) ? { status: 400, message: "summaries are off today" } : chat.respond(request)), {
+      apiKey: KEY,
+      contextWindow: 6000,
+    });
+    t.after(() => server.close());
+    const store = new MemoryStore();
+    const outcome = await runAgent({ provider: provider(server), model: MODEL, prompt: "read", tools: [fetchTool(4000)], store, compaction: { window: 6000 } });
+    assert.equal(outcome.reason, "error");
+    assert.match(outcome.message ?? "", /^compaction failed: the summarizing call failed: anthropic API 400 invalid_request_error: summaries are off today$/);
+    assert.equal((await store.load(outcome.runId)).compactions.length, 0);
+    assert.equal(refusedTooLong(server).length, 0, "the run stopped before sending a request over the window");
   });
 
   it("runAgent needs a window for a model whose window is not known, when compaction is given", async () => {
