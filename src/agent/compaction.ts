@@ -88,7 +88,7 @@ const TRIM_KEPT_CHARS = 1000;
 const MAX_ROUNDS = 8;
 
 /** About four characters a token, as the script provider and the fake servers count. */
-export function textTokens(chars: number): number {
+function textTokens(chars: number): number {
   return Math.ceil(chars / 4);
 }
 
