@@ -48,7 +48,7 @@ export interface CompactionOptions {
 /**
  * The settings a run compacts by. Without `given`, compaction is on for a model whose
  * window is known and off for any other; given, a model whose window is not known needs
- * `window`. Throws a ConfigError naming the field (prefixed by `where`).
+ * `window` unless `auto` is false. Throws a ConfigError naming the field (prefixed by `where`).
  */
 export function compactionSettingsFor(model: string, given: CompactionOptions | undefined, where: string): CompactionSettings | undefined {
   const threshold = given?.threshold ?? COMPACTION_DEFAULTS.threshold;
@@ -58,7 +58,8 @@ export function compactionSettingsFor(model: string, given: CompactionOptions | 
   if (given?.window !== undefined && (!Number.isInteger(given.window) || given.window < 1)) throw new ConfigError(`${where}.window: expected the model's context window as a whole number of tokens`);
   const window = given?.window ?? KNOWN_CONTEXT_WINDOWS[model];
   if (window === undefined) {
-    if (given === undefined) return undefined;
+    // Off, it needs no window: only a compaction by hand is made, and that needs none.
+    if (given === undefined || given.auto === false) return undefined;
     throw new ConfigError(`${where}.window: the context window of model ${model} is not known to fisk-ai: give it in tokens (window: 128000), or turn compaction off (auto: false)`);
   }
   return { auto: given?.auto ?? true, threshold, window, keepRecent };
