@@ -6,6 +6,7 @@ import { OpenAIProvider } from "../llm/openai-provider.js";
 import { ScriptProvider } from "../llm/script-provider.js";
 import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
 import { memoryTools } from "../memory/memory-tools.js";
+import { askUserTool } from "../tools/ask-user.js";
 import { commandTool } from "../tools/command-tool.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import type { McpServerDefinition } from "../tools/mcp/mcp-servers.js";
@@ -65,10 +66,11 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
     retry: { attempts: config.retryAttempts, baseDelayMs: config.retryBaseDelayMs, timeoutMs: config.callTimeoutMs },
     ...(memory === undefined ? {} : { memory }),
     ...(config.compaction === undefined ? {} : { compaction: config.compaction }),
+    ...(config.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: config.approvalTimeoutMs }),
   };
 }
 
-/** The config's command tools, and the memory tools when it keeps notes (`memory`). */
+/** The config's command tools, the memory tools when it keeps notes (`memory`), and ask_user when it is on. */
 function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: FileNoteStore | undefined): Tool[] {
   return [
     ...config.tools.map((tool) =>
@@ -85,6 +87,7 @@ function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: Fi
       }),
     ),
     ...(memory === undefined ? [] : memoryTools(memory)),
+    ...(config.askUser ? [askUserTool] : []),
   ];
 }
 

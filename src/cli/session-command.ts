@@ -12,7 +12,7 @@ import type { ResumeWhere } from "./resume-hint.js";
 import type { Store } from "../runstate/store.js";
 import { configPathFrom, openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";
 
-export type SessionCommandName = "ls" | "show" | "rm" | "verify" | "export" | "import" | "fork" | "compact" | "init-stream";
+export type SessionCommandName = "ls" | "show" | "rm" | "verify" | "export" | "import" | "fork" | "compact" | "init-stream" | "approve" | "deny" | "answer" | "pending";
 
 /** The options the session commands declare in program.ts, as commander names them. */
 export interface SessionFlags extends StoreFlags {
@@ -25,6 +25,10 @@ export interface SessionFlags extends StoreFlags {
   at?: string;
   prefix?: string;
   undo?: boolean;
+  all?: boolean;
+  reason?: string;
+  call?: string;
+  resume?: boolean;
 }
 
 function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
@@ -108,6 +112,23 @@ async function sessionSubcommand(
       assertRunId(runId);
       const { compactStoredSession } = await import("./session-compact.js");
       await compactStoredSession(await sessionStore(values), runId, { config: values.config, undo: values.undo === true }, { ...streams, env: io.env });
+      return EXIT.completed;
+    }
+    case "approve":
+    case "deny":
+    case "answer": {
+      const { decideRequest, decideCalls } = await import("./session-decide.js");
+      const request = decideRequest(command, positionals, values);
+      assertRunId(request.runId);
+      await decideCalls(await sessionStore(values), request, io.stdout, { where: storeWhere(values), env: io.env, decisionsJournaled: io.decisionsJournaled });
+      if (values.resume !== true) return EXIT.completed;
+      const { runCommand } = await import("./run-command.js");
+      return runCommand([], { resume: request.runId, config: values.config, stateDir: values.stateDir, store: values.store }, io);
+    }
+    case "pending": {
+      if (positionals.length > 0) throw new UsageError("session pending takes no arguments");
+      const { showPending } = await import("./session-decide.js");
+      await showPending(await sessionStore(values), values.json === true, io.stdout);
       return EXIT.completed;
     }
     case "init-stream": {
