@@ -8,7 +8,9 @@ export { approve, deny, answer, type DecideOptions, type DecisionResult } from "
 export { listPending, waitingCalls, type WaitingCall } from "./agent/waiting-calls.js";
 export { askUserTool } from "./tools/ask-user.js";
 export { DecisionRefusedError, type DecisionRefusal } from "./agent/agent-errors.js";
-export { ConfigError, ResumeRefusedError, type ResumeLimit, type ResumeRefusal, type ResumeRefusedDetails } from "./agent/agent-errors.js";
+export { ConfigError, ResumeRefusedError, CompactionError, type CompactionRefusal, type ResumeLimit, type ResumeRefusal, type ResumeRefusedDetails } from "./agent/agent-errors.js";
+export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./agent/compact-session.js";
+export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
 export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema, type ToolDefinition } from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";
 

@@ -502,19 +502,21 @@ describe("fisk-ai session show", () => {
     assert.match(result.stdout, /\n\n› Write two notes\nTaking notes\.\n→ note \{"text":"one"\}\n→ note \{"text":"two"\}\n← note: noted one\n$/);
   });
 
-  it("--json prints the folded state: the ls fields plus next_iteration, counters, pending, approvals, terminal, fingerprint, messages", async () => {
+  it("--json prints the folded state: the ls fields plus next_iteration, counters, pending, approvals, terminal, fingerprint, messages, compactions", async () => {
     const [crashed, capped] = await Promise.all([fisk(["session", "show", "crashed", "--json"]), fisk(["session", "show", "capped", "--json"])]);
     assertSucceeded(crashed, "show --json");
     const state = JSON.parse(crashed.stdout) as Record<string, unknown>;
     assert.deepEqual(Object.keys(state), [
       "id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem",
-      "next_iteration", "counters", "pending", "approvals", "terminal", "fingerprint", "messages",
+      "next_iteration", "counters", "pending", "approvals", "terminal", "fingerprint", "messages", "compactions",
     ]);
     assert.equal(state.status, "open");
     assert.equal(state.next_iteration, 1);
     assert.deepEqual(Object.keys(state.counters as object), [
       "model_calls", "tool_calls", "remote_tool_calls", "in_tokens", "out_tokens", "cache_read_tokens", "cache_create_tokens",
+      "compaction_calls", "compaction_in_tokens", "compaction_out_tokens",
     ]);
+    assert.deepEqual(state.compactions, []);
     const counters = state.counters as Record<string, number>;
     assert.deepEqual([counters.model_calls, counters.tool_calls, counters.remote_tool_calls], [1, 1, 0]);
     assert.deepEqual(state.pending, {

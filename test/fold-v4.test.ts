@@ -2,7 +2,7 @@
 // (requests, decisions, the rules that keep an undecided or denied call from running).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fold, PROTOCOLS, RunStateError, type JournalRecord, type Message, type RecordEntry } from "../src/index.js";
+import { fold, foldStep, PROTOCOLS, RunStateError, type JournalRecord, type Message, type RecordEntry } from "../src/index.js";
 import {
   approvalRequestEntry,
   assistantEntry,
@@ -101,6 +101,25 @@ describe("fold: compaction", () => {
     assert.match(texts(state.messages)[2] ?? "", /^result:\n\[fisk-ai cut 50 of 50 characters/);
     assert.equal(state.messages[0], state.history[0], "no summary: the prompt is sent as it was");
     assert.equal(state.counters.compactionCalls, 0);
+  });
+
+  it("summarizes past a result an earlier compaction trimmed, and an undo of that summary brings the trim back", () => {
+    const trimmed = [{ tool_use_id: "toolu_1", kept_chars: 0, cut_chars: 50 }];
+    const entries = [...conversation, compactionEntry(1, 0, { summary: "", trimmed, in_tokens: 0, out_tokens: 0 }), compactionEntry(1, 4)];
+    const state = fold(journalOf("r", ...entries));
+    assert.match(texts(state.messages)[0] ?? "", /through seq 4\|and then\?$/);
+    const undone = fold(journalOf("r", ...entries, compactionUndoEntry(9)));
+    assert.match(texts(undone.messages)[2] ?? "", /^result:\n\[fisk-ai cut 50 of 50 characters/);
+  });
+
+  it("leaves the state as it was when a compaction or an undo does not fold", () => {
+    const state = fold(journalOf("r", ...conversation, compactionEntry(1, 3)));
+    const before = { messages: state.messages, compactions: state.compactions.length };
+    assert.throws(() => foldStep(state, { seq: 9, ...compactionEntry(4, 5, { trimmed: [{ tool_use_id: "toolu_9", kept_chars: 1, cut_chars: 1 }] }) } as JournalRecord), /no kept message holds/);
+    assert.deepEqual({ messages: state.messages, compactions: state.compactions.length }, before);
+    // The compaction at seq 8 is still the latest in effect: a later one starts after it.
+    foldStep(state, { seq: 9, ...compactionEntry(4, 5) } as JournalRecord);
+    assert.equal(state.compactions.length, 2);
   });
 
   describe("refuses", () => {

@@ -108,3 +108,30 @@ export class DecisionRefusedError extends Error {
     this.runId = runId;
   }
 }
+
+/**
+ * Why a compaction could not be made:
+ * - `at-rest`: the session is not at a point a compaction may fall (a batch of tool calls waits
+ *   for results, or a paused turn waits to be continued): resume it first.
+ * - `nothing-to-cut`: no cut keeps `keep_recent` messages and summarizes anything, and no kept
+ *   tool result is large enough to trim.
+ * - `too-large`: after every cut and trim the conversation is still over the model's context
+ *   window; the message names the record too large to keep.
+ * - `no-shrink`: the summary the model wrote was no shorter than what it would replace, so it was not journaled.
+ * - `call-failed`: the summarizing model call failed (after its retries).
+ * - `nothing-to-undo`: `undoCompaction` found no compaction in effect.
+ */
+export type CompactionRefusal = "at-rest" | "nothing-to-cut" | "too-large" | "no-shrink" | "call-failed" | "nothing-to-undo";
+
+/** A compaction, or its undo, that could not be made; nothing was journaled for it. */
+export class CompactionError extends Error {
+  /** Always `"CompactionError"`. */
+  override readonly name = "CompactionError";
+  /** Why. */
+  readonly refusal: CompactionRefusal;
+
+  constructor(refusal: CompactionRefusal, message: string) {
+    super(message);
+    this.refusal = refusal;
+  }
+}

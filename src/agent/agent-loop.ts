@@ -3,13 +3,14 @@
 // for the call again, and each tool result is journaled the instant its tool completes,
 // so a crash repeats at most the one tool whose result never reached the journal.
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
-import type { ModelProvider, ModelTurn, ThinkingConfig } from "../llm/model-provider.js";
+import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig } from "../llm/model-provider.js";
 import type { Counters, RunState } from "../runstate/fold.js";
 import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
 import type { Store } from "../runstate/store.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
+import { RunCompaction, type CompactionSettings } from "./compaction.js";
 import { cannotHaveRun, decideCall, parkCalls, waitingMessage, type AskUser, type BatchApprovals } from "./approvals.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, type FingerprintStyle } from "./fingerprint.js";
@@ -32,6 +33,8 @@ export interface AgentSettings {
   retry: RetryPolicy;
   /** Notes kept across runs: their index joins the system prompt (never the fingerprint). */
   memory?: NoteStore;
+  /** When the conversation is compacted; without it, only by hand (never the fingerprint). */
+  compaction?: CompactionSettings;
   /** A parked call undecided this long is denied ("timed out") at the next resume. */
   approvalTimeoutMs?: number;
 }
@@ -60,10 +63,14 @@ export interface RunOptions {
   /**
    * A chat: after each final answer the loop asks for the next prompt, journals it as a
    * `user` record and goes on. `undefined` ends the chat, journaled `suspended` so it can
-   * be resumed. Without it a final answer completes the run.
+   * be resumed. Without it a final answer completes the run. `COMPACT` compacts the
+   * conversation (a chat's `/compact`) and asks again.
    */
-  nextPrompt?: () => Promise<string | undefined>;
+  nextPrompt?: () => Promise<string | typeof COMPACT | undefined>;
 }
+
+/** What `nextPrompt` answers to have the conversation compacted before the next prompt. */
+export const COMPACT = Symbol("compact");
 
 /** What a new run records about itself in its meta record, besides the prompt. */
 export interface RunStart {
@@ -196,8 +203,9 @@ function iterationCapReached(state: RunState, settings: AgentSettings): boolean 
   return state.nextIteration - state.promptIteration >= settings.maxIterations;
 }
 
+/** The tokens the budget counts: every tier of the run's model calls, and the summarizing calls of its compactions, which cost as much. */
 function totalTokens(counters: Counters): number {
-  return counters.inTokens + counters.outTokens + counters.cacheReadTokens + counters.cacheCreateTokens;
+  return counters.inTokens + counters.outTokens + counters.cacheReadTokens + counters.cacheCreateTokens + counters.compactionInTokens + counters.compactionOutTokens;
 }
 
 function firstRepeatedToolUseId(content: AssistantMessage["content"]): string | undefined {
@@ -249,17 +257,15 @@ interface Drive {
   system: string;
   signal: AbortSignal;
   events: AgentEvents;
+  compaction: RunCompaction;
 }
 
 async function drive(recorder: RunRecorder, options: RunOptions, system: string, followUp: string | undefined): Promise<RunOutcome> {
-  const run: Drive = {
-    recorder,
-    options,
-    settings: options.settings,
-    system,
-    signal: options.signal ?? new AbortController().signal,
-    events: options.events ?? {},
-  };
+  const { settings } = options;
+  const signal = options.signal ?? new AbortController().signal;
+  const events = options.events ?? {};
+  const summarizer = { provider: settings.provider, model: settings.model, system, tools: settings.tools.specs(), maxOutputTokens: settings.maxOutputTokens, retry: settings.retry, signal };
+  const run: Drive = { recorder, options, settings, system, signal, events, compaction: new RunCompaction(settings.compaction, recorder, summarizer, events) };
   if (await finishPendingBatch(run)) return park(run);
   if (followUp !== undefined) {
     await journalPrompt(run, followUp);
@@ -281,6 +287,8 @@ async function iterate(run: Drive): Promise<RunOutcome | undefined> {
   const state = run.recorder.state();
   const stopped = await limitReached(run, state);
   if (stopped !== undefined) return stopped;
+  const tooLong = await run.compaction.beforeCall();
+  if (tooLong !== undefined) return finish(run, "error", { message: tooLong });
   const called = await callModel(run, state);
   if ("outcome" in called) return called.outcome;
   const assistant = await recordTurn(run, state.nextIteration, called.turn);
@@ -301,27 +309,11 @@ async function limitReached(run: Drive, state: RunState): Promise<RunOutcome | u
 
 /** The model's next turn, or the outcome when the call failed or its turn could not be journaled. */
 async function callModel(run: Drive, state: RunState): Promise<{ turn: ModelTurn } | { outcome: RunOutcome }> {
-  const { settings, signal, events } = run;
+  const { signal, events } = run;
   events.modelCallStarted?.(state.nextIteration);
   let turn;
   try {
-    turn = await callWithRetries(
-      settings.provider,
-      {
-        model: settings.model,
-        system: run.system,
-        messages: state.messages,
-        tools: settings.tools.specs(),
-        maxOutputTokens: settings.maxOutputTokens,
-        thinking: settings.thinking,
-      },
-      settings.retry,
-      {
-        signal,
-        onRetry: (attempt, delayMs, error) => events.modelCallRetrying?.(attempt, delayMs, error),
-        ...(events.textDelta === undefined ? {} : { onText: (text: string) => events.textDelta?.(text) }),
-      },
-    );
+    turn = await sendCompactingOnce(run);
   } catch (error) {
     signal.throwIfAborted();
     return { outcome: await finish(run, "error", { message: `model call failed: ${error instanceof Error ? error.message : String(error)}` }) };
@@ -332,6 +324,36 @@ async function callModel(run: Drive, state: RunState): Promise<{ turn: ModelTurn
   const repeatedId = firstRepeatedToolUseId(turn.message.content);
   if (repeatedId === undefined) return { turn };
   return { outcome: await finish(run, "error", { message: `the model returned two tool calls with the id ${repeatedId}` }) };
+}
+
+/** The call as the conversation stands; refused as too long, it is compacted and sent once more. */
+async function sendCompactingOnce(run: Drive): Promise<ModelTurn> {
+  try {
+    return await send(run);
+  } catch (error) {
+    if (!(error instanceof ModelCallError) || !error.tooLong) throw error;
+    run.signal.throwIfAborted();
+    const compacted = await run.compaction.afterTooLong();
+    if (!compacted.resend) throw compacted.stop === undefined ? error : new Error(`${error.message}; ${compacted.stop}`);
+    return send(run);
+  }
+}
+
+async function send(run: Drive): Promise<ModelTurn> {
+  const { settings, signal, events } = run;
+  const { messages } = run.recorder.state();
+  const turn = await callWithRetries(
+    settings.provider,
+    { model: settings.model, system: run.system, messages, tools: settings.tools.specs(), maxOutputTokens: settings.maxOutputTokens, thinking: settings.thinking },
+    settings.retry,
+    {
+      signal,
+      onRetry: (attempt, delayMs, error) => events.modelCallRetrying?.(attempt, delayMs, error),
+      ...(events.textDelta === undefined ? {} : { onText: (text: string) => events.textDelta?.(text) }),
+    },
+  );
+  run.compaction.answered(messages, turn.usage);
+  return turn;
 }
 
 /** Journals the model's turn, before any of its tools runs. */
@@ -471,7 +493,11 @@ async function atAnswer(run: Drive, answer: AssistantMessage): Promise<RunOutcom
   const { options, signal } = run;
   if (options.nextPrompt === undefined) return finish(run, "completed", { answer: answerText(answer) });
   if (options.suspend?.requested === true) return finish(run, "suspended", { message: "suspended by the operator" });
-  const next = await options.nextPrompt();
+  let next = await options.nextPrompt();
+  for (; next === COMPACT; next = await options.nextPrompt()) {
+    signal.throwIfAborted();
+    await run.compaction.byHand();
+  }
   signal.throwIfAborted();
   if (next === undefined) return finish(run, "suspended", { message: "the chat ended" });
   await journalPrompt(run, next);

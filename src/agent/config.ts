@@ -12,6 +12,7 @@ import { RECORD_VERSION } from "../runstate/records.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "./agent-errors.js";
+import { compactionSettingsFor, type CompactionOptions, type CompactionSettings } from "./compaction.js";
 import { keysAt, nearest } from "./config-hints.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
 
@@ -121,6 +122,14 @@ const AgentConfigSchema = z.strictObject({
     })
     .prefault({}),
   thinking: Thinking.default({ mode: "off" }),
+  compaction: z
+    .strictObject({
+      auto: z.boolean().optional(),
+      threshold: z.number().gt(0, "expected a share of the window above 0 and at most 1, such as 0.8").max(1, "expected a share of the window above 0 and at most 1, such as 0.8").optional(),
+      window: z.int().positive("expected the model's context window in tokens").optional(),
+      keep_recent: z.int().min(1, "expected a whole number of messages, at least 1").optional(),
+    })
+    .optional(),
   memory: z
     .strictObject({
       enabled: z.boolean().default(false),
@@ -174,6 +183,8 @@ export interface AgentConfig {
   retryAttempts: number;
   retryBaseDelayMs: number;
   thinking: ThinkingConfig;
+  /** When the conversation is compacted; undefined: only by hand (a model whose window is not known, with no compaction block). */
+  compaction: CompactionSettings | undefined;
   /** The namespace of the notes the model keeps across runs; undefined without memory. */
   memoryNamespace: string | undefined;
   /** Where sessions are kept: the session block, or the --state-dir / --store overrides. */
@@ -245,6 +256,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     retryAttempts: config.retry.max_attempts,
     retryBaseDelayMs: config.retry.base_delay,
     thinking: config.thinking,
+    compaction: compactionSettingsFor(config.model, config.compaction === undefined ? undefined : compactionOptions(config.compaction), `${label}: compaction`),
     memoryNamespace: config.memory.enabled ? config.memory.namespace : undefined,
     recordVersion: session.record_version,
     store:
@@ -261,6 +273,15 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
             backend: "file",
             dir: session.state_dir === undefined ? undefined : expandPath(session.state_dir, base),
           }),
+  };
+}
+
+function compactionOptions(block: NonNullable<z.output<typeof AgentConfigSchema>["compaction"]>): CompactionOptions {
+  return {
+    ...(block.auto === undefined ? {} : { auto: block.auto }),
+    ...(block.threshold === undefined ? {} : { threshold: block.threshold }),
+    ...(block.window === undefined ? {} : { window: block.window }),
+    ...(block.keep_recent === undefined ? {} : { keepRecent: block.keep_recent }),
   };
 }
 

@@ -2,7 +2,18 @@
 // (narration and traces to stderr), a library user may render them any way it likes.
 import type { ModelCallError } from "../llm/model-provider.js";
 import type { Counters } from "../runstate/fold.js";
-import type { ApprovalDecisionPayload, ApprovalRequestPayload, AssistantPayload, Message, TerminalReason, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
+import type {
+  ApprovalDecisionPayload,
+  ApprovalRequestPayload,
+  AssistantPayload,
+  CompactionPayload,
+  CompactionTrigger,
+  Message,
+  TerminalReason,
+  ToolResultBlock,
+  ToolUseBlock,
+} from "../runstate/records.js";
+import type { CompactionError } from "./agent-errors.js";
 import type { WaitingCall } from "./waiting-calls.js";
 
 /** How a run ended, as the runFinished event reports it and runAgent resolves. */
@@ -49,6 +60,14 @@ export interface AgentEvents {
   answer?(text: string): void;
   /** On resume, before the pending batch is completed: the calls run again and those that are not (their tools' on_crash). */
   pendingBatch?(batch: { rerun: readonly ToolUseBlock[]; interrupted: readonly ToolUseBlock[] }): void;
+  /** A compaction asks the model for a summary (`trigger` says why); nothing is journaled for it until the call returns. */
+  compactionStarted?(info: { trigger: CompactionTrigger; tokensBefore: number }): void;
+  /** The summarizing call returned; the compaction record is journaled next. */
+  compactionSummarized?(info: { trigger: CompactionTrigger; inTokens: number; outTokens: number }): void;
+  /** A compaction record is journaled (a summary, or only trimmed tool results): the model is sent the shorter conversation from now on. */
+  compaction?(record: { seq: number; compaction: CompactionPayload }): void;
+  /** A compaction that could not be made; the run goes on when the conversation still fits, and nothing was journaled for it. */
+  compactionRefused?(error: CompactionError): void;
   /** A call was parked for a person's decision, its approval_request journaled. */
   approvalRequested?(request: ApprovalRequestPayload): void;
   /** A decision was journaled by the run: asked through `confirm` or `askUser`, or a timed-out request denied. */

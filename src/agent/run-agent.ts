@@ -7,6 +7,7 @@ import type { Tool } from "../tools/tool.js";
 import { ToolSet, type ConfirmToolCall } from "../tools/tool-set.js";
 import { ConfigError } from "./agent-errors.js";
 import { resumeRun, startRun, type RunOptions } from "./agent-loop.js";
+import { compactionSettingsFor, type CompactionOptions } from "./compaction.js";
 import type { AskUser } from "./approvals.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
@@ -34,6 +35,16 @@ export interface RunAgentOptions {
     /** The output limit of one model call (default 8192). */
     maxOutputTokens?: number;
   };
+  /**
+   * Compaction of a conversation that outgrows the model's context window: before a model
+   * call past `threshold` (default 0.8) of `window`, and when the API refuses a request as
+   * too long, the model summarizes all but the last `keepRecent` (default 4) messages and
+   * the summary is journaled. Without it, on for the models whose window fisk-ai knows
+   * (claude-sonnet-4-5, gpt-4.1, llama3.2) and off for others; given for another model, it
+   * needs `window`. `auto: false` turns it off. The summarizing calls count against the
+   * token budget.
+   */
+  compaction?: CompactionOptions;
   /** Extended thinking (default `{ mode: "off" }`). */
   thinking?: ThinkingConfig;
   /** How a model call that fails with a retryable ModelCallError is retried, with jittered exponential backoff. */
@@ -95,6 +106,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     throw new ConfigError(`tools: ${(error as Error).message}`);
   }
   const signal = options.signal;
+  const compaction = compactionSettingsFor(options.model, options.compaction, "compaction");
   const run: RunOptions = {
     settings: {
       provider: options.provider,
@@ -112,6 +124,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
         baseDelayMs: retry.baseDelayMs ?? AGENT_DEFAULTS.retryBaseDelayMs,
         timeoutMs: retry.timeoutMs ?? AGENT_DEFAULTS.callTimeoutMs,
       },
+      ...(compaction === undefined ? {} : { compaction }),
     },
     suspend: { get requested() { return signal?.aborted === true; } },
     ...(options.events === undefined ? {} : { events: options.events }),

@@ -49,24 +49,7 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
   const memory = config.memoryNamespace === undefined ? undefined : new FileNoteStore(memoryDir(config.memoryNamespace, env));
   let tools: ToolSet;
   try {
-    tools = new ToolSet([
-      ...config.tools.map((tool) =>
-        commandTool({
-          name: tool.name,
-          description: tool.description,
-          command: tool.command,
-          input_schema: tool.input_schema,
-          timeoutMs: tool.timeout,
-          outputLimitBytes: tool.output_limit,
-          confirm: tool.confirm,
-          onCrash: tool.on_crash,
-          env: toolEnvironment(env, config.envDeny, tool.env),
-        }),
-      ),
-      ...(memory === undefined ? [] : memoryTools(memory)),
-      ...(config.askUser ? [askUserTool] : []),
-      ...mcpTools,
-    ]);
+    tools = new ToolSet([...configuredTools(config, env, memory), ...mcpTools]);
   } catch (error) {
     throw new ConfigError(`tools: ${(error as Error).message}`);
   }
@@ -82,8 +65,39 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
     thinking: config.thinking,
     retry: { attempts: config.retryAttempts, baseDelayMs: config.retryBaseDelayMs, timeoutMs: config.callTimeoutMs },
     ...(memory === undefined ? {} : { memory }),
+    ...(config.compaction === undefined ? {} : { compaction: config.compaction }),
     ...(config.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: config.approvalTimeoutMs }),
   };
+}
+
+/** The config's command tools, the memory tools when it keeps notes (`memory`), and ask_user when it is on. */
+function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: FileNoteStore | undefined): Tool[] {
+  return [
+    ...config.tools.map((tool) =>
+      commandTool({
+        name: tool.name,
+        description: tool.description,
+        command: tool.command,
+        input_schema: tool.input_schema,
+        timeoutMs: tool.timeout,
+        outputLimitBytes: tool.output_limit,
+        confirm: tool.confirm,
+        onCrash: tool.on_crash,
+        env: toolEnvironment(env, config.envDeny, tool.env),
+      }),
+    ),
+    ...(memory === undefined ? [] : memoryTools(memory)),
+    ...(config.askUser ? [askUserTool] : []),
+  ];
+}
+
+/**
+ * What `fisk-ai session compact` summarizes with: the config's provider, model, system
+ * prompt and tools (not its MCP servers', which it does not start).
+ */
+export function summarizerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): { provider: ModelProvider; model: string; system: string; tools: Tool[]; maxOutputTokens: number } {
+  const memory = config.memoryNamespace === undefined ? undefined : new FileNoteStore(memoryDir(config.memoryNamespace, env));
+  return { provider: providerFromConfig(config, env), model: config.model, system: config.system, tools: configuredTools(config, env, memory), maxOutputTokens: config.maxOutputTokens };
 }
 
 /** How to start the config's MCP servers: a stdio server gets a tool's environment, a header its `${NAME}` values. */

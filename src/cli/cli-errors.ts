@@ -1,6 +1,6 @@
 // Every failure the CLI reports becomes one line on stderr and an exit code: never a
 // stack trace. Errors that stop a run before it starts are usage errors (exit 2).
-import { ConfigError, DecisionRefusedError, GO_V3_HASHES_NOTE, ResumeRefusedError } from "../agent/agent-errors.js";
+import { CompactionError, ConfigError, DecisionRefusedError, GO_V3_HASHES_NOTE, ResumeRefusedError } from "../agent/agent-errors.js";
 import { RunStateError } from "../runstate/errors.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 
@@ -10,7 +10,8 @@ export class UsageError extends Error {
 }
 
 export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): number {
-  if (error instanceof UsageError || error instanceof ConfigError) {
+  // A compaction refused by hand (nothing to compact, a batch waiting) asks for another command, as a usage error does.
+  if (error instanceof UsageError || error instanceof ConfigError || error instanceof CompactionError) {
     stderr.write(`fisk-ai: ${error.message}\n`);
     return EXIT.usage;
   }

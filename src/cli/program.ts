@@ -130,7 +130,7 @@ ${EXIT_CODES_HELP}`,
     .option("--config <FILE>", "the agent configuration (default: ./agent.yaml when it exists)")
     .option("--checkpoint", "journal the run so it can be suspended (Ctrl-C) and resumed")
     .option("--name <ID>", "the session id of a checkpointed run (default: a new KSUID)")
-    .option("--chat", "after each answer, ask for a follow-up (/exit, Ctrl-D or the end of stdin ends the chat; /clear starts a new session)")
+    .option("--chat", "after each answer, ask for a follow-up (/exit, Ctrl-D or the end of stdin ends the chat; /clear starts a new session; /compact compacts this one)")
     .option("--resume [ID]", "resume a checkpointed session (no ID: pick one, on a terminal); with PROMPT, a follow-up that takes the session further, even a completed one")
     .option("--continue", "resume the most recently updated session started in this directory that is not completed (any, with PROMPT as a follow-up)")
     .option("--all", "--continue and the picker look at the sessions of every directory")
@@ -148,7 +148,7 @@ ${EXIT_CODES_HELP}`,
   const session = program
     .command("session")
     .usage("COMMAND [options]")
-    .summary("list, show, verify, remove, export, import and fork sessions; decide the calls they wait on")
+    .summary("list, show, verify, remove, export, import, fork and compact sessions; decide the calls they wait on")
     .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
     .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_HELP}`);
   const sessionCommand = (name: SessionCommandName, usage: string, description: string, statusHelp = false) =>
@@ -175,6 +175,10 @@ ${EXIT_CODES_HELP}`,
   sessionCommand("fork", "ID [options]", "a new session repeating ID's records up to SEQ")
     .option("--at <SEQ>", "the last record to repeat (default: the last one)")
     .option("--name <NEW>", "the new session's id (default: a new KSUID)");
+  sessionCommand("compact", "ID [options]", "summarize all but the latest messages of ID with its model, journaled as one record the model is sent in their place (--undo: revert the latest)").option(
+    "--undo",
+    "journal the undo of the latest compaction: the next model call is sent the whole conversation again",
+  );
   sessionCommand("pending", "[options]", "every call waiting for a decision, oldest first: SESSION, CALL, TOOL, KIND, WAITING, INPUT").option("--json", "one JSON array of the calls");
   sessionCommand("approve", "ID [TOOL_USE_ID...] [options]", "approve calls a parked session waits on (no ids: every approval); a resume runs them with the input they were parked with")
     .option("--all", "every approval that waits (the default without ids)")

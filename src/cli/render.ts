@@ -2,6 +2,7 @@
 // replay. The final answer is not rendered here; it goes alone to stdout.
 import * as colors from "yoctocolors";
 import type { AgentEvents, RunOutcome } from "../agent/events.js";
+import { compactionLine } from "./compaction-text.js";
 import type { ContentBlockLike } from "./render-blocks.js";
 import { describeOtherBlock, describeToolResult, describeToolUse } from "./render-blocks.js";
 import { isOtherBlock, type Message, type ToolUseBlock } from "../runstate/records.js";
@@ -79,6 +80,9 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, comm
     toolFinished: (use, result, reused) => {
       say(renderResult(style, use.name, result, reused));
     },
+    compactionStarted: ({ trigger, tokensBefore }) => say(style.dim(`compacting the conversation (${trigger}, about ${tokensBefore} tokens): asking the model for a summary`)),
+    compaction: ({ seq, compaction }) => say(style.dim(compactionLine(seq, compaction))),
+    compactionRefused: (error) => say(style.dim(`no compaction: ${error.message}`)),
     runFinished: (outcome) => {
       if (outcome.reason === "awaiting_approval") {
         for (const line of waitingLines(outcome, command)) say(line);

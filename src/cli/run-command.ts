@@ -2,7 +2,7 @@
 // environment, wires signals to suspend, and renders. All the work is the library's.
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { resumeRun, startRun, type RunOptions, type RunStart } from "../agent/agent-loop.js";
+import { COMPACT, resumeRun, startRun, type RunOptions, type RunStart } from "../agent/agent-loop.js";
 import { loadAgentConfig, type AgentConfig } from "../agent/config.js";
 import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import { mcpDefinitions, settingsFromConfig } from "../agent/settings-from-config.js";
@@ -227,7 +227,7 @@ function enterRunCwd(cwdFlag: string | undefined, { meta, resumeId }: RunTarget)
   process.chdir(runCwd);
 }
 
-/** A chat's prompts after its first: `/exit` (or the end of input, or Ctrl-C at the prompt) ends the chat, `/clear` starts a new session. */
+/** A chat's prompts after its first: `/exit` (or the end of input, or Ctrl-C at the prompt) ends the chat, `/clear` starts a new session, `/compact` compacts this one. */
 class ChatPrompts {
   /** The chat ended at its prompt: the run's `suspended` is the user's own doing. */
   ended = false;
@@ -238,7 +238,7 @@ class ChatPrompts {
     private readonly signals: RunSignals,
   ) {}
 
-  async next(): Promise<string | undefined> {
+  async next(): Promise<string | typeof COMPACT | undefined> {
     let line: string | undefined;
     do {
       line = await new Promise<string | undefined>((resolvePrompt) => {
@@ -247,6 +247,7 @@ class ChatPrompts {
       }).finally(() => (this.signals.atPrompt = undefined));
     } while (line?.trim() === "");
     const command = line?.trim();
+    if (command === "/compact") return COMPACT;
     if (command === "/clear") this.cleared = await firstChatPrompt(this.input).catch(() => undefined);
     else if (command !== undefined && command !== "/exit") return line;
     this.ended = true;

@@ -12,7 +12,7 @@ import type { ResumeWhere } from "./resume-hint.js";
 import type { Store } from "../runstate/store.js";
 import { configPathFrom, openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";
 
-export type SessionCommandName = "ls" | "show" | "rm" | "verify" | "export" | "import" | "fork" | "init-stream" | "approve" | "deny" | "answer" | "pending";
+export type SessionCommandName = "ls" | "show" | "rm" | "verify" | "export" | "import" | "fork" | "compact" | "init-stream" | "approve" | "deny" | "answer" | "pending";
 
 /** The options the session commands declare in program.ts, as commander names them. */
 export interface SessionFlags extends StoreFlags {
@@ -24,6 +24,7 @@ export interface SessionFlags extends StoreFlags {
   name?: string;
   at?: string;
   prefix?: string;
+  undo?: boolean;
   all?: boolean;
   reason?: string;
   call?: string;
@@ -104,6 +105,13 @@ async function sessionSubcommand(
       const [{ forkSession }, { resumeCommand }] = await Promise.all([import("./session-transfer.js"), import("./resume-hint.js")]);
       const { forkId, at } = await forkSession(await sessionStore(values), runId, { at: values.at, name: values.name });
       io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: ${resumeCommand(forkId, storeWhere(values), io.env)}\n`);
+      return EXIT.completed;
+    }
+    case "compact": {
+      const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
+      assertRunId(runId);
+      const { compactStoredSession } = await import("./session-compact.js");
+      await compactStoredSession(await sessionStore(values), runId, { config: values.config, undo: values.undo === true }, { ...streams, env: io.env });
       return EXIT.completed;
     }
     case "approve":

@@ -33,6 +33,9 @@ export function stateJson(state: RunState, summary: RunSummary) {
       out_tokens: counters.outTokens,
       cache_read_tokens: counters.cacheReadTokens,
       cache_create_tokens: counters.cacheCreateTokens,
+      compaction_calls: counters.compactionCalls,
+      compaction_in_tokens: counters.compactionInTokens,
+      compaction_out_tokens: counters.compactionOutTokens,
     },
     pending:
       state.pending === undefined
@@ -49,5 +52,20 @@ export function stateJson(state: RunState, summary: RunSummary) {
     terminal: state.terminal ?? null,
     fingerprint: state.meta.fingerprint,
     messages: state.messages,
+    compactions: state.compactions.map(({ seq, compaction, undoneAt }) => ({
+      seq,
+      from_seq: compaction.from_seq,
+      through_seq: compaction.through_seq,
+      trigger: compaction.trigger,
+      model: compaction.model,
+      summary: compaction.summary,
+      tokens_before: compaction.tokens_before,
+      tokens_after: compaction.tokens_after,
+      in_tokens: compaction.in_tokens,
+      out_tokens: compaction.out_tokens,
+      trimmed: compaction.trimmed ?? [],
+      undone: undoneAt !== undefined,
+      undone_at: undoneAt ?? null,
+    })),
   };
 }

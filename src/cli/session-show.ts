@@ -1,9 +1,10 @@
 // `fisk-ai session show ID`: what a session is, and with --transcript what was said.
 import { providerOf } from "../agent/fingerprint.js";
-import type { RunState } from "../runstate/fold.js";
+import type { CompactionState, RunState } from "../runstate/fold.js";
 import { isOtherBlock, type ApprovalDecisionPayload, type ApprovalRequestPayload, type Message, type ToolResultBlock } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
+import { compactionLine } from "./compaction-text.js";
 import { describeOtherBlock, toolResultText } from "./render-blocks.js";
 import { stateJson } from "./session-json.js";
 import { ageText, statusText, timeText } from "./session-list.js";
@@ -42,6 +43,10 @@ export async function showSession(
       `in ${counters.inTokens}, out ${counters.outTokens}, cache read ${counters.cacheReadTokens}, cache create ${counters.cacheCreateTokens}`,
     ],
   ];
+  if (state.compactions.length > 0) {
+    fields.push(["summarizing calls", `${counters.compactionCalls}: tokens in ${counters.compactionInTokens}, out ${counters.compactionOutTokens} (apart from the model calls above)`]);
+    for (const entry of state.compactions) fields.push(["compaction", compactedText(entry)]);
+  }
   if (state.pending !== undefined) {
     const { toolUses, answered } = state.pending;
     const waiting = toolUses
@@ -71,10 +76,16 @@ function approvalLine(request: ApprovalRequestPayload, decision: ApprovalDecisio
   return `${what}: ${decision.decision}${text} by ${decision.decided_by} after ${ageText(Date.parse(decision.decided_at) - requested)}`;
 }
 
+function compactedText({ seq, compaction, undoneAt }: CompactionState): string {
+  return `${compactionLine(seq, compaction)}${undoneAt === undefined ? "" : `, undone at seq ${undoneAt}`}`;
+}
+
+/** The whole history, compacted or not, with each compaction marked where its cut falls. */
 function writeTranscript(state: RunState, full: boolean, out: NodeJS.WritableStream): void {
   const names = new Map<string, string>();
-  const messages: readonly Message[] = state.pending === undefined ? state.messages : [...state.messages, state.pending.turn.message];
-  for (const message of messages) {
+  const messages: readonly Message[] = state.pending === undefined ? state.history : [...state.history, state.pending.turn.message];
+  for (const [index, message] of messages.entries()) {
+    for (const entry of state.compactions.filter((candidate) => candidate.historyIndex === index)) writeMarker(entry, out);
     for (const block of message.content) {
       if (isOtherBlock(block)) {
         out.write(`${describeOtherBlock(block)}\n`);
@@ -109,6 +120,13 @@ function writeTranscript(state: RunState, full: boolean, out: NodeJS.WritableStr
   for (const result of state.pending?.results ?? []) {
     out.write(`← ${names.get(result.tool_use_id) ?? "tool"}: ${shownResult(result, full)}\n`);
   }
+}
+
+function writeMarker(entry: CompactionState, out: NodeJS.WritableStream): void {
+  out.write(`── ${compactedText(entry)} ──\n`);
+  const { summary, trimmed } = entry.compaction;
+  if (summary !== "") out.write(`${entry.undoneAt === undefined ? "the model is sent this summary in place of what is above:" : "the summary that stood for what is above:"}\n  ${summary.split("\n").join("\n  ")}\n`);
+  for (const trim of trimmed ?? []) out.write(`  result of ${trim.tool_use_id}: ${trim.cut_chars} of ${trim.kept_chars + trim.cut_chars} characters cut\n`);
 }
 
 /** A result indented under its arrow; a long one folded to its first lines unless --full. */

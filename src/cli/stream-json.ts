@@ -31,6 +31,21 @@ export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
         is_error: result.is_error === true,
         reused,
       }),
+    compaction: ({ seq, compaction }) =>
+      emit({
+        type: "compaction",
+        seq,
+        from_seq: compaction.from_seq,
+        through_seq: compaction.through_seq,
+        trigger: compaction.trigger,
+        model: compaction.model,
+        summary: compaction.summary,
+        tokens_before: compaction.tokens_before,
+        tokens_after: compaction.tokens_after,
+        in_tokens: compaction.in_tokens,
+        out_tokens: compaction.out_tokens,
+        trimmed: compaction.trimmed ?? [],
+      }),
     approvalRequested: (request) =>
       emit({ type: "approval_request", id: request.tool_use_id, name: request.name, input: request.input, kind: request.kind, requested_at: request.requested_at }),
     approvalDecided: (decision) =>
@@ -57,6 +72,9 @@ export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
           out_tokens: outcome.counters.outTokens,
           cache_read_tokens: outcome.counters.cacheReadTokens,
           cache_create_tokens: outcome.counters.cacheCreateTokens,
+          compaction_calls: outcome.counters.compactionCalls,
+          compaction_in_tokens: outcome.counters.compactionInTokens,
+          compaction_out_tokens: outcome.counters.compactionOutTokens,
         },
       }),
   };

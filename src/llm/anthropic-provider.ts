@@ -19,7 +19,7 @@ import {
   type ThinkingConfig,
   type ToolSpec,
 } from "./model-provider.js";
-import { oneLine, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
+import { oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
 
 /** How an AnthropicProvider reaches the API. Nothing is read from the environment. */
 export interface AnthropicProviderOptions {
@@ -203,6 +203,7 @@ function anthropicCallError(error: unknown, signal: AbortSignal, baseURL: string
     return new ModelCallError(oneLine(`anthropic API ${error.status} ${type}: ${detail}`), {
       retryable: retryableStatus(error.status, error.headers),
       status: error.status,
+      tooLong: refusedAsTooLong(error.status, { type, message: detail }),
       cause: error,
     });
   }

@@ -111,14 +111,21 @@ export class ModelCallError extends Error {
   readonly retryable: boolean;
   /** The HTTP status the API answered with; undefined when there was no HTTP answer (a transport failure, an error mid-stream, a turn that could not be used). */
   readonly status: number | undefined;
+  /**
+   * The API refused the request as longer than the model's context window (Anthropic's
+   * "prompt is too long", OpenAI's `context_length_exceeded`): sending it again never
+   * helps, a shorter conversation does. A run with compaction on compacts and sends once more.
+   */
+  readonly tooLong: boolean;
 
   /**
    * @param message - One line, naming the provider and what went wrong.
-   * @param options - `retryable` as above; `status` the HTTP status, if any; `cause` the underlying error, kept as `cause`.
+   * @param options - `retryable` as above; `status` the HTTP status, if any; `tooLong` as above (default false); `cause` the underlying error, kept as `cause`.
    */
-  constructor(message: string, options: { retryable: boolean; status?: number; cause?: unknown }) {
+  constructor(message: string, options: { retryable: boolean; status?: number; tooLong?: boolean; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.retryable = options.retryable;
     this.status = options.status;
+    this.tooLong = options.tooLong === true;
   }
 }

@@ -13,7 +13,7 @@ import type {
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
 import { isOtherBlock, type AssistantMessage, type ImageBlock, type ToolResultBlock, type ToolUseBlock, type UserMessage } from "../runstate/records.js";
-import { oneLine, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
+import { oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ModelUsage } from "./model-provider.js";
 
 /** The request field that carries a call's output limit: servers differ on which they honor. */
@@ -252,6 +252,7 @@ function openaiCallError(error: unknown, signal: AbortSignal, baseURL: string): 
     return new ModelCallError(oneLine(`openai API ${error.status} ${kind}: ${detail}`), {
       retryable: retryableStatus(error.status, error.headers),
       status: error.status,
+      tooLong: refusedAsTooLong(error.status, { type: error.type, code: error.code, message: detail }),
       cause: error,
     });
   }

@@ -73,3 +73,14 @@ export function transportCallError(
   }
   return undefined;
 }
+
+/**
+ * Whether an API's 400 refuses the request as longer than the model's context window.
+ * Anthropic: `invalid_request_error` "prompt is too long: N tokens > M maximum"; OpenAI
+ * (and servers that copy it): the code `context_length_exceeded`.
+ */
+export function refusedAsTooLong(status: number, kind: { type?: string | null; code?: string | null; message: string }): boolean {
+  if (status !== 400) return false;
+  if (kind.code === "context_length_exceeded") return true;
+  return kind.type === "invalid_request_error" && /^prompt is too long\b/i.test(kind.message);
+}

@@ -24,6 +24,7 @@ import {
   type ToolResultBlock,
   type ToolResultPayload,
   type ToolUseBlock,
+  type TrimmedResult,
   type UserMessage,
   type UserPayload,
 } from "./records.js";
@@ -112,6 +113,8 @@ export interface RunState {
   messages: Message[];
   /** The whole committed conversation, every message ever journaled, compacted or not; the same array as `messages` until a compaction. */
   history: Message[];
+  /** The seq of the record that completed each message of `history`, index for index: where a compaction's cut may fall. */
+  historySeqs: readonly number[];
   /** Every compaction of the run in journal order, undone ones included. */
   compactions: CompactionState[];
   /** Totals over every record of the run. */
@@ -200,8 +203,9 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
 /** The state as a step advances it. */
 type Folding = Mutable<FoldState> & {
   pending: (PendingBatch & { answered: Set<string>; approvals: Map<string, ApprovalState>; decisions: Map<string, DecisionState> }) | undefined;
-  /** The seq of the record that completed each message of `history`, index for index: where a cut may fall. */
   historySeqs: number[];
+  /** The compactions in effect, oldest first: `compactions` without the undone ones, kept as they change so no step filters the whole list. */
+  inEffect: CompactionState[];
 };
 
 type PayloadOf<K extends RecordKind> = Extract<JournalRecord, Record<K, unknown>>[K];
@@ -399,7 +403,7 @@ export function resultText(content: ToolResultBlock["content"]): string {
 function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number): void {
   if (s.pending !== undefined) throw corrupt(seq, `a compaction inside the pending batch of the turn at seq ${s.pending.seq}`);
   if (s.paused) throw corrupt(seq, "a compaction after a paused turn, which must be continued first");
-  const inEffect = s.compactions.filter((earlier) => earlier.undoneAt === undefined);
+  const { inEffect } = s;
   const cut = inEffect.at(-1)?.compaction.through_seq ?? 0;
   const { from_seq: from, through_seq: through, summary } = compaction;
   if (from !== cut + 1) throw corrupt(seq, `a compaction from seq ${from}, where the one in effect ends at seq ${cut}: it must start at seq ${cut + 1}`);
@@ -417,7 +421,15 @@ function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number):
     }
   }
   const entry: CompactionState = { seq, compaction, undoneAt: undefined, historyIndex };
-  const view = viewOf(s, [...inEffect, entry], seq);
+  inEffect.push(entry);
+  let view: Message[];
+  try {
+    view = viewOf(s, inEffect, seq, compaction);
+  } catch (error) {
+    // A record that does not fold leaves the state as it was.
+    inEffect.pop();
+    throw error;
+  }
   s.compactions.push(entry);
   s.messages = view;
   if (summary !== "") s.counters.compactionCalls++;
@@ -426,13 +438,20 @@ function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number):
 }
 
 function foldCompactionUndo(s: Folding, { compaction_seq: target }: CompactionUndoPayload, seq: number): void {
-  const inEffect = s.compactions.filter((earlier) => earlier.undoneAt === undefined);
+  const { inEffect } = s;
   const latest = inEffect.at(-1);
   if (latest?.seq !== target) {
     throw corrupt(seq, `an undo of the compaction at seq ${target}, where the latest in effect is ${latest === undefined ? "none" : `at seq ${latest.seq}`}`);
   }
   // A pending batch's turn is not in `history` yet, so the view can be rebuilt under it.
-  const view = viewOf(s, inEffect.slice(0, -1), seq);
+  inEffect.pop();
+  let view: Message[];
+  try {
+    view = viewOf(s, inEffect, seq);
+  } catch (error) {
+    inEffect.push(latest);
+    throw error;
+  }
   latest.undoneAt = seq;
   s.messages = view;
 }
@@ -453,11 +472,15 @@ function historyIndexAfter(s: Folding, through: number): number {
 /**
  * What the model is sent under the compactions in effect: the latest summary, then the
  * messages after its cut with the trimmed results cut. Without any, the history itself.
+ * `folding` is the compaction being folded, whose trims must each name a kept result.
  */
-function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number): Message[] {
+function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number, folding?: CompactionPayload): Message[] {
   if (inEffect.length === 0) return s.history;
   const summarized = inEffect.findLast((entry) => entry.compaction.summary !== "");
-  const trims = new Map(inEffect.flatMap((entry) => (entry.compaction.trimmed ?? []).map((trim) => [trim.tool_use_id, trim] as const)));
+  const trims = new Map<string, TrimmedResult>();
+  for (const { compaction } of inEffect) {
+    if (compaction.trimmed !== undefined) for (const trim of compaction.trimmed) trims.set(trim.tool_use_id, trim);
+  }
   const view: Message[] = [];
   for (const message of s.history.slice(summarized?.historyIndex ?? 0)) {
     if (message.role === "assistant" || trims.size === 0) {
@@ -478,8 +501,10 @@ function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number): 
     // Only a message with a trimmed result is a copy.
     view.push(content.every((block, index) => block === message.content[index]) ? message : { role: "user", content });
   }
-  const [unmatched] = trims.keys();
-  if (unmatched !== undefined) throw corrupt(seq, `a trim of the result of ${unmatched}, which no kept message holds`);
+  // Only the compaction being folded must trim kept results: an earlier trim's result may
+  // since have been summarized by a later cut, and then it no longer matters.
+  const unmatched = (folding?.trimmed ?? []).find((trim) => trims.has(trim.tool_use_id));
+  if (unmatched !== undefined) throw corrupt(seq, `a trim of the result of ${unmatched.tool_use_id}, which no kept message holds`);
   if (summarized === undefined) return view;
   const text = { type: "text" as const, text: summaryText(summarized.compaction.summary) };
   const first = view[0];
@@ -507,6 +532,7 @@ function foldMeta(first: JournalRecord): FoldState {
     history: messages,
     historySeqs: messages.map(() => 1),
     compactions: [],
+    inEffect: [],
     counters: {
       modelCalls: 0,
       toolCalls: 0,

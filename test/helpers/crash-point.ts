@@ -5,12 +5,23 @@
 // is journaled), after-tool (a tool result is journaled), after-request (an approval
 // request is journaled), after-decision (a run journaled a decision it asked for or a
 // timeout made), after-decide-command (a session approve/deny/answer journaled its
-// decisions, before its terminal record).
+// decisions, before its terminal record), before-summary (a compaction's summarizing call
+// is about to start), after-summary (it returned, its record not yet journaled),
+// after-compaction (a compaction record is journaled).
 import type { AgentEvents } from "../../src/agent/events.js";
 
-type CrashPoint = "before-model" | "after-assistant" | "after-tool" | "after-request" | "after-decision" | "after-decide-command";
+type CrashPoint =
+  | "before-model"
+  | "after-assistant"
+  | "after-tool"
+  | "after-request"
+  | "after-decision"
+  | "after-decide-command"
+  | "before-summary"
+  | "after-summary"
+  | "after-compaction";
 
-const SPEC = /^(before-model|after-assistant|after-tool|after-request|after-decision|after-decide-command):(\d+)$/;
+const SPEC = /^(before-model|after-assistant|after-tool|after-request|after-decision|after-decide-command|before-summary|after-summary|after-compaction):(\d+)$/;
 
 /** The hook a decision command calls between its decisions and its terminal record. */
 export function decideCrashPoint(spec: string | undefined): (() => void) | undefined {
@@ -51,6 +62,18 @@ export function withCrashPoint(events: AgentEvents, spec: string | undefined): A
     toolFinished: (use, result, reused) => {
       events.toolFinished?.(use, result, reused);
       if (!reused) reached("after-tool");
+    },
+    compactionStarted: (info) => {
+      events.compactionStarted?.(info);
+      reached("before-summary");
+    },
+    compactionSummarized: (info) => {
+      events.compactionSummarized?.(info);
+      reached("after-summary");
+    },
+    compaction: (record) => {
+      events.compaction?.(record);
+      reached("after-compaction");
     },
   };
 }

@@ -65,6 +65,20 @@ export type AnthropicReply = AnthropicTurn | AnthropicErrorReply | AnthropicDisc
 export interface FakeAnthropicOptions {
   /** The only key accepted; when omitted any non-empty key is. A request without one is always refused. */
   apiKey?: string;
+  /**
+   * The model's context window in tokens (requestTokens counts them): a longer prompt is
+   * refused as the API refuses it, 400 invalid_request_error "prompt is too long". Read at
+   * each request, so a test may change it between calls. No limit when omitted.
+   */
+  contextWindow?: number;
+}
+
+/**
+ * The tokens the fake counts for a request: about four characters a token of its system
+ * prompt, tools and messages as sent, the rate fisk-ai's own estimate uses.
+ */
+export function requestTokens(body: JsonObject): number {
+  return Math.ceil(JSON.stringify([body.system ?? "", body.tools ?? [], body.messages ?? []]).length / 4);
 }
 
 const ERROR_TYPES: Record<number, string> = {
@@ -260,7 +274,12 @@ function refuse(
   }
   if (!parsed || !isObject(body)) return invalid("There was an error parsing the body of your request: it is not a JSON object");
   const problem = checkBody(body);
-  return problem === undefined ? undefined : invalid(problem);
+  if (problem !== undefined) return invalid(problem);
+  const tokens = requestTokens(body);
+  if (options.contextWindow !== undefined && tokens > options.contextWindow) {
+    return invalid(`prompt is too long: ${tokens} tokens > ${options.contextWindow} maximum`);
+  }
+  return undefined;
 }
 
 function invalid(message: string): Refusal {

@@ -52,6 +52,12 @@ export type OpenAIReply = OpenAITurn | OpenAIErrorReply | OpenAIDisconnect;
 export interface FakeOpenAIOptions {
   /** When set, `Authorization: Bearer <apiKey>` is required; local servers check nothing. */
   apiKey?: string;
+  /**
+   * The model's context window in tokens (about four characters a token of the messages and
+   * tools as sent): a longer request is refused as the API refuses it, 400 with the code
+   * `context_length_exceeded`. Read at each request. No limit when omitted.
+   */
+  contextWindow?: number;
 }
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
@@ -80,6 +86,12 @@ export async function startFakeOpenAI(responder: Responder<OpenAIReply>, options
     const problem = !parsed || !isObject(body) ? "We could not parse the JSON body of your request." : checkBody(body);
     if (problem !== undefined) {
       refuse(res, record, 400, problem);
+      return;
+    }
+    const tokens = Math.ceil(JSON.stringify([(body as JsonObject).tools ?? [], (body as JsonObject).messages]).length / 4);
+    if (options.contextWindow !== undefined && tokens > options.contextWindow) {
+      const message = `This model's maximum context length is ${options.contextWindow} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`;
+      refuse(res, record, 400, message, "context_length_exceeded");
       return;
     }
     record.accepted = true;

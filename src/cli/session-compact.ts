@@ -1,0 +1,35 @@
+// `fisk-ai session compact ID [--undo]`: compacts a stored session by hand, or journals the
+// undo of its latest compaction. The session is taken as a resume takes it (its lock), with
+// the configuration a resume would use: --config, else the one the session recorded.
+import { existsSync } from "node:fs";
+import { compactSession, undoCompaction } from "../agent/compact-session.js";
+import { loadAgentConfig } from "../agent/config.js";
+import { summarizerFromConfig } from "../agent/settings-from-config.js";
+import type { Store } from "../runstate/store.js";
+import { compactionLine } from "./compaction-text.js";
+import { configPathFrom } from "./session-store.js";
+
+export async function compactStoredSession(
+  store: Store,
+  runId: string,
+  flags: { config?: string; undo: boolean },
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
+): Promise<void> {
+  if (flags.undo) {
+    const { compactionSeq, seq } = await undoCompaction({ store, session: runId });
+    io.stdout.write(`undid the compaction at seq ${compactionSeq} (record seq ${seq}): the next model call is sent the conversation it replaced\n`);
+    return;
+  }
+  const recorded = (await store.summarize(runId)).meta?.config;
+  const config = loadAgentConfig(flags.config ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined)));
+  await compactSession({
+    store,
+    session: runId,
+    ...summarizerFromConfig(config, io.env),
+    ...(config.compaction === undefined ? {} : { window: config.compaction.window, keepRecent: config.compaction.keepRecent }),
+    events: {
+      compactionStarted: ({ tokensBefore }) => io.stderr.write(`fisk-ai: compacting session ${runId} (about ${tokensBefore} tokens): asking ${config.model} for a summary\n`),
+      compaction: ({ seq, compaction }) => io.stdout.write(`${compactionLine(seq, compaction)}\n`),
+    },
+  });
+}
