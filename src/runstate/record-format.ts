@@ -36,6 +36,10 @@ export const PROTOCOLS = {
   approval_request: `${NAMESPACE}.approval_request`,
   /** A person's decision on one call: approved, denied, or a question answered (version 4). */
   approval_decision: `${NAMESPACE}.approval_decision`,
+  /** The session's title, which the latest one gives (version 4). */
+  title: `${NAMESPACE}.title`,
+  /** Where a forked or renamed import came from: every record before it was copied (version 4). */
+  origin: `${NAMESPACE}.origin`,
 } as const;
 
 /** A record kind's name: its protocol id's last word, and the key its payload is under. */
@@ -58,6 +62,8 @@ export const RECORD_KIND_SINCE: { readonly [K in RecordKind]: number } = {
   compaction_undo: 4,
   approval_request: 4,
   approval_decision: 4,
+  title: 4,
+  origin: 4,
 };
 
 /** Run ids: validated before an id touches a path or a subject. */
@@ -108,6 +114,18 @@ export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 export const DECISIONS = ["approve", "deny", "answer"] as const;
 /** One of DECISIONS. */
 export type Decision = (typeof DECISIONS)[number];
+/** How a session came to hold another's records: `session fork`, or `session import --name`. */
+export const ORIGIN_KINDS = ["fork", "import"] as const;
+/** One of ORIGIN_KINDS. */
+export type OriginKind = (typeof ORIGIN_KINDS)[number];
+/** The longest title, in characters: a title is a name to find a session by, not a note. */
+export const TITLE_MAX_LENGTH = 200;
+/**
+ * The kinds that annotate a session without taking its conversation further: appended
+ * after a terminal record, they leave the run as it stopped (a renamed completed session
+ * stays completed).
+ */
+export const ANNOTATION_KINDS: readonly RecordKind[] = ["title", "origin"];
 
 /** The protocol id of each kind, and the payload key it carries, are the same word. */
 export function kindOfProtocol(protocol: unknown): RecordKind | undefined {

@@ -1,6 +1,7 @@
 // The storage seam (SPEC section 4): two small async interfaces. Every backend keeps
 // the rules in store-contract.ts and passes the one conformance suite (fisk-ai/conformance).
 import type { RunHolder } from "./run-holder.js";
+import type { RunDigest } from "./run-digest.js";
 import type { RunState } from "./fold.js";
 import type { JournalRecord, MetaPayload, RecordEntry, TerminalReason } from "./records.js";
 
@@ -43,6 +44,12 @@ export interface RunSummary {
   updated: string;
   /** Why a `corrupt` run could not be summarized. */
   problem?: string;
+  /**
+   * Its title, origin, bytes and tokens, which every record contributes to; kept beside the
+   * summary and advanced as records are appended. Undefined for a `corrupt` run, and from a
+   * store that does not keep it (then read the journal: digestOf).
+   */
+  digest?: RunDigest;
 }
 
 /**
