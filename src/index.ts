@@ -32,6 +32,9 @@ export {
   COMPACTION_TRIGGERS,
   APPROVAL_KINDS,
   DECISIONS,
+  ORIGIN_KINDS,
+  TITLE_MAX_LENGTH,
+  ANNOTATION_KINDS,
   RUN_ID_PATTERN,
   RUN_ID_MAX_LENGTH,
   checkRecord,
@@ -63,6 +66,11 @@ export {
   type ApprovalDecisionPayload,
   type ApprovalKind,
   type Decision,
+  type TitleRecord,
+  type TitlePayload,
+  type OriginRecord,
+  type OriginPayload,
+  type OriginKind,
   type Fingerprint,
   type Message,
   type AssistantMessage,
@@ -79,6 +87,7 @@ export {
 export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch, type ApprovalState, type DecisionState, type CompactionState } from "./runstate/fold.js";
 export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
 export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store.js";
+export { digestOf, callOf, type RunDigest, type TokenUsage, type LedgerCall } from "./runstate/run-digest.js";
 export type { RunHolder } from "./runstate/run-holder.js";
 export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
 export * as storeContract from "./runstate/store-contract.js";

@@ -12,9 +12,12 @@ import {
   type JournalRecord,
   type MetaPayload,
   type MetaRecord,
+  type OriginPayload,
+  type OriginRecord,
   type RecordEntry,
   type TerminalReason,
   type TerminalRecord,
+  type TitleRecord,
   type ToolResultRecord,
   type UserRecord,
 } from "../index.js";
@@ -134,6 +137,16 @@ export function decisionEntry(toolUseId: string, decision: ApprovalDecisionPaylo
       decided_at: "2026-12-01T10:05:00.000Z",
     },
   };
+}
+
+/** A title entry (no seq). */
+export function titleEntry(title: string): Omit<TitleRecord, "seq"> {
+  return { protocol: PROTOCOLS.title, title: { title } };
+}
+
+/** An origin entry (no seq): the records before it were copied from `runId` through `throughSeq`. */
+export function originEntry(runId: string, throughSeq: number, kind: OriginPayload["kind"] = "fork"): Omit<OriginRecord, "seq"> {
+  return { protocol: PROTOCOLS.origin, origin: { run_id: runId, through_seq: throughSeq, kind } };
 }
 
 /** Numbers entries from seq 2 after a meta record: a whole journal. */

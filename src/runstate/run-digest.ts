@@ -23,10 +23,10 @@ export interface TokenUsage {
 export interface RunDigest {
   /** The bytes the run's records take as stored (the file store adds a lock file's). */
   bytes: number;
-  /** The latest title, or undefined. */
-  title: string | undefined;
-  /** Where the records before it were copied from (the latest origin), or undefined. */
-  origin: OriginPayload | undefined;
+  /** The latest title; absent when none was given. */
+  title?: string;
+  /** Where the records before it were copied from (the latest origin); absent for a run of its own. */
+  origin?: OriginPayload;
   /** How the run stands after its last record that is not a title or an origin: a terminal reason, or `open`. */
   status: TerminalReason | "open";
   /** The agent's model calls made in this run, by model: records copied from another run are that run's. */
@@ -53,7 +53,8 @@ export function addUsage(into: TokenUsage, more: TokenUsage): void {
 
 /** The digest of a run holding no record yet. */
 export function emptyDigest(): RunDigest {
-  return { bytes: 0, title: undefined, origin: undefined, status: "open", calls: {}, compactions: {}, copied: emptyUsage() };
+  // No absent field is set to undefined: a digest is kept as JSON, and comes back equal.
+  return { bytes: 0, status: "open", calls: {}, compactions: {}, copied: emptyUsage() };
 }
 
 /** One model call as the ledger counts it: the agent's own, or a compaction's summarizing call. */
