@@ -25,6 +25,9 @@ export interface Journal {
 /** How `list()` sees one run: read from its first and last records only. */
 export type RunStatus = TerminalReason | "open" | "running" | "corrupt";
 
+/** Every status a run can be listed with: the ones a prune may be told to remove. */
+export const PRUNABLE_STATUSES = ["completed", "error", "budget", "max_iterations", "suspended", "awaiting_approval", "open", "running", "corrupt"] as const satisfies readonly RunStatus[];
+
 /** One run as `list()` and `summarize()` see it, without folding its journal. */
 export interface RunSummary {
   /** The run's id. */
