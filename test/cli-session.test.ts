@@ -198,7 +198,7 @@ function assertSucceeded(result: CliResult, what: string): void {
 function lsRows(result: CliResult): string[][] {
   assertSucceeded(result, "session ls");
   const [header, ...rows] = result.stdout.trimEnd().split("\n").map((line) => line.split(/ {2,}/));
-  assert.deepEqual(header, ["ID", "STATUS", "MODEL", "UPDATED", "PROMPT"]);
+  assert.deepEqual(header, ["ID", "STATUS", "MODEL", "UPDATED", "TITLE/PROMPT"]);
   return rows;
 }
 

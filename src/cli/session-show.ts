@@ -5,7 +5,10 @@ import { isOtherBlock, type Message, type ToolResultBlock } from "../runstate/re
 import type { Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
 import { describeOtherBlock, toolResultText } from "./render-blocks.js";
+import { ledgerOf } from "../ledger/ledger.js";
+import type { PriceTable } from "../ledger/prices.js";
 import { stateJson } from "./session-json.js";
+import { digestFor, ledgerJson, ledgerLines } from "./session-ledger.js";
 import { statusText, timeText } from "./session-list.js";
 
 const FOLDED_RESULT_LINES = 4;
@@ -19,11 +22,12 @@ export async function showSession(
   options: { json: boolean; transcript: boolean; full: boolean },
   out: NodeJS.WritableStream,
   crashPolicyOf: CrashPolicyOf = () => undefined,
+  prices: PriceTable = {},
 ): Promise<void> {
   const state = await store.load(runId);
   const summary = await store.summarize(runId);
   if (options.json) {
-    out.write(`${JSON.stringify(stateJson(state, summary), null, 2)}\n`);
+    out.write(`${JSON.stringify({ ...stateJson(state, summary), ledger: await ledgerJson(store, summary, prices) }, null, 2)}\n`);
     return;
   }
   const { counters, meta } = state;
@@ -52,6 +56,9 @@ export async function showSession(
       });
     fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
   }
+  const digest = await digestFor(store, summary);
+  fields.push(...ledgerLines(ledgerOf([digest], prices), digest));
+  if (state.title !== undefined) fields.push(["title", state.title]);
   fields.push(["prompt", meta.prompt]);
   const width = Math.max(...fields.map(([name]) => name.length));
   for (const [name, value] of fields) out.write(`${name.padEnd(width)}  ${value}\n`);
