@@ -9,12 +9,21 @@ import type { RunSummary, Store } from "../runstate/store.js";
 import { costText, dollarsText } from "./ledger-text.js";
 import { configPathFrom } from "./session-store.js";
 
-/** agent.yaml's prices (--config, else ./agent.yaml when there is one), else none: the shipped table alone. */
+/**
+ * agent.yaml's prices (--config, else ./agent.yaml when there is one), else none: the
+ * shipped table alone. An agent.yaml found only in the working directory may not be one
+ * the user means for this: if it does not load, the shipped table is used.
+ */
 export async function pricesFrom(configFlag: string | undefined): Promise<PriceTable> {
   const path = configPathFrom(configFlag);
   if (path === undefined) return {};
   const { loadAgentConfig } = await import("../agent/config.js");
-  return loadAgentConfig(path).pricing;
+  try {
+    return loadAgentConfig(path).pricing;
+  } catch (error) {
+    if (configFlag !== undefined) throw error;
+    return {};
+  }
 }
 
 /** A run's digest: the store's, or (from a store that keeps none) read from its journal. */

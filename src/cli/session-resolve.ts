@@ -2,21 +2,23 @@
 // show` and `session rename` take either, and a title that names more than one session
 // is refused with the candidates listed, never guessed between.
 import { RunStateError } from "../runstate/errors.js";
-import { isValidRunId } from "../runstate/run-id.js";
+import { assertRunId, isValidRunId } from "../runstate/run-id.js";
 import type { RunSummary, Store } from "../runstate/store.js";
 import { AmbiguousTitleError } from "./cli-errors.js";
 
 /**
  * The id of the session `text` names: a session with that id, else the one whose title
- * is `text`, else the one whose title holds it (any case). ERR_NOT_FOUND when none does,
- * AmbiguousTitleError when more than one does.
+ * is `text`, else the one whose title holds it (any case). ERR_NOT_FOUND when none does
+ * (ERR_INVALID_ID when `text` could not be an id), AmbiguousTitleError when more than one does.
  */
 export async function resolveSession(store: Store, text: string): Promise<string> {
+  let notFound: unknown;
   if (isValidRunId(text)) {
     try {
       return (await store.summarize(text)).runId;
     } catch (error) {
       if (!(error instanceof RunStateError && error.code === "ERR_NOT_FOUND")) throw error;
+      notFound = error;
     }
   }
   const titled = (await store.list()).filter((summary) => summary.digest?.title !== undefined);
@@ -26,7 +28,9 @@ export async function resolveSession(store: Store, text: string): Promise<string
   const [only] = matches;
   if (only !== undefined && matches.length === 1) return only.runId;
   if (matches.length > 1) throw new AmbiguousTitleError(text, candidates(matches));
-  throw new RunStateError("ERR_NOT_FOUND", `no session has the id or a title ${JSON.stringify(text)}`, { runId: text });
+  // Neither an id nor a title: said as an unknown id, or as an invalid one (which no session can have).
+  if (notFound === undefined) assertRunId(text);
+  throw notFound;
 }
 
 function candidates(matches: RunSummary[]): string {

@@ -46,6 +46,8 @@ export async function showSession(
       `in ${counters.inTokens}, out ${counters.outTokens}, cache read ${counters.cacheReadTokens}, cache create ${counters.cacheCreateTokens}`,
     ],
   ];
+  const digest = await digestFor(store, summary);
+  fields.push(...ledgerLines(ledgerOf([digest], prices), digest));
   if (state.pending !== undefined) {
     const { toolUses, answered } = state.pending;
     const waiting = toolUses
@@ -56,8 +58,6 @@ export async function showSession(
       });
     fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
   }
-  const digest = await digestFor(store, summary);
-  fields.push(...ledgerLines(ledgerOf([digest], prices), digest));
   if (state.title !== undefined) fields.push(["title", state.title]);
   fields.push(["prompt", meta.prompt]);
   const width = Math.max(...fields.map(([name]) => name.length));
