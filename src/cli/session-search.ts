@@ -1,7 +1,7 @@
 // `fisk-ai session search TEXT [--json]`: the sessions whose title, prompt or conversation
 // holds TEXT, newest first, each with the line that holds it cut to the terminal's width.
 import { searchJournal, SearchText, type SearchHit } from "../ledger/journal-search.js";
-import type { RunSummary, Store } from "../runstate/store.js";
+import type { Store } from "../runstate/store.js";
 import { UsageError } from "./cli-errors.js";
 import { cut, nameText, oneLine, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./session-json.js";
@@ -16,24 +16,17 @@ export async function searchSessions(store: Store, text: string, options: { json
   const summaries = (await store.list())
     .filter((summary) => summary.status !== "corrupt")
     .sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.runId < b.runId ? -1 : 1));
-  const hits: ({ summary: RunSummary; hit: SearchHit } | undefined)[] = new Array(summaries.length);
-  let next = 0;
-  const reader = async () => {
-    for (let index = next++; index < summaries.length; index = next++) {
-      const summary = summaries[index] as RunSummary;
-      let bytes: Uint8Array;
-      try {
-        bytes = await store.readJournal(summary.runId);
-      } catch {
-        // Removed since it was listed: nothing to find in it.
-        continue;
-      }
-      const hit = searchJournal(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), search);
-      if (hit !== undefined) hits[index] = { summary, hit };
-    }
+  const byId = new Map(summaries.map((summary) => [summary.runId, summary]));
+  const hits = new Map<string, SearchHit>();
+  const visit = (runId: string, bytes: Buffer) => {
+    const hit = searchJournal(bytes, search);
+    if (hit !== undefined) hits.set(runId, hit);
   };
-  await Promise.all(Array.from({ length: READS_AT_ONCE }, reader));
-  const found = hits.filter((hit) => hit !== undefined);
+  await (store.readJournals?.([...byId.keys()], visit) ?? readEach(store, [...byId.keys()], visit));
+  const found = summaries.flatMap((summary) => {
+    const hit = hits.get(summary.runId);
+    return hit === undefined ? [] : [{ summary, hit }];
+  });
   if (options.json) {
     out.write(`${JSON.stringify(found.map(({ summary, hit }) => ({ ...summaryJson(summary), seq: hit.seq, field: hit.field, line: hit.line })), null, 2)}\n`);
     return found.length;
@@ -42,6 +35,25 @@ export async function searchSessions(store: Store, text: string, options: { json
   const lines = found.flatMap(({ summary, hit }) => [cut(`${summary.runId}  ${timeText(summary.updated)}  ${nameText(summary)}`, width), cut(`  ${hit.field} (seq ${hit.seq}): ${around(hit, width)}`, width)]);
   out.write(found.length === 0 ? `No session holds ${JSON.stringify(text)}.\n` : `${lines.join("\n")}\n`);
   return found.length;
+}
+
+/** A readJournal a run, a few at once, for a store that reads no faster in bulk. */
+async function readEach(store: Store, runIds: readonly string[], visit: (runId: string, bytes: Buffer) => void): Promise<void> {
+  let next = 0;
+  const reader = async () => {
+    for (let index = next++; index < runIds.length; index = next++) {
+      const runId = runIds[index] as string;
+      let bytes: Uint8Array;
+      try {
+        bytes = await store.readJournal(runId);
+      } catch {
+        // Removed since it was listed: nothing to find in it.
+        continue;
+      }
+      visit(runId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    }
+  };
+  await Promise.all(Array.from({ length: READS_AT_ONCE }, reader));
 }
 
 /** The matching line, starting a little before the match when the match would fall past `width`. */

@@ -154,6 +154,35 @@ export class FileStore implements Store {
     }
   }
 
+  /**
+   * Reads each journal synchronously into one buffer that grows as needed, in slices
+   * between which the event loop runs (as list does): for thousands of journals a read's
+   * trip through the thread pool costs more than the read.
+   */
+  async readJournals(runIds: readonly string[], visit: (runId: string, bytes: Buffer) => void): Promise<void> {
+    let buffer = Buffer.allocUnsafe(READ_CHUNK);
+    for (let index = 0; index < runIds.length; index++) {
+      if (index > 0 && index % LIST_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      const runId = runIds[index] as string;
+      let fd: number;
+      try {
+        fd = this.#fs.sync.open(this.#paths.journal(runId), O_RDONLY | O_NOFOLLOW);
+      } catch (error) {
+        if (errnoCode(error) === "ENOENT") continue;
+        throw refuseSymlink(error, this.#paths.journal(runId));
+      }
+      try {
+        const { size } = this.#fs.sync.fstat(fd);
+        if (size > buffer.length) buffer = Buffer.allocUnsafe(size);
+        const bytes = buffer.subarray(0, size);
+        readFullySync(this.#fs.sync, fd, bytes, 0);
+        visit(runId, bytes);
+      } finally {
+        this.#fs.sync.close(fd);
+      }
+    }
+  }
+
   async importJournal(runId: string, bytes: Uint8Array): Promise<void> {
     const path = this.#paths.journal(runId);
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
