@@ -88,6 +88,12 @@ export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, t
 export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
 export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store.js";
 export { digestOf, callOf, type RunDigest, type TokenUsage, type LedgerCall } from "./runstate/run-digest.js";
+export { titleSession } from "./runstate/session-title.js";
+export { ledgerOf, callsOf, tokensOf, type Ledger, type LedgerLine, type PricedCall } from "./ledger/ledger.js";
+export { priceOf, costOf, SHIPPED_PRICES, PRICES_AS_OF, type ModelPrice, type PriceTable } from "./ledger/prices.js";
+export { planPrune, PROTECTED_STATUSES, type PruneFilters, type PrunePlan } from "./ledger/prune-plan.js";
+export { searchJournal, SearchText, type SearchHit, type SearchField } from "./ledger/journal-search.js";
+export { PRUNABLE_STATUSES } from "./runstate/store.js";
 export type { RunHolder } from "./runstate/run-holder.js";
 export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
 export * as storeContract from "./runstate/store-contract.js";

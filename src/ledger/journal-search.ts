@@ -25,12 +25,14 @@ export interface SearchHit {
  * any case, text with a capital matches exactly.
  */
 export class SearchText {
+  /** The text searched for, as given. */
   readonly text: string;
   readonly #anyCase: boolean;
   /** The text as a JSON string holds it: what the stored bytes are searched for. */
   readonly #stored: Buffer;
   readonly #storedPattern: RegExp | undefined;
 
+  /** A search for `text`. */
   constructor(text: string) {
     this.text = text;
     this.#anyCase = text === text.toLowerCase() && text !== text.toUpperCase() && /^[\x20-\x7e]*$/.test(text);

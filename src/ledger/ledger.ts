@@ -48,8 +48,16 @@ export function ledgerOf(digests: Iterable<RunDigest>, prices: PriceTable = {}):
   return priced([...byKey.values()], prices);
 }
 
+/** One model call of a session's ledger, priced. */
+export interface PricedCall extends LedgerCall {
+  /** What it cost in US dollars, or undefined when its model has no price. */
+  cost: number | undefined;
+  /** Its record was copied from another session (before an origin record): that session's ledger counts it. */
+  copied: boolean;
+}
+
 /** Each model call a run's records hold, with its cost: the ledger of one session, call by call. */
-export function callsOf(records: readonly JournalRecord[], prices: PriceTable = {}): (LedgerCall & { cost: number | undefined; copied: boolean })[] {
+export function callsOf(records: readonly JournalRecord[], prices: PriceTable = {}): PricedCall[] {
   const first = records[0];
   const model = first?.protocol === PROTOCOLS.meta ? first.meta.fingerprint.model : "";
   // Every record before the latest origin was copied from another session.

@@ -6,15 +6,15 @@
 // It also remembers the lock files whose holder was found dead (a crashed run's), by the
 // same key: a process that is gone stays gone, and a new holder writes a new note.
 import { constants } from "node:fs";
-import type { Fingerprint, MetaPayload } from "../records.js";
-import type { RunDigest } from "../run-digest.js";
+import type { Fingerprint, MetaPayload, OriginPayload } from "../records.js";
+import type { RunDigest, TokenUsage } from "../run-digest.js";
 import type { RunStatus, RunSummary } from "../store.js";
 import { errnoCode, readFullySync, writeFully, type FileStat, type FileSystem } from "./file-system.js";
 
 /** Not a run id (the dot), and not `.json` or `.lock`: nothing else in the directory takes it for a run. */
 export const SUMMARY_CACHE_NAME = ".summaries";
 /** Changed whenever what an entry holds changes, so an older cache is simply not read. */
-const FORMAT = 6;
+const FORMAT = 7;
 const FILE_MODE = 0o600;
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
@@ -39,8 +39,14 @@ type Entry = [
   fingerprint: number,
   /** The journal's bytes through its last complete line when it was read: where a read of what was appended since starts. */
   scanned: number,
-  digest: RunDigest,
+  digest: StoredDigest,
 ];
+/**
+ * A digest as the cache keeps it, in arrays (its status is the entry's): the cache's size
+ * is what a listing spends its time on. Absent title and origin are 0; each model's tokens
+ * are its name and the five counts, one after another.
+ */
+type StoredDigest = [bytes: number, title: string | 0, origin: OriginPayload | 0, calls: (string | number)[], compactions: (string | number)[], copied: number[]];
 /** A lock file whose holder was found dead, by its key. */
 type DeadLock = [runId: string, size: number, mtimeMs: number, ino: number];
 interface CacheFile {
@@ -102,7 +108,7 @@ export class SummaryCache {
     const meta = entry[7] as MetaPayload;
     meta.run_id = runId;
     meta.fingerprint = fingerprint;
-    const summary: RunSummary = { runId, status: entry[4], meta, lastSeq: entry[5], updated: entry[6], digest: entry[10] };
+    const summary: RunSummary = { runId, status: entry[4], meta, lastSeq: entry[5], updated: entry[6], digest: digestOf(entry[10], entry[4]) };
     this.#kept.push({ summary, key: { size: entry[1], mtimeMs: entry[2], ino: entry[3] }, scanned: entry[9] });
     return summary;
   }
@@ -116,14 +122,8 @@ export class SummaryCache {
     const entry = this.#read.get(runId);
     const fingerprint = entry === undefined ? undefined : this.#fingerprints[entry[8]];
     if (entry === undefined || fingerprint === undefined || entry[3] !== key.ino || entry[9] > key.size) return undefined;
-    const digest = entry[10];
-    const copy = (usage: RunDigest["copied"]) => ({ ...usage });
-    const byModel = (usages: RunDigest["calls"]) => Object.fromEntries(Object.entries(usages).map(([model, usage]) => [model, copy(usage)]));
-    return {
-      digest: { ...digest, calls: byModel(digest.calls), compactions: byModel(digest.compactions), copied: copy(digest.copied) },
-      scanned: entry[9],
-      model: fingerprint.model,
-    };
+    // Decoded afresh: the caller advances it in place.
+    return { digest: digestOf(entry[10], entry[4]), scanned: entry[9], model: fingerprint.model };
   }
 
   /** A summary just read from the journal with that key, whose complete lines end at `scanned`. A corrupt one is not kept: the problem may pass. */
@@ -177,10 +177,36 @@ export class SummaryCache {
       const text = JSON.stringify(fingerprint);
       let index = indexOf.get(text);
       if (index === undefined) indexOf.set(text, (index = fingerprints.push(fingerprint) - 1));
-      return [summary.runId, key.size, key.mtimeMs, key.ino, summary.status, summary.lastSeq, summary.updated, meta, index, scanned, summary.digest as RunDigest];
+      return [summary.runId, key.size, key.mtimeMs, key.ino, summary.status, summary.lastSeq, summary.updated, meta, index, scanned, storedDigest(summary.digest as RunDigest)];
     });
     return { format: FORMAT, fingerprints, entries, deadLocks: this.#deadKept };
   }
+}
+
+function storedDigest(digest: RunDigest): StoredDigest {
+  const flat = (usages: Record<string, TokenUsage>) => Object.entries(usages).flatMap(([model, usage]) => [model, ...counts(usage)]);
+  return [digest.bytes, digest.title ?? 0, digest.origin ?? 0, flat(digest.calls), flat(digest.compactions), counts(digest.copied)];
+}
+
+function counts(usage: TokenUsage): number[] {
+  return [usage.calls, usage.inTokens, usage.outTokens, usage.cacheReadTokens, usage.cacheWriteTokens];
+}
+
+function usageOf(values: readonly (string | number)[], at: number): TokenUsage {
+  const [calls, inTokens, outTokens, cacheReadTokens, cacheWriteTokens] = values.slice(at, at + 5) as number[];
+  return { calls: calls ?? 0, inTokens: inTokens ?? 0, outTokens: outTokens ?? 0, cacheReadTokens: cacheReadTokens ?? 0, cacheWriteTokens: cacheWriteTokens ?? 0 };
+}
+
+function digestOf([bytes, title, origin, calls, compactions, copied]: StoredDigest, status: RunStatus): RunDigest {
+  const byModel = (flat: readonly (string | number)[]) => {
+    const usages: Record<string, TokenUsage> = {};
+    for (let at = 0; at + 5 < flat.length; at += 6) usages[flat[at] as string] = usageOf(flat, at + 1);
+    return usages;
+  };
+  const digest: RunDigest = { bytes, status: status as RunDigest["status"], calls: byModel(calls), compactions: byModel(compactions), copied: usageOf(copied, 0) };
+  if (title !== 0) digest.title = title;
+  if (origin !== 0) digest.origin = origin;
+  return digest;
 }
 
 /** Whether an entry or a dead lock, which both start [runId, size, mtimeMs, ino], was stored for a file with this key. */
@@ -211,8 +237,20 @@ function isEntry(value: unknown): value is Entry {
     value[7] !== null &&
     typeof value[8] === "number" &&
     typeof value[9] === "number" &&
-    typeof value[10] === "object" &&
-    value[10] !== null
+    isStoredDigest(value[10])
+  );
+}
+
+function isStoredDigest(value: unknown): value is StoredDigest {
+  return (
+    Array.isArray(value) &&
+    value.length === 6 &&
+    typeof value[0] === "number" &&
+    (value[1] === 0 || typeof value[1] === "string") &&
+    (value[2] === 0 || (typeof value[2] === "object" && value[2] !== null)) &&
+    Array.isArray(value[3]) &&
+    Array.isArray(value[4]) &&
+    Array.isArray(value[5])
   );
 }
 
