@@ -265,9 +265,9 @@ describe("titles", () => {
     const renamed = JSON.parse(succeeded(await fisk(["session", "ls", "--json"], ws), "ls").stdout) as { id: string; title: string | null; status: string }[];
     assert.deepEqual(renamed.map((entry) => [entry.id, entry.title, entry.status]).sort(), [["one", "Budget review", "completed"], ["two", "Budget forecast", "completed"]]);
     // A title that names both is refused, listing them; an exact title is not ambiguous.
-    failedWith(await fisk(["session", "show", "budget"], ws), 11, /^fisk-ai: "budget" names more than one session: two \("Budget forecast"\), one \("Budget review"\); give the session's id$/);
+    failedWith(await fisk(["session", "show", "budget"], ws), 12, /^fisk-ai: "budget" names more than one session: two \("Budget forecast"\), one \("Budget review"\); give the session's id$/);
     assert.match(succeeded(await fisk(["session", "show", "Budget forecast"], ws), "show").stdout, /^session +two$/m);
-    failedWith(await fisk(["run", "--resume", "budget", "go on"], ws), 11, /names more than one session/);
+    failedWith(await fisk(["run", "--resume", "budget", "go on"], ws), 12, /names more than one session/);
     failedWith(await fisk(["session", "show", "no such title"], ws), 2, /invalid session id "no such title"/);
     failedWith(await fisk(["session", "show", "nosuch"], ws), 6, /^fisk-ai: no session nosuch/);
   });
