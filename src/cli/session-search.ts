@@ -1,7 +1,7 @@
 // `fisk-ai session search TEXT [--json]`: the sessions whose title, prompt or conversation
 // holds TEXT, newest first, each with the line that holds it cut to the terminal's width.
 import { searchJournal, SearchText, type SearchHit } from "../ledger/journal-search.js";
-import type { Store } from "../runstate/store.js";
+import type { RunSummary, Store } from "../runstate/store.js";
 import { UsageError } from "./cli-errors.js";
 import { cut, nameText, oneLine, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./session-json.js";
@@ -13,20 +13,22 @@ const READS_AT_ONCE = 8;
 export async function searchSessions(store: Store, text: string, options: { json: boolean }, out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Promise<number> {
   if (text.trim() === "") throw new UsageError("session search needs the text to find: fisk-ai session search TEXT");
   const search = new SearchText(text);
-  const summaries = (await store.list())
-    .filter((summary) => summary.status !== "corrupt")
-    .sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.runId < b.runId ? -1 : 1));
-  const byId = new Map(summaries.map((summary) => [summary.runId, summary]));
   const hits = new Map<string, SearchHit>();
   const visit = (runId: string, bytes: Buffer) => {
     const hit = searchJournal(bytes, search);
     if (hit !== undefined) hits.set(runId, hit);
   };
-  await (store.readJournals?.([...byId.keys()], visit) ?? readEach(store, [...byId.keys()], visit));
-  const found = summaries.flatMap((summary) => {
-    const hit = hits.get(summary.runId);
-    return hit === undefined ? [] : [{ summary, hit }];
-  });
+  await (store.readJournals?.(visit) ?? readEach(store, visit));
+  // Only the sessions found are summarized: newest first.
+  const found: { summary: RunSummary; hit: SearchHit }[] = [];
+  for (const [runId, hit] of hits) {
+    try {
+      found.push({ summary: await store.summarize(runId), hit });
+    } catch {
+      // Removed since it was read.
+    }
+  }
+  found.sort((a, b) => (a.summary.updated < b.summary.updated ? 1 : a.summary.updated > b.summary.updated ? -1 : a.summary.runId < b.summary.runId ? -1 : 1));
   if (options.json) {
     out.write(`${JSON.stringify(found.map(({ summary, hit }) => ({ ...summaryJson(summary), seq: hit.seq, field: hit.field, line: hit.line })), null, 2)}\n`);
     return found.length;
@@ -37,8 +39,9 @@ export async function searchSessions(store: Store, text: string, options: { json
   return found.length;
 }
 
-/** A readJournal a run, a few at once, for a store that reads no faster in bulk. */
-async function readEach(store: Store, runIds: readonly string[], visit: (runId: string, bytes: Buffer) => void): Promise<void> {
+/** Every run listed, a readJournal each, a few at once: for a store that reads no faster in bulk. */
+async function readEach(store: Store, visit: (runId: string, bytes: Buffer) => void): Promise<void> {
+  const runIds = (await store.list()).filter((summary) => summary.status !== "corrupt").map((summary) => summary.runId);
   let next = 0;
   const reader = async () => {
     for (let index = next++; index < runIds.length; index = next++) {

@@ -80,12 +80,11 @@ export interface Store {
    */
   importJournal(runId: string, bytes: Uint8Array): Promise<void>;
   /**
-   * Optional: hands `visit` the stored bytes of each run of `runIds` in turn, faster than a
+   * Optional: hands `visit` the stored bytes of every run in turn, faster than a list and a
    * readJournal each (`session search` reads every journal). The bytes are valid only
-   * during the call: a backend may reuse them for the next run. A run gone since it was
-   * listed is skipped.
+   * during the call: a backend may reuse them for the next run.
    */
-  readJournals?(runIds: readonly string[], visit: (runId: string, bytes: Buffer) => void): Promise<void>;
+  readJournals?(visit: (runId: string, bytes: Buffer) => void): Promise<void>;
   /** Removes a run; ERR_LOCKED while a writer holds it. */
   delete(runId: string): Promise<void>;
   /** Lets go of what the store holds (a server connection); journals still open are the caller's to close first. */
