@@ -45,6 +45,10 @@ export function stateJson(state: RunState, summary: RunSummary) {
             tool_uses: state.pending.toolUses.map(({ id, name, input }) => ({ id, name, input })),
             answered: [...state.pending.answered],
           },
+    approvals: [...(state.pending?.approvals.values() ?? [])].map(({ request }) => {
+      const decided = state.pending?.decisions.get(request.tool_use_id)?.decision;
+      return { ...request, decision: decided === undefined ? null : { decision: decided.decision, text: decided.text ?? null, decided_by: decided.decided_by, decided_at: decided.decided_at } };
+    }),
     terminal: state.terminal ?? null,
     fingerprint: state.meta.fingerprint,
     messages: state.messages,

@@ -1,7 +1,7 @@
 // `fisk-ai session show ID`: what a session is, and with --transcript what was said.
 import { providerOf } from "../agent/fingerprint.js";
 import type { RunState } from "../runstate/fold.js";
-import { isOtherBlock, type Message, type ToolResultBlock } from "../runstate/records.js";
+import { isOtherBlock, type ApprovalDecisionPayload, type ApprovalRequestPayload, type Message, type ToolResultBlock } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
 import { describeOtherBlock, toolResultText } from "./render-blocks.js";
@@ -9,7 +9,7 @@ import { ledgerOf } from "../ledger/ledger.js";
 import type { PriceTable } from "../ledger/prices.js";
 import { stateJson } from "./session-json.js";
 import { digestFor, ledgerJson, ledgerLines } from "./session-ledger.js";
-import { statusText, timeText } from "./session-list.js";
+import { ageText, statusText, timeText } from "./session-list.js";
 
 const FOLDED_RESULT_LINES = 4;
 
@@ -57,6 +57,7 @@ export async function showSession(
         return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
       });
     fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
+    for (const { request } of state.pending.approvals.values()) fields.push(["approval", approvalLine(request, state.pending.decisions.get(request.tool_use_id)?.decision)]);
   }
   if (state.title !== undefined) fields.push(["title", state.title]);
   fields.push(["prompt", meta.prompt]);
@@ -66,6 +67,15 @@ export async function showSession(
     out.write("\n");
     writeTranscript(state, options.full, out);
   }
+}
+
+/** A parked call: what it asks, and how long it waited (and waits still, until decided). */
+function approvalLine(request: ApprovalRequestPayload, decision: ApprovalDecisionPayload | undefined): string {
+  const what = `${request.tool_use_id} ${request.name} ${JSON.stringify(request.input)}`;
+  const requested = Date.parse(request.requested_at);
+  if (decision === undefined) return `${what}: waiting for ${request.kind === "question" ? "an answer" : "a decision"} for ${ageText(Date.now() - requested)}`;
+  const text = decision.text === undefined ? "" : ` (${decision.text})`;
+  return `${what}: ${decision.decision}${text} by ${decision.decided_by} after ${ageText(Date.parse(decision.decided_at) - requested)}`;
 }
 
 function writeTranscript(state: RunState, full: boolean, out: NodeJS.WritableStream): void {
