@@ -39,6 +39,9 @@ export {
   COMPACTION_TRIGGERS,
   APPROVAL_KINDS,
   DECISIONS,
+  ORIGIN_KINDS,
+  TITLE_MAX_LENGTH,
+  ANNOTATION_KINDS,
   RUN_ID_PATTERN,
   RUN_ID_MAX_LENGTH,
   checkRecord,
@@ -72,6 +75,11 @@ export {
   type ResumedPayload,
   type ApprovalKind,
   type Decision,
+  type TitleRecord,
+  type TitlePayload,
+  type OriginRecord,
+  type OriginPayload,
+  type OriginKind,
   type Fingerprint,
   type Message,
   type AssistantMessage,
@@ -88,6 +96,13 @@ export {
 export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch, type ApprovalState, type DecisionState, type CompactionState } from "./runstate/fold.js";
 export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
 export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store.js";
+export { digestOf, callOf, type RunDigest, type TokenUsage, type LedgerCall } from "./runstate/run-digest.js";
+export { titleSession } from "./runstate/session-title.js";
+export { ledgerOf, callsOf, tokensOf, type Ledger, type LedgerLine, type PricedCall } from "./ledger/ledger.js";
+export { priceOf, costOf, SHIPPED_PRICES, PRICES_AS_OF, type ModelPrice, type PriceTable } from "./ledger/prices.js";
+export { planPrune, PROTECTED_STATUSES, type PruneFilters, type PrunePlan } from "./ledger/prune-plan.js";
+export { searchJournal, SearchText, type SearchHit, type SearchField } from "./ledger/journal-search.js";
+export { PRUNABLE_STATUSES } from "./runstate/store.js";
 export type { RunHolder } from "./runstate/run-holder.js";
 export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
 export * as storeContract from "./runstate/store-contract.js";

@@ -79,6 +79,11 @@ describe("a closed stdout", () => {
     ["session", "approve", "parked-a", ...STATE],
     ["session", "deny", "parked-d", "--reason", "no", ...STATE],
     ["session", "answer", "parked-q", "because", ...STATE],
+    ["session", "stats", ...STATE],
+    ["session", "du", ...STATE],
+    ["session", "prune", "--status", "completed", "--dry-run", ...STATE],
+    ["session", "rename", "one", "The first one", ...STATE],
+    ["session", "search", "hello", ...STATE],
     ["memory", "ls"],
     ["memory", "show", "list"],
     ["memory", "rm", "gone"],
@@ -112,7 +117,7 @@ describe("a reader that goes away mid-run", () => {
 });
 
 describe("session <command> --help", () => {
-  for (const command of ["ls", "show", "rm", "verify", "export", "import", "fork", "pending", "approve", "deny", "answer", "init-stream"]) {
+  for (const command of ["ls", "show", "rm", "verify", "export", "import", "fork", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "init-stream"]) {
     it(`session ${command} --help prints that command's usage`, async () => {
       const result = await runCli(["session", command, "--help"], { cwd: ROOT, env: ENV });
       assert.equal(result.code, 0);

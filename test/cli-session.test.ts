@@ -126,6 +126,11 @@ function journalRecords(dir: string, runId: string): JournalRecord[] {
   return journalLines(dir, runId).map((line) => JSON.parse(line) as JournalRecord);
 }
 
+/** The origin record a fork or a renamed import ends its copied records with. */
+function originRecord(through: number, runId: string, kind: "fork" | "import"): object {
+  return { seq: through + 1, protocol: "io.choria.fisk-ai.v1.session.origin", origin: { run_id: runId, through_seq: through, kind } };
+}
+
 function metaOf(dir: string, runId: string): MetaPayload {
   return (JSON.parse(journalLines(dir, runId)[0] as string) as { meta: MetaPayload }).meta;
 }
@@ -198,7 +203,7 @@ function assertSucceeded(result: CliResult, what: string): void {
 function lsRows(result: CliResult): string[][] {
   assertSucceeded(result, "session ls");
   const [header, ...rows] = result.stdout.trimEnd().split("\n").map((line) => line.split(/ {2,}/));
-  assert.deepEqual(header, ["ID", "STATUS", "MODEL", "UPDATED", "PROMPT"]);
+  assert.deepEqual(header, ["ID", "STATUS", "MODEL", "UPDATED", "TITLE/PROMPT"]);
   return rows;
 }
 
@@ -336,7 +341,7 @@ describe("fisk-ai session ls", () => {
       [...ALL].reverse(),
     );
     for (const entry of listed) {
-      assert.deepEqual(Object.keys(entry), ["id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem"]);
+      assert.deepEqual(Object.keys(entry), ["id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem", "title", "origin", "bytes"]);
     }
     const done = listed.find((entry) => entry.id === "done") as ListedJson;
     const records = journalRecords(STORE, "done");
@@ -352,6 +357,9 @@ describe("fisk-ai session ls", () => {
       prompt: PROMPT,
       cwd: realpathSync(WS),
       problem: null,
+      title: null,
+      origin: null,
+      bytes: statSync(join(STORE, "done.json")).size,
     });
     const future = listed.find((entry) => entry.id === "future") as ListedJson;
     assert.deepEqual([future.status, future.model, future.prompt, future.last_seq], ["corrupt", null, null, 0]);
@@ -419,7 +427,7 @@ describe("fisk-ai session show", () => {
       const want = expected[runId];
       assert.deepEqual(
         [...fields.keys()],
-        ["session", "status", "provider", "model", "created", "updated", "next iteration", "model calls", "tool calls", "tokens", ...(want.pending === undefined ? [] : ["pending"]), "prompt"],
+        ["session", "status", "provider", "model", "created", "updated", "next iteration", "model calls", "tool calls", "tokens", `cost ${MODEL}`, "cost", ...(want.pending === undefined ? [] : ["pending"]), "prompt"],
         runId,
       );
       const { status, ...rest } = Object.fromEntries(fields);
@@ -437,6 +445,9 @@ describe("fisk-ai session show", () => {
           "model calls": String(want.modelCalls),
           "tool calls": String(want.toolCalls),
           tokens: tokensOf(runId),
+          // The script provider's model has no price: its tokens, and no made-up cost.
+          [`cost ${MODEL}`]: `no price for ${want.modelCalls} calls: ${tokensOf(runId).replace("cache create", "cache write")}`,
+          cost: "no price",
           ...(want.pending === undefined ? {} : { pending: want.pending }),
           prompt: PROMPT,
         },
@@ -507,8 +518,8 @@ describe("fisk-ai session show", () => {
     assertSucceeded(crashed, "show --json");
     const state = JSON.parse(crashed.stdout) as Record<string, unknown>;
     assert.deepEqual(Object.keys(state), [
-      "id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem",
-      "next_iteration", "counters", "pending", "approvals", "terminal", "fingerprint", "messages", "compactions",
+      "id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem", "title", "origin", "bytes",
+      "next_iteration", "counters", "pending", "approvals", "terminal", "fingerprint", "messages", "compactions", "ledger",
     ]);
     assert.equal(state.status, "open");
     assert.equal(state.next_iteration, 1);
@@ -806,13 +817,15 @@ describe("fisk-ai session export and import", () => {
     assert.ok(journalBytes(other, "crashed").equals(journalBytes(original, "crashed")), "both resumes journaled the same records");
   });
 
-  it("import --name stores the session under the new id, only its meta record changed, and it resumes; '-' reads stdin", async () => {
+  it("import --name stores the session under the new id, its meta record changed and an origin record added, and it resumes; '-' reads stdin", async () => {
     const dir = join(ROOT, "renamed-store");
     const file = join(ROOT, "paused.rename.jsonl");
     assertSucceeded(await fisk(["session", "export", "paused", "-o", file]), "export");
     const imported = await fisk(["session", "import", file, "--name", "copy-1", "--state-dir", dir]);
     assertSucceeded(imported, "import --name");
-    assert.deepEqual(journalLines(dir, "copy-1").slice(1), journalLines(STORE, "paused").slice(1));
+    assert.deepEqual(journalLines(dir, "copy-1").slice(1, -1), journalLines(STORE, "paused").slice(1));
+    const pausedSeqs = journalLines(STORE, "paused").length;
+    assert.deepEqual(JSON.parse(journalLines(dir, "copy-1").at(-1) as string), originRecord(pausedSeqs, "paused", "import"), "a copy says whose records it holds");
     assert.deepEqual(metaOf(dir, "copy-1"), { ...metaOf(STORE, "paused"), run_id: "copy-1" });
     await resumeToAnswer(["--resume", "copy-1"], dir, [], "the renamed import");
     // '-' reads the journal from stdin.
@@ -861,7 +874,8 @@ describe("fisk-ai session fork", () => {
     assertSucceeded(forked, "fork");
     const lastSeq = journalLines(dir, "crashed").length;
     assert.equal(forked.stdout, `forked crashed at seq ${lastSeq} as branch; resume with: ${resumeHint("branch", dir)}\n`);
-    assert.deepEqual(journalLines(dir, "branch").slice(1), journalLines(dir, "crashed").slice(1), "the fork repeats the original's records");
+    assert.deepEqual(journalLines(dir, "branch").slice(1, -1), journalLines(dir, "crashed").slice(1), "the fork repeats the original's records");
+    assert.deepEqual(JSON.parse(journalLines(dir, "branch").at(-1) as string), originRecord(lastSeq, "crashed", "fork"), "then says where they came from");
     const [forkMeta, originalMeta] = [metaOf(dir, "branch"), metaOf(dir, "crashed")];
     assert.deepEqual(forkMeta, { ...originalMeta, run_id: "branch", created: forkMeta.created }, "only the id and creation time of the meta differ");
     assert.ok(Date.parse(forkMeta.created) > Date.parse(originalMeta.created), "the fork was created now");
@@ -879,7 +893,8 @@ describe("fisk-ai session fork", () => {
       assert.deepEqual(kinds(records).slice(-2), ["assistant", "terminal"], runId);
       assert.ok(records.every((record, index) => record.seq === index + 1), `${runId}: its own seqs, 1 to ${records.length}`);
     }
-    assert.deepEqual(journalLines(dir, "branch").slice(1), journalLines(dir, "crashed").slice(1), "each journal holds the whole run");
+    const withoutOrigin = journalRecords(dir, "branch").filter((record) => record.protocol !== "io.choria.fisk-ai.v1.session.origin");
+    assert.deepEqual(kinds(withoutOrigin), kinds(journalRecords(dir, "crashed")), "each journal holds the whole run");
   });
 
   it("--at SEQ keeps the records up to SEQ, and the fork resumes from there", async () => {
@@ -888,7 +903,7 @@ describe("fisk-ai session fork", () => {
     const original = journalBytes(dir, "paused");
     const forked = await fisk(["session", "fork", "paused", "--at", "2", "--name", "early", ...state]);
     assertSucceeded(forked, "fork --at 2");
-    assert.deepEqual(kinds(journalRecords(dir, "early")), ["meta", "assistant"]);
+    assert.deepEqual(kinds(journalRecords(dir, "early")), ["meta", "assistant", "origin"]);
     assert.equal(journalLines(dir, "early")[1], journalLines(dir, "paused")[1]);
     // Cut right after the first turn: the fork answers that turn's whole batch itself.
     await resumeToAnswer(["--resume", "early"], dir, ["one", "two"], "the fork at seq 2");
@@ -902,7 +917,8 @@ describe("fisk-ai session fork", () => {
     const match = /^forked torn at seq 5 as ([0-9A-Za-z]{27}); resume with: (.*)\n$/.exec(forked.stdout);
     assert.ok(match !== null, forked.stdout);
     assert.equal(match[2], resumeHint(match[1] as string, dir));
-    assert.deepEqual(journalLines(dir, match[1] as string).slice(1), journalLines(dir, "torn").slice(1, 5));
+    assert.deepEqual(journalLines(dir, match[1] as string).slice(1, -1), journalLines(dir, "torn").slice(1, 5));
+    assert.deepEqual(JSON.parse(journalLines(dir, match[1] as string).at(-1) as string), originRecord(5, "torn", "fork"));
   });
 
   it("refuses a bad --at (2), an existing --name (9), and an invalid --name (2)", async () => {

@@ -26,7 +26,7 @@ import { runStoreConformance } from "../src/conformance/index.js";
 import { SUMMARY_CACHE_NAME } from "../src/runstate/file/summary-cache.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
 import { holdInChild } from "./helpers/run-holder.js";
-import { assistantEntry, completedRun, metaPayload, terminalEntry, toolResultEntry } from "./helpers/record-builders.js";
+import { assistantEntry, completedRun, metaPayload, terminalEntry, titleEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-store-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -480,7 +480,7 @@ describe("file backend", () => {
   });
 
   describe("list", () => {
-    it("reads only the first and last records, so a corrupt middle still lists", async () => {
+    it("reads a journal once, then only what was appended, and a corrupt middle still lists", async () => {
       const dir = freshDir();
       const store = new FileStore({ dir });
       await writeRun(store, "long-1", 1500, 600);
@@ -490,17 +490,22 @@ describe("file backend", () => {
       writeFileSync(path, `${lines.join("\n")}\n${encodeRecord({ seq: lines.length + 1, ...terminalEntry("suspended") })}`);
       const size = lstatSync(path).size;
       assert.ok(size > 1_000_000, `a long journal (${size} bytes)`);
-      const fs = countingFileSystem();
-      const [summary] = await fileStoreWithSeams({ dir, fileSystem: fs }).list();
+      const [summary] = await new FileStore({ dir }).list();
       assert.equal(summary?.status, "suspended");
       assert.equal(summary?.lastSeq, lines.length + 1);
       assert.equal(summary?.meta?.run_id, "long-1");
+      // The first listing read it whole, for its digest; the next reads the appended record and the ends.
+      const appended = `${encodeRecord({ seq: lines.length + 2, ...userEntry("and then?") })}`;
+      appendFileSync(path, appended);
+      const fs = countingFileSystem();
+      const [again] = await fileStoreWithSeams({ dir, fileSystem: fs }).list();
+      assert.deepEqual([again?.status, again?.lastSeq, again?.digest?.bytes], ["open", lines.length + 2, size + Buffer.byteLength(appended)]);
       const endBytes = Buffer.byteLength(lines[0] as string) + 200;
-      assert.ok(fs.bytesRead < 3 * 4096 + endBytes, `read ${fs.bytesRead} of ${size} bytes`);
+      assert.ok(fs.bytesRead < 3 * 4096 + endBytes + Buffer.byteLength(appended), `read ${fs.bytesRead} of ${size} bytes`);
       await rejectsWith(store.load("long-1"), "ERR_CORRUPT", /^session long-1: line 1001 /);
     });
 
-    it("reads only heads and tails over 1,000 sessions", async () => {
+    it("reads each of 1,000 sessions once, then only heads and tails and what was appended", async () => {
       const dir = freshDir();
       const store = new FileStore({ dir });
       const journal = await store.create("template", metaPayload("template"));
@@ -518,12 +523,17 @@ describe("file backend", () => {
         writeFileSync(join(dir, `${runId}.json`), `${[meta, ...rest].join("\n")}\n`, { mode: 0o600 });
       }
       const totalBytes = 1000 * lstatSync(join(dir, "bulk-0.json")).size;
+      const first = countingFileSystem();
+      await fileStoreWithSeams({ dir, fileSystem: first }).list();
+      assert.ok(first.bytesRead < totalBytes * 1.1 + 1001 * 3 * 4096, `the first listing read ${first.bytesRead} of ${totalBytes} bytes`);
+      const title = encodeRecord({ seq: seq + 1, ...titleEntry("bulk") });
+      for (let index = 0; index < 1000; index++) appendFileSync(join(dir, `bulk-${index}.json`), title);
       const fs = countingFileSystem();
       const summaries = (await fileStoreWithSeams({ dir, fileSystem: fs }).list()).filter((summary) => summary.runId.startsWith("bulk-"));
       assert.equal(summaries.length, 1000);
-      assert.ok(summaries.every((summary) => summary.status === "suspended" && summary.lastSeq === seq));
+      assert.ok(summaries.every((summary) => summary.status === "suspended" && summary.lastSeq === seq + 1 && summary.digest?.title === "bulk"));
       const perSession = fs.bytesRead / 1001;
-      assert.ok(perSession <= 3 * 4096, `read ${perSession.toFixed(0)} bytes a session of ${totalBytes / 1000}`);
+      assert.ok(perSession <= 3 * 4096 + title.length, `read ${perSession.toFixed(0)} bytes a session of ${totalBytes / 1000}`);
       assert.ok(fs.bytesRead < totalBytes / 10, `read ${fs.bytesRead} of ${totalBytes} bytes`);
     });
 

@@ -10,8 +10,10 @@ import {
   compactionUndoEntry,
   decisionEntry,
   journalOf,
+  originEntry,
   resumedEntry,
   terminalEntry,
+  titleEntry,
   toolResultEntry,
   userEntry,
 } from "./helpers/record-builders.js";
@@ -195,10 +197,39 @@ describe("fold: approvals", () => {
 
 describe("fold: a kind this version does not know", () => {
   it("is refused as newer, naming the record", () => {
-    const records = [...journalOf("r", ...conversation), { seq: 8, protocol: `${PROTOCOLS.meta.slice(0, -"meta".length)}title`, title: { text: "x" } }];
+    const records = [...journalOf("r", ...conversation), { seq: 8, protocol: `${PROTOCOLS.meta.slice(0, -"meta".length)}bookmark`, bookmark: { text: "x" } }];
     assert.throws(
       () => fold(records as JournalRecord[]),
-      (error: unknown) => error instanceof RunStateError && error.code === "ERR_VERSION" && error.seq === 8 && /record seq 8 is a title record, which a newer fisk-ai wrote/.test(error.message),
+      (error: unknown) => error instanceof RunStateError && error.code === "ERR_VERSION" && error.seq === 8 && /record seq 8 is a bookmark record, which a newer fisk-ai wrote/.test(error.message),
     );
+  });
+});
+
+describe("fold: titles and origins", () => {
+  it("keeps the latest title through every later record, and a title after a terminal leaves the run as it stopped", () => {
+    const titled = fold(journalOf("r", titleEntry("first"), ...conversation, titleEntry("second"), assistantEntry(3, "done"), terminalEntry("completed"), titleEntry("third")));
+    assert.equal(titled.title, "third");
+    assert.equal(titled.terminal?.reason, "completed", "a title annotates, it does not reopen");
+    const reopened = fold(journalOf("r", titleEntry("kept"), assistantEntry(0, "done"), terminalEntry("completed"), userEntry("more")));
+    assert.equal(reopened.title, "kept");
+    assert.equal(reopened.terminal, undefined, "a follow-up still reopens");
+  });
+
+  it("takes a title inside a pending batch without disturbing it", () => {
+    const state = fold(journalOf("r", assistantEntry(0, "looking", ["toolu_1"]), titleEntry("mid-batch"), toolResultEntry("toolu_1")));
+    assert.equal(state.title, "mid-batch");
+    assert.equal(state.pending, undefined);
+    assert.equal(state.messages.length, 3);
+  });
+
+  it("records where copied records came from", () => {
+    const state = fold(journalOf("fork-1", ...conversation, originEntry("r", 7)));
+    assert.deepEqual(state.origin, { run_id: "r", through_seq: 7, kind: "fork" });
+    assert.equal(state.counters.modelCalls, 3, "the counters still count every record: the budget is the run's");
+  });
+
+  it("refuses an origin that does not follow the copied records, or that names the session itself", () => {
+    rejects([...conversation, originEntry("other", 5)], 8, /an origin through seq 5, which must be the seq just before it \(7\)/);
+    rejects([...conversation, originEntry("r", 7)], 8, /an origin naming the session itself \(r\)/);
   });
 });

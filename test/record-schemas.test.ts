@@ -17,8 +17,10 @@ import {
   completedRun,
   decisionEntry,
   metaRecord,
+  originEntry,
   resumedEntry,
   terminalEntry,
+  titleEntry,
   toolResultEntry,
   userEntry,
 } from "./helpers/record-builders.js";
@@ -69,6 +71,10 @@ const good: [string, unknown][] = [
   ["approval request", at(3, approvalRequestEntry("t1"))],
   ["approval decision with a reason", at(5, decisionEntry("t1", "deny", "not now"))],
   ["approval decision without text", at(5, decisionEntry("t1", "approve"))],
+  ["title", at(5, titleEntry("Fix the flaky test in CI"))],
+  ["title of the longest length", at(5, titleEntry("t".repeat(200)))],
+  ["origin of a fork", at(6, originEntry("run-1", 5))],
+  ["origin of an import", at(6, originEntry("run-1", 5, "import"))],
   ["resumed", at(6, resumedEntry())],
 ];
 
@@ -168,6 +174,13 @@ const bad: [string, unknown][] = [
   ["approval request of an unknown kind", at(3, { ...approvalRequestEntry("t1"), approval_request: { ...approvalRequestEntry("t1").approval_request, kind: "vote" } })],
   ["approval request with input that is not an object", at(3, { ...approvalRequestEntry("t1"), approval_request: { ...approvalRequestEntry("t1").approval_request, input: "rm -rf /" } })],
   ["approval decision of an unknown verdict", at(5, { ...decisionEntry("t1", "approve"), approval_decision: { ...decisionEntry("t1", "approve").approval_decision, decision: "maybe" } })],
+  ["title empty", at(5, titleEntry(""))],
+  ["title longer than 200 characters", at(5, titleEntry("t".repeat(201)))],
+  ["title of two lines", at(5, titleEntry("one\ntwo"))],
+  ["title under another key", at(5, { protocol: PROTOCOLS.title, title: { text: "x" } })],
+  ["origin with a hostile run id", at(6, originEntry("../x", 5))],
+  ["origin through seq 0", at(6, originEntry("run-1", 0))],
+  ["origin of an unknown kind", at(6, originEntry("run-1", 5, "copy" as "fork"))],
   ["approval decision without who decided", at(5, { ...decisionEntry("t1", "approve"), approval_decision: { ...decisionEntry("t1", "approve").approval_decision, decided_by: "" } })],
 ];
 

@@ -88,6 +88,8 @@ export interface RunStart {
    * text and records neither `cwd` nor `config`.
    */
   recordVersion?: 2 | 3;
+  /** A title, journaled right after the meta record. */
+  title?: string;
 }
 
 export interface RunResume {
@@ -111,6 +113,7 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
     ...(start.config === undefined ? {} : { config: start.config }),
   });
   try {
+    if (start.title !== undefined) await recorder.append({ protocol: PROTOCOLS.title, title: { title: start.title } });
     options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed });
     return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed: false, memory: options.settings.memory }), undefined);
   } finally {

@@ -15,6 +15,9 @@ import { ConfigError } from "./agent-errors.js";
 import { compactionSettingsFor, type CompactionOptions, type CompactionSettings } from "./compaction.js";
 import { keysAt, nearest } from "./config-hints.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
+import { AGE_FORM, ageMs } from "./age.js";
+import type { PriceTable } from "../ledger/prices.js";
+import { PRUNABLE_STATUSES } from "../runstate/store.js";
 
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
@@ -36,6 +39,19 @@ const Duration = z.union(
 );
 
 const CrashPolicy = z.enum(CRASH_POLICIES);
+
+/** US dollars per million tokens. */
+const Dollars = z.number().min(0, "expected US dollars per million tokens, 0 or more");
+const ModelPrice = z.strictObject({ input: Dollars, output: Dollars, cache_read: Dollars, cache_write: Dollars });
+
+const Age = z.string().refine((text) => ageMs(text) !== undefined, `expected an age: ${AGE_FORM}`);
+
+/** What `session prune` removes when run without filters; nothing is removed but by that command. */
+const Retention = z.strictObject({
+  older_than: Age.optional(),
+  status: z.array(z.enum(PRUNABLE_STATUSES)).min(1).optional(),
+  keep_last: z.int().min(0).optional(),
+});
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
 
@@ -152,9 +168,14 @@ const AgentConfigSchema = z.strictObject({
       stream: z.string().regex(/^[A-Za-z0-9_-]+$/, "a stream name is letters, digits, '_' and '-'").optional(),
       lease_ttl: Duration.optional(),
       prefix: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, "a prefix is dot-separated tokens of letters, digits, '_' and '-'").optional(),
+      retention: Retention.optional(),
     })
     .prefault({}),
+  pricing: z.record(z.string().min(1), ModelPrice).default({}),
 });
+
+/** The defaults of `session prune` from agent.yaml's session.retention. */
+export type Retention = z.output<typeof Retention>;
 
 export type ToolConfig = z.output<typeof ToolConfig>;
 export type McpServerConfig = z.output<typeof McpServerConfig>;
@@ -191,6 +212,10 @@ export interface AgentConfig {
   store: StoreConfig;
   /** The record version new sessions are journaled in (session.record_version). */
   recordVersion: 2 | 3;
+  /** Prices by model (pricing:), in place of or beside the shipped table's. */
+  pricing: PriceTable;
+  /** The defaults of `session prune` (session.retention), when set. */
+  retention: Retention | undefined;
 }
 
 /** What the command line may override. */
@@ -259,6 +284,8 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     compaction: compactionSettingsFor(config.model, config.compaction === undefined ? undefined : compactionOptions(config.compaction), `${label}: compaction`),
     memoryNamespace: config.memory.enabled ? config.memory.namespace : undefined,
     recordVersion: session.record_version,
+    pricing: config.pricing,
+    retention: session.retention,
     store:
       overrides.store ??
       (session.backend === "jetstream"

@@ -65,6 +65,8 @@ export interface RunAgentOptions {
    * implementation's current format, so that it can resume the session too.
    */
   recordVersion?: 2 | 3;
+  /** A title for a new session, journaled after its meta record (a session's title is the latest given; titleSession gives one later). */
+  title?: string;
   /** The id of a session in `store` to resume instead of starting one. */
   resume?: string;
   /** Resume even though the configuration changed (never across providers). */
@@ -139,7 +141,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     outcome = await resumeRun({ ...run, store: options.store }, { runId: options.resume, force: options.force === true });
   } else {
     if (options.prompt === undefined || options.prompt.trim() === "") throw new ConfigError("prompt is empty: say what the agent should do");
-    outcome = await startRun({ ...run, store: options.store }, { prompt: options.prompt, runId: options.runId, recordVersion: options.recordVersion });
+    outcome = await startRun({ ...run, store: options.store }, { prompt: options.prompt, runId: options.runId, recordVersion: options.recordVersion, title: options.title });
   }
   return outcome;
 }

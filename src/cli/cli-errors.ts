@@ -9,7 +9,20 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
+/** A title given for a session that more than one session's title matches. */
+export class AmbiguousTitleError extends Error {
+  override readonly name = "AmbiguousTitleError";
+
+  constructor(title: string, candidates: string) {
+    super(`${JSON.stringify(title)} names more than one session: ${candidates}; give the session's id`);
+  }
+}
+
 export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): number {
+  if (error instanceof AmbiguousTitleError) {
+    stderr.write(`fisk-ai: ${error.message}\n`);
+    return EXIT.ambiguous;
+  }
   // A compaction refused by hand (nothing to compact, a batch waiting) asks for another command, as a usage error does.
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof CompactionError) {
     stderr.write(`fisk-ai: ${error.message}\n`);

@@ -15,6 +15,7 @@ export const EXIT = {
   exists: 9,
   awaiting_approval: 10,
   decided: 11,
+  ambiguous: 12,
   interrupted: 130,
 } as const;
 
@@ -59,5 +60,6 @@ export const EXIT_CODES_HELP = `Exit codes:
   9    a session with that id already exists
   10   awaiting approval: calls wait for a decision (fisk-ai session pending)
   11   the call is already decided: another decision was journaled first
+  12   a title names more than one session: give its id
   130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint
 `;

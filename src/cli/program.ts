@@ -130,8 +130,9 @@ ${EXIT_CODES_HELP}`,
     .option("--config <FILE>", "the agent configuration (default: ./agent.yaml when it exists)")
     .option("--checkpoint", "journal the run so it can be suspended (Ctrl-C) and resumed")
     .option("--name <ID>", "the session id of a checkpointed run (default: a new KSUID)")
+    .option("--title <TEXT>", "a title for the session, shown by session ls; --resume and session show take it in place of the id")
     .option("--chat", "after each answer, ask for a follow-up (/exit, Ctrl-D or the end of stdin ends the chat; /clear starts a new session; /compact compacts this one)")
-    .option("--resume [ID]", "resume a checkpointed session (no ID: pick one, on a terminal); with PROMPT, a follow-up that takes the session further, even a completed one")
+    .option("--resume [ID]", "resume a checkpointed session by its id or title (no ID: pick one, on a terminal); with PROMPT, a follow-up that takes the session further, even a completed one")
     .option("--continue", "resume the most recently updated session started in this directory that is not completed (any, with PROMPT as a follow-up)")
     .option("--all", "--continue and the picker look at the sessions of every directory")
     .option("--cwd <DIR>", "run the tools in DIR (default: where the session started)")
@@ -148,7 +149,7 @@ ${EXIT_CODES_HELP}`,
   const session = program
     .command("session")
     .usage("COMMAND [options]")
-    .summary("list, show, verify, remove, export, import, fork and compact sessions; decide the calls they wait on")
+    .summary("list, show, verify, remove, export, import, fork, compact, title, search, measure and prune sessions; decide the calls they wait on")
     .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
     .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_HELP}`);
   const sessionCommand = (name: SessionCommandName, usage: string, description: string, statusHelp = false) =>
@@ -164,7 +165,7 @@ ${EXIT_CODES_HELP}`,
   sessionCommand("ls", "[options]", "every session (--here: those started in this directory), newest first: ID, STATUS, MODEL, UPDATED, PROMPT", true)
     .option("--json", "one JSON array of the sessions")
     .option("--here", "only the sessions started in this directory");
-  sessionCommand("show", "ID [options]", "status, counters, tokens, the pending batch, the prompt; --transcript adds the conversation (--full: whole tool results)", true)
+  sessionCommand("show", "ID|TITLE [options]", "status, counters, tokens, the pending batch, the prompt; --transcript adds the conversation (--full: whole tool results)", true)
     .option("--transcript", "add the conversation")
     .option("--full", "with --transcript: whole tool results")
     .option("--json", "the session's state as JSON");
@@ -190,6 +191,23 @@ ${EXIT_CODES_HELP}`,
   sessionCommand("answer", "ID TEXT [options]", "answer the ask_user question a parked session waits on; the model gets TEXT as the tool's result")
     .option("--call <TOOL_USE_ID>", "the question to answer, where more than one waits")
     .option("--resume", "then resume the session");
+  sessionCommand("stats", "[options]", "tokens and cost over the store: sessions, calls, the four token tiers, US dollars (a model with no price: its tokens and 'no price')")
+    .option("--since <AGE>", "only sessions written in the last AGE: 30m, 12h, 7d, 2w")
+    .option("--by <KEY>", "a row per model, day (the day a session was last written) or cwd")
+    .option("--json", "the totals as JSON");
+  sessionCommand("du", "[options]", "the bytes each session takes (its journal, and its lock file while there is one), largest first, and the total").option("--json", "the sizes as JSON");
+  sessionCommand(
+    "prune",
+    "[options]",
+    "remove the sessions matching every filter given (with none, agent.yaml's session.retention); running, open, suspended, awaiting_approval and corrupt ones only when --status names their status",
+  )
+    .option("--older-than <AGE>", "last written more than AGE ago: 30m, 12h, 7d, 2w")
+    .option("--status <LIST>", "in one of these statuses, comma-separated")
+    .option("--keep-last <N>", "not among the N most recently written sessions")
+    .option("--dry-run", "print what would be removed and its bytes, and remove nothing")
+    .option("--json", "what was (or would be) removed, as JSON");
+  sessionCommand("rename", "ID TITLE [options]", "give a session a title, journaled: ls shows it, and --resume and show take it in place of the id");
+  sessionCommand("search", "TEXT [options]", "the sessions whose title, prompt or conversation holds TEXT (any case when TEXT is lower case), newest first").option("--json", "the matches as JSON");
   sessionCommand("init-stream", "[options]", "create the JetStream stream --store (or session.stream) names, binding P.> (default: session.prefix, else fisk-ai.runs)").option(
     "--prefix <P>",
     "the subject prefix the stream binds",

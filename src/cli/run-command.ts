@@ -20,6 +20,9 @@ import { chatInput, type ChatInput } from "./chat-input.js";
 import { liveStatus, wantsLiveStatus } from "./live-status.js";
 import { commandLine, type ResumeWhere } from "./resume-hint.js";
 import { RunSignals } from "./run-signals.js";
+import { resolveSession } from "./session-resolve.js";
+import { checkedTitle } from "./session-title.js";
+import { titleSession } from "../runstate/session-title.js";
 import { configPathFrom, storeFor, storeFromFlags } from "./session-store.js";
 import { bothEvents, streamJsonEvents } from "./stream-json.js";
 import { terminalAskRerun, terminalAskUser, terminalConfirm } from "./terminal-confirm.js";
@@ -57,6 +60,7 @@ export interface RunFlags {
   outputFormat?: string;
   /** `ask` (the default: on a terminal when there is one) or `defer` (never ask: a call that needs a decision parks the run). */
   approvals?: string;
+  title?: string;
 }
 
 export async function runCommand(positionals: string[], flags: RunFlags, io: CommandIO): Promise<number> {
@@ -75,7 +79,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   const signals = new RunSignals(checkpoint, target.where, io);
   const prompts = input === undefined ? undefined : new ChatPrompts(input, signals);
   const output = outputFor(io, target.where, streamJson);
-  const start = { interactive: chat, cwd: process.cwd(), config: target.usedConfig, recordVersion: config.recordVersion };
+  const start = { interactive: chat, cwd: process.cwd(), config: target.usedConfig, recordVersion: config.recordVersion, title: values.title };
   let mcp: McpServers | undefined;
   try {
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
@@ -128,7 +132,8 @@ async function runSessions(
       : await startRun(options, { ...start, runId });
   // `/clear` ended that session: the next starts with the prompt typed after it, and a new id.
   for (let fresh = prompts?.takeCleared(); fresh !== undefined; fresh = prompts?.takeCleared()) {
-    outcome = await startRun(options, { ...start, prompt: fresh });
+    // A new session: the title named the one the command started.
+    outcome = await startRun(options, { ...start, prompt: fresh, title: undefined });
   }
   return outcome;
 }
@@ -161,8 +166,11 @@ function checkRunFlags(positionals: string[], flags: RunFlags): RunMode {
     throw new UsageError(`--approvals is ask (on a terminal when there is one) or defer (park the run until a decision), not '${values.approvals}'`);
   }
   if (values.all === true && values.continue !== true && !pick) throw new UsageError("--all applies to --continue and to --resume without an id");
-  if (values.resume !== undefined) assertRunId(values.resume);
   if (values.name !== undefined) assertRunId(values.name);
+  if (values.title !== undefined) {
+    if (!checkpoint) throw new UsageError("--title names a checkpointed session: add --checkpoint");
+    checkedTitle(values.title, "--title");
+  }
   return { values, pick, resuming, checkpoint, streamJson: format === "stream-json" };
 }
 
@@ -191,7 +199,13 @@ async function resolveTarget(positionals: string[], { values, pick, resuming, ch
   let resumeId: string | undefined;
   if (store !== undefined && resuming) {
     const here = values.all === true ? undefined : process.cwd();
-    resumeId = values.resume ?? (pick ? await pickSession(store, io.stdin, io.stderr, here) : await latestToContinue(store, here, followUp !== undefined));
+    resumeId =
+      values.resume !== undefined
+        ? await resolveSession(store, values.resume)
+        : pick
+          ? await pickSession(store, io.stdin, io.stderr, here)
+          : await latestToContinue(store, here, followUp !== undefined);
+    if (values.title !== undefined) await titleSession(store, resumeId, values.title);
   }
   const meta = store !== undefined && resumeId !== undefined ? (await store.summarize(resumeId)).meta : undefined;
 

@@ -2,7 +2,7 @@
 // few lines over the store; the work is in the library.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { AgentConfig } from "../agent/config.js";
+import type { AgentConfig, Retention } from "../agent/config.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
@@ -12,7 +12,25 @@ import type { ResumeWhere } from "./resume-hint.js";
 import type { Store } from "../runstate/store.js";
 import { configPathFrom, openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";
 
-export type SessionCommandName = "ls" | "show" | "rm" | "verify" | "export" | "import" | "fork" | "compact" | "init-stream" | "approve" | "deny" | "answer" | "pending";
+export type SessionCommandName =
+  | "ls"
+  | "show"
+  | "rm"
+  | "verify"
+  | "export"
+  | "import"
+  | "fork"
+  | "compact"
+  | "init-stream"
+  | "approve"
+  | "deny"
+  | "answer"
+  | "pending"
+  | "stats"
+  | "du"
+  | "prune"
+  | "rename"
+  | "search";
 
 /** The options the session commands declare in program.ts, as commander names them. */
 export interface SessionFlags extends StoreFlags {
@@ -29,6 +47,12 @@ export interface SessionFlags extends StoreFlags {
   reason?: string;
   call?: string;
   resume?: boolean;
+  since?: string;
+  by?: string;
+  olderThan?: string;
+  status?: string;
+  keepLast?: string;
+  dryRun?: boolean;
 }
 
 function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
@@ -69,13 +93,49 @@ async function sessionSubcommand(
       return EXIT.completed;
     }
     case "show": {
-      const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
-      assertRunId(runId);
+      const [named] = ids(positionals, command, { atMostOne: true }) as [string];
       const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true };
       const store = await sessionStore(values);
+      const [{ resolveSession }, { pricesFrom }] = await Promise.all([import("./session-resolve.js"), import("./session-ledger.js")]);
+      const runId = await resolveSession(store, named);
       const recorded = (await store.summarize(runId)).meta?.config;
       const { showSession } = await import("./session-show.js");
-      await showSession(store, runId, flags, io.stdout, await crashPolicies(values.config, recorded));
+      await showSession(store, runId, flags, io.stdout, await crashPolicies(values.config, recorded), await pricesFrom(values.config));
+      return EXIT.completed;
+    }
+    case "stats": {
+      if (positionals.length > 0) throw new UsageError("session stats takes no arguments");
+      const [{ checkStatsFlags, sessionStats }, { pricesFrom }] = await Promise.all([import("./session-stats.js"), import("./session-ledger.js")]);
+      const { sinceMs, by } = checkStatsFlags(values);
+      await sessionStats(await sessionStore(values), { sinceMs, by, json: values.json === true, prices: await pricesFrom(values.config), now: Date.now() }, io.stdout);
+      return EXIT.completed;
+    }
+    case "du": {
+      if (positionals.length > 0) throw new UsageError("session du takes no arguments");
+      const { sessionDiskUse } = await import("./session-du.js");
+      await sessionDiskUse(await sessionStore(values), { json: values.json === true }, io.stdout);
+      return EXIT.completed;
+    }
+    case "prune": {
+      if (positionals.length > 0) throw new UsageError("session prune takes no arguments: say what to remove with --older-than, --status and --keep-last");
+      const { pruneFilters, pruneSessions } = await import("./session-prune.js");
+      const filters = pruneFilters(values, await retentionFrom(values));
+      return pruneSessions(await sessionStore(values), filters, { dryRun: values.dryRun === true, json: values.json === true, now: Date.now() }, streams);
+    }
+    case "rename": {
+      if (positionals.length !== 2) throw new UsageError('session rename takes a session (its id or title) and the new title: fisk-ai session rename ID "TITLE"');
+      const [named, title] = positionals as [string, string];
+      const store = await sessionStore(values);
+      const [{ resolveSession }, { checkedTitle }, { titleSession }] = await Promise.all([import("./session-resolve.js"), import("./session-title.js"), import("../runstate/session-title.js")]);
+      const runId = await resolveSession(store, named);
+      await titleSession(store, runId, checkedTitle(title, "the title"));
+      io.stdout.write(`session ${runId} is titled ${JSON.stringify(title)}\n`);
+      return EXIT.completed;
+    }
+    case "search": {
+      if (positionals.length !== 1) throw new UsageError('session search takes the text to find, as one argument (quote it): fisk-ai session search "TEXT"');
+      const { searchSessions } = await import("./session-search.js");
+      await searchSessions(await sessionStore(values), positionals[0] as string, { json: values.json === true }, io.stdout);
       return EXIT.completed;
     }
     case "rm":
@@ -162,6 +222,14 @@ async function crashPolicies(configFlag: string | undefined, recorded: string | 
   }
   const policies = new Map(config.tools.map((tool) => [tool.name, tool.on_crash]));
   return (name) => policies.get(name) ?? crashPolicyAmong(config.mcpServers, name);
+}
+
+/** agent.yaml's session.retention (--config, else ./agent.yaml when there is one). */
+async function retentionFrom(flags: StoreFlags): Promise<Retention | undefined> {
+  const path = configPathFrom(flags.config);
+  if (path === undefined) return undefined;
+  const { loadAgentConfig } = await import("../agent/config.js");
+  return loadAgentConfig(path).retention;
 }
 
 /** The options a pasted resume needs to find this store from any directory. */

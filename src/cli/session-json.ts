@@ -17,6 +17,9 @@ export function summaryJson(summary: RunSummary) {
     prompt: summary.meta?.prompt ?? null,
     cwd: summary.meta?.cwd ?? null,
     problem: summary.problem ?? null,
+    title: summary.digest?.title ?? null,
+    origin: summary.digest?.origin ?? null,
+    bytes: summary.digest?.bytes ?? null,
   };
 }
 

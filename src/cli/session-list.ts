@@ -1,6 +1,7 @@
-// `fisk-ai session ls`: one row a session, newest first, from the head and tail of each
-// journal only. Also the source of what `run --continue` and the picker may resume.
+// `fisk-ai session ls`: one row a session, newest first, from the summaries the store
+// keeps (their title, where one was given, else the prompt). Also the source of what `run --continue` and the picker may resume.
 import type { RunSummary, Store } from "../runstate/store.js";
+import { cut, nameText, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./session-json.js";
 
 const NOT_RESUMABLE = new Set(["completed", "running", "corrupt"]);
@@ -66,21 +67,12 @@ export async function listSessions(
     statusText(summary),
     summary.meta?.fingerprint.model ?? "-",
     timeText(summary.updated),
-    oneLine(summary.problem ?? summary.meta?.prompt ?? ""),
+    nameText(summary),
   ]);
-  const header = ["ID", "STATUS", "MODEL", "UPDATED", "PROMPT"];
+  const header = ["ID", "STATUS", "MODEL", "UPDATED", "TITLE/PROMPT"];
   const widths = header.slice(0, -1).map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
-  const width = out.isTTY === true && out.columns !== undefined ? out.columns : Number.POSITIVE_INFINITY;
+  const width = widthOf(out);
   const lines = [header, ...rows].map((row) => cut(row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column] as number) : cell)).join("  "), width));
   // One write: ten thousand rows written one by one cost more than building them.
   out.write(`${lines.join("\n")}\n`);
-}
-
-/** The prompt on one line; most are one already, and the test costs less than the rewrite. */
-function oneLine(text: string): string {
-  return /\s\s|[^\S ]|^\s|\s$/.test(text) ? text.replace(/\s+/g, " ").trim() : text;
-}
-
-function cut(line: string, width: number): string {
-  return line.length <= width ? line : `${line.slice(0, Math.max(0, width - 1))}…`;
 }

@@ -6,7 +6,10 @@ import type { Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
 import { compactionLine } from "./compaction-text.js";
 import { describeOtherBlock, toolResultText } from "./render-blocks.js";
+import { ledgerOf } from "../ledger/ledger.js";
+import type { PriceTable } from "../ledger/prices.js";
 import { stateJson } from "./session-json.js";
+import { digestFor, ledgerJson, ledgerLines } from "./session-ledger.js";
 import { ageText, statusText, timeText } from "./session-list.js";
 
 const FOLDED_RESULT_LINES = 4;
@@ -20,11 +23,12 @@ export async function showSession(
   options: { json: boolean; transcript: boolean; full: boolean },
   out: NodeJS.WritableStream,
   crashPolicyOf: CrashPolicyOf = () => undefined,
+  prices: PriceTable = {},
 ): Promise<void> {
   const state = await store.load(runId);
   const summary = await store.summarize(runId);
   if (options.json) {
-    out.write(`${JSON.stringify(stateJson(state, summary), null, 2)}\n`);
+    out.write(`${JSON.stringify({ ...stateJson(state, summary), ledger: await ledgerJson(store, summary, prices) }, null, 2)}\n`);
     return;
   }
   const { counters, meta } = state;
@@ -43,6 +47,8 @@ export async function showSession(
       `in ${counters.inTokens}, out ${counters.outTokens}, cache read ${counters.cacheReadTokens}, cache create ${counters.cacheCreateTokens}`,
     ],
   ];
+  const digest = await digestFor(store, summary);
+  fields.push(...ledgerLines(ledgerOf([digest], prices), digest));
   if (state.compactions.length > 0) {
     fields.push(["summarizing calls", `${counters.compactionCalls}: tokens in ${counters.compactionInTokens}, out ${counters.compactionOutTokens} (apart from the model calls above)`]);
     for (const entry of state.compactions) fields.push(["compaction", compactedText(entry)]);
@@ -58,6 +64,7 @@ export async function showSession(
     fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
     for (const { request } of state.pending.approvals.values()) fields.push(["approval", approvalLine(request, state.pending.decisions.get(request.tool_use_id)?.decision)]);
   }
+  if (state.title !== undefined) fields.push(["title", state.title]);
   fields.push(["prompt", meta.prompt]);
   const width = Math.max(...fields.map(([name]) => name.length));
   for (const [name, value] of fields) out.write(`${name.padEnd(width)}  ${value}\n`);

@@ -5,7 +5,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { RunStateError } from "../runstate/errors.js";
 import { completeBytes, encodeRecordIn } from "../runstate/journal-codec.js";
 import { verifyJournal, type JournalVerification } from "../runstate/journal-verify.js";
-import { PROTOCOLS, type MetaRecord } from "../runstate/records.js";
+import { PROTOCOLS, type MetaRecord, type OriginKind } from "../runstate/records.js";
 import { assertRunId, newRunId } from "../runstate/run-id.js";
 import type { Store } from "../runstate/store.js";
 import { UsageError } from "./cli-errors.js";
@@ -66,8 +66,11 @@ export async function importSession(store: Store, file: string, name: string | u
   const meta = verification.records[0] as MetaRecord;
   const runId = name ?? meta.meta.run_id;
   assertRunId(runId);
-  // Under its own id the bytes go in as they are; under a new name only the meta line changes.
-  await store.importJournal(runId, runId === meta.meta.run_id ? bytes : withNewMeta(bytes, { ...meta.meta, run_id: runId }));
+  // Under its own id the bytes go in as they are: it is the session itself, moved. Under a
+  // new name it is a copy: the meta line changes, and an origin record says whose records
+  // it holds, so the ledger counts them once, in that session.
+  const copy = () => withOrigin(withNewMeta(bytes, { ...meta.meta, run_id: runId }), meta.meta, verification.records.length, "import");
+  await store.importJournal(runId, runId === meta.meta.run_id ? bytes : copy());
   return runId;
 }
 
@@ -84,8 +87,14 @@ export async function forkSession(store: Store, runId: string, options: { at?: s
   assertRunId(forkId);
   const meta = (verification.records[0] as MetaRecord).meta;
   const kept = bytes.subarray(0, lineEnd(bytes, at));
-  await store.importJournal(forkId, withNewMeta(kept, { ...meta, run_id: forkId, created: new Date().toISOString() }));
+  await store.importJournal(forkId, withOrigin(withNewMeta(kept, { ...meta, run_id: forkId, created: new Date().toISOString() }), meta, at, "fork"));
   return { forkId, at };
+}
+
+/** The journal of a copy with an origin record after its `through` copied records, naming the session they came from. */
+function withOrigin(bytes: Buffer, from: MetaRecord["meta"], through: number, kind: OriginKind): Buffer {
+  const origin = encodeRecordIn(from.version, { seq: through + 1, protocol: PROTOCOLS.origin, origin: { run_id: from.run_id, through_seq: through, kind } });
+  return Buffer.concat([bytes.subarray(0, completeBytes(bytes)), Buffer.from(origin)]);
 }
 
 /** The journal with its first line replaced by a new meta record. */

@@ -13,9 +13,12 @@ import {
   type JournalRecord,
   type MetaPayload,
   type MetaRecord,
+  type OriginPayload,
+  type OriginRecord,
   type RecordEntry,
   type TerminalReason,
   type TerminalRecord,
+  type TitleRecord,
   type ToolResultRecord,
   type UserRecord,
 } from "../index.js";
@@ -140,6 +143,16 @@ export function decisionEntry(toolUseId: string, decision: ApprovalDecisionPaylo
 /** A resumed entry (no seq): a resume took up a batch at rest under a terminal record. */
 export function resumedEntry(): Omit<ResumedRecord, "seq"> {
   return { protocol: PROTOCOLS.resumed, resumed: { resumed_at: "2026-12-01T11:00:00.000Z" } };
+}
+
+/** A title entry (no seq). */
+export function titleEntry(title: string): Omit<TitleRecord, "seq"> {
+  return { protocol: PROTOCOLS.title, title: { title } };
+}
+
+/** An origin entry (no seq): the records before it were copied from `runId` through `throughSeq`. */
+export function originEntry(runId: string, throughSeq: number, kind: OriginPayload["kind"] = "fork"): Omit<OriginRecord, "seq"> {
+  return { protocol: PROTOCOLS.origin, origin: { run_id: runId, through_seq: throughSeq, kind } };
 }
 
 /** Numbers entries from seq 2 after a meta record: a whole journal. */

@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { RunStateError } from "./errors.js";
 import {
+  ANNOTATION_KINDS,
   isOtherBlock,
   kindOfProtocol,
   newerKindProblem,
@@ -19,8 +20,10 @@ import {
   type JournalRecord,
   type Message,
   type MetaPayload,
+  type OriginPayload,
   type RecordKind,
   type TerminalPayload,
+  type TitlePayload,
   type ToolResultBlock,
   type ToolResultPayload,
   type ToolUseBlock,
@@ -130,8 +133,12 @@ export interface RunState {
    * model is called again with it as it stands, and its continuation joins the same message.
    */
   paused: boolean;
-  /** Set only when the journal ends on a terminal record. */
+  /** Set only when the journal ends on a terminal record, or on titles and origins after one. */
   terminal: TerminalPayload | undefined;
+  /** The latest title given to the session, or undefined when none was. */
+  title: string | undefined;
+  /** Where the records before it were copied from, when the session is a fork or a renamed import (the latest origin). */
+  origin: OriginPayload | undefined;
   /** The seq of the last record folded. */
   lastSeq: number;
 }
@@ -195,8 +202,9 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
   const payload = payloadOf(record, kind);
   (FOLD_BY_KIND[kind] as (s: Folding, payload: object, seq: number) => void)(s, payload, seq);
   s.lastSeq = seq;
-  // A record after a terminal one reopens the run: a resume appends after `suspended`.
-  s.terminal = kind === "terminal" ? (payload as TerminalPayload) : undefined;
+  // A record after a terminal one reopens the run (a resume appends after `suspended`);
+  // a title or an origin only annotates it.
+  if (!ANNOTATION_KINDS.includes(kind)) s.terminal = kind === "terminal" ? (payload as TerminalPayload) : undefined;
   return s;
 }
 
@@ -228,7 +236,18 @@ const FOLD_BY_KIND: { [K in RecordKind]: (s: Folding, payload: PayloadOf<K>, seq
   approval_request: foldApprovalRequest,
   approval_decision: foldApprovalDecision,
   resumed: foldResumed,
+  title: (s, { title }: TitlePayload) => {
+    s.title = title;
+  },
+  origin: foldOrigin,
 };
+
+function foldOrigin(s: Folding, origin: OriginPayload, seq: number): void {
+  // Right after what was copied, so that "every record before it" is exactly the copy.
+  if (origin.through_seq !== seq - 1) throw corrupt(seq, `an origin through seq ${origin.through_seq}, which must be the seq just before it (${seq - 1})`);
+  if (origin.run_id === s.runId) throw corrupt(seq, `an origin naming the session itself (${origin.run_id})`);
+  s.origin = origin;
+}
 
 // The conversation is kept twice only once a compaction is in effect: `history`, every
 // message, and `messages`, what the model is sent. Until then both name one array. Each
@@ -550,6 +569,8 @@ function foldMeta(first: JournalRecord): FoldState {
     pending: undefined,
     paused: false,
     terminal: undefined,
+    title: undefined,
+    origin: undefined,
     lastSeq: 1,
     lastAnswered: new Set(),
   };

@@ -38,6 +38,10 @@ export const PROTOCOLS = {
   approval_decision: `${NAMESPACE}.approval_decision`,
   /** A resume took up a batch at rest under a terminal record, before running any of its calls (version 4). */
   resumed: `${NAMESPACE}.resumed`,
+  /** The session's title, which the latest one gives (version 4). */
+  title: `${NAMESPACE}.title`,
+  /** Where a forked or renamed import came from: every record before it was copied (version 4). */
+  origin: `${NAMESPACE}.origin`,
 } as const;
 
 /** A record kind's name: its protocol id's last word, and the key its payload is under. */
@@ -61,6 +65,8 @@ export const RECORD_KIND_SINCE: { readonly [K in RecordKind]: number } = {
   approval_request: 4,
   approval_decision: 4,
   resumed: 4,
+  title: 4,
+  origin: 4,
 };
 
 /** Run ids: validated before an id touches a path or a subject. */
@@ -111,6 +117,18 @@ export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 export const DECISIONS = ["approve", "deny", "answer"] as const;
 /** One of DECISIONS. */
 export type Decision = (typeof DECISIONS)[number];
+/** How a session came to hold another's records: `session fork`, or `session import --name`. */
+export const ORIGIN_KINDS = ["fork", "import"] as const;
+/** One of ORIGIN_KINDS. */
+export type OriginKind = (typeof ORIGIN_KINDS)[number];
+/** The longest title, in characters: a title is a name to find a session by, not a note. */
+export const TITLE_MAX_LENGTH = 200;
+/**
+ * The kinds that annotate a session without taking its conversation further: appended
+ * after a terminal record, they leave the run as it stopped (a renamed completed session
+ * stays completed).
+ */
+export const ANNOTATION_KINDS: readonly RecordKind[] = ["title", "origin"];
 
 /** The protocol id of each kind, and the payload key it carries, are the same word. */
 export function kindOfProtocol(protocol: unknown): RecordKind | undefined {

@@ -9,11 +9,13 @@ import {
   DECISIONS,
   kindOfProtocol,
   MODELLED_TYPES,
+  ORIGIN_KINDS,
   PROTOCOL_PATTERN,
   PROTOCOLS,
   RUN_ID_MAX_LENGTH,
   RUN_ID_PATTERN,
   TERMINAL_REASONS,
+  TITLE_MAX_LENGTH,
   type RecordKind,
 } from "./record-format.js";
 import type * as T from "./record-types.js";
@@ -163,6 +165,17 @@ const ApprovalDecisionPayload = exactly<T.ApprovalDecisionPayload>()(z.strictObj
   decided_at: z.iso.datetime({ offset: true }),
 }));
 
+const TitlePayload = exactly<T.TitlePayload>()(z.strictObject({
+  // One line: a title is what a listing shows on one.
+  title: z.string().min(1).max(TITLE_MAX_LENGTH).regex(/^[^\n\r]*$/, "one line"),
+}));
+
+const OriginPayload = exactly<T.OriginPayload>()(z.strictObject({
+  run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
+  through_seq: seq,
+  kind: z.enum(ORIGIN_KINDS),
+}));
+
 /** The record kinds over the blocks their messages and tool results may hold. */
 function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; toolResult: z.ZodType }) {
   // Typed as the hand-written message types below: zod would type an unmodelled block as
@@ -194,6 +207,8 @@ function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; tool
     approval_request: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.approval_request), approval_request: ApprovalRequestPayload }),
     approval_decision: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.approval_decision), approval_decision: ApprovalDecisionPayload }),
     resumed: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.resumed), resumed: ResumedPayload }),
+    title: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.title), title: TitlePayload }),
+    origin: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.origin), origin: OriginPayload }),
   } as const;
 }
 

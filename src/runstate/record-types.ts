@@ -1,7 +1,7 @@
 // The journal's records as TypeScript types, each field documented where a reader of the
 // API reference finds it. record-schemas.ts checks at compile time that its zod schemas
 // accept exactly these shapes, so the two cannot drift apart.
-import type { ApprovalKind, CompactionTrigger, Decision, OtherBlock, PROTOCOLS, TerminalReason } from "./record-format.js";
+import type { ApprovalKind, CompactionTrigger, Decision, OriginKind, OtherBlock, PROTOCOLS, TerminalReason } from "./record-format.js";
 
 /** Text, from the model or the user. Blocks keep fields this version does not model (citations, cache markers) as they came. */
 export interface TextBlock {
@@ -270,6 +270,25 @@ export interface ResumedPayload {
   resumed_at: string;
 }
 
+/** A name for the session, given by `run --title` or `session rename`: the latest one is the session's title. */
+export interface TitlePayload {
+  /** The title: one line, 1 to TITLE_MAX_LENGTH characters. */
+  title: string;
+}
+
+/**
+ * Where the records before this one came from: a fork or a renamed import copies another
+ * session's records, and the ledger counts them once, in that session.
+ */
+export interface OriginPayload {
+  /** The session the records were copied from. */
+  run_id: string;
+  /** The last seq copied: always the seq just before this record's. */
+  through_seq: number;
+  /** `fork` or `import`. */
+  kind: OriginKind;
+}
+
 /** Seq 1 of every journal. */
 export interface MetaRecord {
   /** Always 1. */
@@ -370,6 +389,26 @@ export interface ResumedRecord {
   resumed: ResumedPayload;
 }
 
+/** A title given to the session (version 4). */
+export interface TitleRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The title record's protocol id. */
+  protocol: typeof PROTOCOLS.title;
+  /** The title. */
+  title: TitlePayload;
+}
+
+/** Where the copied records before it came from (version 4). */
+export interface OriginRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The origin record's protocol id. */
+  protocol: typeof PROTOCOLS.origin;
+  /** The session copied. */
+  origin: OriginPayload;
+}
+
 /** Any record of a journal: one line of JSON, its kind named by `protocol` and its payload under the kind's key. */
 export type JournalRecord =
   | MetaRecord
@@ -381,4 +420,6 @@ export type JournalRecord =
   | CompactionUndoRecord
   | ApprovalRequestRecord
   | ApprovalDecisionRecord
-  | ResumedRecord;
+  | ResumedRecord
+  | TitleRecord
+  | OriginRecord;

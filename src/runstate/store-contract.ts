@@ -7,6 +7,7 @@ import { decodeJournal, decodeRecordLine, encodeRecordIn, JournalDecoder, type D
 import { v3Problem } from "./record-v3.js";
 import { checkRecord, PROTOCOLS, recordAt, type JournalRecord, type MetaPayload, type MetaRecord, type RecordEntry } from "./records.js";
 import type { RunHolder } from "./run-holder.js";
+import type { RunDigest } from "./run-digest.js";
 import type { RunSummary } from "./store.js";
 
 export { assertRunId, isValidRunId } from "./run-id.js";
@@ -158,6 +159,7 @@ export function summarizeEnds(
   where: string,
   ends: { first: Uint8Array | undefined; last: Uint8Array | undefined },
   updated: Date,
+  digest: RunDigest,
 ): RunSummary {
   try {
     if (ends.first === undefined || ends.last === undefined) {
@@ -169,21 +171,19 @@ export function summarizeEnds(
     }
     // decodeRecordLine has refused a newer version already.
     assertHoldsRun(where, runId, { runId: first.meta.run_id });
-    return summaryAt(runId, first.meta, ends.last === ends.first ? first : decodeRecordLine(ends.last), updated);
+    return summaryAt(runId, first.meta, ends.last === ends.first ? first : decodeRecordLine(ends.last), updated, digest);
   } catch (error) {
     return corruptSummary(runId, updated, error);
   }
 }
 
-/** A run's summary from its meta and its last record, as a writer knows them without reading back. */
-export function summaryAt(runId: string, meta: MetaPayload, last: JournalRecord, updated: Date): RunSummary {
-  return {
-    runId,
-    status: last.protocol === PROTOCOLS.terminal ? last.terminal.reason : "open",
-    meta,
-    lastSeq: last.seq,
-    updated: updated.toISOString(),
-  };
+/**
+ * A run's summary from its meta, its last record and its digest, as a writer knows them
+ * without reading back. The status is the digest's: a title or an origin appended after
+ * a terminal record leaves the run as it stopped.
+ */
+export function summaryAt(runId: string, meta: MetaPayload, last: JournalRecord, updated: Date, digest: RunDigest): RunSummary {
+  return { runId, status: digest.status, meta, lastSeq: last.seq, updated: updated.toISOString(), digest };
 }
 
 /** A journal's summary as `running` while a live writer holds the run; a corrupt one stays corrupt. */

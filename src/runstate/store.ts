@@ -1,6 +1,7 @@
 // The storage seam (SPEC section 4): two small async interfaces. Every backend keeps
 // the rules in store-contract.ts and passes the one conformance suite (fisk-ai/conformance).
 import type { RunHolder } from "./run-holder.js";
+import type { RunDigest } from "./run-digest.js";
 import type { RunState } from "./fold.js";
 import type { JournalRecord, MetaPayload, RecordEntry, TerminalReason } from "./records.js";
 
@@ -24,6 +25,9 @@ export interface Journal {
 /** How `list()` sees one run: read from its first and last records only. */
 export type RunStatus = TerminalReason | "open" | "running" | "corrupt";
 
+/** Every status a run can be listed with: the ones a prune may be told to remove. */
+export const PRUNABLE_STATUSES = ["completed", "error", "budget", "max_iterations", "suspended", "awaiting_approval", "open", "running", "corrupt"] as const satisfies readonly RunStatus[];
+
 /** One run as `list()` and `summarize()` see it, without folding its journal. */
 export interface RunSummary {
   /** The run's id. */
@@ -43,6 +47,12 @@ export interface RunSummary {
   updated: string;
   /** Why a `corrupt` run could not be summarized. */
   problem?: string;
+  /**
+   * Its title, origin, bytes and tokens, which every record contributes to; kept beside the
+   * summary and advanced as records are appended. Undefined for a `corrupt` run, and from a
+   * store that does not keep it (then read the journal: digestOf).
+   */
+  digest?: RunDigest;
 }
 
 /**
@@ -69,6 +79,12 @@ export interface Store {
    * another run's (ERR_CORRUPT, ERR_VERSION, ERR_INVALID_RECORD), and an existing id.
    */
   importJournal(runId: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Optional: hands `visit` the stored bytes of every run in turn, faster than a list and a
+   * readJournal each (`session search` reads every journal). The bytes are valid only
+   * during the call: a backend may reuse them for the next run.
+   */
+  readJournals?(visit: (runId: string, bytes: Buffer) => void): Promise<void>;
   /** Removes a run; ERR_LOCKED while a writer holds it. */
   delete(runId: string): Promise<void>;
   /** Lets go of what the store holds (a server connection); journals still open are the caller's to close first. */

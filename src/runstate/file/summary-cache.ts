@@ -6,14 +6,15 @@
 // It also remembers the lock files whose holder was found dead (a crashed run's), by the
 // same key: a process that is gone stays gone, and a new holder writes a new note.
 import { constants } from "node:fs";
-import type { Fingerprint, MetaPayload } from "../records.js";
+import type { Fingerprint, MetaPayload, OriginPayload } from "../records.js";
+import type { RunDigest, TokenUsage } from "../run-digest.js";
 import type { RunStatus, RunSummary } from "../store.js";
 import { errnoCode, readFullySync, writeFully, type FileStat, type FileSystem } from "./file-system.js";
 
 /** Not a run id (the dot), and not `.json` or `.lock`: nothing else in the directory takes it for a run. */
 export const SUMMARY_CACHE_NAME = ".summaries";
 /** Changed whenever what an entry holds changes, so an older cache is simply not read. */
-const FORMAT = 5;
+const FORMAT = 7;
 const FILE_MODE = 0o600;
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
@@ -36,7 +37,16 @@ type Entry = [
   /** Without its run id, the entry's first field, as the fingerprint is the table's. */
   meta: Omit<MetaPayload, "fingerprint" | "run_id">,
   fingerprint: number,
+  /** The journal's bytes through its last complete line when it was read: where a read of what was appended since starts. */
+  scanned: number,
+  digest: StoredDigest,
 ];
+/**
+ * A digest as the cache keeps it, in arrays (its status is the entry's): the cache's size
+ * is what a listing spends its time on. Absent title and origin are 0; each model's tokens
+ * are its name and the five counts, one after another.
+ */
+type StoredDigest = [bytes: number, title: string | 0, origin: OriginPayload | 0, calls: (string | number)[], compactions: (string | number)[], copied: number[]];
 /** A lock file whose holder was found dead, by its key. */
 type DeadLock = [runId: string, size: number, mtimeMs: number, ino: number];
 interface CacheFile {
@@ -52,7 +62,7 @@ export class SummaryCache {
   readonly #read: Map<string, Entry>;
   readonly #fingerprints: readonly Fingerprint[];
   /** The summaries this listing used, each with the key of the bytes it was read from. */
-  readonly #kept: { summary: RunSummary; key: JournalKey }[] = [];
+  readonly #kept: { summary: RunSummary; key: JournalKey; scanned: number }[] = [];
   readonly #deadRead: Map<string, DeadLock>;
   readonly #deadKept: DeadLock[] = [];
   #changed = false;
@@ -98,16 +108,29 @@ export class SummaryCache {
     const meta = entry[7] as MetaPayload;
     meta.run_id = runId;
     meta.fingerprint = fingerprint;
-    const summary: RunSummary = { runId, status: entry[4], meta, lastSeq: entry[5], updated: entry[6] };
-    this.#kept.push({ summary, key: { size: entry[1], mtimeMs: entry[2], ino: entry[3] } });
+    const summary: RunSummary = { runId, status: entry[4], meta, lastSeq: entry[5], updated: entry[6], digest: digestOf(entry[10], entry[4]) };
+    this.#kept.push({ summary, key: { size: entry[1], mtimeMs: entry[2], ino: entry[3] }, scanned: entry[9] });
     return summary;
   }
 
-  /** A summary just read from the journal with that key. A corrupt one is not kept: the problem may pass. */
-  set(runId: string, key: JournalKey, summary: RunSummary): void {
+  /**
+   * What the cache read of `runId`'s journal when it was shorter: its digest (a copy) and
+   * where its complete lines ended, so that only what was appended since is read. Only
+   * for the same file (a journal only grows; an import or a rewrite is a new inode).
+   */
+  prior(runId: string, key: JournalKey): { digest: RunDigest; scanned: number; model: string } | undefined {
+    const entry = this.#read.get(runId);
+    const fingerprint = entry === undefined ? undefined : this.#fingerprints[entry[8]];
+    if (entry === undefined || fingerprint === undefined || entry[3] !== key.ino || entry[9] > key.size) return undefined;
+    // Decoded afresh: the caller advances it in place.
+    return { digest: digestOf(entry[10], entry[4]), scanned: entry[9], model: fingerprint.model };
+  }
+
+  /** A summary just read from the journal with that key, whose complete lines end at `scanned`. A corrupt one is not kept: the problem may pass. */
+  set(runId: string, key: JournalKey, summary: RunSummary, scanned: number): void {
     this.#changed = true;
-    if (summary.status !== "corrupt" && summary.meta !== undefined && summary.runId === runId) {
-      this.#kept.push({ summary, key: { size: key.size, mtimeMs: key.mtimeMs, ino: key.ino } });
+    if (summary.status !== "corrupt" && summary.meta !== undefined && summary.digest !== undefined && summary.runId === runId) {
+      this.#kept.push({ summary, key: { size: key.size, mtimeMs: key.mtimeMs, ino: key.ino }, scanned });
     }
   }
 
@@ -149,15 +172,41 @@ export class SummaryCache {
   #file(): CacheFile {
     const fingerprints: Fingerprint[] = [];
     const indexOf = new Map<string, number>();
-    const entries = this.#kept.map(({ summary, key }): Entry => {
+    const entries = this.#kept.map(({ summary, key, scanned }): Entry => {
       const { fingerprint, run_id: _runId, ...meta } = summary.meta as MetaPayload;
       const text = JSON.stringify(fingerprint);
       let index = indexOf.get(text);
       if (index === undefined) indexOf.set(text, (index = fingerprints.push(fingerprint) - 1));
-      return [summary.runId, key.size, key.mtimeMs, key.ino, summary.status, summary.lastSeq, summary.updated, meta, index];
+      return [summary.runId, key.size, key.mtimeMs, key.ino, summary.status, summary.lastSeq, summary.updated, meta, index, scanned, storedDigest(summary.digest as RunDigest)];
     });
     return { format: FORMAT, fingerprints, entries, deadLocks: this.#deadKept };
   }
+}
+
+function storedDigest(digest: RunDigest): StoredDigest {
+  const flat = (usages: Record<string, TokenUsage>) => Object.entries(usages).flatMap(([model, usage]) => [model, ...counts(usage)]);
+  return [digest.bytes, digest.title ?? 0, digest.origin ?? 0, flat(digest.calls), flat(digest.compactions), counts(digest.copied)];
+}
+
+function counts(usage: TokenUsage): number[] {
+  return [usage.calls, usage.inTokens, usage.outTokens, usage.cacheReadTokens, usage.cacheWriteTokens];
+}
+
+function usageOf(values: readonly (string | number)[], at: number): TokenUsage {
+  const [calls, inTokens, outTokens, cacheReadTokens, cacheWriteTokens] = values.slice(at, at + 5) as number[];
+  return { calls: calls ?? 0, inTokens: inTokens ?? 0, outTokens: outTokens ?? 0, cacheReadTokens: cacheReadTokens ?? 0, cacheWriteTokens: cacheWriteTokens ?? 0 };
+}
+
+function digestOf([bytes, title, origin, calls, compactions, copied]: StoredDigest, status: RunStatus): RunDigest {
+  const byModel = (flat: readonly (string | number)[]) => {
+    const usages: Record<string, TokenUsage> = {};
+    for (let at = 0; at + 5 < flat.length; at += 6) usages[flat[at] as string] = usageOf(flat, at + 1);
+    return usages;
+  };
+  const digest: RunDigest = { bytes, status: status as RunDigest["status"], calls: byModel(calls), compactions: byModel(compactions), copied: usageOf(copied, 0) };
+  if (title !== 0) digest.title = title;
+  if (origin !== 0) digest.origin = origin;
+  return digest;
 }
 
 /** Whether an entry or a dead lock, which both start [runId, size, mtimeMs, ino], was stored for a file with this key. */
@@ -176,7 +225,7 @@ function cacheFileOf(value: unknown): CacheFile | undefined {
 function isEntry(value: unknown): value is Entry {
   return (
     Array.isArray(value) &&
-    value.length === 9 &&
+    value.length === 11 &&
     typeof value[0] === "string" &&
     typeof value[1] === "number" &&
     typeof value[2] === "number" &&
@@ -186,7 +235,22 @@ function isEntry(value: unknown): value is Entry {
     typeof value[6] === "string" &&
     typeof value[7] === "object" &&
     value[7] !== null &&
-    typeof value[8] === "number"
+    typeof value[8] === "number" &&
+    typeof value[9] === "number" &&
+    isStoredDigest(value[10])
+  );
+}
+
+function isStoredDigest(value: unknown): value is StoredDigest {
+  return (
+    Array.isArray(value) &&
+    value.length === 6 &&
+    typeof value[0] === "number" &&
+    (value[1] === 0 || typeof value[1] === "string") &&
+    (value[2] === 0 || (typeof value[2] === "object" && value[2] !== null)) &&
+    Array.isArray(value[3]) &&
+    Array.isArray(value[4]) &&
+    Array.isArray(value[5])
   );
 }
 

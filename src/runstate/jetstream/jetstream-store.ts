@@ -29,6 +29,7 @@ import { JetStreamWriter } from "./journal-writer.js";
 import { leaseBucket, Leases } from "./leases.js";
 import { checkStream } from "./run-stream.js";
 import { RunSummaries, type KeptSummary } from "./run-summaries.js";
+import { digestLines, digestOf, digestStep, emptyDigest } from "../run-digest.js";
 
 const META_TOKEN = "_meta";
 /** Runs summarised at once by list: enough to hide round trips, few enough not to flood the server. */
@@ -99,7 +100,9 @@ export class JetStreamStore implements Store {
     if (await this.#hasMeta(runId)) throw existsError(runId);
     const lease = await this.#leases.take(runId);
     try {
-      const writer = new JetStreamWriter(this, runId, lease, meta, this.#summaries);
+      const digest = emptyDigest();
+      digestStep(digest, record, Buffer.byteLength(line), meta.fingerprint.model);
+      const writer = new JetStreamWriter(this, runId, lease, meta, this.#summaries, digest);
       await writer.publish(record, line);
       return writer.journal([record]);
     } catch (error) {
@@ -113,8 +116,9 @@ export class JetStreamStore implements Store {
     if (!(await this.#hasMeta(runId))) throw notFoundError(runId);
     const lease = await this.#leases.take(runId);
     try {
-      const { records, state } = decodeRun(runId, await this.readJournal(runId), this.#where(runId));
-      return new JetStreamWriter(this, runId, lease, state.meta, this.#summaries).journal(records);
+      const bytes = await this.readJournal(runId);
+      const { records, state } = decodeRun(runId, bytes, this.#where(runId));
+      return new JetStreamWriter(this, runId, lease, state.meta, this.#summaries, digestOf(records, bytes.length)).journal(records);
     } catch (error) {
       await lease.release();
       throw error;
@@ -167,7 +171,7 @@ export class JetStreamStore implements Store {
     const records = checkImport(runId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     if (await this.#hasMeta(runId)) throw existsError(runId);
     const lease = await this.#leases.take(runId);
-    const writer = new JetStreamWriter(this, runId, lease, (records[0] as MetaRecord).meta, this.#summaries);
+    const writer = new JetStreamWriter(this, runId, lease, (records[0] as MetaRecord).meta, this.#summaries, digestOf(records, bytes.byteLength));
     try {
       // Leftovers of an import that died before its meta: the run never existed.
       await this.#purge(runId);
@@ -315,12 +319,14 @@ export class JetStreamStore implements Store {
   async #summarizeRecords(runId: string, lastSeq: number, count: number, holder: RunHolder | undefined): Promise<RunSummary> {
     let summary: RunSummary;
     try {
-      const [first, last] = await Promise.all(
-        (lastSeq === 1 ? [1] : [1, lastSeq]).map((seq) => this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(runId, seq) })),
-      );
-      const updated = (last ?? first)?.time ?? new Date(0);
-      const lastData = lastSeq === 1 ? first?.data : last?.data;
-      summary = summarizeEnds(runId, this.#where(runId), { first: first?.data, last: lastData }, updated);
+      // Every record, for the digest (the title, the tokens); the summary put keeps the next listing from reading them again.
+      const [bytes, last] = await Promise.all([
+        this.readJournal(runId),
+        this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(runId, lastSeq) }),
+      ]);
+      const digest = emptyDigest();
+      const ends = digestLines(digest, bytes, undefined);
+      summary = summarizeEnds(runId, this.#where(runId), ends, last?.time ?? new Date(0), digest);
     } catch (error) {
       return corruptSummary(runId, new Date(0), error);
     }

@@ -4,6 +4,7 @@
 import { RunStateError } from "../errors.js";
 import { JournalCore, type JournalWriter, type LinedRecord } from "../journal-core.js";
 import type { JournalRecord, MetaPayload } from "../records.js";
+import { digestStep, type RunDigest } from "../run-digest.js";
 import type { Journal } from "../store.js";
 import { existsError, lockedError, summaryAt } from "../store-contract.js";
 import { slotTaken } from "./connection.js";
@@ -25,14 +26,19 @@ export class JetStreamWriter implements JournalWriter {
   readonly #lease: HeldLease;
   readonly #meta: MetaPayload;
   readonly #summaries: SummaryPuts;
+  readonly #digest: RunDigest;
 
-  /** `summaries` is where the run's summary is kept for listings, when the store keeps them. */
-  constructor(store: RunSlots, runId: string, lease: HeldLease, meta: MetaPayload, summaries: RunSummaries | undefined) {
+  /**
+   * `summaries` is where the run's summary is kept for listings, when the store keeps them;
+   * `digest` is the digest of the run's records so far, which this writer advances.
+   */
+  constructor(store: RunSlots, runId: string, lease: HeldLease, meta: MetaPayload, summaries: RunSummaries | undefined, digest: RunDigest) {
     this.#store = store;
     this.#runId = runId;
     this.#lease = lease;
     this.#meta = meta;
     this.#summaries = new SummaryPuts(summaries, runId);
+    this.#digest = digest;
   }
 
   /**
@@ -52,14 +58,17 @@ export class JetStreamWriter implements JournalWriter {
    * the batch, without holding it up.
    */
   async write(batch: readonly LinedRecord[]): Promise<void> {
-    for (const { record, line } of batch) await this.publish(record, line);
+    for (const { record, line } of batch) {
+      await this.publish(record, line);
+      digestStep(this.#digest, record, Buffer.byteLength(line), this.#meta.fingerprint.model);
+    }
     const last = batch.at(-1);
     if (last !== undefined) this.summarizeAt(last.record);
   }
 
   /** Puts the run's summary as of `last`, its last record (written by this writer). */
   summarizeAt(last: JournalRecord): void {
-    this.#summaries.put({ count: last.seq, summary: summaryAt(this.#runId, this.#meta, last, new Date()) });
+    this.#summaries.put({ count: last.seq, summary: summaryAt(this.#runId, this.#meta, last, new Date(), { ...this.#digest }) });
   }
 
   /** Lets go of the run once its latest summary is put. */

@@ -11,6 +11,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { RunStatus, RunSummary } from "../store.js";
 import { readLastValues } from "./last-values.js";
+import type { RunDigest } from "../run-digest.js";
 
 /** What the bucket keeps of a run (a key): the messages it accounts for, and the run's summary. */
 export interface KeptSummary {
@@ -23,8 +24,8 @@ export interface KeptSummary {
   summary?: RunSummary;
 }
 
-/** The value's format: a value in another is read as missing, and put right. */
-const FORMAT = 1;
+/** The value's format: a value in another is read as missing, and put right. 2 adds the digest. */
+const FORMAT = 2;
 
 interface StoredValue {
   v: number;
@@ -34,6 +35,7 @@ interface StoredValue {
   last_seq?: number;
   updated?: string;
   problem?: string;
+  digest?: RunDigest;
 }
 
 export class RunSummaries {
@@ -101,6 +103,7 @@ function encode({ count, summary }: KeptSummary): string {
   if (summary !== undefined) {
     Object.assign(value, { status: summary.status, meta: summary.meta, last_seq: summary.lastSeq, updated: summary.updated });
     if (summary.problem !== undefined) value.problem = summary.problem;
+    if (summary.digest !== undefined) value.digest = summary.digest;
   }
   return JSON.stringify(value);
 }
@@ -119,7 +122,16 @@ function decode(runId: string, text: string): KeptSummary | undefined {
   if (corrupt !== (typeof value.meta !== "object" || value.meta === null)) return undefined;
   const summary: RunSummary = { runId, status: value.status, meta: corrupt ? undefined : value.meta, lastSeq: value.last_seq, updated: value.updated };
   if (typeof value.problem === "string") summary.problem = value.problem;
+  if (isDigest(value.digest)) summary.digest = value.digest;
+  else if (!corrupt) return undefined;
   return { count: value.count, summary };
+}
+
+/** The shape only: the bucket is ours; a value put by this format's writer is a whole digest. */
+function isDigest(value: unknown): value is RunDigest {
+  if (typeof value !== "object" || value === null) return false;
+  const digest = value as Partial<RunDigest>;
+  return typeof digest.bytes === "number" && typeof digest.status === "string" && typeof digest.calls === "object" && typeof digest.compactions === "object" && typeof digest.copied === "object";
 }
 
 /** How long a writer's summary waits for later records before it is put: one put serves a burst of appends. */

@@ -7,6 +7,7 @@ import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
 import { JournalCore, type JournalWriter } from "../journal-core.js";
 import { thisProcess } from "../run-holder.js";
+import { digestLines, emptyDigest } from "../run-digest.js";
 import type { JournalRecord, MetaPayload } from "../records.js";
 import type { Journal, RunSummary, Store } from "../store.js";
 import {
@@ -113,8 +114,9 @@ export class MemoryStore implements Store {
 
   #summarize(runId: string): RunSummary {
     const run = this.#run(runId);
-    const line = (text: string | undefined) => (text === undefined ? undefined : Buffer.from(text.slice(0, -1)));
-    return withLiveHolder(summarizeEnds(runId, memoryWhere(runId), { first: line(run.lines[0]), last: line(run.lines.at(-1)) }, run.updated), run.holder);
+    const digest = emptyDigest();
+    const { first, last } = digestLines(digest, Buffer.from(run.lines.join("")), undefined);
+    return withLiveHolder(summarizeEnds(runId, memoryWhere(runId), { first, last }, run.updated, digest), run.holder);
   }
 }
 

@@ -1,0 +1,79 @@
+// The ledger as `session show` gives it: the session's tokens and cost by model, and
+// with --json every model call priced. Prices are agent.yaml's `pricing:` over the
+// shipped table; a model with no price gets its tokens and "no price".
+import { callsOf, ledgerOf, type Ledger } from "../ledger/ledger.js";
+import { PRICES_AS_OF, type PriceTable } from "../ledger/prices.js";
+import { decodeJournal } from "../runstate/journal-codec.js";
+import { digestOf, type RunDigest, type TokenUsage } from "../runstate/run-digest.js";
+import type { RunSummary, Store } from "../runstate/store.js";
+import { costText, dollarsText } from "./ledger-text.js";
+import { configPathFrom } from "./session-store.js";
+
+/**
+ * agent.yaml's prices (--config, else ./agent.yaml when there is one), else none: the
+ * shipped table alone. An agent.yaml found only in the working directory may not be one
+ * the user means for this: if it does not load, the shipped table is used.
+ */
+export async function pricesFrom(configFlag: string | undefined): Promise<PriceTable> {
+  const path = configPathFrom(configFlag);
+  if (path === undefined) return {};
+  const { loadAgentConfig } = await import("../agent/config.js");
+  try {
+    return loadAgentConfig(path).pricing;
+  } catch (error) {
+    if (configFlag !== undefined) throw error;
+    return {};
+  }
+}
+
+/** A run's digest: the store's, or (from a store that keeps none) read from its journal. */
+export async function digestFor(store: Store, summary: RunSummary): Promise<RunDigest> {
+  if (summary.digest !== undefined) return summary.digest;
+  const bytes = await store.readJournal(summary.runId);
+  return digestOf(decodeJournal(Buffer.from(bytes)).records, bytes.byteLength);
+}
+
+/** The show's lines of the ledger: one per model and kind, then the total. */
+export function ledgerLines(ledger: Ledger, digest: RunDigest): [string, string][] {
+  const fields: [string, string][] = ledger.lines.map((line) => [
+    line.kind === "agent" ? `cost ${line.model}` : `cost ${line.model} (compaction)`,
+    `${line.cost === undefined ? "no price" : dollarsText(line.cost)} for ${usageText(line.usage)}`,
+  ]);
+  const anyPriced = ledger.lines.some((line) => line.cost !== undefined);
+  fields.push(["cost", ledger.lines.length === 0 ? dollarsText(0) : costText(ledger.cost, ledger.unpriced, anyPriced)]);
+  if (digest.origin !== undefined) {
+    fields.push(["copied", `records 2 to ${digest.origin.through_seq} from ${digest.origin.run_id} (${digest.origin.kind}), counted there: ${usageText(digest.copied)}`]);
+  }
+  return fields;
+}
+
+function usageText(usage: TokenUsage): string {
+  return `${usage.calls} calls: in ${usage.inTokens}, out ${usage.outTokens}, cache read ${usage.cacheReadTokens}, cache write ${usage.cacheWriteTokens}`;
+}
+
+/** The `ledger` field of `show --json`: totals by model, and every call. */
+export async function ledgerJson(store: Store, summary: RunSummary, prices: PriceTable) {
+  const bytes = await store.readJournal(summary.runId);
+  const { records } = decodeJournal(Buffer.from(bytes));
+  const digest = summary.digest ?? digestOf(records, bytes.byteLength);
+  const ledger = ledgerOf([digest], prices);
+  return {
+    prices_as_of: PRICES_AS_OF,
+    cost_usd: ledger.lines.some((line) => line.cost !== undefined) || ledger.lines.length === 0 ? ledger.cost : null,
+    unpriced: ledger.unpriced,
+    models: ledger.lines.map((line) => ({ model: line.model, kind: line.kind, ...usageJson(line.usage), cost_usd: line.cost ?? null })),
+    copied: digest.origin === undefined ? null : { from: digest.origin.run_id, through_seq: digest.origin.through_seq, kind: digest.origin.kind, ...usageJson(digest.copied) },
+    calls: callsOf(records, prices).map((call) => ({ seq: call.seq, kind: call.kind, model: call.model, copied: call.copied, ...usageJson(call.usage), cost_usd: call.cost ?? null })),
+  };
+}
+
+/** Token counts as the JSON shapes name them. */
+export function usageJson(usage: TokenUsage) {
+  return {
+    calls: usage.calls,
+    in_tokens: usage.inTokens,
+    out_tokens: usage.outTokens,
+    cache_read_tokens: usage.cacheReadTokens,
+    cache_write_tokens: usage.cacheWriteTokens,
+  };
+}
