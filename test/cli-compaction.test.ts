@@ -152,7 +152,7 @@ describe("fisk-ai session compact", () => {
     const fork = await ws.fisk(["session", "fork", "byhand", "--at", String(lastSeq), "--name", "before"]);
     assertDone(fork, 0, "fork");
     assert.equal(ws.compactions("before").length, 0);
-    assert.equal(ws.records("before").length, lastSeq);
+    assert.equal(ws.records("before").length, lastSeq + 1, "the records to the fork point, then its origin record");
     const forkedAfter = await ws.fisk(["session", "fork", "byhand", "--at", String(lastSeq + 1), "--name", "after"]);
     assertDone(forkedAfter, 0, "fork with the compaction");
     assert.ok(fold(ws.records("after")).messages.length < fold(ws.records("after")).history.length, "a fork that holds the compaction is compacted");
