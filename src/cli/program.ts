@@ -162,9 +162,16 @@ ${EXIT_CODES_HELP}`,
   sessionCommand("ls", "[options]", "every session (--here: those started in this directory), newest first: ID, STATUS, MODEL, UPDATED, PROMPT", true)
     .option("--json", "one JSON array of the sessions")
     .option("--here", "only the sessions started in this directory");
-  sessionCommand("show", "ID [options]", "status, counters, tokens, the pending batch, the prompt; --transcript adds the conversation (--full: whole tool results)", true)
+  sessionCommand(
+    "show",
+    "ID [options]",
+    "status, counters, tokens, the pending batch, the prompt; --transcript adds the conversation (--full: whole tool results), in a full-screen viewer on a terminal (q leaves)",
+    true,
+  )
     .option("--transcript", "add the conversation")
     .option("--full", "with --transcript: whole tool results")
+    .option("--follow", "show the conversation and then each record a running session journals, until it ends")
+    .option("--no-tui", "print the conversation even on a terminal (as does NO_TUI=1)")
     .option("--json", "the session's state as JSON");
   sessionCommand("rm", "ID... [options]", "remove sessions (a running one is refused)");
   sessionCommand("verify", "ID... [options]", "check every record; exit 0 only when clean");

@@ -20,6 +20,9 @@ export interface SessionFlags extends StoreFlags {
   here?: boolean;
   transcript?: boolean;
   full?: boolean;
+  follow?: boolean;
+  /** false under --no-tui: the plain print even on a terminal. */
+  tui?: boolean;
   output?: string;
   name?: string;
   at?: string;
@@ -66,8 +69,13 @@ async function sessionSubcommand(
     case "show": {
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
-      const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true };
+      const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true, follow: values.follow === true };
+      if (flags.json && flags.follow) throw new UsageError("session show --json is the state as it is now: give --json or --follow, not both");
       const store = await sessionStore(values);
+      if ((flags.transcript || flags.follow) && !flags.json && values.tui !== false && onTerminal(io)) {
+        const { viewSession } = await import("./viewer/view-session.js");
+        return viewSession(store, runId, { follow: flags.follow }, io);
+      }
       const recorded = (await store.summarize(runId)).meta?.config;
       const { showSession } = await import("./session-show.js");
       await showSession(store, runId, flags, io.stdout, await crashPolicies(values.config, recorded));
@@ -133,6 +141,12 @@ async function crashPolicies(configFlag: string | undefined, recorded: string | 
   }
   const policies = new Map(config.tools.map((tool) => [tool.name, tool.on_crash]));
   return (name) => policies.get(name) ?? crashPolicyAmong(config.mcpServers, name);
+}
+
+/** Whether the full-screen viewer may take the terminal: both ends a terminal, and NO_TUI not set (to anything but "" or "0"). */
+function onTerminal(io: CommandIO): boolean {
+  const refused = (io.env.NO_TUI ?? "") !== "" && io.env.NO_TUI !== "0";
+  return !refused && io.stdin.isTTY === true && (io.stdout as NodeJS.WriteStream).isTTY === true;
 }
 
 /** The options a pasted resume needs to find this store from any directory. */

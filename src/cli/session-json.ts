@@ -20,7 +20,13 @@ export function summaryJson(summary: RunSummary) {
   };
 }
 
-export function stateJson(state: RunState, summary: RunSummary) {
+/** What `show --json` says of a run's state: a whole fold, or a tally of it with the messages written after (show-json.ts). */
+export type ShownState = Pick<RunState, "counters" | "nextIteration" | "terminal" | "meta" | "messages"> & {
+  pending: { seq: number; toolUses: readonly { id: string; name: string; input: unknown }[]; answered: Iterable<string> } | undefined;
+};
+
+/** `messages` comes last: show-json.ts writes them after the rest, as it reads them. */
+export function stateJson(state: ShownState, summary: RunSummary) {
   const { counters } = state;
   return {
     ...summaryJson(summary),
