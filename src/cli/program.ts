@@ -175,7 +175,9 @@ ${EXIT_CODES_HELP}`,
     .option("--json", "the session's state as JSON");
   sessionCommand("rm", "ID... [options]", "remove sessions (a running one is refused)");
   sessionCommand("verify", "ID... [options]", "check every record; exit 0 only when clean");
-  sessionCommand("export", "ID [options]", "the journal as it is (JSON Lines), after verifying it").option("-o, --output <FILE>", "write it to FILE (default: stdout)");
+  sessionCommand("export", "ID [options]", "the journal as it is (JSON Lines), after verifying it; --format html: one self-contained page to read it in a browser")
+    .option("-o, --output <FILE>", "write it to FILE (default: stdout)")
+    .addOption(new Option("--format <FORMAT>", "jsonl: the journal; html: a page with the conversation, its folds, a search and the tokens per call").choices(["jsonl", "html"]).default("jsonl"));
   sessionCommand("import", "FILE [options]", "a verified journal into the store, atomically ('-' reads stdin)").option("--name <ID>", "the id of the imported session (default: the journal's)");
   sessionCommand("fork", "ID [options]", "a new session repeating ID's records up to SEQ")
     .option("--at <SEQ>", "the last record to repeat (default: the last one)")

@@ -24,6 +24,7 @@ export interface SessionFlags extends StoreFlags {
   /** false under --no-tui: the plain print even on a terminal. */
   tui?: boolean;
   output?: string;
+  format?: string;
   name?: string;
   at?: string;
   prefix?: string;
@@ -91,6 +92,11 @@ async function sessionSubcommand(
     case "export": {
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
+      if (values.format === "html") {
+        const { exportHtml } = await import("./session-html.js");
+        await exportHtml(await sessionStore(values), runId, values.output, io.stdout);
+        return EXIT.completed;
+      }
       const { exportSession } = await import("./session-transfer.js");
       await exportSession(await sessionStore(values), runId, values.output, streams);
       return EXIT.completed;

@@ -22,6 +22,11 @@ export function isFoldable(entry: TranscriptEntry): boolean {
   return entry.kind === "thinking" || entry.kind === "tool_result" || (entry.kind === "marker" && entry.detail !== undefined);
 }
 
+/** Whether the entry at `index` of its record starts a turn, set apart from what came before: a person's words, or the first thing a model turn says. */
+export function startsTurn(entry: TranscriptEntry, index: number): boolean {
+  return entry.kind === "user" || (index === 0 && entry.kind !== "tool_result" && entry.kind !== "marker");
+}
+
 /** Reads a run's records in seq order into entries, naming each result after its call. */
 export class TranscriptReader {
   /** The calls of the latest turn by id: a result answers a call of the turn before it. */

@@ -4,7 +4,7 @@
 // Every operation runs after the one before it, so keys pressed during a read wait their turn.
 import type { JournalRecord } from "../../runstate/records.js";
 import type { Store } from "../../runstate/store.js";
-import { isFoldable, TranscriptReader, type TranscriptEntry } from "../transcript-entries.js";
+import { isFoldable, startsTurn, TranscriptReader, type TranscriptEntry } from "../transcript-entries.js";
 import { oneRow, visibleText, wrapText } from "./screen-text.js";
 
 /** Records read at once when the reader moves past the window. */
@@ -28,9 +28,6 @@ interface Item {
   /** A blank row above: a new turn starts here. */
   gap: boolean;
 }
-
-/** Whether an entry starts a turn, and gets a blank row above it: a person's words, or the first thing a model turn says. */
-const startsTurn = (entry: TranscriptEntry, index: number) => entry.kind === "user" || (index === 0 && entry.kind !== "tool_result" && entry.kind !== "marker");
 
 /** A fold's key, so that it stays open when its record leaves the window and comes back. */
 const foldKey = (item: Item) => `${item.entry.seq}:${item.index}`;
@@ -155,7 +152,8 @@ export class TranscriptPager {
     this.#notice = "";
     this.#known = Math.max(this.#known, (await this.#store.summarize(this.#runId)).lastSeq);
     if (this.#last < this.#known - CHUNK || this.#items.length === 0) await this.#loadAt(Math.max(1, this.#known - CHUNK));
-    while (this.#last < this.#known && (await this.#readForward()));
+    // On to what the store holds now, which may be past what its summary said.
+    while (await this.#readForward());
     this.#toBottom();
   }
 
