@@ -142,7 +142,7 @@ describe("fisk-ai session show --transcript on a terminal", { skip: skipWithout(
     assert.match(screen, /^→ run_command \{"command":"go test \.\/internal\/\.\.\."\}$/m);
     assert.match(screen, /^▸ ← run_command \(error\): ok {6}github\.com\/example\/shop\/internal\/cart {4}0\.412s \(\+4 lines\)$/m);
     assert.match(screen, /^▸ ── compacted: records 1 to 5 summarized \(17335 → 2950 tokens\) ──$/m);
-    assert.match(screen, /^tour · completed · record 1 of 16 \(end\) · q quit/m);
+    assert.match(screen, /^tour · completed · record 1 of 16 \(6%\) · q quit/m);
     assert.doesNotMatch(screen, /Run them first/, "the thinking is folded");
     terminal.type("Enter");
     await terminal.waitFor((text) => /^▾ \(thinking\)/m.test(text), "the thinking opened");
@@ -160,7 +160,7 @@ describe("fisk-ai session show --transcript on a terminal", { skip: skipWithout(
     terminal.type("Space");
     await terminal.waitFor(() => /record (9|1\d) of 803/.test(status()), "a page down");
     terminal.type("b");
-    await terminal.waitFor(() => /record 1 of 803/.test(status()), "a page back");
+    await terminal.waitFor(() => /record 2 of 803/.test(status()), "a page back, where the line down was");
     terminal.type("G");
     await terminal.waitFor((screen) => /^All 400 turns done\.$/m.test(screen), "the end");
     assert.match(status(), /record \d+ of 803 \(end\)/);
