@@ -57,5 +57,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   8    the journal is corrupt, or of a newer version (fisk-ai session verify ID shows where)
   9    a session with that id already exists
   10   awaiting approval: calls wait for a decision (fisk-ai session pending)
-  130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint
+  130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer
 `;
