@@ -44,9 +44,6 @@ export function Viewer({ pager, title, follow, onLeave }: ViewerProps): ReactEle
   const act = (operation: (pager: TranscriptPager) => Promise<void>) => {
     pager.run(operation).then(redraw, (error: unknown) => setFailure(error instanceof Error ? error : new Error(String(error))));
   };
-  // A failed read (a journal that turns out corrupt further on) ends the viewer as a crash would.
-  if (failure !== undefined) throw failure;
-
   useEffect(() => {
     const resized = () => {
       pager.resize({ width: stdout.columns, height: bodyHeight(stdout.rows) });
@@ -118,6 +115,8 @@ export function Viewer({ pager, title, follow, onLeave }: ViewerProps): ReactEle
     redraw();
   });
 
+  // A failed read (a journal that turns out corrupt further on) ends the viewer as a crash would.
+  if (failure !== undefined) throw failure;
   const width = stdout.columns;
   const search = searching.current;
   const status =
