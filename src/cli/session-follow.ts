@@ -6,7 +6,7 @@ import type { JournalRecord } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 
 /** How often a follower asks the store for records after the last it saw. */
-export const FOLLOW_INTERVAL_MS = 200;
+const FOLLOW_INTERVAL_MS = 200;
 
 /**
  * The run's records from `fromSeq` on, then those appended later, as they come. Ends once

@@ -92,7 +92,7 @@ const hashOf = (text: string) => `'sha256-${createHash("sha256").update(text).di
 const CSP = `default-src 'none'; style-src ${hashOf(STYLE)}; script-src ${hashOf(SCRIPT)}; img-src data:; form-action 'none'; base-uri 'none'`;
 
 /** Journal text as HTML text: safe in an element and in a quoted attribute. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 

@@ -21,7 +21,7 @@ export function summaryJson(summary: RunSummary) {
 }
 
 /** What `show --json` says of a run's state: a whole fold, or a tally of it with the messages written after (show-json.ts). */
-export type ShownState = Pick<RunState, "counters" | "nextIteration" | "terminal" | "meta" | "messages"> & {
+type ShownState = Pick<RunState, "counters" | "nextIteration" | "terminal" | "meta" | "messages"> & {
   pending: { seq: number; toolUses: readonly { id: string; name: string; input: unknown }[]; answered: Iterable<string> } | undefined;
 };
 

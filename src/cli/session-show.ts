@@ -86,7 +86,7 @@ function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashP
 }
 
 /** An entry as the plain print shows it: a result indented under its arrow, a long one folded to its first lines unless `full`. */
-export function plainEntry(entry: TranscriptEntry, full: boolean): string {
+function plainEntry(entry: TranscriptEntry, full: boolean): string {
   switch (entry.kind) {
     case "user":
       return `› ${entry.text}`;

@@ -6,7 +6,7 @@ const CHUNK = 1024 * 1024;
 const NEWLINE = 0x0a;
 
 /** One complete line, without its newline, and the offset just past that newline. */
-export interface JournalLine {
+interface JournalLine {
   line: Buffer;
   end: number;
 }
