@@ -3,6 +3,11 @@
 // The store conformance suite is at "fisk-ai/conformance".
 export { runAgent, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
 export type { AgentEvents, RunOutcome } from "./agent/events.js";
+export type { AskUser } from "./agent/approvals.js";
+export { approve, deny, answer, type DecideOptions, type DecisionResult } from "./agent/decide-calls.js";
+export { listPending, waitingCalls, type WaitingCall } from "./agent/waiting-calls.js";
+export { askUserTool } from "./tools/ask-user.js";
+export { DecisionRefusedError, type DecisionRefusal } from "./agent/agent-errors.js";
 export { ConfigError, ResumeRefusedError, type ResumeLimit, type ResumeRefusal, type ResumeRefusedDetails } from "./agent/agent-errors.js";
 export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema, type ToolDefinition } from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";

@@ -412,7 +412,7 @@ describe("the agent loop", () => {
     assert.deepEqual(finished, ["fast", "slow"], "the slow tool had finished when the run failed");
   });
 
-  it("tells the model, with is_error, about an unknown tool and a confirm tool denied without a terminal", async () => {
+  it("tells the model, with is_error, about an unknown tool and a confirm tool denied in a run that has no one to ask and cannot wait", async () => {
     const log: string[] = [];
     const guarded = defineTool({ name: "rm", description: "", input: { type: "object" }, confirm: true, run: async () => (log.push("rm"), "removed") });
     const model = fakeModel([{ tools: [{ name: "nope" }, { name: "rm" }] }, { text: "ok" }]);
@@ -422,7 +422,7 @@ describe("the agent loop", () => {
       results.map((block) => (block.type === "tool_result" ? [block.is_error, String(block.content).split(";")[0]] : [])),
       [
         [true, "no tool named nope"],
-        [true, "the operator did not allow this call of rm (a confirm tool is denied where there is no terminal to ask on)"],
+        [true, "the operator did not allow this call of rm: there was no one to ask (no terminal or callback), and a run that is not checkpointed cannot wait for a decision"],
       ],
     );
     assert.deepEqual(log, [], "the denied tool never ran");

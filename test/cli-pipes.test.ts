@@ -38,6 +38,16 @@ describe("a closed stdout", () => {
       const made = await runCli(["run", "--checkpoint", "--name", name, ...STATE, "hello"], { cwd: ROOT, env: ENV });
       assert.equal(made.code, 0, made.stderr);
     }
+    // Sessions parked at a confirm call and a question, for the decision commands.
+    writeFileSync(
+      join(ROOT, "park.yaml"),
+      "provider: script\nscript: park-script.yaml\nask_user: true\ntools:\n  - { name: send, description: Send, command: [echo, sent], confirm: true }\n",
+    );
+    writeFileSync(join(ROOT, "park-script.yaml"), "turns:\n  - tool_calls: [{ name: send, input: {} }, { name: ask_user, input: { question: Why? } }]\n  - text: done\n");
+    for (const name of ["parked-a", "parked-d", "parked-q"]) {
+      const parked = await runCli(["run", "--config", "park.yaml", "--checkpoint", "--name", name, ...STATE, "hello"], { cwd: ROOT, env: ENV });
+      assert.equal(parked.code, 10, parked.stderr);
+    }
     const exported = await runCli(["session", "export", "one", "-o", join(ROOT, "one.jsonl"), ...STATE], { cwd: ROOT, env: ENV });
     assert.equal(exported.code, 0, exported.stderr);
     for (const key of ["list", "gone"]) await new FileNoteStore(memoryDir("default", ENV)).write(key, { description: "a note", content: "milk\n".repeat(20) }, false);
@@ -64,6 +74,11 @@ describe("a closed stdout", () => {
     ["session", "import", join(ROOT, "one.jsonl"), "--name", "four", ...STATE],
     ["session", "rm", "gone", ...STATE],
     ["session", "init-stream", "--store", "nats://NATS/FISK_PIPES"],
+    ["session", "pending", ...STATE],
+    ["session", "pending", "--json", ...STATE],
+    ["session", "approve", "parked-a", ...STATE],
+    ["session", "deny", "parked-d", "--reason", "no", ...STATE],
+    ["session", "answer", "parked-q", "because", ...STATE],
     ["memory", "ls"],
     ["memory", "show", "list"],
     ["memory", "rm", "gone"],
@@ -97,7 +112,7 @@ describe("a reader that goes away mid-run", () => {
 });
 
 describe("session <command> --help", () => {
-  for (const command of ["ls", "show", "rm", "verify", "export", "import", "fork", "init-stream"]) {
+  for (const command of ["ls", "show", "rm", "verify", "export", "import", "fork", "pending", "approve", "deny", "answer", "init-stream"]) {
     it(`session ${command} --help prints that command's usage`, async () => {
       const result = await runCli(["session", command, "--help"], { cwd: ROOT, env: ENV });
       assert.equal(result.code, 0);

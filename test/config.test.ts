@@ -40,6 +40,8 @@ tools:
     confirm: true
     on_crash: never
 parallel_tools: true
+ask_user: true
+approval_timeout: 24h
 budget: { max_tokens: 1000, max_iterations: 7, call_timeout: 2m }
 thinking: { mode: enabled, budget_tokens: 2048 }
 session: { backend: file, state_dir: ./runs }
@@ -53,6 +55,7 @@ session: { backend: file, state_dir: ./runs }
     assert.deepEqual([config.maxTokens, config.maxIterations, config.callTimeoutMs], [1000, 7, 120_000]);
     assert.deepEqual(config.thinking, { mode: "enabled", budget_tokens: 2048 });
     assert.equal(config.parallelTools, true);
+    assert.deepEqual([config.askUser, config.approvalTimeoutMs], [true, 86_400_000]);
     assert.equal((config.store as FileStoreConfig).dir, join(scratch, "runs"), "relative to the config file");
   });
 
@@ -62,6 +65,7 @@ session: { backend: file, state_dir: ./runs }
       [config.provider, config.maxTokens, config.maxIterations, config.callTimeoutMs, config.thinking.mode, config.parallelTools],
       ["anthropic", 200_000, 50, 120_000, "off", false],
     );
+    assert.deepEqual([config.askUser, config.approvalTimeoutMs], [false, undefined], "no ask_user, and parked calls wait as long as it takes");
     const tool = loadAgentConfig(configFile("tools: [{ name: a, description: d, command: [x] }]\n")).tools[0];
     assert.deepEqual([tool?.confirm, tool?.on_crash], [false, "rerun"]);
   });
@@ -98,6 +102,8 @@ session: { backend: file, state_dir: ./runs }
     assertConfigError("tools: [{ name: a, description: d, command: [x], on_crash: maybe }]\n", /tools\[0\]\.on_crash: .*"rerun"\|"ask"\|"never"/);
     assertConfigError("memory: { enabled: true, namespace: ../x }\n", /memory\.namespace: expected letters, digits/);
     assertConfigError("memory: { enabled: yes please }\n", /memory\.enabled: /);
+    assertConfigError("approval_timeout: forever\n", /approval_timeout: expected a duration/);
+    assertConfigError("ask_user: maybe\n", /ask_user: /);
     assertConfigError("env_deny: [MY-TOKEN]\n", /env_deny\[0\]: expected an environment variable name/);
     assertConfigError("tools: [{ name: a, description: d, command: [x], env: GH_TOKEN }]\n", /tools\[0\]\.env: /);
   });

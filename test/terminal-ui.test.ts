@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
 import { styleFor } from "../src/cli/render.js";
-import { terminalConfirm } from "../src/cli/terminal-confirm.js";
+import { terminalAskUser, terminalConfirm } from "../src/cli/terminal-confirm.js";
 import { defineTool } from "../src/tools/tool.js";
 
 /** A stream that says it is a terminal, as process.stdin/stderr do on one. */
@@ -19,7 +19,7 @@ describe("the terminal", () => {
       const stderr = fakeTerminal();
       let asked = "";
       stderr.on("data", (chunk: Buffer) => (asked += chunk.toString()));
-      const decision = terminalConfirm(stdin, stderr)(rm, { path: "/tmp/x" });
+      const decision = terminalConfirm(stdin, stderr)?.(rm, { path: "/tmp/x" });
       stdin.write(`${answer}\n`);
       assert.equal(await decision, allowed, `answer ${JSON.stringify(answer)}`);
       assert.match(asked, /Run rm \{"path":"\/tmp\/x"\}\? \[y\/N\] /);
@@ -29,7 +29,7 @@ describe("the terminal", () => {
   it("denies the call and passes Ctrl-C at the prompt on to the process, to suspend the run", async () => {
     const stdin = fakeTerminal();
     const interrupted = new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
-    const decision = terminalConfirm(stdin, fakeTerminal())(rm, {});
+    const decision = terminalConfirm(stdin, fakeTerminal())?.(rm, {});
     stdin.write("\x03");
     assert.equal(await decision, false);
     // A signal listener does not keep the event loop alive: a timer waits for it.
@@ -38,10 +38,22 @@ describe("the terminal", () => {
     clearTimeout(timer);
   });
 
-  it("denies a confirm tool where stdin or stderr is not a terminal", async () => {
+  it("has no one to ask where stdin or stderr is not a terminal: the run parks the call (or, unjournaled, denies it)", async () => {
     const pipe = new PassThrough() as unknown as NodeJS.ReadStream;
-    assert.equal(await terminalConfirm(pipe, fakeTerminal())(rm, {}), false);
-    assert.equal(await terminalConfirm(fakeTerminal(), new PassThrough() as unknown as NodeJS.WriteStream)(rm, {}), false);
+    assert.equal(terminalConfirm(pipe, fakeTerminal()), undefined);
+    assert.equal(terminalConfirm(fakeTerminal(), new PassThrough() as unknown as NodeJS.WriteStream), undefined);
+    assert.equal(terminalAskUser(pipe, fakeTerminal()), undefined);
+  });
+
+  it("asks an ask_user question and takes the line typed as the answer", async () => {
+    const stdin = fakeTerminal();
+    const stderr = fakeTerminal();
+    let asked = "";
+    stderr.on("data", (chunk: Buffer) => (asked += chunk.toString()));
+    const answer = terminalAskUser(stdin, stderr)?.("Which region?");
+    stdin.write("eu-west\n");
+    assert.equal(await answer, "eu-west");
+    assert.match(asked, /The model asks: Which region\?\n> /);
   });
 
   it("colors nothing under NO_COLOR, TERM=dumb or FORCE_COLOR=0, nor off a terminal (the colored cases: cli-live-status)", () => {

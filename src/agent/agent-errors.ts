@@ -83,3 +83,28 @@ export class ResumeRefusedError extends Error {
     this.limit = details.limit;
   }
 }
+
+/**
+ * Why a decision was refused:
+ * - `already-decided`: the call has its decision (another process may have made it a moment ago).
+ * - `not-waiting`: the session has no such call waiting: none parked, or the id names none.
+ * - `wrong-kind`: approve or deny for a question, or an answer for an approval.
+ * - `ambiguous`: an answer with no call named, where more than one question waits.
+ */
+export type DecisionRefusal = "already-decided" | "not-waiting" | "wrong-kind" | "ambiguous";
+
+/** A decision (approve, deny, answer) that was not journaled: one line saying why. */
+export class DecisionRefusedError extends Error {
+  /** Always `"DecisionRefusedError"`. */
+  override readonly name = "DecisionRefusedError";
+  /** Which rule refused it. */
+  readonly refusal: DecisionRefusal;
+  /** The session. */
+  readonly runId: string;
+
+  constructor(refusal: DecisionRefusal, message: string, runId: string) {
+    super(message);
+    this.refusal = refusal;
+    this.runId = runId;
+  }
+}

@@ -8,13 +8,15 @@ import type { Counters, RunState } from "../runstate/fold.js";
 import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
 import type { Store } from "../runstate/store.js";
-import { cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
+import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
+import { cannotHaveRun, decideCall, parkCalls, waitingMessage, type AskUser, type BatchApprovals } from "./approvals.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, type FingerprintStyle } from "./fingerprint.js";
 import type { NoteStore } from "../memory/note-store.js";
 import { RunRecorder } from "./run-recorder.js";
 import { buildSystemPrompt } from "./system-prompt.js";
+import { waitingCalls } from "./waiting-calls.js";
 
 export interface AgentSettings {
   provider: ModelProvider;
@@ -30,6 +32,8 @@ export interface AgentSettings {
   retry: RetryPolicy;
   /** Notes kept across runs: their index joins the system prompt (never the fingerprint). */
   memory?: NoteStore;
+  /** A parked call undecided this long is denied ("timed out") at the next resume. */
+  approvalTimeoutMs?: number;
 }
 
 /** Set by the first SIGINT/SIGTERM; honored at the next loop boundary only. */
@@ -42,7 +46,12 @@ export interface RunOptions {
   /** Journal the run here (--checkpoint); without it the run lives in memory. */
   store?: Store;
   events?: AgentEvents;
+  /** Asked whether a `confirm: true` call may run; without it a checkpointed run parks the call, another denies it. */
   confirm?: ConfirmToolCall;
+  /** Answers ask_user on the spot; without it a checkpointed run parks the question, another answers it with an error. */
+  askUser?: AskUser;
+  /** Who `confirm` and `askUser` speak for, journaled with their decisions (default `callback`). */
+  decidedBy?: string;
   /** For an `on_crash: ask` call a resume finds unanswered: run it again? Without it, no. */
   askRerun?: ConfirmToolCall;
   suspend?: SuspendRequest;
@@ -251,7 +260,7 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
     signal: options.signal ?? new AbortController().signal,
     events: options.events ?? {},
   };
-  await finishPendingBatch(run);
+  if (await finishPendingBatch(run)) return park(run);
   if (followUp !== undefined) {
     await journalPrompt(run, followUp);
   } else {
@@ -355,18 +364,17 @@ async function afterTurn(run: Drive, assistant: AssistantPayload): Promise<RunOu
   }
   const overBudget = budgetExhausted(run.recorder.state(), run.settings);
   if (overBudget !== undefined) return finish(run, "budget", { message: overBudget });
-  await runTools(run, uses);
-  return undefined;
+  return (await runTools(run, uses)) ? park(run) : undefined;
 }
 
 /**
  * A batch the journal left half-answered is completed first: journaled results are
- * reused, only the unanswered tools run.
+ * reused, only the unanswered tools run. True when calls of it still wait for a decision.
  */
-async function finishPendingBatch(run: Drive): Promise<void> {
+async function finishPendingBatch(run: Drive): Promise<boolean> {
   const { settings, options, events } = run;
-  const pending = run.recorder.state().pending;
-  if (pending === undefined) return;
+  const { pending, terminal } = run.recorder.state();
+  if (pending === undefined) return false;
   for (const result of pending.results) {
     const use = pending.toolUses.find((candidate) => candidate.id === result.tool_use_id) as ToolUseBlock;
     events.toolFinished?.(use, result, true);
@@ -374,25 +382,34 @@ async function finishPendingBatch(run: Drive): Promise<void> {
   const cut = cutCall(pending.turn);
   if (cut !== undefined && !pending.answered.has(cut.id)) await journalResult(run, cut, cutCallResult(cut));
   const unanswered = pending.toolUses.filter((use) => !pending.answered.has(use.id) && use !== cut);
-  // Sequential tools run in the model's order, so only the first unanswered call can
-  // have been running when the run stopped; in parallel, any of them.
-  const mayHaveStarted = new Set((settings.parallelTools ? unanswered : unanswered.slice(0, 1)).map((use) => use.id));
+  // Sequential tools run in the model's order, so only the first unanswered call that may
+  // run can have been running when the run stopped; in parallel, any of them. A batch at
+  // rest under a terminal record (it parked) had none running.
+  const startable = terminal === undefined ? unanswered.filter((use) => !cannotHaveRun(pending, use.id)) : [];
+  const mayHaveStarted = new Set((settings.parallelTools ? startable : startable.slice(0, 1)).map((use) => use.id));
   const rerun: ToolUseBlock[] = [];
   const interrupted: ToolUseBlock[] = [];
   for (const use of unanswered) {
     const again = !mayHaveStarted.has(use.id) || (await settings.tools.mayRerun(use, options.askRerun ?? denyWithoutTerminal));
     (again ? rerun : interrupted).push(use);
   }
-  events.pendingBatch?.({ rerun, interrupted });
+  // Calls that waited for a decision are no reruns: their decisions tell their story.
+  events.pendingBatch?.({ rerun: rerun.filter((use) => !pending.approvals.has(use.id) && !pending.decisions.has(use.id)), interrupted });
   for (const use of interrupted) await journalResult(run, use, interruptedResult(use));
-  await runTools(run, rerun);
+  return runTools(run, rerun);
 }
 
-async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<void> {
+/** Runs a batch's calls, but those that wait for a person's decision; true when any waits. */
+async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<boolean> {
   const { settings, signal } = run;
+  const approvals = batchApprovals(run);
+  const waiting = await parkCalls(approvals, uses);
   const runOne = async (use: ToolUseBlock): Promise<void> => {
+    if (waiting.has(use.id) || !(await decideCall(approvals, use))) return;
+    signal.throwIfAborted();
     run.events.toolStarted?.(use);
-    const { result, remote } = await settings.tools.run(use, signal, run.options.confirm ?? denyWithoutTerminal);
+    // A call that needed a person is decided by now.
+    const { result, remote } = await settings.tools.run(use, signal, allowDecided);
     // An abort is a crash: a result cut short by it must not enter the journal.
     signal.throwIfAborted();
     await journalResult(run, use, result, remote);
@@ -406,6 +423,30 @@ async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<void
   } else {
     for (const use of uses) await runOne(use);
   }
+  return waiting.size > 0;
+}
+
+function batchApprovals(run: Drive): BatchApprovals {
+  const { confirm, askUser, decidedBy } = run.options;
+  return {
+    recorder: run.recorder,
+    tools: run.settings.tools,
+    events: run.events,
+    deciders: { confirm, askUser, decidedBy },
+    timeoutMs: run.settings.approvalTimeoutMs,
+    journalResult: (use, result) => journalResult(run, use, result),
+  };
+}
+
+/** Calls wait for decisions: the run stops awaiting approval, journaled once (a resume that decided nothing adds nothing). */
+async function park(run: Drive): Promise<RunOutcome> {
+  const state = run.recorder.state();
+  const waiting = waitingCalls(state);
+  const message = waitingMessage(waiting);
+  if (state.terminal?.reason !== "awaiting_approval") return finish(run, "awaiting_approval", { message, waiting });
+  const outcome: RunOutcome = { runId: run.recorder.runId, reason: "awaiting_approval", checkpointed: true, counters: state.counters, message, waiting };
+  run.events.runFinished?.(outcome);
+  return outcome;
 }
 
 async function journalResult(run: Drive, use: ToolUseBlock, result: ToolResultBlock, remote = false): Promise<void> {
@@ -433,7 +474,7 @@ async function atAnswer(run: Drive, answer: AssistantMessage): Promise<RunOutcom
 }
 
 /** Journals the terminal record and tells the caller how the run ended. */
-async function finish(run: Drive, reason: TerminalReason, detail: { answer?: string; message?: string } = {}): Promise<RunOutcome> {
+async function finish(run: Drive, reason: TerminalReason, detail: Pick<RunOutcome, "answer" | "message" | "waiting"> = {}): Promise<RunOutcome> {
   const { recorder } = run;
   await recorder.append({
     protocol: PROTOCOLS.terminal,

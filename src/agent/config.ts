@@ -101,6 +101,10 @@ const AgentConfigSchema = z.strictObject({
     .default([])
     .refine((servers) => new Set(servers.map((server) => server.name)).size === servers.length, "two servers have the same name: names must be unique"),
   parallel_tools: z.boolean().default(false),
+  /** The built-in ask_user tool: the model may ask the operator a question. */
+  ask_user: z.boolean().default(false),
+  /** A parked call undecided this long is denied ("timed out") at the next resume. */
+  approval_timeout: Duration.optional(),
   env_deny: z.array(EnvName).default([]),
   max_output_tokens: z.int().positive().default(AGENT_DEFAULTS.maxOutputTokens),
   budget: z
@@ -157,6 +161,10 @@ export interface AgentConfig {
   /** With `cwd` made absolute. */
   mcpServers: McpServerConfig[];
   parallelTools: boolean;
+  /** The model may ask the operator questions (the built-in ask_user tool). */
+  askUser: boolean;
+  /** In milliseconds: a parked call undecided this long is denied at the next resume. */
+  approvalTimeoutMs: number | undefined;
   /** Variables withheld from every tool on top of the credentials (env_deny). */
   envDeny: string[];
   maxOutputTokens: number;
@@ -227,6 +235,8 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     tools: config.tools,
     mcpServers: config.mcp_servers.map((server) => (server.cwd === undefined ? server : { ...server, cwd: expandPath(server.cwd, base) })),
     parallelTools: config.parallel_tools,
+    askUser: config.ask_user,
+    approvalTimeoutMs: config.approval_timeout,
     envDeny: config.env_deny,
     maxOutputTokens: config.max_output_tokens,
     maxTokens: config.budget.max_tokens,

@@ -2,14 +2,17 @@
 // (narration and traces to stderr), a library user may render them any way it likes.
 import type { ModelCallError } from "../llm/model-provider.js";
 import type { Counters } from "../runstate/fold.js";
-import type { AssistantPayload, Message, TerminalReason, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
+import type { ApprovalDecisionPayload, ApprovalRequestPayload, AssistantPayload, Message, TerminalReason, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
+import type { WaitingCall } from "./waiting-calls.js";
 
 /** How a run ended, as the runFinished event reports it and runAgent resolves. */
 export interface RunOutcome {
   /** The run's id (its session id): the one to pass as `resume` to continue it. */
   runId: string;
-  /** `completed`, or why the run stopped: `suspended`, `budget`, `max_iterations`, `error`. */
+  /** `completed`, or why the run stopped: `suspended`, `budget`, `max_iterations`, `error`, `awaiting_approval`. */
   reason: TerminalReason;
+  /** For `awaiting_approval`: the calls that wait for a decision (approve, deny, answer), then a resume goes on. */
+  waiting?: WaitingCall[];
   /** The final answer's text, for `completed`. */
   answer?: string;
   /** Why the run stopped, for the other reasons. */
@@ -46,6 +49,10 @@ export interface AgentEvents {
   answer?(text: string): void;
   /** On resume, before the pending batch is completed: the calls run again and those that are not (their tools' on_crash). */
   pendingBatch?(batch: { rerun: readonly ToolUseBlock[]; interrupted: readonly ToolUseBlock[] }): void;
+  /** A call was parked for a person's decision, its approval_request journaled. */
+  approvalRequested?(request: ApprovalRequestPayload): void;
+  /** A decision was journaled by the run: asked through `confirm` or `askUser`, or a timed-out request denied. */
+  approvalDecided?(decision: ApprovalDecisionPayload): void;
   /** The run ended, its terminal record journaled. Not called when the run rejects instead. */
   runFinished?(outcome: RunOutcome): void;
 }

@@ -7,6 +7,7 @@ import type { Tool } from "../tools/tool.js";
 import { ToolSet, type ConfirmToolCall } from "../tools/tool-set.js";
 import { ConfigError } from "./agent-errors.js";
 import { resumeRun, startRun, type RunOptions } from "./agent-loop.js";
+import type { AskUser } from "./approvals.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 
@@ -61,8 +62,16 @@ export interface RunAgentOptions {
   signal?: AbortSignal;
   /** Callbacks for what the run does; the loop never prints. */
   events?: AgentEvents;
-  /** Asked before each call of a tool defined with `confirm: true`; without it such calls are denied. */
+  /**
+   * Asked before each call of a tool defined with `confirm: true`. Without it, a run with a
+   * `store` parks such calls (the outcome is `awaiting_approval`, with its `waiting` calls:
+   * decide them with approve or deny, then resume); a run without a store denies them.
+   */
   confirm?: ConfirmToolCall;
+  /** Answers the questions of askUserTool; without it a run with a store parks them for `answer`, one without answers them with an error. */
+  askUser?: AskUser;
+  /** A parked call still undecided this long (in milliseconds) is denied, "timed out", when the session is next resumed. */
+  approvalTimeoutMs?: number;
   /** Asked whether a call of an `onCrash: "ask"` tool that a crash cut short runs again; without it, no. */
   askRerun?: ConfirmToolCall;
 }
@@ -97,6 +106,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
       maxTokens: budget.maxTokens ?? AGENT_DEFAULTS.maxTokens,
       maxIterations: budget.maxIterations ?? AGENT_DEFAULTS.maxIterations,
       thinking: options.thinking ?? { mode: "off" },
+      ...(options.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: options.approvalTimeoutMs }),
       retry: {
         attempts: retry.attempts ?? AGENT_DEFAULTS.retryAttempts,
         baseDelayMs: retry.baseDelayMs ?? AGENT_DEFAULTS.retryBaseDelayMs,
@@ -106,6 +116,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     suspend: { get requested() { return signal?.aborted === true; } },
     ...(options.events === undefined ? {} : { events: options.events }),
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
+    ...(options.askUser === undefined ? {} : { askUser: options.askUser }),
     ...(options.askRerun === undefined ? {} : { askRerun: options.askRerun }),
   };
   let outcome;

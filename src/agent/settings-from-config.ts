@@ -6,6 +6,7 @@ import { OpenAIProvider } from "../llm/openai-provider.js";
 import { ScriptProvider } from "../llm/script-provider.js";
 import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
 import { memoryTools } from "../memory/memory-tools.js";
+import { askUserTool } from "../tools/ask-user.js";
 import { commandTool } from "../tools/command-tool.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import type { McpServerDefinition } from "../tools/mcp/mcp-servers.js";
@@ -63,6 +64,7 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
         }),
       ),
       ...(memory === undefined ? [] : memoryTools(memory)),
+      ...(config.askUser ? [askUserTool] : []),
       ...mcpTools,
     ]);
   } catch (error) {
@@ -80,6 +82,7 @@ export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv =
     thinking: config.thinking,
     retry: { attempts: config.retryAttempts, baseDelayMs: config.retryBaseDelayMs, timeoutMs: config.callTimeoutMs },
     ...(memory === undefined ? {} : { memory }),
+    ...(config.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: config.approvalTimeoutMs }),
   };
 }
 

@@ -1,6 +1,6 @@
 // Every failure the CLI reports becomes one line on stderr and an exit code: never a
 // stack trace. Errors that stop a run before it starts are usage errors (exit 2).
-import { ConfigError, GO_V3_HASHES_NOTE, ResumeRefusedError } from "../agent/agent-errors.js";
+import { ConfigError, DecisionRefusedError, GO_V3_HASHES_NOTE, ResumeRefusedError } from "../agent/agent-errors.js";
 import { RunStateError } from "../runstate/errors.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 
@@ -18,6 +18,10 @@ export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): nu
     stderr.write(`fisk-ai: ${resumeRefusal(error)}\n`);
     return EXIT.usage;
   }
+  if (error instanceof DecisionRefusedError) {
+    stderr.write(`fisk-ai: ${error.message}${decisionAdvice(error)}\n`);
+    return error.refusal === "already-decided" ? EXIT.decided : EXIT.usage;
+  }
   if (error instanceof RunStateError) {
     stderr.write(`fisk-ai: ${storeMessage(error)}${storeAdvice(error)}\n`);
     return exitCodeForStoreError(error.code);
@@ -25,6 +29,18 @@ export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): nu
   const message = error instanceof Error ? error.message : String(error);
   stderr.write(`fisk-ai: ${message.split("\n")[0]}\n`);
   return EXIT.error;
+}
+
+/** The command that shows what can be decided. */
+function decisionAdvice({ refusal, runId }: DecisionRefusedError): string {
+  switch (refusal) {
+    case "already-decided":
+      return "";
+    case "ambiguous":
+      return ": give it with --call TOOL_USE_ID";
+    default:
+      return ` ('fisk-ai session show ${runId}' shows its calls)`;
+  }
 }
 
 /** The command that helps with a store's error: the library names what is wrong, the CLI how to look further. */

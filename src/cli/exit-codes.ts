@@ -14,6 +14,7 @@ export const EXIT = {
   corrupt: 8,
   exists: 9,
   awaiting_approval: 10,
+  decided: 11,
   interrupted: 130,
 } as const;
 
@@ -57,5 +58,6 @@ export const EXIT_CODES_HELP = `Exit codes:
   8    the journal is corrupt, or of a newer version (fisk-ai session verify ID shows where)
   9    a session with that id already exists
   10   awaiting approval: calls wait for a decision (fisk-ai session pending)
+  11   the call is already decided: another decision was journaled first
   130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer
 `;

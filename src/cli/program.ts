@@ -12,7 +12,8 @@ import type { MemoryCommandName } from "./memory-command.js";
 
 const STORE_OPTION = "keep sessions on NATS JetStream: nats://HOST:PORT/STREAM; credentials from NATS_CREDS, NATS_USER and NATS_PASSWORD, or NATS_TOKEN";
 
-const STATUS_HELP = `STATUS is the terminal reason (completed, suspended, error, budget, max_iterations), open
+const STATUS_HELP = `STATUS is the terminal reason (completed, suspended, error, budget, max_iterations,
+awaiting_approval: calls wait for a decision), open
 when the journal ends without one (its process died), running PID@HOST while a live
 process holds it, corrupt when it cannot be read.`;
 
@@ -140,13 +141,14 @@ ${EXIT_CODES_HELP}`,
     .option("--model <M>", "override the configured model")
     .option("--provider <P>", "override the configured provider: anthropic, openai or script")
     .option("--output-format <F>", "text (default: the answer on stdout) or stream-json (every event of the run as one JSON object a line on stdout)")
+    .option("--approvals <MODE>", "ask (default: a confirm tool or ask_user asks on the terminal when there is one) or defer (a checkpointed run parks the call until 'session approve|deny|answer')")
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     .action(action(async (args, flags) => (await import("./run-command.js")).runCommand(args, flags, io)));
 
   const session = program
     .command("session")
     .usage("COMMAND [options]")
-    .summary("list, show, verify, remove, export, import and fork sessions")
+    .summary("list, show, verify, remove, export, import and fork sessions; decide the calls they wait on")
     .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
     .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_HELP}`);
   const sessionCommand = (name: SessionCommandName, usage: string, description: string, statusHelp = false) =>
@@ -182,6 +184,17 @@ ${EXIT_CODES_HELP}`,
   sessionCommand("fork", "ID [options]", "a new session repeating ID's records up to SEQ")
     .option("--at <SEQ>", "the last record to repeat (default: the last one)")
     .option("--name <NEW>", "the new session's id (default: a new KSUID)");
+  sessionCommand("pending", "[options]", "every call waiting for a decision, oldest first: SESSION, CALL, TOOL, KIND, WAITING, INPUT").option("--json", "one JSON array of the calls");
+  sessionCommand("approve", "ID [TOOL_USE_ID...] [options]", "approve calls a parked session waits on (no ids: every approval); a resume runs them with the input they were parked with")
+    .option("--all", "every approval that waits (the default without ids)")
+    .option("--resume", "then resume the session");
+  sessionCommand("deny", "ID [TOOL_USE_ID...] --reason TEXT [options]", "deny calls a parked session waits on (no ids: every one); the model is told TEXT and the calls never run")
+    .option("--reason <TEXT>", "why: the model reads it as the call's error")
+    .option("--all", "every call that waits (the default without ids)")
+    .option("--resume", "then resume the session");
+  sessionCommand("answer", "ID TEXT [options]", "answer the ask_user question a parked session waits on; the model gets TEXT as the tool's result")
+    .option("--call <TOOL_USE_ID>", "the question to answer, where more than one waits")
+    .option("--resume", "then resume the session");
   sessionCommand("init-stream", "[options]", "create the JetStream stream --store (or session.stream) names, binding P.> (default: session.prefix, else fisk-ai.runs)").option(
     "--prefix <P>",
     "the subject prefix the stream binds",

@@ -5,6 +5,7 @@ import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import type { ContentBlockLike } from "./render-blocks.js";
 import { describeOtherBlock, describeToolResult, describeToolUse } from "./render-blocks.js";
 import { isOtherBlock, type Message, type ToolUseBlock } from "../runstate/records.js";
+import { questionOf } from "../tools/ask-user.js";
 
 export interface Style {
   dim(text: string): string;
@@ -25,10 +26,11 @@ export function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): St
 }
 
 /**
- * `resumeHint` gives the command that resumes a session, as it can be pasted. With
+ * `command` gives a fisk-ai command line with the options that find this store, as it can
+ * be pasted: the one that resumes a session, those that decide its waiting calls. With
  * `textStreamed`, the model's text has been shown as it arrived, and turns narrate the rest.
  */
-export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, resumeHint: (runId: string) => string, textStreamed = false): AgentEvents {
+export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, command: (args: readonly string[]) => string, textStreamed = false): AgentEvents {
   const say = (line: string) => stderr.write(`${line}\n`);
   const narrate = (blocks: readonly ContentBlockLike[], toolNames: Map<string, string>) => {
     for (const block of blocks) {
@@ -78,21 +80,43 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, resu
       say(renderResult(style, use.name, result, reused));
     },
     runFinished: (outcome) => {
-      if (outcome.reason === "suspended" && outcome.checkpointed) {
-        say(`Suspended session ${outcome.runId}; resume with: ${resumeHint(outcome.runId)}`);
+      if (outcome.reason === "awaiting_approval") {
+        for (const line of waitingLines(outcome, command)) say(line);
+      } else if (outcome.reason === "suspended" && outcome.checkpointed) {
+        say(`Suspended session ${outcome.runId}; resume with: ${resumeHint(outcome.runId, command)}`);
       } else if (outcome.reason !== "completed") {
         const resume = outcome.checkpointed ? ` (session ${outcome.runId})` : "";
-        say(style.red(`fisk-ai: ${outcome.message ?? outcome.reason}${resume}${raiseHint(outcome, resumeHint)}`));
+        say(style.red(`fisk-ai: ${outcome.message ?? outcome.reason}${resume}${raiseHint(outcome, command)}`));
       }
     },
   };
 }
 
+/** A parked run: the calls that wait, and the commands that decide them and go on. */
+function waitingLines({ runId, waiting = [] }: RunOutcome, command: (args: readonly string[]) => string): string[] {
+  const calls = waiting.map((call) => `  ${call.toolUseId}  ${call.kind === "question" ? `asks: ${questionOf(call.input)}` : `${call.name} ${JSON.stringify(call.input)}`}`);
+  const approvals = waiting.some((call) => call.kind === "approval");
+  const questions = waiting.some((call) => call.kind === "question");
+  return [
+    `Session ${runId} waits for ${waiting.length === 1 ? "a decision on 1 call" : `decisions on ${waiting.length} calls`}:`,
+    ...calls,
+    "Decide with:",
+    ...(approvals ? [`  ${command(["session", "approve", runId, "--resume"])}`] : []),
+    `  ${command(["session", "deny", runId, "--reason", "TEXT"])}`,
+    ...(questions ? [`  ${command(["session", "answer", runId, "TEXT"])}`] : []),
+    `(name TOOL_USE_IDs after ${runId} to decide only some; without --resume, resume later with: ${resumeHint(runId, command)})`,
+  ];
+}
+
+function resumeHint(runId: string, command: (args: readonly string[]) => string): string {
+  return command(["run", "--resume", runId]);
+}
+
 /** For a run stopped by a limit: the config key that raises it, and how to go on. */
-function raiseHint(outcome: RunOutcome, resumeHint: (runId: string) => string): string {
+function raiseHint(outcome: RunOutcome, command: (args: readonly string[]) => string): string {
   const key = outcome.reason === "max_iterations" ? "budget.max_iterations" : outcome.reason === "budget" ? "budget.max_tokens" : undefined;
   if (key === undefined) return "";
-  return outcome.checkpointed ? `: raise ${key} in agent.yaml, then resume with: ${resumeHint(outcome.runId)} --force` : `: raise ${key} in agent.yaml`;
+  return outcome.checkpointed ? `: raise ${key} in agent.yaml, then resume with: ${resumeHint(outcome.runId, command)} --force` : `: raise ${key} in agent.yaml`;
 }
 
 function renderResult(style: Style, name: string, result: Parameters<typeof describeToolResult>[0], reused = false): string {

@@ -17,7 +17,12 @@ export interface ResumeWhere {
 }
 
 export function resumeCommand(runId: string, where: ResumeWhere, env: NodeJS.ProcessEnv): string {
-  const words = [...program(env), "run", "--resume", runId];
+  return commandLine(["run", "--resume", runId], where, env);
+}
+
+/** `fisk-ai` and `args`, with the options that find the store and configuration, as it can be pasted. */
+export function commandLine(args: readonly string[], where: ResumeWhere, env: NodeJS.ProcessEnv): string {
+  const words = [...program(env), ...args];
   if (where.config !== undefined) words.push("--config", where.config);
   if (where.stateDir !== undefined) words.push("--state-dir", where.stateDir);
   if (where.store !== undefined) words.push("--store", where.store);

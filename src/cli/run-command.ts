@@ -18,11 +18,11 @@ import { resumableSessions } from "./session-list.js";
 import { pickSession } from "./session-picker.js";
 import { chatInput, type ChatInput } from "./chat-input.js";
 import { liveStatus, wantsLiveStatus } from "./live-status.js";
-import { resumeCommand, type ResumeWhere } from "./resume-hint.js";
+import { commandLine, type ResumeWhere } from "./resume-hint.js";
 import { RunSignals } from "./run-signals.js";
 import { configPathFrom, storeFor, storeFromFlags } from "./session-store.js";
 import { bothEvents, streamJsonEvents } from "./stream-json.js";
-import { terminalAskRerun, terminalConfirm } from "./terminal-confirm.js";
+import { terminalAskRerun, terminalAskUser, terminalConfirm } from "./terminal-confirm.js";
 
 export interface CommandIO {
   stdin: NodeJS.ReadStream;
@@ -34,6 +34,8 @@ export interface CommandIO {
    * starts, so a test entry can act at an exact step (kill the process there).
    */
   wrapRunEvents?: (events: AgentEvents) => AgentEvents;
+  /** For tests only, like wrapRunEvents: called once a decision command's decisions are durable, before its terminal record. */
+  decisionsJournaled?: () => void;
 }
 
 /** The options `run` declares in program.ts, as commander names them. */
@@ -53,6 +55,8 @@ export interface RunFlags {
   model?: string;
   provider?: string;
   outputFormat?: string;
+  /** `ask` (the default: on a terminal when there is one) or `defer` (never ask: a call that needs a decision parks the run). */
+  approvals?: string;
 }
 
 export async function runCommand(positionals: string[], flags: RunFlags, io: CommandIO): Promise<number> {
@@ -79,11 +83,18 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     const events = bothEvents(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, {
       runStarted: ({ runId }) => (signals.currentRunId = runId),
     });
+    // stream-json's stdout is a program's, not a person's: its decisions are made apart.
+    const asks = values.approvals !== "defer" && !streamJson;
+    const confirm = asks ? terminalConfirm(io.stdin, io.stderr) : undefined;
+    const askUser = asks ? terminalAskUser(io.stdin, io.stderr) : undefined;
+    const askRerun = terminalAskRerun(io.stdin, io.stderr);
     const options: RunOptions = {
       settings: settingsFromConfig(config, io.env, mcp?.tools),
       events: io.wrapRunEvents?.(events) ?? events,
-      confirm: terminalConfirm(io.stdin, io.stderr),
-      askRerun: terminalAskRerun(io.stdin, io.stderr),
+      ...(confirm === undefined ? {} : { confirm }),
+      ...(askUser === undefined ? {} : { askUser }),
+      ...(askRerun === undefined ? {} : { askRerun }),
+      decidedBy: "terminal",
       suspend: signals.suspend,
       signal: signals.abort.signal,
       store,
@@ -146,6 +157,9 @@ function checkRunFlags(positionals: string[], flags: RunFlags): RunMode {
   if (values.force === true && !resuming) throw new UsageError("--force applies only to --resume");
   const format = values.outputFormat ?? "text";
   if (format !== "text" && format !== "stream-json") throw new UsageError(`--output-format is text or stream-json, not '${format}'`);
+  if (values.approvals !== undefined && values.approvals !== "ask" && values.approvals !== "defer") {
+    throw new UsageError(`--approvals is ask (on a terminal when there is one) or defer (park the run until a decision), not '${values.approvals}'`);
+  }
   if (values.all === true && values.continue !== true && !pick) throw new UsageError("--all applies to --continue and to --resume without an id");
   if (values.resume !== undefined) assertRunId(values.resume);
   if (values.name !== undefined) assertRunId(values.name);
@@ -252,7 +266,7 @@ class ChatPrompts {
 function outputFor(io: CommandIO, where: ResumeWhere, streamJson: boolean): { stderrEvents: AgentEvents; events: AgentEvents; printAnswer: (text: string) => void } {
   const style = styleFor(io.stderr, io.env);
   const showLive = wantsLiveStatus(io.stderr, io.env);
-  const narration = stderrRenderer(io.stderr, style, (runId) => resumeCommand(runId, where, io.env), showLive);
+  const narration = stderrRenderer(io.stderr, style, (args) => commandLine(args, where, io.env), showLive);
   const live = showLive ? liveStatus(narration, io.stderr, style) : undefined;
   const stderrEvents = live?.events ?? narration;
   // On a terminal the streamed answer is already on the screen: stdout does not repeat it there.

@@ -12,7 +12,7 @@ import type { ResumeWhere } from "./resume-hint.js";
 import type { Store } from "../runstate/store.js";
 import { configPathFrom, openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";
 
-export type SessionCommandName = "ls" | "show" | "rm" | "verify" | "export" | "import" | "fork" | "init-stream";
+export type SessionCommandName = "ls" | "show" | "rm" | "verify" | "export" | "import" | "fork" | "init-stream" | "approve" | "deny" | "answer" | "pending";
 
 /** The options the session commands declare in program.ts, as commander names them. */
 export interface SessionFlags extends StoreFlags {
@@ -28,6 +28,10 @@ export interface SessionFlags extends StoreFlags {
   name?: string;
   at?: string;
   prefix?: string;
+  all?: boolean;
+  reason?: string;
+  call?: string;
+  resume?: boolean;
 }
 
 function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
@@ -114,6 +118,23 @@ async function sessionSubcommand(
       const [{ forkSession }, { resumeCommand }] = await Promise.all([import("./session-transfer.js"), import("./resume-hint.js")]);
       const { forkId, at } = await forkSession(await sessionStore(values), runId, { at: values.at, name: values.name });
       io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: ${resumeCommand(forkId, storeWhere(values), io.env)}\n`);
+      return EXIT.completed;
+    }
+    case "approve":
+    case "deny":
+    case "answer": {
+      const { decideRequest, decideCalls } = await import("./session-decide.js");
+      const request = decideRequest(command, positionals, values);
+      assertRunId(request.runId);
+      await decideCalls(await sessionStore(values), request, io.stdout, { where: storeWhere(values), env: io.env, decisionsJournaled: io.decisionsJournaled });
+      if (values.resume !== true) return EXIT.completed;
+      const { runCommand } = await import("./run-command.js");
+      return runCommand([], { resume: request.runId, config: values.config, stateDir: values.stateDir, store: values.store }, io);
+    }
+    case "pending": {
+      if (positionals.length > 0) throw new UsageError("session pending takes no arguments");
+      const { showPending } = await import("./session-decide.js");
+      await showPending(await sessionStore(values), values.json === true, io.stdout);
       return EXIT.completed;
     }
     case "init-stream": {

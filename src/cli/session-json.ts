@@ -1,7 +1,7 @@
 // The stable JSON shapes of `session ls --json` and `session show --json`, documented in
 // the README. Field names here are a contract with scripts: add, never rename.
 import { providerOf } from "../agent/fingerprint.js";
-import type { RunState } from "../runstate/fold.js";
+import type { ApprovalState, DecisionState, RunState } from "../runstate/fold.js";
 import type { RunSummary } from "../runstate/store.js";
 
 export function summaryJson(summary: RunSummary) {
@@ -22,7 +22,15 @@ export function summaryJson(summary: RunSummary) {
 
 /** What `show --json` says of a run's state: a whole fold, or a tally of it with the messages written after (show-json.ts). */
 type ShownState = Pick<RunState, "counters" | "nextIteration" | "terminal" | "meta" | "messages"> & {
-  pending: { seq: number; toolUses: readonly { id: string; name: string; input: unknown }[]; answered: Iterable<string> } | undefined;
+  pending:
+    | {
+        seq: number;
+        toolUses: readonly { id: string; name: string; input: unknown }[];
+        answered: Iterable<string>;
+        approvals: ReadonlyMap<string, Pick<ApprovalState, "request">>;
+        decisions: ReadonlyMap<string, Pick<DecisionState, "decision">>;
+      }
+    | undefined;
 };
 
 /** `messages` comes last: show-json.ts writes them after the rest, as it reads them. */
@@ -48,6 +56,10 @@ export function stateJson(state: ShownState, summary: RunSummary) {
             tool_uses: state.pending.toolUses.map(({ id, name, input }) => ({ id, name, input })),
             answered: [...state.pending.answered],
           },
+    approvals: [...(state.pending?.approvals.values() ?? [])].map(({ request }) => {
+      const decided = state.pending?.decisions.get(request.tool_use_id)?.decision;
+      return { ...request, decision: decided === undefined ? null : { decision: decided.decision, text: decided.text ?? null, decided_by: decided.decided_by, decided_at: decided.decided_at } };
+    }),
     terminal: state.terminal ?? null,
     fingerprint: state.meta.fingerprint,
     messages: state.messages,

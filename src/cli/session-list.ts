@@ -38,6 +38,15 @@ export function timeText(iso: string): string {
   return `${time.getFullYear()}-${two(time.getMonth() + 1)}-${two(time.getDate())} ${two(time.getHours())}:${two(time.getMinutes())}:${two(time.getSeconds())}`;
 }
 
+/** How long, in the largest unit that fits: 45s, 12m, 3h, 2d. */
+export function ageText(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
 export async function listSessions(
   store: Store & { dir?: string },
   options: { json: boolean; here?: string },

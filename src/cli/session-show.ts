@@ -1,12 +1,13 @@
 // `fisk-ai session show ID`: what a session is, and with --transcript what was said.
 // Everything is read as it is written out, so a journal of any size shows in bounded memory.
 import { providerOf } from "../agent/fingerprint.js";
+import type { ApprovalDecisionPayload, ApprovalRequestPayload } from "../runstate/records.js";
 import { tallyRecords, type RunTally } from "../runstate/run-tally.js";
 import type { RunSummary, Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
 import { PacedOutput } from "./paced-output.js";
 import { writeStateJson } from "./show-json.js";
-import { statusText, timeText } from "./session-list.js";
+import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
 import { TranscriptReader, type TranscriptEntry } from "./transcript-entries.js";
 
@@ -79,10 +80,20 @@ function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashP
         return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
       });
     fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
+    for (const { request } of tally.pending.approvals.values()) fields.push(["approval", approvalLine(request, tally.pending.decisions.get(request.tool_use_id)?.decision)]);
   }
   fields.push(["prompt", meta.prompt]);
   const width = Math.max(...fields.map(([name]) => name.length));
   return fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`);
+}
+
+/** A parked call: what it asks, and how long it waited (and waits still, until decided). */
+function approvalLine(request: ApprovalRequestPayload, decision: ApprovalDecisionPayload | undefined): string {
+  const what = `${request.tool_use_id} ${request.name} ${JSON.stringify(request.input)}`;
+  const requested = Date.parse(request.requested_at);
+  if (decision === undefined) return `${what}: waiting for ${request.kind === "question" ? "an answer" : "a decision"} for ${ageText(Date.now() - requested)}`;
+  const text = decision.text === undefined ? "" : ` (${decision.text})`;
+  return `${what}: ${decision.decision}${text} by ${decision.decided_by} after ${ageText(Date.parse(decision.decided_at) - requested)}`;
 }
 
 /** An entry as the plain print shows it: a result indented under its arrow, a long one folded to its first lines unless `full`. */

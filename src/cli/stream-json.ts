@@ -31,6 +31,17 @@ export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
         is_error: result.is_error === true,
         reused,
       }),
+    approvalRequested: (request) =>
+      emit({ type: "approval_request", id: request.tool_use_id, name: request.name, input: request.input, kind: request.kind, requested_at: request.requested_at }),
+    approvalDecided: (decision) =>
+      emit({
+        type: "approval_decision",
+        id: decision.tool_use_id,
+        decision: decision.decision,
+        ...(decision.text === undefined ? {} : { text: decision.text }),
+        decided_by: decision.decided_by,
+        decided_at: decision.decided_at,
+      }),
     runFinished: (outcome) =>
       emit({
         type: "terminal",
@@ -38,6 +49,7 @@ export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
         reason: outcome.reason,
         ...(outcome.answer === undefined ? {} : { answer: outcome.answer }),
         ...(outcome.message === undefined ? {} : { message: outcome.message }),
+        ...(outcome.waiting === undefined ? {} : { waiting: outcome.waiting.map((call) => ({ id: call.toolUseId, name: call.name, input: call.input, kind: call.kind, requested_at: call.requestedAt })) }),
         counters: {
           model_calls: outcome.counters.modelCalls,
           tool_calls: outcome.counters.toolCalls,

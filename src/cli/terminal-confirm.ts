@@ -1,25 +1,40 @@
-// Asks y/N on the terminal about one tool call: before a `confirm` tool runs, and on
-// resume before an `on_crash: ask` call that was cut short runs again. Where there is no
-// terminal to ask on, the answer is no: a call that needs a person never runs without one.
+// Asks on the terminal about one tool call: y/N before a `confirm` tool runs, and on
+// resume before an `on_crash: ask` call that was cut short runs again; and an ask_user
+// question, whose answer is the line typed. Where there is no terminal to ask on there is
+// no one to ask (undefined): the run parks the call when it is checkpointed, else denies it.
 import { createInterface } from "node:readline/promises";
-import { denyWithoutTerminal, type ConfirmToolCall } from "../tools/tool-set.js";
-import type { Tool } from "../tools/tool.js";
+import type { AskUser } from "../agent/approvals.js";
+import type { ConfirmToolCall } from "../tools/tool-set.js";
 
-export function terminalConfirm(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): ConfirmToolCall {
-  return terminalQuestion(stdin, stderr, (tool, input) => `Run ${tool.name} ${JSON.stringify(input)}? [y/N] `);
+export function terminalConfirm(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): ConfirmToolCall | undefined {
+  const ask = terminalLine(stdin, stderr);
+  if (ask === undefined) return undefined;
+  return async (tool, input) => /^y(es)?$/i.test((await ask(`Run ${tool.name} ${JSON.stringify(input)}? [y/N] `)) ?? "");
 }
 
-export function terminalAskRerun(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): ConfirmToolCall {
-  return terminalQuestion(
-    stdin,
-    stderr,
-    (tool, input) => `${tool.name} ${JSON.stringify(input)} may have been running when the run was interrupted. Run it again? (no: the model is told its effect is unknown) [y/N] `,
-  );
+export function terminalAskRerun(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): ConfirmToolCall | undefined {
+  const ask = terminalLine(stdin, stderr);
+  if (ask === undefined) return undefined;
+  return async (tool, input) =>
+    /^y(es)?$/i.test(
+      (await ask(`${tool.name} ${JSON.stringify(input)} may have been running when the run was interrupted. Run it again? (no: the model is told its effect is unknown) [y/N] `)) ?? "",
+    );
 }
 
-function terminalQuestion(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream, question: (tool: Tool, input: Record<string, unknown>) => string): ConfirmToolCall {
-  if (!stdin.isTTY || !stderr.isTTY) return denyWithoutTerminal;
-  return async (tool, input) => {
+export function terminalAskUser(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): AskUser | undefined {
+  const ask = terminalLine(stdin, stderr);
+  if (ask === undefined) return undefined;
+  return async (question) => {
+    const answer = await ask(`The model asks: ${question}\n> `);
+    if (answer === undefined) throw new Error("the question was not answered");
+    return answer;
+  };
+}
+
+/** Asks one line on the terminal; undefined when Ctrl-C cut it short. */
+function terminalLine(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): ((question: string) => Promise<string | undefined>) | undefined {
+  if (!stdin.isTTY || !stderr.isTTY) return undefined;
+  return async (question) => {
     const prompt = createInterface({ input: stdin, output: stderr });
     const interrupted = new AbortController();
     // A prompt puts the terminal in raw mode, where Ctrl-C reaches readline and not the
@@ -29,10 +44,9 @@ function terminalQuestion(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream, 
       process.kill(process.pid, "SIGINT");
     });
     try {
-      const answer = await prompt.question(question(tool, input), { signal: interrupted.signal });
-      return /^y(es)?$/i.test(answer.trim());
+      return (await prompt.question(question, { signal: interrupted.signal })).trim();
     } catch {
-      return false;
+      return undefined;
     } finally {
       prompt.close();
     }

@@ -3,7 +3,7 @@
 // the compactions. A journal of any size is tallied in the memory of one batch. Unlike
 // fold it checks nothing: it reads a journal load() would accept, or says what it sees.
 import { RunStateError } from "./errors.js";
-import type { Counters } from "./fold.js";
+import type { ApprovalState, Counters, DecisionState } from "./fold.js";
 import { kindOfProtocol, type CompactionPayload, type JournalRecord, type MetaPayload, type TerminalPayload, type ToolUseBlock } from "./records.js";
 
 /** A compaction as a tally keeps it. */
@@ -24,8 +24,10 @@ export interface RunTally {
   counters: Counters;
   /** As fold gives it: the loop index to resume at. */
   nextIteration: number;
-  /** The turn whose tools are not all answered: its seq, its calls, and the ids answered so far in journal order. */
-  pending: { seq: number; toolUses: ToolUseBlock[]; answered: Set<string> } | undefined;
+  /** The turn whose tools are not all answered: its seq, its calls, the ids answered so far in journal order, its parked calls and their decisions, as fold keeps them. */
+  pending:
+    | { seq: number; toolUses: ToolUseBlock[]; answered: Set<string>; approvals: Map<string, ApprovalState>; decisions: Map<string, DecisionState> }
+    | undefined;
   /** Set only when the records so far end on a terminal record. */
   terminal: TerminalPayload | undefined;
   /** Every compaction so far, undone ones included. */
@@ -70,7 +72,7 @@ export function tallyStep(tally: RunTally | undefined, record: JournalRecord): R
       counters.cacheCreateTokens += turn.cache_create_tokens ?? 0;
       tally.nextIteration = Math.max(tally.nextIteration, turn.iteration + 1);
       const toolUses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-      if (toolUses.length > 0) tally.pending = { seq: record.seq, toolUses, answered: new Set() };
+      if (toolUses.length > 0) tally.pending = { seq: record.seq, toolUses, answered: new Set(), approvals: new Map(), decisions: new Map() };
       break;
     }
     case "tool_result": {
@@ -80,6 +82,16 @@ export function tallyStep(tally: RunTally | undefined, record: JournalRecord): R
       const { pending } = tally;
       pending?.answered.add(id);
       if (pending !== undefined && pending.answered.size === pending.toolUses.length) tally.pending = undefined;
+      break;
+    }
+    case "approval_request": {
+      const request = (record as Extract<JournalRecord, { approval_request: unknown }>).approval_request;
+      tally.pending?.approvals.set(request.tool_use_id, { seq: record.seq, request });
+      break;
+    }
+    case "approval_decision": {
+      const decision = (record as Extract<JournalRecord, { approval_decision: unknown }>).approval_decision;
+      tally.pending?.decisions.set(decision.tool_use_id, { seq: record.seq, decision });
       break;
     }
     case "compaction": {

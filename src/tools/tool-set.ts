@@ -2,7 +2,7 @@
 // goes wrong (an unknown tool, a denial, a throw) the model gets an is_error result,
 // never a missing one.
 import type { ToolSpec } from "../llm/model-provider.js";
-import type { ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
+import type { ApprovalKind, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
 import { toolResultBlock, type CrashPolicy, type Tool } from "./tool.js";
 
 /**
@@ -13,6 +13,9 @@ import { toolResultBlock, type CrashPolicy, type Tool } from "./tool.js";
 export type ConfirmToolCall = (tool: Tool, input: Record<string, unknown>) => Promise<boolean>;
 
 export const denyWithoutTerminal: ConfirmToolCall = async () => false;
+
+/** What a call already decided by a person is asked again: nothing, it is allowed. */
+export const allowDecided: ConfirmToolCall = async () => true;
 
 export class ToolSet {
   readonly #tools: Map<string, Tool>;
@@ -48,6 +51,21 @@ export class ToolSet {
     const policy: CrashPolicy = tool?.onCrash ?? "rerun";
     if (tool === undefined || policy === "rerun") return true;
     return policy === "ask" && (await ask(tool, use.input).catch(() => false));
+  }
+
+  /**
+   * Whether a call waits for a person before it runs: `approval` for a `confirm: true`
+   * tool, `question` for ask_user, undefined for any other (a confirm function decides itself).
+   */
+  decisionKind(use: ToolUseBlock): ApprovalKind | undefined {
+    const tool = this.#tools.get(use.name);
+    if (tool?.asksOperator === true) return "question";
+    return tool?.confirm === true ? "approval" : undefined;
+  }
+
+  /** The tool named `name`, if the set has one. */
+  named(name: string): Tool | undefined {
+    return this.#tools.get(name);
   }
 
   crashPolicy(name: string): CrashPolicy | undefined {

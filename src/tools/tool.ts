@@ -50,6 +50,11 @@ export interface Tool extends ToolSpec {
   /** The MCP server that runs this tool: its calls are remote, and its tools are fingerprinted per server. */
   mcpServer?: string;
   /**
+   * `true` for a question to the operator (the built-in askUserTool): a call is not run but
+   * answered, on a terminal (runAgent's `askUser`) or, parked, by `answer` later.
+   */
+  asksOperator?: boolean;
+  /**
    * Runs one call with the model's input. A rejection is not a failed run: the model gets
    * an is_error result `<name> failed: <message>`.
    */

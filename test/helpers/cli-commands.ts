@@ -3,7 +3,7 @@
 export const COMMANDS: string[][] = [
   ["run"],
   ["session"],
-  ...["ls", "show", "rm", "verify", "export", "import", "fork", "init-stream"].map((sub) => ["session", sub]),
+  ...["ls", "show", "rm", "verify", "export", "import", "fork", "pending", "approve", "deny", "answer", "init-stream"].map((sub) => ["session", sub]),
   ["memory"],
   ...["ls", "show", "rm"].map((sub) => ["memory", sub]),
   ["completion"],

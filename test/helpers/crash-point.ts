@@ -2,13 +2,28 @@
 // the process SIGKILL itself at the n-th occurrence of a point, so durability tests can
 // kill a run at an exact step.
 // Points: before-model (a model call is about to start), after-assistant (a model turn
-// is journaled), after-tool (a tool result is journaled).
+// is journaled), after-tool (a tool result is journaled), after-request (an approval
+// request is journaled), after-decision (a run journaled a decision it asked for or a
+// timeout made), after-decide-command (a session approve/deny/answer journaled its
+// decisions, before its terminal record).
 import type { AgentEvents } from "../../src/agent/events.js";
 
-type CrashPoint = "before-model" | "after-assistant" | "after-tool";
+type CrashPoint = "before-model" | "after-assistant" | "after-tool" | "after-request" | "after-decision" | "after-decide-command";
+
+const SPEC = /^(before-model|after-assistant|after-tool|after-request|after-decision|after-decide-command):(\d+)$/;
+
+/** The hook a decision command calls between its decisions and its terminal record. */
+export function decideCrashPoint(spec: string | undefined): (() => void) | undefined {
+  const match = spec === undefined ? null : SPEC.exec(spec);
+  if (match === null || match[1] !== "after-decide-command") return undefined;
+  let remaining = Number(match[2]);
+  return () => {
+    if (--remaining === 0) process.kill(process.pid, "SIGKILL");
+  };
+}
 
 export function withCrashPoint(events: AgentEvents, spec: string | undefined): AgentEvents {
-  const match = spec === undefined ? null : /^(before-model|after-assistant|after-tool):(\d+)$/.exec(spec);
+  const match = spec === undefined ? null : SPEC.exec(spec);
   if (match === null) return events;
   const point = match[1] as CrashPoint;
   let remaining = Number(match[2]);
@@ -24,6 +39,14 @@ export function withCrashPoint(events: AgentEvents, spec: string | undefined): A
     assistantTurn: (turn) => {
       events.assistantTurn?.(turn);
       reached("after-assistant");
+    },
+    approvalRequested: (request) => {
+      events.approvalRequested?.(request);
+      reached("after-request");
+    },
+    approvalDecided: (decision) => {
+      events.approvalDecided?.(decision);
+      reached("after-decision");
     },
     toolFinished: (use, result, reused) => {
       events.toolFinished?.(use, result, reused);

@@ -1,0 +1,114 @@
+// Approvals benchmark (issue 25): the time from a decision to the approved tool running on
+// resume, beside a plain resume of the same kind of session (one stopped with the same tool
+// call unanswered) to that tool running. Over the file store and over JetStream (a real
+// nats-server on 127.0.0.1). Each round makes two fresh sessions by running the agent (the
+// script provider plays the model), then times each side; rounds alternate their order.
+//   npm run bench:approvals            APPROVAL_ROUNDS=<n> for another count (default 30)
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import { approve } from "../src/agent/decide-calls.js";
+import { ScriptProvider } from "../src/llm/script-provider.js";
+import { createStore } from "../src/runstate/create-store.js";
+import { initRunStream } from "../src/runstate/jetstream/run-stream.js";
+import type { Store } from "../src/runstate/store.js";
+import { defineTool } from "../src/tools/tool.js";
+import { ToolSet } from "../src/tools/tool-set.js";
+import { startNatsServer } from "../test/helpers/nats-server.js";
+import { formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
+import { interleave, median } from "./stats.js";
+
+const COMMAND = "npm run bench:approvals";
+const ROUNDS = Number(process.env.APPROVAL_ROUNDS ?? 30);
+const GOAL = 1.5;
+
+/** The moment the tool started, set by its handler: the end of each timed span. */
+let toolStarted = 0;
+
+function settings(script: string, confirm: boolean): AgentSettings {
+  const act = defineTool({ name: "act", description: "Acts", input: { type: "object" }, confirm, run: () => ((toolStarted = performance.now()), "acted") });
+  return {
+    provider: new ScriptProvider(script),
+    model: "script-demo",
+    system: "bench",
+    tools: new ToolSet([act]),
+    parallelTools: false,
+    maxOutputTokens: 1000,
+    maxTokens: 1_000_000,
+    maxIterations: 10,
+    thinking: { mode: "off" },
+    retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 10_000 },
+  };
+}
+
+/** A decision on a parked session (timed on its own), then its resume until the approved tool runs. */
+async function approvedSide(store: Store, script: string, runId: string): Promise<{ decide: number; resume: number }> {
+  const parked = await startRun({ settings: settings(script, true), store }, { prompt: "act", runId });
+  if (parked.reason !== "awaiting_approval") throw new Error(`${runId} ended ${parked.reason}, not parked`);
+  const started = performance.now();
+  await approve(store, runId);
+  const decided = performance.now();
+  const done = await resumeRun({ settings: settings(script, true), store }, { runId, force: false });
+  if (done.reason !== "completed") throw new Error(`${runId} ended ${done.reason}`);
+  return { decide: decided - started, resume: toolStarted - decided };
+}
+
+/** A session a crash left with the same call unanswered, resumed until that tool runs; nothing to decide. */
+async function plainSide(store: Store, script: string, runId: string): Promise<{ decide: number; resume: number }> {
+  const crash = new AbortController();
+  // Aborted once the turn is journaled: the loop stops before the tool, as a kill there would.
+  const events = { assistantTurn: () => crash.abort() };
+  await startRun({ settings: settings(script, false), store, events, signal: crash.signal }, { prompt: "act", runId }).catch(() => undefined);
+  const started = performance.now();
+  const done = await resumeRun({ settings: settings(script, false), store }, { runId, force: false });
+  if (done.reason !== "completed") throw new Error(`${runId} ended ${done.reason}`);
+  return { decide: 0, resume: toolStarted - started };
+}
+
+async function main(): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-bench-approvals-"));
+  const script = join(scratch, "act.script.yaml");
+  writeFileSync(script, "turns:\n  - tool_calls: [{ name: act, input: { n: 1 } }]\n  - text: done\n");
+  const server = await startNatsServer();
+  const jetstream = { backend: "jetstream" as const, servers: server.url, stream: "BENCH_APPROVALS" };
+  await initRunStream(jetstream);
+  const stores: Record<"file" | "jetstream", Store> = {
+    file: await createStore({ backend: "file", dir: join(scratch, "runs") }),
+    jetstream: await createStore(jetstream),
+  };
+  try {
+    console.log(`${COMMAND}: ${machineLine(scratch)}; nats-server with JetStream file storage on 127.0.0.1`);
+    const rows: string[][] = [];
+    let session = 0;
+    for (const [name, store] of Object.entries(stores)) {
+      const sides = await interleave(
+        { approved: () => approvedSide(store, script, `approved-${session++}`), plain: () => plainSide(store, script, `plain-${session++}`) },
+        ROUNDS,
+        2,
+      );
+      const decide = median(sides.approved.map((side) => side.decide));
+      const resume = median(sides.approved.map((side) => side.resume));
+      const both = median(sides.approved.map((side) => side.decide + side.resume));
+      const plain = median(sides.plain.map((side) => side.resume));
+      rows.push([name, formatMs(resume), formatMs(plain), goalRatio(resume / plain, resume / plain <= GOAL), formatMs(decide), formatRatio(both / plain)]);
+    }
+    printTable(
+      `From the decision to the tool running on resume, beside a plain resume to the same tool; median of ${ROUNDS} rounds (goal: within ${formatRatio(GOAL, 1)})`,
+      ["store", "resume after approval ms", "plain resume ms", "ratio", "approve() ms", "(approve + resume)/plain"],
+      rows,
+      [
+        "resume after approval: once approve() has resolved (the decision durable), resumeRun of the session until the approved tool's handler starts",
+        "plain resume: resumeRun of a session stopped with the same call unanswered, until the tool's handler starts",
+        "approve(): open the session (lock or lease), fold, journal the decision and then the terminal record (two durable appends), close",
+      ],
+    );
+  } finally {
+    for (const store of Object.values(stores)) await store.close();
+    await server.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();

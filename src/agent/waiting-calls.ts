@@ -1,0 +1,45 @@
+// The calls a run waits on: those its journal parked for a person's decision and that no
+// decision has reached yet. Read from the fold only, so the loop, the commands that decide
+// and the listing of a whole store all see the same calls.
+import type { RunState } from "../runstate/fold.js";
+import type { ApprovalKind } from "../runstate/records.js";
+import type { Store } from "../runstate/store.js";
+
+/** A tool call parked for a decision: an approval (a `confirm` tool) or a question (`ask_user`). */
+export interface WaitingCall {
+  /** The session it belongs to. */
+  runId: string;
+  /** The call's id: what `approve`, `deny` and `answer` name. */
+  toolUseId: string;
+  /** The tool's name. */
+  name: string;
+  /** The input as the model sent it: exactly what runs once approved. */
+  input: Record<string, unknown>;
+  /** `approval` for a confirm tool, `question` for ask_user. */
+  kind: ApprovalKind;
+  /** When the run parked on it, RFC 3339. */
+  requestedAt: string;
+}
+
+/** The calls of a run's pending batch that wait for a decision, in the model's order. */
+export function waitingCalls(state: RunState): WaitingCall[] {
+  const pending = state.pending;
+  if (pending === undefined) return [];
+  return pending.toolUses.flatMap((use) => {
+    const parked = pending.approvals.get(use.id);
+    if (parked === undefined || pending.decisions.has(use.id)) return [];
+    const { name, input, kind, requested_at: requestedAt } = parked.request;
+    return [{ runId: state.runId, toolUseId: use.id, name, input, kind, requestedAt }];
+  });
+}
+
+/**
+ * Every call waiting in the store, oldest request first. Only the sessions whose listed
+ * status is `awaiting_approval` are read whole, so this costs what `list()` does plus
+ * those journals.
+ */
+export async function listPending(store: Store): Promise<WaitingCall[]> {
+  const parked = (await store.list()).filter((summary) => summary.status === "awaiting_approval");
+  const states = await Promise.all(parked.map((summary) => store.load(summary.runId)));
+  return states.flatMap(waitingCalls).sort((a, b) => (a.requestedAt < b.requestedAt ? -1 : a.requestedAt > b.requestedAt ? 1 : 0));
+}
