@@ -61,5 +61,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   10   awaiting approval: calls wait for a decision (fisk-ai session pending)
   11   the call is already decided: another decision was journaled first
   12   a title names more than one session: give its id
-  130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint
+  130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer
 `;

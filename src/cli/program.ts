@@ -165,13 +165,22 @@ ${EXIT_CODES_HELP}`,
   sessionCommand("ls", "[options]", "every session (--here: those started in this directory), newest first: ID, STATUS, MODEL, UPDATED, PROMPT", true)
     .option("--json", "one JSON array of the sessions")
     .option("--here", "only the sessions started in this directory");
-  sessionCommand("show", "ID|TITLE [options]", "status, counters, tokens, the pending batch, the prompt; --transcript adds the conversation (--full: whole tool results)", true)
+  sessionCommand(
+    "show",
+    "ID|TITLE [options]",
+    "status, counters, tokens, the pending batch, the prompt; --transcript adds the conversation (--full: whole tool results), in a full-screen viewer on a terminal (q leaves)",
+    true,
+  )
     .option("--transcript", "add the conversation")
     .option("--full", "with --transcript: whole tool results")
+    .option("--follow", "show the conversation and then each record a running session journals, until it ends")
+    .option("--no-tui", "print the conversation even on a terminal (as does NO_TUI=1)")
     .option("--json", "the session's state as JSON");
   sessionCommand("rm", "ID... [options]", "remove sessions (a running one is refused)");
   sessionCommand("verify", "ID... [options]", "check every record; exit 0 only when clean");
-  sessionCommand("export", "ID [options]", "the journal as it is (JSON Lines), after verifying it").option("-o, --output <FILE>", "write it to FILE (default: stdout)");
+  sessionCommand("export", "ID [options]", "the journal as it is (JSON Lines), after verifying it; --format html: one self-contained page to read it in a browser")
+    .option("-o, --output <FILE>", "write it to FILE (default: stdout)")
+    .addOption(new Option("--format <FORMAT>", "jsonl: the journal; html: a page with the conversation, its folds, a search and the tokens per call").choices(["jsonl", "html"]).default("jsonl"));
   sessionCommand("import", "FILE [options]", "a verified journal into the store, atomically ('-' reads stdin)").option("--name <ID>", "the id of the imported session (default: the journal's)");
   sessionCommand("fork", "ID [options]", "a new session repeating ID's records up to SEQ")
     .option("--at <SEQ>", "the last record to repeat (default: the last one)")

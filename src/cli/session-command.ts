@@ -38,7 +38,11 @@ export interface SessionFlags extends StoreFlags {
   here?: boolean;
   transcript?: boolean;
   full?: boolean;
+  follow?: boolean;
+  /** false under --no-tui: the plain print even on a terminal. */
+  tui?: boolean;
   output?: string;
+  format?: string;
   name?: string;
   at?: string;
   prefix?: string;
@@ -94,10 +98,15 @@ async function sessionSubcommand(
     }
     case "show": {
       const [named] = ids(positionals, command, { atMostOne: true }) as [string];
-      const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true };
+      const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true, follow: values.follow === true };
+      if (flags.json && flags.follow) throw new UsageError("session show --json is the state as it is now: give --json or --follow, not both");
       const store = await sessionStore(values);
       const [{ resolveSession }, { pricesFrom }] = await Promise.all([import("./session-resolve.js"), import("./session-ledger.js")]);
       const runId = await resolveSession(store, named);
+      if ((flags.transcript || flags.follow) && !flags.json && values.tui !== false && onTerminal(io)) {
+        const { viewSession } = await import("./viewer/view-session.js");
+        return viewSession(store, runId, { follow: flags.follow }, io);
+      }
       const recorded = (await store.summarize(runId)).meta?.config;
       const { showSession } = await import("./session-show.js");
       await showSession(store, runId, flags, io.stdout, await crashPolicies(values.config, recorded), await pricesFrom(values.config));
@@ -148,6 +157,11 @@ async function sessionSubcommand(
     case "export": {
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
+      if (values.format === "html") {
+        const { exportHtml } = await import("./session-html.js");
+        await exportHtml(await sessionStore(values), runId, values.output, io.stdout);
+        return EXIT.completed;
+      }
       const { exportSession } = await import("./session-transfer.js");
       await exportSession(await sessionStore(values), runId, values.output, streams);
       return EXIT.completed;
@@ -230,6 +244,12 @@ async function retentionFrom(flags: StoreFlags): Promise<Retention | undefined> 
   if (path === undefined) return undefined;
   const { loadAgentConfig } = await import("../agent/config.js");
   return loadAgentConfig(path).retention;
+}
+
+/** Whether the full-screen viewer may take the terminal: both ends a terminal, and NO_TUI not set (to anything but "" or "0"). */
+function onTerminal(io: CommandIO): boolean {
+  const refused = (io.env.NO_TUI ?? "") !== "" && io.env.NO_TUI !== "0";
+  return !refused && io.stdin.isTTY === true && (io.stdout as NodeJS.WriteStream).isTTY === true;
 }
 
 /** The options a pasted resume needs to find this store from any directory. */

@@ -1,7 +1,7 @@
 // The stable JSON shapes of `session ls --json` and `session show --json`, documented in
 // the README. Field names here are a contract with scripts: add, never rename.
 import { providerOf } from "../agent/fingerprint.js";
-import type { RunState } from "../runstate/fold.js";
+import type { ApprovalState, CompactionState, DecisionState, RunState } from "../runstate/fold.js";
 import type { RunSummary } from "../runstate/store.js";
 
 export function summaryJson(summary: RunSummary) {
@@ -23,7 +23,22 @@ export function summaryJson(summary: RunSummary) {
   };
 }
 
-export function stateJson(state: RunState, summary: RunSummary) {
+/** What `show --json` says of a run's state: a whole fold, or a tally of it with the messages written after (show-json.ts). */
+type ShownState = Pick<RunState, "counters" | "nextIteration" | "terminal" | "meta" | "messages"> & {
+  compactions: readonly Pick<CompactionState, "seq" | "compaction" | "undoneAt">[];
+  pending:
+    | {
+        seq: number;
+        toolUses: readonly { id: string; name: string; input: unknown }[];
+        answered: Iterable<string>;
+        approvals: ReadonlyMap<string, Pick<ApprovalState, "request">>;
+        decisions: ReadonlyMap<string, Pick<DecisionState, "decision">>;
+      }
+    | undefined;
+};
+
+/** `messages` comes last: show-json.ts writes them after the rest, as it reads them. */
+export function stateJson(state: ShownState, summary: RunSummary) {
   const { counters } = state;
   return {
     ...summaryJson(summary),
@@ -54,7 +69,6 @@ export function stateJson(state: RunState, summary: RunSummary) {
     }),
     terminal: state.terminal ?? null,
     fingerprint: state.meta.fingerprint,
-    messages: state.messages,
     compactions: state.compactions.map(({ seq, compaction, undoneAt }) => ({
       seq,
       from_seq: compaction.from_seq,
@@ -70,5 +84,6 @@ export function stateJson(state: RunState, summary: RunSummary) {
       undone: undoneAt !== undefined,
       undone_at: undoneAt ?? null,
     })),
+    messages: state.messages,
   };
 }

@@ -41,7 +41,8 @@ export async function exportSession(store: Store, runId: string, output: string 
   }
 }
 
-function fileErrorText(error: unknown): string {
+/** Why a file could not be written or read, in a few words. */
+export function fileErrorText(error: unknown): string {
   switch ((error as NodeJS.ErrnoException).code) {
     case "EISDIR":
       return "it is a directory";

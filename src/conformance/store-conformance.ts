@@ -15,6 +15,7 @@ import { listCases } from "./store/list.js";
 import { loadCases } from "./store/load.js";
 import { openCases } from "./store/open.js";
 import { readJournalCases } from "./store/read-journal.js";
+import { readRecordsCases } from "./store/read-records.js";
 import { recordsCases } from "./store/records.js";
 import { summarizeCases } from "./store/summarize.js";
 import type { StoreHarness, Suite } from "./store/suite.js";
@@ -71,6 +72,7 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
     listCases(suite);
     summarizeCases(suite);
     readJournalCases(suite);
+    readRecordsCases(suite);
     importJournalCases(suite);
     deleteCases(suite);
     closeCases(suite);

@@ -130,6 +130,39 @@ function foldedRun(runId: string, decoded: DecodedJournal, where: string): Decod
 }
 
 /**
+ * The records of a run's journal lines, from `fromSeq` on, as `readRecords` gives them:
+ * each decoded and checked (ERR_CORRUPT naming its line, ERR_VERSION), its seq the one
+ * after the last, the meta record's run the one asked for. `where` names the storage.
+ */
+export async function* recordsOfLines(
+  runId: string,
+  where: string,
+  fromSeq: number,
+  lines: AsyncIterable<Uint8Array | string>,
+): AsyncGenerator<JournalRecord> {
+  let seq = fromSeq;
+  try {
+    for await (const line of lines) {
+      const record = decodeRecordLine(line, seq);
+      if (record.seq !== seq) throw new RunStateError("ERR_CORRUPT", `line ${seq} holds seq ${record.seq}: seqs must increase by one`, { line: seq });
+      if (seq === 1 && record.protocol !== PROTOCOLS.meta) throw new RunStateError("ERR_NO_META", "the first record is not the meta record", { seq: 1 });
+      if (record.protocol === PROTOCOLS.meta) assertHoldsRun(where, runId, { runId: record.meta.run_id });
+      seq++;
+      yield record;
+    }
+  } catch (error) {
+    throw namedAfterRun(runId, error);
+  }
+}
+
+/** `fromSeq` as readRecords takes it: a whole number from 1 (a TypeError otherwise, a caller's mistake). */
+export function checkedFromSeq(fromSeq: number | undefined): number {
+  const seq = fromSeq ?? 1;
+  if (!Number.isInteger(seq) || seq < 1) throw new TypeError(`fromSeq must be a whole number from 1, not ${String(fromSeq)}`);
+  return seq;
+}
+
+/**
  * The records of a journal offered to `importJournal`, or why it may not become `runId`:
  * ERR_CORRUPT for an incomplete last line or a line that is not a record, what fold
  * throws for records that do not fold, ERR_INVALID_RECORD when it holds another run.

@@ -71,6 +71,16 @@ export interface Store {
   list(): Promise<RunSummary[]>;
   /** One run's summary, as list() gives it: ERR_NOT_FOUND. */
   summarize(runId: string): Promise<RunSummary>;
+  /**
+   * The run's records from seq `fromSeq` (default 1) on, in seq order, each decoded and
+   * checked as `load` checks a line, read as the caller takes them, without locking: a
+   * journal of any size is read in bounded memory. It ends at the last complete record
+   * stored when the reading gets there; a record appended later is for a second call from
+   * the seq after. Does not fold: a record that does not follow from those before it is
+   * not refused here. ERR_NOT_FOUND, ERR_CORRUPT (a line that is not a record, a seq out
+   * of order), ERR_VERSION.
+   */
+  readRecords(runId: string, fromSeq?: number): AsyncIterable<JournalRecord>;
   /** The journal's bytes as stored (JSON Lines), without locking: for verify and export. */
   readJournal(runId: string): Promise<Uint8Array>;
   /**

@@ -9,6 +9,8 @@ import { test } from "node:test";
 const HOW_TO_GET = {
   "nats-server": "apt-get install nats-server",
   zsh: "apt-get install zsh",
+  tmux: "apt-get install tmux",
+  chromium: "apt-get install chromium",
 } as const;
 
 export type Program = keyof typeof HOW_TO_GET;

@@ -4,21 +4,24 @@ import { constants } from "node:fs";
 import { join } from "node:path";
 import type { RunState } from "../fold.js";
 import type { DecodedJournal } from "../journal-codec.js";
-import type { MetaPayload } from "../records.js";
+import type { JournalRecord, MetaPayload } from "../records.js";
 import type { Journal, RunSummary, Store } from "../store.js";
 import {
   checkedMeta,
+  checkedFromSeq,
   checkImport,
   corruptSummary,
   decodeRunStreamed,
   existsError,
   notFoundError,
+  recordsOfLines,
   summarizeEnds,
   withLiveHolder,
 } from "../store-contract.js";
 import { errnoCode, nodeFileSystem, readFullySync, writeFully, type FileSystem } from "./file-system.js";
 import { digestLines, emptyDigest, type RunDigest } from "../run-digest.js";
 import { fileJournal } from "./file-journal.js";
+import { journalLines, lineOffset } from "./journal-lines.js";
 import { readJournalEnds } from "./journal-ends.js";
 import { journalIds, lockIds, RunPaths } from "./run-paths.js";
 import { acquireRunLock, peekLiveHolder, refuseSymlink, type RunLock } from "./run-lock.js";
@@ -63,6 +66,12 @@ export class FileStore implements Store {
   readonly #groupCommit: boolean;
   readonly #paths: RunPaths;
   #dirReady: Promise<void> | undefined;
+  /**
+   * Where each run's last readRecords stopped (the next seq, its line's offset, the file's
+   * inode): a follower asking for the records after it starts there, not at the top of a
+   * journal of a gigabyte.
+   */
+  readonly #readEnds = new Map<string, { seq: number; offset: number; ino: number }>();
 
   constructor(options: FileStoreOptions = {}) {
     this.dir = options.dir ?? defaultStateDir();
@@ -143,6 +152,34 @@ export class FileStore implements Store {
     const summary = this.#summarize(runId, true);
     if (summary === undefined) throw notFoundError(runId);
     return summary;
+  }
+
+  async *readRecords(runId: string, fromSeq?: number): AsyncGenerator<JournalRecord> {
+    const first = checkedFromSeq(fromSeq);
+    const path = this.#paths.journal(runId);
+    const fd = await this.#openJournal(runId, path, O_RDONLY);
+    try {
+      const { ino } = await this.#fs.fstat(fd);
+      const known = this.#readEnds.get(runId);
+      const from = known?.ino === ino && known.seq <= first ? known : { seq: 1, offset: 0 };
+      const start = await lineOffset(this.#fs, fd, from.offset, from.seq, first);
+      if (start === undefined) return;
+      const lines = journalLines(this.#fs, fd, start);
+      let end = { seq: first, offset: start, ino };
+      const ends = async function* () {
+        for await (const { line, end: offset } of lines) {
+          yield line;
+          end = { seq: end.seq + 1, offset, ino };
+        }
+      };
+      try {
+        yield* recordsOfLines(runId, path, first, ends());
+      } finally {
+        this.#readEnds.set(runId, end);
+      }
+    } finally {
+      await this.#fs.close(fd);
+    }
   }
 
   async readJournal(runId: string): Promise<Buffer> {

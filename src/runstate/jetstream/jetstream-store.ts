@@ -4,7 +4,7 @@
 // `<prefix>.<run>.<seq>`, each body a journal line without its newline. The operator's
 // stream keeps one message per subject and refuses a second (discard new per subject),
 // so each slot is written once; a lease in a KV bucket names the one writer of a run.
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type StoredMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
@@ -13,6 +13,7 @@ import type { RunHolder } from "../run-holder.js";
 import type { Journal, RunSummary, Store } from "../store.js";
 import {
   assertRunId,
+  checkedFromSeq,
   checkedMeta,
   checkImport,
   corruptSummary,
@@ -21,6 +22,7 @@ import {
   existsError,
   isValidRunId,
   notFoundError,
+  recordsOfLines,
   summarizeEnds,
   withLiveHolder,
 } from "../store-contract.js";
@@ -34,6 +36,8 @@ import { digestLines, digestOf, digestStep, emptyDigest } from "../run-digest.js
 const META_TOKEN = "_meta";
 /** Runs summarised at once by list: enough to hide round trips, few enough not to flood the server. */
 const LIST_CONCURRENCY = 64;
+/** Records a streamed read asks the server for at once: a few round trips a thousand records, a few megabytes held at most. */
+const READ_BATCH = 64;
 
 export async function connectJetStreamStore(config: JetStreamStoreConfig, env: NodeJS.ProcessEnv = process.env): Promise<JetStreamStore> {
   const timeout = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -156,6 +160,77 @@ export class JetStreamStore implements Store {
     if (!subjects.has(this.subject(runId, 1))) throw notFoundError(runId);
     if (kept?.summary !== undefined && kept.count === subjects.size) return withLiveHolder(kept.summary, holder);
     return this.#summarizeRecords(runId, this.#lastSeqOf(subjects.keys()), subjects.size, holder);
+  }
+
+  async *readRecords(runId: string, fromSeq?: number): AsyncGenerator<JournalRecord> {
+    assertRunId(runId);
+    const first = checkedFromSeq(fromSeq);
+    if (!(await this.#hasMeta(runId))) throw notFoundError(runId);
+    yield* recordsOfLines(runId, this.#where(runId), first, this.#bodiesFrom(runId, first));
+  }
+
+  /**
+   * The bodies of a run's records from seq `first` on, in seq order, through an ordered
+   * consumer that starts at that record's message. Records come in publish order, which is
+   * seq order but for an import's meta, published last: it is read by its subject.
+   * Stops at the last message pending when the read began its final batch.
+   */
+  async *#bodiesFrom(runId: string, first: number): AsyncGenerator<Uint8Array> {
+    let next = first;
+    if (first === 1) {
+      const meta = await this.#message(runId, 1);
+      if (meta === null) return;
+      yield meta.data;
+      next = 2;
+    }
+    const start = await this.#message(runId, next);
+    if (start === null) return;
+    const early = new Map<number, Uint8Array>();
+    let consumer: Awaited<ReturnType<JetStreamClient["consumers"]["get"]>>;
+    try {
+      consumer = await this.#js.consumers.get(this.stream, {
+        filter_subjects: this.#runWildcard(runId),
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: start.seq,
+      });
+    } catch (error) {
+      throw ioError(`reading session ${runId}`, error);
+    }
+    try {
+      for (let pending = 1; pending > 0; ) {
+        let got = 0;
+        let batch: Awaited<ReturnType<typeof consumer.fetch>>;
+        try {
+          batch = await consumer.fetch({ max_messages: READ_BATCH, expires: 2000 });
+        } catch (error) {
+          throw ioError(`reading session ${runId}`, error);
+        }
+        for await (const message of batch) {
+          got++;
+          pending = message.info.pending;
+          const seq = this.#seqOf(message.subject);
+          if (seq >= next) early.set(seq, message.data);
+          for (let body = early.get(next); body !== undefined; body = early.get(next)) {
+            early.delete(next);
+            next++;
+            yield body;
+          }
+          if (pending === 0) break;
+        }
+        // Nothing came (a delete raced the read): what was read is the run.
+        if (got === 0) break;
+      }
+    } finally {
+      await consumer.delete().catch(() => undefined);
+    }
+  }
+
+  async #message(runId: string, seq: number): Promise<StoredMsg | null> {
+    try {
+      return await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(runId, seq) });
+    } catch (error) {
+      throw ioError(`reading session ${runId}`, error);
+    }
   }
 
   async readJournal(runId: string): Promise<Buffer> {

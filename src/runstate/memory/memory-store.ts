@@ -12,6 +12,7 @@ import type { JournalRecord, MetaPayload } from "../records.js";
 import type { Journal, RunSummary, Store } from "../store.js";
 import {
   assertRunId,
+  checkedFromSeq,
   checkedMeta,
   checkImport,
   versionOf,
@@ -19,6 +20,7 @@ import {
   existsError,
   lockedError,
   notFoundError,
+  recordsOfLines,
   summarizeEnds,
   withLiveHolder,
 } from "../store-contract.js";
@@ -83,6 +85,16 @@ export class MemoryStore implements Store {
   async summarize(runId: string): Promise<RunSummary> {
     this.#run(runId);
     return this.#summarize(runId);
+  }
+
+  async *readRecords(runId: string, fromSeq?: number): AsyncGenerator<JournalRecord> {
+    const first = checkedFromSeq(fromSeq);
+    const run = this.#run(runId);
+    // The run's lines as they stand at each step: one appended meanwhile is read too.
+    async function* lines() {
+      for (let index = first - 1; index < run.lines.length; index++) yield (run.lines[index] as string).slice(0, -1);
+    }
+    yield* recordsOfLines(runId, memoryWhere(runId), first, lines());
   }
 
   async readJournal(runId: string): Promise<Uint8Array> {

@@ -1,0 +1,105 @@
+// A run's conversation as the things a reader sees, record by record in journal order:
+// what the plain print, the full-screen viewer and the HTML export each lay out their own
+// way. One record at a time, so a journal of any size is shown as it is read.
+import { isOtherBlock, kindOfProtocol, type JournalRecord } from "../runstate/records.js";
+import { describeOtherBlock, toolResultText } from "./render-blocks.js";
+
+/** One thing said or done in a run, with the seq of the record it is in. */
+export type TranscriptEntry = { seq: number } & (
+  | { kind: "user"; text: string }
+  | { kind: "text"; text: string }
+  | { kind: "thinking"; text: string; redacted: boolean }
+  | { kind: "tool_call"; name: string; input: unknown; server: boolean }
+  | { kind: "tool_result"; name: string; text: string; error: boolean }
+  /** A block shown by its description: an image, a server tool's result, a block the code does not model. */
+  | { kind: "other"; text: string }
+  /** Something that happened to the conversation (a compaction, an approval): `detail` is what it carries, when anything. */
+  | { kind: "marker"; text: string; detail?: string }
+);
+
+/** The kinds a reader sees folded to one line until asked: long, and rarely read in full. */
+export function isFoldable(entry: TranscriptEntry): boolean {
+  return entry.kind === "thinking" || entry.kind === "tool_result" || (entry.kind === "marker" && entry.detail !== undefined);
+}
+
+/** Whether the entry at `index` of its record starts a turn, set apart from what came before: a person's words, or the first thing a model turn says. */
+export function startsTurn(entry: TranscriptEntry, index: number): boolean {
+  return entry.kind === "user" || (index === 0 && entry.kind !== "tool_result" && entry.kind !== "marker");
+}
+
+/** Reads a run's records in seq order into entries, naming each result after its call. */
+export class TranscriptReader {
+  /** The calls of the latest turn by id: a result answers a call of the turn before it. */
+  #names = new Map<string, string>();
+  #paused = false;
+
+  entriesOf(record: JournalRecord): TranscriptEntry[] {
+    const { seq } = record;
+    switch (kindOfProtocol(record.protocol)) {
+      case "meta": {
+        const { prompt } = (record as Extract<JournalRecord, { meta: unknown }>).meta;
+        return prompt === "" ? [] : [{ seq, kind: "user", text: prompt }];
+      }
+      case "assistant": {
+        const turn = (record as Extract<JournalRecord, { assistant: unknown }>).assistant;
+        // A paused turn's continuation may still be answered for the calls before the pause.
+        if (!this.#paused) this.#names = new Map();
+        this.#paused = turn.stop_reason === "pause_turn";
+        return turn.message.content.map((block): TranscriptEntry => {
+          if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
+          switch (block.type) {
+            case "text":
+              return { seq, kind: "text", text: block.text };
+            case "thinking":
+              return { seq, kind: "thinking", text: block.thinking, redacted: false };
+            case "redacted_thinking":
+              return { seq, kind: "thinking", text: "", redacted: true };
+            case "tool_use":
+              this.#names.set(block.id, block.name);
+              return { seq, kind: "tool_call", name: block.name, input: block.input, server: false };
+            case "server_tool_use":
+              return { seq, kind: "tool_call", name: block.name, input: block.input, server: true };
+          }
+        });
+      }
+      case "tool_result": {
+        const { result } = (record as Extract<JournalRecord, { tool_result: unknown }>).tool_result;
+        const name = this.#names.get(result.tool_use_id) ?? "tool";
+        return [{ seq, kind: "tool_result", name, text: toolResultText(result), error: result.is_error === true }];
+      }
+      case "user": {
+        const { message } = (record as Extract<JournalRecord, { user: unknown }>).user;
+        this.#paused = false;
+        return message.content.map((block): TranscriptEntry => {
+          if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
+          if (block.type === "text") return { seq, kind: "user", text: block.text };
+          return { seq, kind: "other", text: block.type === "image" ? "[image]" : `[${block.type}]` };
+        });
+      }
+      case "compaction": {
+        const { compaction } = record as Extract<JournalRecord, { compaction: unknown }>;
+        const trimmed = compaction.trimmed?.length ?? 0;
+        const cut = trimmed === 0 ? "" : `, ${trimmed} tool result${trimmed === 1 ? "" : "s"} trimmed`;
+        if (compaction.summary === "") return [{ seq, kind: "marker", text: `── compacted: ${trimmed} tool result${trimmed === 1 ? "" : "s"} trimmed ──` }];
+        const text = `── compacted: records ${compaction.from_seq} to ${compaction.through_seq} summarized (${compaction.tokens_before} → ${compaction.tokens_after} tokens${cut}) ──`;
+        return [{ seq, kind: "marker", text, detail: compaction.summary }];
+      }
+      case "compaction_undo": {
+        const { compaction_seq: target } = (record as Extract<JournalRecord, { compaction_undo: unknown }>).compaction_undo;
+        return [{ seq, kind: "marker", text: `── the compaction at seq ${target} undone ──` }];
+      }
+      case "approval_request": {
+        const request = (record as Extract<JournalRecord, { approval_request: unknown }>).approval_request;
+        const what = request.kind === "question" ? "an answer" : "approval";
+        return [{ seq, kind: "marker", text: `── ${request.name} (${request.tool_use_id}) waits for ${what} ──` }];
+      }
+      case "approval_decision": {
+        const decision = (record as Extract<JournalRecord, { approval_decision: unknown }>).approval_decision;
+        const text = `── ${decision.tool_use_id}: ${decision.decision} by ${decision.decided_by} ──`;
+        return [decision.text === undefined ? { seq, kind: "marker", text } : { seq, kind: "marker", text, detail: decision.text }];
+      }
+      default:
+        return [];
+    }
+  }
+}

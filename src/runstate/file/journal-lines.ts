@@ -1,0 +1,62 @@
+// A journal file's complete lines read forward a chunk at a time, for readers that take
+// records as they need them: what is held is one chunk and one line, never the file.
+import type { FileSystem } from "./file-system.js";
+
+const CHUNK = 1024 * 1024;
+const NEWLINE = 0x0a;
+
+/** One complete line, without its newline, and the offset just past that newline. */
+interface JournalLine {
+  line: Buffer;
+  end: number;
+}
+
+/**
+ * The complete lines of the file at `fd` from byte `start` (a line's start), in order.
+ * Bytes after the last newline (a torn tail, or a line still being written) are left out.
+ * Each line is its own copy or a slice of a chunk no later read reuses.
+ */
+export async function* journalLines(fs: FileSystem, fd: number, start: number): AsyncGenerator<JournalLine> {
+  let position = start;
+  let partial: Buffer[] = [];
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    const read = await fs.read(fd, chunk, 0, CHUNK, position);
+    if (read === 0) return;
+    let from = 0;
+    for (let newline = chunk.indexOf(NEWLINE, 0); newline !== -1 && newline < read; newline = chunk.indexOf(NEWLINE, from)) {
+      const piece = chunk.subarray(from, newline);
+      const line = partial.length === 0 ? piece : Buffer.concat([...partial, piece]);
+      partial = [];
+      from = newline + 1;
+      yield { line, end: position + from };
+    }
+    if (from < read) partial.push(chunk.subarray(from, read));
+    position += read;
+  }
+}
+
+/**
+ * The offset of the start of line `lineNumber` (1-based) of the file at `fd`, counting
+ * newlines from `start`, where line `startLine` begins; undefined when the file holds
+ * fewer complete lines. Nothing is decoded: only newlines are looked for.
+ */
+export async function lineOffset(fs: FileSystem, fd: number, start: number, startLine: number, lineNumber: number): Promise<number | undefined> {
+  let position = start;
+  let line = startLine;
+  const chunk = Buffer.allocUnsafe(CHUNK);
+  while (line < lineNumber) {
+    const read = await fs.read(fd, chunk, 0, CHUNK, position);
+    if (read === 0) return undefined;
+    let from = 0;
+    for (;;) {
+      const newline = chunk.indexOf(NEWLINE, from);
+      if (newline === -1 || newline >= read) break;
+      from = newline + 1;
+      line++;
+      if (line === lineNumber) return position + from;
+    }
+    position += read;
+  }
+  return position;
+}

@@ -1,0 +1,107 @@
+// A long session's journal is shown, printed as JSON and exported as a page in bounded
+// memory: each command reads records as it writes, never the whole journal. The journal
+// here is 256 MB (some 125,000 records shaped as a real run writes them), beside one of
+// 64 MB: four times the journal costs next to nothing more. Before, `show --json` held
+// several times its journal's size (about 7 times: 750 MB for 100 MB), and died on 1 GB.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { metaLine, RunGenerator, terminalLine } from "../bench/run-records.js";
+import { CLI } from "./helpers/cli-harness.js";
+
+const MB = 1024 * 1024;
+const JOURNAL_BYTES = 256 * MB;
+/** The issue's goal for any journal, and below what the old commands took for this one. */
+const PEAK_RSS_BOUND = 200 * MB;
+const ROOT = mkdtempSync(join(tmpdir(), "fisk-show-memory-"));
+const STORE = join(ROOT, "runs");
+const PEAK_RSS = new URL("./helpers/report-peak-rss.js", import.meta.url).pathname;
+
+/** Writes the journal a few megabytes of whole turns at a time; returns its last seq. */
+function writeJournal(runId: string, bytes: number): number {
+  const generator = new RunGenerator({ outputBytes: [900, 3400], proseBytes: [200, 900], toolsPerTurn: [1, 3] }, 27);
+  const fd = openSync(join(STORE, `${runId}.json`), "wx", 0o600);
+  try {
+    writeSync(fd, metaLine(runId));
+    let seq = 2;
+    for (let written = 0; written < bytes; ) {
+      const turns = generator.encodedTurns(seq, 8 * MB);
+      written += writeSync(fd, turns.text);
+      seq += turns.records;
+    }
+    writeSync(fd, terminalLine(seq, "completed"));
+    return seq;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Runs the CLI with stdout into `output`; resolves to its exit code and peak RSS in bytes. */
+async function measured(args: string[], output: string): Promise<{ code: number | null; stderr: string; peakRss: number }> {
+  const rssFile = `${output}.rss`;
+  const out = openSync(output, "w");
+  try {
+    const child = spawn(process.execPath, ["--import", PEAK_RSS, CLI, ...args, "--state-dir", STORE], {
+      env: { ...process.env, NO_COLOR: "1", FISK_AI_TEST_RSS_FILE: rssFile },
+      stdio: ["ignore", out, "pipe"],
+    });
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, "close")) as [number | null];
+    return { code, stderr, peakRss: Number(readFileSync(rssFile, "utf8")) * 1024 };
+  } finally {
+    closeSync(out);
+  }
+}
+
+function tail(path: string, bytes: number): string {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const size = statSync(path).size;
+    readSync(fd, buffer, 0, bytes, size - bytes);
+    return buffer.toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe("showing a journal of 256 MB", () => {
+  let lastSeq = 0;
+  before(() => {
+    mkdirSync(STORE, { recursive: true, mode: 0o700 });
+    lastSeq = writeJournal("long", JOURNAL_BYTES);
+    writeJournal("short", JOURNAL_BYTES / 4);
+  });
+  after(() => rmSync(ROOT, { recursive: true, force: true }));
+
+  for (const [name, args, check] of [
+    ["session show --transcript (plain)", ["session", "show", "long", "--transcript"], (output: string) => assert.ok(statSync(output).size > 40 * MB)],
+    ["session export --format html", ["session", "export", "long", "--format", "html"], (output: string) => assert.match(tail(output, 40), /<\/script>\n<\/body>\n<\/html>\n$/)],
+  ] as const) {
+    it(`${name} writes it all with a peak RSS under ${PEAK_RSS_BOUND / MB} MB`, async (t) => {
+      const output = join(ROOT, `${name.replace(/\W+/g, "-")}.out`);
+      const { code, stderr, peakRss } = await measured([...args], output);
+      assert.equal(code, 0, stderr);
+      check(output);
+      t.diagnostic(`peak RSS ${(peakRss / MB).toFixed(0)} MB`);
+      assert.ok(peakRss < PEAK_RSS_BOUND, `peak RSS ${(peakRss / MB).toFixed(0)} MB, for a journal of ${JOURNAL_BYTES / MB} MB (${lastSeq} records)`);
+    });
+  }
+
+  it(`session show --json writes it all with a peak RSS under ${PEAK_RSS_BOUND / MB} MB, and of four times the journal takes far less than a quarter of that more`, async (t) => {
+    const short = await measured(["session", "show", "short", "--json"], join(ROOT, "short.out"));
+    const long = await measured(["session", "show", "long", "--json"], join(ROOT, "long.out"));
+    assert.equal(short.code, 0, short.stderr);
+    assert.equal(long.code, 0, long.stderr);
+    const output = join(ROOT, "long.out");
+    assert.ok(statSync(output).size > JOURNAL_BYTES / 2 && tail(output, 40).endsWith("\n    }\n  ]\n}\n"), "the whole state, its messages closed");
+    assert.ok(long.peakRss < PEAK_RSS_BOUND, `peak RSS ${(long.peakRss / MB).toFixed(0)} MB, for a journal of ${JOURNAL_BYTES / MB} MB (${lastSeq} records)`);
+    t.diagnostic(`peak RSS ${(short.peakRss / MB).toFixed(0)} MB for 64 MB, ${(long.peakRss / MB).toFixed(0)} MB for 256 MB`);
+    assert.ok(long.peakRss - short.peakRss < JOURNAL_BYTES / 4, `${((long.peakRss - short.peakRss) / MB).toFixed(0)} MB more for ${(JOURNAL_BYTES * 3) / 4 / MB} MB more journal`);
+  });
+});

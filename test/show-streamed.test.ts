@@ -1,0 +1,86 @@
+// `session show --json` streamed (a tally pass, then the messages written one at a time as
+// they are read) says exactly what the folded state says, byte for byte: on generated runs
+// cut at every kind of point, and on the compactions, trims, undos and approvals of version 4.
+import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
+import { describe, it } from "node:test";
+import { fold, MemoryStore, type JournalRecord, type RecordEntry, type RunSummary } from "../src/index.js";
+import { tallyRecords } from "../src/runstate/run-tally.js";
+import { PacedOutput } from "../src/cli/paced-output.js";
+import { stateJson } from "../src/cli/session-json.js";
+import { writeStateJson } from "../src/cli/show-json.js";
+import {
+  approvalRequestEntry,
+  assistantEntry,
+  compactionEntry,
+  compactionUndoEntry,
+  decisionEntry,
+  journalOf,
+  terminalEntry,
+  toolResultEntry,
+  userEntry,
+} from "./helpers/record-builders.js";
+import { deriveSeed, simulateRun } from "./helpers/simulated-runs.js";
+
+const SUMMARY: RunSummary = { runId: "x", status: "open", meta: undefined, lastSeq: 0, updated: "2026-12-05T00:00:00.000Z" };
+
+async function streamed(records: readonly JournalRecord[]): Promise<string> {
+  const runId = (records[0] as Extract<JournalRecord, { meta: unknown }>).meta.run_id;
+  const store = new MemoryStore();
+  await store.importJournal(runId, Buffer.from(records.map((record) => `${JSON.stringify(record)}\n`).join("")));
+  const sink = new PassThrough();
+  const chunks: Buffer[] = [];
+  sink.on("data", (chunk: Buffer) => chunks.push(chunk));
+  await writeStateJson(store, await tallyRecords(runId, store.readRecords(runId)), SUMMARY, new PacedOutput(sink));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const folded = (records: readonly JournalRecord[]) => `${JSON.stringify(stateJson(fold(records), SUMMARY), null, 2)}\n`;
+
+/** prompt(1), turn with toolu_1 (2), its result (3), answer (4), follow-up (5), turn with toolu_2 (6), its result (7). */
+const conversation: RecordEntry[] = [
+  assistantEntry(0, "looking", ["toolu_1"]),
+  toolResultEntry("toolu_1", "x".repeat(50)),
+  assistantEntry(1, "first answer"),
+  userEntry("and then?"),
+  assistantEntry(2, "looking again", ["toolu_2"]),
+  toolResultEntry("toolu_2", "y".repeat(40)),
+];
+
+const SHAPES: Record<string, RecordEntry[]> = {
+  "a compaction through a user message": [...conversation, compactionEntry(1, 4)],
+  "a compaction through an answer, before a kept follow-up": [...conversation, compactionEntry(1, 5)],
+  "messages after a compaction": [...conversation, compactionEntry(1, 4), assistantEntry(3, "done"), userEntry("more?"), userEntry("and more")],
+  "chained compactions": [...conversation, compactionEntry(1, 3), compactionEntry(4, 5)],
+  "an undone compaction": [...conversation, compactionEntry(1, 3), compactionEntry(4, 5), compactionUndoEntry(9)],
+  "every compaction undone": [...conversation, compactionEntry(1, 3), compactionEntry(4, 5), compactionUndoEntry(9), compactionUndoEntry(8)],
+  "a trimmed result": [...conversation, compactionEntry(1, 4, { trimmed: [{ tool_use_id: "toolu_2", kept_chars: 10, cut_chars: 30 }] })],
+  "a trim alone": [...conversation, compactionEntry(1, 0, { summary: "", trimmed: [{ tool_use_id: "toolu_1", kept_chars: 0, cut_chars: 50 }], in_tokens: 0, out_tokens: 0 })],
+  "calls parked for approval": [assistantEntry(0, "a", ["toolu_1", "toolu_2"]), toolResultEntry("toolu_1"), approvalRequestEntry("toolu_2"), terminalEntry("awaiting_approval")],
+  "a decided call of a batch still pending": [assistantEntry(0, "a", ["toolu_1", "toolu_2"]), approvalRequestEntry("toolu_2"), decisionEntry("toolu_2", "approve"), toolResultEntry("toolu_1")],
+  "a denied call": [assistantEntry(0, "a", ["toolu_1"]), approvalRequestEntry("toolu_1"), decisionEntry("toolu_1", "deny", "no"), { ...toolResultEntry("toolu_1"), tool_result: { tool_use_id: "toolu_1", result: { type: "tool_result", tool_use_id: "toolu_1", content: "denied", is_error: true } } }],
+  "a follow-up after a failed call": [userEntry("are you there?"), terminalEntry("error", "model call failed")],
+  "no records after the meta": [],
+};
+
+describe("session show --json, streamed", () => {
+  for (const [name, entries] of Object.entries(SHAPES)) {
+    it(`says what the folded state says: ${name}`, async () => {
+      const records = journalOf("x", ...entries);
+      assert.equal(await streamed(records), folded(records));
+    });
+  }
+
+  it("says what the folded state says on generated runs, cut after every record of each", async () => {
+    let compared = 0;
+    for (let index = 0; index < 40; index++) {
+      const { records } = simulateRun(deriveSeed(0x5170e, index), index);
+      for (let length = 1; length <= records.length; length++) {
+        const prefix = records.slice(0, length);
+        assert.equal(await streamed(prefix), folded(prefix), `run ${index}, ${length} records`);
+        compared++;
+      }
+    }
+    assert.ok(compared > 400, `compared ${compared} journals`);
+  });
+});
