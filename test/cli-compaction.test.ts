@@ -94,11 +94,11 @@ describe("fisk-ai run: auto compaction", () => {
 
     const transcript = await ws.fisk(["session", "show", "auto1", "--transcript"]);
     assertDone(transcript, 0, "transcript");
-    // The whole history, page 1 included, with a marker and its summary at each cut.
+    // The whole history, page 1 included, with a marker and its summary where each compaction was journaled.
     assert.match(transcript.stdout, /^› read the pages$/m);
     assert.match(transcript.stdout, /← fetch: page 1: x+/);
-    assert.equal(transcript.stdout.match(/^── compaction at seq \d+ \(auto\): .* ──$/gm)?.length, compactions.length);
-    assert.match(transcript.stdout, /the model is sent this summary in place of what is above:\n {2}Summary 2: /);
+    assert.equal(transcript.stdout.match(/^── compacted: records \d+ to \d+ summarized \(\d+ → \d+ tokens\) ──$/gm)?.length, compactions.length);
+    assert.match(transcript.stdout, /^── compacted: records \d+ to \d+ summarized \(\d+ → \d+ tokens\) ──\n {2}Summary 2: /m);
   });
 
   it("stream-json emits a compaction event for each, and counts the summarizing calls in the terminal event", async (t) => {

@@ -513,13 +513,13 @@ describe("fisk-ai session show", () => {
     assert.match(result.stdout, /\n\n› Write two notes\nTaking notes\.\n→ note \{"text":"one"\}\n→ note \{"text":"two"\}\n← note: noted one\n$/);
   });
 
-  it("--json prints the folded state: the ls fields plus next_iteration, counters, pending, approvals, terminal, fingerprint, messages, compactions", async () => {
+  it("--json prints the folded state: the ls fields plus next_iteration, counters, pending, approvals, terminal, fingerprint, compactions, ledger, then messages", async () => {
     const [crashed, capped] = await Promise.all([fisk(["session", "show", "crashed", "--json"]), fisk(["session", "show", "capped", "--json"])]);
     assertSucceeded(crashed, "show --json");
     const state = JSON.parse(crashed.stdout) as Record<string, unknown>;
     assert.deepEqual(Object.keys(state), [
       "id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem", "title", "origin", "bytes",
-      "next_iteration", "counters", "pending", "approvals", "terminal", "fingerprint", "messages", "compactions", "ledger",
+      "next_iteration", "counters", "pending", "approvals", "terminal", "fingerprint", "compactions", "ledger", "messages",
     ]);
     assert.equal(state.status, "open");
     assert.equal(state.next_iteration, 1);
