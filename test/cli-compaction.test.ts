@@ -135,7 +135,7 @@ describe("fisk-ai session compact", () => {
     const compact = await ws.fisk(["session", "compact", "byhand"]);
     assertDone(compact, 0, "compact");
     assert.match(compact.stdout, new RegExp(`^compaction at seq ${lastSeq + 1} \\(manual\\): records 1-\\d+ summarized by claude-test-window; about \\d+ -> \\d+ tokens\\n$`));
-    assert.match(compact.stderr, /^fisk-ai: compacting session byhand \(about \d+ tokens\): asking claude-test-window for a summary\n$/);
+    assert.equal(compact.stderr, "", "its progress line is for a terminal only");
     assert.equal(chat.summaries, 1);
 
     const undo = await ws.fisk(["session", "compact", "byhand", "--undo"]);

@@ -48,6 +48,11 @@ describe("a closed stdout", () => {
       const parked = await runCli(["run", "--config", "park.yaml", "--checkpoint", "--name", name, ...STATE, "hello"], { cwd: ROOT, env: ENV });
       assert.equal(parked.code, 10, parked.stderr);
     }
+    // A session with a long prompt and a short answer, which the script's one turn also summarizes, shorter.
+    writeFileSync(join(ROOT, "compact.yaml"), "provider: script\nscript: compact-script.yaml\ncompaction: { auto: false, keep_recent: 1 }\n");
+    writeFileSync(join(ROOT, "compact-script.yaml"), "turns:\n  - text: a short answer\n");
+    const long = await runCli(["run", "--config", "compact.yaml", "--checkpoint", "--name", "long", ...STATE, "hello ".repeat(200)], { cwd: ROOT, env: ENV });
+    assert.equal(long.code, 0, long.stderr);
     const exported = await runCli(["session", "export", "one", "-o", join(ROOT, "one.jsonl"), ...STATE], { cwd: ROOT, env: ENV });
     assert.equal(exported.code, 0, exported.stderr);
     for (const key of ["list", "gone"]) await new FileNoteStore(memoryDir("default", ENV)).write(key, { description: "a note", content: "milk\n".repeat(20) }, false);
@@ -73,6 +78,7 @@ describe("a closed stdout", () => {
     ["session", "fork", "one", "--name", "three", ...STATE],
     ["session", "import", join(ROOT, "one.jsonl"), "--name", "four", ...STATE],
     ["session", "rm", "gone", ...STATE],
+    ["session", "compact", "long", ...STATE],
     ["session", "init-stream", "--store", "nats://NATS/FISK_PIPES"],
     ["session", "pending", ...STATE],
     ["session", "pending", "--json", ...STATE],

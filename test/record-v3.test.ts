@@ -155,6 +155,7 @@ session: { state_dir: ./state, record_version: 3 }
     assert.equal(forked.code, 0, forked.stderr);
     const forkLines = readFileSync(join(dir, "state", "forked.json"), "utf8").split("\n").slice(0, -1);
     assertVersion3(forkLines);
-    assert.deepEqual(forkLines.slice(1), lines.slice(1, 5));
+    assert.deepEqual(forkLines.slice(1, -1), lines.slice(1, 5));
+    assert.match(forkLines.at(-1) ?? "", /^\{"seq":6,"protocol":"io\.choria\.fisk-ai\.v1\.session\.origin","origin":\{"run_id":"[^"]+","through_seq":5,"kind":"fork"\}\}$/, "then the fork's origin");
   });
 });

@@ -28,7 +28,10 @@ export async function compactStoredSession(
     ...summarizerFromConfig(config, io.env),
     ...(config.compaction === undefined ? {} : { window: config.compaction.window, keepRecent: config.compaction.keepRecent }),
     events: {
-      compactionStarted: ({ tokensBefore }) => io.stderr.write(`fisk-ai: compacting session ${runId} (about ${tokensBefore} tokens): asking ${config.model} for a summary\n`),
+      // Progress is for a person watching, as the run's narration is: on a terminal only.
+      compactionStarted: ({ tokensBefore }) => {
+        if ((io.stderr as { isTTY?: boolean }).isTTY === true) io.stderr.write(`fisk-ai: compacting session ${runId} (about ${tokensBefore} tokens): asking ${config.model} for a summary\n`);
+      },
       compaction: ({ seq, compaction }) => io.stdout.write(`${compactionLine(seq, compaction)}\n`),
     },
   });

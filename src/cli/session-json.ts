@@ -2,6 +2,7 @@
 // the README. Field names here are a contract with scripts: add, never rename.
 import { providerOf } from "../agent/fingerprint.js";
 import type { ApprovalState, CompactionState, DecisionState, RunState } from "../runstate/fold.js";
+import type { CompactionPayload } from "../runstate/records.js";
 import type { RunSummary } from "../runstate/store.js";
 
 export function summaryJson(summary: RunSummary) {
@@ -37,6 +38,23 @@ type ShownState = Pick<RunState, "counters" | "nextIteration" | "terminal" | "me
     | undefined;
 };
 
+/** A compaction as `show --json` and stream-json's `compaction` event give it. */
+export function compactionJson(seq: number, compaction: CompactionPayload) {
+  return {
+    seq,
+    from_seq: compaction.from_seq,
+    through_seq: compaction.through_seq,
+    trigger: compaction.trigger,
+    model: compaction.model,
+    summary: compaction.summary,
+    tokens_before: compaction.tokens_before,
+    tokens_after: compaction.tokens_after,
+    in_tokens: compaction.in_tokens,
+    out_tokens: compaction.out_tokens,
+    trimmed: compaction.trimmed ?? [],
+  };
+}
+
 /** `messages` comes last: show-json.ts writes them after the rest, as it reads them. */
 export function stateJson(state: ShownState, summary: RunSummary) {
   const { counters } = state;
@@ -70,17 +88,7 @@ export function stateJson(state: ShownState, summary: RunSummary) {
     terminal: state.terminal ?? null,
     fingerprint: state.meta.fingerprint,
     compactions: state.compactions.map(({ seq, compaction, undoneAt }) => ({
-      seq,
-      from_seq: compaction.from_seq,
-      through_seq: compaction.through_seq,
-      trigger: compaction.trigger,
-      model: compaction.model,
-      summary: compaction.summary,
-      tokens_before: compaction.tokens_before,
-      tokens_after: compaction.tokens_after,
-      in_tokens: compaction.in_tokens,
-      out_tokens: compaction.out_tokens,
-      trimmed: compaction.trimmed ?? [],
+      ...compactionJson(seq, compaction),
       undone: undoneAt !== undefined,
       undone_at: undoneAt ?? null,
     })),

@@ -1,12 +1,13 @@
 // The ledger as `session show` gives it: the session's tokens and cost by model, and
 // with --json every model call priced. Prices are agent.yaml's `pricing:` over the
 // shipped table; a model with no price gets its tokens and "no price".
-import { callsOf, ledgerOf, type Ledger } from "../ledger/ledger.js";
+import { ledgerOf, pricedCalls, type Ledger } from "../ledger/ledger.js";
 import { PRICES_AS_OF, type PriceTable } from "../ledger/prices.js";
 import { decodeJournal } from "../runstate/journal-codec.js";
 import { digestOf, type RunDigest, type TokenUsage } from "../runstate/run-digest.js";
 import type { RunSummary, Store } from "../runstate/store.js";
 import { costText, dollarsText } from "./ledger-text.js";
+import { STREAMED, type StreamedArray } from "./show-json.js";
 import { configPathFrom } from "./session-store.js";
 
 /**
@@ -51,11 +52,12 @@ function usageText(usage: TokenUsage): string {
   return `${usage.calls} calls: in ${usage.inTokens}, out ${usage.outTokens}, cache read ${usage.cacheReadTokens}, cache write ${usage.cacheWriteTokens}`;
 }
 
-/** The `ledger` field of `show --json`: totals by model, and every call. */
+/**
+ * The `ledger` field of `show --json`: totals by model, and every call. Its `calls` are
+ * STREAMED: `ledgerCalls` writes them as the records are read.
+ */
 export async function ledgerJson(store: Store, summary: RunSummary, prices: PriceTable) {
-  const bytes = await store.readJournal(summary.runId);
-  const { records } = decodeJournal(Buffer.from(bytes));
-  const digest = summary.digest ?? digestOf(records, bytes.byteLength);
+  const digest = await digestFor(store, summary);
   const ledger = ledgerOf([digest], prices);
   return {
     prices_as_of: PRICES_AS_OF,
@@ -63,7 +65,18 @@ export async function ledgerJson(store: Store, summary: RunSummary, prices: Pric
     unpriced: ledger.unpriced,
     models: ledger.lines.map((line) => ({ model: line.model, kind: line.kind, ...usageJson(line.usage), cost_usd: line.cost ?? null })),
     copied: digest.origin === undefined ? null : { from: digest.origin.run_id, through_seq: digest.origin.through_seq, kind: digest.origin.kind, ...usageJson(digest.copied) },
-    calls: callsOf(records, prices).map((call) => ({ seq: call.seq, kind: call.kind, model: call.model, copied: call.copied, ...usageJson(call.usage), cost_usd: call.cost ?? null })),
+    calls: STREAMED,
+  };
+}
+
+/** The ledger's `calls`, one for each model call the records hold, priced. */
+export async function ledgerCalls(store: Store, summary: RunSummary, prices: PriceTable): Promise<StreamedArray> {
+  const origin = (await digestFor(store, summary)).origin;
+  const originSeq = origin === undefined ? 0 : origin.through_seq + 1;
+  return async function* (records) {
+    for await (const call of pricedCalls(records, prices, originSeq)) {
+      yield { seq: call.seq, kind: call.kind, model: call.model, copied: call.copied, ...usageJson(call.usage), cost_usd: call.cost ?? null };
+    }
   };
 }
 

@@ -9,7 +9,7 @@ import type { RunSummary, Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
 import { compactionLine } from "./compaction-text.js";
 import { PacedOutput } from "./paced-output.js";
-import { digestFor, ledgerJson, ledgerLines } from "./session-ledger.js";
+import { digestFor, ledgerCalls, ledgerJson, ledgerLines } from "./session-ledger.js";
 import { writeStateJson } from "./show-json.js";
 import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
@@ -41,7 +41,7 @@ export async function showSession(
   const tally = await tallyRecords(runId, store.readRecords(runId));
   const summary = await store.summarize(runId);
   if (options.json) {
-    await writeStateJson(store, tally, summary, out, { ledger: await ledgerJson(store, summary, prices) });
+    await writeStateJson(store, tally, summary, out, { ledger: await ledgerJson(store, summary, prices) }, { calls: await ledgerCalls(store, summary, prices) });
     return;
   }
   const digest = await digestFor(store, summary);

@@ -2,6 +2,7 @@
 // stdout, so a script or a web page can follow it live. The field names are a contract
 // (documented in the README): add fields, never rename or remove them.
 import type { AgentEvents } from "../agent/events.js";
+import { compactionJson } from "./session-json.js";
 
 export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
   const emit = (event: Record<string, unknown>) => stdout.write(`${JSON.stringify(event)}\n`);
@@ -31,21 +32,7 @@ export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
         is_error: result.is_error === true,
         reused,
       }),
-    compaction: ({ seq, compaction }) =>
-      emit({
-        type: "compaction",
-        seq,
-        from_seq: compaction.from_seq,
-        through_seq: compaction.through_seq,
-        trigger: compaction.trigger,
-        model: compaction.model,
-        summary: compaction.summary,
-        tokens_before: compaction.tokens_before,
-        tokens_after: compaction.tokens_after,
-        in_tokens: compaction.in_tokens,
-        out_tokens: compaction.out_tokens,
-        trimmed: compaction.trimmed ?? [],
-      }),
+    compaction: ({ seq, compaction }) => emit({ type: "compaction", ...compactionJson(seq, compaction) }),
     approvalRequested: (request) =>
       emit({ type: "approval_request", id: request.tool_use_id, name: request.name, input: request.input, kind: request.kind, requested_at: request.requested_at }),
     approvalDecided: (decision) =>

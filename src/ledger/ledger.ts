@@ -60,14 +60,29 @@ export interface PricedCall extends LedgerCall {
 export function callsOf(records: readonly JournalRecord[], prices: PriceTable = {}): PricedCall[] {
   const first = records[0];
   const model = first?.protocol === PROTOCOLS.meta ? first.meta.fingerprint.model : "";
-  // Every record before the latest origin was copied from another session.
-  const copiedThrough = records.findLast((record) => record.protocol === PROTOCOLS.origin)?.seq ?? 0;
-  return records.flatMap((record) => {
-    const call = callOf(record, model);
-    if (call === undefined) return [];
-    const price = priceOf(call.model, prices);
-    return [{ ...call, cost: price === undefined ? undefined : costOf(call.usage, price), copied: record.seq < copiedThrough }];
-  });
+  const originSeq = records.findLast((record) => record.protocol === PROTOCOLS.origin)?.seq ?? 0;
+  return records.flatMap((record) => pricedCall(record, model, prices, originSeq) ?? []);
+}
+
+/**
+ * callsOf over records as they are read, holding none of them: for a journal of any size.
+ * `originSeq` is the seq of the run's latest origin record (0 for none), which its digest knows.
+ */
+export async function* pricedCalls(records: AsyncIterable<JournalRecord>, prices: PriceTable, originSeq: number): AsyncIterable<PricedCall> {
+  let model = "";
+  for await (const record of records) {
+    if (record.protocol === PROTOCOLS.meta) model = record.meta.fingerprint.model;
+    const call = pricedCall(record, model, prices, originSeq);
+    if (call !== undefined) yield call;
+  }
+}
+
+/** The call a record made, priced; every record before the latest origin was copied from another session. */
+function pricedCall(record: JournalRecord, model: string, prices: PriceTable, originSeq: number): PricedCall | undefined {
+  const call = callOf(record, model);
+  if (call === undefined) return undefined;
+  const price = priceOf(call.model, prices);
+  return { ...call, cost: price === undefined ? undefined : costOf(call.usage, price), copied: record.seq < originSeq };
 }
 
 function priced(lines: { model: string; kind: LedgerCall["kind"]; usage: TokenUsage }[], prices: PriceTable): Ledger {

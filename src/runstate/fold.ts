@@ -535,6 +535,22 @@ function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number, f
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** The counters of a run before its first record after the meta: all zero. */
+export function noCounters(): Counters {
+  return {
+    modelCalls: 0,
+    toolCalls: 0,
+    remoteToolCalls: 0,
+    inTokens: 0,
+    outTokens: 0,
+    cacheReadTokens: 0,
+    cacheCreateTokens: 0,
+    compactionCalls: 0,
+    compactionInTokens: 0,
+    compactionOutTokens: 0,
+  };
+}
+
 function foldMeta(first: JournalRecord): FoldState {
   if (first.protocol !== "io.choria.fisk-ai.v1.session.meta" || first.seq !== 1) {
     throw new RunStateError("ERR_NO_META", `the first record (seq ${String(first.seq)}) is not the meta record at seq 1`, {
@@ -552,18 +568,7 @@ function foldMeta(first: JournalRecord): FoldState {
     historySeqs: messages.map(() => 1),
     compactions: [],
     inEffect: [],
-    counters: {
-      modelCalls: 0,
-      toolCalls: 0,
-      remoteToolCalls: 0,
-      inTokens: 0,
-      outTokens: 0,
-      cacheReadTokens: 0,
-      cacheCreateTokens: 0,
-      compactionCalls: 0,
-      compactionInTokens: 0,
-      compactionOutTokens: 0,
-    },
+    counters: noCounters(),
     nextIteration: 0,
     promptIteration: 0,
     pending: undefined,

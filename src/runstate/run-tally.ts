@@ -3,7 +3,7 @@
 // the compactions. A journal of any size is tallied in the memory of one batch. Unlike
 // fold it checks nothing: it reads a journal load() would accept, or says what it sees.
 import { RunStateError } from "./errors.js";
-import type { ApprovalState, Counters, DecisionState } from "./fold.js";
+import { noCounters, type ApprovalState, type Counters, type DecisionState } from "./fold.js";
 import { ANNOTATION_KINDS, kindOfProtocol, type CompactionPayload, type JournalRecord, type MetaPayload, type TerminalPayload, type ToolUseBlock } from "./records.js";
 
 /** A compaction as a tally keeps it. */
@@ -42,18 +42,7 @@ export function tallyStep(tally: RunTally | undefined, record: JournalRecord): R
     if (!("meta" in record)) throw new TypeError("a tally starts at the meta record");
     return {
       meta: record.meta,
-      counters: {
-        modelCalls: 0,
-        toolCalls: 0,
-        remoteToolCalls: 0,
-        inTokens: 0,
-        outTokens: 0,
-        cacheReadTokens: 0,
-        cacheCreateTokens: 0,
-        compactionCalls: 0,
-        compactionInTokens: 0,
-        compactionOutTokens: 0,
-      },
+      counters: noCounters(),
       nextIteration: 0,
       pending: undefined,
       terminal: undefined,
