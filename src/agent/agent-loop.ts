@@ -422,8 +422,9 @@ async function finishPendingBatch(run: Drive): Promise<boolean> {
   events.pendingBatch?.({ rerun: rerun.filter((use) => !pending.approvals.has(use.id) && !pending.decisions.has(use.id)), interrupted });
   for (const use of interrupted) await journalResult(run, use, interruptedResult(use));
   // Taken up from rest, the batch says so before a call of it runs: were this resume cut
-  // short, the next one must count its calls as maybe started, not at rest.
-  if (terminal !== undefined && rerun.some((use) => !cannotHaveRun(pending, use.id))) {
+  // short, the next one must count its calls as maybe started, not at rest. Only a call
+  // whose tool must not simply run again needs it: running a `rerun` call again is its policy.
+  if (terminal !== undefined && rerun.some((use) => !cannotHaveRun(pending, use.id) && settings.tools.crashPolicy(use.name) !== "rerun")) {
     await run.recorder.append({ protocol: PROTOCOLS.resumed, resumed: { resumed_at: new Date().toISOString() } });
   }
   return runTools(run, rerun);

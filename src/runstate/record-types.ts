@@ -262,8 +262,9 @@ export interface ApprovalDecisionPayload {
 
 /**
  * Written by a resume that takes up a batch at rest under a terminal record (it parked, or
- * stopped at its budget) before it runs any call of it: a later resume then knows calls of
- * the batch may have started, and applies their tools' crash policy.
+ * stopped at its budget) before it runs any call of it whose tool's crash policy is not
+ * `rerun`: a later resume then knows calls of the batch may have started, and applies
+ * their tools' crash policy.
  */
 export interface ResumedPayload {
   /** When, RFC 3339. */
