@@ -287,11 +287,7 @@ function foldAssistant(s: Folding, turn: AssistantPayload, seq: number): void {
   }
   s.paused = turn.stop_reason === "pause_turn";
   s.lastAnswered = new Set();
-  counters.modelCalls++;
-  counters.inTokens += turn.in_tokens;
-  counters.outTokens += turn.out_tokens;
-  counters.cacheReadTokens += turn.cache_read_tokens ?? 0;
-  counters.cacheCreateTokens += turn.cache_create_tokens ?? 0;
+  countTurn(counters, turn);
   s.nextIteration = Math.max(s.nextIteration, turn.iteration + 1);
   const toolUses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
   if (toolUses.length === 0) {
@@ -451,9 +447,7 @@ function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number):
   }
   s.compactions.push(entry);
   s.messages = view;
-  if (summary !== "") s.counters.compactionCalls++;
-  s.counters.compactionInTokens += compaction.in_tokens;
-  s.counters.compactionOutTokens += compaction.out_tokens;
+  countCompaction(s.counters, compaction);
 }
 
 function foldCompactionUndo(s: Folding, { compaction_seq: target }: CompactionUndoPayload, seq: number): void {
@@ -534,6 +528,22 @@ function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number, f
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Counts a model turn into `counters`: fold and the show's tally count alike. */
+export function countTurn(counters: Counters, turn: AssistantPayload): void {
+  counters.modelCalls++;
+  counters.inTokens += turn.in_tokens;
+  counters.outTokens += turn.out_tokens;
+  counters.cacheReadTokens += turn.cache_read_tokens ?? 0;
+  counters.cacheCreateTokens += turn.cache_create_tokens ?? 0;
+}
+
+/** Counts a compaction's summarizing call (none when it only trims) into `counters`, apart from the model's turns. */
+export function countCompaction(counters: Counters, compaction: CompactionPayload): void {
+  if (compaction.summary !== "") counters.compactionCalls++;
+  counters.compactionInTokens += compaction.in_tokens;
+  counters.compactionOutTokens += compaction.out_tokens;
+}
 
 /** The counters of a run before its first record after the meta: all zero. */
 export function noCounters(): Counters {

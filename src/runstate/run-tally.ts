@@ -3,7 +3,7 @@
 // the compactions. A journal of any size is tallied in the memory of one batch. Unlike
 // fold it checks nothing: it reads a journal load() would accept, or says what it sees.
 import { RunStateError } from "./errors.js";
-import { noCounters, type ApprovalState, type Counters, type DecisionState } from "./fold.js";
+import { countCompaction, countTurn, noCounters, type ApprovalState, type Counters, type DecisionState } from "./fold.js";
 import { ANNOTATION_KINDS, kindOfProtocol, type CompactionPayload, type JournalRecord, type MetaPayload, type TerminalPayload, type ToolUseBlock } from "./records.js";
 
 /** A compaction as a tally keeps it. */
@@ -54,11 +54,7 @@ export function tallyStep(tally: RunTally | undefined, record: JournalRecord): R
   switch (kindOfProtocol(record.protocol)) {
     case "assistant": {
       const turn = (record as Extract<JournalRecord, { assistant: unknown }>).assistant;
-      counters.modelCalls++;
-      counters.inTokens += turn.in_tokens;
-      counters.outTokens += turn.out_tokens;
-      counters.cacheReadTokens += turn.cache_read_tokens ?? 0;
-      counters.cacheCreateTokens += turn.cache_create_tokens ?? 0;
+      countTurn(counters, turn);
       tally.nextIteration = Math.max(tally.nextIteration, turn.iteration + 1);
       const toolUses = turn.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
       if (toolUses.length > 0) tally.pending = { seq: record.seq, toolUses, answered: new Set(), approvals: new Map(), decisions: new Map() };
@@ -85,9 +81,7 @@ export function tallyStep(tally: RunTally | undefined, record: JournalRecord): R
     }
     case "compaction": {
       const compaction = (record as Extract<JournalRecord, { compaction: unknown }>).compaction;
-      if (compaction.summary !== "") counters.compactionCalls++;
-      counters.compactionInTokens += compaction.in_tokens;
-      counters.compactionOutTokens += compaction.out_tokens;
+      countCompaction(counters, compaction);
       tally.compactions.push({ seq: record.seq, compaction, undoneAt: undefined });
       break;
     }
