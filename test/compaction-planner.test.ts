@@ -5,17 +5,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { chooseCut, chooseTrims, ContextGauge, requestTokens, summarizingMessages, SUMMARY_REQUEST } from "../src/agent/compaction.js";
 import { fold, type Message } from "../src/index.js";
-import { assistantEntry, compactionEntry, journalOf, toolResultEntry, userEntry } from "./helpers/record-builders.js";
+import { assistantEntry, compactionEntry, journalOf, toolResultEntry, twoBatchConversation } from "./helpers/record-builders.js";
 
-/** history: prompt(0), turn toolu_1(1), result(2), answer(3), follow-up(4), turn toolu_2(5), result(6). */
-const conversation = [
-  assistantEntry(0, "looking", ["toolu_1"]),
-  toolResultEntry("toolu_1", "x".repeat(50)),
-  assistantEntry(1, "first answer"),
-  userEntry("and then?"),
-  assistantEntry(2, "looking again", ["toolu_2"]),
-  toolResultEntry("toolu_2", "y".repeat(40)),
-];
+/** The prompt, then seqs 2 to 7: two batches around an answer and a follow-up (twoBatchConversation). */
+const conversation = twoBatchConversation();
 const NO_LIMIT = Number.POSITIVE_INFINITY;
 
 describe("compaction planner: the cut", () => {

@@ -16,6 +16,7 @@ import {
   titleEntry,
   toolResultEntry,
   userEntry,
+  twoBatchConversation,
 } from "./helpers/record-builders.js";
 
 function rejects(entries: RecordEntry[], seq: number, message: RegExp): void {
@@ -32,15 +33,8 @@ const texts = (messages: readonly Message[]): string[] =>
       .join("|"),
   );
 
-/** prompt(1), turn with toolu_1 (2), its result (3), answer (4), follow-up (5), turn with toolu_2 (6), its result (7). */
-const conversation: RecordEntry[] = [
-  assistantEntry(0, "looking", ["toolu_1"]),
-  toolResultEntry("toolu_1", "x".repeat(50)),
-  assistantEntry(1, "first answer"),
-  userEntry("and then?"),
-  assistantEntry(2, "looking again", ["toolu_2"]),
-  toolResultEntry("toolu_2", "y".repeat(40)),
-];
+/** The prompt, then seqs 2 to 7: two batches around an answer and a follow-up (twoBatchConversation). */
+const conversation: RecordEntry[] = twoBatchConversation();
 
 describe("fold: compaction", () => {
   it("sends the summary, then every message after the cut; history keeps them all", () => {

@@ -19,6 +19,7 @@ import {
   terminalEntry,
   toolResultEntry,
   userEntry,
+  twoBatchConversation,
 } from "./helpers/record-builders.js";
 import { deriveSeed, simulateRun } from "./helpers/simulated-runs.js";
 
@@ -37,15 +38,8 @@ async function streamed(records: readonly JournalRecord[]): Promise<string> {
 
 const folded = (records: readonly JournalRecord[]) => `${JSON.stringify(stateJson(fold(records), SUMMARY), null, 2)}\n`;
 
-/** prompt(1), turn with toolu_1 (2), its result (3), answer (4), follow-up (5), turn with toolu_2 (6), its result (7). */
-const conversation: RecordEntry[] = [
-  assistantEntry(0, "looking", ["toolu_1"]),
-  toolResultEntry("toolu_1", "x".repeat(50)),
-  assistantEntry(1, "first answer"),
-  userEntry("and then?"),
-  assistantEntry(2, "looking again", ["toolu_2"]),
-  toolResultEntry("toolu_2", "y".repeat(40)),
-];
+/** The prompt, then seqs 2 to 7: two batches around an answer and a follow-up (twoBatchConversation). */
+const conversation: RecordEntry[] = twoBatchConversation();
 
 const SHAPES: Record<string, RecordEntry[]> = {
   "a compaction through a user message": [...conversation, compactionEntry(1, 4)],
