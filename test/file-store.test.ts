@@ -25,6 +25,7 @@ import { nodeFileSystem, type FileSystem } from "../src/runstate/file/file-syste
 import { runStoreConformance } from "../src/conformance/index.js";
 import { SUMMARY_CACHE_NAME } from "../src/runstate/file/summary-cache.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
+import { waitFor } from "./helpers/cli-harness.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { assistantEntry, completedRun, metaPayload, terminalEntry, titleEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
 
@@ -194,8 +195,8 @@ describe("file backend", () => {
       fs.reset();
       let resolved = false;
       const append = journal.append(2, assistantEntry(0, "hi")).then(() => (resolved = true));
+      await waitFor(() => fs.calls.write === 1, "the bytes to be written");
       await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(fs.calls.write, 1, "the bytes were written");
       assert.equal(resolved, false, "but the append waits for its fsync");
       release();
       await append;
