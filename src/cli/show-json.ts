@@ -4,7 +4,8 @@
 // the fields and their order of the folded state (session-json.ts).
 import type { JournalRecord } from "../runstate/records.js";
 import type { RunSummary, Store } from "../runstate/store.js";
-import { HistoryStream, ModelView } from "../runstate/message-stream.js";
+import { HistoryStream } from "../runstate/message-stream.js";
+import { ModelView } from "../runstate/model-view.js";
 import type { RunTally } from "../runstate/run-tally.js";
 import type { PacedOutput } from "./paced-output.js";
 import { stateJson } from "./session-json.js";
@@ -71,6 +72,7 @@ async function* recordsThrough(store: Store, tally: RunTally): AsyncIterable<Jou
 async function* modelMessages(tally: RunTally, records: AsyncIterable<JournalRecord>): AsyncIterable<unknown> {
   const history = new HistoryStream();
   const view = new ModelView(tally.compactions);
-  for await (const record of records) for (const completed of history.push(record)) yield* view.take(completed);
-  for (const completed of history.end()) yield* view.take(completed);
+  for await (const record of records) for (const { message, seq } of history.push(record)) yield* view.take(message, seq);
+  for (const { message, seq } of history.end()) yield* view.take(message, seq);
+  yield* view.end();
 }

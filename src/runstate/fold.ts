@@ -4,9 +4,9 @@
 // Everything a resume rebuilds comes from here.
 import { isDeepStrictEqual } from "node:util";
 import { RunStateError } from "./errors.js";
+import { ModelView } from "./model-view.js";
 import {
   ANNOTATION_KINDS,
-  isOtherBlock,
   kindOfProtocol,
   newerKindProblem,
   NEWEST_READABLE_VERSION,
@@ -27,7 +27,6 @@ import {
   type ToolResultBlock,
   type ToolResultPayload,
   type ToolUseBlock,
-  type TrimmedResult,
   type UserMessage,
   type UserPayload,
 } from "./records.js";
@@ -399,22 +398,6 @@ function undecidedCall(s: Folding, id: string, seq: number, what: string): ToolU
   return use;
 }
 
-/** The text the model reads in place of the conversation a compaction summarized. */
-export function summaryText(summary: string): string {
-  return `[The conversation so far was compacted to save space. This summary, written from it, stands for it:]\n\n${summary}`;
-}
-
-/** What stands in for the part of a result a compaction cut: the model reads how much is gone. */
-export function trimmedResultText(text: string, keptChars: number): string {
-  return `${text.slice(0, keptChars)}\n[fisk-ai cut ${text.length - keptChars} of ${text.length} characters of this result to fit the model's context window]`;
-}
-
-/** A tool result's content as one text, images named: what a trim cuts and counts characters of. */
-export function resultText(content: ToolResultBlock["content"]): string {
-  if (typeof content === "string") return content;
-  return content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
-}
-
 function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number): void {
   if (s.pending !== undefined) throw corrupt(seq, `a compaction inside the pending batch of the turn at seq ${s.pending.seq}`);
   if (s.paused) throw corrupt(seq, "a compaction after a paused turn, which must be continued first");
@@ -483,47 +466,27 @@ function historyIndexAfter(s: Folding, through: number): number {
 }
 
 /**
- * What the model is sent under the compactions in effect: the latest summary, then the
- * messages after its cut with the trimmed results cut. Without any, the history itself.
- * `folding` is the compaction being folded, whose trims must each name a kept result.
+ * What the model is sent under the compactions in effect (model-view.ts); without any, the
+ * history itself. `folding` is the compaction being folded, whose trims must each name a
+ * kept result.
  */
 function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number, folding?: CompactionPayload): Message[] {
   if (inEffect.length === 0) return s.history;
-  const summarized = inEffect.findLast((entry) => entry.compaction.summary !== "");
-  const trims = new Map<string, TrimmedResult>();
-  for (const { compaction } of inEffect) {
-    if (compaction.trimmed !== undefined) for (const trim of compaction.trimmed) trims.set(trim.tool_use_id, trim);
-  }
+  const model = new ModelView(inEffect);
   const view: Message[] = [];
-  for (const message of s.history.slice(summarized?.historyIndex ?? 0)) {
-    if (message.role === "assistant" || trims.size === 0) {
-      view.push(message);
-      continue;
-    }
-    const content = message.content.map((block) => {
-      if (isOtherBlock(block) || block.type !== "tool_result") return block;
-      const trim = trims.get(block.tool_use_id);
-      if (trim === undefined) return block;
-      trims.delete(block.tool_use_id);
-      const text = resultText(block.content);
-      if (trim.kept_chars + trim.cut_chars !== text.length) {
-        throw corrupt(seq, `a trim of the result of ${trim.tool_use_id} that counts ${trim.kept_chars + trim.cut_chars} characters where it has ${text.length}`);
-      }
-      return { ...block, content: trimmedResultText(text, trim.kept_chars) };
-    });
-    // Only a message with a trimmed result is a copy.
-    view.push(content.every((block, index) => block === message.content[index]) ? message : { role: "user", content });
+  for (let index = historyIndexAfter(s, model.cut); index < s.history.length; index++) {
+    view.push(...model.take(s.history[index] as Message, s.historySeqs[index] as number));
+  }
+  view.push(...model.end());
+  const miscounted = model.miscounted[0];
+  if (miscounted !== undefined) {
+    const { trim, length } = miscounted;
+    throw corrupt(seq, `a trim of the result of ${trim.tool_use_id} that counts ${trim.kept_chars + trim.cut_chars} characters where it has ${length}`);
   }
   // Only the compaction being folded must trim kept results: an earlier trim's result may
   // since have been summarized by a later cut, and then it no longer matters.
-  const unmatched = (folding?.trimmed ?? []).find((trim) => trims.has(trim.tool_use_id));
+  const unmatched = (folding?.trimmed ?? []).find((trim) => !model.trimmed(trim.tool_use_id));
   if (unmatched !== undefined) throw corrupt(seq, `a trim of the result of ${unmatched.tool_use_id}, which no kept message holds`);
-  if (summarized === undefined) return view;
-  const text = { type: "text" as const, text: summaryText(summarized.compaction.summary) };
-  const first = view[0];
-  // The summary reaches the model as the user's first words; a kept follow-up joins it, so roles alternate.
-  if (first?.role === "user") view[0] = { role: "user", content: [text, ...first.content] };
-  else view.unshift({ role: "user", content: [text] });
   return view;
 }
 

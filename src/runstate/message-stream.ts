@@ -2,9 +2,7 @@
 // that write it out as they read (`session show --json`) instead of folding it whole:
 // what is held is the last message, which a later record may still join, and one batch.
 // The messages and their joins are fold's (fold.ts): a test holds the two to each other.
-import { resultText, summaryText, trimmedResultText } from "./fold.js";
-import { isOtherBlock, kindOfProtocol, type AssistantMessage, type JournalRecord, type Message, type ToolResultBlock } from "./records.js";
-import type { TalliedCompaction } from "./run-tally.js";
+import { kindOfProtocol, type AssistantMessage, type JournalRecord, type Message, type ToolResultBlock } from "./records.js";
 
 /** One message of a run's history, and the seq of the record that completed it. */
 export interface CompletedMessage {
@@ -70,49 +68,5 @@ export class HistoryStream {
   #hold(next: CompletedMessage, done: CompletedMessage[]): void {
     if (this.#held !== undefined) done.push(this.#held);
     this.#held = next;
-  }
-}
-
-/**
- * What fold's `messages` makes of the history under the compactions in effect at the
- * end of the run (as a tally of the whole run gives them): the latest summary, then the
- * messages after its cut, with the trimmed results cut. Given the history in order.
- */
-export class ModelView {
-  readonly #summary: string | undefined;
-  readonly #cut: number;
-  readonly #trims: Map<string, number>;
-  #started = false;
-
-  constructor(compactions: readonly TalliedCompaction[]) {
-    const inEffect = compactions.filter((entry) => entry.undoneAt === undefined);
-    const summarized = inEffect.findLast((entry) => entry.compaction.summary !== "");
-    this.#summary = summarized?.compaction.summary;
-    this.#cut = summarized?.compaction.through_seq ?? 0;
-    this.#trims = new Map(inEffect.flatMap((entry) => (entry.compaction.trimmed ?? []).map((trim) => [trim.tool_use_id, trim.kept_chars] as const)));
-  }
-
-  /** The messages the model is sent for one message of the history: none for one a summary stands for. */
-  take({ message, seq }: CompletedMessage): Message[] {
-    if (seq <= this.#cut) return [];
-    const kept = this.#trimmed(message);
-    if (this.#started || this.#summary === undefined) {
-      this.#started = true;
-      return [kept];
-    }
-    this.#started = true;
-    const text = { type: "text" as const, text: summaryText(this.#summary) };
-    // The summary reaches the model as the user's first words; a kept follow-up joins it.
-    return kept.role === "user" ? [{ role: "user", content: [text, ...kept.content] }] : [{ role: "user", content: [text] }, kept];
-  }
-
-  #trimmed(message: Message): Message {
-    if (message.role === "assistant" || this.#trims.size === 0) return message;
-    const content = message.content.map((block) => {
-      if (isOtherBlock(block) || block.type !== "tool_result") return block;
-      const kept = this.#trims.get(block.tool_use_id);
-      return kept === undefined ? block : { ...block, content: trimmedResultText(resultText(block.content), kept) };
-    });
-    return content.every((block, index) => block === message.content[index]) ? message : { role: "user", content };
   }
 }
