@@ -289,6 +289,44 @@ describe("file backend", () => {
       assert.equal(journal.lastSeq, 4);
       await journal.close();
     });
+
+    it("hands every journal to readJournals in windows that end on a line, a record longer than a window whole", async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      // 6 MB results straddle the first 8 MB window's end; a 10 MB one is longer than a window.
+      await writeRun(store, "big-1", 2, 6 * 1024 * 1024);
+      await writeRun(store, "big-2", 1, 10 * 1024 * 1024);
+      await writeRun(store, "small", 1);
+      const fs = countingFileSystem();
+      const pieces = new Map<string, Buffer[]>();
+      await fileStoreWithSeams({ dir, fileSystem: fs }).readJournals((runId, lines) => {
+        assert.equal(lines.at(-1), 0x0a, `a piece of ${runId} ends on a line`);
+        pieces.set(runId, [...(pieces.get(runId) ?? []), Buffer.from(lines)]);
+      });
+      const sizes = ["big-1", "big-2", "small"].map((runId) => {
+        const file = readFileSync(join(dir, `${runId}.json`));
+        assert.deepEqual(Buffer.concat(pieces.get(runId) ?? []), file, runId);
+        return file.length;
+      });
+      assert.equal(fs.bytesRead, sizes.reduce((sum, size) => sum + size, 0), "every byte read once");
+      assert.ok((pieces.get("big-1")?.length ?? 0) >= 3, `big-1 in ${pieces.get("big-1")?.length} pieces`);
+      assert.equal(pieces.get("small")?.length, 1);
+      // The piece holding the long record is the record and what fits around it, never the whole 20 MB journal.
+      assert.ok(Math.max(...(pieces.get("big-2") ?? []).map((piece) => piece.length)) < 20 * 1024 * 1024);
+    });
+
+    it("stops reading a journal when visit says it has seen enough", async () => {
+      const dir = freshDir();
+      await writeRun(new FileStore({ dir }), "big-1", 2, 6 * 1024 * 1024);
+      const fs = countingFileSystem();
+      let pieces = 0;
+      await fileStoreWithSeams({ dir, fileSystem: fs }).readJournals(() => {
+        pieces++;
+        return true;
+      });
+      assert.equal(pieces, 1);
+      assert.equal(fs.bytesRead, 8 * 1024 * 1024, "one window read");
+    });
   });
 
   describe("torn tails and corruption", () => {

@@ -14,9 +14,13 @@ export async function searchSessions(store: Store, text: string, options: { json
   if (text.trim() === "") throw new UsageError("session search needs the text to find: fisk-ai session search TEXT");
   const search = new SearchText(text);
   const hits = new Map<string, SearchHit>();
-  const visit = (runId: string, bytes: Buffer) => {
-    const hit = searchJournal(bytes, search);
-    if (hit !== undefined) hits.set(runId, hit);
+  // A run's first hit is the one shown: a store may hand a run's records in pieces, and not always in seq order.
+  const visit = (runId: string, lines: Buffer) => {
+    const hit = searchJournal(lines, search);
+    if (hit === undefined) return false;
+    const seen = hits.get(runId);
+    if (seen === undefined || hit.seq < seen.seq) hits.set(runId, hit);
+    return true;
   };
   await (store.readJournals?.(visit) ?? readEach(store, visit));
   // Only the sessions found are summarized: newest first.
@@ -40,7 +44,7 @@ export async function searchSessions(store: Store, text: string, options: { json
 }
 
 /** Every run listed, a readJournal each, a few at once: for a store that reads no faster in bulk. */
-async function readEach(store: Store, visit: (runId: string, bytes: Buffer) => void): Promise<void> {
+async function readEach(store: Store, visit: (runId: string, lines: Buffer) => boolean): Promise<void> {
   const runIds = (await store.list()).filter((summary) => summary.status !== "corrupt").map((summary) => summary.runId);
   let next = 0;
   const reader = async () => {

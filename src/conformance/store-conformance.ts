@@ -15,6 +15,7 @@ import { listCases } from "./store/list.js";
 import { loadCases } from "./store/load.js";
 import { openCases } from "./store/open.js";
 import { readJournalCases } from "./store/read-journal.js";
+import { readJournalsCases } from "./store/read-journals.js";
 import { readRecordsCases } from "./store/read-records.js";
 import { recordsCases } from "./store/records.js";
 import { summarizeCases } from "./store/summarize.js";
@@ -72,6 +73,7 @@ export function runStoreConformance(backend: string, harness: StoreHarness): voi
     listCases(suite);
     summarizeCases(suite);
     readJournalCases(suite);
+    readJournalsCases(suite);
     readRecordsCases(suite);
     importJournalCases(suite);
     deleteCases(suite);

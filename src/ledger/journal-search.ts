@@ -64,7 +64,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** The first place `bytes`, a journal's, holds `search` as a person means it; undefined when none does. */
+/** The first place `bytes`, whole lines of a journal, holds `search` as a person means it; undefined when none does. */
 export function searchJournal(bytes: Buffer, search: SearchText): SearchHit | undefined {
   const latin1 = search.needsLatin1 ? bytes.toString("latin1") : undefined;
   for (let from = 0; from < bytes.length; ) {

@@ -90,11 +90,14 @@ export interface Store {
    */
   importJournal(runId: string, bytes: Uint8Array): Promise<void>;
   /**
-   * Optional: hands `visit` the stored bytes of every run in turn, faster than a list and a
-   * readJournal each (`session search` reads every journal). The bytes are valid only
-   * during the call: a backend may reuse them for the next run.
+   * Optional: hands `visit` the stored bytes of every run, faster than a list and a
+   * readJournal each (`session search` reads every journal), in pieces of whole lines (a
+   * record each, or many) so that memory holds a piece, never a whole journal. A run's
+   * pieces come in the order they are stored; pieces of different runs may interleave.
+   * `visit` returns true when it needs no more of a run, and the store may skip the rest.
+   * A piece is valid only during the call: a backend may reuse its memory.
    */
-  readJournals?(visit: (runId: string, bytes: Buffer) => void): Promise<void>;
+  readJournals?(visit: (runId: string, lines: Buffer) => boolean | void): Promise<void>;
   /** Removes a run; ERR_LOCKED while a writer holds it. */
   delete(runId: string): Promise<void>;
   /** Lets go of what the store holds (a server connection); journals still open are the caller's to close first. */

@@ -192,11 +192,13 @@ export class FileStore implements Store {
   }
 
   /**
-   * Reads each journal synchronously into one buffer that grows as needed, in slices
-   * between which the event loop runs (as list does): for thousands of journals a read's
-   * trip through the thread pool costs more than the read.
+   * Reads each journal synchronously in windows of one buffer, in slices of journals between
+   * which the event loop runs (as list does): for thousands of journals a read's trip
+   * through the thread pool costs more than the read. A window ends at its last whole
+   * line; the buffer grows only for a line longer than it, so memory holds the longest
+   * record, not the largest journal.
    */
-  async readJournals(visit: (runId: string, bytes: Buffer) => void): Promise<void> {
+  async readJournals(visit: (runId: string, lines: Buffer) => boolean | void): Promise<void> {
     let names: string[];
     try {
       names = await this.#fs.readdir(this.dir);
@@ -218,10 +220,18 @@ export class FileStore implements Store {
       }
       try {
         const { size } = this.#fs.sync.fstat(fd);
-        if (size > buffer.length) buffer = Buffer.allocUnsafe(size);
-        const bytes = buffer.subarray(0, size);
-        readFullySync(this.#fs.sync, fd, bytes, 0);
-        visit(runId, bytes);
+        // `carried`: the start of a line the last window cut, moved to the buffer's start.
+        for (let offset = 0, carried = 0; offset < size; ) {
+          if (carried === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
+          const read = this.#fs.sync.read(fd, buffer, carried, Math.min(buffer.length - carried, size - offset), offset);
+          if (read === 0) break;
+          offset += read;
+          const filled = carried + read;
+          const whole = offset >= size ? filled : buffer.lastIndexOf(0x0a, filled - 1) + 1;
+          carried = filled - whole;
+          if (whole > 0 && visit(runId, buffer.subarray(0, whole)) === true) break;
+          buffer.copy(buffer, 0, whole, filled);
+        }
       } finally {
         this.#fs.sync.close(fd);
       }
