@@ -446,7 +446,7 @@ describe("fisk-ai session show", () => {
           "tool calls": String(want.toolCalls),
           tokens: tokensOf(runId),
           // The script provider's model has no price: its tokens, and no made-up cost.
-          [`cost ${MODEL}`]: `no price for ${want.modelCalls} calls: ${tokensOf(runId).replace("cache create", "cache write")}`,
+          [`cost ${MODEL}`]: `no price for ${want.modelCalls} call${want.modelCalls === 1 ? "" : "s"}: ${tokensOf(runId).replace("cache create", "cache write")}`,
           cost: "no price",
           ...(want.pending === undefined ? {} : { pending: want.pending }),
           prompt: PROMPT,

@@ -2,7 +2,7 @@
 // (the system's, driven by playwright-core), from a file, with every request it makes
 // recorded. FISK_AI_SCREENSHOT=FILE saves the page as the README shows it.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -35,6 +35,68 @@ async function open(browser: Browser, file: string): Promise<{ page: Page; reque
   await page.goto(pathToFileURL(file).href);
   return { page, requests, errors };
 }
+
+/** The page's metadata as "name: value" lines, read from its file. */
+function metadataOf(file: string): string[] {
+  const dl = /<dl>(.*?)<\/dl>/s.exec(readFileSync(file, "utf8"))?.[1] ?? "";
+  return [...dl.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map(([, name, value]) => `${name}: ${value}`);
+}
+
+describe("session export --format html: the cost", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fisk-html-cost-"));
+  const store = join(dir, "runs");
+  before(() => {
+    plantSession(store, tourRecords("priced"));
+    // The same session on a model no price is known for.
+    plantSession(store, tourRecords("local").map((record) => ("meta" in record ? { ...record, meta: { ...record.meta, fingerprint: { ...record.meta.fingerprint, model: "llama3.2" } } } : record)));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function costs(runId: string, config: string[] = []): Promise<{ meta: string[]; shown: string[]; caption: string; bars: string[] }> {
+    const file = join(dir, `${runId}.html`);
+    const result = await runCli(["session", "export", runId, "--format", "html", "-o", file, "--state-dir", store, ...config], { cwd: dir, env });
+    assert.equal(result.code, 0, result.stderr);
+    const html = readFileSync(file, "utf8");
+    const show = await runCli(["session", "show", runId, "--no-tui", "--state-dir", store, ...config], { cwd: dir, env });
+    return {
+      meta: metadataOf(file).filter((line) => line.startsWith("cost")),
+      shown: show.stdout.split("\n").filter((line) => line.startsWith("cost")).map((line) => line.replace(/^(cost(?: \S+(?: \(compaction\))?)?) +/, "$1: ")),
+      caption: /<figcaption>(.*?)<\/figcaption>/.exec(html)?.[1] ?? "",
+      bars: [...html.matchAll(/<title>(turn \d+: [^<]*)<\/title>/g)].map(([, title]) => title as string),
+    };
+  }
+
+  it("shows the session's cost as session show does, and each model call's beside its tokens", async () => {
+    const { meta, shown, caption, bars } = await costs("priced");
+    assert.deepEqual(meta, shown);
+    assert.deepEqual(meta, [
+      "cost claude-sonnet-4-5: $0.1049 for 7 calls: in 31610, out 670, cache read 0, cache write 0",
+      "cost claude-sonnet-4-5 (compaction): $0.0036 for 1 call: in 900, out 60, cache read 0, cache write 0",
+      "cost: $0.1085",
+    ]);
+    assert.match(caption, /7 calls, each bar a model call, \$0\.1049 in all/);
+    assert.equal(bars.length, 7);
+    for (const bar of bars) {
+      const [, input, output, dollars] = /^turn \d+: (\d+) in, (\d+) out, \$(\d+\.\d{4})$/.exec(bar) ?? assert.fail(bar);
+      assert.equal(dollars, ((Number(input) * 3 + Number(output) * 15) / 1_000_000).toFixed(4), bar);
+    }
+  });
+
+  it("prices by agent.yaml's table where it gives one, and says no price where none is known", async () => {
+    writeFileSync(join(dir, "agent.yaml"), "pricing:\n  claude-sonnet-4-5: { input: 1, output: 1, cache_read: 1, cache_write: 1 }\n");
+    try {
+      const { meta, caption } = await costs("priced", ["--config", join(dir, "agent.yaml")]);
+      assert.equal(meta.at(-1), `cost: ${"$" + ((31610 + 670 + 900 + 60) / 1_000_000).toFixed(4)}`);
+      assert.match(caption, /\$0\.0323 in all/);
+    } finally {
+      rmSync(join(dir, "agent.yaml"));
+    }
+    const local = await costs("local");
+    assert.equal(local.meta.find((line) => line.startsWith("cost llama3.2:")), "cost llama3.2: no price for 7 calls: in 31610, out 670, cache read 0, cache write 0");
+    assert.match(local.caption, /each bar a model call, no price in all/);
+    assert.ok(local.bars.every((bar) => bar.endsWith(", no price")), local.bars.join("\n"));
+  });
+});
 
 describe("session export --format html", { skip: skipWithout("chromium") }, () => {
   let browser: Browser;

@@ -158,8 +158,8 @@ async function sessionSubcommand(
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
       if (values.format === "html") {
-        const { exportHtml } = await import("./session-html.js");
-        await exportHtml(await sessionStore(values), runId, values.output, io.stdout);
+        const [{ exportHtml }, { pricesFrom }] = await Promise.all([import("./session-html.js"), import("./session-ledger.js")]);
+        await exportHtml(await sessionStore(values), runId, values.output, io.stdout, await pricesFrom(values.config));
         return EXIT.completed;
       }
       const { exportSession } = await import("./session-transfer.js");

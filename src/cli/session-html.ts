@@ -7,12 +7,15 @@ import { createHash } from "node:crypto";
 import { createWriteStream, renameSync, rmSync } from "node:fs";
 import { once } from "node:events";
 import { providerOf } from "../agent/fingerprint.js";
-import { kindOfProtocol, type JournalRecord } from "../runstate/records.js";
+import { ledgerOf, pricedCall } from "../ledger/ledger.js";
+import type { PriceTable } from "../ledger/prices.js";
 import { tallyStep, type RunTally } from "../runstate/run-tally.js";
 import { RunStateError } from "../runstate/errors.js";
 import type { RunSummary, Store } from "../runstate/store.js";
 import { UsageError } from "./cli-errors.js";
+import { dollarsText } from "./ledger-text.js";
 import { PacedOutput } from "./paced-output.js";
+import { digestFor, ledgerLines } from "./session-ledger.js";
 import { statusText } from "./session-list.js";
 import { fileErrorText } from "./session-transfer.js";
 import { startsTurn, TranscriptReader, type TranscriptEntry } from "./transcript-entries.js";
@@ -97,9 +100,9 @@ function escapeHtml(text: string): string {
 }
 
 /** Writes the page to `output` (aside, then renamed into place, 0600) or to stdout. */
-export async function exportHtml(store: Store, runId: string, output: string | undefined, stdout: NodeJS.WritableStream): Promise<void> {
+export async function exportHtml(store: Store, runId: string, output: string | undefined, stdout: NodeJS.WritableStream, prices: PriceTable): Promise<void> {
   if (output === undefined) {
-    await writePage(store, runId, new PacedOutput(stdout));
+    await writePage(store, runId, new PacedOutput(stdout), prices);
     return;
   }
   const temporary = `${output}.tmp-${process.pid}`;
@@ -110,7 +113,7 @@ export async function exportHtml(store: Store, runId: string, output: string | u
     throw new UsageError(`cannot write ${output}: ${fileErrorText(error)}`);
   }
   try {
-    await writePage(store, runId, new PacedOutput(file));
+    await writePage(store, runId, new PacedOutput(file), prices);
     file.end();
     await once(file, "finish");
     renameSync(temporary, output);
@@ -122,16 +125,18 @@ export async function exportHtml(store: Store, runId: string, output: string | u
   }
 }
 
-async function writePage(store: Store, runId: string, out: PacedOutput): Promise<void> {
+async function writePage(store: Store, runId: string, out: PacedOutput, prices: PriceTable): Promise<void> {
   const chart = new TokenChart();
   let tally: RunTally | undefined;
   for await (const record of store.readRecords(runId)) {
     tally = tallyStep(tally, record);
-    chart.add(record);
+    const call = pricedCall(record, tally.meta.fingerprint.model, prices, 0);
+    if (call?.kind === "agent") chart.add(call.usage.inTokens, call.usage.outTokens, call.cost);
   }
   if (tally === undefined) throw new RunStateError("ERR_EMPTY", `session ${runId}: the journal holds no records`, { runId });
   const summary = await store.summarize(runId);
-  await out.write(head(runId, tally, summary, chart));
+  const digest = await digestFor(store, summary);
+  await out.write(head(runId, tally, summary, chart, ledgerLines(ledgerOf([digest], prices), digest)));
   const reader = new TranscriptReader();
   let written = 0;
   for await (const record of store.readRecords(runId)) {
@@ -145,7 +150,7 @@ async function writePage(store: Store, runId: string, out: PacedOutput): Promise
   await out.flush();
 }
 
-function head(runId: string, tally: RunTally, summary: RunSummary, chart: TokenChart): string {
+function head(runId: string, tally: RunTally, summary: RunSummary, chart: TokenChart, ledger: [string, string][]): string {
   const { counters, meta } = tally;
   const fields: [string, string][] = [
     ["status", statusText(summary) + (tally.terminal?.message === undefined ? "" : ` (${tally.terminal.message})`)],
@@ -157,6 +162,7 @@ function head(runId: string, tally: RunTally, summary: RunSummary, chart: TokenC
     ["model calls", String(counters.modelCalls)],
     ["tool calls", String(counters.toolCalls)],
     ["tokens", `in ${counters.inTokens}, out ${counters.outTokens}, cache read ${counters.cacheReadTokens}, cache create ${counters.cacheCreateTokens}`],
+    ...ledger,
     ...(meta.cwd === undefined ? [] : [["directory", meta.cwd] as [string, string]]),
   ];
   return [
@@ -215,12 +221,15 @@ function oneLine(text: string): string {
 }
 
 /**
- * Tokens per model call as bars, input above and output below: at most MAX_BARS of them,
- * so a run of half a million turns sums neighbours into one bar (and the chart says how many).
+ * Tokens per model call as bars, input above and output below, each with its cost: at
+ * most MAX_BARS of them, so a run of half a million turns sums neighbours into one bar
+ * (and the chart says how many).
  */
 interface Bar {
   input: number;
   output: number;
+  /** In US dollars; undefined when the model has no price. */
+  cost: number | undefined;
   /** The index of its first model call. */
   first: number;
 }
@@ -229,17 +238,19 @@ class TokenChart {
   #bars: Bar[] = [];
   #perBar = 1;
   #turns = 0;
+  #cost: number | undefined = 0;
 
-  add(record: JournalRecord): void {
-    if (kindOfProtocol(record.protocol) !== "assistant") return;
-    const { in_tokens: input, out_tokens: output } = (record as Extract<JournalRecord, { assistant: unknown }>).assistant;
+  /** One model call of the agent: its input and output tokens and what it cost. */
+  add(input: number, output: number, cost: number | undefined): void {
     const turn = this.#turns++;
+    this.#cost = sum(this.#cost, cost);
     const last = this.#bars.at(-1);
     if (last !== undefined && turn - last.first < this.#perBar) {
       last.input += input;
       last.output += output;
+      last.cost = sum(last.cost, cost);
     } else {
-      this.#bars.push({ input, output, first: turn });
+      this.#bars.push({ input, output, cost, first: turn });
     }
     if (this.#bars.length > MAX_BARS) {
       // Twice as many turns a bar: neighbours are summed pairwise.
@@ -247,7 +258,7 @@ class TokenChart {
       const merged: Bar[] = [];
       for (let index = 0; index < this.#bars.length; index += 2) {
         const [a, b] = [this.#bars[index] as Bar, this.#bars[index + 1]];
-        merged.push({ input: a.input + (b?.input ?? 0), output: a.output + (b?.output ?? 0), first: a.first });
+        merged.push(b === undefined ? a : { input: a.input + b.input, output: a.output + b.output, cost: sum(a.cost, b.cost), first: a.first });
       }
       this.#bars = merged;
     }
@@ -266,14 +277,23 @@ class TokenChart {
       const up = (half * bar.input) / maxIn;
       const down = (half * bar.output) / maxOut;
       const turns = this.#perBar === 1 ? `turn ${bar.first + 1}` : `turns ${bar.first + 1} to ${Math.min(this.#turns, bar.first + this.#perBar)}`;
-      return `<g><title>${turns}: ${bar.input} in, ${bar.output} out</title><rect x="${x}" y="${(half - up).toFixed(2)}" width="${w}" height="${up.toFixed(2)}" class="in"/><rect x="${x}" y="${half + 4}" width="${w}" height="${down.toFixed(2)}" class="out"/></g>`;
+      return `<g><title>${turns}: ${bar.input} in, ${bar.output} out, ${costOfBar(bar.cost)}</title><rect x="${x}" y="${(half - up).toFixed(2)}" width="${w}" height="${up.toFixed(2)}" class="in"/><rect x="${x}" y="${half + 4}" width="${w}" height="${down.toFixed(2)}" class="out"/></g>`;
     });
     const each = this.#perBar === 1 ? "each bar a model call" : `each bar ${this.#perBar} model calls summed`;
     return [
       "<figure>",
       `<svg viewBox="0 0 ${width} ${2 * half + 4}" preserveAspectRatio="none" role="img" aria-label="tokens per model call">${rects.join("")}</svg>`,
-      `<figcaption>Tokens per model call (${this.#turns} calls, ${each}): input above (largest ${maxIn}), output below (largest ${maxOut}).</figcaption>`,
+      `<figcaption>Tokens per model call (${this.#turns} calls, ${each}, ${costOfBar(this.#cost)} in all): input above (largest ${maxIn}), output below (largest ${maxOut}). Point at a bar for its tokens and cost.</figcaption>`,
       "</figure>",
     ].join("\n");
   }
+}
+
+/** A sum of costs in which one without a price leaves the sum without one: never a figure that leaves calls out. */
+function sum(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined || b === undefined ? undefined : a + b;
+}
+
+function costOfBar(cost: number | undefined): string {
+  return cost === undefined ? "no price" : dollarsText(cost);
 }

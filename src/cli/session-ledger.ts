@@ -49,7 +49,7 @@ export function ledgerLines(ledger: Ledger, digest: RunDigest): [string, string]
 }
 
 function usageText(usage: TokenUsage): string {
-  return `${usage.calls} calls: in ${usage.inTokens}, out ${usage.outTokens}, cache read ${usage.cacheReadTokens}, cache write ${usage.cacheWriteTokens}`;
+  return `${usage.calls} call${usage.calls === 1 ? "" : "s"}: in ${usage.inTokens}, out ${usage.outTokens}, cache read ${usage.cacheReadTokens}, cache write ${usage.cacheWriteTokens}`;
 }
 
 /**

@@ -78,7 +78,7 @@ export async function* pricedCalls(records: AsyncIterable<JournalRecord>, prices
 }
 
 /** The call a record made, priced; every record before the latest origin was copied from another session. */
-function pricedCall(record: JournalRecord, model: string, prices: PriceTable, originSeq: number): PricedCall | undefined {
+export function pricedCall(record: JournalRecord, model: string, prices: PriceTable, originSeq: number): PricedCall | undefined {
   const call = callOf(record, model);
   if (call === undefined) return undefined;
   const price = priceOf(call.model, prices);
