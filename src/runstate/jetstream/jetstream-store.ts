@@ -4,7 +4,7 @@
 // `<prefix>.<run>.<seq>`, each body a journal line without its newline. The operator's
 // stream keeps one message per subject and refuses a second (discard new per subject),
 // so each slot is written once; a lease in a KV bucket names the one writer of a run.
-import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type StoredMsg } from "@nats-io/jetstream";
+import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type OrderedConsumerOptions, type StoredMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
@@ -186,15 +186,32 @@ export class JetStreamStore implements Store {
     const start = await this.#message(runId, next);
     if (start === null) return;
     const early = new Map<number, Uint8Array>();
+    const delivered = this.#delivered(`reading session ${runId}`, {
+      filter_subjects: this.#runWildcard(runId),
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: start.seq,
+    });
+    for await (const message of delivered) {
+      const seq = this.#seqOf(message.subject);
+      if (seq >= next) early.set(seq, message.data);
+      for (let body = early.get(next); body !== undefined; body = early.get(next)) {
+        early.delete(next);
+        next++;
+        yield body;
+      }
+    }
+  }
+
+  /**
+   * What an ordered consumer of `options` delivers, in batches, until the message that
+   * had none pending after it; `reading` names the read in an error.
+   */
+  async *#delivered(reading: string, options: Partial<OrderedConsumerOptions>): AsyncGenerator<JsMsg> {
     let consumer: Awaited<ReturnType<JetStreamClient["consumers"]["get"]>>;
     try {
-      consumer = await this.#js.consumers.get(this.stream, {
-        filter_subjects: this.#runWildcard(runId),
-        deliver_policy: DeliverPolicy.StartSequence,
-        opt_start_seq: start.seq,
-      });
+      consumer = await this.#js.consumers.get(this.stream, options);
     } catch (error) {
-      throw ioError(`reading session ${runId}`, error);
+      throw ioError(reading, error);
     }
     try {
       for (let pending = 1; pending > 0; ) {
@@ -203,21 +220,15 @@ export class JetStreamStore implements Store {
         try {
           batch = await consumer.fetch({ max_messages: READ_BATCH, expires: 2000 });
         } catch (error) {
-          throw ioError(`reading session ${runId}`, error);
+          throw ioError(reading, error);
         }
         for await (const message of batch) {
           got++;
           pending = message.info.pending;
-          const seq = this.#seqOf(message.subject);
-          if (seq >= next) early.set(seq, message.data);
-          for (let body = early.get(next); body !== undefined; body = early.get(next)) {
-            early.delete(next);
-            next++;
-            yield body;
-          }
+          yield message;
           if (pending === 0) break;
         }
-        // Nothing came (a delete raced the read): what was read is the run.
+        // Nothing came (a delete raced the read): what was read is all there is.
         if (got === 0) break;
       }
     } finally {
@@ -242,33 +253,8 @@ export class JetStreamStore implements Store {
   async readJournals(visit: (runId: string, lines: Buffer) => boolean | void): Promise<void> {
     // An empty stream would keep a fetch waiting for its expiry.
     if ((await this.#messageCount()) === 0) return;
-    let consumer: Awaited<ReturnType<JetStreamClient["consumers"]["get"]>>;
-    try {
-      consumer = await this.#js.consumers.get(this.stream, { filter_subjects: `${this.prefix}.>` });
-    } catch (error) {
-      throw ioError(`reading the stream ${this.stream}`, error);
-    }
-    try {
-      for (let pending = 1; pending > 0; ) {
-        let got = 0;
-        let batch: Awaited<ReturnType<typeof consumer.fetch>>;
-        try {
-          batch = await consumer.fetch({ max_messages: READ_BATCH, expires: 2000 });
-        } catch (error) {
-          throw ioError(`reading the stream ${this.stream}`, error);
-        }
-        for await (const message of batch) {
-          got++;
-          pending = message.info.pending;
-          const { data, subject } = message;
-          visit(subject.slice(this.prefix.length + 1, subject.lastIndexOf(".")), Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-          if (pending === 0) break;
-        }
-        // Nothing came: the stream was emptied meanwhile.
-        if (got === 0) break;
-      }
-    } finally {
-      await consumer.delete().catch(() => undefined);
+    for await (const { data, subject } of this.#delivered(`reading the stream ${this.stream}`, { filter_subjects: `${this.prefix}.>` })) {
+      visit(subject.slice(this.prefix.length + 1, subject.lastIndexOf(".")), Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     }
   }
 
