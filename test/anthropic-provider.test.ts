@@ -13,6 +13,7 @@ import {
   scriptedReplies,
   startFakeAnthropic,
 } from "./helpers/fake-anthropic-server.js";
+import { waitFor } from "./helpers/cli-harness.js";
 import type { Responder } from "./helpers/http-json.js";
 
 const KEY = "sk-ant-test-key";
@@ -476,7 +477,7 @@ describe("AnthropicProvider", () => {
       const error = await rejection(provider(server).complete(modelRequest(), AbortSignal.timeout(100)));
       assert.equal(error.retryable, false);
       assert.equal(error.message, "the anthropic API call was aborted: timed out");
-      await waitFor(() => server.requests[0]?.disconnected === true);
+      await waitFor(() => server.requests[0]?.disconnected === true, "the server to see the request cut off");
       // A reply released after the client went away goes nowhere, quietly.
       release(textTurn("too late"));
     });
@@ -503,11 +504,3 @@ describe("AnthropicProvider", () => {
     });
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
