@@ -14,8 +14,6 @@ const NATS_SERVER = programPath("nats-server") ?? "nats-server";
 export interface NatsServer {
   readonly url: string;
   readonly port: number;
-  /** Messages clients have sent the server so far, from its monitoring endpoint: a count of requests, publishes included. */
-  messagesIn(): Promise<number>;
   /** SIGKILL: no flush, no goodbye, as a crash. */
   kill(): Promise<void>;
   /** Starts it again on the same port and store directory. */
@@ -57,20 +55,17 @@ async function end(child: ChildProcess | undefined, signal: NodeJS.Signals): Pro
 /** `extra` arguments go to nats-server as given, e.g. `["--user", "u", "--pass", "p"]`. */
 export async function startNatsServer(extra: readonly string[] = []): Promise<NatsServer> {
   const port = await freePort();
-  const monitorPort = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), "fisk-ai-nats-"));
-  const args = ["-m", String(monitorPort), ...extra];
-  let child: ChildProcess | undefined = await launch(port, storeDir, args);
+  let child: ChildProcess | undefined = await launch(port, storeDir, extra);
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
-    messagesIn: async () => ((await (await fetch(`http://127.0.0.1:${monitorPort}/varz`)).json()) as { in_msgs: number }).in_msgs,
     kill: async () => {
       await end(child, "SIGKILL");
       child = undefined;
     },
     restart: async () => {
-      child = await launch(port, storeDir, args);
+      child = await launch(port, storeDir, extra);
     },
     stop: async () => {
       await end(child, "SIGTERM");
