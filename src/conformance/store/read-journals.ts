@@ -1,18 +1,35 @@
 // Store.readJournals (optional): every run's stored bytes in pieces of whole lines, for a
 // reader of the whole store (`session search`) whose memory must not hold a journal.
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe, it, type TestContext } from "node:test";
 import { encodeRecord } from "../../runstate/journal-codec.js";
 import type { Store } from "../../runstate/store.js";
 import { completedRun, metaPayload, userEntry } from "../record-builders.js";
 import { appendCompletedRun, type Suite } from "./suite.js";
+
+type BulkStore = Store & Required<Pick<Store, "readJournals">>;
+
+/** The suite's store if it has readJournals; else undefined, and the case skipped saying why. */
+function bulkStore(suite: Suite, t: TestContext): BulkStore | undefined {
+  if (suite.store.readJournals !== undefined) return suite.store as BulkStore;
+  t.skip("the backend has no readJournals (it is optional: search reads a journal a run)");
+  return undefined;
+}
+
+async function completedRuns(store: Store, runIds: readonly string[]): Promise<void> {
+  for (const runId of runIds) {
+    const journal = await store.create(runId, metaPayload(runId));
+    await appendCompletedRun(journal);
+    await journal.close();
+  }
+}
 
 /**
  * The lines of this file's runs (the store holds other cases' runs too, corrupt ones
  * among them) as the pieces gave them, every piece copied: its memory is the store's
  * only during the call.
  */
-async function linesOf(store: Store & Required<Pick<Store, "readJournals">>, stopAfterFirst = new Set<string>()): Promise<Map<string, string[]>> {
+async function linesOf(store: BulkStore, stopAfterFirst = new Set<string>()): Promise<Map<string, string[]>> {
   const lines = new Map<string, string[]>();
   await store.readJournals((runId, piece) => {
     if (!runId.startsWith("journals-")) return false;
@@ -37,16 +54,10 @@ async function journalLines(store: Store, runId: string): Promise<string[]> {
 
 export function readJournalsCases(suite: Suite): void {
   describe("Store.readJournals", () => {
-    const skip = () => (suite.store.readJournals === undefined ? "the backend has no readJournals (it is optional: search reads a journal a run)" : false);
-
     it("hands every run's lines, made, appended to or imported, each run's in the order stored", async (t) => {
-      if (skip() !== false) return t.skip(skip() as string);
-      const store = suite.store as Store & Required<Pick<Store, "readJournals">>;
-      for (const runId of ["journals-a", "journals-b"]) {
-        const journal = await store.create(runId, metaPayload(runId));
-        await appendCompletedRun(journal);
-        await journal.close();
-      }
+      const store = bulkStore(suite, t);
+      if (store === undefined) return;
+      await completedRuns(store, ["journals-a", "journals-b"]);
       const imported = completedRun("journals-imported");
       await store.importJournal("journals-imported", Buffer.from(imported.map(encodeRecord).join("")));
       const open = await store.create("journals-open", metaPayload("journals-open"));
@@ -61,13 +72,9 @@ export function readJournalsCases(suite: Suite): void {
     });
 
     it("hands a removed run's lines no more, and never a line twice when the reader stops early", async (t) => {
-      if (skip() !== false) return t.skip(skip() as string);
-      const store = suite.store as Store & Required<Pick<Store, "readJournals">>;
-      for (const runId of ["journals-gone", "journals-stop"]) {
-        const journal = await store.create(runId, metaPayload(runId));
-        await appendCompletedRun(journal);
-        await journal.close();
-      }
+      const store = bulkStore(suite, t);
+      if (store === undefined) return;
+      await completedRuns(store, ["journals-gone", "journals-stop"]);
       await store.delete("journals-gone");
       const read = await linesOf(store, new Set(["journals-stop"]));
       assert.equal(read.has("journals-gone"), false);
