@@ -4,37 +4,16 @@
 // process that only reads the same bytes. Each prints its time and peak RSS.
 //   npm run bench:resume            RESUME_GB=<n> for another size
 import { fork } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LoadChildResult, LoadMode } from "./load-child.js";
-import { formatCount, formatGb, formatMb, formatMs, formatRatio, freeBytes, GB, machineLine, MB, printTable } from "./report.js";
-import { metaLine, RunGenerator, terminalLine, type RunShape } from "./run-records.js";
+import { formatCount, formatGb, formatMb, formatMs, formatRatio, freeBytes, GB, machineLine, printTable } from "./report.js";
+import { writeLargeJournal } from "./run-records.js";
 
 const BYTES = Number(process.env.RESUME_GB ?? 1) * GB;
-const CHUNK = 64 * MB;
-const RUN_RECORDS: RunShape = { outputBytes: [900, 3400], proseBytes: [200, 900], toolsPerTurn: [1, 3] };
 const LOAD_CHILD = new URL("./load-child.js", import.meta.url);
 
-/** Writes the journal a chunk of whole turns at a time (no string could hold 1 GB), ending suspended. */
-function writeJournal(path: string, runId: string): number {
-  const generator = new RunGenerator(RUN_RECORDS, 13);
-  const fd = openSync(path, "wx", 0o600);
-  try {
-    writeSync(fd, metaLine(runId));
-    let seq = 2;
-    let written = 0;
-    while (written < BYTES) {
-      const turns = generator.encodedTurns(seq, Math.min(CHUNK, BYTES - written));
-      written += writeSync(fd, turns.text);
-      seq += turns.records;
-    }
-    writeSync(fd, terminalLine(seq, "suspended"));
-    return seq;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** One side in its own process with the default heap, so its maxRSS is that side's alone. */
 function inChild(mode: LoadMode, dir: string, runId: string): Promise<LoadChildResult> {
@@ -54,7 +33,7 @@ async function main(): Promise<void> {
   try {
     if (freeBytes(dir) < BYTES + 2 * GB) throw new Error(`need ${formatGb(BYTES + 2 * GB)} GB free under ${dir}`);
     const runId = "resume-1gb";
-    const records = writeJournal(join(dir, `${runId}.json`), runId);
+    const records = writeLargeJournal(join(dir, `${runId}.json`), runId, BYTES, "suspended", 13);
     const size = statSync(join(dir, `${runId}.json`)).size;
     const read = await inChild("read", dir, runId);
     const resume = await inChild("resume", dir, runId);

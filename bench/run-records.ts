@@ -88,6 +88,32 @@ export function writeJournalFile(path: string, parts: readonly (string | Uint8Ar
   }
 }
 
+/** The shape of the large journals the resume and show benches, and the show's memory test, read. */
+const LARGE_RUN: RunShape = { outputBytes: [900, 3400], proseBytes: [200, 900], toolsPerTurn: [1, 3] };
+
+/**
+ * Writes a journal of `bytes` bytes or a little more of whole turns, a chunk at a time (no
+ * string could hold 1 GB), ending with a terminal record of `reason`; returns its last seq.
+ */
+export function writeLargeJournal(path: string, runId: string, bytes: number, reason: TerminalReason, seed: number): number {
+  const chunk = 64 * 1024 * 1024;
+  const generator = new RunGenerator(LARGE_RUN, seed);
+  const fd = openSync(path, "wx", 0o600);
+  try {
+    writeSync(fd, metaLine(runId));
+    let seq = 2;
+    for (let written = 0; written < bytes; ) {
+      const turns = generator.encodedTurns(seq, Math.min(chunk, bytes - written));
+      written += writeSync(fd, turns.text);
+      seq += turns.records;
+    }
+    writeSync(fd, terminalLine(seq, reason));
+    return seq;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class RunGenerator {
   readonly #shape: RunShape;
   readonly #random: () => number;

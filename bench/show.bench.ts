@@ -7,39 +7,20 @@
 //   npm run bench:show            SHOW_GB=<n> for another size
 import { fork, spawn } from "node:child_process";
 import { once } from "node:events";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { FirstScreenResult } from "./first-screen-child.js";
 import type { LoadChildResult } from "./load-child.js";
 import { formatCount, formatGb, formatMb, formatMs, formatRatio, freeBytes, GB, machineLine, MB, printTable } from "./report.js";
-import { metaLine, RunGenerator, terminalLine, type RunShape } from "./run-records.js";
+import { writeLargeJournal } from "./run-records.js";
 
 const BYTES = Number(process.env.SHOW_GB ?? 1) * GB;
 const VIEWER_BYTES = 100 * MB;
-const CHUNK = 64 * MB;
-const RUN_RECORDS: RunShape = { outputBytes: [900, 3400], proseBytes: [200, 900], toolsPerTurn: [1, 3] };
 const CLI = new URL("../../dist/cli/main.js", import.meta.url).pathname;
 const PEAK_RSS = new URL("../test/helpers/report-peak-rss.js", import.meta.url).pathname;
 
-function writeJournal(path: string, runId: string, bytes: number): number {
-  const generator = new RunGenerator(RUN_RECORDS, 13);
-  const fd = openSync(path, "wx", 0o600);
-  try {
-    writeSync(fd, metaLine(runId));
-    let seq = 2;
-    for (let written = 0; written < bytes; ) {
-      const turns = generator.encodedTurns(seq, Math.min(CHUNK, bytes - written));
-      written += writeSync(fd, turns.text);
-      seq += turns.records;
-    }
-    writeSync(fd, terminalLine(seq, "suspended"));
-    return seq;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 interface Side {
   ms: number;
@@ -75,7 +56,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "fisk-show-"));
   try {
     if (freeBytes(dir) < BYTES + VIEWER_BYTES + 2 * GB) throw new Error(`need ${formatGb(BYTES + VIEWER_BYTES + 2 * GB)} GB free under ${dir}`);
-    const records = writeJournal(join(dir, "long.json"), "long", BYTES);
+    const records = writeLargeJournal(join(dir, "long.json"), "long", BYTES, "suspended", 13);
     const size = statSync(join(dir, "long.json")).size;
     const read = await forked<LoadChildResult>("./load-child.js", ["read", dir, "long"]);
     const sides: [string, Side][] = [
@@ -91,7 +72,7 @@ async function main(): Promise<void> {
       [machineLine(dir), "before (issue 27, same shape of journal): --json died after 22 s at 3.7 GB (Invalid string length); --transcript took 12.5 s and 2.7 GB"],
     );
 
-    writeJournal(join(dir, "hundred.json"), "hundred", VIEWER_BYTES);
+    writeLargeJournal(join(dir, "hundred.json"), "hundred", VIEWER_BYTES, "suspended", 13);
     const viewerSize = statSync(join(dir, "hundred.json")).size;
     const viewer = await forked<FirstScreenResult>("./first-screen-child.js", ["viewer", dir, "hundred"]);
     const fold = await forked<FirstScreenResult>("./first-screen-child.js", ["fold", dir, "hundred"]);

@@ -6,40 +6,21 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { metaLine, RunGenerator, terminalLine } from "../bench/run-records.js";
+import { writeLargeJournal } from "../bench/run-records.js";
 import { CLI } from "./helpers/cli-harness.js";
 
 const MB = 1024 * 1024;
 const JOURNAL_BYTES = 256 * MB;
-/** The issue's goal for any journal, and below what the old commands took for this one. */
-// The issue's goal for any journal size; --json, which also streams the ledger's calls, peaked at 200 MB here.
+/** The issue's goal for any journal size; --json, which also streams the ledger's calls, peaked at 200 MB here. */
 const PEAK_RSS_BOUND = 300 * MB;
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-show-memory-"));
 const STORE = join(ROOT, "runs");
 const PEAK_RSS = new URL("./helpers/report-peak-rss.js", import.meta.url).pathname;
 
-/** Writes the journal a few megabytes of whole turns at a time; returns its last seq. */
-function writeJournal(runId: string, bytes: number): number {
-  const generator = new RunGenerator({ outputBytes: [900, 3400], proseBytes: [200, 900], toolsPerTurn: [1, 3] }, 27);
-  const fd = openSync(join(STORE, `${runId}.json`), "wx", 0o600);
-  try {
-    writeSync(fd, metaLine(runId));
-    let seq = 2;
-    for (let written = 0; written < bytes; ) {
-      const turns = generator.encodedTurns(seq, 8 * MB);
-      written += writeSync(fd, turns.text);
-      seq += turns.records;
-    }
-    writeSync(fd, terminalLine(seq, "completed"));
-    return seq;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Runs the CLI with stdout into `output`; resolves to its exit code and peak RSS in bytes. */
 async function measured(args: string[], output: string): Promise<{ code: number | null; stderr: string; peakRss: number }> {
@@ -75,8 +56,8 @@ describe("showing a journal of 256 MB", () => {
   let lastSeq = 0;
   before(() => {
     mkdirSync(STORE, { recursive: true, mode: 0o700 });
-    lastSeq = writeJournal("long", JOURNAL_BYTES);
-    writeJournal("short", JOURNAL_BYTES / 4);
+    lastSeq = writeLargeJournal(join(STORE, "long.json"), "long", JOURNAL_BYTES, "completed", 27);
+    writeLargeJournal(join(STORE, "short.json"), "short", JOURNAL_BYTES / 4, "completed", 27);
   });
   after(() => rmSync(ROOT, { recursive: true, force: true }));
 
