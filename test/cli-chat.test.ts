@@ -12,6 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { PROTOCOLS, type JournalRecord, type MetaPayload, type TerminalPayload } from "../src/index.js";
 import { CLI, runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
+import { journalRecords } from "./helpers/journal-file.js";
 
 const API_KEY = "sk-ant-test-chat";
 const root = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-cli-chat-")));
@@ -66,11 +67,7 @@ session: { state_dir: ${join(dir, "state")} }
 `,
   );
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: server.url, SIDE_LOG: sideLog, NO_COLOR: "1" };
-  const records = (runId: string) =>
-    readFileSync(join(dir, "state", `${runId}.json`), "utf8")
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as JournalRecord);
+  const records = (runId: string) => journalRecords(join(dir, "state", `${runId}.json`));
   return {
     dir,
     env,

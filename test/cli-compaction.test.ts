@@ -3,14 +3,15 @@
 // stream-json's compaction event, `session compact ID [--undo]`, `/compact` in a chat, fork
 // from before a compaction, agent.yaml's window rule, and SIGKILL at each step of a compaction.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it, type TestContext } from "node:test";
-import { fold, PROTOCOLS, type JournalRecord } from "../src/index.js";
+import { fold, PROTOCOLS } from "../src/index.js";
 import { runCli, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { growingChat, isSummarizing, type GrowingChat } from "./helpers/growing-chat.js";
+import { journalRecords } from "./helpers/journal-file.js";
 
 const API_KEY = "sk-ant-test-compaction";
 const WINDOW = 6000;
@@ -40,11 +41,7 @@ session: { state_dir: ${join(dir, "state")} }
 `,
   );
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: server.url, NO_COLOR: "1" };
-  const records = (runId: string) =>
-    readFileSync(join(dir, "state", `${runId}.json`), "utf8")
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as JournalRecord);
+  const records = (runId: string) => journalRecords(join(dir, "state", `${runId}.json`));
   return {
     dir,
     server,

@@ -8,11 +8,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { PROTOCOLS, type JournalRecord } from "../../src/index.js";
+import { PROTOCOLS } from "../../src/index.js";
 import { verifyJournal } from "../../src/runstate/journal-verify.js";
 import { CLI } from "./cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./fake-anthropic-server.js";
 import { mulberry32 } from "./simulated-runs.js";
+import { journalRecords } from "./journal-file.js";
 
 const API_KEY = "sk-ant-test-matrix";
 const ANSWER = "Final answer: noted, sent, noted.";
@@ -241,7 +242,7 @@ async function runOnce(args: string[], cwd: string, env: NodeJS.ProcessEnv, kill
 
 function completedAnswer(journalPath: string): string | undefined {
   if (lastKind(journalPath) !== "terminal") return undefined;
-  const records = readFileSync(journalPath, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as JournalRecord);
+  const records = journalRecords(journalPath);
   const terminal = records.at(-1);
   const answer = records.findLast((record) => record.protocol === PROTOCOLS.assistant);
   if (terminal?.protocol !== PROTOCOLS.terminal || terminal.terminal.reason !== "completed" || answer?.protocol !== PROTOCOLS.assistant) return undefined;
