@@ -18,10 +18,10 @@ import {
   summarizeEnds,
   withLiveHolder,
 } from "../store-contract.js";
-import { errnoCode, nodeFileSystem, readFullySync, writeFully, type FileSystem } from "./file-system.js";
+import { errnoCode, nodeFileSystem, writeFully, type FileSystem } from "./file-system.js";
 import { digestLines, emptyDigest, type RunDigest } from "../run-digest.js";
 import { fileJournal } from "./file-journal.js";
-import { journalLines, lineOffset } from "./journal-lines.js";
+import { journalLines, lineOffset, lineWindows } from "./journal-lines.js";
 import { readJournalEnds } from "./journal-ends.js";
 import { journalIds, lockIds, RunPaths } from "./run-paths.js";
 import { acquireRunLock, peekLiveHolder, refuseSymlink, type RunLock } from "./run-lock.js";
@@ -207,7 +207,7 @@ export class FileStore implements Store {
       throw error;
     }
     const runIds = journalIds(names);
-    let buffer = Buffer.allocUnsafe(READ_CHUNK);
+    const scratch = { buffer: Buffer.allocUnsafe(READ_CHUNK) };
     for (let index = 0; index < runIds.length; index++) {
       if (index > 0 && index % LIST_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       const runId = runIds[index] as string;
@@ -219,19 +219,7 @@ export class FileStore implements Store {
         continue;
       }
       try {
-        const { size } = this.#fs.sync.fstat(fd);
-        // `carried`: the start of a line the last window cut, moved to the buffer's start.
-        for (let offset = 0, carried = 0; offset < size; ) {
-          if (carried === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
-          const read = this.#fs.sync.read(fd, buffer, carried, Math.min(buffer.length - carried, size - offset), offset);
-          if (read === 0) break;
-          offset += read;
-          const filled = carried + read;
-          const whole = offset >= size ? filled : buffer.lastIndexOf(0x0a, filled - 1) + 1;
-          carried = filled - whole;
-          if (whole > 0 && visit(runId, buffer.subarray(0, whole)) === true) break;
-          buffer.copy(buffer, 0, whole, filled);
-        }
+        for (const window of lineWindows(this.#fs.sync, fd, 0, this.#fs.sync.fstat(fd).size, scratch)) if (visit(runId, window) === true) break;
       } finally {
         this.#fs.sync.close(fd);
       }
@@ -343,16 +331,11 @@ export class FileStore implements Store {
    */
   #digestFrom(fd: number, from: number, size: number, digest: RunDigest, model: string | undefined): number {
     let scanned = from;
-    let carry: Buffer | undefined;
-    for (let offset = from; offset < size; ) {
-      const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - offset));
-      readFullySync(this.#fs.sync, fd, chunk, offset);
-      offset += chunk.length;
-      const bytes = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
-      const read = digestLines(digest, bytes, model);
+    const scratch = { buffer: Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, size - from))) };
+    for (const window of lineWindows(this.#fs.sync, fd, from, size, scratch)) {
+      const read = digestLines(digest, window, model);
       model = read.model;
       scanned += read.complete;
-      carry = read.complete < bytes.length ? bytes.subarray(read.complete) : undefined;
     }
     return scanned;
   }

@@ -1,6 +1,6 @@
 // A journal file's complete lines read forward a chunk at a time, for readers that take
 // records as they need them: what is held is one chunk and one line, never the file.
-import type { FileSystem } from "./file-system.js";
+import type { FileSystem, SyncReads } from "./file-system.js";
 
 const CHUNK = 1024 * 1024;
 const NEWLINE = 0x0a;
@@ -59,4 +59,27 @@ export async function lineOffset(fs: FileSystem, fd: number, start: number, star
     position += read;
   }
   return position;
+}
+
+/**
+ * The bytes of `fd` from `from` (a line's start) to `size`, synchronously, in windows of
+ * whole lines read into `scratch.buffer`: a window is what fits of the lines, or one line
+ * longer than the buffer, which grows for it (and stays grown for the caller's next
+ * file). Only the last window may end inside a line (a torn tail). A window is valid
+ * until the next is asked for.
+ */
+export function* lineWindows(fs: SyncReads, fd: number, from: number, size: number, scratch: { buffer: Buffer }): Generator<Buffer> {
+  // `carried`: the start of a line the last window cut, moved to the buffer's start.
+  for (let offset = from, carried = 0; offset < size; ) {
+    let { buffer } = scratch;
+    if (carried === buffer.length) buffer = scratch.buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.max(buffer.length, CHUNK))]);
+    const read = fs.read(fd, buffer, carried, Math.min(buffer.length - carried, size - offset), offset);
+    if (read === 0) return;
+    offset += read;
+    const filled = carried + read;
+    const whole = offset >= size ? filled : buffer.lastIndexOf(NEWLINE, filled - 1) + 1;
+    carried = filled - whole;
+    if (whole > 0) yield buffer.subarray(0, whole);
+    buffer.copy(buffer, 0, whole, filled);
+  }
 }
