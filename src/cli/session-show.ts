@@ -4,7 +4,8 @@ import { providerOf } from "../agent/fingerprint.js";
 import { ledgerOf } from "../ledger/ledger.js";
 import type { PriceTable } from "../ledger/prices.js";
 import type { ApprovalDecisionPayload, ApprovalRequestPayload } from "../runstate/records.js";
-import { tallyRecords, type RunTally, type TalliedCompaction } from "../runstate/run-tally.js";
+import type { CompactionState } from "../runstate/fold.js";
+import { tallyRecords, type RunTally } from "../runstate/run-tally.js";
 import type { RunSummary, Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
 import { compactionLine } from "./compaction-text.js";
@@ -110,7 +111,7 @@ function approvalLine(request: ApprovalRequestPayload, decision: ApprovalDecisio
   return `${what}: ${decision.decision}${text} by ${decision.decided_by} after ${ageText(Date.parse(decision.decided_at) - requested)}`;
 }
 
-function compactedText({ seq, compaction, undoneAt }: TalliedCompaction): string {
+function compactedText({ seq, compaction, undoneAt }: CompactionState): string {
   return `${compactionLine(seq, compaction)}${undoneAt === undefined ? "" : `, undone at seq ${undoneAt}`}`;
 }
 

@@ -79,8 +79,6 @@ export interface CompactionState {
   compaction: CompactionPayload;
   /** The seq of the compaction_undo record that reverted it, or undefined while it is in effect. */
   undoneAt: number | undefined;
-  /** Where it sits in `history`: the messages before this index are the ones its summary stands for (with the earlier summaries'). */
-  historyIndex: number;
 }
 
 /** An assistant turn whose tools are not all answered yet: the run was journaled mid-batch. */
@@ -418,7 +416,7 @@ function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number):
       throw corrupt(seq, `a compaction through seq ${through}, which separates tool calls from their results`);
     }
   }
-  const entry: CompactionState = { seq, compaction, undoneAt: undefined, historyIndex };
+  const entry: CompactionState = { seq, compaction, undoneAt: undefined };
   inEffect.push(entry);
   let view: Message[];
   try {

@@ -3,18 +3,8 @@
 // the compactions. A journal of any size is tallied in the memory of one batch. Unlike
 // fold it checks nothing: it reads a journal load() would accept, or says what it sees.
 import { RunStateError } from "./errors.js";
-import { countCompaction, countTurn, noCounters, type ApprovalState, type Counters, type DecisionState } from "./fold.js";
-import { ANNOTATION_KINDS, kindOfProtocol, type CompactionPayload, type JournalRecord, type MetaPayload, type TerminalPayload, type ToolUseBlock } from "./records.js";
-
-/** A compaction as a tally keeps it. */
-export interface TalliedCompaction {
-  /** The seq of its record. */
-  seq: number;
-  /** Its payload. */
-  compaction: CompactionPayload;
-  /** The seq of the record that undid it; undefined while it is in effect. */
-  undoneAt: number | undefined;
-}
+import { countCompaction, countTurn, noCounters, type ApprovalState, type CompactionState, type Counters, type DecisionState } from "./fold.js";
+import { ANNOTATION_KINDS, kindOfProtocol, type JournalRecord, type MetaPayload, type TerminalPayload, type ToolUseBlock } from "./records.js";
 
 /** A run's tally after its records so far. */
 export interface RunTally {
@@ -31,7 +21,7 @@ export interface RunTally {
   /** Set only when the records so far end on a terminal record. */
   terminal: TerminalPayload | undefined;
   /** Every compaction so far, undone ones included. */
-  compactions: TalliedCompaction[];
+  compactions: CompactionState[];
   /** The seq of the last record tallied. */
   lastSeq: number;
 }
