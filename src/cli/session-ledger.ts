@@ -53,11 +53,10 @@ function usageText(usage: TokenUsage): string {
 }
 
 /**
- * The `ledger` field of `show --json`: totals by model, and every call. Its `calls` are
- * STREAMED: `ledgerCalls` writes them as the records are read.
+ * The `ledger` field of `show --json`, from the session's digest: totals by model, and
+ * every call. Its `calls` are STREAMED: `ledgerCalls` writes them as the records are read.
  */
-export async function ledgerJson(store: Store, summary: RunSummary, prices: PriceTable) {
-  const digest = await digestFor(store, summary);
+export function ledgerJson(digest: RunDigest, prices: PriceTable) {
   const ledger = ledgerOf([digest], prices);
   return {
     prices_as_of: PRICES_AS_OF,
@@ -70,8 +69,7 @@ export async function ledgerJson(store: Store, summary: RunSummary, prices: Pric
 }
 
 /** The ledger's `calls`, one for each model call the records hold, priced. */
-export async function ledgerCalls(store: Store, summary: RunSummary, prices: PriceTable): Promise<StreamedArray> {
-  const origin = (await digestFor(store, summary)).origin;
+export function ledgerCalls({ origin }: RunDigest, prices: PriceTable): StreamedArray {
   const originSeq = origin === undefined ? 0 : origin.through_seq + 1;
   return async function* (records) {
     for await (const call of pricedCalls(records, prices, originSeq)) {

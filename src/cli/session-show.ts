@@ -41,11 +41,11 @@ export async function showSession(
   const out = new PacedOutput(stdout);
   const tally = await tallyRecords(runId, store.readRecords(runId));
   const summary = await store.summarize(runId);
+  const digest = await digestFor(store, summary);
   if (options.json) {
-    await writeStateJson(store, tally, summary, out, { ledger: await ledgerJson(store, summary, prices) }, { calls: await ledgerCalls(store, summary, prices) });
+    await writeStateJson(store, tally, summary, out, { ledger: ledgerJson(digest, prices) }, { calls: ledgerCalls(digest, prices) });
     return;
   }
-  const digest = await digestFor(store, summary);
   const ledger = ledgerLines(ledgerOf([digest], prices), digest);
   for (const line of headerLines(runId, tally, summary, crashPolicyOf, ledger)) await out.write(`${line}\n`);
   if (options.transcript || options.follow) {
