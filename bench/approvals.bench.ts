@@ -4,19 +4,16 @@
 // nats-server on 127.0.0.1). Each round makes two fresh sessions by running the agent (the
 // script provider plays the model), then times each side; rounds alternate their order.
 //   npm run bench:approvals            APPROVAL_ROUNDS=<n> for another count (default 30)
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
 import { approve } from "../src/agent/decide-calls.js";
 import { ScriptProvider } from "../src/llm/script-provider.js";
-import { createStore } from "../src/runstate/create-store.js";
-import { initRunStream } from "../src/runstate/jetstream/run-stream.js";
 import type { Store } from "../src/runstate/store.js";
 import { defineTool } from "../src/tools/tool.js";
 import { ToolSet } from "../src/tools/tool-set.js";
-import { startNatsServer } from "../test/helpers/nats-server.js";
+import { sideBySideStores } from "./side-by-side-stores.js";
 import { formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
 import { interleave, median } from "./stats.js";
 
@@ -68,16 +65,9 @@ async function plainSide(store: Store, script: string, runId: string): Promise<{
 }
 
 async function main(): Promise<void> {
-  const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-bench-approvals-"));
+  const { scratch, stores, close } = await sideBySideStores("approvals", "BENCH_APPROVALS");
   const script = join(scratch, "act.script.yaml");
   writeFileSync(script, "turns:\n  - tool_calls: [{ name: act, input: { n: 1 } }]\n  - text: done\n");
-  const server = await startNatsServer();
-  const jetstream = { backend: "jetstream" as const, servers: server.url, stream: "BENCH_APPROVALS" };
-  await initRunStream(jetstream);
-  const stores: Record<"file" | "jetstream", Store> = {
-    file: await createStore({ backend: "file", dir: join(scratch, "runs") }),
-    jetstream: await createStore(jetstream),
-  };
   try {
     console.log(`${COMMAND}: ${machineLine(scratch)}; nats-server with JetStream file storage on 127.0.0.1`);
     const rows: string[][] = [];
@@ -105,9 +95,7 @@ async function main(): Promise<void> {
       ],
     );
   } finally {
-    for (const store of Object.values(stores)) await store.close();
-    await server.stop();
-    rmSync(scratch, { recursive: true, force: true });
+    await close();
   }
 }
 

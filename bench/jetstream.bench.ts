@@ -2,13 +2,9 @@
 // A real nats-server (JetStream, file storage in a temporary directory) on a loopback
 // port, the sides interleaved so drift hits both alike, medians over rounds. Loopback
 // hides the network a real deployment has: JetStream figures here are its floor.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createStore, type RecordEntry, type Store } from "../src/index.js";
-import { initRunStream } from "../src/runstate/jetstream/run-stream.js";
-import { startNatsServer } from "../test/helpers/nats-server.js";
+import type { RecordEntry, Store } from "../src/index.js";
+import { sideBySideStores } from "./side-by-side-stores.js";
 import { formatCount, formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
 import { metaFor, RunGenerator, type RunShape } from "./run-records.js";
 import { interleave, median, percentile } from "./stats.js";
@@ -59,14 +55,7 @@ async function fillRuns(store: Store, from: number, to: number, records: number)
 }
 
 async function main(): Promise<void> {
-  const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-bench-jetstream-"));
-  const server = await startNatsServer();
-  const jetstream = { backend: "jetstream" as const, servers: server.url, stream: "BENCH" };
-  await initRunStream(jetstream);
-  const stores: Record<"file" | "jetstream", Store> = {
-    file: await createStore({ backend: "file", dir: join(scratch, "runs") }),
-    jetstream: await createStore(jetstream),
-  };
+  const { scratch, stores, close } = await sideBySideStores("jetstream", "BENCH");
   try {
     console.log(`${COMMAND}: ${machineLine(scratch)}; nats-server with JetStream file storage on 127.0.0.1`);
     const entries = new RunGenerator(SMALL_RECORDS, 1).entries(APPEND.appends);
@@ -122,9 +111,7 @@ async function main(): Promise<void> {
       ],
     );
   } finally {
-    for (const store of Object.values(stores)) await store.close();
-    await server.stop();
-    rmSync(scratch, { recursive: true, force: true });
+    await close();
   }
 }
 
