@@ -4,7 +4,7 @@
 export { runAgent, COMPACT, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
 export { loadAgent, type LoadedAgent, type LoadAgentOptions } from "./config/load-agent.js";
 export type { AgentRunOptions } from "./config/run-options.js";
-export type { AgentConfig, ConfigOverrides } from "./config/agent-config.js";
+export type { ConfigOverrides } from "./config/agent-config.js";
 export type { AgentEvents, RunOutcome } from "./agent/events.js";
 export type { AskUser } from "./agent/approvals.js";
 export { approve, deny, answer, type DecideOptions, type DecisionResult } from "./agent/decide-calls.js";
@@ -31,6 +31,7 @@ export {
   type ToolSpec,
 } from "./llm/model-provider.js";
 
+export { FiskError, isFiskError, type FiskErrorDetails } from "./errors/fisk-error.js";
 export { RunStateError, isRunStateError, ERROR_CODES, type RunStateErrorCode, type RunStateErrorDetails } from "./runstate/errors.js";
 export {
   RECORD_VERSION,

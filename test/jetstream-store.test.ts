@@ -111,7 +111,7 @@ describe("jetstream backend", { skip }, () => {
 
   describe("binding the stream", () => {
     it("refuses a stream that does not exist, naming the command that makes it", async () => {
-      await rejectsWith(open("NOPE"), "ERR_STORE_CONFIG", /^no JetStream stream NOPE: create it, for example with: nats stream add NOPE /);
+      await rejectsWith(open("NOPE"), "ERR_NO_STREAM", /^no JetStream stream NOPE: create it, for example with: nats stream add NOPE /);
     });
 
     it("refuses a stream with a max age, naming the fix", async () => {

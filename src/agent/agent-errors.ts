@@ -1,10 +1,15 @@
 // The agent layer's own errors, in a module of their own so that reporting them does not
 // load the configuration parser or the loop (the CLI's start-up pays for every import).
+import { FiskError } from "../errors/fisk-error.js";
 
-/** A configuration the operator must fix: one line, naming the file and the field. */
-export class ConfigError extends Error {
+/** A configuration the operator must fix: one line, naming the file and the field. Its code is `ERR_CONFIG`. */
+export class ConfigError extends FiskError<"ERR_CONFIG"> {
   /** Always `"ConfigError"`. */
   override readonly name = "ConfigError";
+
+  constructor(message: string) {
+    super("ERR_CONFIG", message);
+  }
 }
 
 /**
@@ -60,13 +65,13 @@ export interface ResumeRefusedDetails {
  * A resume the guard, or the run's state, does not allow. Branch on `refusal`; the
  * message is for people, naming what is wrong.
  */
-export class ResumeRefusedError extends Error {
+export class ResumeRefusedError extends FiskError<"ERR_RESUME_REFUSED"> {
   /** Always `"ResumeRefusedError"`. */
   override readonly name = "ResumeRefusedError";
   /** Why it was refused. */
   readonly refusal: ResumeRefusal;
   /** The run (session) refused. */
-  readonly runId: string;
+  declare readonly runId: string;
   /** What differs from the configuration the session started with, one line each (`model: a -> b`); empty when the refusal is not about the configuration. */
   readonly changes: readonly string[];
   /** Whether resuming with `force` would get past this refusal. */
@@ -75,9 +80,8 @@ export class ResumeRefusedError extends Error {
   readonly limit: ResumeLimit | undefined;
 
   constructor(refusal: ResumeRefusal, message: string, details: ResumeRefusedDetails) {
-    super(message);
+    super("ERR_RESUME_REFUSED", message, { runId: details.runId });
     this.refusal = refusal;
-    this.runId = details.runId;
     this.changes = details.changes ?? [];
     this.forceOverrides = FORCE_OVERRIDES.has(refusal);
     this.limit = details.limit;
@@ -94,18 +98,17 @@ export class ResumeRefusedError extends Error {
 export type DecisionRefusal = "already-decided" | "not-waiting" | "wrong-kind" | "ambiguous";
 
 /** A decision (approve, deny, answer) that was not journaled: one line saying why. */
-export class DecisionRefusedError extends Error {
+export class DecisionRefusedError extends FiskError<"ERR_DECISION_REFUSED"> {
   /** Always `"DecisionRefusedError"`. */
   override readonly name = "DecisionRefusedError";
   /** Which rule refused it. */
   readonly refusal: DecisionRefusal;
   /** The session. */
-  readonly runId: string;
+  declare readonly runId: string;
 
   constructor(refusal: DecisionRefusal, message: string, runId: string) {
-    super(message);
+    super("ERR_DECISION_REFUSED", message, { runId });
     this.refusal = refusal;
-    this.runId = runId;
   }
 }
 
@@ -124,14 +127,14 @@ export class DecisionRefusedError extends Error {
 export type CompactionRefusal = "at-rest" | "nothing-to-cut" | "too-large" | "no-shrink" | "call-failed" | "nothing-to-undo";
 
 /** A compaction, or its undo, that could not be made; nothing was journaled for it. */
-export class CompactionError extends Error {
+export class CompactionError extends FiskError<"ERR_COMPACTION"> {
   /** Always `"CompactionError"`. */
   override readonly name = "CompactionError";
   /** Why. */
   readonly refusal: CompactionRefusal;
 
   constructor(refusal: CompactionRefusal, message: string) {
-    super(message);
+    super("ERR_COMPACTION", message);
     this.refusal = refusal;
   }
 }

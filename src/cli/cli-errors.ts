@@ -1,6 +1,7 @@
 // Every failure the CLI reports becomes one line on stderr and an exit code: never a
 // stack trace. Errors that stop a run before it starts are usage errors (exit 2).
-import { CompactionError, ConfigError, DecisionRefusedError, GO_V3_HASHES_NOTE, ResumeRefusedError } from "../agent/agent-errors.js";
+import { GO_V3_HASHES_NOTE, type DecisionRefusedError, type ResumeRefusedError } from "../agent/agent-errors.js";
+import { isFiskError } from "../errors/fisk-error.js";
 import { RunStateError } from "../runstate/errors.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 
@@ -19,30 +20,36 @@ export class AmbiguousTitleError extends Error {
 }
 
 export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): number {
-  if (error instanceof AmbiguousTitleError) {
-    stderr.write(`fisk-ai: ${error.message}\n`);
-    return EXIT.ambiguous;
+  const { line, exit } = failureOf(error);
+  stderr.write(`fisk-ai: ${line}\n`);
+  return exit;
+}
+
+/** The line and exit code of a failure: the CLI's own errors, then each library error by its code. */
+function failureOf(error: unknown): { line: string; exit: number } {
+  if (error instanceof UsageError) return { line: error.message, exit: EXIT.usage };
+  if (error instanceof AmbiguousTitleError) return { line: error.message, exit: EXIT.ambiguous };
+  if (!isFiskError(error)) return { line: firstLine(error instanceof Error ? error.message : String(error)), exit: EXIT.error };
+  if (error instanceof RunStateError) return { line: `${storeMessage(error)}${storeAdvice(error)}`, exit: exitCodeForStoreError(error.code) };
+  switch (error.code) {
+    // A compaction refused by hand (nothing to compact, a batch waiting) asks for another command, as a usage error does.
+    case "ERR_CONFIG":
+    case "ERR_COMPACTION":
+      return { line: error.message, exit: EXIT.usage };
+    case "ERR_RESUME_REFUSED":
+      return { line: resumeRefusal(error as ResumeRefusedError), exit: EXIT.usage };
+    case "ERR_DECISION_REFUSED": {
+      const refused = error as DecisionRefusedError;
+      return { line: `${error.message}${decisionAdvice(refused)}`, exit: refused.refusal === "already-decided" ? EXIT.decided : EXIT.usage };
+    }
+    default:
+      // A model call, an MCP server, a note: the command ends as on an error.
+      return { line: firstLine(error.message), exit: EXIT.error };
   }
-  // A compaction refused by hand (nothing to compact, a batch waiting) asks for another command, as a usage error does.
-  if (error instanceof UsageError || error instanceof ConfigError || error instanceof CompactionError) {
-    stderr.write(`fisk-ai: ${error.message}\n`);
-    return EXIT.usage;
-  }
-  if (error instanceof ResumeRefusedError) {
-    stderr.write(`fisk-ai: ${resumeRefusal(error)}\n`);
-    return EXIT.usage;
-  }
-  if (error instanceof DecisionRefusedError) {
-    stderr.write(`fisk-ai: ${error.message}${decisionAdvice(error)}\n`);
-    return error.refusal === "already-decided" ? EXIT.decided : EXIT.usage;
-  }
-  if (error instanceof RunStateError) {
-    stderr.write(`fisk-ai: ${storeMessage(error)}${storeAdvice(error)}\n`);
-    return exitCodeForStoreError(error.code);
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  stderr.write(`fisk-ai: ${message.split("\n")[0]}\n`);
-  return EXIT.error;
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0] ?? text;
 }
 
 /** The command that shows what can be decided. */
@@ -98,9 +105,7 @@ function resumeRefusal({ refusal, runId, changes, limit }: ResumeRefusedError): 
 }
 
 /** The library names the `nats` command that makes a missing stream; the CLI first offers its own. */
-const MISSING_STREAM = /^(no JetStream stream \S+: create it), for example (with: .*)$/s;
-
 function storeMessage(error: RunStateError): string {
-  const missing = error.code === "ERR_STORE_CONFIG" ? MISSING_STREAM.exec(error.message) : null;
-  return missing === null ? error.message : `${missing[1]} with 'fisk-ai session init-stream', or ${missing[2]}`;
+  if (error.code !== "ERR_NO_STREAM") return error.message;
+  return `no JetStream stream ${error.stream}: create it with 'fisk-ai session init-stream', or with: ${error.expected}`;
 }

@@ -41,6 +41,7 @@ export function exitCodeForStoreError(code: RunStateErrorCode): number {
     case "ERR_INVALID_ID":
     case "ERR_INVALID_RECORD":
     case "ERR_STORE_CONFIG":
+    case "ERR_NO_STREAM":
       return EXIT.usage;
     default:
       return EXIT.error;

@@ -220,7 +220,9 @@ export interface AgentConfig {
 
 /** What the command line may override. */
 export interface ConfigOverrides {
+  /** In place of the file's `provider:` (anthropic, openai or script). */
   provider?: string;
+  /** In place of the file's `model:`. */
   model?: string;
   /** A store named on the command line (--store or --state-dir), in place of the session block. */
   store?: StoreConfig;

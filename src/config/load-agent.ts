@@ -8,6 +8,7 @@ import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import { loadAgentConfig, type AgentConfig, type ConfigOverrides } from "./agent-config.js";
 import { mcpDefinitions, runOptionsFromConfig, type AgentRunOptions } from "./run-options.js";
 
+/** Where loadAgent reads what the file does not hold. */
 export interface LoadAgentOptions {
   /** Where credentials and tools' variables come from (default process.env). */
   env?: NodeJS.ProcessEnv;
@@ -19,8 +20,6 @@ export interface LoadAgentOptions {
 export interface LoadedAgent {
   /** The agent.yaml's absolute path; undefined for the defaults. */
   readonly path: string | undefined;
-  /** The file's settings, checked, paths made absolute. */
-  readonly config: AgentConfig;
   /** The run options it gives: provider, model, system prompt, tools (its MCP servers' among them), budgets, memory. */
   readonly options: AgentRunOptions;
   /** The session store of its `session:` block (the overrides' when given). */
@@ -47,7 +46,6 @@ export async function startAgent(config: AgentConfig, path: string | undefined, 
   if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, env));
   return {
     path: absolute,
-    config,
     options: { ...options, tools: [...(options.tools ?? []), ...(mcp?.tools ?? [])], ...(absolute === undefined ? {} : { configPath: absolute }) },
     openStore: (report) => createStore(config.store.backend === "jetstream" && report !== undefined ? { ...config.store, report } : config.store),
     close: async () => {

@@ -1,5 +1,6 @@
 // The seam between the agent loop and a model API. The journal's message shape is the
 // Anthropic Messages shape; each provider converts to and from it.
+import { FiskError } from "../errors/fisk-error.js";
 import type { AssistantMessage, Message } from "../runstate/records.js";
 
 /**
@@ -101,7 +102,7 @@ export interface ModelProvider {
 }
 
 /** A failed model call, classified so the retry policy need not know any SDK. */
-export class ModelCallError extends Error {
+export class ModelCallError extends FiskError<"ERR_MODEL_CALL"> {
   /** Always `"ModelCallError"`. */
   override readonly name = "ModelCallError";
   /**
@@ -123,7 +124,7 @@ export class ModelCallError extends Error {
    * @param options - `retryable` as above; `status` the HTTP status, if any; `tooLong` as above (default false); `cause` the underlying error, kept as `cause`.
    */
   constructor(message: string, options: { retryable: boolean; status?: number; tooLong?: boolean; cause?: unknown }) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super("ERR_MODEL_CALL", message, { cause: options.cause });
     this.retryable = options.retryable;
     this.status = options.status;
     this.tooLong = options.tooLong === true;

@@ -2,6 +2,7 @@
 // backend today and a JetStream KV backend later keep the same rules. Named NoteStore
 // so it cannot be taken for the run store's in-memory backend. Memory is data, not
 // configuration: it never enters the fingerprint, so it can never block a resume.
+import { FiskError } from "../errors/fisk-error.js";
 
 /** A note as listed: its key and description, without its content. */
 export interface NoteItem {
@@ -58,15 +59,11 @@ export type NoteErrorCode = "ERR_INVALID_KEY" | "ERR_INVALID_NOTE" | "ERR_EXISTS
  * A note operation the rules refuse, with a stable `code` and a one-line message. The
  * memory tools hand it to the model as an is_error result, for the model to fix.
  */
-export class NoteError extends Error {
+export class NoteError extends FiskError<NoteErrorCode> {
   /** Always `"NoteError"`. */
   override readonly name = "NoteError";
-  constructor(
-    /** What the error is about, stable for programs to branch on. */
-    readonly code: NoteErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: NoteErrorCode, message: string) {
+    super(code, message);
   }
 }
 

@@ -1,5 +1,6 @@
 // One error type for the run-state layer. `code` is stable, for programs; the
 // message is one line for people, naming what is wrong and, where it helps, what to do.
+import { FiskError } from "../errors/fisk-error.js";
 import type { RunHolder } from "./run-holder.js";
 
 /**
@@ -17,7 +18,8 @@ import type { RunHolder } from "./run-holder.js";
  * - `ERR_INVALID_RECORD`: a record refused before it was written.
  * - `ERR_SYMLINK`: a symlink where the file backend keeps its own files.
  * - `ERR_IO`: the storage failed (a write, a server that cannot be reached).
- * - `ERR_STORE_CONFIG`: a store that cannot be used as configured (a missing or unsafe JetStream stream).
+ * - `ERR_STORE_CONFIG`: a store that cannot be used as configured (an unsafe JetStream stream; `expected` holds a command that makes a correct one).
+ * - `ERR_NO_STREAM`: the JetStream stream named does not exist (`expected` holds a command that makes it).
  */
 export const ERROR_CODES = [
   "ERR_NOT_FOUND",
@@ -34,6 +36,7 @@ export const ERROR_CODES = [
   "ERR_SYMLINK",
   "ERR_IO",
   "ERR_STORE_CONFIG",
+  "ERR_NO_STREAM",
 ] as const;
 
 /** One of ERROR_CODES. */
@@ -51,6 +54,10 @@ export interface RunStateErrorDetails {
   expectedSeq?: number;
   /** For ERR_LOCKED, the process holding the run, when it has said who it is. */
   holder?: RunHolder;
+  /** What was expected instead: for ERR_STORE_CONFIG and ERR_NO_STREAM, a command that makes a correct stream. */
+  expected?: string;
+  /** For ERR_STORE_CONFIG and ERR_NO_STREAM, the JetStream stream's name. */
+  stream?: string;
   /** The underlying error, kept as the error's `cause`. */
   cause?: unknown;
 }
@@ -60,30 +67,21 @@ export interface RunStateErrorDetails {
  * with it. Branch on `code`; the message is one line for people, naming what is wrong
  * and, where it helps, what to do.
  */
-export class RunStateError extends Error {
+export class RunStateError extends FiskError<RunStateErrorCode> {
   /** Always `"RunStateError"`. */
   override readonly name = "RunStateError";
-  /** What went wrong: one of ERROR_CODES, stable for programs to branch on. */
-  readonly code: RunStateErrorCode;
-  /** The seq of the record the error is about; undefined when it is not about one record. */
-  readonly seq: number | undefined;
-  /** The 1-based journal line where reading failed; undefined when the error did not come from reading a line. */
-  readonly line: number | undefined;
-  /** The run the error is about; undefined when it is not about one stored run (a journal offered for import, a bad id). */
-  readonly runId: string | undefined;
   /** For ERR_SEQ_GAP, the seq the journal would have taken next. */
   readonly expectedSeq: number | undefined;
   /** For ERR_LOCKED, the process holding the run; undefined when it has not said who it is. */
   readonly holder: RunHolder | undefined;
+  /** For ERR_STORE_CONFIG and ERR_NO_STREAM, the JetStream stream's name. */
+  readonly stream: string | undefined;
 
   constructor(code: RunStateErrorCode, message: string, details: RunStateErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.code = code;
-    this.seq = details.seq;
-    this.line = details.line;
-    this.runId = details.runId;
+    super(code, message, { ...details, ...(details.expectedSeq === undefined ? {} : { expected: String(details.expectedSeq) }) });
     this.expectedSeq = details.expectedSeq;
     this.holder = details.holder;
+    this.stream = details.stream;
   }
 }
 

@@ -5,6 +5,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { FiskError } from "../../errors/fisk-error.js";
 import type { JsonSchema, Tool } from "../tool.js";
 import { toolEnvironment } from "../tool-env.js";
 import { toolOutputOf } from "./mcp-content.js";
@@ -62,9 +63,13 @@ export interface McpServers {
 }
 
 /** A server that did not start or list its tools: one line naming it. */
-export class McpServerError extends Error {
+export class McpServerError extends FiskError<"ERR_MCP_SERVER"> {
   /** Always `"McpServerError"`. */
   override readonly name = "McpServerError";
+
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("ERR_MCP_SERVER", message, options);
+  }
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
