@@ -177,6 +177,10 @@ ${EXIT_CODES_HELP}`,
     .option("--no-tui", "print the conversation even on a terminal (as does NO_TUI=1)")
     .option("--json", "the session's state as JSON");
   sessionCommand("rm", "ID... [options]", "remove sessions (a running one is refused)");
+  sessionCommand("trace", "ID|TITLE [options]", "send the session's spans (OpenTelemetry, OTLP/HTTP) to a collector, as a live export of it would have: one trace per session").option(
+    "--endpoint <URL>",
+    "the collector's OTLP/HTTP address, such as http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT)",
+  );
   sessionCommand("verify", "ID... [options]", "check every record; exit 0 only when clean");
   sessionCommand("export", "ID [options]", "the journal as it is (JSON Lines), after verifying it; --format html: one self-contained page to read it in a browser")
     .option("-o, --output <FILE>", "write it to FILE (default: stdout)")

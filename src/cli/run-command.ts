@@ -1,5 +1,7 @@
 // `fisk-ai run`: parses the command line, builds the run from agent.yaml and the
 // environment, wires signals to suspend, and renders. All the work is the library's.
+import { tracingWanted } from "../telemetry/otel-setup.js";
+import type { TracedRun } from "../telemetry/traced-run.js";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { COMPACT, resumeRun, startRun, type RunOptions, type RunStart } from "../agent/agent-loop.js";
@@ -81,6 +83,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   const output = outputFor(io, target.where, streamJson);
   const start = { interactive: chat, cwd: process.cwd(), config: target.usedConfig, recordVersion: config.recordVersion, title: values.title };
   let mcp: McpServers | undefined;
+  let traced: TracedRun | undefined;
   try {
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
     if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, io.env));
@@ -92,9 +95,16 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     const confirm = asks ? terminalConfirm(io.stdin, io.stderr) : undefined;
     const askUser = asks ? terminalAskUser(io.stdin, io.stderr) : undefined;
     const askRerun = terminalAskRerun(io.stdin, io.stderr);
+    const settings = settingsFromConfig(config, io.env, mcp?.tools);
+    if (tracingWanted(io.env)) {
+      const where = { provider: settings.provider.name, model: settings.model, ...(store === undefined ? {} : { store }), ...(resumeId === undefined ? {} : { resumeId }) };
+      traced = await (await import("../telemetry/traced-run.js")).tracedRun(io.env, where);
+    }
+    const runEvents = traced === undefined ? events : bothEvents(events, traced.events);
     const options: RunOptions = {
-      settings: settingsFromConfig(config, io.env, mcp?.tools),
-      events: io.wrapRunEvents?.(events) ?? events,
+      settings,
+      events: io.wrapRunEvents?.(runEvents) ?? runEvents,
+      ...(traced === undefined ? {} : { callEnvironment: traced.callEnvironment }),
       ...(confirm === undefined ? {} : { confirm }),
       ...(askUser === undefined ? {} : { askUser }),
       ...(askRerun === undefined ? {} : { askRerun }),
@@ -110,6 +120,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     return signals.finishedWith;
   } finally {
     input?.close();
+    await traced?.shutdown();
     await mcp?.close();
     await store?.close();
     signals.release();
