@@ -1,0 +1,182 @@
+// OpenTelemetry traces (docs/traces.md): what the SDK sends over real OTLP/HTTP on
+// loopback, decoded by the test's own receiver: one trace per session, spans by the GenAI
+// conventions, TRACEPARENT for a command tool, no content by default and no secret ever,
+// one trace across a kill -9 and a resume in another process, and `session trace` of a
+// journaled session giving the tree the live export gave.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { sessionTraceId, toolSpanId } from "../src/telemetry/trace-ids.js";
+import { startCli, waitFor } from "./helpers/cli-harness.js";
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
+
+const dir = mkdtempSync(join(tmpdir(), "fisk-ai-traces-"));
+const PROMPT = "summarize the zebra ledger";
+const TOOL_OUTPUT = "quokka-output-text";
+const SECRETS = ["sk-ant-never-sent-1", "x-honeycomb-team=hdr-never-sent-2"];
+let receiver: OtlpReceiver;
+
+before(async () => {
+  receiver = await startOtlpReceiver();
+  writeFileSync(
+    join(dir, "agent.yaml"),
+    [
+      "provider: script",
+      "model: script-test",
+      "script: ./s.yaml",
+      "session: { state_dir: ./state }",
+      "tools:",
+      // Writes the trace context it was given, and whether the OTLP headers reached it.
+      `  - { name: note, description: Note, command: [sh, -c, 'echo "$TRACEPARENT|\${OTEL_EXPORTER_OTLP_HEADERS:-none}" >> ${join(dir, "seen")}; echo ${TOOL_OUTPUT}'] }`,
+    ].join("\n"),
+  );
+  writeFileSync(join(dir, "s.yaml"), "turns:\n  - tool_calls: [{ name: note }]\n  - tool_calls: [{ name: note }]\n  - text: the answer\n");
+});
+after(async () => {
+  await receiver.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: dir,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_SERVICE_NAME: "traces-test",
+    OTEL_BSP_SCHEDULE_DELAY: "20",
+    ANTHROPIC_API_KEY: SECRETS[0],
+    OTEL_EXPORTER_OTLP_HEADERS: SECRETS[1],
+    ...extra,
+  };
+}
+
+async function run(args: string[], extra: NodeJS.ProcessEnv = {}) {
+  return startCli(args, { cwd: dir, env: env(extra) }).done;
+}
+
+function ofTrace(runId: string): ReceivedSpan[] {
+  return receiver.spans.filter((span) => span.attributes["fisk_ai.session.id"] === runId);
+}
+
+/** The tree as names, ids and attributes, without the times a live part has of its own. */
+function tree(spans: ReceivedSpan[]) {
+  return spans
+    .map(({ traceId, spanId, parentSpanId, name, kind, attributes, links, status }) => ({ traceId, spanId, parentSpanId, name, kind, attributes, links, status }))
+    .sort((a, b) => a.spanId.localeCompare(b.spanId));
+}
+
+describe("a traced run", () => {
+  it("exports one invoke_agent span, a chat span per model call and an execute_tool span per call, all in the session's trace", async () => {
+    const result = await run(["run", "--checkpoint", "--name", "t1", PROMPT]);
+    assert.equal(result.code, 0, result.stderr);
+    const spans = ofTrace("t1");
+    assert.deepEqual(spans.map((span) => span.name).sort(), ["chat script-test", "chat script-test", "chat script-test", "execute_tool note", "execute_tool note", "invoke_agent"]);
+    assert.ok(spans.every((span) => span.traceId === sessionTraceId("t1") && span.service === "traces-test"));
+    const part = spans.find((span) => span.name === "invoke_agent") as ReceivedSpan;
+    assert.equal(part.parentSpanId, undefined);
+    assert.deepEqual(
+      { ...part.attributes },
+      { "gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": "script", "gen_ai.request.model": "script-test", "gen_ai.conversation.id": "t1", "fisk_ai.session.id": "t1", "fisk_ai.seq.first": 1, "fisk_ai.status": "completed", "fisk_ai.resumed": false },
+    );
+    for (const span of spans.filter((span) => span !== part)) assert.equal(span.parentSpanId, part.spanId, span.name);
+    const chat = spans.find((span) => span.name === "chat script-test" && span.attributes["fisk_ai.iteration"] === 0) as ReceivedSpan;
+    assert.equal(chat.kind, 3, "a chat span is a CLIENT span");
+    assert.equal(chat.attributes["gen_ai.operation.name"], "chat");
+    assert.equal(chat.attributes["gen_ai.provider.name"], "script");
+    assert.equal(chat.attributes["gen_ai.request.model"], "script-test");
+    assert.deepEqual(chat.attributes["gen_ai.response.finish_reasons"], ["tool_use"]);
+    assert.equal(typeof chat.attributes["gen_ai.usage.input_tokens"], "number");
+    assert.equal(typeof chat.attributes["gen_ai.usage.output_tokens"], "number");
+    const tool = spans.find((span) => span.name === "execute_tool note") as ReceivedSpan;
+    assert.equal(tool.attributes["gen_ai.tool.name"], "note");
+    assert.equal(tool.attributes["gen_ai.tool.type"], "function");
+    assert.ok(tool.endMs >= tool.startMs && chat.endMs >= chat.startMs);
+    // The command tool was handed its own span as its parent; never the OTLP headers.
+    const seen = readFileSync(join(dir, "seen"), "utf8").trim().split("\n");
+    assert.equal(seen.length, 2);
+    const ids = spans.filter((span) => span.name === "execute_tool note").map((span) => `00-${span.traceId}-${span.spanId}-01|none`);
+    assert.deepEqual(seen.sort(), ids.sort());
+    for (const span of spans.filter((span) => span.name === "execute_tool note")) assert.equal(span.spanId, toolSpanId("t1", span.attributes["gen_ai.tool.call.id"] as string));
+  });
+
+  it("sends no prompt, answer or tool output by default, and never a credential", () => {
+    const sent = receiver.bodies.join("\n");
+    for (const text of [PROMPT, TOOL_OUTPUT, "the answer", ...SECRETS, "hdr-never-sent-2"]) assert.ok(!sent.includes(text), `sent ${text}`);
+  });
+
+  it("carries the conversation's text when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT asks for it, still no credential", async () => {
+    const result = await run(["run", "--checkpoint", "--name", "t2", PROMPT], { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" });
+    assert.equal(result.code, 0, result.stderr);
+    const spans = ofTrace("t2");
+    const answer = spans.find((span) => span.attributes["fisk_ai.iteration"] === 2) as ReceivedSpan;
+    assert.match(String(answer.attributes["gen_ai.output.messages"]), /the answer/);
+    const tool = spans.find((span) => span.name === "execute_tool note") as ReceivedSpan;
+    assert.match(String(tool.attributes["gen_ai.tool.call.result"]), new RegExp(TOOL_OUTPUT));
+    const sent = receiver.bodies.join("\n");
+    for (const text of [...SECRETS, "hdr-never-sent-2"]) assert.ok(!sent.includes(text), `sent ${text}`);
+  });
+
+  it("is sent again by `session trace` from the journal, as the same tree", async () => {
+    const later = await startOtlpReceiver();
+    try {
+      const result = await startCli(["session", "trace", "t1", "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, "sent 6 spans of session t1\n");
+      assert.deepEqual(tree(later.spans), tree(ofTrace("t1")));
+    } finally {
+      await later.close();
+    }
+  });
+});
+
+describe("a traced run killed and resumed in another process", () => {
+  it("stays one trace: the resume emits the dead part, marked as such, and links its own part to it", async () => {
+    const killed = await run(["run", "--checkpoint", "--name", "t3", PROMPT], { FISK_AI_TEST_CRASH_AT: "after-tool:1" });
+    assert.equal(killed.signal, "SIGKILL");
+    const resumed = await run(["run", "--resume", "t3"]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    await waitFor(() => ofTrace("t3").filter((span) => span.name === "invoke_agent").length === 2, "both parts' spans");
+    const spans = ofTrace("t3");
+    assert.ok(spans.every((span) => span.traceId === sessionTraceId("t3")), "every span, from either process, is in the session's trace");
+    const [dead, live] = spans.filter((span) => span.name === "invoke_agent").sort((a, b) => Number(a.attributes["fisk_ai.seq.first"]) - Number(b.attributes["fisk_ai.seq.first"])) as [ReceivedSpan, ReceivedSpan];
+    assert.equal(dead.attributes["fisk_ai.seq.first"], 1);
+    assert.equal(dead.attributes["fisk_ai.status"], "ended without a terminal record");
+    assert.equal(dead.status.code, 2, "the dead part is an error span");
+    assert.equal(live.attributes["fisk_ai.resumed_after_crash"], true);
+    assert.equal(live.attributes["fisk_ai.status"], "completed");
+    assert.equal(live.parentSpanId, dead.spanId);
+    assert.deepEqual(live.links, [{ traceId: dead.traceId, spanId: dead.spanId }]);
+    // The resume ran the remaining calls under its own part.
+    assert.ok(spans.some((span) => span.name === "execute_tool note" && span.parentSpanId === live.spanId));
+  });
+});
+
+describe("session trace", () => {
+  it("without a collector to send to is refused with what to give", async () => {
+    const result = await startCli(["session", "trace", "t1"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr.trim().split("\n").length, 1);
+    assert.match(result.stderr, /--endpoint URL/);
+  });
+
+  it("refuses an endpoint that is not an http URL", async () => {
+    const result = await startCli(["session", "trace", "t1", "--endpoint", "localhost:4318"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /is not an http\(s\) URL/);
+  });
+
+  it("says so in one line, exit 1, when the collector refuses the spans", async () => {
+    const refusing = await startOtlpReceiver();
+    refusing.refuseWith(400);
+    try {
+      const result = await startCli(["session", "trace", "t1", "--endpoint", refusing.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      assert.equal(result.code, 1);
+      assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+      assert.match(result.stderr, /the collector did not take the spans/);
+    } finally {
+      await refusing.close();
+    }
+  });
+});
