@@ -131,6 +131,19 @@ describe("a traced run", () => {
   });
 });
 
+describe("a traced run whose collector is down", () => {
+  it("still completes, exit 0, and says in one line that its traces were not sent", async () => {
+    const gone = await startOtlpReceiver();
+    await gone.close();
+    const result = await run(["run", "--checkpoint", "--name", "t4", PROMPT], { OTEL_EXPORTER_OTLP_ENDPOINT: gone.url });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.trim(), "the answer");
+    const lines = result.stderr.split("\n").filter((line) => line.includes("traces were not all sent"));
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(lines[0] as string, /session trace ID/);
+  });
+});
+
 describe("a traced run killed and resumed in another process", () => {
   it("stays one trace: the resume emits the dead part, marked as such, and links its own part to it", async () => {
     const killed = await run(["run", "--checkpoint", "--name", "t3", PROMPT], { FISK_AI_TEST_CRASH_AT: "after-tool:1" });

@@ -120,7 +120,8 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     return signals.finishedWith;
   } finally {
     input?.close();
-    await traced?.shutdown();
+    const notSent = await traced?.shutdown();
+    if (notSent !== undefined) io.stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
     await mcp?.close();
     await store?.close();
     signals.release();

@@ -12,12 +12,21 @@ export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
+/** Where spans go: the endpoint given, else the environment's (a _TRACES_ endpoint is the whole URL, a plain one the base). */
+function tracesUrl(env: NodeJS.ProcessEnv, endpoint: string | undefined): string | undefined {
+  const base = endpoint ?? (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? undefined : env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  if (base) return `${base.replace(/\/+$/, "")}/v1/traces`;
+  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || undefined;
+}
+
 export interface ProgramTracer {
   tracerProvider: TracerProvider;
-  /** Sends what is still queued and stops: awaited before the process exits. */
-  shutdown(): Promise<void>;
-  /** Why the last export that failed did, if one did: the SDK itself only logs it. */
-  exportFailure(): string | undefined;
+  /**
+   * Sends what is still queued and stops, awaited before the process exits; never
+   * rejects: resolves to why an export failed, if one did (a collector down must not fail
+   * the run it watched).
+   */
+  shutdown(): Promise<string | undefined>;
 }
 
 /**
@@ -32,7 +41,8 @@ export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?
     import("@opentelemetry/resources"),
     import("./trace-ids.js"),
   ]);
-  const otlp = new OTLPTraceExporter(options.endpoint === undefined ? {} : { url: `${options.endpoint.replace(/\/+$/, "")}/v1/traces` });
+  const url = tracesUrl(env, options.endpoint);
+  const otlp = new OTLPTraceExporter(url === undefined ? {} : { url });
   let failure: string | undefined;
   const exporter: typeof otlp = Object.assign(Object.create(otlp) as typeof otlp, {
     export: (spans: Parameters<typeof otlp.export>[0], done: Parameters<typeof otlp.export>[1]) =>
@@ -46,5 +56,13 @@ export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?
     idGenerator: sessionIdGenerator(new RandomIdGenerator()),
     spanProcessors: [options.batch ? new BatchSpanProcessor({ exporter }) : new SimpleSpanProcessor({ exporter })],
   });
-  return { tracerProvider: provider, shutdown: () => provider.shutdown(), exportFailure: () => failure };
+  const shutdown = async (): Promise<string | undefined> => {
+    try {
+      await provider.shutdown();
+    } catch (error) {
+      failure ??= error instanceof Error ? error.message : String(error);
+    }
+    return failure;
+  };
+  return { tracerProvider: provider, shutdown };
 }

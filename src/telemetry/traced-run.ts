@@ -9,7 +9,8 @@ import { journalSpans, type SessionSpan } from "./session-spans.js";
 import type { JournalRecord } from "../runstate/records.js";
 
 export interface TracedRun extends RunTracing {
-  shutdown(): Promise<void>;
+  /** Sends what is queued; resolves to why the collector did not take it, if it did not. */
+  shutdown(): Promise<string | undefined>;
 }
 
 export async function tracedRun(env: NodeJS.ProcessEnv, run: { provider: string; model: string; store?: Store; resumeId?: string }): Promise<TracedRun> {
@@ -34,8 +35,7 @@ export async function exportSessionTrace(store: Store, runId: string, env: NodeJ
   const program = await programTracer(env, { batch: false, ...(endpoint === undefined ? {} : { endpoint }) });
   const tracer = program.tracerProvider.getTracer("fisk-ai");
   for (const span of spans) emitSpan(tracer, runId, span);
-  await program.shutdown();
-  const failure = program.exportFailure();
+  const failure = await program.shutdown();
   if (failure !== undefined) throw new Error(`the collector did not take the spans: ${failure}`);
   return spans.length;
 }
