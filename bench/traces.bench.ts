@@ -1,7 +1,9 @@
 // Traces overhead (issue 36): a checkpointed run of 100 turns (99 tool calls and an
 // answer) on the script provider, with tracing off and on, side by side, interleaved
 // round by round. On: the live tracer (run-tracing.ts) exporting over OTLP/HTTP to a
-// loopback receiver through the SDK's batch processor, its final flush included.
+// loopback collector in a process of its own (it takes the bytes and answers, as a real one
+// would, without costing this process) through the SDK's batch processor, its final flush
+// included.
 // Goal: on within 1.05x of off.     npm run bench:traces    (TRACES_ROUNDS=<n>)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +16,8 @@ import { programTracer } from "../src/telemetry/otel-setup.js";
 import { runTracing } from "../src/telemetry/run-tracing.js";
 import { defineTool } from "../src/tools/tool.js";
 import { ToolSet } from "../src/tools/tool-set.js";
-import { startOtlpReceiver } from "../test/helpers/otlp-receiver.js";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
 import { interleave, median } from "./stats.js";
 
@@ -24,7 +27,7 @@ const GOAL = 1.05;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "fisk-traces-"));
-  const receiver = await startOtlpReceiver();
+  const receiver = await startCollector();
   try {
     const script = join(dir, "s.yaml");
     writeFileSync(script, `turns:\n${"  - tool_calls: [{ name: note, input: { text: hi } }]\n".repeat(TURNS - 1)}  - text: done\n`);
@@ -68,12 +71,35 @@ async function main(): Promise<void> {
         ["tracing off", formatMs(off), formatRatio(1), ""],
         ["tracing on (OTLP/HTTP to loopback)", formatMs(on), formatRatio(on / off), goalRatio(on / off, on <= GOAL * off)],
       ],
-      [machineLine(dir), `spans received: ${receiver.spans.length}`, "command: npm run bench:traces"],
+      [machineLine(dir), `exports received: ${await receiver.exports()}`, "command: npm run bench:traces"],
     );
   } finally {
     await receiver.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A collector in a child process: counts the exports it is sent and answers each 200. */
+async function startCollector(): Promise<{ url: string; exports(): Promise<string>; close(): Promise<void> }> {
+  const program = `
+    let n = 0;
+    const server = require("node:http").createServer((req, res) => {
+      if (req.url === "/count") return res.end(String(n));
+      req.resume();
+      req.on("end", () => { n++; res.writeHead(200, { "content-type": "application/json" }).end("{}"); });
+    });
+    server.listen(0, "127.0.0.1", () => console.log(server.address().port));`;
+  const child = spawn(process.execPath, ["-e", program], { stdio: ["ignore", "pipe", "inherit"] });
+  const [chunk] = (await once(child.stdout, "data")) as [Buffer];
+  const url = `http://127.0.0.1:${chunk.toString().trim()}`;
+  return {
+    url,
+    exports: async () => (await fetch(`${url}/count`)).text(),
+    close: async () => {
+      child.kill();
+      await once(child, "close");
+    },
+  };
 }
 
 await main();
