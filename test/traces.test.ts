@@ -8,7 +8,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { InMemorySpanExporter, RandomIdGenerator, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import { startRun } from "../src/agent/agent-loop.js";
+import { ScriptProvider } from "../src/llm/script-provider.js";
+import { runTracing, sessionIdGenerator } from "../src/telemetry/index.js";
 import { sessionTraceId, toolSpanId } from "../src/telemetry/trace-ids.js";
+import { defineTool } from "../src/tools/tool.js";
+import { ToolSet } from "../src/tools/tool-set.js";
 import { startCli, waitFor } from "./helpers/cli-harness.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
 
@@ -191,5 +197,39 @@ describe("session trace", () => {
     } finally {
       await refusing.close();
     }
+  });
+});
+
+describe("a program's own tracer provider", () => {
+  async function tracedLibraryRun(runId: string, provider: TracerProvider, sessionIds: boolean): Promise<void> {
+    const script = join(dir, `${runId}.yaml`);
+    writeFileSync(script, "turns:\n  - tool_calls: [{ name: note }]\n  - text: done\n");
+    const note = defineTool({ name: "note", description: "note it", input: { type: "object", properties: {} }, run: async () => "noted" });
+    const tracing = runTracing({ tracerProvider: provider, provider: "script", model: "m", sessionIds });
+    const settings = { provider: new ScriptProvider(script), model: "m", system: "s", tools: new ToolSet([note]), parallelTools: false, maxOutputTokens: 100, maxTokens: 1_000_000, maxIterations: 5, thinking: { mode: "off" as const }, retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 1000 } };
+    const outcome = await startRun({ settings, events: tracing.events, callEnvironment: tracing.callEnvironment }, { prompt: "go", runId });
+    assert.equal(outcome.reason, "completed");
+  }
+
+  it("built with sessionIdGenerator, gets the session's own ids: the first part is the root", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ idGenerator: sessionIdGenerator(new RandomIdGenerator()), spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    await tracedLibraryRun("lib1", provider, true);
+    const spans = exporter.getFinishedSpans();
+    assert.equal(spans.length, 4);
+    assert.ok(spans.every((span) => span.spanContext().traceId === sessionTraceId("lib1")));
+    const roots = spans.filter((span) => span.parentSpanContext === undefined);
+    assert.deepEqual(roots.map((span) => span.name), ["invoke_agent"]);
+    const tool = spans.find((span) => span.name === "execute_tool note");
+    assert.equal(tool?.spanContext().spanId, toolSpanId("lib1", String(tool?.attributes["gen_ai.tool.call.id"])));
+  });
+
+  it("with ids of its own, still puts every span in the session's trace", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    await tracedLibraryRun("lib2", provider, false);
+    const spans = exporter.getFinishedSpans();
+    assert.equal(spans.length, 4);
+    assert.ok(spans.every((span) => span.spanContext().traceId === sessionTraceId("lib2")));
   });
 });

@@ -9,8 +9,14 @@ import { emitSpan } from "./span-emitter.js";
 import { toolSpanId, traceparent } from "./trace-ids.js";
 
 export interface RunTracingOptions {
-  /** The embedding program's provider; build it with sessionIdGenerator for the session's own span ids. */
+  /** The embedding program's provider. */
   tracerProvider: TracerProvider;
+  /**
+   * Whether the provider was built with `idGenerator: sessionIdGenerator(new RandomIdGenerator())`
+   * (default true): then every span's id follows from the session and `session trace`
+   * names them alike. Otherwise the spans still share the session's trace id.
+   */
+  sessionIds?: boolean;
   provider: string;
   model: string;
   /** Prompt and result text on the spans (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT). */
@@ -39,7 +45,7 @@ export function runTracing(options: RunTracingOptions): RunTracing {
   let part: RunPart | undefined;
   let retries: NonNullable<SessionSpan["events"]> = [];
   const requests = new Map<string, ApprovalRequestPayload>();
-  const emit = (span: SessionSpan) => emitSpan(tracer, (session as SessionContext).runId, span);
+  const emit = (span: SessionSpan) => emitSpan(tracer, (session as SessionContext).runId, span, options.sessionIds ?? true);
   const now = () => new Date().toISOString();
   const events: AgentEvents = {
     runStarted({ runId, firstSeq, afterCrash }) {

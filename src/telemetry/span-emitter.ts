@@ -2,21 +2,22 @@
 // derives: its trace is the session's, its parent and links the spans they name.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Tracer } from "@opentelemetry/api";
 import type { SessionSpan } from "./session-spans.js";
-import { chosenIds, sessionTraceId } from "./trace-ids.js";
+import { chosenIds, sessionSpanId, sessionTraceId } from "./trace-ids.js";
 
 function spanContext(traceId: string, spanId: string) {
   return { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true };
 }
 
-export function emitSpan(tracer: Tracer, runId: string, span: SessionSpan): void {
+/**
+ * `sessionIds`: the tracer's provider was built with sessionIdGenerator, so it takes the
+ * ids chosen here. Then the session's first part is the root of its trace; under a
+ * provider with another generator, spans get ids of its own and the root is given a parent
+ * named after the session, so that it still lands in the session's trace.
+ */
+export function emitSpan(tracer: Tracer, runId: string, span: SessionSpan, sessionIds = true): void {
   const traceId = sessionTraceId(runId);
-  // The root is made a child of nothing: the provider's id generator takes the trace id
-  // chosen here. Under a provider with another generator, the root gets the session's
-  // trace through a parent named after the session instead.
-  const parent =
-    span.parentSpanId === undefined
-      ? undefined
-      : trace.setSpanContext(ROOT_CONTEXT, spanContext(traceId, span.parentSpanId));
+  const parentSpanId = span.parentSpanId ?? (sessionIds ? undefined : sessionSpanId(runId, "session", 0));
+  const parent = parentSpanId === undefined ? undefined : trace.setSpanContext(ROOT_CONTEXT, spanContext(traceId, parentSpanId));
   chosenIds.traceId = traceId;
   chosenIds.spanId = span.spanId;
   const started = tracer.startSpan(
