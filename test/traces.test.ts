@@ -16,6 +16,7 @@ import { sessionTraceId, toolSpanId } from "../src/telemetry/trace-ids.js";
 import { defineTool } from "../src/tools/tool.js";
 import { ToolSet } from "../src/tools/tool-set.js";
 import { startCli, waitFor } from "./helpers/cli-harness.js";
+import { journalRecords } from "./helpers/journal-file.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-traces-"));
@@ -105,6 +106,18 @@ describe("a traced run", () => {
     const ids = spans.filter((span) => span.name === "execute_tool note").map((span) => `00-${span.traceId}-${span.spanId}-01|none`);
     assert.deepEqual(seen.sort(), ids.sort());
     for (const span of spans.filter((span) => span.name === "execute_tool note")) assert.equal(span.spanId, toolSpanId("t1", span.attributes["gen_ai.tool.call.id"] as string));
+  });
+
+  it("journals when each model call and tool ran, and the spans take those times", () => {
+    const timed = journalRecords(join(dir, "state", "t1.json")).flatMap((record): { started_at?: string; ended_at?: string }[] =>
+      record.protocol === "io.choria.fisk-ai.v1.session.assistant" ? [record.assistant] : record.protocol === "io.choria.fisk-ai.v1.session.tool_result" ? [record.tool_result] : [],
+    );
+    assert.equal(timed.length, 5);
+    for (const payload of timed) {
+      assert.ok(payload.started_at !== undefined && payload.ended_at !== undefined && Date.parse(payload.started_at) <= Date.parse(payload.ended_at));
+    }
+    const starts = ofTrace("t1").filter((span) => span.name !== "invoke_agent").map((span) => span.startMs).sort((a, b) => a - b);
+    assert.deepEqual(starts, timed.map((payload) => Date.parse(payload.started_at as string)).sort((a, b) => a - b));
   });
 
   it("sends no prompt, answer or tool output by default, and never a credential", () => {
