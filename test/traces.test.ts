@@ -17,6 +17,8 @@ import { defineTool } from "../src/tools/tool.js";
 import { ToolSet } from "../src/tools/tool-set.js";
 import { startCli, waitFor } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
+import { startNatsServer } from "./helpers/nats-server.js";
+import { skipWithout } from "./helpers/programs.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-traces-"));
@@ -146,6 +148,27 @@ describe("a traced run", () => {
       assert.deepEqual(tree(later.spans), tree(ofTrace("t1")));
     } finally {
       await later.close();
+    }
+  });
+});
+
+describe("a traced run journaled to JetStream", { skip: skipWithout("nats-server") }, () => {
+  it("is sent again by `session trace --store` from the stream, as the same tree", async () => {
+    const nats = await startNatsServer();
+    const later = await startOtlpReceiver();
+    try {
+      const store = `${nats.url}/TRACES`;
+      const init = await run(["session", "init-stream", "--store", store]);
+      assert.equal(init.code, 0, init.stderr);
+      const live = await run(["run", "--checkpoint", "--store", store, "--name", "js1", PROMPT]);
+      assert.equal(live.code, 0, live.stderr);
+      const result = await startCli(["session", "trace", "js1", "--store", store, "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, "sent 6 spans of session js1\n");
+      assert.deepEqual(tree(later.spans), tree(ofTrace("js1")));
+    } finally {
+      await later.close();
+      await nats.stop();
     }
   });
 });
