@@ -173,6 +173,38 @@ describe("a traced run journaled to JetStream", { skip: skipWithout("nats-server
   });
 });
 
+describe("a call parked for approval", () => {
+  it("is one await_approval span from the request to the decision, under the part that parked it, in `session trace`", async () => {
+    const ws = mkdtempSync(join(dir, "approvals-"));
+    writeFileSync(join(ws, "agent.yaml"), ["provider: script", "model: script-test", "script: ./s.yaml", "session: { state_dir: ./state }", "tools:", "  - { name: guarded, description: Guarded, command: [echo, ok], confirm: true }"].join("\n"));
+    writeFileSync(join(ws, "s.yaml"), "turns:\n  - tool_calls: [{ name: guarded }]\n  - text: done\n");
+    const at = (args: string[], extra: NodeJS.ProcessEnv = {}) => startCli(args, { cwd: ws, env: env(extra) }).done;
+    const parked = await at(["run", "--checkpoint", "--approvals", "defer", "--name", "ap1", PROMPT]);
+    assert.equal(parked.code, 10, parked.stderr);
+    const approved = await at(["session", "approve", "ap1", "--resume"]);
+    assert.equal(approved.code, 0, approved.stderr);
+    const later = await startOtlpReceiver();
+    try {
+      const sent = await startCli(["session", "trace", "ap1", "--endpoint", later.url], { cwd: ws, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      assert.equal(sent.code, 0, sent.stderr);
+      const wait = later.spans.find((span) => span.name === "await_approval guarded") as ReceivedSpan;
+      assert.equal(wait.attributes["fisk_ai.approval.decision"], "approve");
+      assert.equal(wait.attributes["fisk_ai.approval.kind"], "approval");
+      assert.ok(wait.endMs >= wait.startMs);
+      const first = later.spans.find((span) => span.name === "invoke_agent" && span.attributes["fisk_ai.seq.first"] === 1) as ReceivedSpan;
+      assert.equal(first.attributes["fisk_ai.status"], "awaiting_approval");
+      assert.equal(wait.parentSpanId, first.spanId);
+      assert.ok(later.spans.every((span) => span.traceId === sessionTraceId("ap1")));
+      // The parked part, the approve command's, and the resumed one, each linked to the one before.
+      const parts = later.spans.filter((span) => span.name === "invoke_agent");
+      assert.equal(parts.length, 3);
+      assert.equal(parts.filter((span) => span.links.length === 1).length, 2);
+    } finally {
+      await later.close();
+    }
+  });
+});
+
 describe("a traced run whose collector is down", () => {
   it("still completes, exit 0, and says in one line that its traces were not sent", async () => {
     const gone = await startOtlpReceiver();

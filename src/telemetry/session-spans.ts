@@ -4,7 +4,7 @@
 // `fisk_ai.*`. The live tracer (run-tracing.ts) and `session trace` (the journal walked by
 // journalSpans) build them with these same functions, so both export the same tree.
 // Nothing here imports OpenTelemetry: emitting a span is span-emitter.ts's job.
-import type { ApprovalDecisionPayload, ApprovalRequestPayload, AssistantPayload, JournalRecord, TerminalReason, ToolResultPayload, ToolUseBlock } from "../runstate/records.js";
+import { PROTOCOLS, type ApprovalDecisionPayload, type ApprovalRequestPayload, type AssistantPayload, type JournalRecord, type TerminalReason, type ToolResultPayload, type ToolUseBlock } from "../runstate/records.js";
 import { sessionSpanId, toolSpanId } from "./trace-ids.js";
 
 export type SpanAttribute = string | number | boolean | string[];
@@ -156,7 +156,7 @@ export function approvalSpan(session: SessionContext, partSeq: number, request: 
 /** Every span of a journaled session, in journal order: what `session trace` exports. */
 export function journalSpans(records: readonly JournalRecord[], captureContent: boolean): SessionSpan[] {
   const meta = records[0];
-  if (meta?.protocol !== "io.choria.fisk-ai.v1.session.meta") return [];
+  if (meta?.protocol !== PROTOCOLS.meta) return [];
   const session: SessionContext = { runId: meta.meta.run_id, provider: meta.meta.fingerprint.provider ?? "anthropic", model: meta.meta.fingerprint.model, captureContent };
   const spans: SessionSpan[] = [];
   const uses = new Map<string, ToolUseBlock>();
@@ -172,36 +172,37 @@ export function journalSpans(records: readonly JournalRecord[], captureContent: 
     if (part.status !== undefined) {
       // A record after a terminal one is a later process taking the run further.
       spans.push(partSpan(session, part));
+      // Its start is its first record's time; "\uffff" sorts after any time until one is seen.
       part = { firstSeq: record.seq, start: "\uffff", end: lastTime, status: undefined, previousFirstSeq: part.firstSeq, afterCrash: false };
     }
     switch (record.protocol) {
-      case "io.choria.fisk-ai.v1.session.assistant":
+      case PROTOCOLS.assistant:
         seen(record.assistant.started_at);
         seen(record.assistant.ended_at);
         for (const block of record.assistant.message.content) if (block.type === "tool_use") uses.set((block as ToolUseBlock).id, block as ToolUseBlock);
         spans.push(chatSpan(session, part.firstSeq, record.assistant, lastTime));
         break;
-      case "io.choria.fisk-ai.v1.session.tool_result": {
+      case PROTOCOLS.tool_result: {
         seen(record.tool_result.started_at);
         seen(record.tool_result.ended_at);
         const use = uses.get(record.tool_result.tool_use_id);
         if (use !== undefined) spans.push(toolSpan(session, part.firstSeq, use, record.tool_result, lastTime));
         break;
       }
-      case "io.choria.fisk-ai.v1.session.approval_request":
+      case PROTOCOLS.approval_request:
         seen(record.approval_request.requested_at);
         requests.set(record.approval_request.tool_use_id, { request: record.approval_request, partSeq: part.firstSeq });
         break;
-      case "io.choria.fisk-ai.v1.session.approval_decision": {
+      case PROTOCOLS.approval_decision: {
         seen(record.approval_decision.decided_at);
         const asked = requests.get(record.approval_decision.tool_use_id);
         if (asked !== undefined) spans.push(approvalSpan(session, asked.partSeq, asked.request, record.approval_decision));
         break;
       }
-      case "io.choria.fisk-ai.v1.session.resumed":
+      case PROTOCOLS.resumed:
         seen(record.resumed.resumed_at);
         break;
-      case "io.choria.fisk-ai.v1.session.terminal":
+      case PROTOCOLS.terminal:
         part.status = record.terminal.reason;
         break;
       default:
