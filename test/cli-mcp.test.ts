@@ -91,8 +91,13 @@ function assertDone(result: CliResult, code: number, what: string): void {
   assert.doesNotMatch(result.stderr, /^\s+at /m, `${what}: no stack trace`);
 }
 
+/** The tool results journaled, without when their calls ran, which no two runs share. */
 function toolResults(records: JournalRecord[]) {
-  return records.flatMap((record) => (record.protocol === PROTOCOLS.tool_result ? [record.tool_result] : []));
+  return records.flatMap((record) => {
+    if (record.protocol !== PROTOCOLS.tool_result) return [];
+    const { started_at: _started, ended_at: _ended, ...rest } = record.tool_result;
+    return [rest];
+  });
 }
 
 function assertEveryRequestValid(): void {
@@ -105,6 +110,8 @@ describe("fisk-ai run with MCP servers", () => {
     const result = await ws.fisk(["run", "--checkpoint", "--name", "m1", 'use test__echo {"text":"hi"}']);
     assertDone(result, 0, "the run");
     assert.equal(result.stdout, "Result: echo: hi\n");
+    const [ran] = ws.records("m1").flatMap((record) => (record.protocol === PROTOCOLS.tool_result ? [record.tool_result] : []));
+    assert.ok(ran?.started_at !== undefined && ran.ended_at !== undefined, "the call's times are journaled");
     assert.deepEqual(toolResults(ws.records("m1")), [{ tool_use_id: "toolu_1", result: { type: "tool_result", tool_use_id: "toolu_1", content: "echo: hi" }, remote: true }]);
     const shown = await ws.fisk(["session", "show", "m1"]);
     assert.match(shown.stdout, /tool calls\s+1 \(1 remote\)/);

@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { FileNoteStore, memoryDir } from "../src/memory/file-note-store.js";
 import { CLI, runCli } from "./helpers/cli-harness.js";
 import { COMMANDS } from "./helpers/cli-commands.js";
+import { startOtlpReceiver, type OtlpReceiver } from "./helpers/otlp-receiver.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -31,7 +32,9 @@ async function withClosedStdout(args: string[]): Promise<{ code: number | null; 
 describe("a closed stdout", () => {
   const natsSkip = skipWithout("nats-server");
   let nats: NatsServer | undefined;
+  let collector: OtlpReceiver | undefined;
   before(async () => {
+    collector = await startOtlpReceiver();
     writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nscript: answer.yaml\n");
     writeFileSync(join(ROOT, "answer.yaml"), `turns:\n  - text: "${"an answer long enough to fill a line ".repeat(4)}"\n`);
     for (const name of ["one", "two", "gone"]) {
@@ -58,7 +61,10 @@ describe("a closed stdout", () => {
     for (const key of ["list", "gone"]) await new FileNoteStore(memoryDir("default", ENV)).write(key, { description: "a note", content: "milk\n".repeat(20) }, false);
     if (natsSkip === false) nats = await startNatsServer();
   });
-  after(() => nats?.stop());
+  after(async () => {
+    await collector?.close();
+    await nats?.stop();
+  });
 
   // Each command with the arguments that make it write to stdout.
   const commands: string[][] = [
@@ -90,6 +96,7 @@ describe("a closed stdout", () => {
     ["session", "prune", "--status", "completed", "--dry-run", ...STATE],
     ["session", "rename", "one", "The first one", ...STATE],
     ["session", "search", "hello", ...STATE],
+    ["session", "trace", "one", "--endpoint", "http://OTLP", ...STATE],
     ["memory", "ls"],
     ["memory", "show", "list"],
     ["memory", "rm", "gone"],
@@ -106,7 +113,7 @@ describe("a closed stdout", () => {
   for (const args of commands) {
     const skip = args.some((arg) => arg.startsWith("nats://")) && natsSkip;
     it(`fisk-ai ${args.filter((arg) => !arg.startsWith("/")).join(" ")} exits 0 without a word`, { skip }, async () => {
-      const real = args.map((arg) => arg.replace("nats://NATS/", `${nats?.url ?? ""}/`));
+      const real = args.map((arg) => arg.replace("nats://NATS/", `${nats?.url ?? ""}/`).replace("http://OTLP", collector?.url ?? ""));
       assert.deepEqual(await withClosedStdout(real), { code: 0, stderr: "" });
     });
   }

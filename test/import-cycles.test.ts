@@ -59,7 +59,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["memory"],
   ["ledger", "conformance"],
   ["agent"],
-  ["config"],
+  ["config", "telemetry"],
   ["cli"],
   ["index.ts"],
 ];

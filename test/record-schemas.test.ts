@@ -76,6 +76,8 @@ const good: [string, unknown][] = [
   ["origin of a fork", at(6, originEntry("run-1", 5))],
   ["origin of an import", at(6, originEntry("run-1", 5, "import"))],
   ["resumed", at(6, resumedEntry())],
+  ["assistant with its start and end times", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, started_at: "2026-01-02T15:04:05.123Z", ended_at: "2026-01-02T15:04:06.5+01:00" } })],
+  ["tool result with its start and end times", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, started_at: "2026-01-02T15:04:05Z", ended_at: "2026-01-02T15:04:05.9Z" } })],
 ];
 
 const FIXTURES_V3 = new URL("../../test/fixtures/go/v3/", import.meta.url);
@@ -159,6 +161,8 @@ const bad: [string, unknown][] = [
   ["tool result without tool_use_id", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { result: toolResultEntry("t").tool_result.result } })],
   ["tool result whose block is not a tool_result", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t", result: { type: "text", text: "x" } } })],
   ["tool result content a number", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t", result: { type: "tool_result", tool_use_id: "t", content: 7 } } })],
+  ["assistant with a start time that is not a time", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, started_at: "yesterday" } })],
+  ["tool result with an end time without an offset", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, ended_at: "2026-01-02T15:04:05" } })],
   ["tool result remote not a boolean", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, remote: 1 } })],
   ["user with role assistant", at(3, { protocol: PROTOCOLS.user, user: { message: { role: "assistant", content: [{ type: "text", text: "x" }] } } })],
   ["user text block without text", at(3, { protocol: PROTOCOLS.user, user: { message: { role: "user", content: [{ type: "text" }] } } })],

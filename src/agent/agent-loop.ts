@@ -67,6 +67,8 @@ export interface RunOptions {
    * conversation (a chat's `/compact`) and asks again.
    */
   nextPrompt?: () => Promise<string | typeof COMPACT | undefined>;
+  /** Variables a call's processes get besides their environment: the call's trace context when the run is traced (telemetry/run-tracing.ts). */
+  callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
 }
 
 /** What `nextPrompt` answers to have the conversation compacted before the next prompt. */
@@ -114,7 +116,7 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
   });
   try {
     if (start.title !== undefined) await recorder.append({ protocol: PROTOCOLS.title, title: { title: start.title } });
-    options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed });
+    options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed, firstSeq: 1, afterCrash: false });
     return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed: false, memory: options.settings.memory }), undefined);
   } finally {
     await recorder.close();
@@ -126,7 +128,7 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
   try {
     const state = recorder.state();
     refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
-    options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true });
+    options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true, firstSeq: state.lastSeq + 1, afterCrash: state.terminal === undefined });
     options.events?.replay?.(state.messages);
     return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed: true, memory: options.settings.memory }), resume.followUp);
   } finally {
@@ -294,7 +296,7 @@ async function iterate(run: Drive): Promise<RunOutcome | undefined> {
   if (tooLong !== undefined) return finish(run, "error", { message: tooLong });
   const called = await callModel(run, state);
   if ("outcome" in called) return called.outcome;
-  const assistant = await recordTurn(run, state.nextIteration, called.turn);
+  const assistant = await recordTurn(run, state.nextIteration, called.turn, called.times);
   return afterTurn(run, assistant);
 }
 
@@ -311,9 +313,10 @@ async function limitReached(run: Drive, state: RunState): Promise<RunOutcome | u
 }
 
 /** The model's next turn, or the outcome when the call failed or its turn could not be journaled. */
-async function callModel(run: Drive, state: RunState): Promise<{ turn: ModelTurn } | { outcome: RunOutcome }> {
+async function callModel(run: Drive, state: RunState): Promise<{ turn: ModelTurn; times: Timed } | { outcome: RunOutcome }> {
   const { signal, events } = run;
   events.modelCallStarted?.(state.nextIteration);
+  const startedAt = new Date().toISOString();
   let turn;
   try {
     turn = await sendCompactingOnce(run);
@@ -325,7 +328,7 @@ async function callModel(run: Drive, state: RunState): Promise<{ turn: ModelTurn
   // Two tool calls under one id could never both be answered: journaled, the run could
   // not be folded again. Refused before it reaches the journal.
   const repeatedId = firstRepeatedToolUseId(turn.message.content);
-  if (repeatedId === undefined) return { turn };
+  if (repeatedId === undefined) return { turn, times: { started_at: startedAt, ended_at: new Date().toISOString() } };
   return { outcome: await finish(run, "error", { message: `the model returned two tool calls with the id ${repeatedId}` }) };
 }
 
@@ -360,7 +363,7 @@ async function send(run: Drive): Promise<ModelTurn> {
 }
 
 /** Journals the model's turn, before any of its tools runs. */
-async function recordTurn(run: Drive, iteration: number, turn: ModelTurn): Promise<AssistantPayload> {
+async function recordTurn(run: Drive, iteration: number, turn: ModelTurn, times: Timed): Promise<AssistantPayload> {
   const assistant = {
     iteration,
     message: turn.message,
@@ -369,6 +372,7 @@ async function recordTurn(run: Drive, iteration: number, turn: ModelTurn): Promi
     out_tokens: turn.usage.out_tokens,
     ...(turn.usage.cache_read_tokens === undefined ? {} : { cache_read_tokens: turn.usage.cache_read_tokens }),
     ...(turn.usage.cache_create_tokens === undefined ? {} : { cache_create_tokens: turn.usage.cache_create_tokens }),
+    ...times,
   };
   await run.recorder.append({ protocol: PROTOCOLS.assistant, assistant });
   run.events.assistantTurn?.(assistant);
@@ -439,11 +443,12 @@ async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<bool
     if (waiting.has(use.id) || !(await decideCall(approvals, use))) return;
     signal.throwIfAborted();
     run.events.toolStarted?.(use);
+    const startedAt = new Date().toISOString();
     // A call that needed a person is decided by now.
-    const { result, remote } = await settings.tools.run(use, signal, allowDecided);
+    const { result, remote } = await settings.tools.run(use, signal, allowDecided, run.options.callEnvironment?.(run.recorder.runId, use));
     // An abort is a crash: a result cut short by it must not enter the journal.
     signal.throwIfAborted();
-    await journalResult(run, use, result, remote);
+    await journalResult(run, use, result, remote, { started_at: startedAt, ended_at: new Date().toISOString() });
   };
   if (settings.parallelTools) {
     // Every tool of the batch is waited for, even when one fails: none is left running
@@ -480,9 +485,17 @@ async function park(run: Drive): Promise<RunOutcome> {
   return outcome;
 }
 
-async function journalResult(run: Drive, use: ToolUseBlock, result: ToolResultBlock, remote = false): Promise<void> {
-  await run.recorder.append({ protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: use.id, result, ...(remote ? { remote } : {}) } });
-  run.events.toolFinished?.(use, result, false);
+/** When a model call or a tool ran, journaled with its record (RFC 3339). */
+interface Timed {
+  started_at: string;
+  ended_at: string;
+}
+
+/** `times` only for a result a tool produced: a denied or interrupted call ran nothing. */
+async function journalResult(run: Drive, use: ToolUseBlock, result: ToolResultBlock, remote = false, times?: Timed): Promise<void> {
+  const toolResult = { tool_use_id: use.id, result, ...(remote ? { remote } : {}), ...times };
+  await run.recorder.append({ protocol: PROTOCOLS.tool_result, tool_result: toolResult });
+  run.events.toolFinished?.(use, result, false, toolResult);
 }
 
 async function journalPrompt(run: Drive, text: string): Promise<void> {

@@ -11,6 +11,7 @@ import type {
   Message,
   TerminalReason,
   ToolResultBlock,
+  ToolResultPayload,
   ToolUseBlock,
 } from "../runstate/records.js";
 import type { CompactionError } from "./agent-errors.js";
@@ -41,7 +42,15 @@ export interface RunOutcome {
  */
 export interface AgentEvents {
   /** The run began: a new session, or a resumed one (`resumed`); `checkpointed` when it is journaled to a store. */
-  runStarted?(info: { runId: string; resumed: boolean; checkpointed: boolean }): void;
+  runStarted?(info: {
+    runId: string;
+    resumed: boolean;
+    checkpointed: boolean;
+    /** The seq of the first record this part of the run journals: 1 for a new run. */
+    firstSeq: number;
+    /** Resumed from a journal that ends without a terminal record: the process before it died. */
+    afterCrash: boolean;
+  }): void;
   /** On resume: the conversation so far, before anything new happens. */
   replay?(messages: readonly Message[]): void;
   /** A model call is about to be made (once, however often it is retried); `iteration` counts the run's model calls from 0, resumes included. */
@@ -54,8 +63,8 @@ export interface AgentEvents {
   assistantTurn?(turn: AssistantPayload): void;
   /** A tool call is about to run (after the turn asking for it is journaled). */
   toolStarted?(use: ToolUseBlock): void;
-  /** A tool's result, once it is journaled; `reused` when a resume took it from the journal. */
-  toolFinished?(use: ToolUseBlock, result: ToolResultBlock, reused: boolean): void;
+  /** A tool's result, once it is journaled (`record`: what was journaled, times included); `reused` when a resume took it from the journal. */
+  toolFinished?(use: ToolUseBlock, result: ToolResultBlock, reused: boolean, record?: ToolResultPayload): void;
   /** A final answer's text, once its turn is journaled; in a chat, one for each prompt. */
   answer?(text: string): void;
   /** On resume, before the pending batch is completed: the calls run again and those that are not (their tools' on_crash). */

@@ -14,6 +14,7 @@ import type { AskUser } from "./approvals.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import type { NoteStore } from "../memory/note-store.js";
+import type { ToolUseBlock } from "../runstate/records.js";
 
 /** What runAgent runs: the model, the prompt (or the session to resume) and the tools; the rest has defaults. */
 export interface RunAgentOptions {
@@ -112,6 +113,8 @@ export interface RunAgentOptions {
   configPath?: string;
   /** Aborting it stops the run at once, journaling nothing more: what a crash leaves, to be resumed later. */
   abort?: AbortSignal;
+  /** Variables each tool call's processes get besides their environment: a traced run's trace context (fisk-ai/telemetry). */
+  callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
 }
 
 /** How the run ended, as the runFinished event reports it. A failed model call or an over-budget run is an outcome (reason `error`, `budget`), not a rejection. */
@@ -134,6 +137,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     ...(options.askRerun === undefined ? {} : { askRerun: options.askRerun }),
     ...(options.decidedBy === undefined ? {} : { decidedBy: options.decidedBy }),
     ...(options.nextPrompt === undefined ? {} : { nextPrompt: options.nextPrompt }),
+    ...(options.callEnvironment === undefined ? {} : { callEnvironment: options.callEnvironment }),
   };
   if (options.resume !== undefined) {
     if (options.store === undefined) throw new ConfigError("resume needs the store the session is in: pass store");

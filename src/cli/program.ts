@@ -217,6 +217,10 @@ ${EXIT_CODES_HELP}`,
     .option("--json", "what was (or would be) removed, as JSON");
   sessionCommand("rename", "ID TITLE [options]", "give a session a title, journaled: ls shows it, and --resume and show take it in place of the id");
   sessionCommand("search", "TEXT [options]", "the sessions whose title, prompt or conversation holds TEXT (any case when TEXT is lower case), newest first").option("--json", "the matches as JSON");
+  sessionCommand("trace", "ID|TITLE [options]", "send the session's spans (OpenTelemetry, OTLP/HTTP) to a collector, as a live export of it would have: one trace per session").option(
+    "--endpoint <URL>",
+    "the collector's OTLP/HTTP address, such as http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT)",
+  );
   sessionCommand("init-stream", "[options]", "create the JetStream stream --store (or session.stream) names, binding P.> (default: session.prefix, else fisk-ai.runs)").option(
     "--prefix <P>",
     "the subject prefix the stream binds",

@@ -1,5 +1,7 @@
 // `fisk-ai run`: parses the command line, builds the run from agent.yaml and the
 // environment, wires signals to suspend, and renders. All the work is the library's.
+import { tracingWanted } from "../telemetry/otel-setup.js";
+import type { TracedRun } from "../telemetry/traced-run.js";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { COMPACT, runAgent, type RunAgentOptions } from "../agent/run-agent.js";
@@ -79,6 +81,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   const prompts = input === undefined ? undefined : new ChatPrompts(input, signals);
   const output = outputFor(io, target.where, streamJson);
   let agent: LoadedAgent | undefined;
+  let traced: TracedRun | undefined;
   try {
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
     agent = await startAgent(config, target.usedConfig, io.env);
@@ -90,6 +93,11 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     const confirm = asks ? terminalConfirm(io.stdin, io.stderr) : undefined;
     const askUser = asks ? terminalAskUser(io.stdin, io.stderr) : undefined;
     const askRerun = terminalAskRerun(io.stdin, io.stderr);
+    if (tracingWanted(io.env)) {
+      const where = { provider: agent.options.provider.name, model: agent.options.model, ...(store === undefined ? {} : { store }), ...(resumeId === undefined ? {} : { resumeId }) };
+      traced = await (await import("../telemetry/traced-run.js")).tracedRun(io.env, where);
+    }
+    const runEvents = traced === undefined ? events : bothEvents(events, traced.events);
     const options: RunAgentOptions = {
       ...agent.options,
       // The recorded path is the one the run was started with, also when the defaults ran.
@@ -97,7 +105,8 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       cwd: process.cwd(),
       title: values.title,
       force: values.force === true,
-      events: io.wrapRunEvents?.(events) ?? events,
+      events: io.wrapRunEvents?.(runEvents) ?? runEvents,
+      ...(traced === undefined ? {} : { callEnvironment: traced.callEnvironment }),
       ...(confirm === undefined ? {} : { confirm }),
       ...(askUser === undefined ? {} : { askUser }),
       ...(askRerun === undefined ? {} : { askRerun }),
@@ -113,6 +122,8 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     return signals.finishedWith;
   } finally {
     input?.close();
+    const notSent = await traced?.shutdown();
+    if (notSent !== undefined) io.stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
     await agent?.close();
     await store?.close();
     signals.release();

@@ -30,7 +30,8 @@ export type SessionCommandName =
   | "du"
   | "prune"
   | "rename"
-  | "search";
+  | "search"
+  | "trace";
 
 /** The options the session commands declare in program.ts, as commander names them. */
 export interface SessionFlags extends StoreFlags {
@@ -57,6 +58,7 @@ export interface SessionFlags extends StoreFlags {
   status?: string;
   keepLast?: string;
   dryRun?: boolean;
+  endpoint?: string;
 }
 
 function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
@@ -146,6 +148,27 @@ async function sessionSubcommand(
       const { searchSessions } = await import("./session-search.js");
       await searchSessions(await sessionStore(values), positionals[0] as string, { json: values.json === true }, io.stdout);
       return EXIT.completed;
+    }
+    case "trace": {
+      const [named] = ids(positionals, command, { atMostOne: true }) as [string];
+      const [{ tracingWanted }, { resolveSession }] = await Promise.all([import("../telemetry/otel-setup.js"), import("./session-resolve.js")]);
+      if (values.endpoint === undefined && !tracingWanted(io.env)) {
+        throw new UsageError("session trace needs a collector to send to: give --endpoint URL (such as http://localhost:4318) or set OTEL_EXPORTER_OTLP_ENDPOINT");
+      }
+      if (values.endpoint !== undefined && !/^https?:\/\/[^/\s]+/.test(values.endpoint)) {
+        throw new UsageError(`--endpoint ${values.endpoint} is not an http(s) URL: give the collector's OTLP/HTTP address, such as http://localhost:4318`);
+      }
+      const store = await sessionStore(values);
+      const runId = await resolveSession(store, named);
+      const { exportSessionTrace } = await import("../telemetry/traced-run.js");
+      try {
+        const sent = await exportSessionTrace(store, runId, io.env, values.endpoint);
+        io.stdout.write(`sent ${sent} spans of session ${runId}\n`);
+        return EXIT.completed;
+      } catch (error) {
+        io.stderr.write(`fisk-ai: ${(error as Error).message}; check the collector's address and that it is running\n`);
+        return EXIT.error;
+      }
     }
     case "rm":
     case "verify": {

@@ -30,6 +30,8 @@ function exactly<Doc>() {
 }
 
 const count = z.int().min(0);
+/** A moment, RFC 3339 with its offset: what every time in a record is. */
+const instant = z.iso.datetime({ offset: true });
 
 // Content blocks are stored verbatim as the provider returned them, so fields this
 // version does not know (citations, cache markers from elsewhere) are kept, not refused.
@@ -190,11 +192,15 @@ function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; tool
     out_tokens: count,
     cache_read_tokens: count.optional(),
     cache_create_tokens: count.optional(),
+    started_at: instant.optional(),
+    ended_at: instant.optional(),
   });
   const ToolResultPayload = z.strictObject({
     tool_use_id: z.string().min(1),
     result: blocks.toolResult as typeof ToolResultBlock,
     remote: z.boolean().optional(),
+    started_at: instant.optional(),
+    ended_at: instant.optional(),
   });
   return {
     meta: z.strictObject({ seq: z.literal(1), protocol: z.literal(PROTOCOLS.meta), meta: MetaPayload }),

@@ -158,6 +158,10 @@ export interface AssistantPayload {
   cache_read_tokens?: number;
   /** Input tokens written to the prompt cache. */
   cache_create_tokens?: number;
+  /** When the call was sent (its first attempt), RFC 3339; absent from journals written before it was recorded. */
+  started_at?: string;
+  /** When its answer came back, RFC 3339. */
+  ended_at?: string;
 }
 
 /** One tool's result, journaled the moment the tool finishes. */
@@ -168,6 +172,10 @@ export interface ToolResultPayload {
   result: ToolResultBlock;
   /** Set for a call an MCP server answered. */
   remote?: boolean;
+  /** When the tool started, RFC 3339; absent for a result no tool produced (denied, interrupted) and from older journals. */
+  started_at?: string;
+  /** When it finished, RFC 3339. */
+  ended_at?: string;
 }
 
 /** A user message: the prompt of a follow-up, sent to the model after the records before it. */

@@ -15,6 +15,9 @@ export const CREDENTIAL_VARIABLES: readonly string[] = [
   "NATS_USER",
   "NATS_PASSWORD",
   "NATS_TOKEN",
+  // A tracing backend's API key travels in the OTLP headers.
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
 ];
 
 /** The environment a tool process starts with. */

@@ -3,7 +3,7 @@
 // never a missing one.
 import type { ToolSpec } from "../llm/model-provider.js";
 import type { ApprovalKind, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
-import { toolResultBlock, type CrashPolicy, type Tool } from "./tool.js";
+import { toolResultBlock, type CrashPolicy, type Tool, type ToolContext } from "./tool.js";
 
 /**
  * Asks the operator a yes/no question about one call: whether a `confirm` tool may run,
@@ -74,13 +74,13 @@ export class ToolSet {
   }
 
   /** The call's result, and whether it went to an MCP server (journaled as `remote`). */
-  async run(use: ToolUseBlock, signal: AbortSignal, confirm: ConfirmToolCall): Promise<{ result: ToolResultBlock; remote: boolean }> {
+  async run(use: ToolUseBlock, signal: AbortSignal, confirm: ConfirmToolCall, env?: Readonly<Record<string, string>>): Promise<{ result: ToolResultBlock; remote: boolean }> {
     const tool = this.#tools.get(use.name);
-    const result = await this.#call(tool, use, signal, confirm);
+    const result = await this.#call(tool, use, { signal, ...(env === undefined ? {} : { env }) }, confirm);
     return { result: result.block, remote: result.called && tool?.mcpServer !== undefined };
   }
 
-  async #call(tool: Tool | undefined, use: ToolUseBlock, signal: AbortSignal, confirm: ConfirmToolCall): Promise<{ block: ToolResultBlock; called: boolean }> {
+  async #call(tool: Tool | undefined, use: ToolUseBlock, context: ToolContext, confirm: ConfirmToolCall): Promise<{ block: ToolResultBlock; called: boolean }> {
     if (tool === undefined) {
       const known = [...this.#tools.keys()].join(", ") || "none";
       return { block: toolResultBlock(use.id, { content: `no tool named ${use.name}; the tools are: ${known}`, is_error: true }), called: false };
@@ -92,7 +92,7 @@ export class ToolSet {
       return { block: toolResultBlock(use.id, { content: denied, is_error: true }), called: false };
     }
     try {
-      return { block: toolResultBlock(use.id, await tool.run(use.input, { signal })), called: true };
+      return { block: toolResultBlock(use.id, await tool.run(use.input, context)), called: true };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       return { block: toolResultBlock(use.id, { content: `${tool.name} failed: ${reason}`, is_error: true }), called: true };

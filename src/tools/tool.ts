@@ -16,6 +16,8 @@ export interface ToolOutput {
 export interface ToolContext {
   /** Aborted when the run is torn down; a tool should stop promptly. */
   signal: AbortSignal;
+  /** Variables for the processes the call starts, over their own environment: the call's trace context (TRACEPARENT) when the run is traced. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**

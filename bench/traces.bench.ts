@@ -1,0 +1,105 @@
+// Traces overhead (issue 36): a checkpointed run of 100 turns (99 tool calls and an
+// answer) on the script provider, with tracing off and on, side by side, interleaved
+// round by round. On: the live tracer (run-tracing.ts) exporting over OTLP/HTTP to a
+// loopback collector in a process of its own (it takes the bytes and answers, as a real one
+// would, without costing this process) through the SDK's batch processor, its final flush
+// included.
+// Goal: on within 1.05x of off.     npm run bench:traces    (TRACES_ROUNDS=<n>)
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { startRun, type AgentSettings, type RunOptions } from "../src/agent/agent-loop.js";
+import { ScriptProvider } from "../src/llm/script-provider.js";
+import { FileStore } from "../src/runstate/file/file-store.js";
+import { programTracer } from "../src/telemetry/otel-setup.js";
+import { runTracing } from "../src/telemetry/run-tracing.js";
+import { defineTool } from "../src/tools/tool.js";
+import { ToolSet } from "../src/tools/tool-set.js";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
+import { interleave, median } from "./stats.js";
+
+const ROUNDS = Number(process.env.TRACES_ROUNDS ?? 10);
+const TURNS = 100;
+const GOAL = 1.05;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "fisk-traces-"));
+  const receiver = await startCollector();
+  try {
+    const script = join(dir, "s.yaml");
+    writeFileSync(script, `turns:\n${"  - tool_calls: [{ name: note, input: { text: hi } }]\n".repeat(TURNS - 1)}  - text: done\n`);
+    const note = defineTool({ name: "note", description: "note it", input: { type: "object", properties: { text: { type: "string" } } }, run: async () => "noted" });
+    const settings: AgentSettings = {
+      provider: new ScriptProvider(script),
+      model: "script-bench",
+      system: "bench",
+      tools: new ToolSet([note]),
+      parallelTools: false,
+      maxOutputTokens: 1024,
+      maxTokens: 100_000_000,
+      maxIterations: TURNS + 1,
+      thinking: { mode: "off" },
+      retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 5000 },
+    };
+    const store = new FileStore({ dir: join(dir, "runs") });
+    let n = 0;
+    const once = (traced: boolean) => async (): Promise<number> => {
+      const started = performance.now();
+      const options: RunOptions = { settings, store };
+      let program;
+      if (traced) {
+        program = await programTracer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, { batch: true });
+        const tracing = runTracing({ tracerProvider: program.tracerProvider, provider: "script", model: settings.model });
+        options.events = tracing.events;
+        options.callEnvironment = tracing.callEnvironment;
+      }
+      const outcome = await startRun(options, { prompt: "go", runId: `r${++n}` });
+      await program?.shutdown();
+      if (outcome.reason !== "completed") throw new Error(`the run ended ${outcome.reason}: ${outcome.message}`);
+      return performance.now() - started;
+    };
+    const results = await interleave({ off: once(false), on: once(true) }, ROUNDS, 2);
+    const off = median(results.off);
+    const on = median(results.on);
+    printTable(
+      `Traces: median wall ms of ${ROUNDS} checkpointed runs of ${TURNS} turns each (script provider, file store), interleaved`,
+      ["", "ms", "vs off", `goal ${GOAL}x`],
+      [
+        ["tracing off", formatMs(off), formatRatio(1), ""],
+        ["tracing on (OTLP/HTTP to loopback)", formatMs(on), formatRatio(on / off), goalRatio(on / off, on <= GOAL * off)],
+      ],
+      [machineLine(dir), `exports received: ${await receiver.exports()}`, "command: npm run bench:traces"],
+    );
+  } finally {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A collector in a child process: counts the exports it is sent and answers each 200. */
+async function startCollector(): Promise<{ url: string; exports(): Promise<string>; close(): Promise<void> }> {
+  const program = `
+    let n = 0;
+    const server = require("node:http").createServer((req, res) => {
+      if (req.url === "/count") return res.end(String(n));
+      req.resume();
+      req.on("end", () => { n++; res.writeHead(200, { "content-type": "application/json" }).end("{}"); });
+    });
+    server.listen(0, "127.0.0.1", () => console.log(server.address().port));`;
+  const child = spawn(process.execPath, ["-e", program], { stdio: ["ignore", "pipe", "inherit"] });
+  const [chunk] = (await once(child.stdout, "data")) as [Buffer];
+  const url = `http://127.0.0.1:${chunk.toString().trim()}`;
+  return {
+    url,
+    exports: async () => (await fetch(`${url}/count`)).text(),
+    close: async () => {
+      child.kill();
+      await once(child, "close");
+    },
+  };
+}
+
+await main();

@@ -1,0 +1,216 @@
+// What a session's trace holds, as plain data: the spans of a part of a run (invoke_agent),
+// of each model call (chat), tool call (execute_tool) and approval wait, named and
+// attributed by the OpenTelemetry GenAI conventions, with fisk-ai's own attributes under
+// `fisk_ai.*`. The live tracer (run-tracing.ts) and `session trace` (the journal walked by
+// journalSpans) build them with these same functions, so both export the same tree.
+// Nothing here imports OpenTelemetry: emitting a span is span-emitter.ts's job.
+import { PROTOCOLS, type ApprovalDecisionPayload, type ApprovalRequestPayload, type AssistantPayload, type JournalRecord, type TerminalReason, type ToolResultPayload, type ToolUseBlock } from "../runstate/records.js";
+import { sessionSpanId, toolSpanId } from "./trace-ids.js";
+
+export type SpanAttribute = string | number | boolean | string[];
+
+/** One span of a session's trace, ready to be emitted. */
+export interface SessionSpan {
+  spanId: string;
+  /** Undefined for the session's first part, the root of its trace. */
+  parentSpanId?: string;
+  name: string;
+  kind: "internal" | "client";
+  /** RFC 3339. */
+  start: string;
+  end: string;
+  attributes: Record<string, SpanAttribute>;
+  events?: { name: string; time: string; attributes: Record<string, SpanAttribute> }[];
+  /** Spans of the same trace this one follows from: a part links the part before it. */
+  links?: string[];
+  /** Set when the span ended in an error: the status description. */
+  error?: string;
+}
+
+/** What every span of a session is told about the run. */
+export interface SessionContext {
+  runId: string;
+  provider: string;
+  model: string;
+  /** Prompt and result text on the spans: only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT asks for it. */
+  captureContent: boolean;
+}
+
+/** One process's part of a run, from the first record it journaled. */
+export interface RunPart {
+  firstSeq: number;
+  start: string;
+  end: string;
+  /** How the part ended: its terminal reason, or undefined when it has none (the process died, or still runs). */
+  status: TerminalReason | undefined;
+  /** The part before it, when there is one: its span is linked. */
+  previousFirstSeq?: number;
+  afterCrash: boolean;
+}
+
+/** The part's span id: parts are named by their first record. */
+export function partSpanId(runId: string, firstSeq: number): string {
+  return sessionSpanId(runId, "invoke_agent", firstSeq);
+}
+
+export function partSpan(session: SessionContext, part: RunPart): SessionSpan {
+  const { runId } = session;
+  const resumed = part.firstSeq > 1;
+  return {
+    spanId: partSpanId(runId, part.firstSeq),
+    // Later parts nest under the first, so the trace has one root however often it resumed.
+    ...(resumed ? { parentSpanId: partSpanId(runId, 1) } : {}),
+    name: "invoke_agent",
+    kind: "internal",
+    start: part.start,
+    end: part.end,
+    attributes: {
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.provider.name": session.provider,
+      "gen_ai.request.model": session.model,
+      "gen_ai.conversation.id": runId,
+      "fisk_ai.session.id": runId,
+      "fisk_ai.seq.first": part.firstSeq,
+      "fisk_ai.status": part.status ?? "ended without a terminal record",
+      "fisk_ai.resumed": resumed,
+      ...(part.afterCrash ? { "fisk_ai.resumed_after_crash": true } : {}),
+    },
+    ...(part.previousFirstSeq === undefined ? {} : { links: [partSpanId(runId, part.previousFirstSeq)] }),
+    ...(part.status === undefined || part.status === "error" ? { error: part.status === "error" ? "the run stopped on an error" : "the part ended without a terminal record: its process died" } : {}),
+  };
+}
+
+/** A model call's span; `retries` only live (no record keeps them). */
+export function chatSpan(session: SessionContext, partSeq: number, turn: AssistantPayload, fallbackTime: string, retries: SessionSpan["events"] = []): SessionSpan {
+  const cacheRead = turn.cache_read_tokens ?? 0;
+  const cacheCreate = turn.cache_create_tokens ?? 0;
+  return {
+    spanId: sessionSpanId(session.runId, "chat", turn.iteration),
+    parentSpanId: partSpanId(session.runId, partSeq),
+    name: `chat ${session.model}`,
+    kind: "client",
+    start: turn.started_at ?? fallbackTime,
+    end: turn.ended_at ?? fallbackTime,
+    attributes: {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": session.provider,
+      "gen_ai.request.model": session.model,
+      "gen_ai.conversation.id": session.runId,
+      ...(turn.stop_reason === undefined ? {} : { "gen_ai.response.finish_reasons": [turn.stop_reason] }),
+      // The convention's input count includes the cached tokens; the record keeps them apart.
+      "gen_ai.usage.input_tokens": turn.in_tokens + cacheRead + cacheCreate,
+      "gen_ai.usage.output_tokens": turn.out_tokens,
+      ...(turn.cache_read_tokens === undefined ? {} : { "gen_ai.usage.cache_read.input_tokens": cacheRead }),
+      ...(turn.cache_create_tokens === undefined ? {} : { "gen_ai.usage.cache_creation.input_tokens": cacheCreate }),
+      "fisk_ai.session.id": session.runId,
+      "fisk_ai.iteration": turn.iteration,
+      ...(session.captureContent ? { "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: turn.message.content, finish_reason: turn.stop_reason }]) } : {}),
+    },
+    ...(retries.length === 0 ? {} : { events: retries }),
+  };
+}
+
+export function toolSpan(session: SessionContext, partSeq: number, use: ToolUseBlock, result: ToolResultPayload, fallbackTime: string): SessionSpan {
+  const failed = result.result.is_error === true;
+  return {
+    spanId: toolSpanId(session.runId, use.id),
+    parentSpanId: partSpanId(session.runId, partSeq),
+    name: `execute_tool ${use.name}`,
+    kind: "internal",
+    start: result.started_at ?? fallbackTime,
+    end: result.ended_at ?? fallbackTime,
+    attributes: {
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": use.name,
+      "gen_ai.tool.call.id": use.id,
+      "gen_ai.tool.type": result.remote === true ? "extension" : "function",
+      "gen_ai.conversation.id": session.runId,
+      "fisk_ai.session.id": session.runId,
+      ...(failed ? { "error.type": "tool_error" } : {}),
+      ...(session.captureContent ? { "gen_ai.tool.call.arguments": JSON.stringify(use.input), "gen_ai.tool.call.result": JSON.stringify(result.result.content) } : {}),
+    },
+    ...(failed ? { error: "the tool answered with an error" } : {}),
+  };
+}
+
+/** The wait for a person's decision, from the request to the decision, however long it took. */
+export function approvalSpan(session: SessionContext, partSeq: number, request: ApprovalRequestPayload, decision: ApprovalDecisionPayload): SessionSpan {
+  return {
+    spanId: sessionSpanId(session.runId, "approval", request.tool_use_id),
+    parentSpanId: partSpanId(session.runId, partSeq),
+    name: `await_approval ${request.name}`,
+    kind: "internal",
+    start: request.requested_at,
+    end: decision.decided_at,
+    attributes: {
+      "gen_ai.tool.name": request.name,
+      "gen_ai.tool.call.id": request.tool_use_id,
+      "fisk_ai.session.id": session.runId,
+      "fisk_ai.approval.kind": request.kind,
+      "fisk_ai.approval.decision": decision.decision,
+      "fisk_ai.approval.decided_by": decision.decided_by,
+    },
+  };
+}
+
+/** Every span of a journaled session, in journal order: what `session trace` exports. */
+export function journalSpans(records: readonly JournalRecord[], captureContent: boolean): SessionSpan[] {
+  const meta = records[0];
+  if (meta?.protocol !== PROTOCOLS.meta) return [];
+  const session: SessionContext = { runId: meta.meta.run_id, provider: meta.meta.fingerprint.provider ?? "anthropic", model: meta.meta.fingerprint.model, captureContent };
+  const spans: SessionSpan[] = [];
+  const uses = new Map<string, ToolUseBlock>();
+  const requests = new Map<string, { request: ApprovalRequestPayload; partSeq: number }>();
+  let part: RunPart = { firstSeq: 1, start: meta.meta.created, end: meta.meta.created, status: undefined, afterCrash: false };
+  let lastTime = meta.meta.created;
+  const seen = (time: string | undefined): string => {
+    if (time !== undefined && time > lastTime) lastTime = time;
+    if (time !== undefined && time < part.start) part.start = time;
+    return time ?? lastTime;
+  };
+  for (const record of records.slice(1)) {
+    if (part.status !== undefined) {
+      // A record after a terminal one is a later process taking the run further.
+      spans.push(partSpan(session, part));
+      // Its start is its first record's time; "\uffff" sorts after any time until one is seen.
+      part = { firstSeq: record.seq, start: "\uffff", end: lastTime, status: undefined, previousFirstSeq: part.firstSeq, afterCrash: false };
+    }
+    switch (record.protocol) {
+      case PROTOCOLS.assistant:
+        seen(record.assistant.started_at);
+        seen(record.assistant.ended_at);
+        for (const block of record.assistant.message.content) if (block.type === "tool_use") uses.set((block as ToolUseBlock).id, block as ToolUseBlock);
+        spans.push(chatSpan(session, part.firstSeq, record.assistant, lastTime));
+        break;
+      case PROTOCOLS.tool_result: {
+        seen(record.tool_result.started_at);
+        seen(record.tool_result.ended_at);
+        const use = uses.get(record.tool_result.tool_use_id);
+        if (use !== undefined) spans.push(toolSpan(session, part.firstSeq, use, record.tool_result, lastTime));
+        break;
+      }
+      case PROTOCOLS.approval_request:
+        seen(record.approval_request.requested_at);
+        requests.set(record.approval_request.tool_use_id, { request: record.approval_request, partSeq: part.firstSeq });
+        break;
+      case PROTOCOLS.approval_decision: {
+        seen(record.approval_decision.decided_at);
+        const asked = requests.get(record.approval_decision.tool_use_id);
+        if (asked !== undefined) spans.push(approvalSpan(session, asked.partSeq, asked.request, record.approval_decision));
+        break;
+      }
+      case PROTOCOLS.resumed:
+        seen(record.resumed.resumed_at);
+        break;
+      case PROTOCOLS.terminal:
+        part.status = record.terminal.reason;
+        break;
+      default:
+        break;
+    }
+    if (part.start === "\uffff") part.start = lastTime;
+    part.end = lastTime;
+  }
+  spans.push(partSpan(session, part));
+  return spans;
+}

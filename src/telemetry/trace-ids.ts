@@ -1,0 +1,51 @@
+// One trace per session: every id follows from the session id and what the span is of,
+// so each process that touches a run, and `session trace` long after, names the same
+// spans the same way without telling one another anything.
+import { createHash } from "node:crypto";
+
+function hex(parts: readonly (string | number)[], length: number): string {
+  return createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, length);
+}
+
+/** The session's trace id (32 hex digits). */
+export function sessionTraceId(runId: string): string {
+  return hex(["fisk-ai trace", runId], 32);
+}
+
+/** A span's id (16 hex digits): the session, the kind of span, and what names it within the session (a seq, a call id). */
+export function sessionSpanId(runId: string, kind: string, key: string | number): string {
+  return hex(["fisk-ai span", runId, kind, key], 16);
+}
+
+/** The span id of a tool call's execute_tool span, which its processes are handed as their parent. */
+export function toolSpanId(runId: string, toolUseId: string): string {
+  return sessionSpanId(runId, "execute_tool", toolUseId);
+}
+
+/** The W3C traceparent of a span of the session, sampled. */
+export function traceparent(runId: string, spanId: string): string {
+  return `00-${sessionTraceId(runId)}-${spanId}-01`;
+}
+
+/**
+ * Ids the tracer chooses: set just before a span is started, taken by the provider's id
+ * generator (sessionIdGenerator). A provider with another generator makes its own ids,
+ * and the spans still land in the session's trace through their parent.
+ */
+export const chosenIds: { traceId?: string; spanId?: string } = {};
+
+/** An IdGenerator for an OpenTelemetry TracerProvider: the chosen ids when set, random ones otherwise. */
+export function sessionIdGenerator(random: { generateTraceId(): string; generateSpanId(): string }) {
+  return {
+    generateTraceId(): string {
+      const id = chosenIds.traceId ?? random.generateTraceId();
+      chosenIds.traceId = undefined;
+      return id;
+    },
+    generateSpanId(): string {
+      const id = chosenIds.spanId ?? random.generateSpanId();
+      chosenIds.spanId = undefined;
+      return id;
+    },
+  };
+}
