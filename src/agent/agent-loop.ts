@@ -7,6 +7,7 @@ import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig
 import type { Counters, RunState } from "../runstate/fold.js";
 import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
+import { movedError } from "../runstate/session-move.js";
 import type { Store } from "../runstate/store.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
@@ -97,6 +98,13 @@ export interface RunResume {
   force: boolean;
   /** A prompt to take the session further: journaled as a `user` record, also after a terminal one. */
   followUp?: string;
+  /**
+   * For a session moved to another store (`to`, as its moved record names it): whether
+   * that store holds it. A move counts once it does; one cut short before leaves this copy
+   * the one to resume, and resuming it cancels the move. Without it a moved session is
+   * refused (ERR_MOVED).
+   */
+  movedHeld?: (to: string) => Promise<boolean>;
 }
 
 export async function startRun(options: RunOptions, start: RunStart): Promise<RunOutcome> {
@@ -122,9 +130,11 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
 }
 
 export async function resumeRun(options: RunOptions & { store: Store }, resume: RunResume): Promise<RunOutcome> {
-  const recorder = await RunRecorder.open(options.store, resume.runId);
+  const recorder = await RunRecorder.open(options.store, resume.runId, "take");
   try {
     const state = recorder.state();
+    // Asked while this copy is held, so a move cannot finish between the question and the resume.
+    if (state.moved !== undefined && (resume.movedHeld === undefined || (await resume.movedHeld(state.moved.to)))) throw movedError(resume.runId, state.moved);
     refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
     options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true });
     options.events?.replay?.(state.messages);

@@ -9,6 +9,7 @@ import { mcpDefinitions, settingsFromConfig } from "../agent/settings-from-confi
 import { RunStateError } from "../runstate/errors.js";
 import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import type { MetaPayload } from "../runstate/records.js";
+import type { MoveStep } from "../runstate/session-move.js";
 import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
@@ -23,6 +24,7 @@ import { RunSignals } from "./run-signals.js";
 import { resolveSession } from "./session-resolve.js";
 import { checkedTitle } from "./session-title.js";
 import { titleSession } from "../runstate/session-title.js";
+import { storeHolds } from "./session-move.js";
 import { configPathFrom, storeFor, storeFromFlags } from "./session-store.js";
 import { bothEvents, streamJsonEvents } from "./stream-json.js";
 import { terminalAskRerun, terminalAskUser, terminalConfirm } from "./terminal-confirm.js";
@@ -39,6 +41,8 @@ export interface CommandIO {
   wrapRunEvents?: (events: AgentEvents) => AgentEvents;
   /** For tests only, like wrapRunEvents: called once a decision command's decisions are durable, before its terminal record. */
   decisionsJournaled?: () => void;
+  /** For tests only, like wrapRunEvents: called after each durable step of `session mv`. */
+  moveStep?: (step: MoveStep) => void;
 }
 
 /** The options `run` declares in program.ts, as commander names them. */
@@ -104,7 +108,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       store,
       ...(prompts === undefined ? {} : { nextPrompt: () => prompts.next() }),
     };
-    const outcome = await runSessions(options, target, { ...start, prompt, runId: values.name, force: values.force === true }, prompts);
+    const outcome = await runSessions(options, target, { ...start, prompt, runId: values.name, force: values.force === true, movedHeld: (to) => storeHolds(to, target.resumeId as string, io.stderr) }, prompts);
     signals.finishedWith = prompts?.ended === true && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
     if (!chat && !streamJson && outcome.reason === "completed") output.printAnswer(outcome.answer ?? "");
     return signals.finishedWith;
@@ -123,12 +127,12 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
 async function runSessions(
   options: RunOptions,
   { store, resumeId, followUp }: RunTarget,
-  { force, runId, ...start }: RunStart & { force: boolean },
+  { force, runId, movedHeld, ...start }: RunStart & { force: boolean; movedHeld: (to: string) => Promise<boolean> },
   prompts: ChatPrompts | undefined,
 ): Promise<RunOutcome> {
   let outcome =
     store !== undefined && resumeId !== undefined
-      ? await resumeRun({ ...options, store }, { runId: resumeId, force, followUp })
+      ? await resumeRun({ ...options, store }, { runId: resumeId, force, followUp, movedHeld })
       : await startRun(options, { ...start, runId });
   // `/clear` ended that session: the next starts with the prompt typed after it, and a new id.
   for (let fresh = prompts?.takeCleared(); fresh !== undefined; fresh = prompts?.takeCleared()) {

@@ -18,6 +18,7 @@ import type { RunHolder } from "./run-holder.js";
  * - `ERR_SYMLINK`: a symlink where the file backend keeps its own files.
  * - `ERR_IO`: the storage failed (a write, a server that cannot be reached).
  * - `ERR_STORE_CONFIG`: a store that cannot be used as configured (a missing or unsafe JetStream stream).
+ * - `ERR_MOVED`: the session was moved to another store (`movedTo` says which) and goes on there only.
  */
 export const ERROR_CODES = [
   "ERR_NOT_FOUND",
@@ -34,6 +35,7 @@ export const ERROR_CODES = [
   "ERR_SYMLINK",
   "ERR_IO",
   "ERR_STORE_CONFIG",
+  "ERR_MOVED",
 ] as const;
 
 /** One of ERROR_CODES. */
@@ -51,6 +53,8 @@ export interface RunStateErrorDetails {
   expectedSeq?: number;
   /** For ERR_LOCKED, the process holding the run, when it has said who it is. */
   holder?: RunHolder;
+  /** For ERR_MOVED, the store the session was moved to. */
+  movedTo?: string;
   /** The underlying error, kept as the error's `cause`. */
   cause?: unknown;
 }
@@ -75,6 +79,8 @@ export class RunStateError extends Error {
   readonly expectedSeq: number | undefined;
   /** For ERR_LOCKED, the process holding the run; undefined when it has not said who it is. */
   readonly holder: RunHolder | undefined;
+  /** For ERR_MOVED, the store the session was moved to: a `nats://` URL or a file store's directory. */
+  readonly movedTo: string | undefined;
 
   constructor(code: RunStateErrorCode, message: string, details: RunStateErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -84,6 +90,7 @@ export class RunStateError extends Error {
     this.runId = details.runId;
     this.expectedSeq = details.expectedSeq;
     this.holder = details.holder;
+    this.movedTo = details.movedTo;
   }
 }
 
