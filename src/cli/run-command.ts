@@ -74,7 +74,9 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   const { config, store, resumeId, meta } = target;
   enterRunCwd(values.cwd, target);
 
-  const chat = values.chat === true || meta?.interactive === true;
+  // A chat's session reopens its input on a resume, unless the resume brings its own prompt:
+  // that is a one-shot follow-up, answered and done (--chat makes it a chat again).
+  const chat = values.chat === true || (meta?.interactive === true && target.followUp === undefined);
   if (streamJson && chat) throw new UsageError("--output-format stream-json cannot go with a chat: give one prompt, or drop --output-format");
   const input = chat ? chatInput(io.stdin, io.stderr) : undefined;
   let prompt = "";

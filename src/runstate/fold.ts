@@ -203,7 +203,7 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
   (FOLD_BY_KIND[kind] as (s: Folding, payload: object, seq: number) => void)(s, payload, seq);
   s.lastSeq = seq;
   // A record after a terminal one reopens the run (a resume appends after `suspended`);
-  // a title or an origin only annotates it. Likewise a record that takes the run further
+  // an annotation (a title, an origin, a compaction ...) leaves it as it stopped. Likewise a record that takes the run further
   // cancels a move (one cut short before the other store held it, see MovedPayload).
   if (!ANNOTATION_KINDS.includes(kind)) {
     s.terminal = kind === "terminal" ? (payload as TerminalPayload) : undefined;

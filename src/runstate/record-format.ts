@@ -129,9 +129,10 @@ export const TITLE_MAX_LENGTH = 200;
 /**
  * The kinds that annotate a session without taking its conversation further: appended
  * after a terminal record, they leave the run as it stopped (a renamed completed session
- * stays completed, a moved one keeps the terminal record it moved with).
+ * stays completed, a suspended one compacted by hand or its compaction undone stays
+ * suspended, a moved one keeps the terminal record it moved with).
  */
-export const ANNOTATION_KINDS: readonly RecordKind[] = ["title", "origin", "moved"];
+export const ANNOTATION_KINDS: readonly RecordKind[] = ["title", "origin", "moved", "compaction", "compaction_undo"];
 
 /** The protocol id of each kind, and the payload key it carries, are the same word. */
 export function kindOfProtocol(protocol: unknown): RecordKind | undefined {

@@ -28,7 +28,7 @@ export interface RunDigest {
   /** Where the records before it were copied from (the latest origin); absent for a run of its own. */
   origin?: OriginPayload;
   /**
-   * How the run stands after its last record that is not a title or an origin: a terminal
+   * How the run stands after its last record that is not an annotation (ANNOTATION_KINDS): a terminal
    * reason, `open`, or `moved` when it ends on a moved record (it goes on in another store).
    */
   status: TerminalReason | "open" | "moved";
