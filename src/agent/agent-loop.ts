@@ -5,7 +5,7 @@
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig } from "../llm/model-provider.js";
 import type { Counters, RunState } from "../runstate/fold.js";
-import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
+import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type Message, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
 import { movedError } from "../runstate/session-move.js";
 import type { Store } from "../runstate/store.js";
@@ -137,11 +137,21 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
     if (state.moved !== undefined && (resume.movedHeld === undefined || (await resume.movedHeld(state.moved.to)))) throw movedError(resume.runId, state.moved);
     refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
     options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true });
-    options.events?.replay?.(state.messages);
+    options.events?.replay?.(replayed(state));
     return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed: true, memory: options.settings.memory }), resume.followUp);
   } finally {
     await recorder.close();
   }
+}
+
+/** The conversation so far as a resume shows it: the committed messages, then a pending batch's turn and the results it has. */
+function replayed(state: RunState): readonly Message[] {
+  const pending = state.pending;
+  if (pending === undefined) return state.messages;
+  // A pending turn that continues a paused one is that message, joined: it takes its place.
+  const committed = state.messages.at(-1)?.role === "assistant" ? state.messages.slice(0, -1) : state.messages;
+  const results: Message[] = pending.results.length === 0 ? [] : [{ role: "user", content: [...pending.results] }];
+  return [...committed, pending.turn.message, ...results];
 }
 
 function fingerprintOf(settings: AgentSettings, style: FingerprintStyle) {

@@ -207,7 +207,7 @@ async function sessionSubcommand(
       const { decideRequest, decideCalls } = await import("./session-decide.js");
       const request = decideRequest(command, positionals, values);
       assertRunId(request.runId);
-      await decideCalls(await sessionStore(values), request, io.stdout, { where: storeWhere(values), env: io.env, decisionsJournaled: io.decisionsJournaled });
+      await decideCalls(await sessionStore(values), request, io.stdout, { where: storeWhere(values), env: io.env, decisionsJournaled: io.decisionsJournaled, resuming: values.resume === true });
       if (values.resume !== true) return EXIT.completed;
       const { runCommand } = await import("./run-command.js");
       return runCommand([], { resume: request.runId, config: values.config, stateDir: values.stateDir, store: values.store }, io);
