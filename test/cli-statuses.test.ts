@@ -1,6 +1,5 @@
 // Statuses that say what happened, through the real CLI on the offline script provider: a
-// suspended session stays suspended through a compaction by hand and its undo, a fork is
-// resumable and says so, and a one-shot follow-up to a session begun as a chat completes.
+// suspended session stays suspended through a compaction by hand and its undo, and a one-shot follow-up to a session begun as a chat completes.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,20 +44,6 @@ describe("statuses", () => {
     const undone = await cli(["session", "compact", "kept", "--undo"]);
     assert.equal(undone.code, 0, undone.stderr);
     assert.equal(await statusOf("kept"), "suspended", "after its undo");
-  });
-
-  it("a fork cut where the run had not stopped is suspended, and resumes; one cut at a terminal record keeps it", async () => {
-    await suspendedChat("source");
-    const mid = await cli(["session", "fork", "source", "--at", "2", "--name", "mid"]);
-    assert.equal(mid.code, 0, mid.stderr);
-    assert.equal(await statusOf("mid"), "suspended");
-    const whole = await cli(["session", "fork", "source", "--name", "whole"]);
-    assert.equal(whole.code, 0, whole.stderr);
-    assert.equal(await statusOf("whole"), "suspended");
-    const resumed = await cli(["run", "--resume", "mid", "go on"]);
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.equal(resumed.stdout, "An answer.\n");
-    assert.equal(await statusOf("mid"), "completed");
   });
 
   it("a one-shot follow-up (no --chat) to a session begun as a chat answers and completes", async () => {

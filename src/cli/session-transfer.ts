@@ -3,7 +3,6 @@
 // atomic import, so a half-written session is never visible.
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { RunStateError } from "../runstate/errors.js";
-import { fold } from "../runstate/fold.js";
 import { completeBytes, encodeRecordIn, lineEnd } from "../runstate/journal-codec.js";
 import { verifyJournal, type JournalVerification } from "../runstate/journal-verify.js";
 import { PROTOCOLS, type MetaRecord, type OriginKind } from "../runstate/records.js";
@@ -96,12 +95,7 @@ export async function forkSession(store: Store, runId: string, options: { at?: s
   assertRunId(forkId);
   const meta = (verification.records[0] as MetaRecord).meta;
   const kept = bytes.subarray(0, lineEnd(bytes, at));
-  const fork = withOrigin(withNewMeta(kept, { ...meta, run_id: forkId, created: new Date().toISOString() }), meta, at, "fork");
-  // Cut where the run had not stopped, the fork would read as a run whose process died
-  // (`open`): it is at rest, to be resumed, so it says so.
-  const atRest = fold(verification.records.slice(0, at)).terminal !== undefined;
-  const suspended = encodeRecordIn(meta.version, { seq: at + 2, protocol: PROTOCOLS.terminal, terminal: { reason: "suspended", message: `forked from ${runId} at seq ${at}` } });
-  await store.importJournal(forkId, atRest ? fork : Buffer.concat([fork, Buffer.from(suspended)]));
+  await store.importJournal(forkId, withOrigin(withNewMeta(kept, { ...meta, run_id: forkId, created: new Date().toISOString() }), meta, at, "fork"));
   return { forkId, at };
 }
 
