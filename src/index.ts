@@ -83,6 +83,8 @@ export {
   type TitlePayload,
   type OriginRecord,
   type OriginPayload,
+  type MovedRecord,
+  type MovedPayload,
   type OriginKind,
   type Fingerprint,
   type Message,

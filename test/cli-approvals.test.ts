@@ -178,6 +178,10 @@ describe("approvals on the command line", () => {
     assert.equal((await ws.run(PARK("ap", "send"))).code, 10);
     const approved = await ws.run(["session", "approve", "ap", "--resume"]);
     assert.deepEqual([approved.code, approved.stdout.split("\n").at(-2)], [0, "Done."], approved.stderr);
+    // It resumes at once: no hint to resume first, and the replay shows the turn and the call it approved.
+    assert.doesNotMatch(approved.stdout, /no call waits now/);
+    const replay = /── the conversation so far ──\n([^]*)── resuming ──/.exec(approved.stderr)?.[1] ?? "";
+    assert.match(replay, /^→ send/m, approved.stderr);
     assert.deepEqual(rejected(), []);
   });
 

@@ -113,7 +113,7 @@ describe("shell completion", () => {
     [["fisk-ai", ""], ["run", "session", "memory", "completion", "help"]],
     [["fisk-ai", "se"], ["session"]],
     [["fisk-ai", "--"], ["--version", "--help"]],
-    [["fisk-ai", "session", ""], ["ls", "show", "rm", "verify", "export", "import", "fork", "compact", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "trace", "init-stream", "help"]],
+    [["fisk-ai", "session", ""], ["ls", "show", "rm", "verify", "export", "import", "mv", "fork", "compact", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "trace", "init-stream", "help"]],
     [["fisk-ai", "session", "f"], ["fork"]],
     [["fisk-ai", "help", "me"], ["memory"]],
     [["fisk-ai", "memory", "s"], ["show"]],

@@ -94,12 +94,12 @@ describe("ledger", () => {
         const store = makeStore();
         await makeRun(store, "travel", 2);
         const file = await journalFile(store, "travel", join(ROOT, `travel-${kind.replace(" ", "-")}.jsonl`));
-        await importSession(store, file, "travel-copy");
+        await importSession(store, file, "travel-copy", process.stdin);
         const ledger = ledgerOf((await store.list()).map((summary) => summary.digest as NonNullable<RunSummary["digest"]>));
         assert.equal(ledger.usage.calls, 2);
         assert.deepEqual(byId(await store.list()).get("travel-copy")?.digest?.origin, { run_id: "travel", through_seq: 5, kind: "import" });
         const elsewhere = makeStore();
-        assert.equal(await importSession(elsewhere, file, undefined), "travel");
+        assert.equal(await importSession(elsewhere, file, undefined, process.stdin), "travel");
         const moved = byId(await elsewhere.list()).get("travel")?.digest;
         assert.equal(moved?.origin, undefined, "the same session, moved: it is the original");
         assert.equal(moved?.calls["claude-sonnet-4-5"]?.calls, 2);
@@ -114,7 +114,7 @@ describe("ledger", () => {
         assert.equal(byId(await store.list()).get("titled")?.digest?.title, "Quarterly report");
         const file = await journalFile(store, "titled", join(ROOT, `titled-${kind.replace(" ", "-")}.jsonl`));
         const other = makeStore();
-        await importSession(other, file, "titled-2");
+        await importSession(other, file, "titled-2", process.stdin);
         assert.equal(byId(await other.list()).get("titled-2")?.digest?.title, "Quarterly report");
         await forkSession(other, "titled-2", { name: "titled-3" });
         assert.equal((await other.load("titled-3")).title, "Quarterly report");

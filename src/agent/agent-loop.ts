@@ -5,8 +5,9 @@
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig } from "../llm/model-provider.js";
 import type { Counters, RunState } from "../runstate/fold.js";
-import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
+import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type Message, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
+import { movedError } from "../runstate/session-move.js";
 import type { Store } from "../runstate/store.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
@@ -99,6 +100,13 @@ export interface RunResume {
   force: boolean;
   /** A prompt to take the session further: journaled as a `user` record, also after a terminal one. */
   followUp?: string;
+  /**
+   * For a session moved to another store (`to`, as its moved record names it): whether
+   * that store holds it. A move counts once it does; one cut short before leaves this copy
+   * the one to resume, and resuming it cancels the move. Without it a moved session is
+   * refused (ERR_MOVED).
+   */
+  movedHeld?: (to: string) => Promise<boolean>;
 }
 
 export async function startRun(options: RunOptions, start: RunStart): Promise<RunOutcome> {
@@ -124,16 +132,28 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
 }
 
 export async function resumeRun(options: RunOptions & { store: Store }, resume: RunResume): Promise<RunOutcome> {
-  const recorder = await RunRecorder.open(options.store, resume.runId);
+  const recorder = await RunRecorder.open(options.store, resume.runId, "take");
   try {
     const state = recorder.state();
+    // Asked while this copy is held, so a move cannot finish between the question and the resume.
+    if (state.moved !== undefined && (resume.movedHeld === undefined || (await resume.movedHeld(state.moved.to)))) throw movedError(resume.runId, state.moved);
     refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
     options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true, firstSeq: state.lastSeq + 1, afterCrash: state.terminal === undefined });
-    options.events?.replay?.(state.messages);
+    options.events?.replay?.(replayed(state));
     return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed: true, memory: options.settings.memory }), resume.followUp);
   } finally {
     await recorder.close();
   }
+}
+
+/** The conversation so far as a resume shows it: the committed messages, then a pending batch's turn and the results it has. */
+function replayed(state: RunState): readonly Message[] {
+  const pending = state.pending;
+  if (pending === undefined) return state.messages;
+  // A pending turn that continues a paused one is that message, joined: it takes its place.
+  const committed = state.messages.at(-1)?.role === "assistant" ? state.messages.slice(0, -1) : state.messages;
+  const results: Message[] = pending.results.length === 0 ? [] : [{ role: "user", content: [...pending.results] }];
+  return [...committed, pending.turn.message, ...results];
 }
 
 function fingerprintOf(settings: AgentSettings, style: FingerprintStyle) {

@@ -115,6 +115,8 @@ export interface RunAgentOptions {
   abort?: AbortSignal;
   /** Variables each tool call's processes get besides their environment: a traced run's trace context (fisk-ai/telemetry). */
   callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
+  /** For a session marked moved: whether the store it was moved to holds it (then the resume is refused as ERR_MOVED); without it, a moved session is refused. */
+  movedHeld?: (to: string) => Promise<boolean>;
 }
 
 /** How the run ended, as the runFinished event reports it. A failed model call or an over-budget run is an outcome (reason `error`, `budget`), not a rejection. */
@@ -142,7 +144,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   if (options.resume !== undefined) {
     if (options.store === undefined) throw new ConfigError("resume needs the store the session is in: pass store");
     if (options.prompt !== undefined) throw new ConfigError("a resumed session continues its own conversation: pass no prompt (a followUp takes it further)");
-    return resumeRun({ ...run, store: options.store }, { runId: options.resume, force: options.force === true, followUp: options.followUp });
+    return resumeRun({ ...run, store: options.store }, { runId: options.resume, force: options.force === true, followUp: options.followUp, movedHeld: options.movedHeld });
   }
   if (options.prompt === undefined || options.prompt.trim() === "") throw new ConfigError("prompt is empty: say what the agent should do");
   if (options.followUp !== undefined) throw new ConfigError("followUp takes a resumed session further: pass it with resume");

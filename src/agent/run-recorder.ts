@@ -6,6 +6,8 @@
 import { fold, foldStep, type FoldState, type RunState } from "../runstate/fold.js";
 import { heldIn } from "../runstate/journal-codec.js";
 import { PROTOCOLS, type JournalRecord, type MetaPayload, type RecordEntry } from "../runstate/records.js";
+
+import { movedError } from "../runstate/session-move.js";
 import type { Journal, Store } from "../runstate/store.js";
 
 export class RunRecorder {
@@ -26,9 +28,18 @@ export class RunRecorder {
     return RunRecorder.#over(meta.run_id, await store.create(meta.run_id, first.meta));
   }
 
-  /** An existing run, locked for appending. */
-  static async open(store: Store, runId: string): Promise<RunRecorder> {
-    return RunRecorder.#over(runId, await store.open(runId));
+  /**
+   * An existing run, locked for appending. A run moved to another store is refused
+   * (ERR_MOVED) unless `moved` is "take": only a resume may take up a move cut short.
+   */
+  static async open(store: Store, runId: string, moved: "refuse" | "take" = "refuse"): Promise<RunRecorder> {
+    const recorder = await RunRecorder.#over(runId, await store.open(runId));
+    const mark = recorder.#state.moved;
+    if (mark !== undefined && moved === "refuse") {
+      await recorder.close();
+      throw movedError(runId, mark);
+    }
+    return recorder;
   }
 
   static async #over(runId: string, journal: Journal): Promise<RunRecorder> {

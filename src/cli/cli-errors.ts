@@ -76,9 +76,16 @@ function storeAdvice(error: RunStateError): string {
       return ` ('fisk-ai session verify ${error.runId}' shows every problem)`;
     case "ERR_LOCKED":
       return error.holder === undefined ? " ('fisk-ai session ls' shows its pid and host once it has)" : "";
+    case "ERR_MOVED":
+      return error.movedTo === undefined ? "" : ` (fisk-ai run --resume ${error.runId} ${storeFlag(error.movedTo)} ${error.movedTo})`;
     default:
       return "";
   }
+}
+
+/** The option that names a store: a `nats://` URL is a JetStream store, anything else a file store's directory. */
+export function storeFlag(store: string): "--store" | "--state-dir" {
+  return /^(nats|tls):\/\//.test(store) ? "--store" : "--state-dir";
 }
 
 /**

@@ -16,6 +16,7 @@ export const EXIT = {
   awaiting_approval: 10,
   decided: 11,
   ambiguous: 12,
+  moved: 13,
   interrupted: 130,
 } as const;
 
@@ -38,6 +39,8 @@ export function exitCodeForStoreError(code: RunStateErrorCode): number {
     case "ERR_NO_META":
     case "ERR_SYMLINK":
       return EXIT.corrupt;
+    case "ERR_MOVED":
+      return EXIT.moved;
     case "ERR_INVALID_ID":
     case "ERR_INVALID_RECORD":
     case "ERR_STORE_CONFIG":
@@ -62,5 +65,6 @@ export const EXIT_CODES_HELP = `Exit codes:
   10   awaiting approval: calls wait for a decision (fisk-ai session pending)
   11   the call is already decided: another decision was journaled first
   12   a title names more than one session: give its id
+  13   the session was moved to another store: resume it there
   130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer
 `;

@@ -14,8 +14,8 @@ const STORE_OPTION = "keep sessions on NATS JetStream: nats://HOST:PORT/STREAM; 
 
 const STATUS_HELP = `STATUS is the terminal reason (completed, suspended, error, budget, max_iterations,
 awaiting_approval: calls wait for a decision), open
-when the journal ends without one (its process died), running PID@HOST while a live
-process holds it, corrupt when it cannot be read.`;
+when the journal ends without one (its process died), moved when it was moved to another
+store (session mv), running PID@HOST while a live process holds it, corrupt when it cannot be read.`;
 
 const MEMORY_EXIT_CODES = "Exit codes: 0 done, 1 error, 2 usage error or bad key, 6 no such note";
 
@@ -149,7 +149,7 @@ ${EXIT_CODES_HELP}`,
   const session = program
     .command("session")
     .usage("COMMAND [options]")
-    .summary("list, show, verify, remove, export, import, fork, compact, title, search, measure and prune sessions; decide the calls they wait on")
+    .summary("list, show, verify, remove, export, import, move, fork, compact, title, search, measure and prune sessions; decide the calls they wait on")
     .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
     .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_HELP}`);
   const sessionCommand = (name: SessionCommandName, usage: string, description: string, statusHelp = false) =>
@@ -182,6 +182,8 @@ ${EXIT_CODES_HELP}`,
     .option("-o, --output <FILE>", "write it to FILE (default: stdout)")
     .addOption(new Option("--format <FORMAT>", "jsonl: the journal; html: a page with the conversation, its folds, a search and the tokens per call").choices(["jsonl", "html"]).default("jsonl"));
   sessionCommand("import", "FILE [options]", "a verified journal into the store, atomically ('-' reads stdin)").option("--name <ID>", "the id of the imported session (default: the journal's)");
+  sessionCommand("mv", "ID --to STORE [options]", "move a session to another store (nats://HOST:PORT/STREAM or a directory): copied there and marked moved here, so it goes on there only")
+    .requiredOption("--to <STORE>", "the store it goes to: nats://HOST:PORT/STREAM, or a file store's directory");
   sessionCommand("fork", "ID [options]", "a new session repeating ID's records up to SEQ")
     .option("--at <SEQ>", "the last record to repeat (default: the last one)")
     .option("--name <NEW>", "the new session's id (default: a new KSUID)");

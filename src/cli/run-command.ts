@@ -10,6 +10,7 @@ import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import { startAgent, type LoadedAgent } from "../config/load-agent.js";
 import { RunStateError } from "../runstate/errors.js";
 import type { MetaPayload } from "../runstate/records.js";
+import type { MoveStep } from "../runstate/session-move.js";
 import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
@@ -24,6 +25,7 @@ import { RunSignals } from "./run-signals.js";
 import { resolveSession } from "./session-resolve.js";
 import { checkedTitle } from "./session-title.js";
 import { titleSession } from "../runstate/session-title.js";
+import { storeHolds } from "./session-move.js";
 import { configPathFrom, storeFor, storeFromFlags } from "./session-store.js";
 import { bothEvents, streamJsonEvents } from "./stream-json.js";
 import { terminalAskRerun, terminalAskUser, terminalConfirm } from "./terminal-confirm.js";
@@ -40,6 +42,8 @@ export interface CommandIO {
   wrapRunEvents?: (events: AgentEvents) => AgentEvents;
   /** For tests only, like wrapRunEvents: called once a decision command's decisions are durable, before its terminal record. */
   decisionsJournaled?: () => void;
+  /** For tests only, like wrapRunEvents: called after each durable step of `session mv`. */
+  moveStep?: (step: MoveStep) => void;
 }
 
 /** The options `run` declares in program.ts, as commander names them. */
@@ -71,7 +75,9 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   const { config, store, resumeId, meta } = target;
   enterRunCwd(values.cwd, target);
 
-  const chat = values.chat === true || meta?.interactive === true;
+  // A chat's session reopens its input on a resume, unless the resume brings its own prompt:
+  // that is a one-shot follow-up, answered and done (--chat makes it a chat again).
+  const chat = values.chat === true || (meta?.interactive === true && target.followUp === undefined);
   if (streamJson && chat) throw new UsageError("--output-format stream-json cannot go with a chat: give one prompt, or drop --output-format");
   const input = chat ? chatInput(io.stdin, io.stderr) : undefined;
   let prompt = "";
@@ -116,7 +122,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       store,
       ...(prompts === undefined ? {} : { nextPrompt: () => prompts.next() }),
     };
-    const outcome = await runSessions(options, target, { prompt, runId: values.name }, prompts);
+    const outcome = await runSessions({ ...options, movedHeld: (to) => storeHolds(to, target.resumeId as string, io.stderr) }, target, { prompt, runId: values.name }, prompts);
     signals.finishedWith = prompts?.ended === true && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
     if (!chat && !streamJson && outcome.reason === "completed") output.printAnswer(outcome.answer ?? "");
     return signals.finishedWith;

@@ -19,6 +19,7 @@ export type SessionCommandName =
   | "verify"
   | "export"
   | "import"
+  | "mv"
   | "fork"
   | "compact"
   | "init-stream"
@@ -45,6 +46,7 @@ export interface SessionFlags extends StoreFlags {
   output?: string;
   format?: string;
   name?: string;
+  to?: string;
   at?: string;
   prefix?: string;
   undo?: boolean;
@@ -192,8 +194,19 @@ async function sessionSubcommand(
     case "import": {
       if (positionals.length !== 1) throw new UsageError("session import takes one file (or - for stdin)");
       const [{ importSession }, { resumeCommand }] = await Promise.all([import("./session-transfer.js"), import("./resume-hint.js")]);
-      const runId = await importSession(await sessionStore(values), positionals[0] as string, values.name);
+      const runId = await importSession(await sessionStore(values), positionals[0] as string, values.name, io.stdin);
       io.stdout.write(`imported session ${runId}; resume with: ${resumeCommand(runId, storeWhere(values), io.env)}\n`);
+      return EXIT.completed;
+    }
+    case "mv": {
+      const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
+      assertRunId(runId);
+      const [{ moveStoredSession }, { resumeCommand }] = await Promise.all([import("./session-move.js"), import("./resume-hint.js")]);
+      if (values.to === undefined) throw new UsageError("session mv needs --to STORE: nats://HOST:PORT/STREAM, or a directory");
+      const from = { store: await sessionStore(values), config: await sessionStoreConfig(values) };
+      const { outcome, where } = await moveStoredSession(from, (flags) => sessionStore(flags), runId, values.to, io.moveStep);
+      const done = outcome === "done" ? `session ${runId} is in ${where.store ?? where.stateDir} already` : `${outcome === "finished" ? "finished moving" : "moved"} session ${runId} to ${where.store ?? where.stateDir}`;
+      io.stdout.write(`${done}; resume with: ${resumeCommand(runId, where, io.env)}\n`);
       return EXIT.completed;
     }
     case "fork": {
@@ -217,7 +230,7 @@ async function sessionSubcommand(
       const { decideRequest, decideCalls } = await import("./session-decide.js");
       const request = decideRequest(command, positionals, values);
       assertRunId(request.runId);
-      await decideCalls(await sessionStore(values), request, io.stdout, { where: storeWhere(values), env: io.env, decisionsJournaled: io.decisionsJournaled });
+      await decideCalls(await sessionStore(values), request, io.stdout, { where: storeWhere(values), env: io.env, decisionsJournaled: io.decisionsJournaled, resuming: values.resume === true });
       if (values.resume !== true) return EXIT.completed;
       const { runCommand } = await import("./run-command.js");
       return runCommand([], { resume: request.runId, config: values.config, stateDir: values.stateDir, store: values.store }, io);

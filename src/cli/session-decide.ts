@@ -26,7 +26,7 @@ export async function decideCalls(
   store: Store,
   request: DecideRequest,
   out: NodeJS.WritableStream,
-  where: { where: ResumeWhere; env: NodeJS.ProcessEnv; decisionsJournaled?: () => void },
+  where: { where: ResumeWhere; env: NodeJS.ProcessEnv; decisionsJournaled?: () => void; resuming: boolean },
 ): Promise<DecisionResult> {
   const { runId, toolUseIds, text } = request;
   const options = {
@@ -43,7 +43,7 @@ export async function decideCalls(
         : await answer(store, runId, text as string, { ...options, ...(toolUseIds[0] === undefined ? {} : { toolUseId: toolUseIds[0] }) });
   if (result.waiting.length > 0) {
     out.write(`${result.waiting.length} more ${result.waiting.length === 1 ? "call waits" : "calls wait"}: ${result.waiting.map((call) => `${call.name} (${call.toolUseId})`).join(", ")}\n`);
-  } else {
+  } else if (!where.resuming) {
     out.write(`no call waits now; resume with: ${commandLine(["run", "--resume", runId], where.where, where.env)}\n`);
   }
   return result;

@@ -3,7 +3,7 @@
 // atomic import, so a half-written session is never visible.
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { RunStateError } from "../runstate/errors.js";
-import { completeBytes, encodeRecordIn } from "../runstate/journal-codec.js";
+import { completeBytes, encodeRecordIn, lineEnd } from "../runstate/journal-codec.js";
 import { verifyJournal, type JournalVerification } from "../runstate/journal-verify.js";
 import { PROTOCOLS, type MetaRecord, type OriginKind } from "../runstate/records.js";
 import { assertRunId, newRunId } from "../runstate/run-id.js";
@@ -55,10 +55,11 @@ export function fileErrorText(error: unknown): string {
   }
 }
 
-export async function importSession(store: Store, file: string, name: string | undefined): Promise<string> {
+/** `-` reads stdin to its end, however slowly it comes: a pipe is read as a stream, never with one read of fd 0 (EAGAIN). */
+export async function importSession(store: Store, file: string, name: string | undefined, stdin: NodeJS.ReadableStream): Promise<string> {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file === "-" ? 0 : file);
+    bytes = file === "-" ? await readToEnd(stdin) : readFileSync(file);
   } catch (error) {
     throw new UsageError(`cannot read ${file}: ${fileErrorText(error)}`);
   }
@@ -73,6 +74,12 @@ export async function importSession(store: Store, file: string, name: string | u
   const copy = () => withOrigin(withNewMeta(bytes, { ...meta.meta, run_id: runId }), meta.meta, verification.records.length, "import");
   await store.importJournal(runId, runId === meta.meta.run_id ? bytes : copy());
   return runId;
+}
+
+async function readToEnd(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
 }
 
 export async function forkSession(store: Store, runId: string, options: { at?: string; name?: string }): Promise<{ forkId: string; at: number }> {
@@ -102,11 +109,4 @@ function withOrigin(bytes: Buffer, from: MetaRecord["meta"], through: number, ki
 function withNewMeta(bytes: Buffer, meta: MetaRecord["meta"]): Buffer {
   const rest = bytes.subarray(bytes.indexOf(0x0a) + 1);
   return Buffer.concat([Buffer.from(encodeRecordIn(meta.version, { seq: 1, protocol: PROTOCOLS.meta, meta })), rest]);
-}
-
-/** The offset just past the newline that ends line `line` (1-based). */
-function lineEnd(bytes: Buffer, line: number): number {
-  let end = -1;
-  for (let index = 0; index < line; index++) end = bytes.indexOf(0x0a, end + 1);
-  return end + 1;
 }

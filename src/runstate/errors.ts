@@ -20,6 +20,7 @@ import type { RunHolder } from "./run-holder.js";
  * - `ERR_IO`: the storage failed (a write, a server that cannot be reached).
  * - `ERR_STORE_CONFIG`: a store that cannot be used as configured (an unsafe JetStream stream; `expected` holds a command that makes a correct one).
  * - `ERR_NO_STREAM`: the JetStream stream named does not exist (`expected` holds a command that makes it).
+ * - `ERR_MOVED`: the session was moved to another store (`movedTo` says which) and goes on there only.
  */
 export const ERROR_CODES = [
   "ERR_NOT_FOUND",
@@ -37,6 +38,7 @@ export const ERROR_CODES = [
   "ERR_IO",
   "ERR_STORE_CONFIG",
   "ERR_NO_STREAM",
+  "ERR_MOVED",
 ] as const;
 
 /** One of ERROR_CODES. */
@@ -58,6 +60,8 @@ export interface RunStateErrorDetails {
   expected?: string;
   /** For ERR_STORE_CONFIG and ERR_NO_STREAM, the JetStream stream's name. */
   stream?: string;
+  /** For ERR_MOVED, the store the session was moved to. */
+  movedTo?: string;
   /** The underlying error, kept as the error's `cause`. */
   cause?: unknown;
 }
@@ -76,12 +80,15 @@ export class RunStateError extends FiskError<RunStateErrorCode> {
   readonly holder: RunHolder | undefined;
   /** For ERR_STORE_CONFIG and ERR_NO_STREAM, the JetStream stream's name. */
   readonly stream: string | undefined;
+  /** For ERR_MOVED, the store the session was moved to: a `nats://` URL or a file store's directory. */
+  readonly movedTo: string | undefined;
 
   constructor(code: RunStateErrorCode, message: string, details: RunStateErrorDetails = {}) {
     super(code, message, { ...details, ...(details.expectedSeq === undefined ? {} : { expected: String(details.expectedSeq) }) });
     this.expectedSeq = details.expectedSeq;
     this.holder = details.holder;
     this.stream = details.stream;
+    this.movedTo = details.movedTo;
   }
 }
 

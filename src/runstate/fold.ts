@@ -21,6 +21,7 @@ import {
   type Message,
   type MetaPayload,
   type OriginPayload,
+  type MovedPayload,
   type RecordKind,
   type TerminalPayload,
   type TitlePayload,
@@ -136,6 +137,8 @@ export interface RunState {
   title: string | undefined;
   /** Where the records before it were copied from, when the session is a fork or a renamed import (the latest origin). */
   origin: OriginPayload | undefined;
+  /** Set only when the journal ends on a moved record (or on titles after one): where the session went. */
+  moved: MovedPayload | undefined;
   /** The seq of the last record folded. */
   lastSeq: number;
 }
@@ -200,8 +203,12 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
   (FOLD_BY_KIND[kind] as (s: Folding, payload: object, seq: number) => void)(s, payload, seq);
   s.lastSeq = seq;
   // A record after a terminal one reopens the run (a resume appends after `suspended`);
-  // a title or an origin only annotates it.
-  if (!ANNOTATION_KINDS.includes(kind)) s.terminal = kind === "terminal" ? (payload as TerminalPayload) : undefined;
+  // an annotation (a title, an origin, a compaction ...) leaves it as it stopped. Likewise a record that takes the run further
+  // cancels a move (one cut short before the other store held it, see MovedPayload).
+  if (!ANNOTATION_KINDS.includes(kind)) {
+    s.terminal = kind === "terminal" ? (payload as TerminalPayload) : undefined;
+    s.moved = undefined;
+  }
   return s;
 }
 
@@ -237,6 +244,9 @@ const FOLD_BY_KIND: { [K in RecordKind]: (s: Folding, payload: PayloadOf<K>, seq
     s.title = title;
   },
   origin: foldOrigin,
+  moved: (s, moved: MovedPayload) => {
+    s.moved = moved;
+  },
 };
 
 function foldOrigin(s: Folding, origin: OriginPayload, seq: number): void {
@@ -547,6 +557,7 @@ function foldMeta(first: JournalRecord): FoldState {
     terminal: undefined,
     title: undefined,
     origin: undefined,
+    moved: undefined,
     lastSeq: 1,
     lastAnswered: new Set(),
   };

@@ -107,6 +107,13 @@ export function completeBytes(bytes: Uint8Array): number {
   return bytes.lastIndexOf(NEWLINE) + 1;
 }
 
+/** The offset just past the newline that ends line `line` (1-based): the bytes of the first `line` records. */
+export function lineEnd(bytes: Uint8Array, line: number): number {
+  let end = -1;
+  for (let index = 0; index < line; index++) end = bytes.indexOf(NEWLINE, end + 1);
+  return end + 1;
+}
+
 /**
  * Visits each complete line with its 1-based number and returns the bytes they span.
  * Line by line from the bytes: one string of the whole file would cap a journal at

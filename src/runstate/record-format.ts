@@ -42,6 +42,8 @@ export const PROTOCOLS = {
   title: `${NAMESPACE}.title`,
   /** Where a forked or renamed import came from: every record before it was copied (version 4). */
   origin: `${NAMESPACE}.origin`,
+  /** The session was moved to another store, and goes on there only (version 4). */
+  moved: `${NAMESPACE}.moved`,
 } as const;
 
 /** A record kind's name: its protocol id's last word, and the key its payload is under. */
@@ -67,6 +69,7 @@ export const RECORD_KIND_SINCE: { readonly [K in RecordKind]: number } = {
   resumed: 4,
   title: 4,
   origin: 4,
+  moved: 4,
 };
 
 /** Run ids: validated before an id touches a path or a subject. */
@@ -126,9 +129,10 @@ export const TITLE_MAX_LENGTH = 200;
 /**
  * The kinds that annotate a session without taking its conversation further: appended
  * after a terminal record, they leave the run as it stopped (a renamed completed session
- * stays completed).
+ * stays completed, a suspended one compacted by hand or its compaction undone stays
+ * suspended, a moved one keeps the terminal record it moved with).
  */
-export const ANNOTATION_KINDS: readonly RecordKind[] = ["title", "origin"];
+export const ANNOTATION_KINDS: readonly RecordKind[] = ["title", "origin", "moved", "compaction", "compaction_undo"];
 
 /** The protocol id of each kind, and the payload key it carries, are the same word. */
 export function kindOfProtocol(protocol: unknown): RecordKind | undefined {

@@ -178,6 +178,11 @@ const OriginPayload = exactly<T.OriginPayload>()(z.strictObject({
   kind: z.enum(ORIGIN_KINDS),
 }));
 
+const MovedPayload = exactly<T.MovedPayload>()(z.strictObject({
+  to: z.string().min(1),
+  moved_at: z.iso.datetime({ offset: true }),
+}));
+
 /** The record kinds over the blocks their messages and tool results may hold. */
 function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; toolResult: z.ZodType }) {
   // Typed as the hand-written message types below: zod would type an unmodelled block as
@@ -215,6 +220,7 @@ function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; tool
     resumed: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.resumed), resumed: ResumedPayload }),
     title: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.title), title: TitlePayload }),
     origin: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.origin), origin: OriginPayload }),
+    moved: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.moved), moved: MovedPayload }),
   } as const;
 }
 

@@ -298,6 +298,18 @@ export interface OriginPayload {
   kind: OriginKind;
 }
 
+/**
+ * The session was moved to another store (`session mv`): it goes on there, not here. The
+ * move counts once `to` holds the session; until then (a move cut short) this copy still
+ * resumes, and a record after this one, of a kind that takes the run further, cancels it.
+ */
+export interface MovedPayload {
+  /** Where it went: a `nats://HOST:PORT/STREAM` URL, or the absolute directory of a file store. */
+  to: string;
+  /** When, RFC 3339. */
+  moved_at: string;
+}
+
 /** Seq 1 of every journal. */
 export interface MetaRecord {
   /** Always 1. */
@@ -418,6 +430,16 @@ export interface OriginRecord {
   origin: OriginPayload;
 }
 
+/** Where the session went (version 4). */
+export interface MovedRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The moved record's protocol id. */
+  protocol: typeof PROTOCOLS.moved;
+  /** The store it went to. */
+  moved: MovedPayload;
+}
+
 /** Any record of a journal: one line of JSON, its kind named by `protocol` and its payload under the kind's key. */
 export type JournalRecord =
   | MetaRecord
@@ -431,4 +453,5 @@ export type JournalRecord =
   | ApprovalDecisionRecord
   | ResumedRecord
   | TitleRecord
-  | OriginRecord;
+  | OriginRecord
+  | MovedRecord;

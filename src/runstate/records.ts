@@ -56,6 +56,8 @@ export type {
   MetaRecord,
   OriginPayload,
   OriginRecord,
+  MovedPayload,
+  MovedRecord,
   RedactedThinkingBlock,
   ServerToolUseBlock,
   TerminalPayload,

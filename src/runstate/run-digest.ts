@@ -27,8 +27,11 @@ export interface RunDigest {
   title?: string;
   /** Where the records before it were copied from (the latest origin); absent for a run of its own. */
   origin?: OriginPayload;
-  /** How the run stands after its last record that is not a title or an origin: a terminal reason, or `open`. */
-  status: TerminalReason | "open";
+  /**
+   * How the run stands after its last record that is not an annotation (ANNOTATION_KINDS): a terminal
+   * reason, `open`, or `moved` when it ends on a moved record (it goes on in another store).
+   */
+  status: TerminalReason | "open" | "moved";
   /** The agent's model calls made in this run, by model: records copied from another run are that run's. */
   calls: Record<string, TokenUsage>;
   /** The summarizing calls of this run's compactions, by the model that wrote the summary. */
@@ -96,7 +99,8 @@ export function digestStep(digest: RunDigest, record: JournalRecord, lineBytes: 
   digest.bytes += lineBytes;
   const kind = kindOfProtocol(record.protocol);
   if (kind === undefined) return;
-  if (!ANNOTATION_KINDS.includes(kind)) digest.status = record.protocol === PROTOCOLS.terminal ? record.terminal.reason : "open";
+  if (record.protocol === PROTOCOLS.moved) digest.status = "moved";
+  else if (!ANNOTATION_KINDS.includes(kind)) digest.status = record.protocol === PROTOCOLS.terminal ? record.terminal.reason : "open";
   if (record.protocol === PROTOCOLS.title) digest.title = record.title.title;
   if (record.protocol === PROTOCOLS.origin) {
     // Every record before an origin was copied: what was counted here so far is the original's.

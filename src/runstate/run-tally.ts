@@ -84,7 +84,7 @@ export function tallyStep(tally: RunTally | undefined, record: JournalRecord): R
     default:
       break;
   }
-  // As fold does: a title or an origin leaves the run as it stopped.
+  // As fold does: an annotation (a title, an origin, a compaction ...) leaves the run as it stopped.
   const kind = kindOfProtocol(record.protocol);
   if (kind === undefined || !ANNOTATION_KINDS.includes(kind)) tally.terminal = "terminal" in record ? record.terminal : undefined;
   tally.lastSeq = record.seq;

@@ -23,18 +23,18 @@ export interface Journal {
 }
 
 /** How `list()` sees one run: read from its first and last records only. */
-export type RunStatus = TerminalReason | "open" | "running" | "corrupt";
+export type RunStatus = TerminalReason | "open" | "moved" | "running" | "corrupt";
 
 /** Every status a run can be listed with: the ones a prune may be told to remove. */
-export const PRUNABLE_STATUSES = ["completed", "error", "budget", "max_iterations", "suspended", "awaiting_approval", "open", "running", "corrupt"] as const satisfies readonly RunStatus[];
+export const PRUNABLE_STATUSES = ["completed", "error", "budget", "max_iterations", "suspended", "awaiting_approval", "open", "moved", "running", "corrupt"] as const satisfies readonly RunStatus[];
 
 /** One run as `list()` and `summarize()` see it, without folding its journal. */
 export interface RunSummary {
   /** The run's id. */
   runId: string;
   /**
-   * `running` while a live writer holds the run; else the terminal reason, or `open`
-   * when the journal ends without one (the writer crashed).
+   * `running` while a live writer holds the run; else the terminal reason, `open` when
+   * the journal ends without one (the writer crashed), or `moved` (see MovedPayload).
    */
   status: RunStatus;
   /** Who holds the run open: set only while `status` is `running`. */

@@ -3,7 +3,7 @@
 export const COMMANDS: string[][] = [
   ["run"],
   ["session"],
-  ...["ls", "show", "rm", "verify", "export", "import", "fork", "compact", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "trace", "init-stream"].map((sub) => ["session", sub]),
+  ...["ls", "show", "rm", "verify", "export", "import", "mv", "fork", "compact", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "trace", "init-stream"].map((sub) => ["session", sub]),
   ["memory"],
   ...["ls", "show", "rm"].map((sub) => ["memory", sub]),
   ["completion"],

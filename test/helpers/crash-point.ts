@@ -7,7 +7,8 @@
 // timeout made), after-decide-command (a session approve/deny/answer journaled its
 // decisions, before its terminal record), before-summary (a compaction's summarizing call
 // is about to start), after-summary (it returned, its record not yet journaled),
-// after-compaction (a compaction record is journaled).
+// after-compaction (a compaction record is journaled), after-move-mark (session mv
+// journaled its moved record, before the copy), after-move-copy (the other store holds it).
 import type { AgentEvents } from "../../src/agent/events.js";
 
 type CrashPoint =
@@ -22,6 +23,17 @@ type CrashPoint =
   | "after-compaction";
 
 const SPEC = /^(before-model|after-assistant|after-tool|after-request|after-decision|after-decide-command|before-summary|after-summary|after-compaction):(\d+)$/;
+
+/** The hook `session mv` calls after each durable step. */
+export function moveCrashPoint(spec: string | undefined): ((step: "marked" | "copied") => void) | undefined {
+  const match = spec === undefined ? null : /^after-move-(mark|copy):(\d+)$/.exec(spec);
+  if (match === null) return undefined;
+  const at = match[1] === "mark" ? "marked" : "copied";
+  let remaining = Number(match[2]);
+  return (step) => {
+    if (step === at && --remaining === 0) process.kill(process.pid, "SIGKILL");
+  };
+}
 
 /** The hook a decision command calls between its decisions and its terminal record. */
 export function decideCrashPoint(spec: string | undefined): (() => void) | undefined {

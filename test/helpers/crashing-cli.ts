@@ -3,7 +3,7 @@
 // step of a run. The test harness spawns this in place of dist/cli/main.js when the
 // variable is set.
 import type * as CliProcess from "../../src/cli/cli-process.js";
-import { decideCrashPoint, withCrashPoint } from "./crash-point.js";
+import { decideCrashPoint, moveCrashPoint, withCrashPoint } from "./crash-point.js";
 
 // Loaded from dist/, not this build's copy of src/, so that everything but the hook is
 // the shipped code: the resume commands it prints name dist/cli/main.js, as a user's do.
@@ -18,4 +18,5 @@ runCliProcess({
   env: process.env,
   wrapRunEvents: (events) => withCrashPoint(events, crashAt),
   ...(decideCrashPoint(crashAt) === undefined ? {} : { decisionsJournaled: decideCrashPoint(crashAt) }),
+  ...(moveCrashPoint(crashAt) === undefined ? {} : { moveStep: moveCrashPoint(crashAt) }),
 });
