@@ -1,0 +1,77 @@
+// Drives one claimed run under the same rules as `run --resume` (the pending batch
+// completed with journaled results reused, each tool's on_crash, no journaled model call
+// made again), then settles its queue entry while the run is still held. This is the one
+// place a worker runs an agent.
+import { ResumeRefusedError } from "../agent/agent-errors.js";
+import { resumeRun, type AgentSettings, type SuspendRequest } from "../agent/agent-loop.js";
+import type { AgentEvents, RunOutcome } from "../agent/events.js";
+import { PROTOCOLS } from "../runstate/records.js";
+import type { Store } from "../runstate/store.js";
+import { heldRunStore } from "./held-run-store.js";
+import type { Claim } from "./run-queue.js";
+
+/** How a worker let go of a run. */
+export type Settled =
+  /** At rest: completed, or stopped at an error or a limit; its entry is gone. */
+  | { how: "finished"; outcome?: RunOutcome; message?: string }
+  /** Parked for a decision: its entry waits for session approve/deny/answer. */
+  | { how: "parked"; outcome: RunOutcome }
+  /** Suspended at a boundary and given back to the queue (a deploy). */
+  | { how: "handed back" }
+  /** The worker stopped at once (aborted, or its hold on the run was lost): the run waits for another worker from its last record. */
+  | { how: "dropped"; message: string };
+
+export interface DriveHooks {
+  store: Store;
+  settings: AgentSettings;
+  events?: AgentEvents;
+  /** Asked at each boundary: hand the run back. */
+  suspend: SuspendRequest;
+  /** Aborted: stop at once, as a crash would. */
+  signal: AbortSignal;
+}
+
+export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Settled> {
+  const { runId } = claim.entry;
+  let outcome: RunOutcome;
+  try {
+    outcome = await resumeRun(
+      {
+        settings: hooks.settings,
+        store: heldRunStore(hooks.store, claim.journal),
+        suspend: hooks.suspend,
+        signal: hooks.signal,
+        decidedBy: "worker",
+        ...(hooks.events === undefined ? {} : { events: hooks.events }),
+      },
+      { runId, force: false, followUp: await followUpToJournal(claim) },
+    );
+  } catch (error) {
+    if (error instanceof ResumeRefusedError) {
+      // No worker could take it further: it leaves the queue, saying why.
+      await claim.finish();
+      return error.refusal === "completed" ? { how: "finished" } : { how: "finished", message: error.message };
+    }
+    // Aborted, or the store refused an append (the hold was lost): no settling, nothing more written.
+    await claim.handBack().catch(() => undefined);
+    return { how: "dropped", message: error instanceof Error ? error.message : String(error) };
+  }
+  if (outcome.reason === "awaiting_approval") {
+    await claim.park();
+    return { how: "parked", outcome };
+  }
+  if (outcome.reason === "suspended" && hooks.suspend.requested) {
+    await claim.handBack();
+    return { how: "handed back" };
+  }
+  await claim.finish();
+  return { how: "finished", outcome };
+}
+
+/** The entry's follow-up, unless a worker that died journaled it already (a `user` record after the seq it was queued at). */
+async function followUpToJournal(claim: Claim): Promise<string | undefined> {
+  const { followUp, afterSeq } = claim.entry;
+  if (followUp === undefined) return undefined;
+  const records = await claim.journal.records();
+  return records.some((record) => record.seq > afterSeq && record.protocol === PROTOCOLS.user) ? undefined : followUp;
+}

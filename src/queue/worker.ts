@@ -1,0 +1,137 @@
+// A worker of the pool: takes queued runs whose agent it has, drives each to a terminal
+// state, a park or a suspend, N at a time, and on stop hands its runs back suspended.
+// A server starts one beside its own code; `fisk-ai worker` is a thin layer over it.
+import { fingerprintOf, type AgentSettings } from "../agent/agent-loop.js";
+import type { AgentEvents } from "../agent/events.js";
+import { diffFingerprints, fingerprintStyle } from "../agent/fingerprint.js";
+import type { Store } from "../runstate/store.js";
+import { driveClaimed, type Settled } from "./drive-claimed.js";
+import type { Claim, QueuedRun, RunQueue } from "./run-queue.js";
+
+/** An agent a worker can drive: its settings, as agent.yaml gives them (settingsFromConfig) or built by hand. */
+export interface WorkerAgent {
+  settings: AgentSettings;
+}
+
+/** What a worker reports, one call per run it takes and per run it lets go of. */
+export interface WorkerEvents {
+  took?(entry: QueuedRun): void;
+  settled?(entry: QueuedRun, settled: Settled): void;
+  /** The queue or the store failed while looking for work; the worker tries again at its next poll. */
+  failed?(error: unknown): void;
+}
+
+export interface WorkerOptions {
+  store: Store;
+  queue: RunQueue;
+  /** The agents it drives: a run is taken only when its configuration fingerprint is one of theirs. */
+  agents: readonly WorkerAgent[];
+  /** Runs driven at once (default 1). */
+  concurrency?: number;
+  /** How often an idle worker looks at the queue, in milliseconds (default 200). */
+  pollMs?: number;
+  events?: WorkerEvents;
+  /** The events of each run it drives (narration, traces). */
+  runEvents?(entry: QueuedRun): AgentEvents | undefined;
+}
+
+export const WORKER_DEFAULTS = { concurrency: 1, pollMs: 200 } as const;
+
+export class Worker {
+  readonly #options: WorkerOptions;
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #abort = new AbortController();
+  #stopping = false;
+  #wake: (() => void) | undefined;
+
+  constructor(options: WorkerOptions) {
+    if (options.agents.length === 0) throw new TypeError("a worker needs at least one agent to drive");
+    this.#options = options;
+  }
+
+  /** The ids of the runs it drives now. */
+  get running(): string[] {
+    return [...this.#running.keys()];
+  }
+
+  /** Whether a queued run's configuration is one of this worker's agents. */
+  accepts(entry: Pick<QueuedRun, "fingerprint" | "version">): boolean {
+    return this.#agentFor(entry) !== undefined;
+  }
+
+  /** Takes and drives runs until stopped; resolves once every run it held is settled. */
+  async run(): Promise<void> {
+    const { queue, concurrency = WORKER_DEFAULTS.concurrency, pollMs = WORKER_DEFAULTS.pollMs, events } = this.#options;
+    while (!this.#stopping) {
+      let claim: Claim | undefined;
+      if (this.#running.size < concurrency) {
+        try {
+          claim = await queue.claim((entry) => this.accepts(entry));
+        } catch (error) {
+          events?.failed?.(error);
+        }
+      }
+      if (claim !== undefined && this.#stopping) {
+        await claim.handBack();
+        break;
+      }
+      if (claim !== undefined) this.#drive(claim);
+      else await this.#idle(pollMs);
+    }
+    await Promise.all(this.#running.values());
+  }
+
+  /** Stops taking runs and suspends each one it drives at its next boundary, handing it back to the queue. */
+  stop(): void {
+    this.#stopping = true;
+    this.#wake?.();
+  }
+
+  /** Stops every run at once, as a crash would: each waits for another worker from its last record. */
+  abort(): void {
+    this.stop();
+    this.#abort.abort(new Error("the worker was aborted"));
+  }
+
+  #drive(claim: Claim): void {
+    const { entry } = claim;
+    const agent = this.#agentFor(entry) as WorkerAgent;
+    this.#options.events?.took?.(entry);
+    const events = this.#options.runEvents?.(entry);
+    const stopping = () => this.#stopping;
+    const driving = driveClaimed(claim, {
+      store: this.#options.store,
+      settings: agent.settings,
+      suspend: {
+        get requested() {
+          return stopping();
+        },
+      },
+      signal: this.#abort.signal,
+      ...(events === undefined ? {} : { events }),
+    })
+      .catch((error: unknown): Settled => ({ how: "dropped", message: error instanceof Error ? error.message : String(error) }))
+      .then((settled) => {
+        this.#running.delete(entry.runId);
+        this.#options.events?.settled?.(entry, settled);
+        this.#wake?.();
+      });
+    this.#running.set(entry.runId, driving);
+  }
+
+  #agentFor(entry: Pick<QueuedRun, "fingerprint" | "version">): WorkerAgent | undefined {
+    const style = fingerprintStyle(entry);
+    return this.#options.agents.find((agent) => diffFingerprints(entry.fingerprint, fingerprintOf(agent.settings, style), style).changes.length === 0);
+  }
+
+  #idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+}
