@@ -1,0 +1,78 @@
+// `fisk-ai submit`: journals a session (or a follow-up to one) and queues it for the pool,
+// printing its id; with --wait it follows the run to its end as `run` narrates one, and
+// exits with the run's own exit code.
+import { resolve } from "node:path";
+import type { AgentEvents } from "../agent/events.js";
+import { awaitSubmitted } from "../queue/await-submitted.js";
+import { queueFor } from "../queue/create-queue.js";
+import { submitFollowUp, submitRun } from "../queue/submit-run.js";
+import type { JournalRecord, ToolUseBlock } from "../runstate/records.js";
+import { assertRunId } from "../runstate/run-id.js";
+import { UsageError } from "./cli-errors.js";
+import { exitCodeFor } from "./exit-codes.js";
+import { poolAgent } from "./pool-agent.js";
+import { stderrRenderer, styleFor } from "./render.js";
+import { commandLine } from "./resume-hint.js";
+import type { CommandIO } from "./run-command.js";
+import { checkedTitle } from "./session-title.js";
+import { configPathFrom, openStore, storeFromFlags, type StoreFlags } from "./session-store.js";
+
+export interface SubmitFlags extends StoreFlags {
+  name?: string;
+  title?: string;
+  resume?: string;
+  wait?: boolean;
+}
+
+export async function submitCommand(positionals: string[], flags: SubmitFlags, io: CommandIO): Promise<number> {
+  if (positionals.length > 1) throw new UsageError("give the prompt as one argument (quote it)");
+  const prompt = positionals[0];
+  if (prompt === undefined || prompt.trim() === "") throw new UsageError('give a prompt: fisk-ai submit "what to do" --config agent.yaml');
+  if (flags.resume !== undefined && flags.name !== undefined) throw new UsageError("--name names a new session: it cannot go with --resume");
+  if (flags.name !== undefined) assertRunId(flags.name);
+  if (flags.resume !== undefined) assertRunId(flags.resume);
+  if (flags.title !== undefined) checkedTitle(flags.title, "--title");
+  const agent = await poolAgent(configPathFrom(flags.config), io.env, storeFromFlags(flags));
+  const store = await openStore(agent.config.store, io.stderr);
+  const queue = queueFor(store);
+  try {
+    let runId: string;
+    let fromSeq = 1;
+    if (flags.resume !== undefined) {
+      runId = flags.resume;
+      fromSeq = (await store.summarize(runId)).lastSeq + 1;
+      await submitFollowUp({ store, queue }, runId, prompt);
+    } else {
+      runId = await submitRun({ store, queue, settings: agent.settings }, { prompt, runId: flags.name, cwd: process.cwd(), config: agent.path, recordVersion: agent.config.recordVersion, title: flags.title });
+    }
+    if (flags.wait !== true) {
+      io.stdout.write(`${runId}\n`);
+      return 0;
+    }
+    const where = { config: agent.path, stateDir: flags.stateDir === undefined ? undefined : resolve(flags.stateDir), store: flags.store };
+    const events = stderrRenderer(io.stderr, styleFor(io.stderr, io.env), (args) => commandLine(args, where, io.env));
+    events.runStarted?.({ runId, resumed: flags.resume !== undefined, checkpointed: true });
+    const outcome = await awaitSubmitted(store, queue, runId, { fromSeq, onRecord: narrator(events) });
+    events.runFinished?.(outcome);
+    if (outcome.reason === "completed") io.stdout.write(`${(outcome.answer ?? "").replace(/\n?$/, "\n")}`);
+    return exitCodeFor(outcome.reason);
+  } finally {
+    await queue.close();
+    await store.close();
+    await agent.close();
+  }
+}
+
+/** A run's records as the events `run` narrates, so a followed run reads as a run in this terminal. */
+function narrator(events: AgentEvents): (record: JournalRecord) => void {
+  const uses = new Map<string, ToolUseBlock>();
+  return (record) => {
+    if ("assistant" in record) {
+      for (const block of record.assistant.message.content) if (block.type === "tool_use") uses.set((block as ToolUseBlock).id, block as ToolUseBlock);
+      events.assistantTurn?.(record.assistant);
+    } else if ("tool_result" in record) {
+      const use = uses.get(record.tool_result.tool_use_id);
+      if (use !== undefined) events.toolFinished?.(use, record.tool_result.result, false);
+    }
+  };
+}
