@@ -3,19 +3,19 @@
 // exits with the run's own exit code.
 import { resolve } from "node:path";
 import type { AgentEvents } from "../agent/events.js";
-import { awaitSubmitted } from "../queue/await-submitted.js";
+import { loadAgent } from "../config/load-agent.js";
+import { awaitSubmitted } from "../pool/await-submitted.js";
+import { submitFollowUp, submitRun } from "../pool/submit-run.js";
 import { queueFor } from "../queue/create-queue.js";
-import { submitFollowUp, submitRun } from "../queue/submit-run.js";
 import type { JournalRecord, ToolUseBlock } from "../runstate/records.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
 import { exitCodeFor } from "./exit-codes.js";
-import { poolAgent } from "./pool-agent.js";
 import { stderrRenderer, styleFor } from "./render.js";
 import { commandLine } from "./resume-hint.js";
 import type { CommandIO } from "./run-command.js";
 import { checkedTitle } from "./session-title.js";
-import { configPathFrom, openStore, storeFromFlags, type StoreFlags } from "./session-store.js";
+import { configPathFrom, storeFromFlags, type StoreFlags } from "./session-store.js";
 
 export interface SubmitFlags extends StoreFlags {
   name?: string;
@@ -32,8 +32,9 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
   if (flags.name !== undefined) assertRunId(flags.name);
   if (flags.resume !== undefined) assertRunId(flags.resume);
   if (flags.title !== undefined) checkedTitle(flags.title, "--title");
-  const agent = await poolAgent(configPathFrom(flags.config), io.env, storeFromFlags(flags));
-  const store = await openStore(agent.config.store, io.stderr);
+  const named = storeFromFlags(flags);
+  const agent = await loadAgent(configPathFrom(flags.config), { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) });
+  const store = await agent.openStore((line) => io.stderr.write(`fisk-ai: ${line}\n`));
   const queue = queueFor(store);
   try {
     let runId: string;
@@ -43,7 +44,7 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
       fromSeq = (await store.summarize(runId)).lastSeq + 1;
       await submitFollowUp({ store, queue }, runId, prompt);
     } else {
-      runId = await submitRun({ store, queue, settings: agent.settings }, { prompt, runId: flags.name, cwd: process.cwd(), config: agent.path, recordVersion: agent.config.recordVersion, title: flags.title });
+      runId = await submitRun({ store, queue, agent: agent.options }, { prompt, runId: flags.name, cwd: process.cwd(), title: flags.title });
     }
     if (flags.wait !== true) {
       io.stdout.write(`${runId}\n`);

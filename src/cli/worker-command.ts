@@ -2,15 +2,15 @@
 // N at a time, printing one line per run it takes and lets go of. The first SIGTERM or
 // SIGINT (a deploy) hands its runs back suspended and exits 0; a second aborts them as a
 // crash would (exit 130), and the pool takes them up from their last record.
+import { loadAgent, type LoadedAgent } from "../config/load-agent.js";
+import type { Settled } from "../pool/drive-claimed.js";
+import { Worker, WORKER_DEFAULTS } from "../pool/worker.js";
 import { queueFor } from "../queue/create-queue.js";
-import type { Settled } from "../queue/drive-claimed.js";
 import type { QueuedRun } from "../queue/run-queue.js";
-import { Worker, WORKER_DEFAULTS } from "../queue/worker.js";
 import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
-import { poolAgent, type PoolAgent } from "./pool-agent.js";
 import type { CommandIO } from "./run-command.js";
-import { configPathFrom, openStore, storeFromFlags, type StoreFlags } from "./session-store.js";
+import { configPathFrom, storeFromFlags, type StoreFlags } from "./session-store.js";
 
 export interface WorkerFlags extends Omit<StoreFlags, "config"> {
   config?: string[];
@@ -24,16 +24,16 @@ export async function workerCommand(positionals: string[], flags: WorkerFlags, i
   const pollMs = wholeNumber(flags.poll, "--poll", WORKER_DEFAULTS.pollMs);
   const named = storeFromFlags({ stateDir: flags.stateDir, store: flags.store });
   const paths = flags.config ?? [configPathFrom(undefined)];
-  const agents: PoolAgent[] = [];
+  const agents: LoadedAgent[] = [];
   try {
-    for (const path of paths) agents.push(await poolAgent(path, io.env, named));
-    const store = await openStore((agents[0] as PoolAgent).config.store, io.stderr);
+    for (const path of paths) agents.push(await loadAgent(path, { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) }));
+    const store = await (agents[0] as LoadedAgent).openStore((line) => io.stderr.write(`fisk-ai: ${line}\n`));
     const queue = queueFor(store);
     const say = (line: string) => io.stdout.write(`${line}\n`);
     const worker = new Worker({
       store,
       queue,
-      agents,
+      agents: agents.map((agent) => agent.options),
       concurrency,
       pollMs,
       events: {

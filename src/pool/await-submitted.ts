@@ -7,7 +7,7 @@ import { waitingCalls } from "../agent/waiting-calls.js";
 import { RunStateError } from "../runstate/errors.js";
 import type { JournalRecord } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
-import type { RunQueue } from "./run-queue.js";
+import type { RunQueue } from "../queue/run-queue.js";
 
 export interface AwaitOptions {
   /** Each record from `fromSeq` on, as it is journaled. */

@@ -1,17 +1,18 @@
 // A worker of the pool: takes queued runs whose agent it has, drives each to a terminal
 // state, a park or a suspend, N at a time, and on stop hands its runs back suspended.
 // A server starts one beside its own code; `fisk-ai worker` is a thin layer over it.
-import { fingerprintOf, type AgentSettings } from "../agent/agent-loop.js";
+import { fingerprintOf } from "../agent/agent-loop.js";
 import type { AgentEvents } from "../agent/events.js";
-import { diffFingerprints, fingerprintStyle } from "../agent/fingerprint.js";
+import { diffFingerprints, fingerprintStyle, type FingerprintStyle } from "../agent/fingerprint.js";
+import { agentSettings } from "../agent/run-agent.js";
+import type { AgentRunOptions } from "../config/run-options.js";
+import type { Claim, QueuedRun, RunQueue } from "../queue/run-queue.js";
+import type { Fingerprint } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import { driveClaimed, type Settled } from "./drive-claimed.js";
-import type { Claim, QueuedRun, RunQueue } from "./run-queue.js";
 
-/** An agent a worker can drive: its settings, as agent.yaml gives them (settingsFromConfig) or built by hand. */
-export interface WorkerAgent {
-  settings: AgentSettings;
-}
+/** An agent a worker can drive: its run options, as loadAgent gives them (`.options`) or built by hand. */
+export type WorkerAgent = AgentRunOptions;
 
 /** What a worker reports, one call per run it takes and per run it lets go of. */
 export interface WorkerEvents {
@@ -41,12 +42,16 @@ export class Worker {
   readonly #options: WorkerOptions;
   readonly #running = new Map<string, Promise<void>>();
   readonly #abort = new AbortController();
+  readonly #handBack = new AbortController();
+  /** Each agent's fingerprint in each style asked for: worked out once, compared at every poll. */
+  readonly #fingerprints: Map<FingerprintStyle, Fingerprint>[];
   #stopping = false;
   #wake: (() => void) | undefined;
 
   constructor(options: WorkerOptions) {
     if (options.agents.length === 0) throw new TypeError("a worker needs at least one agent to drive");
     this.#options = options;
+    this.#fingerprints = options.agents.map(() => new Map());
   }
 
   /** The ids of the runs it drives now. */
@@ -84,6 +89,7 @@ export class Worker {
   /** Stops taking runs and suspends each one it drives at its next boundary, handing it back to the queue. */
   stop(): void {
     this.#stopping = true;
+    this.#handBack.abort(new Error("the worker is stopping"));
     this.#wake?.();
   }
 
@@ -98,16 +104,11 @@ export class Worker {
     const agent = this.#agentFor(entry) as WorkerAgent;
     this.#options.events?.took?.(entry);
     const events = this.#options.runEvents?.(entry);
-    const stopping = () => this.#stopping;
     const driving = driveClaimed(claim, {
       store: this.#options.store,
-      settings: agent.settings,
-      suspend: {
-        get requested() {
-          return stopping();
-        },
-      },
-      signal: this.#abort.signal,
+      agent,
+      handBack: this.#handBack.signal,
+      abort: this.#abort.signal,
       ...(events === undefined ? {} : { events }),
     })
       .catch((error: unknown): Settled => ({ how: "dropped", message: error instanceof Error ? error.message : String(error) }))
@@ -121,7 +122,12 @@ export class Worker {
 
   #agentFor(entry: Pick<QueuedRun, "fingerprint" | "version">): WorkerAgent | undefined {
     const style = fingerprintStyle(entry);
-    return this.#options.agents.find((agent) => diffFingerprints(entry.fingerprint, fingerprintOf(agent.settings, style), style).changes.length === 0);
+    return this.#options.agents.find((agent, index) => {
+      const known = this.#fingerprints[index] as Map<FingerprintStyle, Fingerprint>;
+      let fingerprint = known.get(style);
+      if (fingerprint === undefined) known.set(style, (fingerprint = fingerprintOf(agentSettings(agent), style)));
+      return diffFingerprints(entry.fingerprint, fingerprint, style).changes.length === 0;
+    });
   }
 
   #idle(ms: number): Promise<void> {

@@ -2,22 +2,24 @@
 // call that returns at once; a worker drives it. The journal is written before the entry,
 // so a crash between them leaves an open session `worker --adopt` can take, never an
 // entry without a run.
-import { newRunMeta, type AgentSettings, type RunStart } from "../agent/agent-loop.js";
+import { newRunMeta, type RunStart } from "../agent/agent-loop.js";
+import { agentSettings } from "../agent/run-agent.js";
 import { RunRecorder } from "../agent/run-recorder.js";
+import type { AgentRunOptions } from "../config/run-options.js";
+import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
 import { PROTOCOLS, type MetaPayload } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
-import type { QueuedRun, RunQueue } from "./run-queue.js";
 
 export interface SubmitRunOptions {
   store: Store;
   queue: RunQueue;
-  /** The agent the run is for: a worker takes it only with an agent of the same fingerprint. */
-  settings: AgentSettings;
+  /** The agent the run is for (loadAgent's `.options`): a worker takes it only with an agent of the same fingerprint. */
+  agent: AgentRunOptions;
 }
 
 /** Journals a new session on `start.prompt` and queues it; resolves to its id once both are durable. */
-export async function submitRun({ store, queue, settings }: SubmitRunOptions, start: RunStart): Promise<string> {
-  const meta = newRunMeta(settings, start);
+export async function submitRun({ store, queue, agent }: SubmitRunOptions, start: Omit<RunStart, "config" | "recordVersion">): Promise<string> {
+  const meta = newRunMeta(agentSettings(agent), { ...start, config: agent.configPath, recordVersion: agent.recordVersion });
   const recorder = await RunRecorder.create(store, meta);
   try {
     if (start.title !== undefined) await recorder.append({ protocol: PROTOCOLS.title, title: { title: start.title } });
@@ -29,14 +31,14 @@ export async function submitRun({ store, queue, settings }: SubmitRunOptions, st
 }
 
 /** Queues a follow-up prompt to an existing session: a worker journals it and takes the session further. ERR_EXISTS while the session is queued already. */
-export async function submitFollowUp({ store, queue }: Omit<SubmitRunOptions, "settings">, runId: string, prompt: string): Promise<void> {
+export async function submitFollowUp({ store, queue }: Omit<SubmitRunOptions, "agent">, runId: string, prompt: string): Promise<void> {
   const summary = await store.summarize(runId);
   if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
   await queue.enqueue(entryFor(summary.meta, summary.lastSeq, prompt));
 }
 
 /** Queues an existing session as it is, to be driven on from its last record (an orphan taken by `worker --adopt`, a decided park). */
-export async function queueSession({ store, queue }: Omit<SubmitRunOptions, "settings">, runId: string): Promise<void> {
+export async function queueSession({ store, queue }: Omit<SubmitRunOptions, "agent">, runId: string): Promise<void> {
   const summary = await store.summarize(runId);
   if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
   await queue.enqueue(entryFor(summary.meta, summary.lastSeq, undefined));

@@ -1,14 +1,15 @@
-// Drives one claimed run under the same rules as `run --resume` (the pending batch
+// Drives one claimed run through runAgent, as `run --resume` does (the pending batch
 // completed with journaled results reused, each tool's on_crash, no journaled model call
 // made again), then settles its queue entry while the run is still held. This is the one
 // place a worker runs an agent.
 import { ResumeRefusedError } from "../agent/agent-errors.js";
-import { resumeRun, type AgentSettings, type SuspendRequest } from "../agent/agent-loop.js";
 import type { AgentEvents, RunOutcome } from "../agent/events.js";
+import { runAgent } from "../agent/run-agent.js";
+import type { AgentRunOptions } from "../config/run-options.js";
+import { heldRunStore } from "../queue/held-run-store.js";
+import type { Claim } from "../queue/run-queue.js";
 import { PROTOCOLS } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
-import { heldRunStore } from "./held-run-store.js";
-import type { Claim } from "./run-queue.js";
 
 /** How a worker let go of a run. */
 export type Settled =
@@ -23,36 +24,37 @@ export type Settled =
 
 export interface DriveHooks {
   store: Store;
-  settings: AgentSettings;
+  /** The agent's run options, as loadAgent gives them or built by hand. */
+  agent: AgentRunOptions;
   events?: AgentEvents;
-  /** Asked at each boundary: hand the run back. */
-  suspend: SuspendRequest;
+  /** Aborted: suspend at the next boundary and hand the run back. */
+  handBack: AbortSignal;
   /** Aborted: stop at once, as a crash would. */
-  signal: AbortSignal;
+  abort: AbortSignal;
 }
 
 export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Settled> {
   const { runId } = claim.entry;
+  const followUp = await followUpToJournal(claim);
   let outcome: RunOutcome;
   try {
-    outcome = await resumeRun(
-      {
-        settings: hooks.settings,
-        store: heldRunStore(hooks.store, claim.journal),
-        suspend: hooks.suspend,
-        signal: hooks.signal,
-        decidedBy: "worker",
-        ...(hooks.events === undefined ? {} : { events: hooks.events }),
-      },
-      { runId, force: false, followUp: await followUpToJournal(claim) },
-    );
+    outcome = await runAgent({
+      ...hooks.agent,
+      store: heldRunStore(hooks.store, claim.journal),
+      resume: runId,
+      ...(followUp === undefined ? {} : { followUp }),
+      signal: hooks.handBack,
+      abort: hooks.abort,
+      decidedBy: "worker",
+      ...(hooks.events === undefined ? {} : { events: hooks.events }),
+    });
   } catch (error) {
     if (error instanceof ResumeRefusedError) {
       // No worker could take it further: it leaves the queue, saying why.
       await claim.finish();
       return error.refusal === "completed" ? { how: "finished" } : { how: "finished", message: error.message };
     }
-    // Aborted, or the store refused an append (the hold was lost): no settling, nothing more written.
+    // Aborted, or the store refused an append (the hold was lost): nothing more is written.
     await claim.handBack().catch(() => undefined);
     return { how: "dropped", message: error instanceof Error ? error.message : String(error) };
   }
@@ -60,7 +62,7 @@ export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Set
     await claim.park();
     return { how: "parked", outcome };
   }
-  if (outcome.reason === "suspended" && hooks.suspend.requested) {
+  if (outcome.reason === "suspended" && hooks.handBack.aborted) {
     await claim.handBack();
     return { how: "handed back" };
   }
