@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { runCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
+import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
 import { kinds, poolWorkspace, stdoutLines, writePoolConfig } from "./helpers/pool-workspace.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-workers-"));
@@ -131,6 +131,39 @@ describe("worker pool on files", () => {
     const both = started(ws.worker(["--config", "other.yaml", "--config", "agent.yaml"]));
     await printedLine(both, /^finished mine: completed$/m);
     assert.doesNotMatch(await stdoutOf(other), /took mine/);
+  });
+
+  it("a run that parks for approval leaves the worker; deciding it queues its continuation without another command", async () => {
+    const ws = fresh();
+    writePoolConfig(ws.dir, "confirm.yaml", "You are a pool test agent.", true);
+    const worker = started(ws.worker(["--config", "confirm.yaml"]));
+    await runCli(["submit", "Write two notes", "--name", "asks", "--config", "confirm.yaml"], { cwd: ws.dir, env: ws.env });
+    for (const [round, expected] of [[1, ["one"]], [2, ["one", "two"]]] as const) {
+      await waitFor(() => (printed.get(worker)?.() ?? "").split("\n").filter((line) => line.startsWith("parked asks:")).length === round, `park ${round}`);
+      assert.match((await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^asks .* parked: waits for a decision/m);
+      const approved = await runCli(["session", "approve", "asks"], { cwd: ws.dir, env: ws.env });
+      assert.equal(approved.code, 0, approved.stderr);
+      assert.match(approved.stdout, /no call waits now; session asks is queued for the worker pool again/);
+      await waitFor(() => ws.executions().length === expected.length, `the approved call ${round} to run`);
+      assert.deepEqual(ws.executions(), [...expected]);
+    }
+    await printedLine(worker, /^finished asks: completed$/m);
+    assert.deepEqual(ws.queued(), []);
+  });
+
+  it("worker --adopt takes an open session whose run --checkpoint died; a worker without it leaves the session alone", async () => {
+    const ws = fresh({ gateOpen: false });
+    const orphan = startCli(["run", "--checkpoint", "--name", "orphan", "Write two notes"], { cwd: ws.dir, env: ws.env });
+    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    orphan.child.kill("SIGKILL");
+    await orphan.done;
+    ws.openGate();
+    const plain = started(ws.worker());
+    const adopting = started(ws.worker(["--adopt"]));
+    await printedLine(adopting, /^finished orphan: completed$/m);
+    assert.deepEqual(ws.executions(), ["one", "one", "two"]);
+    assert.deepEqual(kinds(ws.journal("orphan")), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"]);
+    assert.doesNotMatch(await stdoutOf(plain), /took orphan/);
   });
 
   it("bad input is one line and its own exit code", async () => {

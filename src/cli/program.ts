@@ -171,6 +171,7 @@ ${EXIT_CODES_HELP}`,
     .option("--config <FILE...>", "the agents it drives (default: ./agent.yaml); the first names the store")
     .option("--concurrency <N>", "runs driven at once (default 1)")
     .option("--poll <MS>", "how often an idle worker looks at the queue, in milliseconds (default 200)")
+    .option("--adopt", "also take open sessions of its agents that no process holds (a run --checkpoint whose process died), looked for every 5 s")
     .option("--state-dir <DIR>", "where sessions are kept (default: the first config's session block)")
     .option("--store <URL>", STORE_OPTION)
     .action(action(async (args, flags) => (await import("./worker-command.js")).workerCommand(args, flags, io)));

@@ -16,6 +16,7 @@ export interface WorkerFlags extends Omit<StoreFlags, "config"> {
   config?: string[];
   concurrency?: string;
   poll?: string;
+  adopt?: boolean;
 }
 
 export async function workerCommand(positionals: string[], flags: WorkerFlags, io: CommandIO): Promise<number> {
@@ -36,6 +37,7 @@ export async function workerCommand(positionals: string[], flags: WorkerFlags, i
       agents: agents.map((agent) => agent.options),
       concurrency,
       pollMs,
+      adopt: flags.adopt === true,
       events: {
         took: (entry) => say(`took ${entry.runId}${entry.followUp === undefined ? "" : " (a follow-up)"}`),
         settled: (entry, settled) => say(settledLine(entry, settled)),

@@ -10,6 +10,7 @@ import type { Claim, QueuedRun, RunQueue } from "../queue/run-queue.js";
 import type { Fingerprint } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import { driveClaimed, type Settled } from "./drive-claimed.js";
+import { queueSession } from "./submit-run.js";
 
 /** An agent a worker can drive: its run options, as loadAgent gives them (`.options`) or built by hand. */
 export type WorkerAgent = AgentRunOptions;
@@ -32,11 +33,18 @@ export interface WorkerOptions {
   /** How often an idle worker looks at the queue, in milliseconds (default 200). */
   pollMs?: number;
   events?: WorkerEvents;
+  /**
+   * Also take open sessions nobody holds (a plain `run --checkpoint` whose process died):
+   * each is queued for the pool, then claimed like any other. Looked for at most every
+   * `adoptEveryMs` (default 5000), since it lists the store.
+   */
+  adopt?: boolean;
+  adoptEveryMs?: number;
   /** The events of each run it drives (narration, traces). */
   runEvents?(entry: QueuedRun): AgentEvents | undefined;
 }
 
-export const WORKER_DEFAULTS = { concurrency: 1, pollMs: 200 } as const;
+export const WORKER_DEFAULTS = { concurrency: 1, pollMs: 200, adoptEveryMs: 5000 } as const;
 
 export class Worker {
   readonly #options: WorkerOptions;
@@ -46,6 +54,7 @@ export class Worker {
   /** Each agent's fingerprint in each style asked for: worked out once, compared at every poll. */
   readonly #fingerprints: Map<FingerprintStyle, Fingerprint>[];
   #stopping = false;
+  #adoptedAt = 0;
   #wake: (() => void) | undefined;
 
   constructor(options: WorkerOptions) {
@@ -81,7 +90,7 @@ export class Worker {
         break;
       }
       if (claim !== undefined) this.#drive(claim);
-      else await this.#idle(pollMs);
+      else if (!(await this.#adoptOrphans())) await this.#idle(pollMs);
     }
     await Promise.all(this.#running.values());
   }
@@ -118,6 +127,28 @@ export class Worker {
         this.#wake?.();
       });
     this.#running.set(entry.runId, driving);
+  }
+
+  /** With `adopt`, queues the open sessions of its agents that nobody holds; whether it queued any. */
+  async #adoptOrphans(): Promise<boolean> {
+    const { adopt = false, adoptEveryMs = WORKER_DEFAULTS.adoptEveryMs, store, queue, events } = this.#options;
+    if (!adopt || Date.now() - this.#adoptedAt < adoptEveryMs) return false;
+    this.#adoptedAt = Date.now();
+    let adopted = false;
+    try {
+      const queued = new Set((await queue.list()).map((entry) => entry.runId));
+      for (const summary of await store.list()) {
+        // `open`: a journal without a terminal record that no live process holds.
+        if (summary.status !== "open" || summary.meta === undefined || queued.has(summary.runId) || !this.accepts(summary.meta)) continue;
+        await queueSession({ store, queue }, summary.runId).then(
+          () => (adopted = true),
+          () => undefined, // Queued by another worker meanwhile.
+        );
+      }
+    } catch (error) {
+      events?.failed?.(error);
+    }
+    return adopted;
   }
 
   #agentFor(entry: Pick<QueuedRun, "fingerprint" | "version">): WorkerAgent | undefined {

@@ -21,7 +21,7 @@ export interface PoolWorkspace {
 }
 
 /** `system` changes the agent's fingerprint, for a worker that must not take another agent's runs. */
-export function writePoolConfig(dir: string, file = "agent.yaml", system = "You are a pool test agent."): void {
+export function writePoolConfig(dir: string, file = "agent.yaml", system = "You are a pool test agent.", confirm = false): void {
   writeFileSync(
     join(dir, file),
     `provider: script
@@ -34,6 +34,7 @@ tools:
     command: [sh, -c, 'echo "$1" >> "$SIDE_LOG"; while [ ! -e "$GATE" ]; do sleep 0.02; done; echo "noted $1"', sh, "{text}"]
     input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
     on_crash: rerun
+    confirm: ${confirm}
 session: { state_dir: ./state }
 `,
   );
