@@ -8,28 +8,41 @@ import type { Store } from "../runstate/store.js";
 import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
 import { metaPayload, terminalEntry } from "./record-builders.js";
 
+/** A queue under test and the store its runs are in. */
+export interface QueueUnderTest {
+  /** The store the queued runs are in: a claim holds a run of it. */
+  store: Store;
+  /** The queue of that store. */
+  queue: RunQueue;
+}
+
 /** What the suite needs of a backend. */
 export interface QueueHarness {
+  /** Called once before the first case (start a server). */
   setup?(): Promise<void>;
+  /** Called once after the last case, after every store and queue is closed. */
   teardown?(): Promise<void>;
-  /**
-   * A store and a queue over fresh storage; `again(of)` a second store and queue over the
-   * same storage, as another worker process would make them (its claims compete with the
-   * first's).
-   */
-  makeQueue(): Promise<{ store: Store; queue: RunQueue }>;
-  again(of: { store: Store; queue: RunQueue }): Promise<{ store: Store; queue: RunQueue }>;
+  /** A store and a queue over fresh storage. */
+  makeQueue(): Promise<QueueUnderTest>;
+  /** A second store and queue over the storage of `of`, as another worker process would make them: its claims compete with the first's. */
+  again(of: QueueUnderTest): Promise<QueueUnderTest>;
 }
 
 const accepts = () => true;
 
 let made = 0;
 
+/**
+ * Declares the RunQueue conformance suite with node:test: one `describe` named after
+ * `backend`, run under `node --test`. Each case makes its sessions in the harness's store
+ * and queues them: enqueue and list, exclusive claims (two workers never get one run),
+ * finish, hand-back, a claimer that dies, park and unpark, withdraw, bad ids.
+ */
 export function runQueueConformance(backend: string, harness: QueueHarness): void {
   describe(`Queue conformance: ${backend}`, () => {
-    const opened: { store: Store; queue: RunQueue }[] = [];
-    let first: { store: Store; queue: RunQueue };
-    let second: { store: Store; queue: RunQueue };
+    const opened: QueueUnderTest[] = [];
+    let first: QueueUnderTest;
+    let second: QueueUnderTest;
     before(async () => {
       await harness.setup?.();
       first = await harness.makeQueue();

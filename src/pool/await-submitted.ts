@@ -9,6 +9,7 @@ import type { JournalRecord } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import type { RunQueue } from "../queue/run-queue.js";
 
+/** How awaitSubmitted follows a run. */
 export interface AwaitOptions {
   /** Each record from `fromSeq` on, as it is journaled. */
   onRecord?(record: JournalRecord): void;
@@ -16,6 +17,7 @@ export interface AwaitOptions {
   fromSeq?: number;
   /** How often the store and queue are asked, in milliseconds (default 100). */
   pollMs?: number;
+  /** Aborting it stops the waiting (rejects with the abort). */
   signal?: AbortSignal;
 }
 

@@ -14,13 +14,33 @@ import type { Store } from "../runstate/store.js";
 /** How a worker let go of a run. */
 export type Settled =
   /** At rest: completed, or stopped at an error or a limit; its entry is gone. */
-  | { how: "finished"; outcome?: RunOutcome; message?: string }
+  | {
+      /** What became of the run. */
+      how: "finished";
+      /** How it ended; undefined when it was at rest already (a worker died after its terminal record). */
+      outcome?: RunOutcome;
+      /** Why no worker can take it further, when a resume was refused. */
+      message?: string;
+    }
   /** Parked for a decision: its entry waits for session approve/deny/answer. */
-  | { how: "parked"; outcome: RunOutcome }
+  | {
+      /** What became of the run. */
+      how: "parked";
+      /** The outcome, with the calls that wait. */
+      outcome: RunOutcome;
+    }
   /** Suspended at a boundary and given back to the queue (a deploy). */
-  | { how: "handed back" }
+  | {
+      /** What became of the run. */
+      how: "handed back";
+    }
   /** The worker stopped at once (aborted, or its hold on the run was lost): the run waits for another worker from its last record. */
-  | { how: "dropped"; message: string };
+  | {
+      /** What became of the run. */
+      how: "dropped";
+      /** Why: the abort, or the store's refusal. */
+      message: string;
+    };
 
 export interface DriveHooks {
   store: Store;

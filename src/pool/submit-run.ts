@@ -2,7 +2,7 @@
 // call that returns at once; a worker drives it. The journal is written before the entry,
 // so a crash between them leaves an open session `worker --adopt` can take, never an
 // entry without a run.
-import { newRunMeta, type RunStart } from "../agent/agent-loop.js";
+import { newRunMeta } from "../agent/agent-loop.js";
 import { agentSettings } from "../agent/run-agent.js";
 import { RunRecorder } from "../agent/run-recorder.js";
 import type { AgentRunOptions } from "../config/run-options.js";
@@ -10,15 +10,30 @@ import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
 import { PROTOCOLS, type MetaPayload } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 
+/** Where a run is submitted, and for which agent. */
 export interface SubmitRunOptions {
+  /** The store its session is journaled in. */
   store: Store;
+  /** The queue of that store (queueFor(store)). */
   queue: RunQueue;
   /** The agent the run is for (loadAgent's `.options`): a worker takes it only with an agent of the same fingerprint. */
   agent: AgentRunOptions;
 }
 
+/** What a submitted session starts with. */
+export interface SubmitStart {
+  /** What the agent should do. */
+  prompt: string;
+  /** The session id (default: a new KSUID). */
+  runId?: string;
+  /** A title, journaled after the meta record. */
+  title?: string;
+  /** The absolute directory the session was submitted from, recorded in its meta. */
+  cwd?: string;
+}
+
 /** Journals a new session on `start.prompt` and queues it; resolves to its id once both are durable. */
-export async function submitRun({ store, queue, agent }: SubmitRunOptions, start: Omit<RunStart, "config" | "recordVersion">): Promise<string> {
+export async function submitRun({ store, queue, agent }: SubmitRunOptions, start: SubmitStart): Promise<string> {
   const meta = newRunMeta(agentSettings(agent), { ...start, config: agent.configPath, recordVersion: agent.recordVersion });
   const recorder = await RunRecorder.create(store, meta);
   try {

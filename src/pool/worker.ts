@@ -17,14 +17,19 @@ export type WorkerAgent = AgentRunOptions;
 
 /** What a worker reports, one call per run it takes and per run it lets go of. */
 export interface WorkerEvents {
+  /** It claimed `entry`'s run and starts driving it. */
   took?(entry: QueuedRun): void;
+  /** It let go of `entry`'s run, and how. */
   settled?(entry: QueuedRun, settled: Settled): void;
   /** The queue or the store failed while looking for work; the worker tries again at its next poll. */
   failed?(error: unknown): void;
 }
 
+/** What a Worker works with. */
 export interface WorkerOptions {
+  /** The store the runs are in. */
   store: Store;
+  /** Its queue (queueFor(store)). */
   queue: RunQueue;
   /** The agents it drives: a run is taken only when its configuration fingerprint is one of theirs. */
   agents: readonly WorkerAgent[];
@@ -32,6 +37,7 @@ export interface WorkerOptions {
   concurrency?: number;
   /** How often an idle worker looks at the queue, in milliseconds (default 200). */
   pollMs?: number;
+  /** One call per run taken and let go of. */
   events?: WorkerEvents;
   /**
    * Also take open sessions nobody holds (a plain `run --checkpoint` whose process died):
@@ -39,13 +45,30 @@ export interface WorkerOptions {
    * `adoptEveryMs` (default 5000), since it lists the store.
    */
   adopt?: boolean;
+  /** How often `adopt` lists the store, in milliseconds (default 5000). */
   adoptEveryMs?: number;
   /** The events of each run it drives (narration, traces). */
   runEvents?(entry: QueuedRun): AgentEvents | undefined;
 }
 
-export const WORKER_DEFAULTS = { concurrency: 1, pollMs: 200, adoptEveryMs: 5000 } as const;
+/** A worker's defaults. */
+export interface WorkerDefaults {
+  /** Runs driven at once. */
+  readonly concurrency: number;
+  /** How often an idle worker looks at the queue, in milliseconds. */
+  readonly pollMs: number;
+  /** How often `adopt` lists the store for orphans, in milliseconds. */
+  readonly adoptEveryMs: number;
+}
 
+/** The defaults of WorkerOptions. */
+export const WORKER_DEFAULTS: WorkerDefaults = { concurrency: 1, pollMs: 200, adoptEveryMs: 5000 };
+
+/**
+ * A worker of the pool: `run()` takes queued runs of its agents and drives each to a
+ * terminal state, a park or a suspend, until `stop()` (hand its runs back suspended) or
+ * `abort()` (stop them at once, as a crash would).
+ */
 export class Worker {
   readonly #options: WorkerOptions;
   readonly #running = new Map<string, Promise<void>>();

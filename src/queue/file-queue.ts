@@ -28,7 +28,9 @@ export function fileQueueDir(runsDir: string): string {
   return join(runsDir, "queue");
 }
 
+/** The file backend of RunQueue: see the top of this module. */
 export class FileQueue implements RunQueue {
+  /** The queue's directory. */
   readonly dir: string;
   readonly #store: Store;
   #dirReady: Promise<void> | undefined;

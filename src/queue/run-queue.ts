@@ -16,6 +16,7 @@ export interface QueuedRun {
   queued: string;
   /** The run's configuration fingerprint and record version (its meta's): a worker takes only a run whose agent it has. */
   fingerprint: Fingerprint;
+  /** The run's record version: how its fingerprint is compared. */
   version: number;
   /** A follow-up prompt to take the session further, journaled once as the run's next `user` record. */
   followUp?: string;
@@ -27,6 +28,7 @@ export interface QueuedRun {
 
 /** What a worker holds once it claimed a run: the run's journal, opened exclusively, and the entry it came from. */
 export interface Claim {
+  /** The entry the run was claimed from. */
   readonly entry: QueuedRun;
   /** The run's journal, held: the store's exclusive hold is the claim. */
   readonly journal: Journal;

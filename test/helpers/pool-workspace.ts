@@ -31,7 +31,7 @@ system: ${system}
 tools:
   - name: note
     description: Append a line to the notes
-    command: [sh, -c, 'echo "$1" >> "$SIDE_LOG"; while [ ! -e "$GATE" ]; do sleep 0.02; done; echo "noted $1"', sh, "{text}"]
+    command: [sh, -c, 'echo "$1" >> "$SIDE_LOG"; while [ ! -e "$GATE" ]; do sleep 0.02; done; sleep "\${TOOL_SLEEP:-0}"; echo "noted $1"', sh, "{text}"]
     input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
     on_crash: rerun
     confirm: ${confirm}
