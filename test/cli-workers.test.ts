@@ -2,7 +2,7 @@
 // a worker's SIGKILL (takeover), SIGTERM (hand-back), SIGSTOP (the kernel lock still
 // fences the run), a worker given another agent, and a small chaos run.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -166,6 +166,25 @@ describe("worker pool on files", () => {
     assert.doesNotMatch(await stdoutOf(plain), /took orphan/);
   });
 
+  it("a follow-up to a session a run holds waits for it by default, and --if-running reject refuses it", async () => {
+    const ws = fresh({ gateOpen: false });
+    writeFileSync(join(ws.dir, "notes.script.yaml"), readFileSync(join(ws.dir, "notes.script.yaml"), "utf8") + '  - text: "and more"\n');
+    const holder = startCli(["run", "--checkpoint", "--name", "held", "Write two notes"], { cwd: ws.dir, env: ws.env });
+    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    const refused = await runCli(["submit", "And more", "--resume", "held", "--if-running", "reject"], { cwd: ws.dir, env: ws.env });
+    assert.equal(refused.code, 7, refused.stderr);
+    assert.match(refused.stderr, /session held is running .*: the follow-up is refused, as --if-running reject asks/);
+    const queued = await runCli(["submit", "And more", "--resume", "held"], { cwd: ws.dir, env: ws.env });
+    assert.equal(queued.code, 0, queued.stderr);
+    const worker = started(ws.worker());
+    ws.openGate();
+    assert.equal((await holder.done).code, 0);
+    await printedLine(worker, /^finished held: completed$/m);
+    const journal = ws.journal("held");
+    assert.deepEqual(kinds(journal).slice(-4), ["terminal", "user", "assistant", "terminal"], "the follow-up went on after the run it waited for");
+    assert.deepEqual(ws.executions(), ["one", "two"]);
+  });
+
   it("bad input is one line and its own exit code", async () => {
     const ws = fresh();
     const cases: [string[], number, RegExp][] = [
@@ -183,6 +202,14 @@ describe("worker pool on files", () => {
       const lines = result.stderr.trimEnd().split("\n");
       assert.equal(lines.length, 1, `${args.join(" ")}: one line, got ${result.stderr}`);
       assert.match(lines[0] as string, message);
+    }
+    for (const [args, message] of [
+      [["submit", "x", "--resume", "a", "--if-running", "later"], /--if-running is queue .* or reject, not "later"/],
+      [["submit", "x", "--if-running", "reject"], /--if-running applies to a follow-up: add --resume ID/],
+    ] as const) {
+      const result = await runCli([...args], { cwd: ws.dir, env: ws.env });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, message);
     }
     await runCli(["submit", "Write two notes", "--name", "twice"], { cwd: ws.dir, env: ws.env });
     const again = await runCli(["submit", "more", "--resume", "twice"], { cwd: ws.dir, env: ws.env });

@@ -22,6 +22,7 @@ export interface SubmitFlags extends StoreFlags {
   title?: string;
   resume?: string;
   wait?: boolean;
+  ifRunning?: string;
 }
 
 export async function submitCommand(positionals: string[], flags: SubmitFlags, io: CommandIO): Promise<number> {
@@ -32,6 +33,9 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
   if (flags.name !== undefined) assertRunId(flags.name);
   if (flags.resume !== undefined) assertRunId(flags.resume);
   if (flags.title !== undefined) checkedTitle(flags.title, "--title");
+  const ifRunning = flags.ifRunning ?? "queue";
+  if (ifRunning !== "queue" && ifRunning !== "reject") throw new UsageError(`--if-running is queue (wait for the run to let go) or reject, not ${JSON.stringify(ifRunning)}`);
+  if (flags.ifRunning !== undefined && flags.resume === undefined) throw new UsageError("--if-running applies to a follow-up: add --resume ID");
   const named = storeFromFlags(flags);
   const agent = await loadAgent(configPathFrom(flags.config), { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) });
   const store = await agent.openStore((line) => io.stderr.write(`fisk-ai: ${line}\n`));
@@ -42,7 +46,7 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
     if (flags.resume !== undefined) {
       runId = flags.resume;
       fromSeq = (await store.summarize(runId)).lastSeq + 1;
-      await submitFollowUp({ store, queue }, runId, prompt);
+      await submitFollowUp({ store, queue }, runId, prompt, ifRunning);
     } else {
       runId = await submitRun({ store, queue, agent: agent.options }, { prompt, runId: flags.name, cwd: process.cwd(), title: flags.title });
     }

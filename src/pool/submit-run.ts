@@ -7,6 +7,7 @@ import { agentSettings } from "../agent/run-agent.js";
 import { RunRecorder } from "../agent/run-recorder.js";
 import type { AgentRunOptions } from "../config/run-options.js";
 import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
+import { RunStateError } from "../runstate/errors.js";
 import { PROTOCOLS, type MetaPayload } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 
@@ -45,10 +46,23 @@ export async function submitRun({ store, queue, agent }: SubmitRunOptions, start
   return meta.run_id;
 }
 
-/** Queues a follow-up prompt to an existing session: a worker journals it and takes the session further. ERR_EXISTS while the session is queued already. */
-export async function submitFollowUp({ store, queue }: Omit<SubmitRunOptions, "agent">, runId: string, prompt: string): Promise<void> {
+/**
+ * Queues a follow-up prompt to an existing session: a worker journals it and takes the
+ * session further. `ifRunning` (default `queue`) is what happens when a process holds the
+ * session now: `queue` waits for it to let go, `reject` refuses (ERR_LOCKED). ERR_EXISTS
+ * while the session is queued already.
+ */
+export async function submitFollowUp(
+  { store, queue }: Omit<SubmitRunOptions, "agent">,
+  runId: string,
+  prompt: string,
+  ifRunning: "queue" | "reject" = "queue",
+): Promise<void> {
   const summary = await store.summarize(runId);
   if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
+  if (ifRunning === "reject" && summary.holder !== undefined) {
+    throw new RunStateError("ERR_LOCKED", `session ${runId} is running (pid ${summary.holder.pid} on ${summary.holder.host}): the follow-up is refused, as --if-running reject asks`, { runId, holder: summary.holder });
+  }
   await queue.enqueue(entryFor(summary.meta, summary.lastSeq, prompt));
 }
 
