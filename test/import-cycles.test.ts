@@ -57,9 +57,11 @@ const LAYERS: readonly (readonly string[])[] = [
   ["llm"],
   ["tools"],
   ["memory"],
+  ["queue"],
   ["ledger", "conformance"],
   ["agent"],
   ["config", "telemetry"],
+  ["pool"],
   ["cli"],
   ["index.ts"],
 ];

@@ -5,7 +5,7 @@
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig } from "../llm/model-provider.js";
 import type { Counters, RunState } from "../runstate/fold.js";
-import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type Message, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
+import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type Message, type MetaPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
 import { movedError } from "../runstate/session-move.js";
 import type { Store } from "../runstate/store.js";
@@ -109,19 +109,25 @@ export interface RunResume {
   movedHeld?: (to: string) => Promise<boolean>;
 }
 
-export async function startRun(options: RunOptions, start: RunStart): Promise<RunOutcome> {
-  const runId = start.runId ?? newRunId();
+/** The meta record a new run of `settings` starts its journal with (startRun's, and a submitted run's). */
+export function newRunMeta(settings: AgentSettings, start: RunStart): MetaPayload {
   const version = start.recordVersion ?? RECORD_VERSION;
-  const recorder = await RunRecorder.create(options.store, {
+  return {
     version,
-    run_id: runId,
+    run_id: start.runId ?? newRunId(),
     created: new Date().toISOString(),
-    fingerprint: fingerprintOf(options.settings, writtenStyle(version)),
+    fingerprint: fingerprintOf(settings, writtenStyle(version)),
     prompt: start.prompt,
     ...(start.interactive === true ? { interactive: true } : {}),
     ...(start.cwd === undefined ? {} : { cwd: start.cwd }),
     ...(start.config === undefined ? {} : { config: start.config }),
-  });
+  };
+}
+
+export async function startRun(options: RunOptions, start: RunStart): Promise<RunOutcome> {
+  const meta = newRunMeta(options.settings, start);
+  const runId = meta.run_id;
+  const recorder = await RunRecorder.create(options.store, meta);
   try {
     if (start.title !== undefined) await recorder.append({ protocol: PROTOCOLS.title, title: { title: start.title } });
     options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed, firstSeq: 1, afterCrash: false });
@@ -138,9 +144,11 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
     // Asked while this copy is held, so a move cannot finish between the question and the resume.
     if (state.moved !== undefined && (resume.movedHeld === undefined || (await resume.movedHeld(state.moved.to)))) throw movedError(resume.runId, state.moved);
     refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
-    options.events?.runStarted?.({ runId: resume.runId, resumed: true, checkpointed: true, firstSeq: state.lastSeq + 1, afterCrash: state.terminal === undefined });
-    options.events?.replay?.(replayed(state));
-    return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed: true, memory: options.settings.memory }), resume.followUp);
+    // A submitted run that no model call has touched yet starts as a new run would.
+    const resumed = state.nextIteration > 0;
+    options.events?.runStarted?.({ runId: resume.runId, resumed, checkpointed: true, firstSeq: state.lastSeq + 1, afterCrash: resumed && state.terminal === undefined });
+    if (resumed) options.events?.replay?.(replayed(state));
+    return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed, memory: options.settings.memory }), resume.followUp);
   } finally {
     await recorder.close();
   }
@@ -156,7 +164,8 @@ function replayed(state: RunState): readonly Message[] {
   return [...committed, pending.turn.message, ...results];
 }
 
-function fingerprintOf(settings: AgentSettings, style: FingerprintStyle) {
+/** The fingerprint of `settings` in `style`: what a run's meta records, and what a resume compares. */
+export function fingerprintOf(settings: AgentSettings, style: FingerprintStyle) {
   return computeFingerprint(
     {
       provider: settings.provider.name,

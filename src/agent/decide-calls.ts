@@ -14,6 +14,7 @@ import { DecisionRefusedError } from "./agent-errors.js";
 import { waitingMessage } from "./approvals.js";
 import { RunRecorder } from "./run-recorder.js";
 import { waitingCalls, type WaitingCall } from "./waiting-calls.js";
+import { queueOf } from "../queue/create-queue.js";
 
 /** What approve, deny and answer take besides the calls and the text. */
 export interface DecideOptions {
@@ -33,6 +34,16 @@ export interface DecisionResult {
   decided: ApprovalDecisionPayload[];
   /** The calls that still wait: while any does, a resume parks again. */
   waiting: WaitingCall[];
+  /** The session was parked by a worker of the pool and is queued for it again: a worker goes on with it. */
+  queued?: true;
+}
+
+/** Queues the continuation of a run the pool parked; false when it was not the pool's (or the store has no queue). */
+async function continueParked(store: Store, runId: string): Promise<boolean> {
+  const queue = queueOf(store);
+  if ((await queue?.get(runId))?.state !== "parked") return false;
+  await queue?.unpark(runId);
+  return true;
 }
 
 /** The message of the terminal record once no call waits. */
@@ -86,7 +97,9 @@ async function decide(store: Store, runId: string, options: DecideOptions, choos
       protocol: PROTOCOLS.terminal,
       terminal: waiting.length > 0 ? { reason: "awaiting_approval", message: waitingMessage(waiting) } : { reason: "suspended", message: DECIDED_MESSAGE },
     });
-    return { runId, decided, waiting };
+    // A run the pool parked goes back to it: nobody has to resume it by hand.
+    const queued = waiting.length === 0 && (await continueParked(store, runId));
+    return { runId, decided, waiting, ...(queued ? { queued } : {}) };
   } finally {
     await recorder.close();
   }

@@ -163,7 +163,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
 }
 
 /** The one place a run's options become the loop's settings, defaults filled in. */
-function agentSettings(options: RunAgentOptions): AgentSettings {
+export function agentSettings(options: RunAgentOptions): AgentSettings {
   const budget = options.budget ?? {};
   const retry = options.retry ?? {};
   let tools: ToolSet;

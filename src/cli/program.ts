@@ -146,6 +146,53 @@ ${EXIT_CODES_HELP}`,
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     .action(action(async (args, flags) => (await import("./run-command.js")).runCommand(args, flags, io)));
 
+  program
+    .command("submit")
+    .usage("PROMPT --config FILE [options]")
+    .summary("journal a session and queue it for the worker pool")
+    .description("Journals a new session on PROMPT (or, with --resume ID, a follow-up to a session) and queues it for 'fisk-ai worker'; prints its id and exits at once. --wait follows it to its end as run does and exits with the run's exit code.")
+    .option("--config <FILE>", "the agent configuration (default: ./agent.yaml when it exists)")
+    .option("--name <ID>", "the new session's id (default: a new KSUID)")
+    .option("--title <TEXT>", "a title for the session")
+    .option("--resume <ID>", "queue PROMPT as a follow-up to session ID")
+    .option("--wait", "follow the run to its end: its narration on stderr, its answer on stdout, its exit code")
+    .option("--if-running <WHAT>", "with --resume, when a process holds the session now: queue (default: wait for it to let go) or reject (exit 7)")
+    .option("--state-dir <DIR>", "where sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)")
+    .option("--store <URL>", STORE_OPTION)
+    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
+    .action(action(async (args, flags) => (await import("./submit-command.js")).submitCommand(args, flags, io)));
+
+  program
+    .command("worker")
+    .usage("--config FILE... [options]")
+    .summary("take queued runs and drive them to their end, taking over those of workers that died")
+    .description(
+      "Takes queued sessions whose configuration is one of the --config agents, N at a time, printing one line per run taken and let go of. A run whose worker died is taken over from its journal. SIGTERM or SIGINT hands the runs back suspended and exits 0; a second aborts them (exit 130).",
+    )
+    .option("--config <FILE...>", "the agents it drives (default: ./agent.yaml); the first names the store")
+    .option("--concurrency <N>", "runs driven at once (default 1)")
+    .option("--poll <MS>", "how often an idle worker looks at the queue, in milliseconds (default 200)")
+    .option("--adopt", "also take open sessions of its agents that no process holds (a run --checkpoint whose process died), looked for every 5 s")
+    .option("--state-dir <DIR>", "where sessions are kept (default: the first config's session block)")
+    .option("--store <URL>", STORE_OPTION)
+    .action(action(async (args, flags) => (await import("./worker-command.js")).workerCommand(args, flags, io)));
+
+  const queue = program.command("queue").usage("COMMAND [options]").summary("list and withdraw the sessions queued for the worker pool");
+  for (const [name, usage, description] of [
+    ["ls", "[options]", "the queued sessions, oldest first: ID, QUEUED, and where each is (running on which worker, parked, or waiting and why)"],
+    ["rm", "ID... [options]", "withdraw queued sessions no worker has started"],
+  ] as const) {
+    const command = queue
+      .command(name)
+      .usage(usage)
+      .description(description)
+      .option("--state-dir <DIR>", "where sessions are kept")
+      .option("--store <URL>", STORE_OPTION)
+      .option("--config <FILE>", "the agent configuration whose session block to use (default: ./agent.yaml)")
+      .action(action(async (args, flags) => (await import("./queue-command.js")).queueCommand(name, args, flags, io)));
+    if (name === "ls") command.option("--json", "one JSON array of the entries");
+  }
+
   const session = program
     .command("session")
     .usage("COMMAND [options]")

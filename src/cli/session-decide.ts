@@ -43,6 +43,8 @@ export async function decideCalls(
         : await answer(store, runId, text as string, { ...options, ...(toolUseIds[0] === undefined ? {} : { toolUseId: toolUseIds[0] }) });
   if (result.waiting.length > 0) {
     out.write(`${result.waiting.length} more ${result.waiting.length === 1 ? "call waits" : "calls wait"}: ${result.waiting.map((call) => `${call.name} (${call.toolUseId})`).join(", ")}\n`);
+  } else if (result.queued === true) {
+    out.write(`no call waits now; session ${runId} is queued for the worker pool again\n`);
   } else if (!where.resuming) {
     out.write(`no call waits now; resume with: ${commandLine(["run", "--resume", runId], where.where, where.env)}\n`);
   }

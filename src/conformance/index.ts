@@ -5,3 +5,5 @@ export type { StoreCapabilities, StoreHarness } from "./store/suite.js";
 export * from "./record-builders.js";
 export { HOSTILE_IDS } from "./hostile-ids.js";
 export { BAD_NOTE_KEYS, runNoteStoreConformance, type NoteStoreHarness } from "./note-store-conformance.js";
+export { runQueueConformance, type QueueHarness, type QueueUnderTest } from "./queue-conformance.js";
+export type { RunQueue, QueuedRun, Claim, Accepts } from "../queue/run-queue.js";

@@ -1,0 +1,46 @@
+// `fisk-ai queue ls|rm`: the runs waiting for the pool, and who drives those running.
+import { queueFor } from "../queue/create-queue.js";
+import type { QueuedRun } from "../queue/run-queue.js";
+import type { RunSummary } from "../runstate/store.js";
+import { UsageError } from "./cli-errors.js";
+import type { CommandIO } from "./run-command.js";
+import { openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";
+
+export type QueueCommandName = "ls" | "rm";
+
+export async function queueCommand(name: QueueCommandName, positionals: string[], flags: StoreFlags & { json?: boolean }, io: CommandIO): Promise<number> {
+  if (name === "rm" && positionals.length === 0) throw new UsageError("queue rm needs the id of a queued session: fisk-ai queue ls lists them");
+  if (name === "ls" && positionals.length > 0) throw new UsageError("queue ls takes no arguments");
+  const store = await openStore(await sessionStoreConfig(flags), io.stderr);
+  const queue = queueFor(store);
+  try {
+    if (name === "rm") {
+      for (const runId of positionals) {
+        await queue.withdraw(runId);
+        io.stdout.write(`withdrew ${runId}\n`);
+      }
+      return 0;
+    }
+    const rows = await Promise.all((await queue.list()).map(async (entry) => ({ entry, summary: await store.summarize(entry.runId).catch(() => undefined) })));
+    if (flags.json === true) {
+      io.stdout.write(`${JSON.stringify(rows.map(({ entry, summary }) => ({ ...entry, status: waitText(entry, summary), ...(summary?.holder === undefined ? {} : { worker: summary.holder }) })), null, 2)}\n`);
+      return 0;
+    }
+    if (rows.length === 0) {
+      io.stdout.write("no session is queued\n");
+      return 0;
+    }
+    for (const { entry, summary } of rows) io.stdout.write(`${entry.runId}  ${entry.queued}  ${waitText(entry, summary)}\n`);
+    return 0;
+  } finally {
+    await queue.close();
+    await store.close();
+  }
+}
+
+/** Where a queued run is: run by which worker, parked, or waiting for one. */
+function waitText(entry: QueuedRun, summary: RunSummary | undefined): string {
+  if (summary?.holder !== undefined) return `running: worker pid ${summary.holder.pid} on ${summary.holder.host} (up since ${summary.holder.started})`;
+  if (entry.state === "parked") return "parked: waits for a decision (fisk-ai session pending)";
+  return `queued: waits for a worker with its agent (model ${entry.fingerprint.model}, system and tools as submitted: a worker whose agent.yaml differs will not take it)${entry.followUp === undefined ? "" : ", with a follow-up"}`;
+}

@@ -1,0 +1,174 @@
+// The contract every RunQueue backend keeps (SPEC section 14), as node:test cases. A
+// backend's test file calls runQueueConformance with a harness and runs under
+// `node --test`; nothing here knows how a backend keeps an entry or hands out work.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { RunStateError } from "../runstate/errors.js";
+import type { Store } from "../runstate/store.js";
+import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
+import { metaPayload, terminalEntry } from "./record-builders.js";
+
+/** A queue under test and the store its runs are in. */
+export interface QueueUnderTest {
+  /** The store the queued runs are in: a claim holds a run of it. */
+  store: Store;
+  /** The queue of that store. */
+  queue: RunQueue;
+}
+
+/** What the suite needs of a backend. */
+export interface QueueHarness {
+  /** Called once before the first case (start a server). */
+  setup?(): Promise<void>;
+  /** Called once after the last case, after every store and queue is closed. */
+  teardown?(): Promise<void>;
+  /** A store and a queue over fresh storage. */
+  makeQueue(): Promise<QueueUnderTest>;
+  /** A second store and queue over the storage of `of`, as another worker process would make them: its claims compete with the first's. */
+  again(of: QueueUnderTest): Promise<QueueUnderTest>;
+}
+
+const accepts = () => true;
+
+let made = 0;
+
+/**
+ * Declares the RunQueue conformance suite with node:test: one `describe` named after
+ * `backend`, run under `node --test`. Each case makes its sessions in the harness's store
+ * and queues them: enqueue and list, exclusive claims (two workers never get one run),
+ * finish, hand-back, a claimer that dies, park and unpark, withdraw, bad ids.
+ */
+export function runQueueConformance(backend: string, harness: QueueHarness): void {
+  describe(`Queue conformance: ${backend}`, () => {
+    const opened: QueueUnderTest[] = [];
+    let first: QueueUnderTest;
+    let second: QueueUnderTest;
+    before(async () => {
+      await harness.setup?.();
+      first = await harness.makeQueue();
+      second = await harness.again(first);
+      opened.push(first, second);
+    });
+    after(async () => {
+      for (const each of opened) {
+        await each.queue.close();
+        await each.store.close();
+      }
+      await harness.teardown?.();
+    });
+
+    /** A new session in the store, queued; the entry as queued. */
+    async function queued(queue: RunQueue = first.queue, at = new Date()): Promise<QueuedRun> {
+      const runId = `q${process.pid}x${++made}`;
+      const meta = metaPayload(runId);
+      await (await first.store.create(runId, meta)).close();
+      const entry: QueuedRun = { runId, queued: at.toISOString(), fingerprint: meta.fingerprint, version: meta.version, afterSeq: 1, state: "queued" };
+      await queue.enqueue(entry);
+      return entry;
+    }
+
+    /** Settles every claim the queue still hands out, so the next case starts from an empty queue. */
+    async function drain(): Promise<void> {
+      for (const entry of await first.queue.list()) await first.queue.withdraw(entry.runId).catch(() => undefined);
+    }
+
+    it("enqueue: the entry is listed as given, and a second enqueue of the run is ERR_EXISTS", async () => {
+      const entry = await queued();
+      assert.deepEqual(await first.queue.get(entry.runId), entry);
+      assert.deepEqual((await second.queue.list()).map((each) => each.runId), [entry.runId]);
+      await assert.rejects(first.queue.enqueue(entry), (error: unknown) => error instanceof RunStateError && error.code === "ERR_EXISTS");
+      await drain();
+    });
+
+    it("list: oldest first", async () => {
+      const later = await queued(first.queue, new Date(Date.now() + 60_000));
+      const sooner = await queued(first.queue, new Date(Date.now() - 60_000));
+      assert.deepEqual((await first.queue.list()).map((each) => each.runId), [sooner.runId, later.runId]);
+      await drain();
+    });
+
+    it("claim: holds the run's journal exclusively (the store refuses another open ERR_LOCKED) and takes the oldest", async () => {
+      const older = await queued(first.queue, new Date(Date.now() - 1000));
+      await queued();
+      const claim = await second.queue.claim(accepts);
+      assert.equal(claim?.entry.runId, older.runId);
+      assert.equal(claim?.journal.runId, older.runId);
+      await assert.rejects(first.store.open(older.runId), (error: unknown) => error instanceof RunStateError && error.code === "ERR_LOCKED");
+      await claim?.finish();
+      await drain();
+    });
+
+    it("claim: two workers claiming at once never get the same run", async () => {
+      const entries = [await queued(), await queued(), await queued()];
+      const claims = (await Promise.all([first, second, first, second, first, second].map((each) => each.queue.claim(accepts)))).filter((claim) => claim !== undefined);
+      const ids = claims.map((claim) => claim.entry.runId).sort();
+      assert.deepEqual(ids, entries.map((entry) => entry.runId).sort(), "each run claimed exactly once");
+      for (const claim of claims) await claim.finish();
+      assert.deepEqual(await first.queue.list(), []);
+    });
+
+    it("claim: a run the worker does not accept, or one already held, is left queued", async () => {
+      const entry = await queued();
+      assert.equal(await first.queue.claim(() => false), undefined);
+      const held = await first.store.open(entry.runId);
+      assert.equal(await second.queue.claim(accepts), undefined, "a held run is not claimed");
+      await held.close();
+      assert.deepEqual((await first.queue.list()).map((each) => each.runId), [entry.runId]);
+      await drain();
+    });
+
+    it("finish: the entry is gone, the hold released", async () => {
+      const entry = await queued();
+      const claim = await first.queue.claim(accepts);
+      await claim?.journal.append(2, terminalEntry("completed"));
+      await claim?.finish();
+      assert.equal(await second.queue.get(entry.runId), undefined);
+      assert.equal(await second.queue.claim(accepts), undefined);
+      await (await second.store.open(entry.runId)).close();
+    });
+
+    it("handBack: the run stays queued and another worker claims it", async () => {
+      const entry = await queued();
+      const claim = await first.queue.claim(accepts);
+      await claim?.handBack();
+      const again = await second.queue.claim(accepts);
+      assert.equal(again?.entry.runId, entry.runId);
+      await again?.finish();
+    });
+
+    it("a worker that dies holding a run (its journal released without settling) leaves it to the next claim", async () => {
+      const entry = await queued();
+      const claim = await first.queue.claim(accepts);
+      await claim?.journal.close();
+      const again = await second.queue.claim(accepts);
+      assert.equal(again?.entry.runId, entry.runId);
+      await again?.finish();
+    });
+
+    it("park: the run is not claimed until unpark queues it again; unpark of a run not parked is ERR_NOT_FOUND", async () => {
+      const entry = await queued();
+      await assert.rejects(first.queue.unpark(entry.runId), (error: unknown) => error instanceof RunStateError && error.code === "ERR_NOT_FOUND");
+      await (await first.queue.claim(accepts))?.park();
+      assert.equal((await second.queue.get(entry.runId))?.state, "parked");
+      assert.equal(await second.queue.claim(accepts), undefined);
+      await second.queue.unpark(entry.runId);
+      const again = await first.queue.claim(accepts);
+      assert.equal(again?.entry.runId, entry.runId);
+      await again?.finish();
+    });
+
+    it("withdraw: removes a queued run; ERR_LOCKED while a worker drives it; ERR_NOT_FOUND when not queued", async () => {
+      const entry = await queued();
+      const claim = await first.queue.claim(accepts);
+      await assert.rejects(second.queue.withdraw(entry.runId), (error: unknown) => error instanceof RunStateError && error.code === "ERR_LOCKED");
+      await claim?.handBack();
+      await second.queue.withdraw(entry.runId);
+      assert.equal(await first.queue.get(entry.runId), undefined);
+      await assert.rejects(second.queue.withdraw(entry.runId), (error: unknown) => error instanceof RunStateError && error.code === "ERR_NOT_FOUND");
+    });
+
+    it("an id that is not a run id is ERR_INVALID_ID", async () => {
+      await assert.rejects(first.queue.get("../x"), (error: unknown) => error instanceof RunStateError && error.code === "ERR_INVALID_ID");
+    });
+  });
+}

@@ -1,0 +1,57 @@
+// Following a submitted run from anywhere that reaches its store: its records as the
+// worker journals them, until the run leaves the queue (at rest) or parks, then its
+// outcome as the run itself would have reported it.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RunOutcome } from "../agent/events.js";
+import { waitingCalls } from "../agent/waiting-calls.js";
+import { RunStateError } from "../runstate/errors.js";
+import type { JournalRecord } from "../runstate/records.js";
+import type { Store } from "../runstate/store.js";
+import type { RunQueue } from "../queue/run-queue.js";
+
+/** How awaitSubmitted follows a run. */
+export interface AwaitOptions {
+  /** Each record from `fromSeq` on, as it is journaled. */
+  onRecord?(record: JournalRecord): void;
+  /** The first record handed to onRecord (default: the record after the last one now stored). */
+  fromSeq?: number;
+  /** How often the store and queue are asked, in milliseconds (default 100). */
+  pollMs?: number;
+  /** Aborting it stops the waiting (rejects with the abort). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Resolves once the submitted run `runId` is at rest (its entry gone) or parked for a
+ * decision, with its outcome; ERR_NOT_FOUND when it left the queue without a terminal
+ * record (withdrawn before a worker took it).
+ */
+export async function awaitSubmitted(store: Store, queue: RunQueue, runId: string, options: AwaitOptions = {}): Promise<RunOutcome> {
+  let next = options.fromSeq ?? (await store.summarize(runId)).lastSeq + 1;
+  const readNew = async () => {
+    for await (const record of store.readRecords(runId, next)) {
+      next = record.seq + 1;
+      options.onRecord?.(record);
+    }
+  };
+  for (;;) {
+    const entry = await queue.get(runId);
+    await readNew();
+    if (entry === undefined || entry.state === "parked") break;
+    await sleep(options.pollMs ?? 100, undefined, { signal: options.signal });
+  }
+  const state = await store.load(runId);
+  const terminal = state.terminal;
+  if (terminal === undefined) throw new RunStateError("ERR_NOT_FOUND", `session ${runId} left the queue before it ended (withdrawn with queue rm?)`, { runId });
+  const last = state.messages.at(-1);
+  const answer = terminal.reason === "completed" && last?.role === "assistant" ? last.content.map((block) => (block.type === "text" ? block.text : "")).join("") : undefined;
+  return {
+    runId,
+    reason: terminal.reason,
+    checkpointed: true,
+    counters: state.counters,
+    ...(answer === undefined ? {} : { answer }),
+    ...(terminal.message === undefined ? {} : { message: terminal.message }),
+    ...(terminal.reason === "awaiting_approval" ? { waiting: waitingCalls(state) } : {}),
+  };
+}

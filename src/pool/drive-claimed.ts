@@ -1,0 +1,99 @@
+// Drives one claimed run through runAgent, as `run --resume` does (the pending batch
+// completed with journaled results reused, each tool's on_crash, no journaled model call
+// made again), then settles its queue entry while the run is still held. This is the one
+// place a worker runs an agent.
+import { ResumeRefusedError } from "../agent/agent-errors.js";
+import type { AgentEvents, RunOutcome } from "../agent/events.js";
+import { runAgent } from "../agent/run-agent.js";
+import type { AgentRunOptions } from "../config/run-options.js";
+import { heldRunStore } from "../queue/held-run-store.js";
+import type { Claim } from "../queue/run-queue.js";
+import { PROTOCOLS } from "../runstate/records.js";
+import type { Store } from "../runstate/store.js";
+
+/** How a worker let go of a run. */
+export type Settled =
+  /** At rest: completed, or stopped at an error or a limit; its entry is gone. */
+  | {
+      /** What became of the run. */
+      how: "finished";
+      /** How it ended; undefined when it was at rest already (a worker died after its terminal record). */
+      outcome?: RunOutcome;
+      /** Why no worker can take it further, when a resume was refused. */
+      message?: string;
+    }
+  /** Parked for a decision: its entry waits for session approve/deny/answer. */
+  | {
+      /** What became of the run. */
+      how: "parked";
+      /** The outcome, with the calls that wait. */
+      outcome: RunOutcome;
+    }
+  /** Suspended at a boundary and given back to the queue (a deploy). */
+  | {
+      /** What became of the run. */
+      how: "handed back";
+    }
+  /** The worker stopped at once (aborted, or its hold on the run was lost): the run waits for another worker from its last record. */
+  | {
+      /** What became of the run. */
+      how: "dropped";
+      /** Why: the abort, or the store's refusal. */
+      message: string;
+    };
+
+export interface DriveHooks {
+  store: Store;
+  /** The agent's run options, as loadAgent gives them or built by hand. */
+  agent: AgentRunOptions;
+  events?: AgentEvents;
+  /** Aborted: suspend at the next boundary and hand the run back. */
+  handBack: AbortSignal;
+  /** Aborted: stop at once, as a crash would. */
+  abort: AbortSignal;
+}
+
+export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Settled> {
+  const { runId } = claim.entry;
+  const followUp = await followUpToJournal(claim);
+  let outcome: RunOutcome;
+  try {
+    outcome = await runAgent({
+      ...hooks.agent,
+      store: heldRunStore(hooks.store, claim.journal),
+      resume: runId,
+      ...(followUp === undefined ? {} : { followUp }),
+      signal: hooks.handBack,
+      abort: hooks.abort,
+      decidedBy: "worker",
+      ...(hooks.events === undefined ? {} : { events: hooks.events }),
+    });
+  } catch (error) {
+    if (error instanceof ResumeRefusedError) {
+      // No worker could take it further: it leaves the queue, saying why.
+      await claim.finish();
+      return error.refusal === "completed" ? { how: "finished" } : { how: "finished", message: error.message };
+    }
+    // Aborted, or the store refused an append (the hold was lost): nothing more is written.
+    await claim.handBack().catch(() => undefined);
+    return { how: "dropped", message: error instanceof Error ? error.message : String(error) };
+  }
+  if (outcome.reason === "awaiting_approval") {
+    await claim.park();
+    return { how: "parked", outcome };
+  }
+  if (outcome.reason === "suspended" && hooks.handBack.aborted) {
+    await claim.handBack();
+    return { how: "handed back" };
+  }
+  await claim.finish();
+  return { how: "finished", outcome };
+}
+
+/** The entry's follow-up, unless a worker that died journaled it already (a `user` record after the seq it was queued at). */
+async function followUpToJournal(claim: Claim): Promise<string | undefined> {
+  const { followUp, afterSeq } = claim.entry;
+  if (followUp === undefined) return undefined;
+  const records = await claim.journal.records();
+  return records.some((record) => record.seq > afterSeq && record.protocol === PROTOCOLS.user) ? undefined : followUp;
+}

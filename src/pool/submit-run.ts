@@ -1,0 +1,86 @@
+// Submitting: a run is journaled (its meta, and its title) and queued for the pool in one
+// call that returns at once; a worker drives it. The journal is written before the entry,
+// so a crash between them leaves an open session `worker --adopt` can take, never an
+// entry without a run.
+import { newRunMeta } from "../agent/agent-loop.js";
+import { agentSettings } from "../agent/run-agent.js";
+import { RunRecorder } from "../agent/run-recorder.js";
+import type { AgentRunOptions } from "../config/run-options.js";
+import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
+import { RunStateError } from "../runstate/errors.js";
+import { PROTOCOLS, type MetaPayload } from "../runstate/records.js";
+import type { Store } from "../runstate/store.js";
+
+/** Where a run is submitted, and for which agent. */
+export interface SubmitRunOptions {
+  /** The store its session is journaled in. */
+  store: Store;
+  /** The queue of that store (queueFor(store)). */
+  queue: RunQueue;
+  /** The agent the run is for (loadAgent's `.options`): a worker takes it only with an agent of the same fingerprint. */
+  agent: AgentRunOptions;
+}
+
+/** What a submitted session starts with. */
+export interface SubmitStart {
+  /** What the agent should do. */
+  prompt: string;
+  /** The session id (default: a new KSUID). */
+  runId?: string;
+  /** A title, journaled after the meta record. */
+  title?: string;
+  /** The absolute directory the session was submitted from, recorded in its meta. */
+  cwd?: string;
+}
+
+/** Journals a new session on `start.prompt` and queues it; resolves to its id once both are durable. */
+export async function submitRun({ store, queue, agent }: SubmitRunOptions, start: SubmitStart): Promise<string> {
+  const meta = newRunMeta(agentSettings(agent), { ...start, config: agent.configPath, recordVersion: agent.recordVersion });
+  const recorder = await RunRecorder.create(store, meta);
+  try {
+    if (start.title !== undefined) await recorder.append({ protocol: PROTOCOLS.title, title: { title: start.title } });
+  } finally {
+    await recorder.close();
+  }
+  await queue.enqueue(entryFor(meta, recorder.state().lastSeq, undefined));
+  return meta.run_id;
+}
+
+/**
+ * Queues a follow-up prompt to an existing session: a worker journals it and takes the
+ * session further. `ifRunning` (default `queue`) is what happens when a process holds the
+ * session now: `queue` waits for it to let go, `reject` refuses (ERR_LOCKED). ERR_EXISTS
+ * while the session is queued already.
+ */
+export async function submitFollowUp(
+  { store, queue }: Omit<SubmitRunOptions, "agent">,
+  runId: string,
+  prompt: string,
+  ifRunning: "queue" | "reject" = "queue",
+): Promise<void> {
+  const summary = await store.summarize(runId);
+  if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
+  if (ifRunning === "reject" && summary.holder !== undefined) {
+    throw new RunStateError("ERR_LOCKED", `session ${runId} is running (pid ${summary.holder.pid} on ${summary.holder.host}): the follow-up is refused, as --if-running reject asks`, { runId, holder: summary.holder });
+  }
+  await queue.enqueue(entryFor(summary.meta, summary.lastSeq, prompt));
+}
+
+/** Queues an existing session as it is, to be driven on from its last record (an orphan taken by `worker --adopt`, a decided park). */
+export async function queueSession({ store, queue }: Omit<SubmitRunOptions, "agent">, runId: string): Promise<void> {
+  const summary = await store.summarize(runId);
+  if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
+  await queue.enqueue(entryFor(summary.meta, summary.lastSeq, undefined));
+}
+
+function entryFor(meta: MetaPayload, afterSeq: number, followUp: string | undefined): QueuedRun {
+  return {
+    runId: meta.run_id,
+    queued: new Date().toISOString(),
+    fingerprint: meta.fingerprint,
+    version: meta.version,
+    ...(followUp === undefined ? {} : { followUp }),
+    afterSeq,
+    state: "queued",
+  };
+}

@@ -1,0 +1,197 @@
+// A worker of the pool: takes queued runs whose agent it has, drives each to a terminal
+// state, a park or a suspend, N at a time, and on stop hands its runs back suspended.
+// A server starts one beside its own code; `fisk-ai worker` is a thin layer over it.
+import { fingerprintOf } from "../agent/agent-loop.js";
+import type { AgentEvents } from "../agent/events.js";
+import { diffFingerprints, fingerprintStyle, type FingerprintStyle } from "../agent/fingerprint.js";
+import { agentSettings } from "../agent/run-agent.js";
+import type { AgentRunOptions } from "../config/run-options.js";
+import type { Claim, QueuedRun, RunQueue } from "../queue/run-queue.js";
+import type { Fingerprint } from "../runstate/records.js";
+import type { Store } from "../runstate/store.js";
+import { driveClaimed, type Settled } from "./drive-claimed.js";
+import { queueSession } from "./submit-run.js";
+
+/** An agent a worker can drive: its run options, as loadAgent gives them (`.options`) or built by hand. */
+export type WorkerAgent = AgentRunOptions;
+
+/** What a worker reports, one call per run it takes and per run it lets go of. */
+export interface WorkerEvents {
+  /** It claimed `entry`'s run and starts driving it. */
+  took?(entry: QueuedRun): void;
+  /** It let go of `entry`'s run, and how. */
+  settled?(entry: QueuedRun, settled: Settled): void;
+  /** The queue or the store failed while looking for work; the worker tries again at its next poll. */
+  failed?(error: unknown): void;
+}
+
+/** What a Worker works with. */
+export interface WorkerOptions {
+  /** The store the runs are in. */
+  store: Store;
+  /** Its queue (queueFor(store)). */
+  queue: RunQueue;
+  /** The agents it drives: a run is taken only when its configuration fingerprint is one of theirs. */
+  agents: readonly WorkerAgent[];
+  /** Runs driven at once (default 1). */
+  concurrency?: number;
+  /** How often an idle worker looks at the queue, in milliseconds (default 200). */
+  pollMs?: number;
+  /** One call per run taken and let go of. */
+  events?: WorkerEvents;
+  /**
+   * Also take open sessions nobody holds (a plain `run --checkpoint` whose process died):
+   * each is queued for the pool, then claimed like any other. Looked for at most every
+   * `adoptEveryMs` (default 5000), since it lists the store.
+   */
+  adopt?: boolean;
+  /** How often `adopt` lists the store, in milliseconds (default 5000). */
+  adoptEveryMs?: number;
+  /** The events of each run it drives (narration, traces). */
+  runEvents?(entry: QueuedRun): AgentEvents | undefined;
+}
+
+/** A worker's defaults. */
+export interface WorkerDefaults {
+  /** Runs driven at once. */
+  readonly concurrency: number;
+  /** How often an idle worker looks at the queue, in milliseconds. */
+  readonly pollMs: number;
+  /** How often `adopt` lists the store for orphans, in milliseconds. */
+  readonly adoptEveryMs: number;
+}
+
+/** The defaults of WorkerOptions. */
+export const WORKER_DEFAULTS: WorkerDefaults = { concurrency: 1, pollMs: 200, adoptEveryMs: 5000 };
+
+/**
+ * A worker of the pool: `run()` takes queued runs of its agents and drives each to a
+ * terminal state, a park or a suspend, until `stop()` (hand its runs back suspended) or
+ * `abort()` (stop them at once, as a crash would).
+ */
+export class Worker {
+  readonly #options: WorkerOptions;
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #abort = new AbortController();
+  readonly #handBack = new AbortController();
+  /** Each agent's fingerprint in each style asked for: worked out once, compared at every poll. */
+  readonly #fingerprints: Map<FingerprintStyle, Fingerprint>[];
+  #stopping = false;
+  #adoptedAt = 0;
+  #wake: (() => void) | undefined;
+
+  constructor(options: WorkerOptions) {
+    if (options.agents.length === 0) throw new TypeError("a worker needs at least one agent to drive");
+    this.#options = options;
+    this.#fingerprints = options.agents.map(() => new Map());
+  }
+
+  /** The ids of the runs it drives now. */
+  get running(): string[] {
+    return [...this.#running.keys()];
+  }
+
+  /** Whether a queued run's configuration is one of this worker's agents. */
+  accepts(entry: Pick<QueuedRun, "fingerprint" | "version">): boolean {
+    return this.#agentFor(entry) !== undefined;
+  }
+
+  /** Takes and drives runs until stopped; resolves once every run it held is settled. */
+  async run(): Promise<void> {
+    const { queue, concurrency = WORKER_DEFAULTS.concurrency, pollMs = WORKER_DEFAULTS.pollMs, events } = this.#options;
+    while (!this.#stopping) {
+      let claim: Claim | undefined;
+      if (this.#running.size < concurrency) {
+        try {
+          claim = await queue.claim((entry) => this.accepts(entry));
+        } catch (error) {
+          events?.failed?.(error);
+        }
+      }
+      if (claim !== undefined && this.#stopping) {
+        await claim.handBack();
+        break;
+      }
+      if (claim !== undefined) this.#drive(claim);
+      else if (!(await this.#adoptOrphans())) await this.#idle(pollMs);
+    }
+    await Promise.all(this.#running.values());
+  }
+
+  /** Stops taking runs and suspends each one it drives at its next boundary, handing it back to the queue. */
+  stop(): void {
+    this.#stopping = true;
+    this.#handBack.abort(new Error("the worker is stopping"));
+    this.#wake?.();
+  }
+
+  /** Stops every run at once, as a crash would: each waits for another worker from its last record. */
+  abort(): void {
+    this.stop();
+    this.#abort.abort(new Error("the worker was aborted"));
+  }
+
+  #drive(claim: Claim): void {
+    const { entry } = claim;
+    const agent = this.#agentFor(entry) as WorkerAgent;
+    this.#options.events?.took?.(entry);
+    const events = this.#options.runEvents?.(entry);
+    const driving = driveClaimed(claim, {
+      store: this.#options.store,
+      agent,
+      handBack: this.#handBack.signal,
+      abort: this.#abort.signal,
+      ...(events === undefined ? {} : { events }),
+    })
+      .catch((error: unknown): Settled => ({ how: "dropped", message: error instanceof Error ? error.message : String(error) }))
+      .then((settled) => {
+        this.#running.delete(entry.runId);
+        this.#options.events?.settled?.(entry, settled);
+        this.#wake?.();
+      });
+    this.#running.set(entry.runId, driving);
+  }
+
+  /** With `adopt`, queues the open sessions of its agents that nobody holds; whether it queued any. */
+  async #adoptOrphans(): Promise<boolean> {
+    const { adopt = false, adoptEveryMs = WORKER_DEFAULTS.adoptEveryMs, store, queue, events } = this.#options;
+    if (!adopt || Date.now() - this.#adoptedAt < adoptEveryMs) return false;
+    this.#adoptedAt = Date.now();
+    let adopted = false;
+    try {
+      const queued = new Set((await queue.list()).map((entry) => entry.runId));
+      for (const summary of await store.list()) {
+        // `open`: a journal without a terminal record that no live process holds.
+        if (summary.status !== "open" || summary.meta === undefined || queued.has(summary.runId) || !this.accepts(summary.meta)) continue;
+        await queueSession({ store, queue }, summary.runId).then(
+          () => (adopted = true),
+          () => undefined, // Queued by another worker meanwhile.
+        );
+      }
+    } catch (error) {
+      events?.failed?.(error);
+    }
+    return adopted;
+  }
+
+  #agentFor(entry: Pick<QueuedRun, "fingerprint" | "version">): WorkerAgent | undefined {
+    const style = fingerprintStyle(entry);
+    return this.#options.agents.find((agent, index) => {
+      const known = this.#fingerprints[index] as Map<FingerprintStyle, Fingerprint>;
+      let fingerprint = known.get(style);
+      if (fingerprint === undefined) known.set(style, (fingerprint = fingerprintOf(agentSettings(agent), style)));
+      return diffFingerprints(entry.fingerprint, fingerprint, style).changes.length === 0;
+    });
+  }
+
+  #idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+}

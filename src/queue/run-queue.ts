@@ -1,0 +1,114 @@
+// The queue seam (SPEC section 14): where submitted runs wait for a worker. A backend
+// decides how an entry is kept and how a worker hears of it; what an entry holds, what
+// is refused and said about it is decided here, so backends cannot drift apart. The
+// claim on a run is the store's own exclusive hold (Store.open): a queue never keeps a
+// lock of its own, so no run is driven by two workers whatever the queue does.
+import type { Fingerprint } from "../runstate/records.js";
+import { RunStateError } from "../runstate/errors.js";
+import type { Journal } from "../runstate/store.js";
+import { assertRunId } from "../runstate/run-id.js";
+
+/** One run waiting for the pool. */
+export interface QueuedRun {
+  /** The session to drive. */
+  runId: string;
+  /** When it was queued, RFC 3339: workers take the oldest first. */
+  queued: string;
+  /** The run's configuration fingerprint and record version (its meta's): a worker takes only a run whose agent it has. */
+  fingerprint: Fingerprint;
+  /** The run's record version: how its fingerprint is compared. */
+  version: number;
+  /** A follow-up prompt to take the session further, journaled once as the run's next `user` record. */
+  followUp?: string;
+  /** The run's last seq when it was queued: a follow-up found journaled after it is not journaled again. */
+  afterSeq: number;
+  /** `queued` waits for a worker; `parked` waits for a decision (session approve/deny/answer queues it again). */
+  state: "queued" | "parked";
+}
+
+/** What a worker holds once it claimed a run: the run's journal, opened exclusively, and the entry it came from. */
+export interface Claim {
+  /** The entry the run was claimed from. */
+  readonly entry: QueuedRun;
+  /** The run's journal, held: the store's exclusive hold is the claim. */
+  readonly journal: Journal;
+  /** The run is at rest (terminal): its entry goes, then its hold is released. */
+  finish(): Promise<void>;
+  /** The run parked for a decision: its entry waits, untaken, until the decision queues it again; the hold is released. */
+  park(): Promise<void>;
+  /** The worker gives the run back (a deploy's SIGTERM): it stays queued for another worker; the hold is released. */
+  handBack(): Promise<void>;
+}
+
+/** Which queued runs a worker can take: those whose agent it was given. */
+export type Accepts = (entry: QueuedRun) => boolean;
+
+/**
+ * Where runs wait for a worker: a backend (the file queue, the JetStream queue, or one of
+ * your own that passes `fisk-ai/conformance`'s runQueueConformance). Its methods fail
+ * with a RunStateError whose code says why.
+ */
+export interface RunQueue {
+  /** Queues a run: ERR_EXISTS when that run is queued (or parked) already. */
+  enqueue(entry: QueuedRun): Promise<void>;
+  /** Every entry, oldest first. */
+  list(): Promise<QueuedRun[]>;
+  /** A run's entry, or undefined. */
+  get(runId: string): Promise<QueuedRun | undefined>;
+  /** Withdraws a run no worker has taken: ERR_NOT_FOUND when not queued, ERR_LOCKED while a worker drives it. */
+  withdraw(runId: string): Promise<void>;
+  /** A parked run's decision was journaled: it is queued again (ERR_NOT_FOUND when not parked). */
+  unpark(runId: string): Promise<void>;
+  /** Takes the oldest queued run `accepts` and nobody holds, holding its journal; undefined when there is none. */
+  claim(accepts: Accepts): Promise<Claim | undefined>;
+  /** Lets go of what the queue holds; claims still open are the caller's to settle first. */
+  close(): Promise<void>;
+}
+
+/** An entry as every backend keeps it: JSON of exactly these fields. */
+export function encodeEntry(entry: QueuedRun): string {
+  assertRunId(entry.runId);
+  const { runId, queued, fingerprint, version, followUp, afterSeq, state } = entry;
+  return JSON.stringify({ runId, queued, fingerprint, version, ...(followUp === undefined ? {} : { followUp }), afterSeq, state });
+}
+
+/** An entry back from its bytes; ERR_CORRUPT naming `where` when they are not one. */
+export function decodeEntry(bytes: Uint8Array | string, where: string): QueuedRun {
+  let value: Partial<QueuedRun>;
+  try {
+    value = JSON.parse(typeof bytes === "string" ? bytes : Buffer.from(bytes).toString("utf8")) as Partial<QueuedRun>;
+  } catch {
+    throw new RunStateError("ERR_CORRUPT", `${where} is not a queue entry (not JSON): remove it with fisk-ai queue rm`);
+  }
+  const ok =
+    typeof value.runId === "string" &&
+    typeof value.queued === "string" &&
+    typeof value.fingerprint === "object" &&
+    value.fingerprint !== null &&
+    typeof value.version === "number" &&
+    typeof value.afterSeq === "number" &&
+    (value.state === "queued" || value.state === "parked") &&
+    (value.followUp === undefined || typeof value.followUp === "string");
+  if (!ok) throw new RunStateError("ERR_CORRUPT", `${where} is not a queue entry (a field is missing or of the wrong type): remove it with fisk-ai queue rm`);
+  return value as QueuedRun;
+}
+
+/** Oldest first; equal times by id, so every worker sees one order. */
+export function byQueuedTime(a: QueuedRun, b: QueuedRun): number {
+  return a.queued < b.queued ? -1 : a.queued > b.queued ? 1 : a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
+}
+
+/** ERR_EXISTS: the run waits in the queue already. */
+export function alreadyQueuedError(runId: string): RunStateError {
+  return new RunStateError("ERR_EXISTS", `session ${runId} is queued already: wait for it, or withdraw it with fisk-ai queue rm ${runId}`, { runId });
+}
+
+/** ERR_NOT_FOUND: the run is not in the queue. */
+export function notQueuedError(runId: string, what = "queued"): RunStateError {
+  return new RunStateError("ERR_NOT_FOUND", `session ${runId} is not ${what} (fisk-ai queue ls lists what is)`, { runId });
+}
+
+/** ERR_LOCKED: a worker drives the run, so it cannot be withdrawn. */
+export function drivenError(runId: string): RunStateError {
+  return new RunStateError("ERR_LOCKED", `session ${runId} is being run by a worker: it can no longer be withdrawn: wait for it to finish`, { runId });
+}

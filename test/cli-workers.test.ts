@@ -1,0 +1,262 @@
+// The worker pool on the file store, through the real CLI: submit, worker, queue ls/rm,
+// a worker's SIGKILL (takeover), SIGTERM (hand-back), SIGSTOP (the kernel lock still
+// fences the run), a worker given another agent, and a small chaos run.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
+import { kinds, poolWorkspace, stdoutLines, writePoolConfig } from "./helpers/pool-workspace.js";
+
+const root = mkdtempSync(join(tmpdir(), "fisk-ai-workers-"));
+after(() => rmSync(root, { recursive: true, force: true }));
+let made = 0;
+const fresh = (options?: { gateOpen?: boolean }) => poolWorkspace(join(root, `ws-${++made}`), options);
+
+/** Every worker a test started is gone when it ends, whatever it asserted. */
+const workers: CliRun[] = [];
+after(() => {
+  for (const worker of workers) worker.child.kill("SIGKILL");
+});
+const printed = new Map<CliRun, () => string>();
+function started(worker: CliRun): CliRun {
+  workers.push(worker);
+  printed.set(worker, stdoutLines(worker));
+  return worker;
+}
+
+/** Waits until the worker has printed a line matching `line`. */
+function printedLine(worker: CliRun, line: RegExp): Promise<void> {
+  return waitFor(() => line.test(printed.get(worker)?.() ?? ""), `a worker to print ${String(line)}`);
+}
+
+/** What a worker printed, once it has stopped at a SIGTERM. */
+async function stdoutOf(worker: CliRun): Promise<string> {
+  worker.child.kill("SIGTERM");
+  return (await worker.done).stdout;
+}
+
+describe("worker pool on files", () => {
+  it("submit prints the id at once; a worker drives the run to its end; submit --wait answers as run does", async () => {
+    const ws = fresh();
+    const submitted = await runCli(["submit", "Write two notes", "--name", "first"], { cwd: ws.dir, env: ws.env });
+    assert.equal(submitted.code, 0, submitted.stderr);
+    assert.equal(submitted.stdout, "first\n");
+    const listed = await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env });
+    assert.match(listed.stdout, /^first {2}\S+ {2}queued: waits for a worker/m);
+
+    const worker = started(ws.worker(["--concurrency", "2"]));
+    const waited = await runCli(["submit", "Write two notes", "--name", "second", "--wait"], { cwd: ws.dir, env: ws.env });
+    assert.equal(waited.code, 0, waited.stderr);
+    assert.equal(waited.stdout, "two notes written\n");
+    assert.match(waited.stderr, /→ note \{"text":"one"\}\n← note: noted one\n→ note \{"text":"two"\}\n← note: noted two/);
+    await waitFor(() => ws.queued().length === 0, "the queue to empty");
+    for (const runId of ["first", "second"]) assert.deepEqual(kinds(ws.journal(runId)), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"]);
+    await printedLine(worker, /^finished first: completed$/m);
+    await printedLine(worker, /^finished second: completed$/m);
+    assert.match(await stdoutOf(worker), /^took first$/m);
+    assert.deepEqual((await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, "no session is queued\n");
+  });
+
+  it("a worker killed mid-tool loses its run to another at once: the cut tool runs once more, no model call is made again", async () => {
+    const ws = fresh({ gateOpen: false });
+    await runCli(["submit", "Write two notes", "--name", "taken"], { cwd: ws.dir, env: ws.env });
+    const first = started(ws.worker());
+    await waitFor(() => ws.executions().length === 1, "the first worker's tool to start");
+    first.child.kill("SIGKILL");
+    await first.done;
+    const second = started(ws.worker());
+    ws.openGate();
+    await printedLine(second, /^finished taken: completed$/m);
+    assert.deepEqual(ws.executions(), ["one", "one", "two"], "only the call whose result never reached the journal ran again");
+    const journal = ws.journal("taken");
+    assert.deepEqual(kinds(journal), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"], "each model turn journaled once");
+    assert.match(await stdoutOf(second), /^took taken\nfinished taken: completed$/m);
+  });
+
+  it("SIGTERM hands the worker's run back suspended, exactly once, and exits 0; the next worker repeats nothing", async () => {
+    const ws = fresh({ gateOpen: false });
+    await runCli(["submit", "Write two notes", "--name", "deployed"], { cwd: ws.dir, env: ws.env });
+    const first = started(ws.worker());
+    await waitFor(() => ws.executions().length === 1, "the tool to start");
+    first.child.kill("SIGTERM");
+    await printedLine(first, /^stopping: handing back 1 run/m);
+    ws.openGate();
+    const stopped = await first.done;
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.match(stopped.stdout, /^handed back deployed: suspended, queued for the pool$/m);
+    assert.deepEqual(ws.queued(), ["deployed"], "still queued for the pool");
+    assert.deepEqual(kinds(ws.journal("deployed")).filter((kind) => kind === "terminal"), ["terminal"]);
+
+    started(ws.worker());
+    await waitFor(() => ws.queued().length === 0, "the next worker to finish it");
+    assert.deepEqual(ws.executions(), ["one", "two"], "nothing ran twice");
+    const journal = ws.journal("deployed");
+    assert.deepEqual(kinds(journal), ["meta", "assistant", "tool_result", "terminal", "assistant", "tool_result", "assistant", "terminal"]);
+    assert.equal((journal[3] as { terminal: { reason: string } }).terminal.reason, "suspended");
+  });
+
+  it("a stopped worker (SIGSTOP) keeps its run: no other worker takes it while the kernel lock is held, and only it appends", async () => {
+    const ws = fresh({ gateOpen: false });
+    await runCli(["submit", "Write two notes", "--name", "paused"], { cwd: ws.dir, env: ws.env });
+    const first = started(ws.worker());
+    await waitFor(() => ws.executions().length === 1, "the tool to start");
+    first.child.kill("SIGSTOP");
+    const second = started(ws.worker());
+    await printedLine(second, /^worker \d+ taking runs/m);
+    const listed = await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env });
+    assert.match(listed.stdout, new RegExp(`^paused .* running: worker pid ${first.child.pid} `, "m"));
+    // The second worker looks every 20 ms: while queue ls ran it found the run held, every time.
+    const journalBefore = ws.journal("paused").length;
+    await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env });
+    assert.equal(ws.journal("paused").length, journalBefore, "nothing appended while its worker is stopped");
+    first.child.kill("SIGCONT");
+    ws.openGate();
+    await printedLine(first, /^finished paused: completed$/m);
+    assert.deepEqual(ws.executions(), ["one", "two"]);
+    assert.doesNotMatch(await stdoutOf(second), /took paused/);
+  });
+
+  it("a worker takes only runs of its own agents; queue ls says why a run waits", async () => {
+    const ws = fresh();
+    writePoolConfig(ws.dir, "other.yaml", "You are another agent.");
+    await runCli(["submit", "Write two notes", "--name", "mine", "--config", "agent.yaml"], { cwd: ws.dir, env: ws.env });
+    const other = started(ws.worker(["--config", "other.yaml"]));
+    await printedLine(other, /^worker \d+ taking runs/m);
+    const listed = await runCli(["queue", "ls", "--json"], { cwd: ws.dir, env: ws.env });
+    const [entry] = JSON.parse(listed.stdout) as { runId: string; status: string }[];
+    assert.equal(entry?.runId, "mine");
+    assert.match(entry?.status ?? "", /waits for a worker with its agent/);
+    const both = started(ws.worker(["--config", "other.yaml", "--config", "agent.yaml"]));
+    await printedLine(both, /^finished mine: completed$/m);
+    assert.doesNotMatch(await stdoutOf(other), /took mine/);
+  });
+
+  it("a run that parks for approval leaves the worker; deciding it queues its continuation without another command", async () => {
+    const ws = fresh();
+    writePoolConfig(ws.dir, "confirm.yaml", "You are a pool test agent.", true);
+    const worker = started(ws.worker(["--config", "confirm.yaml"]));
+    await runCli(["submit", "Write two notes", "--name", "asks", "--config", "confirm.yaml"], { cwd: ws.dir, env: ws.env });
+    for (const [round, expected] of [[1, ["one"]], [2, ["one", "two"]]] as const) {
+      await waitFor(() => (printed.get(worker)?.() ?? "").split("\n").filter((line) => line.startsWith("parked asks:")).length === round, `park ${round}`);
+      assert.match((await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^asks .* parked: waits for a decision/m);
+      const approved = await runCli(["session", "approve", "asks"], { cwd: ws.dir, env: ws.env });
+      assert.equal(approved.code, 0, approved.stderr);
+      assert.match(approved.stdout, /no call waits now; session asks is queued for the worker pool again/);
+      await waitFor(() => ws.executions().length === expected.length, `the approved call ${round} to run`);
+      assert.deepEqual(ws.executions(), [...expected]);
+    }
+    await printedLine(worker, /^finished asks: completed$/m);
+    assert.deepEqual(ws.queued(), []);
+  });
+
+  it("worker --adopt takes an open session whose run --checkpoint died; a worker without it leaves the session alone", async () => {
+    const ws = fresh({ gateOpen: false });
+    const orphan = startCli(["run", "--checkpoint", "--name", "orphan", "Write two notes"], { cwd: ws.dir, env: ws.env });
+    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    orphan.child.kill("SIGKILL");
+    await orphan.done;
+    ws.openGate();
+    const plain = started(ws.worker());
+    const adopting = started(ws.worker(["--adopt"]));
+    await printedLine(adopting, /^finished orphan: completed$/m);
+    assert.deepEqual(ws.executions(), ["one", "one", "two"]);
+    assert.deepEqual(kinds(ws.journal("orphan")), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"]);
+    assert.doesNotMatch(await stdoutOf(plain), /took orphan/);
+  });
+
+  it("a follow-up to a session a run holds waits for it by default, and --if-running reject refuses it", async () => {
+    const ws = fresh({ gateOpen: false });
+    writeFileSync(join(ws.dir, "notes.script.yaml"), readFileSync(join(ws.dir, "notes.script.yaml"), "utf8") + '  - text: "and more"\n');
+    const holder = startCli(["run", "--checkpoint", "--name", "held", "Write two notes"], { cwd: ws.dir, env: ws.env });
+    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    const refused = await runCli(["submit", "And more", "--resume", "held", "--if-running", "reject"], { cwd: ws.dir, env: ws.env });
+    assert.equal(refused.code, 7, refused.stderr);
+    assert.match(refused.stderr, /session held is running .*: the follow-up is refused, as --if-running reject asks/);
+    const queued = await runCli(["submit", "And more", "--resume", "held"], { cwd: ws.dir, env: ws.env });
+    assert.equal(queued.code, 0, queued.stderr);
+    const worker = started(ws.worker());
+    ws.openGate();
+    assert.equal((await holder.done).code, 0);
+    await printedLine(worker, /^finished held: completed$/m);
+    const journal = ws.journal("held");
+    assert.deepEqual(kinds(journal).slice(-4), ["terminal", "user", "assistant", "terminal"], "the follow-up went on after the run it waited for");
+    assert.deepEqual(ws.executions(), ["one", "two"]);
+  });
+
+  it("bad input is one line and its own exit code", async () => {
+    const ws = fresh();
+    const cases: [string[], number, RegExp][] = [
+      [["submit"], 2, /give a prompt/],
+      [["submit", "x", "--resume", "a", "--name", "b"], 2, /--name names a new session/],
+      [["submit", "x", "--resume", "nosuch"], 6, /no session nosuch/],
+      [["worker", "--concurrency", "0"], 2, /--concurrency takes a whole number from 1/],
+      [["worker", "stray"], 2, /worker takes no arguments/],
+      [["queue", "rm"], 2, /queue rm needs the id/],
+      [["queue", "rm", "nosuch"], 6, /session nosuch is not queued/],
+    ];
+    for (const [args, code, message] of cases) {
+      const result = await runCli(args, { cwd: ws.dir, env: ws.env });
+      assert.equal(result.code, code, `${args.join(" ")}: ${result.stderr}`);
+      const lines = result.stderr.trimEnd().split("\n");
+      assert.equal(lines.length, 1, `${args.join(" ")}: one line, got ${result.stderr}`);
+      assert.match(lines[0] as string, message);
+    }
+    for (const [args, message] of [
+      [["submit", "x", "--resume", "a", "--if-running", "later"], /--if-running is queue .* or reject, not "later"/],
+      [["submit", "x", "--if-running", "reject"], /--if-running applies to a follow-up: add --resume ID/],
+    ] as const) {
+      const result = await runCli([...args], { cwd: ws.dir, env: ws.env });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, message);
+    }
+    await runCli(["submit", "Write two notes", "--name", "twice"], { cwd: ws.dir, env: ws.env });
+    const again = await runCli(["submit", "more", "--resume", "twice"], { cwd: ws.dir, env: ws.env });
+    assert.equal(again.code, 9, again.stderr);
+    assert.match(again.stderr, /session twice is queued already/);
+  });
+
+  it("queue rm withdraws a run no worker started, and refuses one a worker drives", async () => {
+    const ws = fresh({ gateOpen: false });
+    await runCli(["submit", "Write two notes", "--name", "driven"], { cwd: ws.dir, env: ws.env });
+    const worker = started(ws.worker());
+    await waitFor(() => ws.executions().length === 1, "the tool to start");
+    await runCli(["submit", "Write two notes", "--name", "withdrawn"], { cwd: ws.dir, env: ws.env });
+    const refused = await runCli(["queue", "rm", "driven"], { cwd: ws.dir, env: ws.env });
+    assert.equal(refused.code, 7, refused.stderr);
+    assert.match(refused.stderr, /session driven is being run by a worker/);
+    const withdrawn = await runCli(["queue", "rm", "withdrawn"], { cwd: ws.dir, env: ws.env });
+    assert.equal(withdrawn.code, 0, withdrawn.stderr);
+    assert.equal(withdrawn.stdout, "withdrew withdrawn\n");
+    ws.openGate();
+    await printedLine(worker, /^finished driven: completed$/m);
+    assert.doesNotMatch(await stdoutOf(worker), /took withdrawn/);
+  });
+
+  it("chaos: three workers, runs submitted, a random worker SIGKILLed and replaced again and again: every run ends, at most one repeat per kill", async () => {
+    const ws = fresh();
+    const runs = Array.from({ length: 6 }, (_, index) => `chaos${index}`);
+    for (const runId of runs) await runCli(["submit", "Write two notes", "--name", runId], { cwd: ws.dir, env: ws.env });
+    const pool = [started(ws.worker()), started(ws.worker()), started(ws.worker())];
+    let kills = 0;
+    for (let round = 0; round < 3 && ws.queued().length > 0; round++) {
+      const seen = ws.executions().length;
+      await waitFor(() => ws.executions().length > seen || ws.queued().length === 0, "a tool to run");
+      const index = Math.floor(Math.random() * pool.length);
+      (pool[index] as CliRun).child.kill("SIGKILL");
+      await (pool[index] as CliRun).done;
+      kills++;
+      pool[index] = started(ws.worker());
+    }
+    await waitFor(() => ws.queued().length === 0, "every run to end", 60_000);
+    for (const runId of runs) {
+      const journal = ws.journal(runId);
+      assert.deepEqual(kinds(journal).filter((kind) => kind !== "terminal"), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant"], `${runId}: each model turn once`);
+      assert.deepEqual(journal.at(-1), { ...journal.at(-1), terminal: { reason: "completed" } });
+    }
+    const executions = ws.executions().length;
+    assert.ok(executions >= runs.length * 2 && executions <= runs.length * 2 + kills, `${executions} executions for ${runs.length * 2} calls and ${kills} kills`);
+    for (const worker of pool) worker.child.kill("SIGTERM");
+  });
+});

@@ -1,0 +1,23 @@
+// The file queue passes the queue conformance suite, over a file store in a scratch directory.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after } from "node:test";
+import { runQueueConformance } from "../src/conformance/index.js";
+import { FileStore } from "../src/runstate/file/file-store.js";
+import { FileQueue, fileQueueDir } from "../src/queue/file-queue.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-queue-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+let dirs = 0;
+
+function over(dir: string) {
+  const store = new FileStore({ dir });
+  return { store, queue: new FileQueue({ dir: fileQueueDir(dir), store }) };
+}
+
+runQueueConformance("file", {
+  makeQueue: async () => over(join(scratch, `runs-${++dirs}`)),
+  again: async (of) => over((of.store as FileStore).dir),
+});

@@ -1,0 +1,79 @@
+// A workspace for the worker pool's tests: an agent.yaml of the script provider whose
+// tool logs each execution to a side-effect file before it waits on a gate file, so a
+// test can kill or stop a worker mid-tool and count what ran again.
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { JournalRecord } from "../../src/runstate/records.js";
+import { startCli, type CliRun } from "./cli-harness.js";
+import { journalRecords } from "./journal-file.js";
+
+export interface PoolWorkspace {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  openGate(): void;
+  /** The side-effect lines, in the order the tools wrote them. */
+  executions(): string[];
+  journal(runId: string): JournalRecord[];
+  /** The run ids with an entry in the file queue. */
+  queued(): string[];
+  /** A worker process on this workspace's agent.yaml. */
+  worker(extra?: string[]): CliRun;
+}
+
+/** `system` changes the agent's fingerprint, for a worker that must not take another agent's runs. */
+export function writePoolConfig(dir: string, file = "agent.yaml", system = "You are a pool test agent.", confirm = false): void {
+  writeFileSync(
+    join(dir, file),
+    `provider: script
+model: script-test
+script: ./notes.script.yaml
+system: ${system}
+tools:
+  - name: note
+    description: Append a line to the notes
+    command: [sh, -c, 'echo "$1" >> "$SIDE_LOG"; while [ ! -e "$GATE" ]; do sleep 0.02; done; sleep "\${TOOL_SLEEP:-0}"; echo "noted $1"', sh, "{text}"]
+    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
+    on_crash: rerun
+    confirm: ${confirm}
+session: { state_dir: ./state }
+`,
+  );
+}
+
+export function poolWorkspace(dir: string, { gateOpen = true } = {}): PoolWorkspace {
+  mkdirSync(dir, { recursive: true });
+  const sideLog = join(dir, "side-effects.log");
+  const gate = join(dir, "gate");
+  if (gateOpen) writeFileSync(gate, "");
+  writePoolConfig(dir);
+  writeFileSync(
+    join(dir, "notes.script.yaml"),
+    `turns:
+  - tool_calls: [{ name: note, input: { text: one } }]
+  - tool_calls: [{ name: note, input: { text: two } }]
+  - text: "two notes written"
+`,
+  );
+  const env = { PATH: process.env.PATH, HOME: dir, SIDE_LOG: sideLog, GATE: gate, NO_COLOR: "1" };
+  return {
+    dir,
+    env,
+    openGate: () => writeFileSync(gate, ""),
+    executions: () => (existsSync(sideLog) ? readFileSync(sideLog, "utf8").split("\n").filter((line) => line !== "") : []),
+    journal: (runId) => journalRecords(join(dir, "state", `${runId}.json`)),
+    queued: () => (existsSync(join(dir, "state", "queue")) ? readdirSync(join(dir, "state", "queue")).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -5)) : []),
+    worker: (extra = []) => startCli(["worker", "--poll", "20", ...extra], { cwd: dir, env }),
+  };
+}
+
+/** The record kinds of a journal, in order: meta, assistant, tool_result, terminal... */
+export function kinds(records: readonly JournalRecord[]): string[] {
+  return records.map((record) => record.protocol.split(".").at(-1) as string);
+}
+
+/** Everything a process printed on stdout so far, gathered from the moment this is called (call it right after starting the process). */
+export function stdoutLines(run: CliRun): () => string {
+  let text = "";
+  run.child.stdout?.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  return () => text;
+}
