@@ -2,6 +2,7 @@
 // stack trace. Errors that stop a run before it starts are usage errors (exit 2).
 import { CompactionError, ConfigError, DecisionRefusedError, GO_V3_HASHES_NOTE, ResumeRefusedError } from "../agent/agent-errors.js";
 import { RunStateError } from "../runstate/errors.js";
+import { McpSignInNeededError } from "../tools/mcp/sign-in-provider.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 
 /** A command line that does not make sense: one line saying what to do instead. */
@@ -35,6 +36,11 @@ export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): nu
   if (error instanceof DecisionRefusedError) {
     stderr.write(`fisk-ai: ${error.message}${decisionAdvice(error)}\n`);
     return error.refusal === "already-decided" ? EXIT.decided : EXIT.usage;
+  }
+  if (error instanceof McpSignInNeededError) {
+    const { login = `fisk-ai mcp login ${error.server}`, then = "run this command again" } = error.commands;
+    stderr.write(`fisk-ai: ${error.message}: sign in with '${login}', then ${then}\n`);
+    return EXIT.signIn;
   }
   if (error instanceof RunStateError) {
     stderr.write(`fisk-ai: ${storeMessage(error)}${storeAdvice(error)}\n`);

@@ -16,6 +16,7 @@ export const EXIT = {
   awaiting_approval: 10,
   decided: 11,
   ambiguous: 12,
+  signIn: 13,
   interrupted: 130,
 } as const;
 
@@ -61,5 +62,6 @@ export const EXIT_CODES_HELP = `Exit codes:
   10   awaiting approval: calls wait for a decision (fisk-ai session pending)
   11   the call is already decided: another decision was journaled first
   12   a title names more than one session: give its id
+  13   an MCP server needs a sign-in no one could give here: fisk-ai mcp login NAME, then run again
   130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer
 `;

@@ -26,6 +26,9 @@ import { titleSession } from "../runstate/session-title.js";
 import { configPathFrom, storeFor, storeFromFlags } from "./session-store.js";
 import { bothEvents, streamJsonEvents } from "./stream-json.js";
 import { terminalAskRerun, terminalAskUser, terminalConfirm } from "./terminal-confirm.js";
+import { terminalElicit } from "./terminal-elicit.js";
+import { showSignInPage } from "./open-browser.js";
+import { McpSignInNeededError } from "../tools/mcp/sign-in-provider.js";
 
 export interface CommandIO {
   stdin: NodeJS.ReadStream;
@@ -83,7 +86,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   let mcp: McpServers | undefined;
   try {
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
-    if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, io.env));
+    if (config.mcpServers.length > 0) mcp = await connectServers(config, io, target, values.approvals !== "defer" && !streamJson);
     const events = bothEvents(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, {
       runStarted: ({ runId }) => (signals.currentRunId = runId),
     });
@@ -113,6 +116,31 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     await mcp?.close();
     await store?.close();
     signals.release();
+  }
+}
+
+/**
+ * Starts the config's MCP servers. A person at the terminal (or a browser BROWSER names)
+ * can sign in and answer questions; where there is none, a server that needs a sign-in
+ * stops the run here, before any model call, naming the commands that go on from there.
+ */
+async function connectServers(config: AgentConfig, io: CommandIO, target: RunTarget, asks: boolean): Promise<McpServers> {
+  const terminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
+  const canSignIn = terminal || (io.env.BROWSER ?? "") !== "";
+  const ask = asks ? terminalElicit(io.stdin, io.stderr) : undefined;
+  const people = { ...(canSignIn ? { showSignInPage: showSignInPage(io.stderr, io.env) } : {}), ...(ask === undefined ? {} : { ask }) };
+  const { connectMcpServers } = await import("../tools/mcp/mcp-servers.js");
+  try {
+    return await connectMcpServers(mcpDefinitions(config, io.env, people));
+  } catch (error) {
+    if (error instanceof McpSignInNeededError) {
+      const config = target.usedConfig === undefined || target.usedConfig === resolve("agent.yaml") ? [] : ["--config", target.usedConfig];
+      error.commands = {
+        login: commandLine(["mcp", "login", error.server, ...config], {}, io.env),
+        ...(target.resumeId === undefined ? {} : { then: `'${commandLine(["run", "--resume", target.resumeId], target.where, io.env)}'` }),
+      };
+    }
+    throw error;
   }
 }
 
