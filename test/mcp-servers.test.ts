@@ -130,7 +130,7 @@ describe("MCP servers", () => {
   it("refuses a confirm list or on_crash map that names a tool the server does not offer", async () => {
     await assert.rejects(
       connectMcpServers([stdio("test", {}, { onCrash: { deploy: "never" } })]),
-      /MCP server test .*: its on_crash names the tool deploy, which it does not offer \(it offers: echo, count, picture, fail, environment, slow\)$/,
+      /MCP server test .*: its on_crash names the tool deploy, which it does not offer \(it offers: echo, count, picture, fail, environment, slow, ask\)$/,
     );
   });
 
