@@ -36,7 +36,7 @@ describe("MCP servers", () => {
     const servers = await connectMcpServers([stdio("test", {}, { confirm: ["fail"], onCrash: { count: "never" } })]);
     try {
       const byName = new Map(servers.tools.map((tool) => [tool.name, tool]));
-      assert.deepEqual([...byName.keys()].sort(), ["test__count", "test__echo", "test__environment", "test__fail", "test__picture", "test__slow"]);
+      assert.deepEqual([...byName.keys()].sort(), ["test__ask", "test__count", "test__echo", "test__environment", "test__fail", "test__picture", "test__slow"]);
       assert.deepEqual(byName.get("test__echo")?.input_schema.required, ["text"]);
       assert.equal(byName.get("test__fail")?.confirm, true);
       assert.equal(byName.get("test__echo")?.confirm, false);

@@ -2,7 +2,6 @@
 // stack trace. Errors that stop a run before it starts are usage errors (exit 2).
 import { CompactionError, ConfigError, DecisionRefusedError, GO_V3_HASHES_NOTE, ResumeRefusedError } from "../agent/agent-errors.js";
 import { RunStateError } from "../runstate/errors.js";
-import { McpSignInNeededError } from "../tools/mcp/sign-in-provider.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 
 /** A command line that does not make sense: one line saying what to do instead. */
@@ -17,6 +16,11 @@ export class AmbiguousTitleError extends Error {
   constructor(title: string, candidates: string) {
     super(`${JSON.stringify(title)} names more than one session: ${candidates}; give the session's id`);
   }
+}
+
+/** An MCP server needs a sign-in the run could not ask for: the line names the commands that go on. */
+export class SignInNeededError extends Error {
+  override readonly name = "SignInNeededError";
 }
 
 export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): number {
@@ -37,9 +41,8 @@ export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): nu
     stderr.write(`fisk-ai: ${error.message}${decisionAdvice(error)}\n`);
     return error.refusal === "already-decided" ? EXIT.decided : EXIT.usage;
   }
-  if (error instanceof McpSignInNeededError) {
-    const { login = `fisk-ai mcp login ${error.server}`, then = "run this command again" } = error.commands;
-    stderr.write(`fisk-ai: ${error.message}: sign in with '${login}', then ${then}\n`);
+  if (error instanceof SignInNeededError) {
+    stderr.write(`fisk-ai: ${error.message}\n`);
     return EXIT.signIn;
   }
   if (error instanceof RunStateError) {

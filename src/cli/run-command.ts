@@ -11,7 +11,7 @@ import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import type { MetaPayload } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
-import { UsageError } from "./cli-errors.js";
+import { SignInNeededError, UsageError } from "./cli-errors.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { stderrRenderer, styleFor } from "./render.js";
 import { resumableSessions } from "./session-list.js";
@@ -133,14 +133,11 @@ async function connectServers(config: AgentConfig, io: CommandIO, target: RunTar
   try {
     return await connectMcpServers(mcpDefinitions(config, io.env, people));
   } catch (error) {
-    if (error instanceof McpSignInNeededError) {
-      const config = target.usedConfig === undefined || target.usedConfig === resolve("agent.yaml") ? [] : ["--config", target.usedConfig];
-      error.commands = {
-        login: commandLine(["mcp", "login", error.server, ...config], {}, io.env),
-        ...(target.resumeId === undefined ? {} : { then: `'${commandLine(["run", "--resume", target.resumeId], target.where, io.env)}'` }),
-      };
-    }
-    throw error;
+    if (!(error instanceof McpSignInNeededError)) throw error;
+    const config = target.usedConfig === undefined || target.usedConfig === resolve("agent.yaml") ? [] : ["--config", target.usedConfig];
+    const login = commandLine(["mcp", "login", error.server, ...config], {}, io.env);
+    const then = target.resumeId === undefined ? "run this command again" : `'${commandLine(["run", "--resume", target.resumeId], target.where, io.env)}'`;
+    throw new SignInNeededError(`${error.message}: sign in with '${login}', then ${then}`);
   }
 }
 

@@ -19,6 +19,7 @@ export type McpAuthDefinition =
       port?: number;
       /** A client registered beforehand; else the server's client ID metadata document or dynamic registration. */
       clientId?: string;
+      /** The pre-registered client's secret, if it has one. */
       clientSecret?: string;
       /** An https URL of this client's metadata document, its id where the server supports that. */
       clientMetadataUrl?: string;
@@ -30,19 +31,23 @@ export type McpAuthDefinition =
   | {
       /** No person: the client's own credentials, exchanged for a token at each start (client_credentials). */
       kind: "client-credentials";
+      /** The client the authorization server knows this program by. */
       clientId: string;
       /** Sent as HTTP Basic (client_secret_basic). */
       clientSecret: string;
+      /** The scopes to ask for. */
       scope?: string;
     }
   | {
       /** No person: a JWT signed with the client's private key proves who it is (private_key_jwt). */
       kind: "private-key-jwt";
+      /** The client the authorization server knows this program by. */
       clientId: string;
       /** PEM. */
       privateKey: string;
       /** Such as `ES256` or `RS256`. */
       algorithm: string;
+      /** The scopes to ask for. */
       scope?: string;
     };
 

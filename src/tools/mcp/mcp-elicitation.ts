@@ -5,10 +5,15 @@ import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/type
 
 /** One field of a question's form, as the server describes it. */
 export interface McpQuestionField {
+  /** `string`, `number`, `integer` or `boolean`. */
   type?: string;
+  /** A short name to show in place of the field's. */
   title?: string;
+  /** What the server wants to know. */
   description?: string;
+  /** The value an answer that leaves the field out gets. */
   default?: unknown;
+  /** The only values allowed, for a choice. */
   enum?: readonly string[];
 }
 
@@ -16,14 +21,26 @@ export interface McpQuestionField {
 export interface McpQuestion {
   /** The server's name in the configuration. */
   server: string;
+  /** The question, in the server's words. */
   message: string;
+  /** The form to fill in. */
   fields: Record<string, McpQuestionField>;
   /** The fields an accepted answer must give (or have a default for). */
   required: readonly string[];
 }
 
 /** The answer: the values given (the SDK adds the defaults of those left out), or no answer. */
-export type McpAnswer = { action: "accept"; content: Record<string, string | number | boolean | string[]> } | { action: "decline" | "cancel" };
+export type McpAnswer =
+  | {
+      /** Answered. */
+      action: "accept";
+      /** The values given, by field name. */
+      content: Record<string, string | number | boolean | string[]>;
+    }
+  | {
+      /** Refused (`decline`), or dismissed without a choice (`cancel`). */
+      action: "decline" | "cancel";
+    };
 
 /** Answers a server's question; see answerFromValues for answers given in advance. */
 export type McpElicit = (question: McpQuestion) => Promise<McpAnswer>;

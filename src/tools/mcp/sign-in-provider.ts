@@ -14,9 +14,6 @@ export class McpSignInNeededError extends Error {
   /** Always `"McpSignInNeededError"`. */
   override readonly name = "McpSignInNeededError";
 
-  /** The command that signs in, and the one to run after it, when the caller knows them better. */
-  commands: { login?: string; then?: string } = {};
-
   constructor(
     /** The server's name in agent.yaml. */
     readonly server: string,
