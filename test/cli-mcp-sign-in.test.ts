@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runCli, type CliResult } from "./helpers/cli-harness.js";
 import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
+import { startHttpMcpServer } from "./helpers/mcp-test-server.js";
 import { startOAuthMcpServer, type OAuthMcpServer } from "./helpers/oauth-mcp-server.js";
 
 const API_KEY = "sk-ant-test-sign-in";
@@ -163,6 +164,34 @@ describe("signing in to a remote MCP server", () => {
     const login = await ws.fisk(["mcp", "login", "tracker"]);
     assertDone(login, 2, "a login to a client-credentials server");
     assert.equal(login.stderr, "fisk-ai: MCP server tracker signs in with its client's own credentials (grant: client_credentials): no person signs in\n");
+  });
+
+  it("a sign-in the person refuses fails in one line naming the server and why, exit 1, and keeps no token", async () => {
+    const ws = workspace();
+    server.refuseSignIn = true;
+    try {
+      const login = await ws.fisk(["mcp", "login", "tracker"], { BROWSER });
+      assertDone(login, 1, "a refused sign-in");
+      assert.match(login.stderr.split("\n").at(-2) ?? "", /^fisk-ai: MCP server tracker \(http:\/\/127\.0\.0\.1:\d+\/mcp\) did not start or list its tools: the sign-in to MCP server tracker failed: the user refused$/);
+      assert.equal(login.stderr.split("\n").length, 3, "the page's URL, then the one line");
+      assert.equal(JSON.parse(readFileSync(ws.signInFile, "utf8")).tokens, undefined);
+    } finally {
+      server.refuseSignIn = false;
+    }
+  });
+
+  it("a server that asks for no sign-in: login says so, and nothing is kept", async () => {
+    const plain = await startHttpMcpServer();
+    try {
+      const ws = workspace();
+      writeFileSync(join(ws.dir, "agent.yaml"), `mcp_servers:\n  - name: open\n    url: ${plain.url}\n`);
+      const login = await ws.fisk(["mcp", "login", "open"], { BROWSER });
+      assertDone(login, 0, "the login");
+      assert.equal(login.stderr, "fisk-ai: MCP server open did not ask for a sign-in; its 7 tools are ready\n");
+      assert.equal(existsSync(join(ws.dir, "state", "fisk-ai", "mcp-auth", "open.json")), false);
+    } finally {
+      await plain.close();
+    }
   });
 
   it("mcp login names what is wrong with the server it is given", async () => {

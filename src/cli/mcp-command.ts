@@ -28,7 +28,7 @@ export async function mcpCommand(command: McpCommandName, [name]: string[], flag
   const config = loadAgentConfig(configPathFrom(flags.config));
   const server = signInServer(config, name);
   // A login signs in afresh: the saved tokens go, the registered client stays.
-  file.update({ tokens: undefined });
+  if (file.read().tokens !== undefined) file.update({ tokens: undefined });
   const [definition] = mcpDefinitions({ ...config, mcpServers: [server] }, io.env, { showSignInPage: showSignInPage(io.stderr, io.env) });
   const { connectMcpServers } = await import("../tools/mcp/mcp-servers.js");
   const connected = await connectMcpServers([definition as NonNullable<typeof definition>]);

@@ -21,6 +21,8 @@ export interface OAuthMcpServer {
   registrations: number;
   /** Every access and refresh token issued, to look for in what must not hold them. */
   issued: string[];
+  /** While true, the authorization page answers as a person who refused: back to the client with `error=access_denied`. */
+  refuseSignIn: boolean;
   /** Makes every access token issued so far expired: the next request with one gets a 401. */
   expireAccessTokens(): void;
   close(): Promise<void>;
@@ -50,6 +52,7 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
     authorizations: 0,
     registrations: 0,
     issued: [],
+    refuseSignIn: false,
     expireAccessTokens: () => access.forEach((entry) => (entry.expired = true)),
     close: async () => undefined,
   };
@@ -127,11 +130,17 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
           const redirectUri = query.get("redirect_uri") ?? "";
           if (client === undefined || !client.redirectUris.includes(redirectUri)) return json(res, 400, { error: "invalid_client" });
           if (query.get("code_challenge_method") !== "S256" || query.get("resource") !== state.url) return json(res, 400, { error: "invalid_request" });
+          const back = new URL(redirectUri);
+          back.searchParams.set("state", query.get("state") ?? "");
+          if (state.refuseSignIn) {
+            back.searchParams.set("error", "access_denied");
+            back.searchParams.set("error_description", "the user refused");
+            res.writeHead(302, { location: back.href }).end();
+            return;
+          }
           const code = token();
           codes.set(code, { client: query.get("client_id") ?? "", challenge: query.get("code_challenge") ?? "", redirectUri });
-          const back = new URL(redirectUri);
           back.searchParams.set("code", code);
-          back.searchParams.set("state", query.get("state") ?? "");
           res.writeHead(302, { location: back.href }).end();
           return;
         }

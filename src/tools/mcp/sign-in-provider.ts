@@ -4,7 +4,7 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { awaitRedirect, newState } from "./loopback-redirect.js";
-import type { SignInFile } from "./sign-in-file.js";
+import type { SignInFile, SignInState } from "./sign-in-file.js";
 
 /** Shows the authorization page to a person (opens a browser, prints the URL). */
 export type ShowSignInPage = (page: URL, server: string) => void | Promise<void>;
@@ -46,7 +46,14 @@ export class SignInProvider implements OAuthClientProvider {
   #state: string | undefined;
 
   constructor(private readonly options: SignInOptions) {
-    if (options.file.read().url !== options.url) options.file.update({ url: options.url, client: undefined, tokens: undefined, codeVerifier: undefined, discovery: undefined });
+    // Nothing is written for a server that never asks; a sign-in kept for another URL is dropped.
+    const saved = options.file.read().url;
+    if (saved !== undefined && saved !== options.url) options.file.remove();
+  }
+
+  /** Every change is stamped with the URL it was made for. */
+  #save(change: Partial<SignInState>): void {
+    this.options.file.update({ ...change, url: this.options.url });
   }
 
   get redirectUrl(): string {
@@ -80,7 +87,7 @@ export class SignInProvider implements OAuthClientProvider {
 
   saveClientInformation(client: OAuthClientInformationMixed): void {
     // A pre-registered client is the configuration's: its secret stays out of the file.
-    if (this.options.clientId === undefined) this.options.file.update({ client });
+    if (this.options.clientId === undefined) this.#save({ client });
   }
 
   tokens(): OAuthTokens | undefined {
@@ -88,11 +95,11 @@ export class SignInProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: OAuthTokens): void {
-    this.options.file.update({ tokens, codeVerifier: undefined });
+    this.#save({ tokens, codeVerifier: undefined });
   }
 
   saveCodeVerifier(codeVerifier: string): void {
-    this.options.file.update({ codeVerifier });
+    this.#save({ codeVerifier });
   }
 
   codeVerifier(): string {
@@ -106,12 +113,12 @@ export class SignInProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(discovery: OAuthDiscoveryState): void {
-    this.options.file.update({ discovery });
+    this.#save({ discovery });
   }
 
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
     const all = scope === "all";
-    this.options.file.update({
+    this.#save({
       ...(all || scope === "client" ? { client: undefined } : {}),
       ...(all || scope === "tokens" ? { tokens: undefined } : {}),
       ...(all || scope === "verifier" ? { codeVerifier: undefined } : {}),
