@@ -7,16 +7,23 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { runCli, type CliResult } from "./helpers/cli-harness.js";
+import { spawnSync } from "node:child_process";
+import { CLI, runCli, type CliResult } from "./helpers/cli-harness.js";
 import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
 import { startHttpMcpServer } from "./helpers/mcp-test-server.js";
+import { programPath, skipWithout } from "./helpers/programs.js";
+import { TmuxTerminal } from "./helpers/tmux-terminal.js";
 import { startOAuthMcpServer, type OAuthMcpServer } from "./helpers/oauth-mcp-server.js";
 
 const API_KEY = "sk-ant-test-sign-in";
 const BROWSER = `"${process.execPath}" "${new URL("./helpers/headless-browser.js", import.meta.url).pathname}"`;
 const MACHINE = { id: "build-bot", secret: "s3cret-machine-7f2e" };
 const root = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-mcp-sign-in-")));
-after(() => rmSync(root, { recursive: true, force: true }));
+const SOCKET = `fisk-sign-in-${process.pid}`;
+after(() => {
+  if (programPath("tmux") !== undefined) spawnSync(programPath("tmux") as string, ["-L", SOCKET, "kill-server"]);
+  rmSync(root, { recursive: true, force: true });
+});
 
 /** "use TOOL {json}" asks for that tool; a tool result is answered with what it said. */
 function reply(messages: SentMessage[]): AnthropicReply {
@@ -212,6 +219,31 @@ describe("signing in to a remote MCP server", () => {
 });
 
 describe("questions from a server (elicitation)", () => {
+  it("are asked on a terminal: the message, then each field with its default (an empty line keeps it), a value of the wrong type asked again", { skip: skipWithout("tmux") }, async () => {
+    const ws = workspace("    elicitation: { answers: { count: 99 } }\n");
+    assertDone(await ws.fisk(["mcp", "login", "tracker"], { BROWSER }), 0, "the login");
+    const env = { PS1: "$ ", NO_COLOR: "1", PATH: process.env.PATH ?? "", HOME: ws.dir, XDG_STATE_HOME: join(ws.dir, "state"), ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: model.url };
+    const terminal = new TmuxTerminal(SOCKET, "ask", env, { width: 120, height: 30 });
+    try {
+      terminal.line(`cd ${ws.dir} && "${process.execPath}" "${CLI}" run 'use tracker__ask {}'; echo "exit $?"`);
+      await terminal.waitFor((screen) => screen.includes("Answer? [Y/n]"), "the question");
+      assert.match(terminal.screen(), /^MCP server tracker asks: Who is asking, and how many\?$/m);
+      terminal.line("");
+      await terminal.waitFor((screen) => screen.includes("name (Your name) [Ada]:"), "the first field");
+      terminal.line("");
+      await terminal.waitFor((screen) => screen.includes("count (How many):"), "the second field");
+      terminal.line("lots");
+      await terminal.waitFor((screen) => screen.includes("expected a whole number"), "the field asked again");
+      terminal.line("4");
+      const screen = await terminal.waitFor((shown) => /^exit \d+$/m.test(shown), "the run to end");
+      assert.match(screen, /^Result: accept \{"count":4,"name":"Ada"\}$/m, "the terminal's answer, not agent.yaml's");
+      assert.match(screen, /^exit 0$/m);
+    } finally {
+      terminal.close();
+    }
+  });
+
+
   it("are answered from agent.yaml's answers with the schema's defaults where no terminal can ask, and declined where no one can answer", async () => {
     const answered = workspace("    elicitation: { answers: { count: 3 } }\n");
     assertDone(await answered.fisk(["mcp", "login", "tracker"], { BROWSER }), 0, "the login");
