@@ -1,7 +1,8 @@
 // MCP servers, through the official SDK's client: started once per process, in parallel,
 // their tools listed and offered to the model as `<server>__<tool>`, and shut down when
-// the run ends. Loaded only by runs that configure a server, so start-up does not pay
-// for the SDK.
+// the run ends. An HTTP server that asks signs in (mcp-auth.ts), and a server's questions
+// during a call go to the definition's `elicit`. Loaded only by runs that configure a
+// server, so start-up does not pay for the SDK.
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
