@@ -1,7 +1,10 @@
 // The library API. Run an agent with runAgent and tools from defineTool; journal it to a
 // store from createStore (or a FileStore, MemoryStore); read a journal back with fold.
 // The store conformance suite is at "fisk-ai/conformance".
-export { runAgent, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
+export { runAgent, COMPACT, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
+export { loadAgent, type LoadedAgent, type LoadAgentOptions } from "./config/load-agent.js";
+export type { AgentRunOptions } from "./config/run-options.js";
+export type { AgentConfig, ConfigOverrides } from "./config/agent-config.js";
 export type { AgentEvents, RunOutcome } from "./agent/events.js";
 export type { AskUser } from "./agent/approvals.js";
 export { approve, deny, answer, type DecideOptions, type DecisionResult } from "./agent/decide-calls.js";

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { loadAgentConfig } from "../src/agent/config.js";
+import { loadAgentConfig } from "../src/config/agent-config.js";
 import { ConfigError } from "../src/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-compaction-config-"));

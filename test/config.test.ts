@@ -4,7 +4,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ConfigError } from "../src/agent/agent-errors.js";
-import { loadAgentConfig } from "../src/agent/config.js";
+import { loadAgentConfig } from "../src/config/agent-config.js";
 import type { FileStoreConfig } from "../src/runstate/create-store.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-config-"));

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { loadAgentConfig } from "../src/agent/config.js";
+import { loadAgentConfig } from "../src/config/agent-config.js";
 import { forkSession, importSession } from "../src/cli/session-transfer.js";
 import { ledgerOf, callsOf } from "../src/ledger/ledger.js";
 import { planPrune } from "../src/ledger/prune-plan.js";

@@ -6,11 +6,14 @@ import type { Store } from "../runstate/store.js";
 import type { Tool } from "../tools/tool.js";
 import { ToolSet, type ConfirmToolCall } from "../tools/tool-set.js";
 import { ConfigError } from "./agent-errors.js";
-import { resumeRun, startRun, type RunOptions } from "./agent-loop.js";
+import { COMPACT, resumeRun, startRun, type AgentSettings, type RunOptions } from "./agent-loop.js";
+
+export { COMPACT };
 import { compactionSettingsFor, type CompactionOptions } from "./compaction.js";
 import type { AskUser } from "./approvals.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
+import type { NoteStore } from "../memory/note-store.js";
 
 /** What runAgent runs: the model, the prompt (or the session to resume) and the tools; the rest has defaults. */
 export interface RunAgentOptions {
@@ -87,6 +90,28 @@ export interface RunAgentOptions {
   approvalTimeoutMs?: number;
   /** Asked whether a call of an `onCrash: "ask"` tool that a crash cut short runs again; without it, no. */
   askRerun?: ConfirmToolCall;
+  /** Who `confirm` and `askUser` speak for, journaled with their decisions (default `callback`). */
+  decidedBy?: string;
+  /**
+   * Notes kept across runs (a FileNoteStore): their index joins the system prompt at every
+   * start and resume, never the fingerprint. Give the model `memoryTools(memory)` among
+   * `tools` to let it write them.
+   */
+  memory?: NoteStore;
+  /** With `resume`: a prompt that takes the session further, journaled as a `user` record (also after a completed run). */
+  followUp?: string;
+  /**
+   * A chat: after each answer the run asks this for the next prompt, journals it and goes
+   * on; `undefined` ends the chat (journaled `suspended`, so it can be resumed), `COMPACT`
+   * compacts the conversation and asks again. A new session given one is marked as a chat.
+   */
+  nextPrompt?: () => Promise<string | typeof COMPACT | undefined>;
+  /** Recorded in a new session's meta: the absolute directory its tools run in, so a resume elsewhere can run them there. */
+  cwd?: string;
+  /** Recorded in a new session's meta: the absolute path of the agent.yaml it runs (loadAgent sets it), so a resume can load it again. */
+  configPath?: string;
+  /** Aborting it stops the run at once, journaling nothing more: what a crash leaves, to be resumed later. */
+  abort?: AbortSignal;
 }
 
 /** How the run ended, as the runFinished event reports it. A failed model call or an over-budget run is an outcome (reason `error`, `budget`), not a rejection. */
@@ -99,6 +124,40 @@ export type AgentOutcome = RunOutcome;
  * that do not fit together.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> {
+  const run: RunOptions = {
+    settings: agentSettings(options),
+    suspend: suspendOn(options.signal),
+    ...(options.abort === undefined ? {} : { signal: options.abort }),
+    ...(options.events === undefined ? {} : { events: options.events }),
+    ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
+    ...(options.askUser === undefined ? {} : { askUser: options.askUser }),
+    ...(options.askRerun === undefined ? {} : { askRerun: options.askRerun }),
+    ...(options.decidedBy === undefined ? {} : { decidedBy: options.decidedBy }),
+    ...(options.nextPrompt === undefined ? {} : { nextPrompt: options.nextPrompt }),
+  };
+  if (options.resume !== undefined) {
+    if (options.store === undefined) throw new ConfigError("resume needs the store the session is in: pass store");
+    if (options.prompt !== undefined) throw new ConfigError("a resumed session continues its own conversation: pass no prompt (a followUp takes it further)");
+    return resumeRun({ ...run, store: options.store }, { runId: options.resume, force: options.force === true, followUp: options.followUp });
+  }
+  if (options.prompt === undefined || options.prompt.trim() === "") throw new ConfigError("prompt is empty: say what the agent should do");
+  if (options.followUp !== undefined) throw new ConfigError("followUp takes a resumed session further: pass it with resume");
+  return startRun(
+    { ...run, store: options.store },
+    {
+      prompt: options.prompt,
+      runId: options.runId,
+      recordVersion: options.recordVersion,
+      title: options.title,
+      interactive: options.nextPrompt !== undefined,
+      cwd: options.cwd,
+      config: options.configPath,
+    },
+  );
+}
+
+/** The one place a run's options become the loop's settings, defaults filled in. */
+function agentSettings(options: RunAgentOptions): AgentSettings {
   const budget = options.budget ?? {};
   const retry = options.retry ?? {};
   let tools: ToolSet;
@@ -107,41 +166,33 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   } catch (error) {
     throw new ConfigError(`tools: ${(error as Error).message}`);
   }
-  const signal = options.signal;
   const compaction = compactionSettingsFor(options.model, options.compaction, "compaction");
-  const run: RunOptions = {
-    settings: {
-      provider: options.provider,
-      model: options.model,
-      system: options.system ?? AGENT_DEFAULTS.system,
-      tools,
-      parallelTools: options.parallelTools ?? false,
-      maxOutputTokens: budget.maxOutputTokens ?? AGENT_DEFAULTS.maxOutputTokens,
-      maxTokens: budget.maxTokens ?? AGENT_DEFAULTS.maxTokens,
-      maxIterations: budget.maxIterations ?? AGENT_DEFAULTS.maxIterations,
-      thinking: options.thinking ?? { mode: "off" },
-      ...(options.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: options.approvalTimeoutMs }),
-      retry: {
-        attempts: retry.attempts ?? AGENT_DEFAULTS.retryAttempts,
-        baseDelayMs: retry.baseDelayMs ?? AGENT_DEFAULTS.retryBaseDelayMs,
-        timeoutMs: retry.timeoutMs ?? AGENT_DEFAULTS.callTimeoutMs,
-      },
-      ...(compaction === undefined ? {} : { compaction }),
+  return {
+    provider: options.provider,
+    model: options.model,
+    system: options.system ?? AGENT_DEFAULTS.system,
+    tools,
+    parallelTools: options.parallelTools ?? false,
+    maxOutputTokens: budget.maxOutputTokens ?? AGENT_DEFAULTS.maxOutputTokens,
+    maxTokens: budget.maxTokens ?? AGENT_DEFAULTS.maxTokens,
+    maxIterations: budget.maxIterations ?? AGENT_DEFAULTS.maxIterations,
+    thinking: options.thinking ?? { mode: "off" },
+    retry: {
+      attempts: retry.attempts ?? AGENT_DEFAULTS.retryAttempts,
+      baseDelayMs: retry.baseDelayMs ?? AGENT_DEFAULTS.retryBaseDelayMs,
+      timeoutMs: retry.timeoutMs ?? AGENT_DEFAULTS.callTimeoutMs,
     },
-    suspend: { get requested() { return signal?.aborted === true; } },
-    ...(options.events === undefined ? {} : { events: options.events }),
-    ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
-    ...(options.askUser === undefined ? {} : { askUser: options.askUser }),
-    ...(options.askRerun === undefined ? {} : { askRerun: options.askRerun }),
+    ...(options.memory === undefined ? {} : { memory: options.memory }),
+    ...(options.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: options.approvalTimeoutMs }),
+    ...(compaction === undefined ? {} : { compaction }),
   };
-  let outcome;
-  if (options.resume !== undefined) {
-    if (options.store === undefined) throw new ConfigError("resume needs the store the session is in: pass store");
-    if (options.prompt !== undefined) throw new ConfigError("a resumed session continues its own conversation: pass no prompt");
-    outcome = await resumeRun({ ...run, store: options.store }, { runId: options.resume, force: options.force === true });
-  } else {
-    if (options.prompt === undefined || options.prompt.trim() === "") throw new ConfigError("prompt is empty: say what the agent should do");
-    outcome = await startRun({ ...run, store: options.store }, { prompt: options.prompt, runId: options.runId, recordVersion: options.recordVersion, title: options.title });
-  }
-  return outcome;
+}
+
+/** The loop asks at each boundary whether a suspend was asked for. */
+function suspendOn(signal: AbortSignal | undefined): { readonly requested: boolean } {
+  return {
+    get requested() {
+      return signal?.aborted === true;
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // `fisk-ai mcp login|logout NAME`: sign in to a remote MCP server of agent.yaml in the
 // browser, once, before runs that cannot ask; or forget the sign-in.
-import { loadAgentConfig, type AgentConfig, type McpServerConfig } from "../agent/config.js";
-import { mcpDefinitions, mcpSignInDir } from "../agent/settings-from-config.js";
+import { loadAgentConfig, type AgentConfig, type McpServerConfig } from "../config/agent-config.js";
+import { mcpDefinitions, mcpSignInDir } from "../config/run-options.js";
 import { SignInFile } from "../tools/mcp/sign-in-file.js";
 import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";

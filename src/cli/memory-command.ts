@@ -48,7 +48,7 @@ export async function memoryCommand(command: MemoryCommandName, keys: string[], 
 async function namespaceFromConfig(flag: string | undefined): Promise<string> {
   const path = configPathFrom(flag);
   if (path === undefined) return "default";
-  const { loadAgentConfig } = await import("../agent/config.js");
+  const { loadAgentConfig } = await import("../config/agent-config.js");
   return loadAgentConfig(path).memoryNamespace ?? "default";
 }
 

@@ -2,12 +2,11 @@
 // environment, wires signals to suspend, and renders. All the work is the library's.
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { COMPACT, resumeRun, startRun, type RunOptions, type RunStart } from "../agent/agent-loop.js";
-import { loadAgentConfig, type AgentConfig } from "../agent/config.js";
+import { COMPACT, runAgent, type RunAgentOptions } from "../agent/run-agent.js";
+import { loadAgentConfig, type AgentConfig } from "../config/agent-config.js";
 import type { AgentEvents, RunOutcome } from "../agent/events.js";
-import { mcpDefinitions, settingsFromConfig } from "../agent/settings-from-config.js";
+import { startAgent, type LoadedAgent } from "../config/load-agent.js";
 import { RunStateError } from "../runstate/errors.js";
-import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import type { MetaPayload } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
@@ -82,11 +81,10 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   const signals = new RunSignals(checkpoint, target.where, io);
   const prompts = input === undefined ? undefined : new ChatPrompts(input, signals);
   const output = outputFor(io, target.where, streamJson);
-  const start = { interactive: chat, cwd: process.cwd(), config: target.usedConfig, recordVersion: config.recordVersion, title: values.title };
-  let mcp: McpServers | undefined;
+  let agent: LoadedAgent | undefined;
   try {
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
-    if (config.mcpServers.length > 0) mcp = await connectServers(config, io, target, values.approvals !== "defer" && !streamJson);
+    agent = await startAgentAsking(config, io, target, values.approvals !== "defer" && !streamJson);
     const events = bothEvents(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, {
       runStarted: ({ runId }) => (signals.currentRunId = runId),
     });
@@ -95,43 +93,47 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     const confirm = asks ? terminalConfirm(io.stdin, io.stderr) : undefined;
     const askUser = asks ? terminalAskUser(io.stdin, io.stderr) : undefined;
     const askRerun = terminalAskRerun(io.stdin, io.stderr);
-    const options: RunOptions = {
-      settings: settingsFromConfig(config, io.env, mcp?.tools),
+    const options: RunAgentOptions = {
+      ...agent.options,
+      // The recorded path is the one the run was started with, also when the defaults ran.
+      configPath: target.usedConfig,
+      cwd: process.cwd(),
+      title: values.title,
+      force: values.force === true,
       events: io.wrapRunEvents?.(events) ?? events,
       ...(confirm === undefined ? {} : { confirm }),
       ...(askUser === undefined ? {} : { askUser }),
       ...(askRerun === undefined ? {} : { askRerun }),
       decidedBy: "terminal",
-      suspend: signals.suspend,
-      signal: signals.abort.signal,
+      signal: signals.suspend.signal,
+      abort: signals.abort.signal,
       store,
       ...(prompts === undefined ? {} : { nextPrompt: () => prompts.next() }),
     };
-    const outcome = await runSessions(options, target, { ...start, prompt, runId: values.name, force: values.force === true }, prompts);
+    const outcome = await runSessions(options, target, { prompt, runId: values.name }, prompts);
     signals.finishedWith = prompts?.ended === true && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
     if (!chat && !streamJson && outcome.reason === "completed") output.printAnswer(outcome.answer ?? "");
     return signals.finishedWith;
   } finally {
     input?.close();
-    await mcp?.close();
+    await agent?.close();
     await store?.close();
     signals.release();
   }
 }
 
 /**
- * Starts the config's MCP servers. A person at the terminal (or a browser BROWSER names)
- * can sign in and answer questions; where there is none, a server that needs a sign-in
- * stops the run here, before any model call, naming the commands that go on from there.
+ * Starts the agent and its MCP servers. A person at the terminal (or a browser BROWSER
+ * names) can sign in and answer questions; where there is none, a server that needs a
+ * sign-in stops the run here, before any model call, naming the commands that go on from there.
  */
-async function connectServers(config: AgentConfig, io: CommandIO, target: RunTarget, asks: boolean): Promise<McpServers> {
+async function startAgentAsking(config: AgentConfig, io: CommandIO, target: RunTarget, asks: boolean): Promise<LoadedAgent> {
   const terminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
   const canSignIn = terminal || (io.env.BROWSER ?? "") !== "";
   const ask = asks ? terminalElicit(io.stdin, io.stderr) : undefined;
   const people = { ...(canSignIn ? { showSignInPage: showSignInPage(io.stderr, io.env) } : {}), ...(ask === undefined ? {} : { ask }) };
-  const { connectMcpServers } = await import("../tools/mcp/mcp-servers.js");
   try {
-    return await connectMcpServers(mcpDefinitions(config, io.env, people));
+    return await startAgent(config, target.usedConfig, io.env, people);
   } catch (error) {
     if (!(error instanceof McpSignInNeededError)) throw error;
     const config = target.usedConfig === undefined || target.usedConfig === resolve("agent.yaml") ? [] : ["--config", target.usedConfig];
@@ -146,19 +148,19 @@ async function connectServers(config: AgentConfig, io: CommandIO, target: RunTar
  * asks for. The last session's outcome.
  */
 async function runSessions(
-  options: RunOptions,
+  options: RunAgentOptions,
   { store, resumeId, followUp }: RunTarget,
-  { force, runId, ...start }: RunStart & { force: boolean },
+  start: { prompt: string; runId: string | undefined },
   prompts: ChatPrompts | undefined,
 ): Promise<RunOutcome> {
   let outcome =
     store !== undefined && resumeId !== undefined
-      ? await resumeRun({ ...options, store }, { runId: resumeId, force, followUp })
-      : await startRun(options, { ...start, runId });
+      ? await runAgent({ ...options, resume: resumeId, ...(followUp === undefined ? {} : { followUp }) })
+      : await runAgent({ ...options, prompt: start.prompt, ...(start.runId === undefined ? {} : { runId: start.runId }) });
   // `/clear` ended that session: the next starts with the prompt typed after it, and a new id.
   for (let fresh = prompts?.takeCleared(); fresh !== undefined; fresh = prompts?.takeCleared()) {
     // A new session: the title named the one the command started.
-    outcome = await startRun(options, { ...start, prompt: fresh, title: undefined });
+    outcome = await runAgent({ ...options, prompt: fresh, title: undefined });
   }
   return outcome;
 }

@@ -6,7 +6,8 @@ import { resumeCommand, type ResumeWhere } from "./resume-hint.js";
 
 export class RunSignals {
   readonly abort = new AbortController();
-  readonly suspend = { requested: false };
+  /** Aborted by the first signal: the run suspends at its next step. */
+  readonly suspend = new AbortController();
   /**
    * Set once the outcome is known: a Ctrl-C after that finds nothing to stop and must not
    * turn the outcome's exit code into 130, so the handlers stay until the process is gone.
@@ -38,7 +39,7 @@ export class RunSignals {
     if (this.finishedWith !== undefined) process.exit(this.finishedWith);
     if (this.atPrompt !== undefined) return this.atPrompt();
     const { io } = this;
-    if (!this.checkpoint || this.suspend.requested) {
+    if (!this.checkpoint || this.suspend.signal.aborted) {
       // Crash semantics: stop tools at once, write nothing more.
       this.abort.abort(new Error("interrupted"));
       io.stderr.write(
@@ -48,7 +49,7 @@ export class RunSignals {
       );
       process.exit(EXIT.interrupted);
     }
-    this.suspend.requested = true;
+    this.suspend.abort();
     io.stderr.write("\nfisk-ai: suspending at the next step (Ctrl-C again aborts at once)\n");
   };
 }

@@ -2,7 +2,7 @@
 // few lines over the store; the work is in the library.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { AgentConfig, Retention } from "../agent/config.js";
+import type { AgentConfig, Retention } from "../config/agent-config.js";
 import { assertRunId } from "../runstate/run-id.js";
 import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
@@ -226,7 +226,7 @@ async function sessionSubcommand(
 async function crashPolicies(configFlag: string | undefined, recorded: string | undefined): Promise<CrashPolicyOf> {
   const path = configFlag ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined));
   if (path === undefined) return () => undefined;
-  const [{ loadAgentConfig }, { crashPolicyAmong }] = await Promise.all([import("../agent/config.js"), import("../tools/mcp/mcp-names.js")]);
+  const [{ loadAgentConfig }, { crashPolicyAmong }] = await Promise.all([import("../config/agent-config.js"), import("../tools/mcp/mcp-names.js")]);
   let config: Pick<AgentConfig, "tools" | "mcpServers">;
   try {
     config = loadAgentConfig(path);
@@ -242,7 +242,7 @@ async function crashPolicies(configFlag: string | undefined, recorded: string | 
 async function retentionFrom(flags: StoreFlags): Promise<Retention | undefined> {
   const path = configPathFrom(flags.config);
   if (path === undefined) return undefined;
-  const { loadAgentConfig } = await import("../agent/config.js");
+  const { loadAgentConfig } = await import("../config/agent-config.js");
   return loadAgentConfig(path).retention;
 }
 

@@ -3,8 +3,8 @@
 // the configuration a resume would use: --config, else the one the session recorded.
 import { existsSync } from "node:fs";
 import { compactSession, undoCompaction } from "../agent/compact-session.js";
-import { loadAgentConfig } from "../agent/config.js";
-import { summarizerFromConfig } from "../agent/settings-from-config.js";
+import { loadAgentConfig } from "../config/agent-config.js";
+import { runOptionsFromConfig } from "../config/run-options.js";
 import type { Store } from "../runstate/store.js";
 import { compactionLine } from "./compaction-text.js";
 import { configPathFrom } from "./session-store.js";
@@ -22,10 +22,16 @@ export async function compactStoredSession(
   }
   const recorded = (await store.summarize(runId)).meta?.config;
   const config = loadAgentConfig(flags.config ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined)));
+  // The session's own model, prompt and tools (not its MCP servers', which this does not start).
+  const { provider, model, system, tools, budget } = runOptionsFromConfig(config, io.env);
   await compactSession({
     store,
     session: runId,
-    ...summarizerFromConfig(config, io.env),
+    provider,
+    model,
+    system,
+    tools,
+    maxOutputTokens: budget?.maxOutputTokens,
     ...(config.compaction === undefined ? {} : { window: config.compaction.window, keepRecent: config.compaction.keepRecent }),
     events: {
       // Progress is for a person watching, as the run's narration is: on a terminal only.

@@ -18,7 +18,7 @@ import { configPathFrom } from "./session-store.js";
 export async function pricesFrom(configFlag: string | undefined): Promise<PriceTable> {
   const path = configPathFrom(configFlag);
   if (path === undefined) return {};
-  const { loadAgentConfig } = await import("../agent/config.js");
+  const { loadAgentConfig } = await import("../config/agent-config.js");
   try {
     return loadAgentConfig(path).pricing;
   } catch (error) {

@@ -1,8 +1,8 @@
 // `fisk-ai session prune`: removes the sessions matching every filter given (or, with no
 // filter, agent.yaml's session.retention), never one that can still go on unless its
 // status is named. Nothing is removed but by this command: fisk-ai never prunes by itself.
-import { ageMs, AGE_FORM } from "../agent/age.js";
-import type { Retention } from "../agent/config.js";
+import { ageMs, AGE_FORM } from "../config/age.js";
+import type { Retention } from "../config/agent-config.js";
 import { planPrune, type PruneFilters } from "../ledger/prune-plan.js";
 import { PRUNABLE_STATUSES, type RunStatus, type RunSummary, type Store } from "../runstate/store.js";
 import { reportFailure, UsageError } from "./cli-errors.js";

@@ -1,6 +1,6 @@
 // `fisk-ai session stats [--since AGE] [--by model|day|cwd] [--json]`: tokens and cost
 // over the store, from the digests kept beside the summaries: no journal is read.
-import { ageMs, AGE_FORM } from "../agent/age.js";
+import { ageMs, AGE_FORM } from "../config/age.js";
 import { ledgerOf, type Ledger } from "../ledger/ledger.js";
 import { PRICES_AS_OF, type PriceTable } from "../ledger/prices.js";
 import type { RunDigest } from "../runstate/run-digest.js";

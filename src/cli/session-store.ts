@@ -2,7 +2,7 @@
 // else the XDG default. `run` and the `session` commands share this, and name no backend class.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { AgentConfig } from "../agent/config.js";
+import type { AgentConfig } from "../config/agent-config.js";
 import { createStore, type JetStreamStoreConfig, type StoreConfig } from "../runstate/create-store.js";
 import type { Store } from "../runstate/store.js";
 import { UsageError } from "./cli-errors.js";
@@ -57,6 +57,6 @@ export function storeFor(config: AgentConfig, stderr: NodeJS.WritableStream): Pr
 export async function sessionStoreConfig(flags: StoreFlags): Promise<StoreConfig> {
   const named = storeFromFlags(flags);
   if (named !== undefined) return named;
-  const { loadAgentConfig } = await import("../agent/config.js");
+  const { loadAgentConfig } = await import("../config/agent-config.js");
   return loadAgentConfig(configPathFrom(flags.config)).store;
 }

@@ -1,4 +1,4 @@
-// From a validated agent.yaml and the environment to what the loop runs with. The
+// From a validated agent.yaml and the environment to the options runAgent takes. The
 // environment is read here and only here: credentials never enter the config or a record.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,10 +16,9 @@ import { answerFromValues, type McpElicit } from "../tools/mcp/mcp-elicitation.j
 import type { ShowSignInPage } from "../tools/mcp/sign-in-provider.js";
 import { fiskStateHome } from "../runstate/file/state-dir.js";
 import type { Tool } from "../tools/tool.js";
-import { ToolSet } from "../tools/tool-set.js";
-import type { AgentSettings } from "./agent-loop.js";
-import { ConfigError } from "./agent-errors.js";
-import type { AgentConfig, McpServerConfig } from "./config.js";
+import { ConfigError } from "../agent/agent-errors.js";
+import type { RunAgentOptions } from "../agent/run-agent.js";
+import type { AgentConfig, McpServerConfig } from "./agent-config.js";
 
 function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): ModelProvider {
   switch (config.provider) {
@@ -49,28 +48,27 @@ function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
   }
 }
 
-/** `mcpTools`: the tools of the config's MCP servers, once they are started (connectMcpServers). */
-export function settingsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env, mcpTools: readonly Tool[] = []): AgentSettings {
+/** What an agent.yaml says of a run: everything runAgent takes but the session (prompt or resume, store) and the callbacks. */
+export type AgentRunOptions = Pick<
+  RunAgentOptions,
+  "provider" | "model" | "system" | "tools" | "parallelTools" | "budget" | "thinking" | "retry" | "memory" | "compaction" | "approvalTimeoutMs" | "recordVersion" | "configPath"
+>;
+
+/** The tools are the config's own: loadAgent adds its MCP servers' once they are started. */
+export function runOptionsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): AgentRunOptions {
   const memory = config.memoryNamespace === undefined ? undefined : new FileNoteStore(memoryDir(config.memoryNamespace, env));
-  let tools: ToolSet;
-  try {
-    tools = new ToolSet([...configuredTools(config, env, memory), ...mcpTools]);
-  } catch (error) {
-    throw new ConfigError(`tools: ${(error as Error).message}`);
-  }
   return {
     provider: providerFromConfig(config, env),
     model: config.model,
     system: config.system,
-    tools,
+    tools: configuredTools(config, env, memory),
     parallelTools: config.parallelTools,
-    maxOutputTokens: config.maxOutputTokens,
-    maxTokens: config.maxTokens,
-    maxIterations: config.maxIterations,
+    budget: { maxOutputTokens: config.maxOutputTokens, maxTokens: config.maxTokens, maxIterations: config.maxIterations },
     thinking: config.thinking,
     retry: { attempts: config.retryAttempts, baseDelayMs: config.retryBaseDelayMs, timeoutMs: config.callTimeoutMs },
+    recordVersion: config.recordVersion,
     ...(memory === undefined ? {} : { memory }),
-    ...(config.compaction === undefined ? {} : { compaction: config.compaction }),
+    ...(config.compaction === undefined ? { compaction: { auto: false } } : { compaction: config.compaction }),
     ...(config.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: config.approvalTimeoutMs }),
   };
 }
@@ -94,15 +92,6 @@ function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: Fi
     ...(memory === undefined ? [] : memoryTools(memory)),
     ...(config.askUser ? [askUserTool] : []),
   ];
-}
-
-/**
- * What `fisk-ai session compact` summarizes with: the config's provider, model, system
- * prompt and tools (not its MCP servers', which it does not start).
- */
-export function summarizerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): { provider: ModelProvider; model: string; system: string; tools: Tool[]; maxOutputTokens: number } {
-  const memory = config.memoryNamespace === undefined ? undefined : new FileNoteStore(memoryDir(config.memoryNamespace, env));
-  return { provider: providerFromConfig(config, env), model: config.model, system: config.system, tools: configuredTools(config, env, memory), maxOutputTokens: config.maxOutputTokens };
 }
 
 /** What only the caller knows about its MCP servers: whether a person is there to sign in or answer. */

@@ -1,0 +1,61 @@
+// An agent.yaml as a program uses it: loaded and checked once, its MCP servers started, and
+// turned into what runAgent takes. The CLI, a worker and a server embedding the library all
+// load an agent this way, so a run started by any of them is the same run.
+import { resolve } from "node:path";
+import { createStore } from "../runstate/create-store.js";
+import type { Store } from "../runstate/store.js";
+import type { McpServers } from "../tools/mcp/mcp-servers.js";
+import { loadAgentConfig, type AgentConfig, type ConfigOverrides } from "./agent-config.js";
+import { mcpDefinitions, runOptionsFromConfig, type AgentRunOptions, type McpPeople } from "./run-options.js";
+
+export interface LoadAgentOptions {
+  /** Where credentials and tools' variables come from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Settings that replace the file's, as the CLI's --provider, --model and --store do. */
+  overrides?: ConfigOverrides;
+}
+
+/** A loaded agent.yaml: spread `options` into runAgent with a prompt (or resume) and a store; close it when done. */
+export interface LoadedAgent {
+  /** The agent.yaml's absolute path; undefined for the defaults. */
+  readonly path: string | undefined;
+  /** The file's settings, checked, paths made absolute. */
+  readonly config: AgentConfig;
+  /** The run options it gives: provider, model, system prompt, tools (its MCP servers' among them), budgets, memory. */
+  readonly options: AgentRunOptions;
+  /** The session store of its `session:` block (the overrides' when given). */
+  openStore(report?: (line: string) => void): Promise<Store>;
+  /** Stops its MCP servers. */
+  close(): Promise<void>;
+}
+
+/**
+ * Loads the agent.yaml at `path` (undefined: the defaults) and starts its MCP servers.
+ * Rejects with a ConfigError naming the field for a file that does not check, or an
+ * MCP server's error when one cannot be started.
+ */
+export async function loadAgent(path: string | undefined, options: LoadAgentOptions = {}): Promise<LoadedAgent> {
+  return startAgent(loadAgentConfig(path, options.overrides), path, options.env);
+}
+
+/**
+ * The agent of an already loaded config: its MCP servers start in the current directory,
+ * where its tools run. `people` says who can sign in to them and answer their questions
+ * (no one by default: a server that needs a sign-in rejects with McpSignInNeededError).
+ */
+export async function startAgent(config: AgentConfig, path: string | undefined, env: NodeJS.ProcessEnv = process.env, people: McpPeople = {}): Promise<LoadedAgent> {
+  const absolute = path === undefined ? undefined : resolve(path);
+  // Built before any server starts: a missing key fails without starting and stopping them.
+  const options = runOptionsFromConfig(config, env);
+  let mcp: McpServers | undefined;
+  if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, env, people));
+  return {
+    path: absolute,
+    config,
+    options: { ...options, tools: [...(options.tools ?? []), ...(mcp?.tools ?? [])], ...(absolute === undefined ? {} : { configPath: absolute }) },
+    openStore: (report) => createStore(config.store.backend === "jetstream" && report !== undefined ? { ...config.store, report } : config.store),
+    close: async () => {
+      await mcp?.close();
+    },
+  };
+}
