@@ -3,7 +3,7 @@
 // with capture-pane. Each way out must give the terminal back as it was: the normal screen,
 // the cursor shown, the terminal modes stty reported before.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { encodeRecord, PROTOCOLS, type JournalRecord } from "../src/index.js";
 import { CLI } from "./helpers/cli-harness.js";
 import { programPath, skipWithout } from "./helpers/programs.js";
+import { TmuxTerminal } from "./helpers/tmux-terminal.js";
 import { assistantEntry, journalOf, metaRecord, terminalEntry, toolResultEntry } from "./helpers/record-builders.js";
 import { hostileRecords, plantSession, tourRecords } from "./helpers/shown-sessions.js";
 
@@ -20,56 +21,10 @@ const SOCKET = `fisk-viewer-${process.pid}`;
 const WIDTH = 100;
 const HEIGHT = 30;
 
-function tmux(...args: string[]): string {
-  return execFileSync(programPath("tmux") as string, ["-L", SOCKET, ...args], { encoding: "utf8" });
-}
-
-/** A shell in its own tmux window of WIDTH x HEIGHT, without CI in its environment (ink draws nothing interactive under CI). */
-class Terminal {
-  readonly name: string;
+/** A shell in a terminal of WIDTH x HEIGHT (test/helpers/tmux-terminal.ts). */
+class Terminal extends TmuxTerminal {
   constructor(name: string) {
-    this.name = name;
-    const env = Object.entries({ PS1: "$ ", NO_COLOR: "1", HOME: ROOT, PATH: process.env.PATH ?? "" }).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
-    tmux("new-session", "-d", "-s", name, "-x", String(WIDTH), "-y", String(HEIGHT), ...env, "env -u CI -u FORCE_COLOR bash --norc --noprofile");
-  }
-
-  type(...keys: string[]): void {
-    tmux("send-keys", "-t", this.name, ...keys);
-  }
-
-  /** Types a line into the shell, literally. */
-  line(text: string): void {
-    tmux("send-keys", "-t", this.name, "-l", text);
-    tmux("send-keys", "-t", this.name, "Enter");
-  }
-
-  screen(): string {
-    return tmux("capture-pane", "-p", "-t", this.name);
-  }
-
-  flag(name: "alternate_on" | "cursor_flag"): string {
-    return tmux("display-message", "-p", "-t", this.name, `#{${name}}`).trim();
-  }
-
-  async waitFor(check: (screen: string) => boolean, what: string): Promise<string> {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const screen = this.screen();
-      if (check(screen)) return screen;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${screen}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  /** The pid of what the shell runs in the foreground. */
-  foreground(): number {
-    const shell = tmux("display-message", "-p", "-t", this.name, "#{pane_pid}").trim();
-    const child = spawnSync("ps", ["-o", "pid=", "--ppid", shell], { encoding: "utf8" }).stdout.trim().split("\n")[0];
-    return Number(child);
-  }
-
-  close(): void {
-    tmux("kill-session", "-t", this.name);
+    super(SOCKET, name, { PS1: "$ ", NO_COLOR: "1", HOME: ROOT, PATH: process.env.PATH ?? "" }, { width: WIDTH, height: HEIGHT });
   }
 }
 

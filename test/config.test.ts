@@ -123,7 +123,7 @@ session: { backend: file, state_dir: ./runs }
     assertConfigError("mcp_servers: [{ name: x }]\n", /mcp_servers\[0\]: give either command: \(a server started over stdio\) or url:/);
     assertConfigError("mcp_servers: [{ name: x, command: a, url: 'http://h/' }]\n", /mcp_servers\[0\]: give either command:/);
     assertConfigError("mcp_servers: [{ name: x, url: 'http://h/', args: [a] }]\n", /mcp_servers\[0\]: args, env and cwd go with command:/);
-    assertConfigError("mcp_servers: [{ name: x, command: a, headers: { A: b } }]\n", /mcp_servers\[0\]: headers go with url:/);
+    assertConfigError("mcp_servers: [{ name: x, command: a, headers: { A: b } }]\n", /mcp_servers\[0\]: headers and auth go with url:/);
     assertConfigError("mcp_servers: [{ name: x, url: 'ftp://h/' }]\n", /mcp_servers\[0\]\.url: expected an http:\/\/ or https:\/\/ URL/);
     assertConfigError("mcp_servers: [{ name: a_b, command: a }]\n", /mcp_servers\[0\]\.name: expected 1 to 32 letters, digits or '-'/);
     assertConfigError("mcp_servers: [{ name: a, command: a }, { name: a, command: b }]\n", /mcp_servers: two servers have the same name/);

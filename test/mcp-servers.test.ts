@@ -36,7 +36,7 @@ describe("MCP servers", () => {
     const servers = await connectMcpServers([stdio("test", {}, { confirm: ["fail"], onCrash: { count: "never" } })]);
     try {
       const byName = new Map(servers.tools.map((tool) => [tool.name, tool]));
-      assert.deepEqual([...byName.keys()].sort(), ["test__count", "test__echo", "test__environment", "test__fail", "test__picture", "test__slow"]);
+      assert.deepEqual([...byName.keys()].sort(), ["test__ask", "test__count", "test__echo", "test__environment", "test__fail", "test__picture", "test__slow"]);
       assert.deepEqual(byName.get("test__echo")?.input_schema.required, ["text"]);
       assert.equal(byName.get("test__fail")?.confirm, true);
       assert.equal(byName.get("test__echo")?.confirm, false);
@@ -130,7 +130,7 @@ describe("MCP servers", () => {
   it("refuses a confirm list or on_crash map that names a tool the server does not offer", async () => {
     await assert.rejects(
       connectMcpServers([stdio("test", {}, { onCrash: { deploy: "never" } })]),
-      /MCP server test .*: its on_crash names the tool deploy, which it does not offer \(it offers: echo, count, picture, fail, environment, slow\)$/,
+      /MCP server test .*: its on_crash names the tool deploy, which it does not offer \(it offers: echo, count, picture, fail, environment, slow, ask\)$/,
     );
   });
 

@@ -19,6 +19,11 @@ export class AmbiguousTitleError extends Error {
   }
 }
 
+/** An MCP server needs a sign-in the run could not ask for: the line names the commands that go on. */
+export class SignInNeededError extends Error {
+  override readonly name = "SignInNeededError";
+}
+
 export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): number {
   const { line, exit } = failureOf(error);
   stderr.write(`fisk-ai: ${line}\n`);
@@ -29,6 +34,7 @@ export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): nu
 function failureOf(error: unknown): { line: string; exit: number } {
   if (error instanceof UsageError) return { line: error.message, exit: EXIT.usage };
   if (error instanceof AmbiguousTitleError) return { line: error.message, exit: EXIT.ambiguous };
+  if (error instanceof SignInNeededError) return { line: error.message, exit: EXIT.signIn };
   if (!isFiskError(error)) return { line: firstLine(error instanceof Error ? error.message : String(error)), exit: EXIT.error };
   if (error instanceof RunStateError) return { line: `${storeMessage(error)}${storeAdvice(error)}`, exit: exitCodeForStoreError(error.code) };
   switch (error.code) {

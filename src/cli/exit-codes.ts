@@ -17,6 +17,7 @@ export const EXIT = {
   decided: 11,
   ambiguous: 12,
   moved: 13,
+  signIn: 14,
   interrupted: 130,
 } as const;
 
@@ -66,5 +67,6 @@ export const EXIT_CODES_HELP = `Exit codes:
   11   the call is already decided: another decision was journaled first
   12   a title names more than one session: give its id
   13   the session was moved to another store: resume it there
+  14   an MCP server needs a sign-in no one could give here: fisk-ai mcp login NAME, then run again
   130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer
 `;

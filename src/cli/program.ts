@@ -9,6 +9,7 @@ import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import type { CommandIO } from "./run-command.js";
 import type { SessionCommandName } from "./session-command.js";
 import type { MemoryCommandName } from "./memory-command.js";
+import type { McpCommandName } from "./mcp-command.js";
 
 const STORE_OPTION = "keep sessions on NATS JetStream: nats://HOST:PORT/STREAM; credentials from NATS_CREDS, NATS_USER and NATS_PASSWORD, or NATS_TOKEN";
 
@@ -17,6 +18,7 @@ awaiting_approval: calls wait for a decision), open
 when the journal ends without one (its process died), moved when it was moved to another
 store (session mv), running PID@HOST while a live process holds it, corrupt when it cannot be read.`;
 
+const MCP_EXIT_CODES = "Exit codes: 0 done, 1 the server did not start or the sign-in failed, 2 usage or configuration error";
 const MEMORY_EXIT_CODES = "Exit codes: 0 done, 1 error, 2 usage error or bad key, 6 no such note";
 
 function version(): string {
@@ -295,6 +297,25 @@ ${EXIT_CODES_HELP}`,
   memoryCommand("ls", "[options]", "every note: key and description");
   memoryCommand("show", "KEY [options]", "a note's content");
   memoryCommand("rm", "KEY [options]", "delete a note");
+
+  const mcp = program
+    .command("mcp")
+    .usage("COMMAND [options]")
+    .summary("sign in to a remote MCP server, or out")
+    .description(
+      "Sign-ins are kept in $XDG_STATE_HOME/fisk-ai/mcp-auth (or ~/.local/state/fisk-ai/mcp-auth), one file per server that only you can read. The browser BROWSER names opens on the sign-in page; its URL is printed too.",
+    )
+    .addHelpText("after", `\n${MCP_EXIT_CODES}`);
+  const mcpCommand = (name: McpCommandName, description: string) =>
+    mcp
+      .command(name)
+      .usage("NAME [options]")
+      .description(description)
+      .option("--config <FILE>", "the agent configuration that names the server (default: ./agent.yaml)")
+      .addHelpText("after", `\n${MCP_EXIT_CODES}`)
+      .action(action(async (args, flags) => (await import("./mcp-command.js")).mcpCommand(name, args, flags, io)));
+  mcpCommand("login", "sign in to the MCP server NAME of agent.yaml in the browser, and keep its tokens for runs");
+  mcpCommand("logout", "remove the tokens kept for the MCP server NAME");
 
   program
     .command("completion")

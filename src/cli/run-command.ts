@@ -13,7 +13,7 @@ import type { MetaPayload } from "../runstate/records.js";
 import type { MoveStep } from "../runstate/session-move.js";
 import type { Store } from "../runstate/store.js";
 import { assertRunId } from "../runstate/run-id.js";
-import { UsageError } from "./cli-errors.js";
+import { SignInNeededError, UsageError } from "./cli-errors.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { stderrRenderer, styleFor } from "./render.js";
 import { resumableSessions } from "./session-list.js";
@@ -29,6 +29,9 @@ import { storeHolds } from "./session-move.js";
 import { configPathFrom, storeFor, storeFromFlags } from "./session-store.js";
 import { bothEvents, streamJsonEvents } from "./stream-json.js";
 import { terminalAskRerun, terminalAskUser, terminalConfirm } from "./terminal-confirm.js";
+import { terminalElicit } from "./terminal-elicit.js";
+import { showSignInPage } from "./open-browser.js";
+import { McpSignInNeededError } from "../tools/mcp/sign-in-provider.js";
 
 export interface CommandIO {
   stdin: NodeJS.ReadStream;
@@ -90,7 +93,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   let traced: TracedRun | undefined;
   try {
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
-    agent = await startAgent(config, target.usedConfig, io.env);
+    agent = await startAgentAsking(config, io, target, values.approvals !== "defer" && !streamJson);
     const events = bothEvents(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, {
       runStarted: ({ runId }) => (signals.currentRunId = runId),
     });
@@ -133,6 +136,27 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     await agent?.close();
     await store?.close();
     signals.release();
+  }
+}
+
+/**
+ * Starts the agent and its MCP servers. A person at the terminal (or a browser BROWSER
+ * names) can sign in and answer questions; where there is none, a server that needs a
+ * sign-in stops the run here, before any model call, naming the commands that go on from there.
+ */
+async function startAgentAsking(config: AgentConfig, io: CommandIO, target: RunTarget, asks: boolean): Promise<LoadedAgent> {
+  const terminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
+  const canSignIn = terminal || (io.env.BROWSER ?? "") !== "";
+  const ask = asks ? terminalElicit(io.stdin, io.stderr) : undefined;
+  const people = { ...(canSignIn ? { showSignInPage: showSignInPage(io.stderr, io.env) } : {}), ...(ask === undefined ? {} : { ask }) };
+  try {
+    return await startAgent(config, target.usedConfig, io.env, people);
+  } catch (error) {
+    if (!(error instanceof McpSignInNeededError)) throw error;
+    const config = target.usedConfig === undefined || target.usedConfig === resolve("agent.yaml") ? [] : ["--config", target.usedConfig];
+    const login = commandLine(["mcp", "login", error.server, ...config], {}, io.env);
+    const then = target.resumeId === undefined ? "run this command again" : `'${commandLine(["run", "--resume", target.resumeId], target.where, io.env)}'`;
+    throw new SignInNeededError(`${error.message}: sign in with '${login}', then ${then}`);
   }
 }
 

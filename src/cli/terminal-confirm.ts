@@ -32,7 +32,7 @@ export function terminalAskUser(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteSt
 }
 
 /** Asks one line on the terminal; undefined when Ctrl-C cut it short. */
-function terminalLine(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): ((question: string) => Promise<string | undefined>) | undefined {
+export function terminalLine(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): ((question: string) => Promise<string | undefined>) | undefined {
   if (!stdin.isTTY || !stderr.isTTY) return undefined;
   return async (question) => {
     const prompt = createInterface({ input: stdin, output: stderr });

@@ -69,6 +69,46 @@ const ToolConfig = z.strictObject({
 });
 
 /**
+ * How to sign in to an HTTP MCP server that asks (OAuth). Without a client of its own a
+ * person signs in through the browser and the client registers itself.
+ */
+const McpAuthConfig = z
+  .strictObject({
+    /** `authorization_code`: a person signs in; `client_credentials`: a program, with no person. */
+    grant: z.enum(["authorization_code", "client_credentials"]).default("authorization_code"),
+    /** A client registered with the authorization server beforehand. */
+    client_id: z.string().min(1).optional(),
+    /** The variable that holds the client's secret, so it stays out of the file. */
+    client_secret_env: EnvName.optional(),
+    /** A PEM private key the client signs a JWT with instead of a secret (private_key_jwt). */
+    private_key_file: z.string().min(1).optional(),
+    /** The JWT's signing algorithm. */
+    algorithm: z.string().min(1).default("RS256"),
+    /** An https URL of this client's metadata document, its id where the server supports that. */
+    client_metadata_url: z.url({ protocol: /^https$/, error: "expected an https:// URL" }).optional(),
+    /** Asked for when neither the server's challenge nor its metadata names scopes. */
+    scope: z.string().min(1).optional(),
+    /** The loopback port the browser comes back to; default a free one, kept with the registered client. */
+    callback_port: z.int().min(1).max(65535).optional(),
+  })
+  .superRefine((auth, context) => {
+    const problem = (message: string) => context.addIssue({ code: "custom", message });
+    if (auth.grant === "client_credentials") {
+      if (auth.client_id === undefined) problem("grant: client_credentials needs client_id:");
+      else if ((auth.client_secret_env === undefined) === (auth.private_key_file === undefined)) problem("grant: client_credentials needs either client_secret_env: or private_key_file:");
+    } else if (auth.private_key_file !== undefined) {
+      problem("private_key_file goes with grant: client_credentials");
+    } else if (auth.client_secret_env !== undefined && auth.client_id === undefined) {
+      problem("client_secret_env goes with client_id:");
+    }
+  });
+
+/** Answers to a server's questions (elicitation) where no terminal can ask them: by field name, over the question's defaults. */
+const McpElicitationConfig = z.strictObject({
+  answers: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+});
+
+/**
  * An MCP server: a command to start (stdio) or a URL (streamable HTTP). One shape with a
  * check of which fields go together, so a mistake is named rather than "invalid input".
  */
@@ -88,6 +128,8 @@ const McpServerConfig = z
     /** One policy for every tool, or a policy per tool name; tools not named rerun. */
     on_crash: z.union([CrashPolicy, z.record(z.string(), CrashPolicy)]).default("rerun"),
     timeout: Duration.default(AGENT_DEFAULTS.mcpCallTimeoutMs),
+    auth: McpAuthConfig.optional(),
+    elicitation: McpElicitationConfig.optional(),
   })
   .superRefine((server, context) => {
     const problem = (message: string) => context.addIssue({ code: "custom", message });
@@ -95,8 +137,8 @@ const McpServerConfig = z
       problem("give either command: (a server started over stdio) or url: (a streamable HTTP server)");
     } else if (server.url !== undefined && (server.args ?? server.env ?? server.cwd) !== undefined) {
       problem("args, env and cwd go with command:, not with url:");
-    } else if (server.command !== undefined && server.headers !== undefined) {
-      problem("headers go with url:, not with command:");
+    } else if (server.command !== undefined && (server.headers ?? server.auth) !== undefined) {
+      problem("headers and auth go with url:, not with command:");
     }
   });
 
@@ -188,7 +230,7 @@ export interface AgentConfig {
   script: string | undefined;
   system: string;
   tools: ToolConfig[];
-  /** With `cwd` made absolute. */
+  /** With `cwd` and `auth.private_key_file` made absolute. */
   mcpServers: McpServerConfig[];
   parallelTools: boolean;
   /** The model may ask the operator questions (the built-in ask_user tool). */
@@ -271,7 +313,11 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     script: config.script === undefined ? undefined : resolve(base, config.script),
     system: config.system,
     tools: config.tools,
-    mcpServers: config.mcp_servers.map((server) => (server.cwd === undefined ? server : { ...server, cwd: expandPath(server.cwd, base) })),
+    mcpServers: config.mcp_servers.map((server) => ({
+      ...server,
+      ...(server.cwd === undefined ? {} : { cwd: expandPath(server.cwd, base) }),
+      ...(server.auth?.private_key_file === undefined ? {} : { auth: { ...server.auth, private_key_file: expandPath(server.auth.private_key_file, base) } }),
+    })),
     parallelTools: config.parallel_tools,
     askUser: config.ask_user,
     approvalTimeoutMs: config.approval_timeout,

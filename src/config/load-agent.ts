@@ -6,7 +6,7 @@ import { createStore } from "../runstate/create-store.js";
 import type { Store } from "../runstate/store.js";
 import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import { loadAgentConfig, type AgentConfig, type ConfigOverrides } from "./agent-config.js";
-import { mcpDefinitions, runOptionsFromConfig, type AgentRunOptions } from "./run-options.js";
+import { mcpDefinitions, runOptionsFromConfig, type AgentRunOptions, type McpPeople } from "./run-options.js";
 
 /** Where loadAgent reads what the file does not hold. */
 export interface LoadAgentOptions {
@@ -37,13 +37,17 @@ export async function loadAgent(path: string | undefined, options: LoadAgentOpti
   return startAgent(loadAgentConfig(path, options.overrides), path, options.env);
 }
 
-/** The agent of an already loaded config: its MCP servers start in the current directory, where its tools run. */
-export async function startAgent(config: AgentConfig, path: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<LoadedAgent> {
+/**
+ * The agent of an already loaded config: its MCP servers start in the current directory,
+ * where its tools run. `people` says who can sign in to them and answer their questions
+ * (no one by default: a server that needs a sign-in rejects with McpSignInNeededError).
+ */
+export async function startAgent(config: AgentConfig, path: string | undefined, env: NodeJS.ProcessEnv = process.env, people: McpPeople = {}): Promise<LoadedAgent> {
   const absolute = path === undefined ? undefined : resolve(path);
   // Built before any server starts: a missing key fails without starting and stopping them.
   const options = runOptionsFromConfig(config, env);
   let mcp: McpServers | undefined;
-  if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, env));
+  if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, env, people));
   return {
     path: absolute,
     options: { ...options, tools: [...(options.tools ?? []), ...(mcp?.tools ?? [])], ...(absolute === undefined ? {} : { configPath: absolute }) },

@@ -1,5 +1,7 @@
 // From a validated agent.yaml and the environment to the options runAgent takes. The
 // environment is read here and only here: credentials never enter the config or a record.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { AnthropicProvider } from "../llm/anthropic-provider.js";
 import type { ModelProvider } from "../llm/model-provider.js";
 import { OpenAIProvider } from "../llm/openai-provider.js";
@@ -9,11 +11,14 @@ import { memoryTools } from "../memory/memory-tools.js";
 import { askUserTool } from "../tools/ask-user.js";
 import { commandTool } from "../tools/command-tool.js";
 import { toolEnvironment } from "../tools/tool-env.js";
-import type { McpServerDefinition } from "../tools/mcp/mcp-servers.js";
+import type { McpServerDefinition, McpTransportDefinition } from "../tools/mcp/mcp-servers.js";
+import { answerFromValues, type McpElicit } from "../tools/mcp/mcp-elicitation.js";
+import type { ShowSignInPage } from "../tools/mcp/sign-in-provider.js";
+import { fiskStateHome } from "../runstate/file/state-dir.js";
 import type { Tool } from "../tools/tool.js";
 import { ConfigError } from "../agent/agent-errors.js";
 import type { RunAgentOptions } from "../agent/run-agent.js";
-import type { AgentConfig } from "./agent-config.js";
+import type { AgentConfig, McpServerConfig } from "./agent-config.js";
 
 function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): ModelProvider {
   switch (config.provider) {
@@ -89,13 +94,21 @@ function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: Fi
   ];
 }
 
-/** How to start the config's MCP servers: a stdio server gets a tool's environment, a header its `${NAME}` values. */
-export function mcpDefinitions(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): McpServerDefinition[] {
+/** What only the caller knows about its MCP servers: whether a person is there to sign in or answer. */
+export interface McpPeople {
+  /** Shows a sign-in page to a person; absent where none can sign in. */
+  showSignInPage?: ShowSignInPage;
+  /** Asks a person a server's question; absent where none can answer (the config's answers are used, else it is declined). */
+  ask?: McpElicit;
+}
+
+/** How to start the config's MCP servers: a stdio server gets a tool's environment, a header its `${NAME}` values, an HTTP server its way to sign in. */
+export function mcpDefinitions(config: AgentConfig, env: NodeJS.ProcessEnv = process.env, people: McpPeople = {}): McpServerDefinition[] {
   return config.mcpServers.map((server, index) => ({
     name: server.name,
     transport:
       server.url !== undefined
-        ? { kind: "http", url: server.url, headers: expandHeaders(server.headers ?? {}, env, `mcp_servers[${index}].headers`) }
+        ? httpTransport(server, server.url, expandHeaders(server.headers ?? {}, env, `mcp_servers[${index}].headers`), env, people, `mcp_servers[${index}].auth`)
         : {
             kind: "stdio",
             command: server.command as string,
@@ -106,7 +119,57 @@ export function mcpDefinitions(config: AgentConfig, env: NodeJS.ProcessEnv = pro
     confirm: server.confirm,
     onCrash: server.on_crash,
     timeoutMs: server.timeout,
+    ...elicitFor(server, people),
   }));
+}
+
+/** A person asks on the terminal; else the config's answers; else no one does (every question is declined). */
+function elicitFor(server: McpServerConfig, people: McpPeople): { elicit?: McpElicit } {
+  if (people.ask !== undefined) return { elicit: people.ask };
+  return server.elicitation === undefined ? {} : { elicit: answerFromValues(server.elicitation.answers) };
+}
+
+/** An HTTP server signs in when it asks, unless the config sends its own Authorization header. */
+function httpTransport(server: McpServerConfig, url: string, headers: Record<string, string>, env: NodeJS.ProcessEnv, people: McpPeople, field: string): McpTransportDefinition {
+  const auth = server.auth;
+  if (auth === undefined && Object.keys(headers).some((name) => name.toLowerCase() === "authorization")) return { kind: "http", url, headers };
+  const secret = auth?.client_secret_env === undefined ? undefined : env[auth.client_secret_env];
+  if (auth?.client_secret_env !== undefined && (secret === undefined || secret === "")) {
+    throw new ConfigError(`${field}.client_secret_env: ${auth.client_secret_env} is not set: export the client's secret in it`);
+  }
+  const scope = auth?.scope === undefined ? {} : { scope: auth.scope };
+  if (auth?.grant === "client_credentials") {
+    const clientId = auth.client_id as string;
+    if (secret !== undefined) return { kind: "http", url, headers, auth: { kind: "client-credentials", clientId, clientSecret: secret, ...scope } };
+    const keyFile = auth.private_key_file as string;
+    let privateKey: string;
+    try {
+      privateKey = readFileSync(keyFile, "utf8");
+    } catch (error) {
+      throw new ConfigError(`${field}.private_key_file: cannot read ${keyFile} (${(error as NodeJS.ErrnoException).code ?? "unreadable"}): give the path of the client's PEM private key`);
+    }
+    return { kind: "http", url, headers, auth: { kind: "private-key-jwt", clientId, privateKey, algorithm: auth.algorithm, ...scope } };
+  }
+  return {
+    kind: "http",
+    url,
+    headers,
+    auth: {
+      kind: "sign-in",
+      dir: mcpSignInDir(env),
+      ...(auth?.callback_port === undefined ? {} : { port: auth.callback_port }),
+      ...(auth?.client_id === undefined ? {} : { clientId: auth.client_id }),
+      ...(secret === undefined ? {} : { clientSecret: secret }),
+      ...(auth?.client_metadata_url === undefined ? {} : { clientMetadataUrl: auth.client_metadata_url }),
+      ...scope,
+      ...(people.showSignInPage === undefined ? {} : { showPage: people.showSignInPage }),
+    },
+  };
+}
+
+/** Where sign-ins to MCP servers are kept: `$XDG_STATE_HOME/fisk-ai/mcp-auth`, one 0600 file per server. */
+export function mcpSignInDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(fiskStateHome(env), "mcp-auth");
 }
 
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

@@ -6,5 +6,7 @@ export const COMMANDS: string[][] = [
   ...["ls", "show", "rm", "verify", "export", "import", "mv", "fork", "compact", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "trace", "init-stream"].map((sub) => ["session", sub]),
   ["memory"],
   ...["ls", "show", "rm"].map((sub) => ["memory", sub]),
+  ["mcp"],
+  ...["login", "logout"].map((sub) => ["mcp", sub]),
   ["completion"],
 ];

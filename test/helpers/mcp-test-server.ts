@@ -1,8 +1,9 @@
 // A real MCP server, written with the SDK's server side, for the MCP tests: run as a
 // script it serves stdio; `startHttpMcpServer` serves streamable HTTP on loopback.
 // Its behavior is steered by its environment, so a test can change it between runs.
+import { randomUUID } from "node:crypto";
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -15,7 +16,8 @@ const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAY
 
 /**
  * The tools: `echo`; `count` (logs its label to COUNT_LOG, then waits for the GATE file
- * when GATE is set, so a test can kill the run mid-call); `picture` (an image among
+ * when GATE is set, so a test can kill the run mid-call); `ask` (asks the client a question,
+ * elicitation, and answers with what came back); `picture` (an image among
  * content the journal cannot hold); `fail` (isError); `environment` (its whole
  * environment); `slow` (answers after a minute); `extra` only with EXTRA_TOOL set.
  */
@@ -45,6 +47,17 @@ export function testServer(env: NodeJS.ProcessEnv): McpServer {
     await new Promise((resolve) => setTimeout(resolve, 60_000));
     return { content: [{ type: "text", text: "late" }] };
   });
+  server.registerTool("ask", { description: "Ask the user for a name and a count" }, async () => {
+    const answer = await server.server.elicitInput({
+      message: "Who is asking, and how many?",
+      requestedSchema: {
+        type: "object",
+        properties: { name: { type: "string", description: "Your name", default: "Ada" }, count: { type: "integer", description: "How many" } },
+        required: ["name", "count"],
+      },
+    });
+    return { content: [{ type: "text", text: `${answer.action} ${JSON.stringify(answer.content ?? {})}` }] };
+  });
   if (env.EXTRA_TOOL !== undefined) {
     server.registerTool("extra", { description: "A tool that comes and goes" }, async () => ({ content: [{ type: "text", text: "extra" }] }));
   }
@@ -58,11 +71,14 @@ export interface HttpMcpServer {
   close(): Promise<void>;
 }
 
-/** Streamable HTTP on 127.0.0.1, stateless: a fresh server and transport per request. */
-export async function startHttpMcpServer(env: NodeJS.ProcessEnv = {}): Promise<HttpMcpServer> {
-  const authorizations: (string | undefined)[] = [];
-  const http: Server = createServer(async (req, res) => {
-    authorizations.push(req.headers.authorization);
+/**
+ * Serves streamable HTTP requests for a test's own HTTP server: stateless, a fresh server
+ * and transport per request; or with sessions (`stateful`), which a server needs to ask
+ * the client a question (it must know the client's capabilities from its handshake).
+ */
+export function mcpRequestHandler(env: NodeJS.ProcessEnv = {}, stateful = false): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  if (stateful) return sessionHandler(env);
+  return async (req, res) => {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const server = testServer(env);
     res.on("close", () => {
@@ -71,6 +87,30 @@ export async function startHttpMcpServer(env: NodeJS.ProcessEnv = {}): Promise<H
     });
     await server.connect(transport);
     await transport.handleRequest(req, res);
+  };
+}
+
+function sessionHandler(env: NodeJS.ProcessEnv): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  return async (req, res) => {
+    const id = req.headers["mcp-session-id"];
+    let transport = typeof id === "string" ? sessions.get(id) : undefined;
+    if (transport === undefined) {
+      const fresh = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sessionId) => void sessions.set(sessionId, fresh) });
+      await testServer(env).connect(fresh);
+      transport = fresh;
+    }
+    await transport.handleRequest(req, res);
+  };
+}
+
+/** Streamable HTTP on 127.0.0.1, stateless: a fresh server and transport per request. */
+export async function startHttpMcpServer(env: NodeJS.ProcessEnv = {}): Promise<HttpMcpServer> {
+  const authorizations: (string | undefined)[] = [];
+  const handle = mcpRequestHandler(env);
+  const http: Server = createServer(async (req, res) => {
+    authorizations.push(req.headers.authorization);
+    await handle(req, res);
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const { port } = http.address() as AddressInfo;

@@ -1,17 +1,23 @@
 // MCP servers, through the official SDK's client: started once per process, in parallel,
 // their tools listed and offered to the model as `<server>__<tool>`, and shut down when
-// the run ends. Loaded only by runs that configure a server, so start-up does not pay
-// for the SDK.
+// the run ends. An HTTP server that asks signs in (mcp-auth.ts), and a server's questions
+// during a call go to the definition's `elicit`. Loaded only by runs that configure a
+// server, so start-up does not pay for the SDK.
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { FiskError } from "../../errors/fisk-error.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, Tool } from "../tool.js";
 import { toolEnvironment } from "../tool-env.js";
 import { toolOutputOf } from "./mcp-content.js";
 import { MCP_CALL_TIMEOUT_MS } from "./mcp-defaults.js";
 import { mcpCrashPolicy, mcpToolName, type McpCrashPolicies } from "./mcp-names.js";
 import { GroupedStdioTransport } from "./stdio-transport.js";
+import { authProviderFor, type McpAuthDefinition } from "./mcp-auth.js";
+import { answerElicitation, type McpElicit } from "./mcp-elicitation.js";
+import { McpSignInNeededError, SignInProvider } from "./sign-in-provider.js";
 
 /**
  * How to reach an MCP server: `stdio` starts it as a child process (in a process group of
@@ -38,6 +44,8 @@ export type McpTransportDefinition =
       url: string;
       /** Sent with every request, such as `Authorization`; never journaled. */
       headers?: Record<string, string>;
+      /** How to sign in when the server asks for it (OAuth); without it a server that asks cannot be used. */
+      auth?: McpAuthDefinition;
     };
 
 /** One MCP server for connectMcpServers: how to reach it and how its tools are treated. */
@@ -52,6 +60,8 @@ export interface McpServerDefinition {
   onCrash?: McpCrashPolicies;
   /** For each call (30 s by default); a call that takes longer is an is_error result. */
   timeoutMs?: number;
+  /** Answers the server's questions during a call (elicitation); without it every question is declined. */
+  elicit?: McpElicit;
 }
 
 /** Connected MCP servers: their tools, and the one way to shut them down. */
@@ -102,29 +112,80 @@ interface ConnectedServer {
 
 async function connectServer(definition: McpServerDefinition): Promise<ConnectedServer> {
   const stderr = new StderrTail();
-  const transport = transportFor(definition.transport, stderr);
-  const client = new Client(CLIENT);
-  let closed: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closed ??= client.close().catch(() => undefined);
-    return closed;
-  };
+  let auth: OAuthClientProvider | undefined;
+  let session: Session | undefined;
   try {
-    await client.connect(transport, { timeout: START_TIMEOUT_MS });
-    const listed = await listTools(client, START_TIMEOUT_MS);
+    if (definition.transport.kind === "http" && definition.transport.auth !== undefined) auth = await authProviderFor(definition.name, definition.transport.url, definition.transport.auth);
+    session = newSession(definition, stderr, auth);
+    try {
+      await session.client.connect(session.transport, { timeout: START_TIMEOUT_MS });
+    } catch (error) {
+      // A person signed in meanwhile: the handshake starts again with the tokens.
+      if (!(await finishSignIn(error, session.transport, auth))) throw error;
+      await session.close();
+      session = newSession(definition, stderr, auth);
+      await session.client.connect(session.transport, { timeout: START_TIMEOUT_MS });
+    }
+    const connected = session;
+    const listed = await signedIn(() => listTools(connected.client, START_TIMEOUT_MS), connected.transport, auth);
     checkNamedTools(definition, listed);
-    return { tools: listed.map((tool) => mcpTool(definition, client, tool)), close };
+    return { tools: listed.map((tool) => mcpTool(definition, connected, auth, tool)), close: connected.close };
   } catch (error) {
-    await close();
+    await session?.close();
+    if (error instanceof McpSignInNeededError) throw error;
     // The stderr of a server that exited is still on its way through the pipe.
     await new Promise((resolve) => setImmediate(resolve));
     throw new McpServerError(startFailure(definition, error, stderr.lastLine()));
   }
 }
 
-function transportFor(definition: McpTransportDefinition, stderr: StderrTail): Transport {
+interface Session {
+  client: Client;
+  transport: Transport;
+  close(): Promise<void>;
+}
+
+function newSession(definition: McpServerDefinition, stderr: StderrTail, auth: OAuthClientProvider | undefined): Session {
+  const transport = transportFor(definition.transport, stderr, auth);
+  // Form questions only, with the schema's defaults filled in by the SDK for what an answer leaves out.
+  const client = new Client(CLIENT, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+  client.setRequestHandler(ElicitRequestSchema, (request) => answerElicitation(definition.name, request.params, definition.elicit));
+  let closed: Promise<void> | undefined;
+  return {
+    client,
+    transport,
+    close: () => {
+      closed ??= client.close().catch(() => undefined);
+      return closed;
+    },
+  };
+}
+
+/**
+ * Runs `request`; when it stopped for a sign-in that a person then finished (a first
+ * sign-in, or more scopes for this request), takes the code and runs it once more.
+ */
+async function signedIn<T>(request: () => Promise<T>, transport: Transport, auth: OAuthClientProvider | undefined): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (!(await finishSignIn(error, transport, auth))) throw error;
+    return request();
+  }
+}
+
+/** True when `error` was a sign-in's redirect and the code that came back is exchanged for tokens. */
+async function finishSignIn(error: unknown, transport: Transport, auth: OAuthClientProvider | undefined): Promise<boolean> {
+  if (!(error instanceof UnauthorizedError) || !(auth instanceof SignInProvider)) return false;
+  const code = auth.takeCode();
+  if (code === undefined) return false;
+  await (transport as StreamableHTTPClientTransport).finishAuth(await code);
+  return true;
+}
+
+function transportFor(definition: McpTransportDefinition, stderr: StderrTail, authProvider: OAuthClientProvider | undefined): Transport {
   if (definition.kind === "http") {
-    return new StreamableHTTPClientTransport(new URL(definition.url), { requestInit: { headers: definition.headers ?? {} } });
+    return new StreamableHTTPClientTransport(new URL(definition.url), { requestInit: { headers: definition.headers ?? {} }, ...(authProvider === undefined ? {} : { authProvider }) });
   }
   const server = { ...definition, args: definition.args ?? [], env: definition.env ?? toolEnvironment(process.env, [], []) };
   return new GroupedStdioTransport(server, (chunk) => stderr.add(chunk));
@@ -160,7 +221,7 @@ function checkNamedTools(definition: McpServerDefinition, listed: readonly Liste
   }
 }
 
-function mcpTool(definition: McpServerDefinition, client: Client, listed: ListedTool): Tool {
+function mcpTool(definition: McpServerDefinition, { client, transport }: Session, auth: OAuthClientProvider | undefined, listed: ListedTool): Tool {
   const name = mcpToolName(definition.name, listed.name);
   if (!TOOL_NAME.test(name)) {
     throw new Error(`its tool ${JSON.stringify(listed.name)} cannot be offered as ${name}: a tool name is 1 to 64 letters, digits, '_' or '-'`);
@@ -175,7 +236,8 @@ function mcpTool(definition: McpServerDefinition, client: Client, listed: Listed
     mcpServer: definition.name,
     run: async (input, context) => {
       // A timeout or a broken connection rejects; the tool set makes it an is_error result.
-      const result = await client.callTool({ name: listed.name, arguments: input }, undefined, { timeout: timeoutMs, signal: context.signal });
+      const call = () => client.callTool({ name: listed.name, arguments: input }, undefined, { timeout: timeoutMs, signal: context.signal });
+      const result = await signedIn(call, transport, auth);
       return toolOutputOf(result);
     },
   };
