@@ -145,7 +145,7 @@ export async function* recordsOfLines(
     for await (const line of lines) {
       const record = decodeRecordLine(line, seq);
       if (record.seq !== seq) throw new RunStateError("ERR_CORRUPT", `line ${seq} holds seq ${record.seq}: seqs must increase by one`, { line: seq });
-      if (seq === 1 && record.protocol !== PROTOCOLS.meta) throw new RunStateError("ERR_NO_META", "the first record is not the meta record", { seq: 1 });
+      if (seq === 1 && record.protocol !== PROTOCOLS.meta) throw new RunStateError("ERR_NO_META", "line 1: the first record is not the meta record", { seq: 1, line: 1 });
       if (record.protocol === PROTOCOLS.meta) assertHoldsRun(where, runId, { runId: record.meta.run_id });
       seq++;
       yield record;
