@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { defaultStateDir, encodeRecord, FileStore, isRunStateError, storeContract, type RunStateErrorCode, type RunSummary } from "../src/index.js";
 import { fileStoreWithSeams } from "../src/runstate/file/file-store.js";
@@ -179,7 +179,8 @@ describe("file backend", () => {
       const fs = countingFileSystem();
       const journal = await fileStoreWithSeams({ dir, fileSystem: fs }).create("sync-1", metaPayload("sync-1"));
       assert.equal(fs.calls.fdatasync, 1, "the meta record is synced");
-      assert.deepEqual(fs.syncedDirs, [dir], "the directory entry is synced");
+      // The store made the directory: its name is synced into its parent, then the journal's into it.
+      assert.deepEqual(fs.syncedDirs, [dirname(dir), dir], "the directory entries are synced");
       fs.reset();
       await journal.append(2, assistantEntry(0, "hi"));
       assert.deepEqual([fs.calls.write, fsyncs(fs), fs.syncedDirs.length], [1, 1, 0], "one write and one sync per append");

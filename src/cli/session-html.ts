@@ -129,7 +129,7 @@ async function writePage(store: Store, runId: string, out: PacedOutput, prices: 
   const chart = new TokenChart();
   let tally: RunTally | undefined;
   for await (const record of store.readRecords(runId)) {
-    tally = tallyStep(tally, record);
+    tally = tallyStep(runId, tally, record);
     const call = pricedCall(record, tally.meta.fingerprint.model, prices, 0);
     if (call?.kind === "agent") chart.add(call.usage.inTokens, call.usage.outTokens, call.cost);
   }

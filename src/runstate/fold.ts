@@ -4,7 +4,7 @@
 // Everything a resume rebuilds comes from here.
 import { isDeepStrictEqual } from "node:util";
 import { RunStateError } from "./errors.js";
-import { ModelView } from "./model-view.js";
+import { ModelView, resultText } from "./model-view.js";
 import {
   ANNOTATION_KINDS,
   kindOfProtocol,
@@ -30,6 +30,7 @@ import {
   type ToolUseBlock,
   type UserMessage,
   type UserPayload,
+  isOtherBlock,
 } from "./records.js";
 
 /** Cumulative counters, derived only from the records so they can never drift. */
@@ -183,6 +184,18 @@ export function fold(records: readonly JournalRecord[]): FoldState {
 }
 
 /**
+ * Advances a checking fold by one record: `undefined` and the meta record start one. It
+ * applies every rule foldStep does (it is foldStep), but keeps of the conversation only
+ * its outline: each message's role and seq, and each tool result's id and length, never
+ * their text. Its `messages` and `history` are that outline; everything else is as fold
+ * gives it. What readers that stream a whole journal (`session show`, the export) check
+ * it with, in memory that does not grow with the size of what was said.
+ */
+export function outlineStep(state: FoldState | undefined, record: JournalRecord): FoldState {
+  return state === undefined ? foldMeta(record, true) : foldStep(state, record);
+}
+
+/**
  * Advances a fold by one record: `undefined` and the meta record start one. The state
  * is advanced in place and returned, so a run of N records costs N steps and no copies;
  * it belongs to the caller that folds (fold() gives each caller its own). Never mutates
@@ -218,6 +231,8 @@ type Folding = Mutable<FoldState> & {
   historySeqs: number[];
   /** The compactions in effect, oldest first: `compactions` without the undone ones, kept as they change so no step filters the whole list. */
   inEffect: CompactionState[];
+  /** For a checking fold (outlineStep), each outlined result's length in characters; undefined for a fold that keeps the text. */
+  resultChars: WeakMap<ToolResultBlock, number> | undefined;
 };
 
 type PayloadOf<K extends RecordKind> = Extract<JournalRecord, Record<K, unknown>>[K];
@@ -260,7 +275,8 @@ function foldOrigin(s: Folding, origin: OriginPayload, seq: number): void {
 // message, and `messages`, what the model is sent. Until then both name one array. Each
 // change is made to each array, to its own last message.
 
-function pushMessage(s: Folding, message: Message, seq: number): void {
+function pushMessage(s: Folding, full: Message, seq: number): void {
+  const message = outlined(s, full);
   s.history.push(message);
   s.historySeqs.push(seq);
   if (s.messages !== s.history) s.messages.push(message);
@@ -269,7 +285,7 @@ function pushMessage(s: Folding, message: Message, seq: number): void {
 /** Replaces the last message with what `join` makes of it, in both arrays. */
 function joinLast(s: Folding, seq: number, join: (last: Message) => Message): void {
   for (const messages of s.messages === s.history ? [s.history] : [s.history, s.messages]) {
-    messages[messages.length - 1] = join(messages[messages.length - 1] as Message);
+    messages[messages.length - 1] = outlined(s, join(messages[messages.length - 1] as Message));
   }
   s.historySeqs[s.historySeqs.length - 1] = seq;
 }
@@ -460,6 +476,28 @@ function foldCompactionUndo(s: Folding, { compaction_seq: target }: CompactionUn
   s.messages = view;
 }
 
+/**
+ * A message as the state keeps it: itself, or for a checking fold its outline, what the
+ * rules read of it (its role, its tool results' ids and lengths), without its text.
+ */
+function outlined(s: Folding, message: Message): Message {
+  const lengths = s.resultChars;
+  if (lengths === undefined) return message;
+  if (message.role === "assistant") return message.content.length === 0 ? message : { role: "assistant", content: [] };
+  const content: ToolResultBlock[] = [];
+  for (const block of message.content) {
+    if (isOtherBlock(block) || block.type !== "tool_result") continue;
+    if (lengths.has(block)) {
+      content.push(block);
+      continue;
+    }
+    const outline: ToolResultBlock = { type: "tool_result", tool_use_id: block.tool_use_id, content: "" };
+    lengths.set(outline, resultText(block.content).length);
+    content.push(outline);
+  }
+  return { role: "user", content };
+}
+
 /** The index in `history` of the first message completed after record `through`. */
 function historyIndexAfter(s: Folding, through: number): number {
   const seqs = s.historySeqs;
@@ -480,7 +518,7 @@ function historyIndexAfter(s: Folding, through: number): number {
  */
 function viewOf(s: Folding, inEffect: readonly CompactionState[], seq: number, folding?: CompactionPayload): Message[] {
   if (inEffect.length === 0) return s.history;
-  const model = new ModelView(inEffect);
+  const model = new ModelView(inEffect, s.resultChars);
   const view: Message[] = [];
   for (let index = historyIndexAfter(s, model.cut); index < s.history.length; index++) {
     view.push(...model.take(s.history[index] as Message, s.historySeqs[index] as number));
@@ -532,7 +570,7 @@ export function noCounters(): Counters {
   };
 }
 
-function foldMeta(first: JournalRecord): FoldState {
+function foldMeta(first: JournalRecord, outline = false): FoldState {
   if (first.protocol !== "io.choria.fisk-ai.v1.session.meta" || first.seq !== 1) {
     throw new RunStateError("ERR_NO_META", `the first record (seq ${String(first.seq)}) is not the meta record at seq 1`, {
       seq: first.seq,
@@ -540,7 +578,9 @@ function foldMeta(first: JournalRecord): FoldState {
   }
   const meta = payloadOf(first, "meta") as MetaPayload;
   assertReadableVersion(meta);
-  const messages: Message[] = meta.prompt === "" ? [] : [{ role: "user", content: [{ type: "text", text: meta.prompt }] }];
+  const resultChars = outline ? new WeakMap<ToolResultBlock, number>() : undefined;
+  const prompt: Message = { role: "user", content: [{ type: "text", text: meta.prompt }] };
+  const messages: Message[] = meta.prompt === "" ? [] : [outline ? { role: "user", content: [] } : prompt];
   const state: Folding = {
     runId: meta.run_id,
     meta,
@@ -560,6 +600,7 @@ function foldMeta(first: JournalRecord): FoldState {
     moved: undefined,
     lastSeq: 1,
     lastAnswered: new Set(),
+    resultChars,
   };
   return state;
 }

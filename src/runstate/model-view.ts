@@ -39,10 +39,15 @@ export class ModelView {
   readonly #summary: string | undefined;
   readonly #trims: Map<string, TrimmedResult>;
   readonly #applied = new Set<string>();
+  readonly #lengths: WeakMap<ToolResultBlock, number> | undefined;
   #started = false;
 
-  /** The view under `compactions`, in journal order: the undone ones are left out. */
-  constructor(compactions: readonly { compaction: CompactionPayload; undoneAt: number | undefined }[]) {
+  /**
+   * The view under `compactions`, in journal order: the undone ones are left out.
+   * `lengths` gives the length of a result kept without its text (a checking fold's outline).
+   */
+  constructor(compactions: readonly { compaction: CompactionPayload; undoneAt: number | undefined }[], lengths?: WeakMap<ToolResultBlock, number>) {
+    this.#lengths = lengths;
     const inEffect = compactions.filter((entry) => entry.undoneAt === undefined);
     const summarized = inEffect.findLast((entry) => entry.compaction.summary !== "");
     this.#summary = summarized?.compaction.summary;
@@ -86,7 +91,8 @@ export class ModelView {
       if (trim === undefined) return block;
       const text = resultText(block.content);
       this.#applied.add(block.tool_use_id);
-      if (trim.kept_chars + trim.cut_chars !== text.length) this.miscounted.push({ trim, length: text.length });
+      const length = this.#lengths?.get(block) ?? text.length;
+      if (trim.kept_chars + trim.cut_chars !== length) this.miscounted.push({ trim, length });
       return { ...block, content: trimmedResultText(text, trim.kept_chars) };
     });
     // Only a message with a trimmed result is a copy.

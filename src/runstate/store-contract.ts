@@ -126,7 +126,15 @@ export async function decodeRunStreamed(
 }
 
 function foldedRun(runId: string, decoded: DecodedJournal, where: string): DecodedJournal & { state: RunState } {
-  return { ...decoded, state: assertHoldsRun(where, runId, fold(decoded.records)) };
+  try {
+    return { ...decoded, state: assertHoldsRun(where, runId, fold(decoded.records)) };
+  } catch (error) {
+    if (!(error instanceof RunStateError) || error.seq === undefined || error.line !== undefined || error.code !== "ERR_CORRUPT") throw error;
+    // Named by its line as verify names it: the last record of that seq (a repeated seq fails at its second).
+    const line = decoded.records.findLastIndex((record) => record.seq === error.seq) + 1;
+    if (line === 0) throw error;
+    throw new RunStateError(error.code, `line ${line}: ${error.message}`, { seq: error.seq, line, cause: error });
+  }
 }
 
 /**
@@ -145,7 +153,7 @@ export async function* recordsOfLines(
     for await (const line of lines) {
       const record = decodeRecordLine(line, seq);
       if (record.seq !== seq) throw new RunStateError("ERR_CORRUPT", `line ${seq} holds seq ${record.seq}: seqs must increase by one`, { line: seq });
-      if (seq === 1 && record.protocol !== PROTOCOLS.meta) throw new RunStateError("ERR_NO_META", "the first record is not the meta record", { seq: 1 });
+      if (seq === 1 && record.protocol !== PROTOCOLS.meta) throw new RunStateError("ERR_NO_META", "line 1: the first record is not the meta record", { seq: 1, line: 1 });
       if (record.protocol === PROTOCOLS.meta) assertHoldsRun(where, runId, { runId: record.meta.run_id });
       seq++;
       yield record;

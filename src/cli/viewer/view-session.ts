@@ -5,6 +5,7 @@ import { writeSync } from "node:fs";
 import ansiEscapes from "ansi-escapes";
 import { render } from "ink";
 import { createElement as h } from "react";
+import { tallyRecords } from "../../runstate/run-tally.js";
 import type { Store } from "../../runstate/store.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../run-command.js";
@@ -25,9 +26,14 @@ export async function viewSession(store: Store, runId: string, options: { follow
   if (options.follow) await pager.end();
   const follow = options.follow ? followRecords(store, runId, summary.lastSeq + 1) : undefined;
 
+  // The pager reads windows, not the journal in order: the rules of the whole run are checked
+  // beside it, and a journal that breaks one ends the viewer as a failed read does (exit 8).
+  const checked = tallyRecords(runId, store.readRecords(runId));
+  // Handled here as well as on screen: it may fail before the screen is up, or after it is gone.
+  checked.catch(() => undefined);
   const terminal = takeTerminal(stdout, io.stdin);
   const left: { how: "quit" | "interrupt" } = { how: "quit" };
-  const app = render(h(Viewer, { pager, title: `${runId} · ${statusText(summary)}`, follow, onLeave: (how) => (left.how = how) }), {
+  const app = render(h(Viewer, { pager, title: `${runId} · ${statusText(summary)}`, follow, checked, onLeave: (how) => (left.how = how) }), {
     stdout,
     stdin: io.stdin,
     exitOnCtrlC: false,
@@ -48,6 +54,8 @@ export async function viewSession(store: Store, runId: string, options: { follow
     app.unmount();
     terminal.restore();
   }
+  // Left before the check ended: a corrupt journal still says so, with its exit code.
+  await checked;
   return left.how === "interrupt" ? EXIT.interrupted : EXIT.completed;
 }
 

@@ -13,6 +13,8 @@ export interface ViewerProps {
   title: string;
   /** For a follower: the records after those read so far, as they are journaled. */
   follow?: AsyncIterable<JournalRecord>;
+  /** The check of the whole journal, which rejects when a record breaks a rule of the fold. */
+  checked?: Promise<unknown>;
   /** How the viewer was left: q, or Ctrl-C. */
   onLeave(how: "quit" | "interrupt"): void;
 }
@@ -32,7 +34,7 @@ export function bodyHeight(rows: number): number {
   return Math.max(1, rows - 2);
 }
 
-export function Viewer({ pager, title, follow, onLeave }: ViewerProps): ReactElement {
+export function Viewer({ pager, title, follow, checked, onLeave }: ViewerProps): ReactElement {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [, setFrame] = useState(0);
@@ -52,6 +54,10 @@ export function Viewer({ pager, title, follow, onLeave }: ViewerProps): ReactEle
     stdout.on("resize", resized);
     return () => void stdout.off("resize", resized);
   }, [stdout]);
+
+  useEffect(() => {
+    checked?.catch((error: unknown) => setFailure(error instanceof Error ? error : new Error(String(error))));
+  }, [checked]);
 
   useEffect(() => {
     if (follow === undefined) return;

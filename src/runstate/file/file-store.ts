@@ -1,7 +1,7 @@
 // The embedded default backend (SPEC section 5): each run is `<id>.json`, the journal,
 // beside `<id>.lock`, in a 0700 directory of 0600 files.
 import { constants } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { RunState } from "../fold.js";
 import type { DecodedJournal } from "../journal-codec.js";
 import type { JournalRecord, MetaPayload } from "../records.js";
@@ -443,10 +443,17 @@ export class FileStore implements Store {
     return bytes.subarray(0, done);
   }
 
-  /** Creates the directory 0700, or tightens an existing one that is looser. */
+  /**
+   * Creates the directory 0700, or tightens an existing one that is looser. Each level it
+   * makes is synced into its parent: on the first run on a machine a power cut must not
+   * take the new directories, and the journals in them, away after tools already ran.
+   */
   #ensureDir(): Promise<void> {
     this.#dirReady ??= (async () => {
+      const made = await this.#missingLevels();
       await this.#fs.mkdir(this.dir, DIR_MODE);
+      // Deepest first: a level's name is durable in its parent before the parent's own name is synced.
+      for (const level of made) await this.#syncDir(dirname(level));
       const stat = await this.#fs.lstat(this.dir);
       if ((stat.mode & 0o777) !== DIR_MODE) await this.#fs.chmod(this.dir, DIR_MODE);
     })().catch((error: unknown) => {
@@ -456,8 +463,23 @@ export class FileStore implements Store {
     return this.#dirReady;
   }
 
-  async #syncDir(): Promise<void> {
-    const fd = await this.#fs.open(this.dir, O_RDONLY | O_DIRECTORY);
+  /** The directories from this.dir up that do not exist yet, this.dir first. */
+  async #missingLevels(): Promise<string[]> {
+    const missing: string[] = [];
+    for (let level = this.dir; dirname(level) !== level; level = dirname(level)) {
+      try {
+        await this.#fs.lstat(level);
+        break;
+      } catch (error) {
+        if (errnoCode(error) !== "ENOENT") throw error;
+        missing.push(level);
+      }
+    }
+    return missing;
+  }
+
+  async #syncDir(dir: string = this.dir): Promise<void> {
+    const fd = await this.#fs.open(dir, O_RDONLY | O_DIRECTORY);
     try {
       await this.#fs.fsync(fd);
     } finally {
