@@ -95,9 +95,9 @@ const LARGE_RUN: RunShape = { outputBytes: [900, 3400], proseBytes: [200, 900], 
  * Writes a journal of `bytes` bytes or a little more of whole turns, a chunk at a time (no
  * string could hold 1 GB), ending with a terminal record of `reason`; returns its last seq.
  */
-export function writeLargeJournal(path: string, runId: string, bytes: number, reason: TerminalReason, seed: number): number {
+export function writeLargeJournal(path: string, runId: string, bytes: number, reason: TerminalReason, seed: number, shape: RunShape = LARGE_RUN): number {
   const chunk = 64 * 1024 * 1024;
-  const generator = new RunGenerator(LARGE_RUN, seed);
+  const generator = new RunGenerator(shape, seed);
   const fd = openSync(path, "wx", 0o600);
   try {
     writeSync(fd, metaLine(runId));

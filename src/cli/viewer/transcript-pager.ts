@@ -66,9 +66,9 @@ export class TranscriptPager {
     return next;
   }
 
-  /** Reads the first screen. */
+  /** Reads the first screen, and no record past it: the rest is read as the reader moves. */
   async start(): Promise<void> {
-    await this.#loadAt(1);
+    await this.#loadAt(1, () => this.#rowsBelowTop() > this.#height);
   }
 
   resize(size: { width: number; height: number }): void {
@@ -292,8 +292,8 @@ export class TranscriptPager {
     this.#top = { item: 0, row: 0 };
   }
 
-  /** A fresh window starting at `seq`. */
-  async #loadAt(seq: number): Promise<void> {
+  /** A fresh window starting at `seq`: a chunk of records, or fewer once `enough` says so. */
+  async #loadAt(seq: number, enough: () => boolean = () => false): Promise<void> {
     this.#items = [];
     this.#first = seq;
     this.#last = seq - 1;
@@ -308,7 +308,7 @@ export class TranscriptPager {
         continue;
       }
       this.#add(record);
-      if (++read >= CHUNK) break;
+      if (++read >= CHUNK || enough()) break;
     }
   }
 
