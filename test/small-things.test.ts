@@ -1,4 +1,4 @@
-// Counts read as English: one of a thing is singular, wherever the CLI prints a count.
+// Small things a user notices: counts singular for one, titles found in any case.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,5 +30,25 @@ describe("counts", () => {
     assert.match(du.stdout, /total \(1 session, \d+ bytes\)/);
     const prune = await runCli(["session", "prune", "--keep-last", "0", "--dry-run"], { cwd: dir, env });
     assert.match(prune.stdout, /^would remove 1 session, \d+ bytes/m);
+  });
+});
+
+describe("a session named by its title", () => {
+  it("is found in any case, the whole title before a part of one, and an ambiguous part is refused", async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "fisk-title-"));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const env = { PATH: process.env.PATH, HOME: dir, NO_COLOR: "1" };
+    for (const title of ["Milk Notes", "Milk notes archive"]) {
+      const run = await runCli(["run", "--config", NOTES, "--checkpoint", "--title", title, "Remember to buy milk"], { cwd: dir, env });
+      assert.equal(run.code, 0, run.stderr);
+    }
+    const shown = await runCli(["session", "show", "milk notes", "--json"], { cwd: dir, env });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /"Milk Notes"/);
+    assert.doesNotMatch(shown.stdout, /Milk notes archive/);
+    const ambiguous = await runCli(["session", "show", "MILK", "--json"], { cwd: dir, env });
+    assert.notEqual(ambiguous.code, 0);
+    assert.match(ambiguous.stderr, /Milk Notes/);
+    assert.match(ambiguous.stderr, /Milk notes archive/);
   });
 });
