@@ -36,8 +36,15 @@ const ScriptFile = z
     message: "names a turn past the last one",
   });
 
-/** A script as written in a file, or given in code to the constructor. */
-export type ScriptSource = z.input<typeof ScriptFile>;
+/** A script as written in a file, or given in code to the constructor; validated as a file is. */
+export interface ScriptSource {
+  /** One entry per model call: `{ text, tool_calls: [{ name, input }] }` or `{ choose: [{ when, text, tool_calls }] }`. */
+  turns: Record<string, unknown>[];
+  /** Calls past the last turn play the turns from this one (1-based) on, again and again. */
+  repeat_from?: number;
+  /** The text of a summarizing call's answer, before the count of turns it replaces. */
+  summary?: string;
+}
 
 type ScriptedReply = z.output<typeof ScriptedReply>;
 type ScriptedTurn = z.output<typeof ScriptedTurn>;
