@@ -19,7 +19,7 @@ export type { ConfirmToolCall } from "./tools/tool-set.js";
 
 export { AnthropicProvider, type AnthropicProviderOptions } from "./llm/anthropic-provider.js";
 export { OpenAIProvider, type OpenAIProviderOptions, type MaxTokensParam } from "./llm/openai-provider.js";
-export { ScriptProvider } from "./llm/script-provider.js";
+export { ScriptProvider, type ScriptSource } from "./llm/script-provider.js";
 export {
   ModelCallError,
   type ModelProvider,

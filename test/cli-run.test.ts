@@ -495,7 +495,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       const ws = workspace(conversation.server);
       const env = { ...ws.env };
       delete env.ANTHROPIC_API_KEY;
-      assertOneLineError(await runCli(START, { cwd: ws.dir, env }), 2, /^fisk-ai: ANTHROPIC_API_KEY is not set: /);
+      assertOneLineError(await runCli(START, { cwd: ws.dir, env }), 2, /^fisk-ai: ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config examples\/notes\/agent.yaml "Remember to buy milk"/);
     });
 
     it("an unreachable base URL ends the run on error, journaled", async () => {

@@ -3,7 +3,8 @@
 // results are trimmed, and how the size before a call is measured.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { chooseCut, chooseTrims, ContextGauge, requestTokens, summarizingMessages, SUMMARY_REQUEST } from "../src/agent/compaction.js";
+import { chooseCut, chooseTrims, ContextGauge, requestTokens, summarizingMessages } from "../src/agent/compaction.js";
+import { SUMMARY_REQUEST } from "../src/llm/model-provider.js";
 import { fold, type Message } from "../src/index.js";
 import { assistantEntry, compactionEntry, journalOf, toolResultEntry, twoBatchConversation } from "./helpers/record-builders.js";
 

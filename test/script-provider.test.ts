@@ -6,6 +6,8 @@ import { after, describe, it } from "node:test";
 import { ModelCallError, type ModelRequest } from "../src/llm/model-provider.js";
 import { ScriptProvider } from "../src/llm/script-provider.js";
 import type { Message } from "../src/index.js";
+import { summarizingMessages } from "../src/agent/compaction.js";
+import { summaryText } from "../src/runstate/model-view.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-script-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -78,5 +80,47 @@ describe("the script provider", () => {
     assert.throws(() => new ScriptProvider(script("turns:\n  - txt: hi\n")), /script .*: turns\.0: /);
     assert.throws(() => new ScriptProvider(script("turns: []\n")), /turns: /);
     assert.throws(() => new ScriptProvider(join(scratch, "none.yaml")), /cannot read script/);
+  });
+
+  it("answers a summarizing call with its summary and the turns it replaces, playing no turn", async () => {
+    const provider = new ScriptProvider(script(`${SCRIPT}summary: The user wanted milk noted.\n`));
+    const conversation = [...afterTool("saved: milk"), { role: "assistant", content: [{ type: "text", text: "Noted." }] }, { role: "user", content: [{ type: "text", text: "and?" }] }] as Message[];
+    const summary = await provider.complete(request(summarizingMessages(conversation)), signal);
+    assert.deepEqual([summary.message.content, summary.stop_reason], [[{ type: "text", text: "The user wanted milk noted. [script provider: 2 turns played]" }], "end_turn"]);
+    const plain = await new ScriptProvider(script(SCRIPT)).complete(request(summarizingMessages(conversation)), signal);
+    assert.match((plain.message.content[0] as { text: string }).text, /^The conversation so far was played from a script\. \[script provider: 2 turns played\]$/);
+  });
+
+  it("goes on after a compaction with the turn after those the summary replaced", async () => {
+    const provider = new ScriptProvider(script("turns:\n  - text: one\n  - text: two\n  - text: three\n  - text: four\n"));
+    const summary = "The conversation so far was played from a script. [script provider: 2 turns played]";
+    const compacted: Message[] = [
+      { role: "user", content: [{ type: "text", text: summaryText(summary) }, { type: "text", text: "next" }] },
+    ];
+    assert.deepEqual((await provider.complete(request(compacted), signal)).message.content, [{ type: "text", text: "three" }]);
+    const later = [...compacted, { role: "assistant", content: [{ type: "text", text: "three" }] }, { role: "user", content: [{ type: "text", text: "more" }] }] as Message[];
+    assert.deepEqual((await provider.complete(request(later), signal)).message.content, [{ type: "text", text: "four" }]);
+    // A second compaction summarizes a conversation that opens with the first summary: its count goes on from it.
+    const again = await provider.complete(request(summarizingMessages(later)), signal);
+    assert.match((again.message.content[0] as { text: string }).text, /\[script provider: 3 turns played\]$/);
+  });
+
+  it("plays turns from repeat_from on again past the last turn, with ids that stay unique", async () => {
+    const provider = new ScriptProvider({ turns: [{ text: "hello" }, { text: "a", tool_calls: [{ name: "note" }] }, { text: "b" }], repeat_from: 2 });
+    const texts: string[] = [];
+    const ids: string[] = [];
+    let messages: Message[] = [prompt];
+    for (let call = 0; call < 7; call++) {
+      const turn = await provider.complete(request(messages), signal);
+      for (const block of turn.message.content) {
+        const known = block as { type: string; text?: string; id?: string };
+        if (known.type === "text") texts.push(String(known.text));
+        if (known.type === "tool_use") ids.push(String(known.id));
+      }
+      messages = [...messages, turn.message, { role: "user", content: [{ type: "text", text: "again" }] }];
+    }
+    assert.deepEqual(texts, ["hello", "a", "b", "a", "b", "a", "b"]);
+    assert.deepEqual(ids, ["toolu_script_2_1", "toolu_script_4_1", "toolu_script_6_1"]);
+    assert.throws(() => new ScriptProvider({ turns: [{ text: "x" }], repeat_from: 2 }), /script \(given in code\): repeat_from: names a turn past the last one/);
   });
 });

@@ -1,6 +1,7 @@
 // A function tool with a zod schema: the handler's input is typed and validated.
-// Run: ANTHROPIC_API_KEY=... node function-tool.js "What is 2 to the power of 10?"
-import { AnthropicProvider, defineTool, runAgent } from "fisk-ai";
+// Run (after npm run build:test): node .test-build/examples/library/function-tool.js
+// Offline, the script provider plays the model's side; with ANTHROPIC_API_KEY set, Claude does.
+import { AnthropicProvider, defineTool, runAgent, ScriptProvider } from "fisk-ai";
 import * as z from "zod";
 
 const power = defineTool({
@@ -11,7 +12,11 @@ const power = defineTool({
 });
 
 const outcome = await runAgent({
-  provider: new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY ?? "", baseURL: process.env.ANTHROPIC_BASE_URL }),
+  provider: process.env.ANTHROPIC_API_KEY
+    ? new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL })
+    : new ScriptProvider({
+        turns: [{ tool_calls: [{ name: "power", input: { base: 2, exponent: 10 } }] }, { text: "2 to the power of 10 is 1024." }],
+      }),
   model: "claude-sonnet-4-5",
   prompt: process.argv[2] ?? "What is 2 to the power of 10?",
   tools: [power],

@@ -4,7 +4,7 @@
 // cut. The summarizing call is made before anything is journaled, so a crash during it
 // leaves no record and the next run compacts again.
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
-import { ModelCallError, type ModelProvider, type ModelUsage, type ToolSpec } from "../llm/model-provider.js";
+import { ModelCallError, SUMMARY_REQUEST, type ModelProvider, type ModelUsage, type ToolSpec } from "../llm/model-provider.js";
 import type { CompactionState, RunState } from "../runstate/fold.js";
 import { resultText, summaryText, trimmedResultText } from "../runstate/model-view.js";
 import { isOtherBlock, PROTOCOLS, type CompactionPayload, type CompactionTrigger, type Message, type TrimmedResult } from "../runstate/records.js";
@@ -77,12 +77,6 @@ export interface Summarizer {
   retry: RetryPolicy;
   signal: AbortSignal;
 }
-
-/** The request a summary answers: appended to the conversation up to the cut as the user's words. */
-export const SUMMARY_REQUEST =
-  "Summarize the conversation so far for your own later use: it will replace the conversation, and you will continue from the summary alone. " +
-  "Keep the task, the decisions made and why, facts and names found (files, commands, results), what is done and what remains. " +
-  "Be concise. Reply with the summary only, and call no tools.";
 
 /** Characters of a trimmed tool result that are kept; a result is trimmed only when it is at least twice as long. */
 const TRIM_KEPT_CHARS = 1000;

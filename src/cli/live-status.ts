@@ -5,6 +5,7 @@
 import yoctoSpinner from "yocto-spinner";
 import type { AgentEvents } from "../agent/events.js";
 import type { Style } from "./render.js";
+import { counted } from "./counted.js";
 
 export function wantsLiveStatus(stderr: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
   return stderr.isTTY === true && (env.NO_COLOR ?? "") === "" && env.TERM !== "dumb" && env.CI === undefined;
@@ -91,7 +92,7 @@ export function liveStatus(inner: AgentEvents, stderr: NodeJS.WriteStream, style
       endLine();
       inner.runFinished?.(outcome);
       const { modelCalls, toolCalls, inTokens, outTokens } = outcome.counters;
-      const summary = `${outcome.reason}: ${modelCalls} model calls, ${toolCalls} tools, ${inTokens + outTokens} tokens, ${seconds(now() - started)}`;
+      const summary = `${outcome.reason}: ${counted(modelCalls, "model call")}, ${counted(toolCalls, "tool")}, ${inTokens + outTokens} tokens, ${seconds(now() - started)}`;
       stderr.write(`${style.dim(outcome.checkpointed ? `${summary}, session ${outcome.runId}` : summary)}\n`);
     },
   };

@@ -1,6 +1,7 @@
 // One-line descriptions of tool calls and results, shared by the live trace, the resume
 // replay and (later) session show --transcript.
 import type { Message, OtherBlock, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
+import { counted } from "./counted.js";
 
 export type ContentBlockLike = Message["content"][number];
 
@@ -21,7 +22,7 @@ export function toolResultText(result: ToolResultBlock): string {
 
 export function describeToolResult(result: ToolResultBlock): string {
   const lines = toolResultText(result).split("\n");
-  const more = lines.length > 1 ? ` (+${lines.length - 1} more lines)` : "";
+  const more = lines.length > 1 ? ` (+${counted(lines.length - 1, "more line")})` : "";
   return `${clip(lines[0] ?? "")}${more}`;
 }
 

@@ -3,6 +3,7 @@
 import type { Store } from "../runstate/store.js";
 import { bytesText, nameText, table, widthOf } from "./ledger-text.js";
 import { statusText } from "./session-list.js";
+import { counted } from "./counted.js";
 
 export async function sessionDiskUse(store: Store, options: { json: boolean }, out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Promise<void> {
   const sessions = (await store.list()).map((summary) => ({ summary, bytes: summary.digest?.bytes ?? 0 }));
@@ -14,5 +15,5 @@ export async function sessionDiskUse(store: Store, options: { json: boolean }, o
     return;
   }
   const rows = sessions.map(({ summary, bytes }) => [bytesText(bytes), summary.runId, statusText(summary), nameText(summary)]);
-  out.write(table([["SIZE", "ID", "STATUS", "TITLE/PROMPT"], ...rows, [bytesText(total), `total (${sessions.length} sessions, ${total} bytes)`]], widthOf(out)));
+  out.write(table([["SIZE", "ID", "STATUS", "TITLE/PROMPT"], ...rows, [bytesText(total), `total (${counted(sessions.length, "session")}, ${total} bytes)`]], widthOf(out)));
 }

@@ -8,6 +8,7 @@ import { PRUNABLE_STATUSES, type RunStatus, type RunSummary, type Store } from "
 import { reportFailure, UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
 import { bytesText, nameText, table } from "./ledger-text.js";
+import { counted } from "./counted.js";
 
 /** prune's flags as commander gives them. */
 export interface PruneFlags {
@@ -68,7 +69,7 @@ export async function pruneSessions(store: Store, filters: PruneFilters, options
   } else {
     const verb = options.dryRun ? "would remove" : "removed";
     if (removed.length > 0) streams.stdout.write(table(removed.map((summary) => [verb, summary.runId, summary.status, bytesText(summary.digest?.bytes ?? 0), nameText(summary)])));
-    streams.stdout.write(`${verb} ${removed.length} sessions, ${bytes} bytes (${bytesText(bytes)})${options.dryRun ? "" : " freed"}\n`);
+    streams.stdout.write(`${verb} ${counted(removed.length, "session")}, ${bytes} bytes (${bytesText(bytes)})${options.dryRun ? "" : " freed"}\n`);
     if (plan.protected.length > 0) {
       const statuses = [...new Set(plan.protected.map((summary) => summary.status))].join(",");
       streams.stdout.write(`kept ${plan.protected.length} matching sessions that can still go on or be repaired (${statuses}): name their status in --status to remove them\n`);

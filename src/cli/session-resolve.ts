@@ -8,7 +8,8 @@ import { AmbiguousTitleError } from "./cli-errors.js";
 
 /**
  * The id of the session `text` names: a session with that id, else the one whose title
- * is `text`, else the one whose title holds it (any case). ERR_NOT_FOUND when none does
+ * is `text`, else the one whose title is `text` in any case, else the one whose title
+ * holds it (any case). ERR_NOT_FOUND when none does
  * (ERR_INVALID_ID when `text` could not be an id), AmbiguousTitleError when more than one does.
  */
 export async function resolveSession(store: Store, text: string): Promise<string> {
@@ -22,9 +23,13 @@ export async function resolveSession(store: Store, text: string): Promise<string
     }
   }
   const titled = (await store.list()).filter((summary) => summary.digest?.title !== undefined);
-  const exact = titled.filter((summary) => summary.digest?.title === text);
   const lower = text.toLowerCase();
-  const matches = exact.length > 0 ? exact : titled.filter((summary) => summary.digest?.title?.toLowerCase().includes(lower) === true);
+  const tiers = [
+    (title: string) => title === text,
+    (title: string) => title.toLowerCase() === lower,
+    (title: string) => title.toLowerCase().includes(lower),
+  ];
+  const matches = tiers.map((fits) => titled.filter((summary) => fits(summary.digest?.title ?? ""))).find((found) => found.length > 0) ?? [];
   const [only] = matches;
   if (only !== undefined && matches.length === 1) return only.runId;
   if (matches.length > 1) throw new AmbiguousTitleError(text, candidates(matches));

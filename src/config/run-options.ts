@@ -25,7 +25,7 @@ function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
     case "anthropic": {
       const apiKey = env.ANTHROPIC_API_KEY;
       if (apiKey === undefined || apiKey === "") {
-        throw new ConfigError("ANTHROPIC_API_KEY is not set: export your Anthropic API key, or run offline with --provider script");
+        throw new ConfigError("ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config examples/notes/agent.yaml \"Remember to buy milk\" (docs/script-provider.md)");
       }
       return new AnthropicProvider({ apiKey, baseURL: config.baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) });
     }
@@ -33,7 +33,7 @@ function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
       const baseURL = config.baseUrl ?? nonEmpty(env.OPENAI_BASE_URL);
       const apiKey = nonEmpty(env.OPENAI_API_KEY);
       if (apiKey === undefined && baseURL === undefined) {
-        throw new ConfigError("OPENAI_API_KEY is not set: export your OpenAI API key, or set base_url for a local server such as Ollama");
+        throw new ConfigError("OPENAI_API_KEY is not set: type export OPENAI_API_KEY=<your OpenAI API key> and run again, or set base_url for a local server such as Ollama");
       }
       // Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) take any key.
       return new OpenAIProvider({ apiKey: apiKey ?? "unused", baseURL });

@@ -41,6 +41,16 @@ export type ThinkingConfig =
       mode: "adaptive";
     };
 
+/**
+ * The request a summary answers: appended to the conversation up to the cut as the user's
+ * words. A provider that must tell a summarizing call from the run's own (the script
+ * provider) knows it by this text, the last block of the last message.
+ */
+export const SUMMARY_REQUEST =
+  "Summarize the conversation so far for your own later use: it will replace the conversation, and you will continue from the summary alone. " +
+  "Keep the task, the decisions made and why, facts and names found (files, commands, results), what is done and what remains. " +
+  "Be concise. Reply with the summary only, and call no tools.";
+
 /** One model call as the loop asks for it, in the journal's (Anthropic Messages) shape. */
 export interface ModelRequest {
   /** The model's id as the provider's API knows it, e.g. `claude-sonnet-4-5`. */

@@ -3,7 +3,7 @@
 // calls were made, then answers; a request that ends with fisk-ai's summary request is
 // answered with a short summary. Its usage reports the tokens the fake counts, as a real
 // API reports its own, unless `reportedInput` says otherwise.
-import { SUMMARY_REQUEST } from "../../src/agent/compaction.js";
+import { SUMMARY_REQUEST } from "../../src/llm/model-provider.js";
 import { requestTokens, type AnthropicReply, type SentMessage } from "./fake-anthropic-server.js";
 import type { JsonObject, RecordedRequest } from "./http-json.js";
 

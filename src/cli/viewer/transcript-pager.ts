@@ -6,6 +6,7 @@ import type { JournalRecord } from "../../runstate/records.js";
 import type { Store } from "../../runstate/store.js";
 import { isFoldable, startsTurn, TranscriptReader, type TranscriptEntry } from "../transcript-entries.js";
 import { oneRow, visibleText, wrapText } from "./screen-text.js";
+import { counted } from "../counted.js";
 
 /** Records read at once when the reader moves past the window. */
 const CHUNK = 200;
@@ -447,7 +448,7 @@ const BODY_INDENT = "  ";
 /** A foldable entry: `▸ head` alone, or `▾ head` and its body below it, indented. */
 function folded(head: string, body: { text: string; style: ScreenRow["style"] }, open: boolean, width: number): ScreenRow[] {
   const lines = lineCount(body.text);
-  const more = lines > 1 ? ` (+${lines - 1} lines)` : "";
+  const more = lines > 1 ? ` (+${counted(lines - 1, "line")})` : "";
   const first = { text: `${open ? "▾" : "▸"} ${oneRow(head, width - 2 - more.length)}${more}`, style: body.style === "text" ? ("marker" as const) : body.style, current: false };
   if (!open) return [first];
   const rows = wrapText(body.text, Math.max(1, width - BODY_INDENT.length)).map((text) => ({ text: `${BODY_INDENT}${text}`, style: body.style, current: false }));

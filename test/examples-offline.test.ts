@@ -1,0 +1,50 @@
+// The README's examples as a new user types them, offline on the script provider: the notes
+// chat with its follow-ups (also after a compaction), and each library example with no key.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it, type TestContext } from "node:test";
+import { runCli, startScript } from "./helpers/cli-harness.js";
+
+const REPO = new URL("../../", import.meta.url).pathname;
+const NOTES = join(REPO, "examples/notes/agent.yaml");
+
+function home(t: TestContext): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = mkdtempSync(join(tmpdir(), "fisk-offline-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { dir, env: { PATH: process.env.PATH, HOME: dir, NO_COLOR: "1" } };
+}
+
+describe("the notes chat of the README", () => {
+  it("answers a follow-up at the prompt and one-shot follow-ups after it", async (t) => {
+    const { dir, env } = home(t);
+    const chat = await runCli(["run", "--config", NOTES, "--chat", "--checkpoint", "--name", "notes", "Remember to buy milk"], { cwd: dir, env, stdin: "What does it say now?\n" });
+    assert.equal(chat.code, 0, chat.stderr);
+    assert.equal(chat.stdout, "Noted. Your notes file says: buy milk.\nThe notes file says: buy milk.\n");
+    for (const prompt of ["Summarize it in one line", "And once more?"]) {
+      const followUp = await runCli(["run", "--config", NOTES, "--resume", "notes", prompt], { cwd: dir, env });
+      assert.equal(followUp.code, 0, followUp.stderr);
+      assert.equal(followUp.stdout, "The notes file says: buy milk.\n");
+    }
+  });
+
+  it("goes on with the script's next turn after /compact", async (t) => {
+    const { dir, env } = home(t);
+    const chat = await runCli(["run", "--config", NOTES, "--chat", "--checkpoint", "--name", "notes", "Remember to buy milk"], { cwd: dir, env, stdin: "/compact\nWhat does it say now?\n" });
+    assert.equal(chat.code, 0, chat.stderr);
+    assert.equal(chat.stdout, "Noted. Your notes file says: buy milk.\nThe notes file says: buy milk.\n");
+  });
+});
+
+describe("the library examples, offline", () => {
+  const example = (name: string): string => join(REPO, ".test-build/examples/library", name);
+
+  it("function-tool calls its tool and answers", async (t) => {
+    const { env } = home(t);
+    const result = await startScript(example("function-tool.js"), [], { cwd: REPO, env }).done;
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, "2 to the power of 10 is 1024.\n");
+    assert.equal(result.stderr, "calling power\n2 model calls, 1 tool calls\n");
+  });
+});
