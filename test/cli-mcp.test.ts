@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { PROTOCOLS, type JournalRecord } from "../src/index.js";
 import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
-import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
+import { startFakeAnthropic, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
+import { reply } from "./helpers/mcp-model-reply.js";
 import { startHttpMcpServer, type HttpMcpServer } from "./helpers/mcp-test-server.js";
 import { isRunning } from "./helpers/processes.js";
 
@@ -18,17 +19,6 @@ const root = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-cli-mcp-")));
 after(() => rmSync(root, { recursive: true, force: true }));
 
 /** "use TOOL {json}" asks for that tool; a tool result is answered with what it said. */
-function reply(messages: SentMessage[]): AnthropicReply {
-  const blocks = latestBlocks(messages);
-  const usage = { input_tokens: 10, output_tokens: 5 };
-  const result = blocks.find((block) => block.type === "tool_result");
-  if (result !== undefined) return { content: [{ type: "text", text: `Result: ${typeof result.content === "string" ? result.content : JSON.stringify(result.content)}` }], stop_reason: "end_turn", usage };
-  const text = blocks.filter((block) => block.type === "text").map((block) => block.text ?? "").join(" ");
-  const use = /^use (\S+) (.*)$/.exec(text);
-  if (use === null) return { content: [{ type: "text", text: `Answer: ${text}` }], stop_reason: "end_turn", usage };
-  return { content: [{ type: "tool_use", id: `toolu_${messages.length}`, name: use[1], input: JSON.parse(use[2] as string) }], stop_reason: "tool_use", usage };
-}
-
 let model: FakeServer;
 let http: HttpMcpServer;
 before(async () => {
