@@ -92,7 +92,7 @@ describe("fisk-ai session show --transcript on a terminal", { skip: skipWithout(
     const terminal = await start("tour", "tour");
     const screen = terminal.screen();
     assert.match(screen, /^› The checkout tests fail since the shipping change: find out why and fix it\.$/m);
-    assert.match(screen, /^▸ \(thinking\) The checkout tests fail since the shipping change\. \(\+1 lines\)$/m);
+    assert.match(screen, /^▸ \(thinking\) The checkout tests fail since the shipping change\. \(\+1 line\)$/m);
     assert.match(screen, /^I'll run the checkout tests to see what fails\.$/m);
     assert.match(screen, /^→ run_command \{"command":"go test \.\/internal\/\.\.\."\}$/m);
     assert.match(screen, /^▸ ← run_command \(error\): ok {6}github\.com\/example\/shop\/internal\/cart {4}0\.412s \(\+4 lines\)$/m);

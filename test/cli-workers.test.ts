@@ -27,8 +27,9 @@ function started(worker: CliRun): CliRun {
 }
 
 /** Waits until the worker has printed a line matching `line`. */
+/** A worker's start, a look for adoptable runs every 5 s and the run itself: on a loaded machine that can take a while. */
 function printedLine(worker: CliRun, line: RegExp): Promise<void> {
-  return waitFor(() => line.test(printed.get(worker)?.() ?? ""), `a worker to print ${String(line)}`);
+  return waitFor(() => line.test(printed.get(worker)?.() ?? ""), `a worker to print ${String(line)}`, 60_000);
 }
 
 /** What a worker printed, once it has stopped at a SIGTERM. */

@@ -39,7 +39,7 @@ function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] }
   }
 }
 
-const HELP_MODULES = ["agent/agent-errors.js", "cli/cli-errors.js", "cli/cli-process.js", "cli/exit-codes.js", "cli/main.js", "cli/program.js", "runstate/errors.js"];
+const HELP_MODULES = ["agent/agent-errors.js", "cli/cli-errors.js", "cli/cli-process.js", "cli/exit-codes.js", "cli/main.js", "cli/program.js", "errors/fisk-error.js", "runstate/errors.js"];
 
 test("--help and --version load only the argument parser and the CLI modules that print them", () => {
   for (const args of [["--help"], ["--version"], ["-v"], ["run", "--help"], ["session", "--help"], ["session", "show", "--help"], ["memory", "--help"], ["help", "memory"]]) {

@@ -2,6 +2,10 @@
 // each, and check this list against the command tree so a new command cannot be left out.
 export const COMMANDS: string[][] = [
   ["run"],
+  ["submit"],
+  ["worker"],
+  ["queue"],
+  ...["ls", "rm"].map((sub) => ["queue", sub]),
   ["session"],
   ...["ls", "show", "rm", "verify", "export", "import", "mv", "fork", "compact", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "trace", "init-stream"].map((sub) => ["session", sub]),
   ["memory"],
