@@ -234,11 +234,11 @@ describe("approvals on the command line", () => {
     }
   });
 
-  it("runs the README's Approvals example: park (exit 10), pending lists the call, approve --resume tags the release once", async () => {
+  it("runs the Approvals example of docs/approvals.md and the README: park (exit 10), pending lists the call, approve --resume tags the release once", async () => {
     const repo = new URL("../../", import.meta.url).pathname;
-    const readme = readFileSync(join(repo, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("## Approvals"), readme.indexOf("## agent.yaml"));
-    const block = /```sh\n([^`]*)```/.exec(section)?.[1] ?? "";
+    const page = readFileSync(join(repo, "docs/approvals.md"), "utf8");
+    const block = /```sh\n([^`]*)```/.exec(page)?.[1] ?? "";
+    assert.ok(readFileSync(join(repo, "README.md"), "utf8").includes(`\`\`\`sh\n${block}\`\`\``), "the README shows the same example");
     const commands = block.split("\n").filter((line) => line.startsWith("node dist/cli/main.js "));
     assert.equal(commands.length, 3, block);
     const dir = join(root, "readme");

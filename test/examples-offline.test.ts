@@ -1,7 +1,8 @@
 // The README's examples as a new user types them, offline on the script provider: the notes
-// chat with its follow-ups (also after a compaction), and each library example with no key.
+// chat with its follow-ups (also after a compaction), and each library example with no key,
+// the README's loadAgent example among them.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
@@ -46,5 +47,17 @@ describe("the library examples, offline", () => {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "2 to the power of 10 is 1024.\n");
     assert.equal(result.stderr, "calling power\n2 model calls, 1 tool calls\n");
+  });
+
+  it("the README's library example loads the notes agent.yaml and runs it", async (t) => {
+    const { dir, env } = home(t);
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    const block = /```ts\n([^`]*)```/.exec(readme)?.[1] ?? "";
+    assert.match(block, /loadAgent\("agent\.yaml"\)/, block);
+    const script = join(dir, "example.mjs");
+    writeFileSync(script, block.replace('from "fisk-ai"', `from ${JSON.stringify(join(REPO, "dist/index.js"))}`).replace('"agent.yaml"', JSON.stringify(NOTES)));
+    const result = await startScript(script, [], { cwd: dir, env }).done;
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, "Noted. Your notes file says: buy milk.\n");
   });
 });

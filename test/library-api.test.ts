@@ -178,7 +178,7 @@ describe("the package root", () => {
 describe("the examples", () => {
   const env = (server: FakeServer): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url });
 
-  it("function-tool runs its tool and prints the answer, and the README shows it verbatim", async (t) => {
+  it("function-tool runs its tool and prints the answer, and docs/library.md shows it verbatim", async (t) => {
     const server = await fake(t, [toolTurn("power", { base: 2, exponent: 10 }), textTurn("1024")]);
     const result = await startScript(join(REPO, ".test-build/examples/library/function-tool.js"), ["2^10?"], { cwd: REPO, env: env(server) }).done;
     assert.equal(result.code, 0, result.stderr);
@@ -186,8 +186,8 @@ describe("the examples", () => {
     assert.equal(result.stderr, "calling power\n2 model calls, 1 tool calls\n");
     const [power] = toolResultsSent(server, 1) as { content: string; tool_use_id: string }[];
     assert.deepEqual([power?.tool_use_id, power?.content], ["toolu_01", "1024"]);
-    const readme = readFileSync(join(REPO, "README.md"), "utf8");
-    assert.ok(readme.includes(readFileSync(join(EXAMPLES, "function-tool.ts"), "utf8")), "the README's library example is examples/library/function-tool.ts");
+    const page = readFileSync(join(REPO, "docs/library.md"), "utf8");
+    assert.ok(page.includes(readFileSync(join(EXAMPLES, "function-tool.ts"), "utf8")), "the library page's example is examples/library/function-tool.ts");
   });
 
   it("suspend-resume suspends on Ctrl-C in one process and finishes in another without fetching twice", async (t) => {

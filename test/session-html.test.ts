@@ -1,6 +1,6 @@
 // `session export ID --format html`, opened as a reader opens it: in headless Chromium
 // (the system's, driven by playwright-core), from a file, with every request it makes
-// recorded. FISK_AI_SCREENSHOT=FILE saves the page as the README shows it.
+// recorded. FISK_AI_SCREENSHOT=FILE saves the page as docs/viewing-sessions.md shows it.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

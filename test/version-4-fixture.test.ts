@@ -1,7 +1,7 @@
 // The version rule on a fixture (test/fixtures/v4): journals holding version 4's kinds, one
 // of record version 2 and one of 3. This fisk-ai reads them; a reader that does not know a
 // kind refuses the journal, never misreading it. The readers before version 4 did so too,
-// seen on these very files and kept in the README (Compatibility): fisk-ai before version 4
+// seen on these very files and kept in docs/backends.md (Records): fisk-ai before version 4
 // answers `session show` and `--resume` with exit 8, "line 6 is not a valid record: unknown
 // protocol ...compaction"; the Go implementation's Fold returns ErrCorrupt "unknown record
 // protocol ... at seq N" (internal/runstate/state.go), and refuses version 2 journals anyway.

@@ -1,4 +1,4 @@
-// The agent loop (SPEC section 7). The order inside a turn is what makes runs durable:
+// The agent loop (docs/durability.md). The order inside a turn is what makes runs durable:
 // the assistant turn is journaled before any tool runs, so a crash mid-batch never pays
 // for the call again, and each tool result is journaled the instant its tool completes,
 // so a crash repeats at most the one tool whose result never reached the journal.

@@ -1,4 +1,4 @@
-// Compaction (SPEC section 7, issue 24): when a conversation outgrows the model's context
+// Compaction (docs/compaction.md, issue 24): when a conversation outgrows the model's context
 // window, the model summarizes the part up to a cut and one record journals the summary.
 // Nothing journaled is rewritten: the fold sends the summary, then the messages after the
 // cut. The summarizing call is made before anything is journaled, so a crash during it
@@ -27,7 +27,7 @@ export interface CompactionSettings {
 /** The defaults of `threshold` and `keep_recent`. */
 export const COMPACTION_DEFAULTS = { threshold: 0.8, keepRecent: 4 } as const;
 
-/** The context windows, in tokens, of the models the README names; any other model needs `window`. */
+/** The context windows, in tokens, of the models docs/compaction.md names; any other model needs `window`. */
 export const KNOWN_CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
   "claude-sonnet-4-5": 200_000,
   "gpt-4.1": 1_047_576,
@@ -40,7 +40,7 @@ export interface CompactionOptions {
   auto?: boolean;
   /** Above 0, at most 1 (default 0.8). */
   threshold?: number;
-  /** Tokens; default the model's, for the models the README names. */
+  /** Tokens; default the model's, for the models docs/compaction.md names. */
   window?: number;
   /** At least 1 (default 4). */
   keepRecent?: number;

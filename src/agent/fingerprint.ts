@@ -1,4 +1,4 @@
-// The resume guard (SPEC section 6): what a run was started with, hashed where it could
+// The resume guard (docs/cli-and-sessions.md, `--resume`): what a run was started with, hashed where it could
 // leak, compared on resume. Computed from the configuration alone, before cache markers,
 // the memory index or the resume reminder touch the system prompt.
 import { createHash } from "node:crypto";
@@ -117,7 +117,7 @@ export function providerOf(fingerprint: Fingerprint): string {
 }
 
 export interface FingerprintDiff {
-  /** One line per change, in the order the SPEC lists the fields. */
+  /** One line per change, in the order docs/cli-and-sessions.md lists the fields under `--resume`. */
   changes: string[];
   /** A provider change, which even a forced resume does not cross. */
   providerChanged: boolean;

@@ -1,5 +1,5 @@
 // The stable JSON shapes of `session ls --json` and `session show --json`, documented in
-// the README. Field names here are a contract with scripts: add, never rename.
+// docs/cli-and-sessions.md. Field names here are a contract with scripts: add, never rename.
 import { providerOf } from "../agent/fingerprint.js";
 import type { ApprovalState, CompactionState, DecisionState, RunState } from "../runstate/fold.js";
 import type { CompactionPayload } from "../runstate/records.js";

@@ -1,6 +1,6 @@
 // `run --output-format stream-json`: every event of the run as one JSON object a line on
 // stdout, so a script or a web page can follow it live. The field names are a contract
-// (documented in the README): add fields, never rename or remove them.
+// (documented in docs/cli-and-sessions.md): add fields, never rename or remove them.
 import type { AgentEvents } from "../agent/events.js";
 import { compactionJson } from "./session-json.js";
 

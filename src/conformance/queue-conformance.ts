@@ -1,4 +1,4 @@
-// The contract every RunQueue backend keeps (SPEC section 14), as node:test cases. A
+// The contract every RunQueue backend keeps (docs/workers.md), as node:test cases. A
 // backend's test file calls runQueueConformance with a harness and runs under
 // `node --test`; nothing here knows how a backend keeps an entry or hands out work.
 import assert from "node:assert/strict";

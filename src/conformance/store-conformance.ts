@@ -1,4 +1,4 @@
-// The contract every Store backend keeps (SPEC section 4), as node:test cases: one
+// The contract every Store backend keeps (docs/backends.md), as node:test cases: one
 // describe block a method, each in its own file under store/, so that a failing case's
 // name starts with the method it found broken. A backend's test file calls
 // runStoreConformance with a harness and runs under `node --test`; nothing here knows

@@ -23,7 +23,7 @@ export type PriceTable = Readonly<Record<string, ModelPrice>>;
 export const PRICES_AS_OF = "2026-12-05";
 
 /**
- * The models the README names, at the providers' list prices on PRICES_AS_OF:
+ * The models docs/cost-and-lifecycle.md names, at the providers' list prices on PRICES_AS_OF:
  * claude-sonnet-4-5 from Anthropic's pricing page (prompts up to 200K tokens; 5-minute
  * cache writes), gpt-4.1 from OpenAI's (which charges nothing extra to write its cache:
  * written tokens are input). Local models (llama3.2 on Ollama) have no price here.

@@ -1,4 +1,4 @@
-// The queue seam (SPEC section 14): where submitted runs wait for a worker. A backend
+// The queue seam (docs/workers.md): where submitted runs wait for a worker. A backend
 // decides how an entry is kept and how a worker hears of it; what an entry holds, what
 // is refused and said about it is decided here, so backends cannot drift apart. The
 // claim on a run is the store's own exclusive hold (Store.open): a queue never keeps a

@@ -1,4 +1,4 @@
-// fold: records -> RunState (SPEC section 3), one record at a time (foldStep). No IO,
+// fold: records -> RunState (docs/backends.md, fold), one record at a time (foldStep). No IO,
 // no clock, no randomness, and it never mutates a record: fold() is pure, and a caller
 // that keeps a state (the run's recorder) advances it by each record it appends.
 // Everything a resume rebuilds comes from here.
@@ -128,7 +128,7 @@ export interface RunState {
   /** The turn whose tools are not all answered, or undefined when none is (the run is at a boundary). */
   pending: PendingBatch | undefined;
   /**
-   * The conversation ends on a turn the API paused (`pause_turn`, SPEC section 7): the
+   * The conversation ends on a turn the API paused (`pause_turn`, docs/durability.md): the
    * model is called again with it as it stands, and its continuation joins the same message.
    */
   paused: boolean;

@@ -1,4 +1,4 @@
-// What the journal's records look like without their schemas (SPEC section 2): the
+// What the journal's records look like without their schemas (docs/backends.md, Records): the
 // protocol ids, versions and limits both the zod schemas (record-schemas.ts) and the
 // code that never loads zod rely on. Identifiers and field names are the ones the Go
 // implementation writes in its version 2 journals, so a journal moves between the two

@@ -1,4 +1,4 @@
-// The zod schemas of the journal's records (SPEC section 2): the code's own validation
+// The zod schemas of the journal's records (docs/backends.md, Records): the code's own validation
 // and the source the shipped JSON Schema files are generated from. Loaded only when a
 // record is checked (see recordSchemas in records.ts): zod costs more to load than node
 // takes to start, and `--help` or a `session ls` from its cache checks no record.

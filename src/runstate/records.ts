@@ -1,4 +1,4 @@
-// The journal's records (SPEC section 2), as the rest of the code sees them: their
+// The journal's records (docs/backends.md, Records), as the rest of the code sees them: their
 // format (record-format.ts), their types, and the check of one record. Their zod schemas
 // are in record-schemas.ts, loaded on the first record checked.
 import { createRequire } from "node:module";

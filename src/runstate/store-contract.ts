@@ -1,4 +1,4 @@
-// The rules every Store backend keeps, stated once (SPEC section 4). A backend decides
+// The rules every Store backend keeps, stated once (docs/backends.md). A backend decides
 // how bytes are kept and who may write; what is accepted, refused and said about it is
 // decided here, so backends cannot drift apart in their checks or their messages.
 import { RunStateError } from "./errors.js";

@@ -1,4 +1,4 @@
-// The storage seam (SPEC section 4): two small async interfaces. Every backend keeps
+// The storage seam (docs/backends.md): two small async interfaces. Every backend keeps
 // the rules in store-contract.ts and passes the one conformance suite (fisk-ai/conformance).
 import type { RunHolder } from "./run-holder.js";
 import type { RunDigest } from "./run-digest.js";

@@ -1,4 +1,4 @@
-// The embedded default backend (SPEC section 5): each run is `<id>.json`, the journal,
+// The embedded default backend (docs/durability.md, The file backend): each run is `<id>.json`, the journal,
 // beside `<id>.lock`, in a 0700 directory of 0600 files.
 import { constants } from "node:fs";
 import { dirname, join } from "node:path";

@@ -1,4 +1,4 @@
-// The NATS JetStream backend (SPEC section 4), laid out as the Go implementation lays it
+// The NATS JetStream backend (docs/backends.md, The JetStream backend), laid out as the Go implementation lays it
 // out, so both list and resume each other's runs on one stream: a run's meta record is
 // the message at `<prefix>.<run>._meta`, each later record the message at
 // `<prefix>.<run>.<seq>`, each body a journal line without its newline. The operator's
