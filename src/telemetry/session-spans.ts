@@ -80,29 +80,40 @@ export function partSpan(session: SessionContext, part: RunPart): SessionSpan {
   };
 }
 
+/** What a model call's and a tool's span share: their part as parent, the operation, the session's ids, and the record's times (`fallbackTime` where it kept none). */
+function callSpan(
+  session: SessionContext,
+  partSeq: number,
+  call: { spanId: string; operation: string; name: string; kind: SessionSpan["kind"]; times: { started_at?: string; ended_at?: string }; fallbackTime: string },
+): SessionSpan {
+  return {
+    spanId: call.spanId,
+    parentSpanId: partSpanId(session.runId, partSeq),
+    name: call.name,
+    kind: call.kind,
+    start: call.times.started_at ?? call.fallbackTime,
+    end: call.times.ended_at ?? call.fallbackTime,
+    attributes: { "gen_ai.operation.name": call.operation, "gen_ai.conversation.id": session.runId, "fisk_ai.session.id": session.runId },
+  };
+}
+
 /** A model call's span; `retries` only live (no record keeps them). */
 export function chatSpan(session: SessionContext, partSeq: number, turn: AssistantPayload, fallbackTime: string, retries: SessionSpan["events"] = []): SessionSpan {
   const cacheRead = turn.cache_read_tokens ?? 0;
   const cacheCreate = turn.cache_create_tokens ?? 0;
+  const span = callSpan(session, partSeq, { spanId: sessionSpanId(session.runId, "chat", turn.iteration), operation: "chat", name: `chat ${session.model}`, kind: "client", times: turn, fallbackTime });
   return {
-    spanId: sessionSpanId(session.runId, "chat", turn.iteration),
-    parentSpanId: partSpanId(session.runId, partSeq),
-    name: `chat ${session.model}`,
-    kind: "client",
-    start: turn.started_at ?? fallbackTime,
-    end: turn.ended_at ?? fallbackTime,
+    ...span,
     attributes: {
-      "gen_ai.operation.name": "chat",
+      ...span.attributes,
       "gen_ai.provider.name": session.provider,
       "gen_ai.request.model": session.model,
-      "gen_ai.conversation.id": session.runId,
       ...(turn.stop_reason === undefined ? {} : { "gen_ai.response.finish_reasons": [turn.stop_reason] }),
       // The convention's input count includes the cached tokens; the record keeps them apart.
       "gen_ai.usage.input_tokens": turn.in_tokens + cacheRead + cacheCreate,
       "gen_ai.usage.output_tokens": turn.out_tokens,
       ...(turn.cache_read_tokens === undefined ? {} : { "gen_ai.usage.cache_read.input_tokens": cacheRead }),
       ...(turn.cache_create_tokens === undefined ? {} : { "gen_ai.usage.cache_creation.input_tokens": cacheCreate }),
-      "fisk_ai.session.id": session.runId,
       "fisk_ai.iteration": turn.iteration,
       ...(session.captureContent ? { "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: turn.message.content, finish_reason: turn.stop_reason }]) } : {}),
     },
@@ -112,20 +123,14 @@ export function chatSpan(session: SessionContext, partSeq: number, turn: Assista
 
 export function toolSpan(session: SessionContext, partSeq: number, use: ToolUseBlock, result: ToolResultPayload, fallbackTime: string): SessionSpan {
   const failed = result.result.is_error === true;
+  const span = callSpan(session, partSeq, { spanId: toolSpanId(session.runId, use.id), operation: "execute_tool", name: `execute_tool ${use.name}`, kind: "internal", times: result, fallbackTime });
   return {
-    spanId: toolSpanId(session.runId, use.id),
-    parentSpanId: partSpanId(session.runId, partSeq),
-    name: `execute_tool ${use.name}`,
-    kind: "internal",
-    start: result.started_at ?? fallbackTime,
-    end: result.ended_at ?? fallbackTime,
+    ...span,
     attributes: {
-      "gen_ai.operation.name": "execute_tool",
+      ...span.attributes,
       "gen_ai.tool.name": use.name,
       "gen_ai.tool.call.id": use.id,
       "gen_ai.tool.type": result.remote === true ? "extension" : "function",
-      "gen_ai.conversation.id": session.runId,
-      "fisk_ai.session.id": session.runId,
       ...(failed ? { "error.type": "tool_error" } : {}),
       ...(session.captureContent ? { "gen_ai.tool.call.arguments": JSON.stringify(use.input), "gen_ai.tool.call.result": JSON.stringify(result.result.content) } : {}),
     },
