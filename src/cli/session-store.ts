@@ -46,7 +46,7 @@ export function storeFromFlags(flags: StoreFlags): StoreConfig | undefined {
 
 /** Opens a store, reporting a server's comings and goings on stderr. */
 export function openStore(config: StoreConfig, stderr: NodeJS.WritableStream): Promise<Store> {
-  return createStore(config.backend === "jetstream" ? { ...config, report: (line) => stderr.write(`fisk-ai: ${line}\n`) } : config);
+  return createStore(config, (line) => stderr.write(`fisk-ai: ${line}\n`));
 }
 
 export function storeFor(config: AgentConfig, stderr: NodeJS.WritableStream): Promise<Store> {

@@ -51,7 +51,7 @@ export async function startAgent(config: AgentConfig, path: string | undefined, 
   return {
     path: absolute,
     options: { ...options, tools: [...(options.tools ?? []), ...(mcp?.tools ?? [])], ...(absolute === undefined ? {} : { configPath: absolute }) },
-    openStore: (report) => createStore(config.store.backend === "jetstream" && report !== undefined ? { ...config.store, report } : config.store),
+    openStore: (report) => createStore(config.store, report),
     close: async () => {
       await mcp?.close();
     },

@@ -31,11 +31,15 @@ const BACKENDS: Backends = {
   jetstream: async (config) => (await import("./jetstream/jetstream-store.js")).connectJetStreamStore(config),
 };
 
-/** The store a configuration names; a name that is not a backend is one line saying which are. */
-export function createStore(config: StoreConfig): Promise<Store> {
+/**
+ * The store a configuration names; a name that is not a backend is one line saying which are.
+ * `report` gets a server backend's comings and goings, one line each (in place of the config's own).
+ */
+export function createStore(config: StoreConfig, report?: (line: string) => void): Promise<Store> {
   const backend = Object.hasOwn(BACKENDS, config.backend) ? BACKENDS[config.backend] : undefined;
   if (backend === undefined) {
     return Promise.reject(new TypeError(`unknown session backend ${JSON.stringify(config.backend)}: use one of ${Object.keys(BACKENDS).join(", ")}`));
   }
-  return (backend as (config: StoreConfig) => Promise<Store>)(config);
+  const reporting = report !== undefined && config.backend === "jetstream" ? { ...config, report } : config;
+  return (backend as (config: StoreConfig) => Promise<Store>)(reporting);
 }
