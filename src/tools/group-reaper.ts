@@ -5,6 +5,9 @@
 // however) it sends each SIGTERM, then SIGKILL. A group stopped normally is forgotten
 // first, so a reused id is never signalled.
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, resolve } from "node:path";
+import type { Writable } from "node:stream";
 
 const SCRIPT = `groups=" "
 while read -r line; do
@@ -32,16 +35,43 @@ function started(): ChildProcess {
   return reaper;
 }
 
+// The child waits at this gate until the reaper holds its group: it reads one line from
+// the extra pipe after its stdio, closes it and only then becomes the program. If we die
+// before opening the gate, the pipe closes unread and the child exits without running.
+const GATE = (fd: number) => `IFS= read -r _ <&${fd} || exit 125; exec ${fd}<&-; exec "$0" "$@"`;
+
 /**
  * Spawns a process as the leader of a group of its own, which the reaper stops if this
- * process dies. The reaper is running before the child is, and the group is handed to it the
- * moment spawn returns, not on the "spawn" event: a kill -9 in between would leave it behind.
+ * process dies. The reaper is running before the child is, and the child runs nothing of
+ * its own until the reaper has been handed its group: a kill -9 at any moment after this
+ * returns leaves nothing behind (a program that is not there is spawned as is, so its
+ * error is the usual ENOENT and nothing runs).
  */
-export function spawnWatched(command: string, args: readonly string[], options: SpawnOptions): ChildProcess {
+export function spawnWatched(command: string, args: readonly string[], options: SpawnOptions & { stdio: ("pipe" | "ignore")[] }): ChildProcess {
   const watcher = started();
-  const child = spawn(command, args, { ...options, detached: true });
-  if (child.pid !== undefined) watcher.stdin?.write(`${child.pid}\n`);
+  if (!isRunnable(command, options)) return spawn(command, args, { ...options, detached: true });
+  const gate = options.stdio.length;
+  const child: ChildProcess = spawn("/bin/sh", ["-c", GATE(gate), command, ...args], { ...options, stdio: [...options.stdio, "pipe"], detached: true });
+  const opener = child.stdio[gate] as Writable | null;
+  if (child.pid === undefined || opener === null) return child;
+  opener.on("error", () => undefined);
+  watcher.stdin?.write(`${child.pid}\n`, () => opener.end("\n"));
   return child;
+}
+
+/** Whether `command` names an executable file, found as spawn would find it (PATH, cwd). */
+function isRunnable(command: string, options: SpawnOptions): boolean {
+  const candidates = command.includes("/")
+    ? [resolve(String(options.cwd ?? "."), command)]
+    : (options.env?.PATH ?? process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== "").map((dir) => resolve(String(options.cwd ?? "."), dir, command));
+  return candidates.some((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
 export function forgetGroup(pid: number): void {
