@@ -1,6 +1,8 @@
 // The library API. Run an agent with runAgent and tools from defineTool; journal it to a
-// store from createStore (or a FileStore, MemoryStore); read a journal back with fold.
-// The store conformance suite is at "fisk-ai/conformance".
+// store from createStore (or a FileStore, MemoryStore); read a session back with fold.
+// The journal's records, codec and store contract are at "fisk-ai/journal", for those who
+// write a backend or read journals record by record; the conformance suites at
+// "fisk-ai/conformance".
 export { runAgent, COMPACT, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
 export { loadAgent, type LoadedAgent, type LoadAgentOptions } from "./config/load-agent.js";
 export type { AgentRunOptions } from "./config/run-options.js";
@@ -33,77 +35,13 @@ export {
 
 export { FiskError, isFiskError, type FiskErrorDetails } from "./errors/fisk-error.js";
 export { RunStateError, isRunStateError, ERROR_CODES, type RunStateErrorCode, type RunStateErrorDetails } from "./runstate/errors.js";
-export {
-  RECORD_VERSION,
-  PROTOCOLS,
-  RECORD_KINDS,
-  TERMINAL_REASONS,
-  NEWEST_READABLE_VERSION,
-  RECORD_KIND_SINCE,
-  COMPACTION_TRIGGERS,
-  APPROVAL_KINDS,
-  DECISIONS,
-  ORIGIN_KINDS,
-  TITLE_MAX_LENGTH,
-  ANNOTATION_KINDS,
-  RUN_ID_PATTERN,
-  RUN_ID_MAX_LENGTH,
-  checkRecord,
-  kindOfProtocol,
-  type RecordKind,
-  type RecordCheck,
-  type RecordEntry,
-  type JournalRecord,
-  type MetaRecord,
-  type AssistantRecord,
-  type ToolResultRecord,
-  type UserRecord,
-  type TerminalRecord,
-  type MetaPayload,
-  type AssistantPayload,
-  type ToolResultPayload,
-  type UserPayload,
-  type TerminalPayload,
-  type TerminalReason,
-  type CompactionRecord,
-  type CompactionPayload,
-  type CompactionUndoRecord,
-  type CompactionUndoPayload,
-  type TrimmedResult,
-  type CompactionTrigger,
-  type ApprovalRequestRecord,
-  type ApprovalRequestPayload,
-  type ApprovalDecisionRecord,
-  type ApprovalDecisionPayload,
-  type ResumedRecord,
-  type ResumedPayload,
-  type ApprovalKind,
-  type Decision,
-  type TitleRecord,
-  type TitlePayload,
-  type OriginRecord,
-  type OriginPayload,
-  type MovedRecord,
-  type MovedPayload,
-  type OriginKind,
-  type Fingerprint,
-  type Message,
-  type AssistantMessage,
-  type UserMessage,
-  type TextBlock,
-  type ThinkingBlock,
-  type RedactedThinkingBlock,
-  type ToolUseBlock,
-  type ToolResultBlock,
-  type ImageBlock,
-  type ServerToolUseBlock,
-  type OtherBlock,
-} from "./runstate/records.js";
-export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch, type ApprovalState, type DecisionState, type CompactionState } from "./runstate/fold.js";
-export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
+export type { JournalRecord, MetaRecord, Message } from "./runstate/records.js";
 export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store.js";
-export { digestOf, callOf, type RunDigest, type TokenUsage, type LedgerCall } from "./runstate/run-digest.js";
+export { fold, type RunState } from "./runstate/fold.js";
+export { newRunId } from "./runstate/run-id.js";
 export { titleSession } from "./runstate/session-title.js";
+export { exportJournal, importJournal, forkSession, type ExportedJournal, type Fork } from "./session/transfer.js";
+export { moveSession, holdsSession, type MoveOutcome, type MoveStep } from "./runstate/session-move.js";
 export { ledgerOf, callsOf, tokensOf, type Ledger, type LedgerLine, type PricedCall } from "./ledger/ledger.js";
 export { priceOf, costOf, SHIPPED_PRICES, PRICES_AS_OF, type ModelPrice, type PriceTable } from "./ledger/prices.js";
 export { planPrune, PROTECTED_STATUSES, type PruneFilters, type PrunePlan } from "./ledger/prune-plan.js";
@@ -111,9 +49,7 @@ export { searchJournal, SearchText, type SearchHit, type SearchField } from "./l
 export { PRUNABLE_STATUSES } from "./runstate/store.js";
 export type { RunHolder } from "./runstate/run-holder.js";
 export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/create-store.js";
-export * as storeContract from "./runstate/store-contract.js";
 export { MemoryStore, type MemoryStoreOptions } from "./runstate/memory/memory-store.js";
-export { encodeRecord, encodeRecordIn, decodeRecordLine, decodeJournal, JournalDecoder, type DecodedJournal } from "./runstate/journal-codec.js";
 export { FileStore, type FileStoreOptions } from "./runstate/file/file-store.js";
 export { defaultStateDir } from "./runstate/file/state-dir.js";
 export { NoteError, type NoteStore, type Note, type NoteItem, type NoteErrorCode, type WriteOutcome } from "./memory/note-store.js";

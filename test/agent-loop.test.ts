@@ -8,7 +8,8 @@ import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop
 import { RESUME_REMINDER } from "../src/agent/system-prompt.js";
 import type { AgentEvents } from "../src/agent/events.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ProviderName } from "../src/llm/model-provider.js";
-import { FileStore, PROTOCOLS, type JournalRecord, type Message } from "../src/index.js";
+import { FileStore, type JournalRecord, type Message } from "../src/index.js";
+import { PROTOCOLS } from "../src/journal.js";
 import { defineTool, type Tool } from "../src/tools/tool.js";
 import { ToolSet } from "../src/tools/tool-set.js";
 

@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it, type TestContext } from "node:test";
-import { fold, PROTOCOLS } from "../src/index.js";
+import { fold } from "../src/index.js";
+import { PROTOCOLS } from "../src/journal.js";
 import { runCli, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { growingChat, isSummarizing, type GrowingChat } from "./helpers/growing-chat.js";

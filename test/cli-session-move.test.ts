@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { encodeRecord } from "../src/index.js";
+import { encodeRecord } from "../src/journal.js";
 import { CLI, runCli, type CliResult } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";

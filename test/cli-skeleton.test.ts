@@ -19,9 +19,9 @@ const cli = (args: string[]) => runCli(args, { cwd: ROOT, env: ENV });
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 describe("help", () => {
-  it("the list of commands these tests go through is the CLI's", () => {
+  it("the list of commands these tests go through is the CLI's", async () => {
     const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {} };
-    assert.deepEqual(commandWords(io).map(({ path }) => path).filter((path) => path.length > 0), COMMANDS);
+    assert.deepEqual((await commandWords(io)).map(({ path }) => path).filter((path) => path.length > 0), COMMANDS);
   });
 
   for (const command of COMMANDS) {

@@ -18,7 +18,8 @@ import {
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
-import { defaultStateDir, encodeRecord, FileStore, isRunStateError, storeContract, type RunStateErrorCode, type RunSummary } from "../src/index.js";
+import { defaultStateDir, FileStore, isRunStateError, type RunStateErrorCode, type RunSummary } from "../src/index.js";
+import { encodeRecord, storeContract } from "../src/journal.js";
 import { fileStoreWithSeams } from "../src/runstate/file/file-store.js";
 import { RunPaths } from "../src/runstate/file/run-paths.js";
 import { nodeFileSystem, type FileSystem } from "../src/runstate/file/file-system.js";

@@ -4,20 +4,8 @@
 // Reproduce a failure with the seed it prints: FOLD_GEN_SEED=<base> (and FOLD_GEN_RUNS).
 import assert from "node:assert/strict";
 import test from "node:test";
-import {
-  checkRecord,
-  fold,
-  PROTOCOLS,
-  RunStateError,
-  type JournalRecord,
-  type Message,
-  type PendingBatch,
-  type RecordKind,
-  type RunState,
-  type RunStateErrorCode,
-  type ToolResultBlock,
-  type ToolUseBlock,
-} from "../src/index.js";
+import { fold, RunStateError, type JournalRecord, type Message, type RunState, type RunStateErrorCode } from "../src/index.js";
+import { checkRecord, PROTOCOLS, type PendingBatch, type RecordKind, type ToolResultBlock, type ToolUseBlock } from "../src/journal.js";
 import { deriveSeed, Rng, simulateRun } from "./helpers/simulated-runs.js";
 
 const BASE_SEED = Number(process.env.FOLD_GEN_SEED ?? 0x5eedf15c) >>> 0;

@@ -2,7 +2,8 @@
 // (requests, decisions, the rules that keep an undecided or denied call from running).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fold, foldStep, PROTOCOLS, RunStateError, type JournalRecord, type Message, type RecordEntry } from "../src/index.js";
+import { fold, RunStateError, type JournalRecord, type Message } from "../src/index.js";
+import { foldStep, PROTOCOLS, type RecordEntry } from "../src/journal.js";
 import {
   approvalRequestEntry,
   assistantEntry,

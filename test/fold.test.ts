@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fold, PROTOCOLS, RunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";
+import { fold, RunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";
+import { PROTOCOLS } from "../src/journal.js";
 import {
   assistantEntry,
   completedRun,

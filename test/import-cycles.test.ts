@@ -60,10 +60,11 @@ const LAYERS: readonly (readonly string[])[] = [
   ["queue"],
   ["ledger", "conformance"],
   ["agent"],
+  ["session"],
   ["config", "telemetry"],
   ["pool"],
   ["cli"],
-  ["index.ts"],
+  ["index.ts", "journal.ts"],
 ];
 
 function layerOf(module: string): number {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import * as z from "zod";
 import * as root from "fisk-ai";
+import * as journal from "fisk-ai/journal";
 import { AnthropicProvider, ConfigError, defineTool, MemoryStore, ResumeRefusedError, runAgent, type AgentEvents } from "fisk-ai";
 import { connectMcpServers } from "fisk-ai/mcp";
 import { startFakeAnthropic, type AnthropicReply, type AnthropicTurn, type FakeServer } from "./helpers/fake-anthropic-server.js";
@@ -172,6 +173,13 @@ describe("the package root", () => {
       assert.ok(name in root, `${name} is exported`);
     }
     for (const name of ["nodeFileSystem", "RECORD_SCHEMAS", "ENVELOPE_SCHEMA", "startRun", "ToolSet", "connectMcpServers"]) assert.ok(!(name in root), `${name} is not exported`);
+  });
+
+  it("leaves the journal's internals to fisk-ai/journal", () => {
+    for (const name of ["PROTOCOLS", "RECORD_VERSION", "foldStep", "encodeRecord", "decodeJournal", "storeContract", "digestOf", "assertRunId"]) {
+      assert.ok(!(name in root), `${name} is not at the root`);
+      assert.ok(name in journal, `${name} is in fisk-ai/journal`);
+    }
   });
 });
 

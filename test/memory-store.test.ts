@@ -3,7 +3,8 @@
 // file-store.test.ts does; library-api.test.ts uses it through the package's exports.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createStore, MemoryStore, storeContract, type Store } from "../src/index.js";
+import { createStore, MemoryStore, type Store } from "../src/index.js";
+import { storeContract } from "../src/journal.js";
 import { metaPayload, runStoreConformance, terminalEntry } from "../src/conformance/index.js";
 import { memoryStoreWithFailingWrites, plantRaw } from "../src/runstate/memory/memory-seams.js";
 

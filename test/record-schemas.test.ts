@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { checkRecord, PROTOCOLS, type JournalRecord } from "../src/index.js";
+import { type JournalRecord } from "../src/index.js";
+import { checkRecord, PROTOCOLS } from "../src/journal.js";
 import { parseRecordLine } from "../src/runstate/journal-codec.js";
 import { recordJsonSchemas, serializeSchema } from "../src/runstate/json-schemas.js";
 import {

@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it, type TestContext } from "node:test";
-import { AnthropicProvider, defineTool, MemoryStore, PROTOCOLS, runAgent, type JournalRecord, type ToolResultRecord } from "../src/index.js";
+import { AnthropicProvider, defineTool, MemoryStore, runAgent, type JournalRecord } from "../src/index.js";
+import { PROTOCOLS, type ToolResultRecord } from "../src/journal.js";
 import { decodeRecordLine, encodeRecordIn, heldIn } from "../src/runstate/journal-codec.js";
 import { fromV3Record, v3Problem } from "../src/runstate/record-v3.js";
 import { assistantEntry, metaRecord } from "./helpers/record-builders.js";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { assertRunId, isRunStateError, isValidRunId, ksuidFrom, newRunId } from "../src/index.js";
+import { isRunStateError, newRunId } from "../src/index.js";
+import { assertRunId, isValidRunId, ksuidFrom } from "../src/journal.js";
 import { HOSTILE_IDS } from "./helpers/hostile-ids.js";
 
 

@@ -2,7 +2,8 @@
 // the fold does one step per record, so recording costs grow linearly, not quadratically.
 import assert from "node:assert/strict";
 import test from "node:test";
-import { fold, MemoryStore, PROTOCOLS, RECORD_VERSION, type JournalRecord, type MetaPayload, type RecordEntry } from "../src/index.js";
+import { fold, MemoryStore, type JournalRecord } from "../src/index.js";
+import { PROTOCOLS, RECORD_VERSION, type MetaPayload, type RecordEntry } from "../src/journal.js";
 import { RunRecorder } from "../src/agent/run-recorder.js";
 
 const meta = (runId: string): MetaPayload => ({

@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { fold, kindOfProtocol, RECORD_KIND_SINCE, type JournalRecord } from "../src/index.js";
+import { fold, type JournalRecord } from "../src/index.js";
+import { kindOfProtocol, RECORD_KIND_SINCE } from "../src/journal.js";
 import { decodeJournal } from "../src/runstate/journal-codec.js";
 
 const FIXTURES = new URL("../../test/fixtures/v4/runs/", import.meta.url);

@@ -2,7 +2,8 @@
 // that fill the screen and stops, and reads on only when the reader moves past them.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeRecord, MemoryStore, type JournalRecord, type Store } from "../src/index.js";
+import { MemoryStore, type JournalRecord, type Store } from "../src/index.js";
+import { encodeRecord } from "../src/journal.js";
 import { TranscriptPager } from "../src/cli/viewer/transcript-pager.js";
 import { assistantEntry, journalOf, terminalEntry, toolResultEntry } from "./helpers/record-builders.js";
 

@@ -7,7 +7,6 @@ import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig
 import type { Counters, RunState } from "../runstate/fold.js";
 import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type Message, type MetaPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
-import { movedError } from "../runstate/session-move.js";
 import type { Store } from "../runstate/store.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
@@ -19,6 +18,7 @@ import type { NoteStore } from "../memory/note-store.js";
 import { RunRecorder } from "./run-recorder.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { waitingCalls } from "./waiting-calls.js";
+import { movedError } from "../runstate/errors.js";
 
 export interface AgentSettings {
   provider: ModelProvider;

@@ -7,8 +7,8 @@ import { fold, foldStep, type FoldState, type RunState } from "../runstate/fold.
 import { heldIn } from "../runstate/journal-codec.js";
 import { PROTOCOLS, type JournalRecord, type MetaPayload, type RecordEntry } from "../runstate/records.js";
 
-import { movedError } from "../runstate/session-move.js";
 import type { Journal, Store } from "../runstate/store.js";
+import { movedError } from "../runstate/errors.js";
 
 export class RunRecorder {
   readonly runId: string;

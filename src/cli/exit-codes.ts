@@ -46,6 +46,7 @@ export function exitCodeForStoreError(code: RunStateErrorCode): number {
     case "ERR_INVALID_RECORD":
     case "ERR_STORE_CONFIG":
     case "ERR_NO_STREAM":
+    case "ERR_NO_SEQ":
       return EXIT.usage;
     default:
       return EXIT.error;

@@ -1,39 +1,23 @@
-// `session export`, `session import` and `session fork`: a session's journal out of the
-// store, into it, or copied under a new id. All go through verification and the store's
-// atomic import, so a half-written session is never visible.
+// `session export`, `session import` and `session fork` on the command line: the library
+// (session/transfer.ts) moves the journal; this reads and writes the files and stdin.
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { RunStateError } from "../runstate/errors.js";
-import { completeBytes, encodeRecordIn, lineEnd } from "../runstate/journal-codec.js";
-import { verifyJournal, type JournalVerification } from "../runstate/journal-verify.js";
-import { PROTOCOLS, type MetaRecord, type OriginKind } from "../runstate/records.js";
-import { assertRunId, newRunId } from "../runstate/run-id.js";
+import { isRunStateError } from "../runstate/errors.js";
 import type { Store } from "../runstate/store.js";
+import { exportJournal, forkSession, importJournal } from "../session/transfer.js";
 import { UsageError } from "./cli-errors.js";
 
-/** Refuses a journal with any problem but a torn tail, naming the first one. */
-function requireSound(label: string, verification: JournalVerification, allowTornTail: boolean): void {
-  const problem = verification.problems.find((candidate) => !(allowTornTail && candidate.kind === "torn_tail"));
-  if (problem !== undefined) {
-    const code = problem.kind === "version" ? "ERR_VERSION" : "ERR_CORRUPT";
-    throw new RunStateError(code, `${label}: ${problem.message}`, { line: problem.line });
-  }
-}
-
-/** The journal's complete records, as stored; a torn final write (never acknowledged) is left out. */
+/** Writes the session's complete records to `output`, or to stdout without one. */
 export async function exportSession(store: Store, runId: string, output: string | undefined, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<void> {
-  const bytes = Buffer.from(await store.readJournal(runId));
-  const verification = verifyJournal(bytes, runId);
-  requireSound(`session ${runId}`, verification, true);
-  const complete = bytes.subarray(0, completeBytes(bytes));
-  if (complete.length < bytes.length) streams.stderr.write(`fisk-ai: left out the torn final line of session ${runId}\n`);
+  const { journal, tornTail } = await exportJournal(store, runId);
+  if (tornTail) streams.stderr.write(`fisk-ai: left out the torn final line of session ${runId}\n`);
   if (output === undefined) {
-    streams.stdout.write(complete);
+    streams.stdout.write(journal);
     return;
   }
   // Written aside and renamed, so FILE is never half an export; 0600, as it holds the prompts.
   const temporary = `${output}.tmp-${process.pid}`;
   try {
-    writeFileSync(temporary, complete, { mode: 0o600, flag: "wx" });
+    writeFileSync(temporary, journal, { mode: 0o600, flag: "wx" });
     renameSync(temporary, output);
   } catch (error) {
     rmSync(temporary, { force: true });
@@ -63,17 +47,7 @@ export async function importSession(store: Store, file: string, name: string | u
   } catch (error) {
     throw new UsageError(`cannot read ${file}: ${fileErrorText(error)}`);
   }
-  const verification = verifyJournal(bytes);
-  requireSound(file, verification, false);
-  const meta = verification.records[0] as MetaRecord;
-  const runId = name ?? meta.meta.run_id;
-  assertRunId(runId);
-  // Under its own id the bytes go in as they are: it is the session itself, moved. Under a
-  // new name it is a copy: the meta line changes, and an origin record says whose records
-  // it holds, so the ledger counts them once, in that session.
-  const copy = () => withOrigin(withNewMeta(bytes, { ...meta.meta, run_id: runId }), meta.meta, verification.records.length, "import");
-  await store.importJournal(runId, runId === meta.meta.run_id ? bytes : copy());
-  return runId;
+  return importJournal(store, bytes, { from: file, ...(name === undefined ? {} : { name }) });
 }
 
 async function readToEnd(stream: NodeJS.ReadableStream): Promise<Buffer> {
@@ -82,31 +56,12 @@ async function readToEnd(stream: NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function forkSession(store: Store, runId: string, options: { at?: string; name?: string }): Promise<{ forkId: string; at: number }> {
-  const bytes = Buffer.from(await store.readJournal(runId));
-  const verification = verifyJournal(bytes, runId);
-  requireSound(`session ${runId}`, verification, true);
-  const lastSeq = verification.records.length;
-  const at = options.at === undefined ? lastSeq : Number(options.at);
-  if (!Number.isInteger(at) || at < 1 || at > lastSeq) {
-    throw new UsageError(`--at takes a seq of session ${runId}, from 1 to ${lastSeq}`);
+/** `session fork ID [--at SEQ] [--name NEW]`, with the flag named when the seq is not one of the session's. */
+export async function forkStoredSession(store: Store, runId: string, options: { at?: string; name?: string }): Promise<{ forkId: string; at: number }> {
+  try {
+    return await forkSession(store, runId, { ...(options.at === undefined ? {} : { at: Number(options.at) }), ...(options.name === undefined ? {} : { name: options.name }) });
+  } catch (error) {
+    if (isRunStateError(error, "ERR_NO_SEQ")) throw new UsageError(`--at takes a seq of session ${runId}, from ${error.expected}`);
+    throw error;
   }
-  const forkId = options.name ?? newRunId();
-  assertRunId(forkId);
-  const meta = (verification.records[0] as MetaRecord).meta;
-  const kept = bytes.subarray(0, lineEnd(bytes, at));
-  await store.importJournal(forkId, withOrigin(withNewMeta(kept, { ...meta, run_id: forkId, created: new Date().toISOString() }), meta, at, "fork"));
-  return { forkId, at };
-}
-
-/** The journal of a copy with an origin record after its `through` copied records, naming the session they came from. */
-function withOrigin(bytes: Buffer, from: MetaRecord["meta"], through: number, kind: OriginKind): Buffer {
-  const origin = encodeRecordIn(from.version, { seq: through + 1, protocol: PROTOCOLS.origin, origin: { run_id: from.run_id, through_seq: through, kind } });
-  return Buffer.concat([bytes.subarray(0, completeBytes(bytes)), Buffer.from(origin)]);
-}
-
-/** The journal with its first line replaced by a new meta record. */
-function withNewMeta(bytes: Buffer, meta: MetaRecord["meta"]): Buffer {
-  const rest = bytes.subarray(bytes.indexOf(0x0a) + 1);
-  return Buffer.concat([Buffer.from(encodeRecordIn(meta.version, { seq: 1, protocol: PROTOCOLS.meta, meta })), rest]);
 }

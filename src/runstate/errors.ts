@@ -21,6 +21,7 @@ import type { RunHolder } from "./run-holder.js";
  * - `ERR_STORE_CONFIG`: a store that cannot be used as configured (an unsafe JetStream stream; `expected` holds a command that makes a correct one).
  * - `ERR_NO_STREAM`: the JetStream stream named does not exist (`expected` holds a command that makes it).
  * - `ERR_MOVED`: the session was moved to another store (`movedTo` says which) and goes on there only.
+ * - `ERR_NO_SEQ`: a seq the session does not have (a fork asked to start past its end).
  */
 export const ERROR_CODES = [
   "ERR_NOT_FOUND",
@@ -39,6 +40,7 @@ export const ERROR_CODES = [
   "ERR_STORE_CONFIG",
   "ERR_NO_STREAM",
   "ERR_MOVED",
+  "ERR_NO_SEQ",
 ] as const;
 
 /** One of ERROR_CODES. */
@@ -98,4 +100,9 @@ export class RunStateError extends FiskError<RunStateErrorCode> {
  */
 export function isRunStateError(error: unknown, code?: RunStateErrorCode): error is RunStateError {
   return error instanceof RunStateError && (code === undefined || error.code === code);
+}
+
+/** The error a moved session's store gives for anything that would take it further. */
+export function movedError(runId: string, moved: { to: string; moved_at: string }): RunStateError {
+  return new RunStateError("ERR_MOVED", `session ${runId} was moved to ${moved.to} on ${moved.moved_at}: it goes on there`, { runId, movedTo: moved.to });
 }

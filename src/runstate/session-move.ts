@@ -4,10 +4,10 @@
 // store holds the session, which its atomic import makes true in one step. A move cut
 // short between the two leaves the original the one to resume, and running the move
 // again finishes it.
-import { RunStateError, isRunStateError } from "./errors.js";
+import { RunStateError, isRunStateError, movedError } from "./errors.js";
 import { fold } from "./fold.js";
 import { lineEnd } from "./journal-codec.js";
-import { PROTOCOLS, type MovedPayload } from "./records.js";
+import { PROTOCOLS } from "./records.js";
 import type { Store } from "./store.js";
 
 /** Where a move has got to: called after each durable step (tests kill the process there). */
@@ -15,11 +15,6 @@ export type MoveStep = "marked" | "copied";
 
 /** What moveSession did: `moved`, or `finished` a move an earlier one began, or found it `done` already. */
 export type MoveOutcome = "moved" | "finished" | "done";
-
-/** The error a moved session's store gives for anything that would take it further. */
-export function movedError(runId: string, moved: MovedPayload): RunStateError {
-  return new RunStateError("ERR_MOVED", `session ${runId} was moved to ${moved.to} on ${moved.moved_at}: it goes on there`, { runId, movedTo: moved.to });
-}
 
 /**
  * Moves the run `runId` from `from` to `to`, where `where` names `to` for the record (a

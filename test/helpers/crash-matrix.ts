@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { PROTOCOLS } from "../../src/index.js";
+import { PROTOCOLS } from "../../src/journal.js";
 import { verifyJournal } from "../../src/runstate/journal-verify.js";
 import { CLI } from "./cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./fake-anthropic-server.js";

@@ -1,5 +1,5 @@
 // The builders live with the exported conformance suite, which needs them too.
-import type { RecordEntry } from "../../src/index.js";
+import type { RecordEntry } from "../../src/journal.js";
 import { assistantEntry, toolResultEntry, userEntry } from "../../src/conformance/record-builders.js";
 
 export * from "../../src/conformance/record-builders.js";

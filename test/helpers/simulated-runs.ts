@@ -1,17 +1,8 @@
 // Random journals written the way the agent loop writes them (SPEC section 7), for
 // generated tests of fold. Everything is driven by a seeded PRNG so that a failing
 // seed reproduces the exact same journal.
-import {
-  PROTOCOLS,
-  RECORD_VERSION,
-  type AssistantMessage,
-  type JournalRecord,
-  type RecordEntry,
-  type TerminalReason,
-  type ToolResultBlock,
-  type ToolUseBlock,
-  type UserMessage,
-} from "../../src/index.js";
+import { type JournalRecord } from "../../src/index.js";
+import { PROTOCOLS, RECORD_VERSION, type AssistantMessage, type RecordEntry, type TerminalReason, type ToolResultBlock, type ToolUseBlock, type UserMessage } from "../../src/journal.js";
 
 /** mulberry32: tiny, fast, and good enough to drive a simulation. */
 export function mulberry32(seed: number): () => number {

@@ -1,0 +1,62 @@
+// The command table: each command's name, usage and summary, which `fisk-ai --help` lists,
+// and the module that defines the rest (its options, subcommands and handler), loaded only
+// when the command line names it, so start-up pays for one command's definition at most.
+import type { Command, OptionValues } from "commander";
+import type { CommandIO } from "./run-command.js";
+
+/** A command's handler as commander calls it: the words after its options, and its flags. */
+export type Run = (args: string[], flags: OptionValues) => Promise<number>;
+/** Wraps a handler into commander's action, which records its exit code. */
+export type Action = (run: Run) => (...params: unknown[]) => Promise<void>;
+
+/** What a command's module is given to define it. */
+export interface CommandContext {
+  io: CommandIO;
+  action: Action;
+  /** The words after `fisk-ai`: a group defines only the subcommand they name, unless `all`. */
+  argv: readonly string[];
+  /** Define every subcommand (completion reads them all). */
+  all: boolean;
+}
+
+/** A command module: it adds its description, options, subcommands and action to `command`. */
+export interface CommandModule {
+  define(command: Command, context: CommandContext): Promise<void>;
+}
+
+export interface CommandEntry {
+  name: string;
+  usage: string;
+  summary: string;
+  load: () => Promise<CommandModule>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "run", usage: "[PROMPT] [options]", summary: "run the agent on PROMPT, or resume a session", load: () => import("./commands/run.js") },
+  { name: "submit", usage: "PROMPT --config FILE [options]", summary: "journal a session and queue it for the worker pool", load: () => import("./commands/submit.js") },
+  {
+    name: "worker",
+    usage: "--config FILE... [options]",
+    summary: "take queued runs and drive them to their end, taking over those of workers that died",
+    load: () => import("./commands/worker.js"),
+  },
+  { name: "queue", usage: "COMMAND [options]", summary: "list and withdraw the sessions queued for the worker pool", load: () => import("./commands/queue.js") },
+  {
+    name: "session",
+    usage: "COMMAND [options]",
+    summary: "list, show, verify, remove, export, import, move, fork, compact, title, search, measure and prune sessions; decide the calls they wait on",
+    load: () => import("./commands/session.js"),
+  },
+  { name: "memory", usage: "COMMAND [options]", summary: "list, show and remove the notes a model keeps", load: () => import("./commands/memory.js") },
+  { name: "mcp", usage: "COMMAND [options]", summary: "sign in to a remote MCP server, or out", load: () => import("./commands/mcp.js") },
+  { name: "completion", usage: "bash|zsh", summary: "print a shell completion script", load: () => import("./commands/completion.js") },
+];
+
+/** Whether the command line names `name` at `depth` (0: a command, 1: a subcommand), `help NAME` included. */
+export function names(argv: readonly string[], depth: number, name: string): boolean {
+  // `help` names no command: `fisk-ai help session` and `fisk-ai session help fork` mean the one after it.
+  const path = argv.filter((word) => !word.startsWith("-") && word !== "help");
+  return path[depth] === name;
+}
+
+export const STORE_OPTION = "keep sessions on NATS JetStream: nats://HOST:PORT/STREAM; credentials from NATS_CREDS, NATS_USER and NATS_PASSWORD, or NATS_TOKEN";
