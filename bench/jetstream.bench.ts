@@ -3,7 +3,8 @@
 // port, the sides interleaved so drift hits both alike, medians over rounds. Loopback
 // hides the network a real deployment has: JetStream figures here are its floor.
 import { performance } from "node:perf_hooks";
-import type { RecordEntry, Store } from "../src/index.js";
+import type { Store } from "../src/index.js";
+import type { RecordEntry } from "../src/journal.js";
 import { sideBySideStores } from "./side-by-side-stores.js";
 import { formatCount, formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
 import { metaFor, RunGenerator, type RunShape } from "./run-records.js";

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { encodeRecord } from "../src/index.js";
+import { encodeRecord } from "../src/journal.js";
 import { titleEntry } from "../src/conformance/record-builders.js";
 import { formatCount, formatGb, formatMs, formatRatio, machineLine, printTable } from "./report.js";
 import { writeSessions } from "./session-dir.js";

@@ -5,7 +5,8 @@
 // each append cost when the recorder refolded after every append).
 //   npm run bench:recorder            RECORDER_RECORDS=<n> for another length
 import { performance } from "node:perf_hooks";
-import { fold, MemoryStore, type JournalRecord, type RecordEntry } from "../src/index.js";
+import { fold, MemoryStore, type JournalRecord } from "../src/index.js";
+import { type RecordEntry } from "../src/journal.js";
 import { RunRecorder } from "../src/agent/run-recorder.js";
 import { formatCount, formatRatio, printTable } from "./report.js";
 import { metaFor, RunGenerator, type RunShape } from "./run-records.js";

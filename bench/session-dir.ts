@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { PROTOCOLS, type RecordEntry } from "../src/index.js";
+import { PROTOCOLS, type RecordEntry } from "../src/journal.js";
 import { encodeEntries, metaLine, RunGenerator, terminalLine, writeJournalFile, type RunShape } from "./run-records.js";
 
 /** How each generated session ends; `open` is a run whose process died before a terminal record. */
