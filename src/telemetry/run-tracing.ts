@@ -4,7 +4,7 @@
 import type { TracerProvider } from "@opentelemetry/api";
 import type { AgentEvents } from "../agent/events.js";
 import type { ApprovalRequestPayload, ToolUseBlock } from "../runstate/records.js";
-import { approvalSpan, chatSpan, partSpan, toolSpan, type RunPart, type SessionContext, type SessionSpan } from "./session-spans.js";
+import { approvalSpan, chatSpan, compactionSpan, partSpan, toolSpan, type RunPart, type SessionContext, type SessionSpan } from "./session-spans.js";
 import { emitSpan } from "./span-emitter.js";
 import { toolSpanId, traceparent } from "./trace-ids.js";
 
@@ -70,6 +70,10 @@ export function runTracing(options: RunTracingOptions): RunTracing {
     toolFinished(use, result, reused, record) {
       if (session === undefined || part === undefined || reused) return;
       emit(toolSpan(session, part.firstSeq, use, record ?? { tool_use_id: use.id, result }, now()));
+    },
+    compaction({ seq, compaction }) {
+      if (session === undefined || part === undefined) return;
+      emit(compactionSpan(session, part.firstSeq, seq, compaction, now()));
     },
     approvalRequested(request) {
       requests.set(request.tool_use_id, request);
