@@ -21,6 +21,10 @@ function tracesUrl(env: NodeJS.ProcessEnv, endpoint: string | undefined): string
 
 export interface ProgramTracer {
   tracerProvider: TracerProvider;
+  /** How often queued spans are sent: OTEL_BSP_SCHEDULE_DELAY, 5 s by default. */
+  scheduleDelayMs: number;
+  /** Sends what is queued now; never rejects (a failure is what shutdown resolves to). */
+  flush(): Promise<void>;
   /**
    * Sends what is still queued and stops, awaited before the process exits; never
    * rejects: resolves to why an export failed, if one did (a collector down must not fail
@@ -51,10 +55,11 @@ export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?
         done(result);
       }),
   });
+  const scheduleDelayMs = scheduleDelayFrom(env);
   const provider = new SdkTracerProvider({
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || "fisk-ai" }),
     idGenerator: sessionIdGenerator(new RandomIdGenerator()),
-    spanProcessors: [options.batch ? new BatchSpanProcessor({ exporter }) : new SimpleSpanProcessor({ exporter })],
+    spanProcessors: [options.batch ? new BatchSpanProcessor({ exporter, scheduledDelayMillis: scheduleDelayMs }) : new SimpleSpanProcessor({ exporter })],
   });
   const shutdown = async (): Promise<string | undefined> => {
     try {
@@ -64,5 +69,12 @@ export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?
     }
     return failure;
   };
-  return { tracerProvider: provider, shutdown };
+  const flush = () => provider.forceFlush().catch((error: unknown) => void (failure ??= error instanceof Error ? error.message : String(error)));
+  return { tracerProvider: provider, scheduleDelayMs, flush, shutdown };
+}
+
+/** OTEL_BSP_SCHEDULE_DELAY in milliseconds, as the specification defines it; 5000 when unset or not a count. */
+function scheduleDelayFrom(env: NodeJS.ProcessEnv): number {
+  const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY);
+  return env.OTEL_BSP_SCHEDULE_DELAY !== undefined && Number.isInteger(delay) && delay > 0 ? delay : 5000;
 }

@@ -26,11 +26,23 @@ export async function tracedRun(env: NodeJS.ProcessEnv, run: { provider: string;
   const before = journalSpans(records, captureContent);
   // The part's span is named by the first record it journals: the one after the journal's last.
   const firstSeq = (records.at(-1)?.seq ?? 0) + 1;
-  const { tracerProvider, shutdown } = await programTracer(env, { batch: true });
+  const program = await programTracer(env, { batch: true });
+  const tracing = runTracing({ tracerProvider: program.tracerProvider, provider: run.provider, model: run.model, captureContent, before, deferred: true });
+  // The spans go out on the batch schedule: made into SDK spans and sent together, off
+  // the run's path between its calls; whatever is left, at the end, after the answer.
+  const schedule = setInterval(() => {
+    tracing.flush();
+    void program.flush();
+  }, program.scheduleDelayMs);
+  schedule.unref();
   return {
-    ...runTracing({ tracerProvider, provider: run.provider, model: run.model, captureContent, before }),
+    ...tracing,
     serverEnvironment: { TRACEPARENT: traceparent(run.runId, partSpanId(run.runId, firstSeq)) },
-    shutdown,
+    shutdown: () => {
+      clearInterval(schedule);
+      tracing.flush();
+      return program.shutdown();
+    },
   };
 }
 
