@@ -3,7 +3,7 @@
 // answered on a chat span; and MCP servers started by a traced run given the trace context
 // of the run's part, read back from the repository's real MCP test server's environment.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -161,5 +161,69 @@ describe("an MCP server started by a traced run", () => {
     const result = await startCli(["run", "--checkpoint", "--name", "s3", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
     assert.equal(result.code, 0, result.stderr);
     assert.equal(serverEnvironment(dir, "s3").TRACEPARENT, undefined);
+  });
+});
+
+describe("agent.yaml's telemetry block", () => {
+  const script = "turns:\n  - tool_calls: [{ name: peek }]\n  - text: the answer\n";
+  /** The block, and a tool that writes whether the header's variable reached it. */
+  const agent = (block: string) => [
+    "provider: script",
+    "model: script-test",
+    "script: ./s.yaml",
+    block,
+    `tools:\n  - { name: peek, description: Peek, command: [sh, -c, 'echo "\${TRACE_KEY:-none}|\${OTEL_EXPORTER_OTLP_HEADERS:-none}" > seen; echo looked'] }`,
+  ];
+
+  it("turns tracing on without any OTEL_ variable: endpoint, service name, a header from a variable, content capture", async () => {
+    const dir = workspace(agent(`telemetry:\n  endpoint: ${receiver.url}\n  service_name: yaml-agent\n  headers_env: { x-trace-key: TRACE_KEY }\n  capture_content: true`), script);
+    const sent = receiver.headers.length;
+    const result = await startCli(["run", "--checkpoint", "--name", "y1", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, TRACE_KEY: "key-from-the-environment" } }).done;
+    assert.equal(result.code, 0, result.stderr);
+    const spans = ofSession("y1");
+    assert.deepEqual(spans.map((span) => span.name).sort(), ["chat script-test", "chat script-test", "execute_tool peek", "invoke_agent"]);
+    assert.ok(spans.every((span) => span.service === "yaml-agent"));
+    assert.match(String(spans.find((span) => span.name === "execute_tool peek")?.attributes["gen_ai.tool.call.result"]), /looked/);
+    assert.ok(receiver.headers.slice(sent).every((headers) => headers["x-trace-key"] === "key-from-the-environment"));
+    assert.ok(receiver.headers.length > sent);
+    // The header's variable is a backend's key: the tool got neither it nor the headers.
+    assert.equal(readFileSync(join(dir, "seen"), "utf8").trim(), "none|none");
+  });
+
+  it("without capture_content sends no content, and an OTEL_ variable set wins over the block", async () => {
+    const other = await startOtlpReceiver();
+    try {
+      const dir = workspace(agent(`telemetry: { endpoint: ${receiver.url} }`), script);
+      const result = await startCli(["run", "--checkpoint", "--name", "y2", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, OTEL_EXPORTER_OTLP_ENDPOINT: other.url } }).done;
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(ofSession("y2").length, 0, "nothing went to the block's endpoint");
+      const spans = ofSession("y2", other.spans);
+      assert.equal(spans.length, 4);
+      assert.ok(spans.every((span) => span.service === "fisk-ai" && span.attributes["gen_ai.tool.call.result"] === undefined));
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("refuses an unknown key in one line naming it, exit 2", async () => {
+    const dir = workspace(agent(`telemetry: { endpoint: ${receiver.url}, servce_name: x }`), script);
+    const result = await startCli(["run", "--checkpoint", "--name", "y3", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+    assert.match(result.stderr, /telemetry: unknown key "servce_name"/);
+    assert.match(result.stderr, /service_name/);
+  });
+
+  it("refuses an endpoint that is not an http URL, and a header whose variable is not set, each in one line, exit 2", async () => {
+    for (const [block, expected] of [
+      ["telemetry: { endpoint: localhost:4318 }", /telemetry\.endpoint: expected the collector's OTLP\/HTTP address/],
+      [`telemetry: { endpoint: ${receiver.url}, headers_env: { x-trace-key: UNSET_TRACE_KEY } }`, /telemetry\.headers_env\.x-trace-key: UNSET_TRACE_KEY is not set/],
+    ] as const) {
+      const dir = workspace(agent(block), script);
+      const result = await startCli(["run", "--checkpoint", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+      assert.match(result.stderr, expected);
+    }
   });
 });

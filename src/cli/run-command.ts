@@ -1,5 +1,6 @@
 // `fisk-ai run`: parses the command line, builds the run from agent.yaml and the
 // environment, wires signals to suspend, and renders. All the work is the library's.
+import { telemetryEnvironment } from "../telemetry/config-environment.js";
 import { tracingWanted } from "../telemetry/otel-setup.js";
 import type { TracedRun } from "../telemetry/traced-run.js";
 import { existsSync, statSync } from "node:fs";
@@ -92,11 +93,12 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   let agent: LoadedAgent | undefined;
   let traced: TracedRun | undefined;
   // Traced, a new session's id is chosen now, so that the MCP servers started for it know its trace.
-  const runId = values.name ?? (tracingWanted(io.env) && resumeId === undefined ? newRunId() : undefined);
+  const tracingEnv = telemetryEnvironment(config.telemetry, io.env);
+  const runId = values.name ?? (tracingWanted(tracingEnv) && resumeId === undefined ? newRunId() : undefined);
   try {
-    if (tracingWanted(io.env)) {
+    if (tracingWanted(tracingEnv)) {
       const where = { provider: config.provider, model: config.model, runId: resumeId ?? (runId as string), ...(store === undefined ? {} : { store }), ...(resumeId === undefined ? {} : { resumeId }) };
-      traced = await (await import("../telemetry/traced-run.js")).tracedRun(io.env, where);
+      traced = await (await import("../telemetry/traced-run.js")).tracedRun(tracingEnv, where);
     }
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
     agent = await startAgentAsking(config, io, target, values.approvals !== "defer" && !streamJson, traced?.serverEnvironment);

@@ -46,7 +46,9 @@ export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?
     import("./trace-ids.js"),
   ]);
   const url = tracesUrl(env, options.endpoint);
-  const otlp = new OTLPTraceExporter(url === undefined ? {} : { url });
+  // The SDK reads process.env itself; `env` may be another (agent.yaml's block beneath it), so its headers are passed.
+  const headers = { ...headersFrom(env.OTEL_EXPORTER_OTLP_HEADERS), ...headersFrom(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) };
+  const otlp = new OTLPTraceExporter({ ...(url === undefined ? {} : { url }), headers });
   let failure: string | undefined;
   const exporter: typeof otlp = Object.assign(Object.create(otlp) as typeof otlp, {
     export: (spans: Parameters<typeof otlp.export>[0], done: Parameters<typeof otlp.export>[1]) =>
@@ -77,4 +79,23 @@ export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?
 function scheduleDelayFrom(env: NodeJS.ProcessEnv): number {
   const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY);
   return env.OTEL_BSP_SCHEDULE_DELAY !== undefined && Number.isInteger(delay) && delay > 0 ? delay : 5000;
+}
+
+/** An OTEL_EXPORTER_OTLP_HEADERS value: `name=value` pairs, comma-separated, values percent-encoded. */
+function headersFrom(value: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of value?.split(",") ?? []) {
+    const at = pair.indexOf("=");
+    if (at > 0) headers[pair.slice(0, at).trim()] = decoded(pair.slice(at + 1).trim());
+  }
+  return headers;
+}
+
+/** A value as sent when it is not valid percent-encoding. */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
