@@ -92,10 +92,10 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   const output = outputFor(io, target.where, streamJson);
   let agent: LoadedAgent | undefined;
   let traced: TracedRun | undefined;
-  // Traced, a new session's id is chosen now, so that the MCP servers started for it know its trace.
-  const tracingEnv = telemetryEnvironment(config.telemetry, io.env);
-  const runId = values.name ?? (tracingWanted(tracingEnv) && resumeId === undefined ? newRunId() : undefined);
   try {
+    // Traced, a new session's id is chosen now, so that the MCP servers started for it know its trace.
+    const tracingEnv = telemetryEnvironment(config.telemetry, io.env);
+    const runId = values.name ?? (tracingWanted(tracingEnv) && resumeId === undefined ? newRunId() : undefined);
     if (tracingWanted(tracingEnv)) {
       const where = { provider: config.provider, model: config.model, runId: resumeId ?? (runId as string), ...(store === undefined ? {} : { store }), ...(resumeId === undefined ? {} : { resumeId }) };
       traced = await (await import("../telemetry/traced-run.js")).tracedRun(tracingEnv, where);
