@@ -117,6 +117,7 @@ describe("AnthropicProvider", () => {
       message: { role: "assistant", content: [{ type: "text", text: "It holds notes.txt, which says hello wörld 👋." }] },
       stop_reason: "end_turn",
       usage: { in_tokens: 120, out_tokens: 14, cache_read_tokens: 800, cache_create_tokens: 64 },
+      model: "claude-test-1",
     });
     assertRecordable(turn);
     const record = server.requests[0];

@@ -13,6 +13,7 @@ import { runCli, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { growingChat, isSummarizing, type GrowingChat } from "./helpers/growing-chat.js";
 import { journalRecords } from "./helpers/journal-file.js";
+import { withoutDurations } from "./helpers/durations.js";
 
 const API_KEY = "sk-ant-test-compaction";
 const WINDOW = 6000;
@@ -94,7 +95,7 @@ describe("fisk-ai run: auto compaction", () => {
     assertDone(transcript, 0, "transcript");
     // The whole history, page 1 included, with a marker and its summary where each compaction was journaled.
     assert.match(transcript.stdout, /^› read the pages$/m);
-    assert.match(transcript.stdout, /← fetch: page 1: x+/);
+    assert.match(withoutDurations(transcript.stdout), /← fetch: page 1: x+/);
     assert.equal(transcript.stdout.match(/^── compacted: records \d+ to \d+ summarized \(\d+ → \d+ tokens\) ──$/gm)?.length, compactions.length);
     assert.match(transcript.stdout, /^── compacted: records \d+ to \d+ summarized \(\d+ → \d+ tokens\) ──\n {2}Summary 2: /m);
   });

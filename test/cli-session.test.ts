@@ -17,6 +17,7 @@ import { SUMMARY_CACHE_NAME } from "../src/runstate/file/summary-cache.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { CLI, runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { assistantEntry, completedRun, journalOf, metaRecord, toolResultEntry } from "./helpers/record-builders.js";
+import { withoutDurations } from "./helpers/durations.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-session-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -496,7 +497,7 @@ describe("fisk-ai session show", () => {
       fisk(["session", "show", "done", "--transcript", "--full"]),
     ]);
     assertSucceeded(folded, "--transcript");
-    const conversation = (result: CliResult) => result.stdout.slice(result.stdout.indexOf("\n\n") + 2);
+    const conversation = (result: CliResult) => withoutDurations(result.stdout.slice(result.stdout.indexOf("\n\n") + 2));
     assert.equal(
       conversation(folded),
       [
@@ -524,7 +525,7 @@ describe("fisk-ai session show", () => {
   it("--transcript of a session killed mid-batch shows the pending turn and the results it has", async () => {
     const result = await fisk(["session", "show", "crashed", "--transcript"]);
     assertSucceeded(result, "show crashed --transcript");
-    assert.match(result.stdout, /\n\n› Write two notes\nTaking notes\.\n→ note \{"text":"one"\}\n→ note \{"text":"two"\}\n← note: noted one\n$/);
+    assert.match(withoutDurations(result.stdout), /\n\n› Write two notes\nTaking notes\.\n→ note \{"text":"one"\}\n→ note \{"text":"two"\}\n← note: noted one\n$/);
   });
 
   it("--json prints the folded state: the ls fields plus next_iteration, counters, pending, approvals, terminal, fingerprint, compactions, ledger, then messages", async () => {

@@ -15,6 +15,7 @@ import { programPath, skipWithout } from "./helpers/programs.js";
 import { TmuxTerminal } from "./helpers/tmux-terminal.js";
 import { assistantEntry, journalOf, metaRecord, terminalEntry, toolResultEntry } from "./helpers/record-builders.js";
 import { hostileRecords, plantSession, tourRecords } from "./helpers/shown-sessions.js";
+import { timedSession, TIMES } from "./helpers/durations.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-viewer-"));
 const STORE = join(ROOT, "runs");
@@ -82,11 +83,21 @@ describe("fisk-ai session show --transcript on a terminal", { skip: skipWithout(
     plantSession(STORE, tourRecords("tour"));
     plantSession(STORE, longRecords("long"));
     plantSession(STORE, hostileRecords("hostile"));
+    plantSession(STORE, timedSession("timed", TIMES));
   });
   after(() => {
     for (const terminal of terminals) terminal.close();
     spawnSync(programPath("tmux") as string, ["-L", SOCKET, "kill-server"]);
     rmSync(ROOT, { recursive: true, force: true });
+  });
+
+  it("shows how long each timed model call and tool took", async () => {
+    const terminal = await start("timed", "timed");
+    const screen = terminal.screen();
+    assert.match(screen, /^\(model call, 2\.4 s\)$/m);
+    assert.match(screen, /^▸ ← note \(312 ms\): noted$/m);
+    terminal.type("q");
+    await assertRestored(terminal, 0);
   });
 
   it("shows the conversation full-screen with thinking and results folded, opens a fold with Enter, and q gives the terminal back", async () => {

@@ -85,6 +85,7 @@ describe("OpenAIProvider", () => {
       message: { role: "assistant", content: [{ type: "text", text: "It holds notes.txt." }] },
       stop_reason: "end_turn",
       usage: { in_tokens: 176, out_tokens: 9, cache_read_tokens: 1024 },
+      model: "gpt-test",
     });
     const body = sentBody(server, 0);
     assert.equal(server.requests[0]?.headers.authorization, `Bearer ${KEY}`);

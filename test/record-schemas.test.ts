@@ -78,6 +78,7 @@ const good: [string, unknown][] = [
   ["origin of an import", at(6, originEntry("run-1", 5, "import"))],
   ["resumed", at(6, resumedEntry())],
   ["assistant with its start and end times", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, started_at: "2026-01-02T15:04:05.123Z", ended_at: "2026-01-02T15:04:06.5+01:00" } })],
+  ["assistant naming the model that answered", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, response_model: "claude-sonnet-4-5-20250929" } })],
   ["tool result with its start and end times", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, started_at: "2026-01-02T15:04:05Z", ended_at: "2026-01-02T15:04:05.9Z" } })],
 ];
 
@@ -162,6 +163,7 @@ const bad: [string, unknown][] = [
   ["tool result without tool_use_id", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { result: toolResultEntry("t").tool_result.result } })],
   ["tool result whose block is not a tool_result", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t", result: { type: "text", text: "x" } } })],
   ["tool result content a number", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t", result: { type: "tool_result", tool_use_id: "t", content: 7 } } })],
+  ["assistant with an empty response model", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, response_model: "" } })],
   ["assistant with a start time that is not a time", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, started_at: "yesterday" } })],
   ["tool result with an end time without an offset", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, ended_at: "2026-01-02T15:04:05" } })],
   ["tool result remote not a boolean", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, remote: 1 } })],

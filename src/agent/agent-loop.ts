@@ -401,6 +401,7 @@ async function recordTurn(run: Drive, iteration: number, turn: ModelTurn, times:
     out_tokens: turn.usage.out_tokens,
     ...(turn.usage.cache_read_tokens === undefined ? {} : { cache_read_tokens: turn.usage.cache_read_tokens }),
     ...(turn.usage.cache_create_tokens === undefined ? {} : { cache_create_tokens: turn.usage.cache_create_tokens }),
+    ...(turn.model === undefined ? {} : { response_model: turn.model }),
     ...times,
   };
   await run.recorder.append({ protocol: PROTOCOLS.assistant, assistant });

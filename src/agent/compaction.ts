@@ -253,6 +253,7 @@ async function summarizeOnce(
   const prefix = state.messages.slice(0, offset + cut - start);
   const kept = state.messages.slice(offset + cut - start);
   events.compactionStarted?.({ trigger, tokensBefore: before });
+  const startedAt = new Date().toISOString();
   const turn = await callWithRetries(
     summarizer.provider,
     {
@@ -292,6 +293,8 @@ async function summarizeOnce(
     tokens_after: after,
     in_tokens: inTokens,
     out_tokens: turn.usage.out_tokens,
+    started_at: startedAt,
+    ended_at: new Date().toISOString(),
   };
   await recorder.append({ protocol: PROTOCOLS.compaction, compaction });
   events.compaction?.({ seq: recorder.state().lastSeq, compaction });
@@ -331,6 +334,8 @@ async function journalTrims(
   events: AgentEvents,
 ): Promise<CompactionPayload> {
   const { cut } = viewStart(recorder.state());
+  // Trimming calls no model: it starts and ends at once.
+  const at = new Date().toISOString();
   const compaction: CompactionPayload = {
     from_seq: cut + 1,
     through_seq: cut,
@@ -342,6 +347,8 @@ async function journalTrims(
     in_tokens: 0,
     out_tokens: 0,
     trimmed: trims,
+    started_at: at,
+    ended_at: at,
   };
   await recorder.append({ protocol: PROTOCOLS.compaction, compaction });
   events.compaction?.({ seq: recorder.state().lastSeq, compaction });

@@ -1,5 +1,6 @@
 // `fisk-ai run`: parses the command line, builds the run from agent.yaml and the
 // environment, wires signals to suspend, and renders. All the work is the library's.
+import { telemetryEnvironment } from "../telemetry/config-environment.js";
 import { tracingWanted } from "../telemetry/otel-setup.js";
 import type { TracedRun } from "../telemetry/traced-run.js";
 import { existsSync, statSync } from "node:fs";
@@ -12,7 +13,7 @@ import { RunStateError } from "../runstate/errors.js";
 import type { MetaPayload } from "../runstate/records.js";
 import type { MoveStep } from "../runstate/session-move.js";
 import type { Store } from "../runstate/store.js";
-import { assertRunId } from "../runstate/run-id.js";
+import { assertRunId, newRunId } from "../runstate/run-id.js";
 import { SignInNeededError, UsageError } from "./cli-errors.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { stderrRenderer, styleFor } from "./render.js";
@@ -92,8 +93,15 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   let agent: LoadedAgent | undefined;
   let traced: TracedRun | undefined;
   try {
+    // Traced, a new session's id is chosen now, so that the MCP servers started for it know its trace.
+    const tracingEnv = telemetryEnvironment(config.telemetry, io.env);
+    const runId = values.name ?? (tracingWanted(tracingEnv) && resumeId === undefined ? newRunId() : undefined);
+    if (tracingWanted(tracingEnv)) {
+      const where = { provider: config.provider, model: config.model, runId: resumeId ?? (runId as string), ...(store === undefined ? {} : { store }), ...(resumeId === undefined ? {} : { resumeId }) };
+      traced = await (await import("../telemetry/traced-run.js")).tracedRun(tracingEnv, where);
+    }
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
-    agent = await startAgentAsking(config, io, target, values.approvals !== "defer" && !streamJson);
+    agent = await startAgentAsking(config, io, target, values.approvals !== "defer" && !streamJson, traced?.serverEnvironment);
     const events = bothEvents(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, {
       runStarted: ({ runId }) => (signals.currentRunId = runId),
     });
@@ -102,10 +110,6 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     const confirm = asks ? terminalConfirm(io.stdin, io.stderr) : undefined;
     const askUser = asks ? terminalAskUser(io.stdin, io.stderr) : undefined;
     const askRerun = terminalAskRerun(io.stdin, io.stderr);
-    if (tracingWanted(io.env)) {
-      const where = { provider: agent.options.provider.name, model: agent.options.model, ...(store === undefined ? {} : { store }), ...(resumeId === undefined ? {} : { resumeId }) };
-      traced = await (await import("../telemetry/traced-run.js")).tracedRun(io.env, where);
-    }
     const runEvents = traced === undefined ? events : bothEvents(events, traced.events);
     const options: RunAgentOptions = {
       ...agent.options,
@@ -125,7 +129,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       store,
       ...(prompts === undefined ? {} : { nextPrompt: () => prompts.next() }),
     };
-    const outcome = await runSessions({ ...options, movedHeld: (to) => storeHolds(to, target.resumeId as string, io.stderr) }, target, { prompt, runId: values.name }, prompts);
+    const outcome = await runSessions({ ...options, movedHeld: (to) => storeHolds(to, target.resumeId as string, io.stderr) }, target, { prompt, runId }, prompts);
     signals.finishedWith = prompts?.ended === true && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
     if (!chat && !streamJson && outcome.reason === "completed") output.printAnswer(outcome.answer ?? "");
     return signals.finishedWith;
@@ -144,13 +148,13 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
  * names) can sign in and answer questions; where there is none, a server that needs a
  * sign-in stops the run here, before any model call, naming the commands that go on from there.
  */
-async function startAgentAsking(config: AgentConfig, io: CommandIO, target: RunTarget, asks: boolean): Promise<LoadedAgent> {
+async function startAgentAsking(config: AgentConfig, io: CommandIO, target: RunTarget, asks: boolean, traceEnvironment: Record<string, string> = {}): Promise<LoadedAgent> {
   const terminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
   const canSignIn = terminal || (io.env.BROWSER ?? "") !== "";
   const ask = asks ? terminalElicit(io.stdin, io.stderr) : undefined;
   const people = { ...(canSignIn ? { showSignInPage: showSignInPage(io.stderr, io.env) } : {}), ...(ask === undefined ? {} : { ask }) };
   try {
-    return await startAgent(config, target.usedConfig, io.env, people);
+    return await startAgent(config, target.usedConfig, { ...io.env, ...traceEnvironment }, people);
   } catch (error) {
     if (!(error instanceof McpSignInNeededError)) throw error;
     const config = target.usedConfig === undefined || target.usedConfig === resolve("agent.yaml") ? [] : ["--config", target.usedConfig];

@@ -13,6 +13,7 @@ import { tallyStep, type RunTally } from "../runstate/run-tally.js";
 import { RunStateError } from "../runstate/errors.js";
 import type { RunSummary, Store } from "../runstate/store.js";
 import { UsageError } from "./cli-errors.js";
+import { durationText } from "./duration-text.js";
 import { dollarsText } from "./ledger-text.js";
 import { PacedOutput } from "./paced-output.js";
 import { digestFor, ledgerLines } from "./session-ledger.js";
@@ -49,6 +50,7 @@ pre { margin: 0; white-space: pre-wrap; word-break: break-word; font: 13px/1.45 
 .user pre { font: inherit; font-weight: 600; color: var(--user); }
 .user pre::before { content: "› "; }
 .call pre { color: var(--call); }
+.took pre { color: var(--muted); font-size: 12px; }
 details > summary { cursor: pointer; color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; font: 13px/1.6 ui-monospace, SFMono-Regular, Menlo, monospace; }
 details > pre { border-left: 3px solid var(--line); padding: 4px 0 4px 12px; margin: 4px 0 8px; }
 .error > summary, .error > pre { color: var(--error); }
@@ -207,9 +209,12 @@ function entryHtml(entry: TranscriptEntry, index: number, turn: boolean): string
       return block("call", `→ ${entry.server ? "(server) " : ""}${entry.name} ${JSON.stringify(entry.input, null, 2)}`);
     case "tool_result": {
       const lines = entry.text.split("\n").length;
-      const said = `← ${entry.name}${entry.error ? " (error)" : ""} · ${lines} line${lines === 1 ? "" : "s"} · ${entry.text}`;
+      const took = entry.ms === undefined ? "" : ` · ${durationText(entry.ms)}`;
+      const said = `← ${entry.name}${entry.error ? " (error)" : ""}${took} · ${lines} line${lines === 1 ? "" : "s"} · ${entry.text}`;
       return fold(entry.error ? "result error" : "result", said, entry.text);
     }
+    case "model_call":
+      return block("took", `model call · ${durationText(entry.ms)}`);
     case "marker":
       return entry.detail === undefined ? block("marker", entry.text) : fold("marker", entry.text, entry.detail);
   }

@@ -9,6 +9,7 @@ import { tallyRecords, type RunTally } from "../runstate/run-tally.js";
 import type { RunSummary, Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
 import { compactionLine } from "./compaction-text.js";
+import { durationText } from "./duration-text.js";
 import { PacedOutput } from "./paced-output.js";
 import { digestFor, ledgerCalls, ledgerJson, ledgerLines } from "./session-ledger.js";
 import { writeStateJson } from "./show-json.js";
@@ -128,7 +129,9 @@ function plainEntry(entry: TranscriptEntry, full: boolean): string {
     case "tool_call":
       return `→ ${entry.server ? "(server) " : ""}${entry.name} ${JSON.stringify(entry.input)}`;
     case "tool_result":
-      return `← ${entry.name}${entry.error ? " (error)" : ""}: ${shownResult(entry.text, full)}`;
+      return `← ${entry.name}${entry.error ? " (error)" : ""}${entry.ms === undefined ? "" : ` (${durationText(entry.ms)})`}: ${shownResult(entry.text, full)}`;
+    case "model_call":
+      return `(model call, ${durationText(entry.ms)})`;
     case "marker":
       return entry.detail === undefined ? entry.text : `${entry.text}\n  ${entry.detail.split("\n").join("\n  ")}`;
   }

@@ -2,6 +2,7 @@
 // what the plain print, the full-screen viewer and the HTML export each lay out their own
 // way. One record at a time, so a journal of any size is shown as it is read.
 import { isOtherBlock, kindOfProtocol, type JournalRecord } from "../runstate/records.js";
+import { durationOf } from "./duration-text.js";
 import { describeOtherBlock, toolResultText } from "./render-blocks.js";
 
 /** One thing said or done in a run, with the seq of the record it is in. */
@@ -10,7 +11,10 @@ export type TranscriptEntry = { seq: number } & (
   | { kind: "text"; text: string }
   | { kind: "thinking"; text: string; redacted: boolean }
   | { kind: "tool_call"; name: string; input: unknown; server: boolean }
-  | { kind: "tool_result"; name: string; text: string; error: boolean }
+  /** `ms`: how long the tool ran, when its record kept the times. */
+  | { kind: "tool_result"; name: string; text: string; error: boolean; ms?: number }
+  /** How long a model call took: before the turn it returned, when its record kept the times. */
+  | { kind: "model_call"; ms: number }
   /** A block shown by its description: an image, a server tool's result, a block the code does not model. */
   | { kind: "other"; text: string }
   /** Something that happened to the conversation (a compaction, an approval): `detail` is what it carries, when anything. */
@@ -45,7 +49,9 @@ export class TranscriptReader {
         // A paused turn's continuation may still be answered for the calls before the pause.
         if (!this.#paused) this.#names = new Map();
         this.#paused = turn.stop_reason === "pause_turn";
-        return turn.message.content.map((block): TranscriptEntry => {
+        const ms = durationOf(turn);
+        const call: TranscriptEntry[] = ms === undefined ? [] : [{ seq, kind: "model_call", ms }];
+        return call.concat(turn.message.content.map((block): TranscriptEntry => {
           if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
           switch (block.type) {
             case "text":
@@ -60,12 +66,14 @@ export class TranscriptReader {
             case "server_tool_use":
               return { seq, kind: "tool_call", name: block.name, input: block.input, server: true };
           }
-        });
+        }));
       }
       case "tool_result": {
-        const { result } = (record as Extract<JournalRecord, { tool_result: unknown }>).tool_result;
+        const payload = (record as Extract<JournalRecord, { tool_result: unknown }>).tool_result;
+        const { result } = payload;
         const name = this.#names.get(result.tool_use_id) ?? "tool";
-        return [{ seq, kind: "tool_result", name, text: toolResultText(result), error: result.is_error === true }];
+        const ms = durationOf(payload);
+        return [{ seq, kind: "tool_result", name, text: toolResultText(result), error: result.is_error === true, ...(ms === undefined ? {} : { ms }) }];
       }
       case "user": {
         const { message } = (record as Extract<JournalRecord, { user: unknown }>).user;

@@ -214,6 +214,16 @@ const AgentConfigSchema = z.strictObject({
     })
     .prefault({}),
   pricing: z.record(z.string().min(1), ModelPrice).default({}),
+  telemetry: z
+    .strictObject({
+      // An OTLP/HTTP base address: it turns tracing on (docs/traces.md).
+      endpoint: z.url({ protocol: /^https?$/, error: "expected the collector's OTLP/HTTP address, such as http://localhost:4318" }),
+      service_name: z.string().min(1).optional(),
+      // Header name to the name of the environment variable that holds its value: a backend's key never sits in the file.
+      headers_env: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, "expected an HTTP header name"), EnvName).optional(),
+      capture_content: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 /** The defaults of `session prune` from agent.yaml's session.retention. */
@@ -258,6 +268,17 @@ export interface AgentConfig {
   pricing: PriceTable;
   /** The defaults of `session prune` (session.retention), when set. */
   retention: Retention | undefined;
+  /** Traces sent where the telemetry block says, when it is there. */
+  telemetry: TelemetryConfig | undefined;
+}
+
+export interface TelemetryConfig {
+  /** The collector's OTLP/HTTP base address. */
+  endpoint: string;
+  serviceName: string | undefined;
+  /** Header name to the environment variable holding its value. */
+  headersEnv: Record<string, string>;
+  captureContent: boolean;
 }
 
 /** What the command line may override. */
@@ -321,7 +342,8 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     parallelTools: config.parallel_tools,
     askUser: config.ask_user,
     approvalTimeoutMs: config.approval_timeout,
-    envDeny: config.env_deny,
+    // The variables holding the collector's headers are a backend's keys: no tool gets them.
+    envDeny: [...config.env_deny, ...Object.values(config.telemetry?.headers_env ?? {})],
     maxOutputTokens: config.max_output_tokens,
     maxTokens: config.budget.max_tokens,
     maxIterations: config.budget.max_iterations,
@@ -334,6 +356,10 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     recordVersion: session.record_version,
     pricing: config.pricing,
     retention: session.retention,
+    telemetry:
+      config.telemetry === undefined
+        ? undefined
+        : { endpoint: config.telemetry.endpoint, serviceName: config.telemetry.service_name, headersEnv: config.telemetry.headers_env ?? {}, captureContent: config.telemetry.capture_content === true },
     store:
       overrides.store ??
       (session.backend === "jetstream"

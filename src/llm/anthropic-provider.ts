@@ -170,6 +170,7 @@ function toModelTurn(message: Anthropic.Message): ModelTurn {
     message: assistant as AssistantMessage,
     stop_reason: message.stop_reason ?? "end_turn",
     usage: modelUsage(message.usage),
+    ...(message.model ? { model: message.model } : {}),
   };
 }
 

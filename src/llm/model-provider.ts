@@ -94,6 +94,8 @@ export interface ModelTurn {
   stop_reason: string;
   /** The tokens this call used. */
   usage: ModelUsage;
+  /** The model that answered, as the API named it (it may name a dated version of the one asked for); absent when the API does not say. */
+  model?: string;
 }
 
 /**

@@ -196,7 +196,7 @@ function toModelTurn(completion: ChatCompletion): ModelTurn {
   // Some servers (older Ollama) report "stop" for a turn that calls tools.
   const calledTools = content.some((block) => block.type === "tool_use");
   const stop_reason = calledTools ? "tool_use" : (STOP_REASONS[choice.finish_reason] ?? choice.finish_reason ?? "end_turn");
-  return { message: { role: "assistant", content }, stop_reason, usage: modelUsage(completion.usage) };
+  return { message: { role: "assistant", content }, stop_reason, usage: modelUsage(completion.usage), ...(completion.model ? { model: completion.model } : {}) };
 }
 
 function toolUse(call: ChatCompletionMessageToolCall): ToolUseBlock {

@@ -117,6 +117,8 @@ export class ScriptProvider implements ModelProvider {
         in_tokens: estimateTokens(request.system + JSON.stringify(request.messages)),
         out_tokens: estimateTokens(JSON.stringify(message.content)),
       },
+      // The script plays whatever model it is asked for.
+      model: request.model,
     };
   }
 

@@ -145,6 +145,8 @@ const CompactionPayload = exactly<T.CompactionPayload>()(z.strictObject({
   in_tokens: count,
   out_tokens: count,
   trimmed: z.array(TrimmedResult).min(1).optional(),
+  started_at: instant.optional(),
+  ended_at: instant.optional(),
 }));
 
 const CompactionUndoPayload = exactly<T.CompactionUndoPayload>()(z.strictObject({ compaction_seq: seq }));
@@ -197,6 +199,7 @@ function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; tool
     out_tokens: count,
     cache_read_tokens: count.optional(),
     cache_create_tokens: count.optional(),
+    response_model: z.string().min(1).optional(),
     started_at: instant.optional(),
     ended_at: instant.optional(),
   });

@@ -158,6 +158,8 @@ export interface AssistantPayload {
   cache_read_tokens?: number;
   /** Input tokens written to the prompt cache. */
   cache_create_tokens?: number;
+  /** The model that answered, as the provider's API named it; absent when it did not say, and from journals written before it was recorded. */
+  response_model?: string;
   /** When the call was sent (its first attempt), RFC 3339; absent from journals written before it was recorded. */
   started_at?: string;
   /** When its answer came back, RFC 3339. */
@@ -232,6 +234,10 @@ export interface CompactionPayload {
   out_tokens: number;
   /** Tool results of the kept messages cut short, oldest first, when the summary alone did not make the conversation fit. */
   trimmed?: TrimmedResult[];
+  /** When the compaction began (its summarizing call was sent), RFC 3339; absent from journals written before it was recorded. */
+  started_at?: string;
+  /** When it was journaled, RFC 3339. */
+  ended_at?: string;
 }
 
 /** Reverts the latest compaction still in effect: the model is sent what it was sent before that compaction. */

@@ -21,6 +21,10 @@ function tracesUrl(env: NodeJS.ProcessEnv, endpoint: string | undefined): string
 
 export interface ProgramTracer {
   tracerProvider: TracerProvider;
+  /** How often queued spans are sent: OTEL_BSP_SCHEDULE_DELAY, 5 s by default. */
+  scheduleDelayMs: number;
+  /** Sends what is queued now; never rejects (a failure is what shutdown resolves to). */
+  flush(): Promise<void>;
   /**
    * Sends what is still queued and stops, awaited before the process exits; never
    * rejects: resolves to why an export failed, if one did (a collector down must not fail
@@ -42,7 +46,9 @@ export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?
     import("./trace-ids.js"),
   ]);
   const url = tracesUrl(env, options.endpoint);
-  const otlp = new OTLPTraceExporter(url === undefined ? {} : { url });
+  // The SDK reads process.env itself; `env` may be another (agent.yaml's block beneath it), so its headers are passed.
+  const headers = { ...headersFrom(env.OTEL_EXPORTER_OTLP_HEADERS), ...headersFrom(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) };
+  const otlp = new OTLPTraceExporter({ ...(url === undefined ? {} : { url }), headers });
   let failure: string | undefined;
   const exporter: typeof otlp = Object.assign(Object.create(otlp) as typeof otlp, {
     export: (spans: Parameters<typeof otlp.export>[0], done: Parameters<typeof otlp.export>[1]) =>
@@ -51,10 +57,11 @@ export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?
         done(result);
       }),
   });
+  const scheduleDelayMs = scheduleDelayFrom(env);
   const provider = new SdkTracerProvider({
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || "fisk-ai" }),
     idGenerator: sessionIdGenerator(new RandomIdGenerator()),
-    spanProcessors: [options.batch ? new BatchSpanProcessor({ exporter }) : new SimpleSpanProcessor({ exporter })],
+    spanProcessors: [options.batch ? new BatchSpanProcessor({ exporter, scheduledDelayMillis: scheduleDelayMs }) : new SimpleSpanProcessor({ exporter })],
   });
   const shutdown = async (): Promise<string | undefined> => {
     try {
@@ -64,5 +71,31 @@ export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?
     }
     return failure;
   };
-  return { tracerProvider: provider, shutdown };
+  const flush = () => provider.forceFlush().catch((error: unknown) => void (failure ??= error instanceof Error ? error.message : String(error)));
+  return { tracerProvider: provider, scheduleDelayMs, flush, shutdown };
+}
+
+/** OTEL_BSP_SCHEDULE_DELAY in milliseconds, as the specification defines it; 5000 when unset or not a count. */
+function scheduleDelayFrom(env: NodeJS.ProcessEnv): number {
+  const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY);
+  return env.OTEL_BSP_SCHEDULE_DELAY !== undefined && Number.isInteger(delay) && delay > 0 ? delay : 5000;
+}
+
+/** An OTEL_EXPORTER_OTLP_HEADERS value: `name=value` pairs, comma-separated, values percent-encoded. */
+function headersFrom(value: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of value?.split(",") ?? []) {
+    const at = pair.indexOf("=");
+    if (at > 0) headers[pair.slice(0, at).trim()] = decoded(pair.slice(at + 1).trim());
+  }
+  return headers;
+}
+
+/** A value as sent when it is not valid percent-encoding. */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }

@@ -1,10 +1,10 @@
 // What a session's trace holds, as plain data: the spans of a part of a run (invoke_agent),
-// of each model call (chat), tool call (execute_tool) and approval wait, named and
+// of each model call (chat), tool call (execute_tool), compaction and approval wait, named and
 // attributed by the OpenTelemetry GenAI conventions, with fisk-ai's own attributes under
 // `fisk_ai.*`. The live tracer (run-tracing.ts) and `session trace` (the journal walked by
 // journalSpans) build them with these same functions, so both export the same tree.
 // Nothing here imports OpenTelemetry: emitting a span is span-emitter.ts's job.
-import { PROTOCOLS, type ApprovalDecisionPayload, type ApprovalRequestPayload, type AssistantPayload, type JournalRecord, type TerminalReason, type ToolResultPayload, type ToolUseBlock } from "../runstate/records.js";
+import { PROTOCOLS, type ApprovalDecisionPayload, type ApprovalRequestPayload, type AssistantPayload, type CompactionPayload, type JournalRecord, type TerminalReason, type ToolResultPayload, type ToolUseBlock } from "../runstate/records.js";
 import { sessionSpanId, toolSpanId } from "./trace-ids.js";
 
 export type SpanAttribute = string | number | boolean | string[];
@@ -80,7 +80,7 @@ export function partSpan(session: SessionContext, part: RunPart): SessionSpan {
   };
 }
 
-/** What a model call's and a tool's span share: their part as parent, the operation, the session's ids, and the record's times (`fallbackTime` where it kept none). */
+/** What a model call's, a tool's and a compaction's span share: their part as parent, the operation, the session's ids, and the record's times (`fallbackTime` where it kept none). */
 function callSpan(
   session: SessionContext,
   partSeq: number,
@@ -108,6 +108,7 @@ export function chatSpan(session: SessionContext, partSeq: number, turn: Assista
       ...span.attributes,
       "gen_ai.provider.name": session.provider,
       "gen_ai.request.model": session.model,
+      ...(turn.response_model === undefined ? {} : { "gen_ai.response.model": turn.response_model }),
       ...(turn.stop_reason === undefined ? {} : { "gen_ai.response.finish_reasons": [turn.stop_reason] }),
       // The convention's input count includes the cached tokens; the record keeps them apart.
       "gen_ai.usage.input_tokens": turn.in_tokens + cacheRead + cacheCreate,
@@ -135,6 +136,30 @@ export function toolSpan(session: SessionContext, partSeq: number, use: ToolUseB
       ...(session.captureContent ? { "gen_ai.tool.call.arguments": JSON.stringify(use.input), "gen_ai.tool.call.result": JSON.stringify(result.result.content) } : {}),
     },
     ...(failed ? { error: "the tool answered with an error" } : {}),
+  };
+}
+
+/**
+ * A compaction: the GenAI conventions name no such operation, so its name and attributes
+ * are fisk-ai's own; its summarizing call's model and tokens use the conventions' names.
+ */
+export function compactionSpan(session: SessionContext, partSeq: number, seq: number, compaction: CompactionPayload, fallbackTime: string): SessionSpan {
+  const span = callSpan(session, partSeq, { spanId: sessionSpanId(session.runId, "compaction", seq), operation: "fisk_ai.compaction", name: "fisk_ai.compaction", kind: "internal", times: compaction, fallbackTime });
+  return {
+    ...span,
+    attributes: {
+      ...span.attributes,
+      "gen_ai.request.model": compaction.model,
+      "gen_ai.usage.input_tokens": compaction.in_tokens,
+      "gen_ai.usage.output_tokens": compaction.out_tokens,
+      "fisk_ai.seq": seq,
+      "fisk_ai.compaction.trigger": compaction.trigger,
+      "fisk_ai.compaction.from_seq": compaction.from_seq,
+      "fisk_ai.compaction.through_seq": compaction.through_seq,
+      "fisk_ai.compaction.tokens_before": compaction.tokens_before,
+      "fisk_ai.compaction.tokens_after": compaction.tokens_after,
+      "fisk_ai.compaction.trimmed_results": compaction.trimmed?.length ?? 0,
+    },
   };
 }
 
@@ -204,6 +229,11 @@ export function journalSpans(records: readonly JournalRecord[], captureContent: 
         if (asked !== undefined) spans.push(approvalSpan(session, asked.partSeq, asked.request, record.approval_decision));
         break;
       }
+      case PROTOCOLS.compaction:
+        seen(record.compaction.started_at);
+        seen(record.compaction.ended_at);
+        spans.push(compactionSpan(session, part.firstSeq, record.seq, record.compaction, lastTime));
+        break;
       case PROTOCOLS.resumed:
         seen(record.resumed.resumed_at);
         break;

@@ -1,15 +1,19 @@
 // One trace per session: every id follows from the session id and what the span is of,
 // so each process that touches a run, and `session trace` long after, names the same
 // spans the same way without telling one another anything.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 function hex(parts: readonly (string | number)[], length: number): string {
-  return createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, length);
+  return hash("sha256", parts.join("\0"), "hex").slice(0, length);
 }
+
+// Every span of a run asks for its session's trace id: the last one is kept.
+let lastTraceId = { runId: "", traceId: "" };
 
 /** The session's trace id (32 hex digits). */
 export function sessionTraceId(runId: string): string {
-  return hex(["fisk-ai trace", runId], 32);
+  if (lastTraceId.runId !== runId) lastTraceId = { runId, traceId: hex(["fisk-ai trace", runId], 32) };
+  return lastTraceId.traceId;
 }
 
 /** A span's id (16 hex digits): the session, the kind of span, and what names it within the session (a seq, a call id). */

@@ -41,6 +41,8 @@ export interface AnthropicTurn {
     cache_read_input_tokens?: number | null;
     cache_creation_input_tokens?: number | null;
   };
+  /** The model the answer names (the API names a dated version of an alias); the one asked for when omitted. */
+  model?: string;
 }
 
 export interface AnthropicErrorReply {
@@ -152,7 +154,7 @@ async function answer(res: ServerResponse, record: RecordedRequest, request: Jso
     return;
   }
   if (stream) {
-    streamTurn(openMessageStream(res, record, id, model, n, reply.usage), reply);
+    streamTurn(openMessageStream(res, record, id, reply.model ?? model, n, reply.usage), reply);
     res.end();
     return;
   }
@@ -160,7 +162,7 @@ async function answer(res: ServerResponse, record: RecordedRequest, request: Jso
     id,
     type: "message",
     role: "assistant",
-    model,
+    model: reply.model ?? model,
     content: reply.content,
     stop_reason: reply.stop_reason,
     stop_sequence: null,

@@ -1,7 +1,7 @@
 // A trace collector for tests: takes OTLP/HTTP JSON exports (what the OpenTelemetry JS
 // SDK's otlp-http exporter sends) on loopback and decodes them into spans, keeping each
 // request's raw body so a test can look for what must never be sent.
-import type { IncomingMessage } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { startLoopbackServer, type FakeServer } from "./http-json.js";
 
 export type ReceivedValue = string | number | boolean | ReceivedValue[];
@@ -27,6 +27,8 @@ export interface OtlpReceiver {
   url: string;
   spans: ReceivedSpan[];
   bodies: string[];
+  /** Each accepted export's request headers, in order. */
+  headers: IncomingHttpHeaders[];
   /** Answer every later export with this HTTP status (a collector refusing). */
   refuseWith(status: number): void;
   close(): Promise<void>;
@@ -61,6 +63,7 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const bodies: string[] = [];
+  const headers: IncomingHttpHeaders[] = [];
   let refusal: number | undefined;
   const server: FakeServer = await startLoopbackServer(async (req, res) => {
     const body = await bodyOf(req);
@@ -70,6 +73,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       return;
     }
     bodies.push(body);
+    headers.push(req.headers);
     const request = JSON.parse(body) as { resourceSpans: { resource?: { attributes?: { key: string; value: OtlpValue }[] }; scopeSpans: { spans: Record<string, unknown>[] }[] }[] };
     for (const resourceSpans of request.resourceSpans) {
       const service = attributesOf(resourceSpans.resource?.attributes)["service.name"] as string | undefined;
@@ -94,5 +98,5 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     }
     res.writeHead(200, { "content-type": "application/json" }).end("{}");
   });
-  return { url: server.url, spans, bodies, refuseWith: (status) => (refusal = status), close: () => server.close() };
+  return { url: server.url, spans, bodies, headers, refuseWith: (status) => (refusal = status), close: () => server.close() };
 }

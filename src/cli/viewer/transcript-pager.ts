@@ -7,6 +7,7 @@ import type { Store } from "../../runstate/store.js";
 import { isFoldable, startsTurn, TranscriptReader, type TranscriptEntry } from "../transcript-entries.js";
 import { oneRow, visibleText, wrapText } from "./screen-text.js";
 import { counted } from "../counted.js";
+import { durationText } from "../duration-text.js";
 
 /** Records read at once when the reader moves past the window. */
 const CHUNK = 200;
@@ -406,6 +407,8 @@ function entryText(entry: TranscriptEntry): string {
       return `${entry.name} ${entry.text}`;
     case "marker":
       return `${entry.text}\n${entry.detail ?? ""}`;
+    case "model_call":
+      return "";
     default:
       return entry.text;
   }
@@ -429,8 +432,10 @@ function entryRows(entry: TranscriptEntry, open: boolean, width: number): Screen
     }
     case "tool_result": {
       const style = entry.error ? "error" : "dim";
-      return folded(`← ${entry.name}${entry.error ? " (error)" : ""}: ${entry.text}`, { text: entry.text, style }, open, width);
+      return folded(`← ${entry.name}${entry.error ? " (error)" : ""}${entry.ms === undefined ? "" : ` (${durationText(entry.ms)})`}: ${entry.text}`, { text: entry.text, style }, open, width);
     }
+    case "model_call":
+      return rows(`(model call, ${durationText(entry.ms)})`, "dim");
     case "marker":
       if (entry.detail === undefined) return rows(entry.text, "marker");
       return folded(entry.text, { text: entry.detail, style: "text" }, open, width);
