@@ -1,7 +1,7 @@
 // One side of the viewer's first-screen comparison, in a fresh process forked by
 // show.bench.ts so that its peak RSS is its own. Usage: node first-screen-child.js viewer|fold <dir> <runId>.
 //   viewer: what `session show --transcript` does on a terminal before its first screen:
-//           the run's summary, then the first records read and laid out in rows.
+//           the run's summary from the journal's tail, then the first records read and laid out in rows.
 //   fold:   what a viewer that rendered the whole transcript would need first: load() folds every record.
 import { performance } from "node:perf_hooks";
 import { FileStore } from "../src/index.js";
@@ -22,7 +22,7 @@ const store = new FileStore({ dir });
 const started = performance.now();
 let items: number;
 if (mode === "viewer") {
-  const summary = await store.summarize(runId);
+  const summary = await store.summarize(runId, { digest: false });
   const pager = new TranscriptPager(store, runId, summary.lastSeq, { width: 120, height: 40 });
   await pager.start();
   items = pager.rows().filter((row) => row.text !== "").length;

@@ -140,6 +140,7 @@ describe("fisk-ai session show --transcript on a terminal", { skip: skipWithout(
     await terminal.waitFor((screen) => /^▾ ← note: line one/m.test(screen), "the match at the top, its fold opened");
     assert.match(terminal.screen(), /^ {2}the needle is here$/m);
     assert.match(status(), /record 503 of 803 .*\/needle/);
+    await terminal.waitFor(() => /\/needle 1 of 1 · /.test(status()), "the matches counted");
     terminal.type("n");
     await terminal.waitFor(() => /not found/.test(status()), "no second match");
     terminal.type("g");
@@ -152,6 +153,37 @@ describe("fisk-ai session show --transcript on a terminal", { skip: skipWithout(
     await terminal.waitFor(() => /record 503 of 803/.test(status()), "N finds it backward from the end");
     terminal.type("C-c");
     await assertRestored(terminal, 130);
+  });
+
+  it("marks the search's term in a colour of its own and says which match of how many is on screen", async () => {
+    const entries = [];
+    for (let turn = 0; turn < 60; turn++) {
+      entries.push(assistantEntry(turn, `Turn ${turn}.`, [`toolu_${turn}`]));
+      entries.push(toolResultEntry(`toolu_${turn}`, turn % 20 === 5 ? `first line\nthe Needle of turn ${turn}` : `result ${turn}`));
+    }
+    plantSession(STORE, journalOf("marks", ...entries, terminalEntry("completed")));
+    // Colours on: the other terminals here say NO_COLOR.
+    const terminal = new TmuxTerminal(SOCKET, "marks", { PS1: "$ ", HOME: ROOT, PATH: process.env.PATH ?? "" }, { width: WIDTH, height: HEIGHT });
+    terminals.push(terminal);
+    terminal.line(`clear; node ${CLI} session show marks --transcript --state-dir ${STORE}; echo "exit=$?"`);
+    const status = () => (/^marks · .*$/m.exec(terminal.screen()) ?? [""])[0];
+    await terminal.waitFor(() => / · q quit/.test(status()), "the viewer's status bar");
+    terminal.type("/");
+    terminal.type("-l", "needle");
+    terminal.type("Enter");
+    await terminal.waitFor(() => /\/needle 1 of 3 · /.test(status()), "the first of three matches");
+    assert.match(terminal.screen(), /^ {2}the Needle of turn 5$/m);
+    const line = terminal.styledScreen().split("\n").find((each) => each.includes("of turn 5")) ?? "";
+    const [, before, after] = /the ((?:\u001b\[[\d;]*m)+)Needle((?:\u001b\[[\d;]*m)*) of turn 5/.exec(line) ?? [];
+    assert.match(before ?? "", /\[(?:[\d;]*;)?43m/, `the term on a yellow background: ${JSON.stringify(line)}`);
+    assert.notEqual(after, "", "and only the term");
+    terminal.type("n");
+    await terminal.waitFor(() => /\/needle 2 of 3 · /.test(status()), "n: the second");
+    assert.match(terminal.screen(), /^ {2}the Needle of turn 25$/m);
+    terminal.type("N");
+    await terminal.waitFor(() => /\/needle 1 of 3 · /.test(status()), "N: the first again");
+    terminal.type("q");
+    await terminal.waitFor((screen) => /^exit=0$/m.test(screen), "the viewer's exit");
   });
 
   it("shows a hostile journal's control characters as text, never sending them to the terminal", async () => {

@@ -16,7 +16,7 @@ export async function resolveSession(store: Store, text: string): Promise<string
   let notFound: unknown;
   if (isValidRunId(text)) {
     try {
-      return (await store.summarize(text)).runId;
+      return (await store.summarize(text, { digest: false })).runId;
     } catch (error) {
       if (!(error instanceof RunStateError && error.code === "ERR_NOT_FOUND")) throw error;
       notFound = error;

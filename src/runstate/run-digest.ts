@@ -154,13 +154,8 @@ export function digestLines(digest: RunDigest, bytes: Buffer, model: string | un
     const line = bytes.subarray(start, end);
     first ??= line;
     last = line;
-    let record: JournalRecord | undefined;
-    try {
-      record = JSON.parse(line.toString("utf8")) as JournalRecord;
-    } catch {
-      record = undefined;
-    }
-    if (record === null || typeof record !== "object") {
+    const record = parsedLine(line);
+    if (record === undefined) {
       digest.bytes += line.length + 1;
       continue;
     }
@@ -168,4 +163,34 @@ export function digestLines(digest: RunDigest, bytes: Buffer, model: string | un
     digestStep(digest, record, line.length + 1, model ?? "");
   }
   return { first, last, complete: start, model };
+}
+
+/**
+ * A digest that holds only the run's status, from its lines read last first: the lines back
+ * to the last record that is not an annotation, stepped through in order. Its calls, title
+ * and bytes are not counted: for a summary that leaves its digest out, and so reads only the
+ * journal's tail.
+ */
+export function statusOnlyDigest(lastFirst: Iterable<Buffer>): RunDigest {
+  const tail: JournalRecord[] = [];
+  for (const line of lastFirst) {
+    const record = parsedLine(line);
+    if (record === undefined) continue;
+    tail.push(record);
+    const kind = kindOfProtocol(record.protocol);
+    if (kind !== undefined && !ANNOTATION_KINDS.includes(kind)) break;
+  }
+  const digest = emptyDigest();
+  for (const record of tail.reverse()) digestStep(digest, record, 0, "");
+  return digest;
+}
+
+/** A line as a record to digest, or undefined when it is not a JSON object. */
+function parsedLine(line: Buffer): JournalRecord | undefined {
+  try {
+    const record = JSON.parse(line.toString("utf8")) as JournalRecord | null;
+    return record !== null && typeof record === "object" ? record : undefined;
+  } catch {
+    return undefined;
+  }
 }

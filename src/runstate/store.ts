@@ -69,8 +69,12 @@ export interface Store {
   load(runId: string): Promise<RunState>;
   /** Summarizes every run without locking any, from its first and last records. */
   list(): Promise<RunSummary[]>;
-  /** One run's summary, as list() gives it: ERR_NOT_FOUND. */
-  summarize(runId: string): Promise<RunSummary>;
+  /**
+   * One run's summary, as list() gives it: ERR_NOT_FOUND. With `{ digest: false }` the
+   * caller needs no digest, and a store may leave it out to read less (a file store then
+   * reads the journal's ends only, not every record): its status and lastSeq are the same.
+   */
+  summarize(runId: string, options?: { digest?: boolean }): Promise<RunSummary>;
   /**
    * The run's records from seq `fromSeq` (default 1) on, in seq order, each decoded and
    * checked as `load` checks a line, read as the caller takes them, without locking: a

@@ -1,7 +1,8 @@
 // The durations a transcript shows beside calls whose records kept their times (durationText):
 // a session with them, and a filter that takes them out, for tests of something else over
 // sessions run for real, whose times vary.
-import type { JournalRecord, RecordEntry } from "../../src/index.js";
+import type { JournalRecord } from "../../src/index.js";
+import type { RecordEntry } from "../../src/journal.js";
 import { assistantEntry, journalOf, terminalEntry, toolResultEntry } from "./record-builders.js";
 
 /** A model call of 2350 ms (shown 2.4 s) and a tool of 312 ms. */

@@ -35,6 +35,11 @@ export class TmuxTerminal {
     return this.tmux("capture-pane", "-p", "-t", this.name);
   }
 
+  /** The screen with its colours and attributes as SGR codes (capture-pane -e). */
+  styledScreen(): string {
+    return this.tmux("capture-pane", "-p", "-e", "-t", this.name);
+  }
+
   flag(name: "alternate_on" | "cursor_flag"): string {
     return this.tmux("display-message", "-p", "-t", this.name, `#{${name}}`).trim();
   }

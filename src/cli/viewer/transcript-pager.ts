@@ -9,26 +9,37 @@ import { oneRow, visibleText, wrapText } from "./screen-text.js";
 import { counted } from "../counted.js";
 import { durationText } from "../duration-text.js";
 
-/** Records read at once when the reader moves past the window. */
-const CHUNK = 200;
+/** The most records read at once when the reader moves past the window (fewer once the screen is well filled). */
+const CHUNK = 50;
 /** The most records the window keeps: far more than a screen, far less than a long journal. */
 const WINDOW = 2000;
 /** Records read before a window's first, so its results are named after their calls. */
 const PRIME = 32;
 
-/** How a row is drawn: the kind of what it belongs to, and whether it is the fold Enter toggles. */
+/** A folded body keeps this much of its first line: what its one row can show, on any screen. */
+const HEAD_CHARS = 1024;
+/** Rows the window holds below the screen before it stops reading on. */
+const AHEAD_SCREENS = 2;
+
+/** How a row is drawn: the kind of what it belongs to, whether it is the fold Enter toggles, and where the search's term is in it. */
 export interface ScreenRow {
   text: string;
   style: "user" | "text" | "dim" | "call" | "error" | "marker" | "blank";
   current: boolean;
+  /** Where the search's term is in `text`, [from, to) in UTF-16 units; absent when it is not. */
+  marks?: [number, number][];
 }
 
 interface Item {
+  /** The entry, its foldable body cut to its first line's head when long (`cut`): the rest is read again when the fold opens. */
   entry: TranscriptEntry;
   /** Which entry of its record: folds are kept by seq and this. */
   index: number;
   /** A blank row above: a new turn starts here. */
   gap: boolean;
+  /** The lines of the foldable body, counted before it was cut. */
+  lines: number;
+  cut: boolean;
 }
 
 /** A fold's key, so that it stays open when its record leaves the window and comes back. */
@@ -47,8 +58,16 @@ export class TranscriptPager {
   #known: number;
   #top = { item: 0, row: 0 };
   readonly #open = new Set<string>();
+  /** The whole bodies of the open folds whose items were cut, read again from the store. */
+  readonly #bodies = new Map<string, string>();
   #term: string | undefined;
+  /** The entry the last search found, and every match of its term once counted (a pass over the whole journal after the jump). */
+  #found: { seq: number; index: number } | undefined;
+  #counted: { term: string; seqs: number[]; indexes: number[] } | undefined;
+  #counting = 0;
   #notice = "";
+  /** Called when something changes on screen outside an operation: a search's count arriving. */
+  onChange: () => void = () => undefined;
   #queue: Promise<void> = Promise.resolve();
   readonly #rowCache = new WeakMap<Item, { width: number; open: boolean; rows: ScreenRow[] }>();
 
@@ -70,7 +89,7 @@ export class TranscriptPager {
 
   /** Reads the first screen, and no record past it: the rest is read as the reader moves. */
   async start(): Promise<void> {
-    await this.#loadAt(1, () => this.#rowsBelowTop() > this.#height);
+    await this.#loadAt(1);
   }
 
   resize(size: { width: number; height: number }): void {
@@ -88,11 +107,29 @@ export class TranscriptPager {
       const from = index === this.#top.item ? this.#top.row : 0;
       for (let row = from; row < own.length && rows.length < this.#height; row++) {
         const shown = own[row] as ScreenRow;
-        rows.push(index === current && row === (item.gap ? 1 : 0) ? { ...shown, current: true } : shown);
+        const marks = this.#marksIn(shown.text);
+        rows.push(index === current && row === (item.gap ? 1 : 0) ? { ...shown, current: true, marks } : marks === undefined ? shown : { ...shown, marks });
       }
     }
     while (rows.length < this.#height) rows.push({ text: this.#last < this.#known ? "…" : "", style: "blank", current: false });
     return rows;
+  }
+
+  /** How many characters of the session's text the window holds, open folds included: it grows with the screen and what is opened, not with the results' sizes. */
+  heldChars(): number {
+    let chars = 0;
+    for (const { entry } of this.#items) chars += entryText(entry).length;
+    for (const body of this.#bodies.values()) chars += body.length;
+    return chars;
+  }
+
+  /** Where the search's term is in a row's text, case-insensitively, as the row shows it. */
+  #marksIn(text: string): [number, number][] | undefined {
+    if (this.#term === undefined || this.#term === "") return undefined;
+    const marks: [number, number][] = [];
+    const pattern = new RegExp(visibleText(this.#term).replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "giu");
+    for (const match of text.matchAll(pattern)) marks.push([match.index, match.index + match[0].length]);
+    return marks.length === 0 ? undefined : marks;
   }
 
   /** Where the reader is: the seq at the top of the screen of the last known, and how far through. */
@@ -105,7 +142,24 @@ export class TranscriptPager {
   /** The search in effect and what it last found or did not. */
   searchStatus(): string {
     const term = this.#term === undefined ? "" : `/${visibleText(this.#term)}`;
-    return [term, this.#notice].filter((part) => part !== "").join(" ");
+    return [term, this.#notice || this.#matchCount()].filter((part) => part !== "").join(" ");
+  }
+
+  /** "n of m" for the match on screen, once the matches are counted. */
+  #matchCount(): string {
+    const counted = this.#counted;
+    const found = this.#found;
+    if (counted === undefined || counted.term !== this.#term || found === undefined) return "";
+    // The matches are in journal order: the found one's place is how many come before it.
+    let low = 0;
+    let high = counted.seqs.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      const seq = counted.seqs[middle] as number;
+      if (seq < found.seq || (seq === found.seq && (counted.indexes[middle] as number) < found.index)) low = middle + 1;
+      else high = middle;
+    }
+    return `${low + 1} of ${counted.seqs.length}`;
   }
 
   /** Whether the last row of the run is on screen: a follower keeps it there. */
@@ -152,7 +206,7 @@ export class TranscriptPager {
 
   async end(): Promise<void> {
     this.#notice = "";
-    this.#known = Math.max(this.#known, (await this.#store.summarize(this.#runId)).lastSeq);
+    this.#known = Math.max(this.#known, (await this.#store.summarize(this.#runId, { digest: false })).lastSeq);
     if (this.#last < this.#known - CHUNK || this.#items.length === 0) await this.#loadAt(Math.max(1, this.#known - CHUNK));
     // On to what the store holds now, which may be past what its summary said.
     while (await this.#readForward());
@@ -167,8 +221,29 @@ export class TranscriptPager {
       this.#notice = "no folded entry on screen";
       return;
     }
+    if (this.#open.has(foldKey(item))) this.#closeFold(item);
+    else await this.#openFold(item);
+  }
+
+  /** Opens `item`'s fold, reading its whole body again when the window kept only its head. */
+  async #openFold(item: Item): Promise<void> {
     const key = foldKey(item);
-    if (!this.#open.delete(key)) this.#open.add(key);
+    if (item.cut && !this.#bodies.has(key)) this.#bodies.set(key, await this.#wholeBody(item));
+    this.#open.add(key);
+  }
+
+  #closeFold(item: Item): void {
+    this.#open.delete(foldKey(item));
+    this.#bodies.delete(foldKey(item));
+  }
+
+  /** The body of `item` as its record holds it, read again from the store. */
+  async #wholeBody(item: Item): Promise<string> {
+    for await (const record of this.#store.readRecords(this.#runId, item.entry.seq)) {
+      const entry = new TranscriptReader().entriesOf(record)[item.index];
+      return entry === undefined ? "" : foldBody(entry);
+    }
+    return "";
   }
 
   /** Takes records a follower read after the last known one; keeps the end on screen if it was. */
@@ -183,29 +258,39 @@ export class TranscriptPager {
     if (following) this.#toBottom();
   }
 
-  /** Searches forward from the top of the screen (`backward`: back from it) for `term`, case-insensitively. */
+  /**
+   * Searches forward from the entry at the top of the screen (`backward`: back from it) for
+   * `term`, case-insensitively, in what the store holds (a folded body whole, not its head),
+   * and shows the match with its fold open. Then counts every match in the journal, after
+   * the jump: the status says "n of m" once that pass is done.
+   */
   async search(term: string, backward = false): Promise<void> {
     this.#term = term;
     this.#notice = "";
+    this.#found = undefined;
     if (term === "") return;
     const needle = term.toLowerCase();
     const matches = (item: Item) => entryText(item.entry).toLowerCase().includes(needle);
+    const top = this.#items[this.#top.item];
+    const from = top === undefined ? { seq: this.#first, index: -1 } : { seq: top.entry.seq, index: top.index };
+    let found: { seq: number; index: number } | undefined;
     if (backward) {
-      for (let index = this.#top.item - 1; index >= 0; index--) if (matches(this.#items[index] as Item)) return this.#showMatch(index);
-      let found: { seq: number; index: number } | undefined;
-      await this.#scan(1, this.#first - 1, (item) => {
-        if (matches(item)) found = { seq: item.entry.seq, index: item.index };
+      await this.#scan(1, from.seq, (item) => {
+        if ((item.entry.seq < from.seq || item.index < from.index) && matches(item)) found = { seq: item.entry.seq, index: item.index };
         return false;
       });
-      return found === undefined ? this.#notFound() : this.#jumpTo(found);
+    } else {
+      await this.#scan(from.seq, Number.POSITIVE_INFINITY, (item) => {
+        if ((item.entry.seq > from.seq || item.index > from.index) && matches(item)) found = { seq: item.entry.seq, index: item.index };
+        return found !== undefined;
+      });
     }
-    for (let index = this.#top.item + 1; index < this.#items.length; index++) if (matches(this.#items[index] as Item)) return this.#showMatch(index);
-    let found: { seq: number; index: number } | undefined;
-    await this.#scan(this.#last + 1, Number.POSITIVE_INFINITY, (item) => {
-      if (matches(item)) found = { seq: item.entry.seq, index: item.index };
-      return found !== undefined;
-    });
-    return found === undefined ? this.#notFound() : this.#jumpTo(found);
+    if (found === undefined) {
+      this.#notice = "not found";
+      return;
+    }
+    await this.#jumpTo(found);
+    if (this.#counted?.term !== term) this.#count(term, matches);
   }
 
   /** The last search again, forward (n) or backward (N). */
@@ -217,22 +302,44 @@ export class TranscriptPager {
     return this.search(this.#term, backward);
   }
 
-  #notFound(): void {
-    this.#notice = "not found";
+  /** Counts the matches of `term` in the whole journal, outside the queue of operations so that keys are not kept waiting; a newer search's count replaces it. */
+  #count(term: string, matches: (item: Item) => boolean): void {
+    const pass = ++this.#counting;
+    const counted = { term, seqs: [] as number[], indexes: [] as number[] };
+    void this.#scan(1, Number.POSITIVE_INFINITY, (item) => {
+      if (matches(item)) {
+        counted.seqs.push(item.entry.seq);
+        counted.indexes.push(item.index);
+      }
+      return pass !== this.#counting;
+    }).then(
+      () => {
+        if (pass !== this.#counting) return;
+        this.#counted = counted;
+        this.onChange();
+      },
+      // A journal that fails to read is for the operations and the check to report.
+      () => undefined,
+    );
   }
 
-  /** The match at window index `index` at the top of the screen, its fold opened. */
-  #showMatch(index: number): void {
+  /** The match at window index `index` on screen, its fold opened: at the top, or its first marked row near it when that is further down than a screen. */
+  async #showMatch(index: number): Promise<void> {
     const item = this.#items[index] as Item;
-    if (isFoldable(item.entry)) this.#open.add(foldKey(item));
-    this.#top = { item: index, row: item.gap ? 1 : 0 };
+    if (isFoldable(item.entry)) await this.#openFold(item);
+    const first = item.gap ? 1 : 0;
+    const marked = this.#rowsOf(item).findIndex((row, at) => at > first && this.#marksIn(row.text) !== undefined);
+    this.#top = { item: index, row: marked >= this.#height - 1 ? marked - 2 : first };
+    this.#found = { seq: item.entry.seq, index: item.index };
     this.#notice = "";
   }
 
   async #jumpTo(found: { seq: number; index: number }): Promise<void> {
+    const at = this.#items.findIndex((item) => item.entry.seq === found.seq && item.index === found.index);
+    if (at >= 0) return this.#showMatch(at);
     await this.#loadAt(found.seq);
     const index = this.#items.findIndex((item) => item.entry.seq === found.seq && item.index === found.index);
-    this.#showMatch(Math.max(0, index));
+    await this.#showMatch(Math.max(0, index));
   }
 
   /** Reads records from..through (stopping at the run's end) outside the window, through a reader of their own, until `visit` says stop. */
@@ -244,7 +351,7 @@ export class TranscriptPager {
       this.#known = Math.max(this.#known, record.seq);
       const entries = reader.entriesOf(record);
       if (record.seq < from) continue;
-      for (const [index, entry] of entries.entries()) if (visit({ entry, index, gap: false })) return;
+      for (const [index, entry] of entries.entries()) if (visit({ entry, index, gap: false, lines: 0, cut: false })) return;
     }
   }
 
@@ -260,9 +367,10 @@ export class TranscriptPager {
     return undefined;
   }
 
-  #rowsBelowTop(): number {
+  /** The rows from the top of the screen down, counted until they pass `limit`. */
+  #rowsBelowTop(limit = this.#height): number {
     let rows = -this.#top.row;
-    for (let index = this.#top.item; index < this.#items.length && rows <= this.#height; index++) rows += this.#rowsOf(this.#items[index] as Item).length;
+    for (let index = this.#top.item; index < this.#items.length && rows <= limit; index++) rows += this.#rowsOf(this.#items[index] as Item).length;
     return rows;
   }
 
@@ -295,7 +403,7 @@ export class TranscriptPager {
   }
 
   /** A fresh window starting at `seq`: a chunk of records, or fewer once `enough` says so. */
-  async #loadAt(seq: number, enough: () => boolean = () => false): Promise<void> {
+  async #loadAt(seq: number, enough: () => boolean = () => this.#rowsBelowTop() > this.#height): Promise<void> {
     this.#items = [];
     this.#first = seq;
     this.#last = seq - 1;
@@ -320,9 +428,7 @@ export class TranscriptPager {
   #add(record: JournalRecord): void {
     this.#reader ??= new TranscriptReader();
     const entries = this.#reader.entriesOf(record);
-    entries.forEach((entry, index) => {
-      this.#items.push({ entry, index, gap: this.#items.length > 0 && startsTurn(entry, index) });
-    });
+    entries.forEach((entry, index) => this.#items.push(kept(entry, index, this.#items.length > 0 && startsTurn(entry, index))));
     this.#last = record.seq;
   }
 
@@ -339,7 +445,7 @@ export class TranscriptPager {
         continue;
       }
       this.#add(record);
-      if (++read >= CHUNK) break;
+      if (++read >= CHUNK || this.#rowsBelowTop(AHEAD_SCREENS * this.#height) > AHEAD_SCREENS * this.#height) break;
     }
     this.#trimFront();
     return this.#last > before;
@@ -354,7 +460,7 @@ export class TranscriptPager {
       if (record.seq >= this.#first) break;
       const entries = reader.entriesOf(record);
       if (record.seq < from) continue;
-      entries.forEach((entry, index) => items.push({ entry, index, gap: items.length > 0 && startsTurn(entry, index) }));
+      entries.forEach((entry, index) => items.push(kept(entry, index, items.length > 0 && startsTurn(entry, index))));
     }
     const first = this.#items[0];
     if (first !== undefined && !first.gap && items.length > 0 && startsTurn(first.entry, first.index)) {
@@ -392,7 +498,8 @@ export class TranscriptPager {
     const open = this.#open.has(foldKey(item));
     const cached = this.#rowCache.get(item);
     if (cached !== undefined && cached.width === this.#width && cached.open === open) return cached.rows;
-    const rows = [...(item.gap ? [{ text: "", style: "blank" as const, current: false }] : []), ...entryRows(item.entry, open, this.#width)];
+    const whole = open ? this.#bodies.get(foldKey(item)) : undefined;
+    const rows = [...(item.gap ? [{ text: "", style: "blank" as const, current: false }] : []), ...entryRows(item.entry, { open, lines: item.lines, whole }, this.#width)];
     this.#rowCache.set(item, { width: this.#width, open, rows });
     return rows;
   }
@@ -414,8 +521,34 @@ function entryText(entry: TranscriptEntry): string {
   }
 }
 
-/** An entry's rows at `width`: a folded one is one row saying what Enter opens. */
-function entryRows(entry: TranscriptEntry, open: boolean, width: number): ScreenRow[] {
+/**
+ * The item of an entry as the window keeps it: a foldable body longer than its first line's
+ * head is cut to that head (what its folded row shows), and read again when opened.
+ */
+function kept(entry: TranscriptEntry, index: number, gap: boolean): Item {
+  if (!isFoldable(entry)) return { entry, index, gap, lines: 1, cut: false };
+  const body = foldBody(entry);
+  const lines = lineCount(body);
+  const newline = body.indexOf("\n");
+  const head = body.slice(0, Math.min(newline === -1 ? body.length : newline, HEAD_CHARS));
+  if (head.length === body.length) return { entry, index, gap, lines, cut: false };
+  return { entry: withBody(entry, head), index, gap, lines, cut: true };
+}
+
+/** What a foldable entry shows when opened. */
+function foldBody(entry: TranscriptEntry): string {
+  return entry.kind === "marker" ? (entry.detail ?? "") : entry.kind === "thinking" || entry.kind === "tool_result" ? entry.text : "";
+}
+
+function withBody(entry: TranscriptEntry, body: string): TranscriptEntry {
+  if (entry.kind === "marker") return { ...entry, detail: body };
+  if (entry.kind === "thinking" || entry.kind === "tool_result") return { ...entry, text: body };
+  return entry;
+}
+
+/** An entry's rows at `width`: a folded one is one row saying what Enter opens; `whole` is its body when the item holds only the head. */
+function entryRows(entry: TranscriptEntry, fold: { open: boolean; lines: number; whole: string | undefined }, width: number): ScreenRow[] {
+  const { open } = fold;
   const rows = (text: string, style: ScreenRow["style"], indent = "") => wrapText(text, width, indent).map((row) => ({ text: row, style, current: false }));
   switch (entry.kind) {
     case "user":
@@ -428,17 +561,17 @@ function entryRows(entry: TranscriptEntry, open: boolean, width: number): Screen
       return rows(`→ ${entry.server ? "(server) " : ""}${entry.name} ${JSON.stringify(entry.input)}`, "call", "  ");
     case "thinking": {
       if (entry.redacted) return rows("(thinking, redacted)", "dim");
-      return folded(`(thinking) ${entry.text}`, { text: entry.text, style: "dim" }, open, width);
+      return folded(`(thinking) ${entry.text}`, { text: fold.whole ?? entry.text, lines: fold.lines, style: "dim" }, open, width);
     }
     case "tool_result": {
       const style = entry.error ? "error" : "dim";
-      return folded(`← ${entry.name}${entry.error ? " (error)" : ""}${entry.ms === undefined ? "" : ` (${durationText(entry.ms)})`}: ${entry.text}`, { text: entry.text, style }, open, width);
+      return folded(`← ${entry.name}${entry.error ? " (error)" : ""}${entry.ms === undefined ? "" : ` (${durationText(entry.ms)})`}: ${entry.text}`, { text: fold.whole ?? entry.text, lines: fold.lines, style }, open, width);
     }
     case "model_call":
       return rows(`(model call, ${durationText(entry.ms)})`, "dim");
     case "marker":
       if (entry.detail === undefined) return rows(entry.text, "marker");
-      return folded(entry.text, { text: entry.detail, style: "text" }, open, width);
+      return folded(entry.text, { text: fold.whole ?? entry.detail, lines: fold.lines, style: "text" }, open, width);
   }
 }
 
@@ -451,8 +584,8 @@ function lineCount(text: string): number {
 const BODY_INDENT = "  ";
 
 /** A foldable entry: `▸ head` alone, or `▾ head` and its body below it, indented. */
-function folded(head: string, body: { text: string; style: ScreenRow["style"] }, open: boolean, width: number): ScreenRow[] {
-  const lines = lineCount(body.text);
+function folded(head: string, body: { text: string; lines: number; style: ScreenRow["style"] }, open: boolean, width: number): ScreenRow[] {
+  const { lines } = body;
   const more = lines > 1 ? ` (+${counted(lines - 1, "line")})` : "";
   const first = { text: `${open ? "▾" : "▸"} ${oneRow(head, width - 2 - more.length)}${more}`, style: body.style === "text" ? ("marker" as const) : body.style, current: false };
   if (!open) return [first];

@@ -1,10 +1,10 @@
 // The viewer's screen as an ink component: the pager's rows, a status bar, and the keys of
 // less. Written with createElement, so the CLI builds with tsc alone.
-import { Box, Text, useApp, useInput, useStdout, type Key } from "ink";
+import { Box, render, Text, useApp, useInput, useStdout, type Instance, type Key } from "ink";
 import { createElement as h, useEffect, useRef, useState, type ReactElement } from "react";
 import type { JournalRecord } from "../../runstate/records.js";
-import type { ScreenRow, TranscriptPager } from "./transcript-pager.js";
-import { oneRow } from "./screen-text.js";
+import type { TranscriptPager } from "./transcript-pager.js";
+import { bodyHeight, rowRuns, statusLine } from "./viewer-frame.js";
 
 /** What the viewer shows and how it ends. */
 export interface ViewerProps {
@@ -17,21 +17,6 @@ export interface ViewerProps {
   checked?: Promise<unknown>;
   /** How the viewer was left: q, or Ctrl-C. */
   onLeave(how: "quit" | "interrupt"): void;
-}
-
-const STYLE: Record<ScreenRow["style"], { color?: string; dimColor?: boolean; bold?: boolean }> = {
-  user: { bold: true, color: "green" },
-  text: {},
-  dim: { dimColor: true },
-  call: { color: "cyan" },
-  error: { color: "red" },
-  marker: { color: "yellow" },
-  blank: { dimColor: true },
-};
-
-/** Body rows: the screen less the status bar, and less a last row ink keeps free so it redraws in place. */
-export function bodyHeight(rows: number): number {
-  return Math.max(1, rows - 2);
 }
 
 export function Viewer({ pager, title, follow, checked, onLeave }: ViewerProps): ReactElement {
@@ -54,6 +39,10 @@ export function Viewer({ pager, title, follow, checked, onLeave }: ViewerProps):
     stdout.on("resize", resized);
     return () => void stdout.off("resize", resized);
   }, [stdout]);
+
+  useEffect(() => {
+    pager.onChange = redraw;
+  }, [pager]);
 
   useEffect(() => {
     checked?.catch((error: unknown) => setFailure(error instanceof Error ? error : new Error(String(error))));
@@ -124,17 +113,21 @@ export function Viewer({ pager, title, follow, checked, onLeave }: ViewerProps):
   // A failed read (a journal that turns out corrupt further on) ends the viewer as a crash would.
   if (failure !== undefined) throw failure;
   const width = stdout.columns;
-  const search = searching.current;
-  const status =
-    search !== undefined
-      ? `${search.backward ? "?" : "/"}${search.text}`
-      : [title, pager.position(), pager.searchStatus(), following, "q quit · / search · Enter opens"].filter((part) => part !== "").join(" · ");
   return h(
     Box,
     { flexDirection: "column", width },
     ...pager.rows().map((row, index) =>
-      h(Text, { key: index, wrap: "truncate-end", inverse: row.current, ...STYLE[row.style] }, row.text === "" ? " " : row.text),
+      h(
+        Text,
+        { key: index, wrap: "truncate-end" },
+        ...rowRuns(row).map((run, at) => h(Text, { key: at, ...run.style }, run.text)),
+      ),
     ),
-    h(Text, { key: "status", inverse: true, wrap: "truncate-end" }, oneRow(status, width).padEnd(width)),
+    h(Text, { key: "status", inverse: true, wrap: "truncate-end" }, statusLine(pager, title, following, searching.current, width)),
   );
+}
+
+/** Draws the viewer with ink on `stdout`, taking keys from `stdin`, until it is left. */
+export function renderViewer(props: ViewerProps, streams: { stdout: NodeJS.WriteStream; stdin: NodeJS.ReadStream }): Instance {
+  return render(h(Viewer, props), { ...streams, exitOnCtrlC: false, patchConsole: false });
 }

@@ -19,10 +19,10 @@ import {
   withLiveHolder,
 } from "../store-contract.js";
 import { errnoCode, nodeFileSystem, writeFully, type FileSystem } from "./file-system.js";
-import { digestLines, emptyDigest, type RunDigest } from "../run-digest.js";
+import { digestLines, emptyDigest, statusOnlyDigest, type RunDigest } from "../run-digest.js";
 import { fileJournal } from "./file-journal.js";
 import { journalLines, lineOffset, lineWindows } from "./journal-lines.js";
-import { readJournalEnds } from "./journal-ends.js";
+import { completeLinesBackward, readJournalEnds } from "./journal-ends.js";
 import { journalIds, lockIds, RunPaths } from "./run-paths.js";
 import { acquireRunLock, peekLiveHolder, refuseSymlink, type RunLock } from "./run-lock.js";
 import { defaultStateDir } from "./state-dir.js";
@@ -148,8 +148,8 @@ export class FileStore implements Store {
     return summaries;
   }
 
-  async summarize(runId: string): Promise<RunSummary> {
-    const summary = this.#summarize(runId, true);
+  async summarize(runId: string, options: { digest?: boolean } = {}): Promise<RunSummary> {
+    const summary = this.#summarize(runId, true, undefined, options.digest !== false);
     if (summary === undefined) throw notFoundError(runId);
     return summary;
   }
@@ -259,8 +259,8 @@ export class FileStore implements Store {
   async close(): Promise<void> {}
 
   /** A run's summary, read synchronously (see list); undefined when the run is gone. */
-  #summarize(runId: string, mayBeHeld: boolean, cache?: SummaryCache): RunSummary | undefined {
-    const summary = this.#journalSummary(runId, cache);
+  #summarize(runId: string, mayBeHeld: boolean, cache?: SummaryCache, withDigest = true): RunSummary | undefined {
+    const summary = this.#journalSummary(runId, cache, withDigest);
     if (summary === undefined || !mayBeHeld || summary.status === "corrupt") return summary;
     const lockPath = this.#paths.lock(runId);
     try {
@@ -285,7 +285,7 @@ export class FileStore implements Store {
    * What the journal says from its first and last records, or from the cache when the
    * journal's size, mtime and inode are still those the cached summary was read at.
    */
-  #journalSummary(runId: string, cache: SummaryCache | undefined): RunSummary | undefined {
+  #journalSummary(runId: string, cache: SummaryCache | undefined, withDigest: boolean): RunSummary | undefined {
     const path = this.#paths.journal(runId);
     if (cache?.has(runId) === true) {
       try {
@@ -309,6 +309,11 @@ export class FileStore implements Store {
     try {
       const stat = this.#fs.sync.fstat(fd);
       updated = stat.mtime;
+      if (!withDigest) {
+        const ends = readJournalEnds(this.#fs.sync, fd, stat.size);
+        const { digest: _status, ...summary } = summarizeEnds(runId, path, ends, updated, statusOnlyDigest(completeLinesBackward(this.#fs.sync, fd, stat.size, 0)));
+        return summary;
+      }
       const prior = cache?.prior(runId, stat);
       const digest = prior?.digest ?? emptyDigest();
       const scanned = this.#digestFrom(fd, prior?.scanned ?? 0, stat.size, digest, prior?.model);

@@ -31,20 +31,38 @@ function readFirstLine(fs: SyncReads, fd: number, size: number): Buffer | undefi
   return undefined;
 }
 
-/**
- * The last complete line that starts at or after `floor` (the end of the first line),
- * or undefined when the first line is the only complete one. Scans back from the end,
- * growing its window, so a torn tail or a long last record costs only its own bytes.
- */
+/** The last complete line that starts at or after `floor` (the end of the first line), or undefined when the first line is the only complete one. */
 function readLastLineAfter(fs: SyncReads, fd: number, size: number, floor: number): Buffer | undefined {
+  return completeLinesBackward(fs, fd, size, floor).next().value ?? undefined;
+}
+
+/**
+ * The complete lines that start at or after `floor`, last first. Scans back from the end,
+ * growing its window, so a torn tail or a long record costs only its own bytes, and a
+ * caller that stops early reads no more of the file than the lines it took.
+ */
+export function* completeLinesBackward(fs: SyncReads, fd: number, size: number, floor: number): Generator<Buffer, undefined> {
   let window = Buffer.allocUnsafe(0);
   let windowStart = size;
+  /** Where in `window` the next line to hand out ends (its newline); undefined until the last newline is found. */
+  let end: number | undefined;
   for (;;) {
-    const end = window.lastIndexOf(NEWLINE);
-    if (end >= 0) {
+    if (end === undefined) {
+      const newline = window.lastIndexOf(NEWLINE);
+      if (newline >= 0) end = newline;
+    }
+    if (end !== undefined) {
       const start = end > 0 ? window.lastIndexOf(NEWLINE, end - 1) : -1;
-      if (start >= 0) return window.subarray(start + 1, end);
-      if (windowStart <= floor) return window.subarray(0, end);
+      if (start >= 0) {
+        yield window.subarray(start + 1, end);
+        window = window.subarray(0, start + 1);
+        end = start;
+        continue;
+      }
+      if (windowStart <= floor) {
+        yield window.subarray(0, end);
+        return undefined;
+      }
     } else if (windowStart <= floor) {
       return undefined;
     }
@@ -52,6 +70,7 @@ function readLastLineAfter(fs: SyncReads, fd: number, size: number, floor: numbe
     const chunk = Buffer.allocUnsafe(windowStart - from);
     readFullySync(fs, fd, chunk, from);
     window = Buffer.concat([chunk, window]);
+    if (end !== undefined) end += chunk.length;
     windowStart = from;
   }
 }
