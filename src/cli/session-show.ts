@@ -3,7 +3,7 @@
 import { providerOf } from "../agent/fingerprint.js";
 import { ledgerOf } from "../ledger/ledger.js";
 import type { PriceTable } from "../ledger/prices.js";
-import type { ApprovalDecisionPayload, ApprovalRequestPayload } from "../runstate/records.js";
+import type { ApprovalDecisionPayload, ApprovalRequestPayload, TerminalPayload } from "../runstate/records.js";
 import type { CompactionState } from "../runstate/fold.js";
 import { tallyRecords, type RunTally } from "../runstate/run-tally.js";
 import type { RunSummary, Store } from "../runstate/store.js";
@@ -52,21 +52,30 @@ export async function showSession(
     await out.write("\n");
     const reader = new TranscriptReader();
     const records = options.follow ? followRecords(store, runId) : store.readRecords(runId);
+    let terminal = tally.terminal;
     for await (const record of records) {
+      if ("terminal" in record) terminal = record.terminal;
       if (!options.follow && record.seq > tally.lastSeq) break;
       for (const entry of reader.entriesOf(record)) await out.write(`${plainEntry(entry, options.full)}\n`);
       // A follower sees each record as it comes, not once a piece is full.
       if (options.follow) await out.flush();
     }
+    // The header said how the session stood when following began (running): the end says how it ended.
+    if (options.follow) await out.write(`── ${statusLine(await store.summarize(runId), terminal)} ──\n`);
   }
   await out.flush();
+}
+
+/** The status line's text: the status, and the terminal record's message when it has one. */
+function statusLine(summary: RunSummary, terminal: TerminalPayload | undefined): string {
+  return statusText(summary) + (terminal?.message === undefined ? "" : ` (${terminal.message})`);
 }
 
 function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashPolicyOf: CrashPolicyOf, ledger: [string, string][]): string[] {
   const { counters, meta } = tally;
   const fields: [string, string][] = [
     ["session", runId],
-    ["status", statusText(summary) + (tally.terminal?.message === undefined ? "" : ` (${tally.terminal.message})`)],
+    ["status", statusLine(summary, tally.terminal)],
     ["provider", providerOf(meta.fingerprint)],
     ["model", meta.fingerprint.model],
     ["created", timeText(meta.created)],

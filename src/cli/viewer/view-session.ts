@@ -33,7 +33,7 @@ export async function viewSession(store: Store, runId: string, options: { follow
   checked.catch(() => undefined);
   const terminal = takeTerminal(stdout, io.stdin);
   const left: { how: "quit" | "interrupt" } = { how: "quit" };
-  const app = render(h(Viewer, { pager, title: `${runId} · ${statusText(summary)}`, follow, checked, onLeave: (how) => (left.how = how) }), {
+  const app = render(h(Viewer, { pager, title: `${runId} · ${statusText(summary)}`, follow, endedTitle: async () => `${runId} · ${statusText(await store.summarize(runId))}`, checked, onLeave: (how) => (left.how = how) }), {
     stdout,
     stdin: io.stdin,
     exitOnCtrlC: false,
