@@ -414,7 +414,7 @@ describe("fisk-ai session show", () => {
         outTokens += record.assistant.out_tokens;
       }
     }
-    return `in ${inTokens}, out ${outTokens}, cache read 0, cache create 0`;
+    return `in ${inTokens}, out ${outTokens}, cache read 0, cache write 0`;
   }
 
   const expected: Record<(typeof GOOD)[number], { status: string | RegExp; next: number; modelCalls: number; toolCalls: number; pending?: string }> = {
@@ -459,7 +459,7 @@ describe("fisk-ai session show", () => {
           "tool calls": String(want.toolCalls),
           tokens: tokensOf(runId),
           // The script provider's model has no price: its tokens, and no made-up cost.
-          [`cost ${MODEL}`]: `no price for ${want.modelCalls} call${want.modelCalls === 1 ? "" : "s"}: ${tokensOf(runId).replace("cache create", "cache write")}`,
+          [`cost ${MODEL}`]: `no price for ${want.modelCalls} call${want.modelCalls === 1 ? "" : "s"}: ${tokensOf(runId)}`,
           cost: "no price",
           ...(want.pending === undefined ? {} : { pending: want.pending }),
           prompt: PROMPT,

@@ -30,6 +30,8 @@ describe("help", () => {
       assert.deepEqual([result.code, result.stderr], [0, ""]);
       assert.match(result.stdout, new RegExp(`^Usage: fisk-ai ${command.join(" ")} `));
       assert.match(result.stdout, /\nOptions:\n(?: {2}.*\n)* {2}-h, --help +print this help\n/);
+      // The exit-code table is the top-level help's alone: a command's help does not repeat it.
+      assert.doesNotMatch(result.stdout, /^ {2}130 /m);
       // A group lists its commands; a command names no other.
       assert.equal(/\nCommands:\n/.test(result.stdout), command.length === 1 && !["run", "submit", "worker", "completion"].includes(command[0] as string));
     });

@@ -52,6 +52,9 @@ export function exitCodeForStoreError(code: RunStateErrorCode): number {
   }
 }
 
+/** What a command's help says of exit codes: the table is in the top-level help alone, not repeated in every command's. */
+export const EXIT_CODES_POINTER = "Exit codes: 'fisk-ai --help' lists them (0 done, 2 usage or configuration error, 3 suspended, 10 awaiting approval).";
+
 export const EXIT_CODES_HELP = `Exit codes:
   0    completed (run), or the command succeeded
   1    error: the run ended on an error, or a command partly failed

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option, type OptionValues } from "commander";
 import { UsageError } from "./cli-errors.js";
 import type { CommandWords } from "./completion.js";
-import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { EXIT, EXIT_CODES_HELP, EXIT_CODES_POINTER } from "./exit-codes.js";
 import type { CommandIO } from "./run-command.js";
 import type { SessionCommandName } from "./session-command.js";
 import type { MemoryCommandName } from "./memory-command.js";
@@ -145,7 +145,7 @@ ${EXIT_CODES_HELP}`,
     .option("--provider <P>", "override the configured provider: anthropic, openai or script")
     .option("--output-format <F>", "text (default: the answer on stdout) or stream-json (every event of the run as one JSON object a line on stdout)")
     .option("--approvals <MODE>", "ask (default: a confirm tool or ask_user asks on the terminal when there is one) or defer (a checkpointed run parks the call until 'session approve|deny|answer')")
-    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
+    .addHelpText("after", `\n${EXIT_CODES_POINTER}`)
     .action(action(async (args, flags) => (await import("./run-command.js")).runCommand(args, flags, io)));
 
   program
@@ -161,7 +161,7 @@ ${EXIT_CODES_HELP}`,
     .option("--if-running <WHAT>", "with --resume, when a process holds the session now: queue (default: wait for it to let go) or reject (exit 7)")
     .option("--state-dir <DIR>", "where sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)")
     .option("--store <URL>", STORE_OPTION)
-    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
+    .addHelpText("after", `\n${EXIT_CODES_POINTER}`)
     .action(action(async (args, flags) => (await import("./submit-command.js")).submitCommand(args, flags, io)));
 
   program
@@ -200,7 +200,7 @@ ${EXIT_CODES_HELP}`,
     .usage("COMMAND [options]")
     .summary("list, show, verify, remove, export, import, move, fork, compact, title, search, measure and prune sessions; decide the calls they wait on")
     .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
-    .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_HELP}`);
+    .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_POINTER}`);
   const sessionCommand = (name: SessionCommandName, usage: string, description: string, statusHelp = false) =>
     session
       .command(name)
@@ -209,7 +209,7 @@ ${EXIT_CODES_HELP}`,
       .option("--state-dir <DIR>", "where sessions are kept (default: the config's session.state_dir, else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)")
       .option("--store <URL>", STORE_OPTION)
       .option("--config <FILE>", "the agent configuration whose session block to use (default: ./agent.yaml)")
-      .addHelpText("after", `\n${statusHelp ? `${STATUS_HELP}\n\n` : ""}${EXIT_CODES_HELP}`)
+      .addHelpText("after", `\n${statusHelp ? `${STATUS_HELP}\n\n` : ""}${EXIT_CODES_POINTER}`)
       .action(action(async (args, flags) => (await import("./session-command.js")).sessionCommand(name, args, flags, io)));
   sessionCommand("ls", "[options]", "every session (--here: those started in this directory), newest first: ID, STATUS, MODEL, UPDATED, PROMPT", true)
     .option("--json", "one JSON array of the sessions")

@@ -105,7 +105,7 @@ async function sessionSubcommand(
       const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true, follow: values.follow === true };
       if (flags.json && flags.follow) throw new UsageError("session show --json is the state as it is now: give --json or --follow, not both");
       const store = await sessionStore(values);
-      const [{ resolveSession }, { pricesFrom }] = await Promise.all([import("./session-resolve.js"), import("./session-ledger.js")]);
+      const [{ resolveSession }, { sessionPrices }] = await Promise.all([import("./session-resolve.js"), import("./session-ledger.js")]);
       const runId = await resolveSession(store, named);
       if ((flags.transcript || flags.follow) && !flags.json && values.tui !== false && onTerminal(io)) {
         const { viewSession } = await import("./viewer/view-session.js");
@@ -113,7 +113,7 @@ async function sessionSubcommand(
       }
       const recorded = (await store.summarize(runId)).meta?.config;
       const { showSession } = await import("./session-show.js");
-      await showSession(store, runId, flags, io.stdout, await crashPolicies(values.config, recorded), await pricesFrom(values.config));
+      await showSession(store, runId, flags, io.stdout, await crashPolicies(values.config, recorded), await sessionPrices(values.config, recorded));
       return EXIT.completed;
     }
     case "stats": {
@@ -183,8 +183,9 @@ async function sessionSubcommand(
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];
       assertRunId(runId);
       if (values.format === "html") {
-        const [{ exportHtml }, { pricesFrom }] = await Promise.all([import("./session-html.js"), import("./session-ledger.js")]);
-        await exportHtml(await sessionStore(values), runId, values.output, io.stdout, await pricesFrom(values.config));
+        const [{ exportHtml }, { sessionPrices }] = await Promise.all([import("./session-html.js"), import("./session-ledger.js")]);
+        const store = await sessionStore(values);
+        await exportHtml(store, runId, values.output, io.stdout, await sessionPrices(values.config, (await store.summarize(runId)).meta?.config));
         return EXIT.completed;
       }
       const { exportSession } = await import("./session-transfer.js");

@@ -10,7 +10,7 @@ import type { RunSummary, Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
 import { compactionLine } from "./compaction-text.js";
 import { PacedOutput } from "./paced-output.js";
-import { digestFor, ledgerCalls, ledgerJson, ledgerLines } from "./session-ledger.js";
+import { digestFor, ledgerCalls, ledgerJson, ledgerLines, tokensText } from "./session-ledger.js";
 import { writeStateJson } from "./show-json.js";
 import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
@@ -83,10 +83,7 @@ function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashP
     ["next iteration", String(tally.nextIteration)],
     ["model calls", String(counters.modelCalls)],
     ["tool calls", `${counters.toolCalls}${counters.remoteToolCalls > 0 ? ` (${counters.remoteToolCalls} remote)` : ""}`],
-    [
-      "tokens",
-      `in ${counters.inTokens}, out ${counters.outTokens}, cache read ${counters.cacheReadTokens}, cache create ${counters.cacheCreateTokens}`,
-    ],
+    ["tokens", tokensText(counters.inTokens, counters.outTokens, counters.cacheReadTokens, counters.cacheCreateTokens)],
     ...ledger,
   ];
   if (tally.compactions.length > 0) {
