@@ -33,7 +33,7 @@ describe("help", () => {
       // The exit-code table is the top-level help's alone: a command's help does not repeat it.
       assert.doesNotMatch(result.stdout, /^ {2}130 /m);
       // A group lists its commands; a command names no other.
-      assert.equal(/\nCommands:\n/.test(result.stdout), command.length === 1 && !["run", "submit", "worker", "completion"].includes(command[0] as string));
+      assert.equal(/\nCommands:\n/.test(result.stdout), command.length === 1 && !["run", "submit", "worker", "init", "completion"].includes(command[0] as string));
     });
   }
 
@@ -52,7 +52,7 @@ describe("help", () => {
 
   it("fisk-ai --help lists every command and the exit codes", async () => {
     const { stdout } = await cli(["--help"]);
-    for (const command of ["run", "submit", "worker", "queue", "session", "memory", "mcp", "completion", "help"]) assert.match(stdout, new RegExp(`\n {2}${command} `), command);
+    for (const command of ["run", "submit", "worker", "queue", "session", "memory", "mcp", "init", "completion", "help"]) assert.match(stdout, new RegExp(`\n {2}${command} `), command);
     assert.match(stdout, /Exit codes:\n {2}0 {4}completed[^]*130 {2}interrupted/);
   });
 });

@@ -65,7 +65,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   6    no such session
   7    the session is in use by another process
   8    the journal is corrupt, or of a newer version (fisk-ai session verify ID shows where)
-  9    a session with that id already exists
+  9    a session with that id already exists, or a file init would write
   10   awaiting approval: calls wait for a decision (fisk-ai session pending)
   11   the call is already decided: another decision was journaled first
   12   a title names more than one session: give its id

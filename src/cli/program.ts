@@ -318,6 +318,16 @@ ${EXIT_CODES_HELP}`,
   mcpCommand("logout", "remove the tokens kept for the MCP server NAME");
 
   program
+    .command("init")
+    .usage("[DIR]")
+    .summary("write a commented agent.yaml to start from, which runs offline first")
+    .description(
+      "Writes DIR/agent.yaml (DIR: default the current directory) and the script its offline model plays, agent.script.yaml; an editor checks agent.yaml against the JSON Schema it names. Never overwrites a file: one that exists is refused (exit 9).",
+    )
+    .addHelpText("after", `\n${EXIT_CODES_POINTER}`)
+    .action(action(async (args) => (await import("./init-command.js")).initCommand(args, io)));
+
+  program
     .command("completion")
     .usage("bash|zsh")
     .addArgument(new Argument("<SHELL>").choices(["bash", "zsh"]))

@@ -148,7 +148,7 @@ const Thinking = z.discriminatedUnion("mode", [
   z.strictObject({ mode: z.literal("adaptive") }),
 ]);
 
-const AgentConfigSchema = z.strictObject({
+export const AgentConfigSchema = z.strictObject({
   provider: z.enum(["anthropic", "openai", "script"]).default("anthropic"),
   model: z.string().min(1).default("claude-sonnet-4-5"),
   base_url: z.url().optional(),
