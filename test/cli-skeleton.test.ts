@@ -112,7 +112,7 @@ function zshCompletes(script: string, words: string[]): string[] {
 
 describe("shell completion", () => {
   const cases: [string[], string[]][] = [
-    [["fisk-ai", ""], ["run", "submit", "worker", "queue", "session", "memory", "mcp", "completion", "help"]],
+    [["fisk-ai", ""], ["run", "submit", "worker", "queue", "session", "memory", "mcp", "init", "completion", "help"]],
     [["fisk-ai", "se"], ["session"]],
     [["fisk-ai", "--"], ["--version", "--help"]],
     [["fisk-ai", "session", ""], ["ls", "show", "rm", "verify", "export", "import", "mv", "fork", "compact", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "trace", "init-stream", "help"]],
