@@ -423,7 +423,7 @@ describe("the agent loop", () => {
       results.map((block) => (block.type === "tool_result" ? [block.is_error, String(block.content).split(";")[0]] : [])),
       [
         [true, "no tool named nope"],
-        [true, "the operator did not allow this call of rm: there was no one to ask (no terminal or callback), and a run that is not checkpointed cannot wait for a decision"],
+        [true, "denied: no one could be asked to allow this call of rm (no terminal or callback), and a run that is not checkpointed cannot wait for a decision"],
       ],
     );
     assert.deepEqual(log, [], "the denied tool never ran");

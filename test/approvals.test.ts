@@ -273,6 +273,6 @@ describe("approvals in the library", () => {
     assert.deepEqual(ran, []);
     const [denied] = resultsSent(server, 1);
     assert.equal(denied?.is_error, true);
-    assert.match(String(denied?.content), /did not allow this call of send: there was no one to ask .* a run that is not checkpointed cannot wait/);
+    assert.match(String(denied?.content), /^denied: no one could be asked to allow this call of send .* a run that is not checkpointed cannot wait/);
   });
 });

@@ -38,7 +38,7 @@ async function followWhileWriting(store: Store, where: string[], runId: string):
   assert.equal(result.code, 0, result.stderr);
   assert.equal(
     result.stdout.slice(result.stdout.indexOf("\n\n") + 2),
-    ["› Watch me work.", "Starting.", '→ note {"text":"toolu_1"}', "← note: the first result", "Halfway.", "› Keep going.", "Done.", ""].join("\n"),
+    ["› Watch me work.", "Starting.", '→ note {"text":"toolu_1"}', "← note: the first result", "Halfway.", "› Keep going.", "Done.", "── completed ──", ""].join("\n"),
   );
 }
 
@@ -57,7 +57,7 @@ describe("fisk-ai session show --follow", () => {
     await journal.close();
     const result = await runCli(["session", "show", "ended", "--follow", "--state-dir", dir], { cwd: ROOT, env });
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /\n\n› What is in the notes file\?\nAll done\.\n$/);
+    assert.match(result.stdout, /\n\n› What is in the notes file\?\nAll done\.\n── completed ──\n$/);
   });
 
   it("refuses --json with --follow in one line, exit 2", async () => {

@@ -244,6 +244,36 @@ describe("fisk-ai session du and stats", () => {
   });
 });
 
+describe("prices of one session", () => {
+  /** The cost show gives for `runId`, run in `cwd`, and the input tokens it is for. */
+  async function shownCost(runId: string, state: string, cwd: string, extra: string[] = []): Promise<{ cost: string; inTokens: number }> {
+    const text = succeeded(await fisk(["session", "show", runId, "--state-dir", state, ...extra], cwd), "show").stdout;
+    const [, cost, inTokens] = /^cost script-test +(no price|\$\S+) for 1 call: in (\d+),/m.exec(text) ?? assert.fail(text);
+    return { cost: cost as string, inTokens: Number(inTokens) };
+  }
+  const pricing = (input: number) => `pricing:\n  script-test: { input: ${input}, output: 0, cache_read: 0, cache_write: 0 }\n`;
+
+  it("come from the session's own agent.yaml wherever show runs, then --config's, never the working directory's", async () => {
+    const ws = freshDir();
+    writeFileSync(join(ws, "answer.script.yaml"), "turns:\n  - text: Done here.\n");
+    writeFileSync(join(ws, "agent.yaml"), `provider: script\nmodel: script-test\nscript: ./answer.script.yaml\n${pricing(1_000_000)}`);
+    const state = join(ws, "state");
+    succeeded(await fisk(["run", "--checkpoint", "--name", "priced", "--state-dir", state, "what does it cost?"], ws), "run");
+    // Elsewhere, with an agent.yaml of other prices in the working directory and in --config.
+    const elsewhere = freshDir();
+    writeFileSync(join(elsewhere, "answer.script.yaml"), "turns:\n  - text: Done here.\n");
+    writeFileSync(join(elsewhere, "agent.yaml"), `provider: script\nmodel: script-test\nscript: ./answer.script.yaml\n${pricing(2_000_000)}`);
+    const here = await shownCost("priced", state, ws);
+    assert.equal(here.cost, `$${here.inTokens.toFixed(2)}`, "a dollar a token, as the session's agent.yaml says");
+    assert.deepEqual(await shownCost("priced", state, elsewhere), here, "the same from another directory");
+    assert.deepEqual(await shownCost("priced", state, elsewhere, ["--config", join(elsewhere, "agent.yaml")]), here, "the session's own prices before --config's");
+    // Its agent.yaml gone: --config's prices, and without --config none (script-test is in no shipped table).
+    rmSync(join(ws, "agent.yaml"));
+    assert.equal((await shownCost("priced", state, elsewhere, ["--config", join(elsewhere, "agent.yaml")])).cost, `$${(2 * here.inTokens).toFixed(2)}`);
+    assert.equal((await shownCost("priced", state, elsewhere)).cost, "no price");
+  });
+});
+
 describe("titles", () => {
   const SCRIPT = "turns:\n  - text: Done here.\n";
   function scriptWorkspace(): string {

@@ -106,6 +106,7 @@ describe("a closed stdout", () => {
     ["memory", "ls"],
     ["memory", "show", "list"],
     ["memory", "rm", "gone"],
+    ["init", join(ROOT, "initialized")],
     ["completion", "bash"],
     ["completion", "zsh"],
   ];

@@ -416,7 +416,7 @@ describe("fisk-ai session show", () => {
         outTokens += record.assistant.out_tokens;
       }
     }
-    return `in ${inTokens}, out ${outTokens}, cache read 0, cache create 0`;
+    return `in ${inTokens}, out ${outTokens}, cache read 0, cache write 0`;
   }
 
   const expected: Record<(typeof GOOD)[number], { status: string | RegExp; next: number; modelCalls: number; toolCalls: number; pending?: string }> = {
@@ -461,7 +461,7 @@ describe("fisk-ai session show", () => {
           "tool calls": String(want.toolCalls),
           tokens: tokensOf(runId),
           // The script provider's model has no price: its tokens, and no made-up cost.
-          [`cost ${MODEL}`]: `no price for ${want.modelCalls} call${want.modelCalls === 1 ? "" : "s"}: ${tokensOf(runId).replace("cache create", "cache write")}`,
+          [`cost ${MODEL}`]: `no price for ${want.modelCalls} call${want.modelCalls === 1 ? "" : "s"}: ${tokensOf(runId)}`,
           cost: "no price",
           ...(want.pending === undefined ? {} : { pending: want.pending }),
           prompt: PROMPT,
@@ -932,8 +932,11 @@ describe("fisk-ai session fork", () => {
     const match = /^forked torn at seq 5 as ([0-9A-Za-z]{27}); resume with: (.*)\n$/.exec(forked.stdout);
     assert.ok(match !== null, forked.stdout);
     assert.equal(match[2], resumeHint(match[1] as string, dir));
-    assert.deepEqual(journalLines(dir, match[1] as string).slice(1, -1), journalLines(dir, "torn").slice(1, 5));
-    assert.deepEqual(JSON.parse(journalLines(dir, match[1] as string).at(-1) as string), originRecord(5, "torn", "fork"));
+    assert.deepEqual(journalLines(dir, match[1] as string).slice(1, -2), journalLines(dir, "torn").slice(1, 5));
+    assert.deepEqual(JSON.parse(journalLines(dir, match[1] as string).at(-2) as string), originRecord(5, "torn", "fork"));
+    // Cut at rest (no call unanswered) where no terminal record stopped the run: the fork is suspended, not a crashed run.
+    const suspended = { seq: 7, protocol: "io.choria.fisk-ai.v1.session.terminal", terminal: { reason: "suspended", message: "forked from torn at seq 5" } };
+    assert.deepEqual(JSON.parse(journalLines(dir, match[1] as string).at(-1) as string), suspended);
   });
 
   it("refuses a bad --at (2), an existing --name (9), and an invalid --name (2)", async () => {

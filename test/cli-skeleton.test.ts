@@ -30,8 +30,10 @@ describe("help", () => {
       assert.deepEqual([result.code, result.stderr], [0, ""]);
       assert.match(result.stdout, new RegExp(`^Usage: fisk-ai ${command.join(" ")} `));
       assert.match(result.stdout, /\nOptions:\n(?: {2}.*\n)* {2}-h, --help +print this help\n/);
+      // The exit-code table is the top-level help's alone: a command's help does not repeat it.
+      assert.doesNotMatch(result.stdout, /^ {2}130 /m);
       // A group lists its commands; a command names no other.
-      assert.equal(/\nCommands:\n/.test(result.stdout), command.length === 1 && !["run", "submit", "worker", "completion"].includes(command[0] as string));
+      assert.equal(/\nCommands:\n/.test(result.stdout), command.length === 1 && !["run", "submit", "worker", "init", "completion"].includes(command[0] as string));
     });
   }
 
@@ -50,7 +52,7 @@ describe("help", () => {
 
   it("fisk-ai --help lists every command and the exit codes", async () => {
     const { stdout } = await cli(["--help"]);
-    for (const command of ["run", "submit", "worker", "queue", "session", "memory", "mcp", "completion", "help"]) assert.match(stdout, new RegExp(`\n {2}${command} `), command);
+    for (const command of ["run", "submit", "worker", "queue", "session", "memory", "mcp", "init", "completion", "help"]) assert.match(stdout, new RegExp(`\n {2}${command} `), command);
     assert.match(stdout, /Exit codes:\n {2}0 {4}completed[^]*130 {2}interrupted/);
   });
 });
@@ -110,7 +112,7 @@ function zshCompletes(script: string, words: string[]): string[] {
 
 describe("shell completion", () => {
   const cases: [string[], string[]][] = [
-    [["fisk-ai", ""], ["run", "submit", "worker", "queue", "session", "memory", "mcp", "completion", "help"]],
+    [["fisk-ai", ""], ["run", "submit", "worker", "queue", "session", "memory", "mcp", "init", "completion", "help"]],
     [["fisk-ai", "se"], ["session"]],
     [["fisk-ai", "--"], ["--version", "--help"]],
     [["fisk-ai", "session", ""], ["ls", "show", "rm", "verify", "export", "import", "mv", "fork", "compact", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "trace", "init-stream", "help"]],

@@ -235,7 +235,9 @@ describe("fisk-ai session show --transcript on a terminal", { skip: skipWithout(
     await terminal.waitFor((screen) => /^▸ ← note: job output$/m.test(screen), "the new result");
     appendFileSync(path, encodeRecord({ seq: 4, ...assistantEntry(1, "The job is done.") }));
     appendFileSync(path, encodeRecord({ seq: 5, protocol: PROTOCOLS.terminal, terminal: { reason: "completed" } }));
-    await terminal.waitFor((screen) => /^The job is done\.$/m.test(screen) && / · ended · /.test(screen), "the last records, and the follow ended");
+    // The bar ends on the session's final status, no longer on the status it was followed with.
+    await terminal.waitFor((screen) => /^The job is done\.$/m.test(screen) && /^live · completed · /m.test(screen), "the last records, and the final status");
+    assert.doesNotMatch(terminal.screen(), / · (following|open) · /);
     terminal.type("q");
     await assertRestored(terminal, 0);
   });

@@ -118,8 +118,12 @@ describe("session export --format html", { skip: skipWithout("chromium") }, () =
     const file = await exportPage("tour");
     assert.equal(statSync(file).mode & 0o777, 0o600, "the page holds the prompts: 0600");
     const { page, requests, errors } = await open(browser, file);
-    assert.equal(await page.title(), "fisk-ai session tour");
+    // Named by what it was asked (it has no title), the prompt also among the metadata.
+    const prompt = "The checkout tests fail since the shipping change: find out why and fix it.";
+    assert.equal(await page.title(), `${prompt} · fisk-ai session tour`);
+    assert.equal(await page.locator("h1").innerText(), prompt);
     const meta = await page.locator("dl").innerText();
+    assert.match(meta, new RegExp(`prompt\\s+${prompt.replace(/[.:]/g, "\\$&")}`));
     assert.match(meta, /status\s+completed/);
     assert.match(meta, /model\s+claude-sonnet-4-5/);
     assert.match(meta, /model calls\s+7/);
@@ -137,6 +141,15 @@ describe("session export --format html", { skip: skipWithout("chromium") }, () =
     }
     assert.deepEqual(requests, [pathToFileURL(file).href]);
     assert.deepEqual(errors, []);
+  });
+
+  it("is named by the session's title where it has one", async () => {
+    plantSession(STORE, tourRecords("titled"));
+    const renamed = await runCli(["session", "rename", "titled", "Checkout <fix>", "--state-dir", STORE], { cwd: ROOT, env });
+    assert.equal(renamed.code, 0, renamed.stderr);
+    const { page } = await open(browser, await exportPage("titled"));
+    assert.equal(await page.title(), "Checkout <fix> · fisk-ai session titled");
+    assert.equal(await page.locator("h1").innerText(), "Checkout <fix>");
   });
 
   it("keeps thinking and tool results folded until their summary is clicked", async () => {

@@ -81,6 +81,7 @@ export async function decideCall(batch: BatchApprovals, use: ToolUseBlock): Prom
     if (kind === undefined) return true;
     const asked = await ask(batch, use, kind);
     if (asked === undefined) {
+      batch.events.callRefused?.(use);
       await batch.journalResult(use, unaskedResult(use, kind));
       return false;
     }
@@ -88,6 +89,7 @@ export async function decideCall(batch: BatchApprovals, use: ToolUseBlock): Prom
     await journalDecision(batch, decision);
   }
   if (decision.decision === "approve") return true;
+  if (decision.decision === "deny") batch.events.callRefused?.(use);
   await batch.journalResult(
     use,
     decision.decision === "answer"
@@ -144,11 +146,14 @@ async function journalDecision(batch: BatchApprovals, decision: ApprovalDecision
   batch.events.approvalDecided?.(decision);
 }
 
-/** The answer to a call no one could decide, in a run that cannot wait for a decision. */
+/**
+ * The answer to a call no one could decide, in a run that cannot wait for a decision. It
+ * begins "denied", as a person's denial does, so the model and a script's `when: denied` take it as one.
+ */
 function unaskedResult(use: ToolUseBlock, kind: ApprovalKind): ToolResultBlock {
-  const what = kind === "question" ? `no one could answer this ${use.name} question` : `the operator did not allow this call of ${use.name}`;
+  const what = kind === "question" ? `no one could answer this ${use.name} question` : `no one could be asked to allow this call of ${use.name}`;
   return toolResultBlock(use.id, {
-    content: `${what}: there was no one to ask (no terminal or callback), and a run that is not checkpointed cannot wait for a decision`,
+    content: `denied: ${what} (no terminal or callback), and a run that is not checkpointed cannot wait for a decision`,
     is_error: true,
   });
 }

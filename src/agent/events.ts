@@ -63,6 +63,8 @@ export interface AgentEvents {
   assistantTurn?(turn: AssistantPayload): void;
   /** A tool call is about to run (after the turn asking for it is journaled). */
   toolStarted?(use: ToolUseBlock): void;
+  /** A call that needed a person was refused (denied, or no one could be asked): it never runs; its result, saying why, follows through toolFinished. */
+  callRefused?(use: ToolUseBlock): void;
   /** A tool's result, once it is journaled (`record`: what was journaled, times included); `reused` when a resume took it from the journal. */
   toolFinished?(use: ToolUseBlock, result: ToolResultBlock, reused: boolean, record?: ToolResultPayload): void;
   /** A final answer's text, once its turn is journaled; in a chat, one for each prompt. */

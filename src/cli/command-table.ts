@@ -49,6 +49,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { name: "memory", usage: "COMMAND [options]", summary: "list, show and remove the notes a model keeps", load: () => import("./commands/memory.js") },
   { name: "mcp", usage: "COMMAND [options]", summary: "sign in to a remote MCP server, or out", load: () => import("./commands/mcp.js") },
+  { name: "init", usage: "[DIR]", summary: "write a commented agent.yaml to start from, which runs offline first", load: () => import("./commands/init.js") },
   { name: "completion", usage: "bash|zsh", summary: "print a shell completion script", load: () => import("./commands/completion.js") },
 ];
 

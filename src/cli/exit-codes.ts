@@ -53,6 +53,9 @@ export function exitCodeForStoreError(code: RunStateErrorCode): number {
   }
 }
 
+/** What a command's help says of exit codes: the table is in the top-level help alone, not repeated in every command's. */
+export const EXIT_CODES_POINTER = "Exit codes: 'fisk-ai --help' lists them (0 done, 2 usage or configuration error, 3 suspended, 10 awaiting approval).";
+
 export const EXIT_CODES_HELP = `Exit codes:
   0    completed (run), or the command succeeded
   1    error: the run ended on an error, or a command partly failed
@@ -63,7 +66,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   6    no such session
   7    the session is in use by another process
   8    the journal is corrupt, or of a newer version (fisk-ai session verify ID shows where)
-  9    a session with that id already exists
+  9    a session with that id already exists, or a file init would write
   10   awaiting approval: calls wait for a decision (fisk-ai session pending)
   11   the call is already decided: another decision was journaled first
   12   a title names more than one session: give its id

@@ -3,6 +3,7 @@
 import * as colors from "yoctocolors";
 import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import { compactionLine } from "./compaction-text.js";
+import { counted } from "./counted.js";
 import type { ContentBlockLike } from "./render-blocks.js";
 import { describeOtherBlock, describeToolResult, describeToolUse } from "./render-blocks.js";
 import { isOtherBlock, type Message, type ToolUseBlock } from "../runstate/records.js";
@@ -46,6 +47,9 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, comm
       }
     }
   };
+  // Calls refused in this process: their results read "refused", and the end names them.
+  const refused: string[] = [];
+  const refusedIds = new Set<string>();
   return {
     runStarted: ({ runId, resumed, checkpointed }) => {
       if (checkpointed) say(style.dim(`${resumed ? "resuming" : "session"} ${runId}`));
@@ -77,13 +81,18 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, comm
       const shown = hasTools ? turn.message.content : turn.message.content.filter((block) => block.type === "thinking");
       narrate(textStreamed ? shown.filter((block) => block.type !== "text") : shown, new Map());
     },
+    callRefused: (use) => {
+      refused.push(use.name);
+      refusedIds.add(use.id);
+    },
     toolFinished: (use, result, reused) => {
-      say(renderResult(style, use.name, result, reused));
+      say(renderResult(style, use.name, result, reused, refusedIds.has(use.id)));
     },
     compactionStarted: ({ trigger, tokensBefore }) => say(style.dim(`compacting the conversation (${trigger}, about ${tokensBefore} tokens): asking the model for a summary`)),
     compaction: ({ seq, compaction }) => say(style.dim(compactionLine(seq, compaction))),
     compactionRefused: (error) => say(style.dim(`no compaction: ${error.message}`)),
     runFinished: (outcome) => {
+      if (refused.length > 0) say(style.red(refusedLine(refused, outcome.checkpointed)));
       if (outcome.reason === "awaiting_approval") {
         for (const line of waitingLines(outcome, command)) say(line);
       } else if (outcome.reason === "suspended" && outcome.checkpointed) {
@@ -123,8 +132,15 @@ function raiseHint(outcome: RunOutcome, command: (args: readonly string[]) => st
   return outcome.checkpointed ? `: raise ${key} in agent.yaml, then resume with: ${resumeHint(outcome.runId, command)} --force` : `: raise ${key} in agent.yaml`;
 }
 
-function renderResult(style: Style, name: string, result: Parameters<typeof describeToolResult>[0], reused = false): string {
-  const line = `← ${name}${reused ? " (from the journal)" : ""}${result.is_error === true ? " failed" : ""}: ${describeToolResult(result)}`;
+/** The end of a run that went on without calls it was refused: so its answer does not read as if they had run. */
+function refusedLine(names: readonly string[], checkpointed: boolean): string {
+  const line = `${counted(names.length, "call")} refused (${names.join(", ")}): the run went on without ${names.length === 1 ? "it" : "them"}`;
+  return checkpointed ? line : `${line}; with --checkpoint a call no one can be asked about waits for 'session approve' instead`;
+}
+
+function renderResult(style: Style, name: string, result: Parameters<typeof describeToolResult>[0], reused = false, refused = false): string {
+  const outcome = refused ? " refused" : result.is_error === true ? " failed" : "";
+  const line = `← ${name}${reused ? " (from the journal)" : ""}${outcome}: ${describeToolResult(result)}`;
   return result.is_error === true ? style.red(line) : style.dim(line);
 }
 

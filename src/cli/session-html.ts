@@ -16,7 +16,7 @@ import { UsageError } from "./cli-errors.js";
 import { durationText } from "./duration-text.js";
 import { dollarsText } from "./ledger-text.js";
 import { PacedOutput } from "./paced-output.js";
-import { digestFor, ledgerLines } from "./session-ledger.js";
+import { digestFor, ledgerLines, tokensText } from "./session-ledger.js";
 import { statusText } from "./session-list.js";
 import { fileErrorText } from "./session-transfer.js";
 import { startsTurn, TranscriptReader, type TranscriptEntry } from "./transcript-entries.js";
@@ -163,10 +163,14 @@ function head(runId: string, tally: RunTally, summary: RunSummary, chart: TokenC
     ["records", String(tally.lastSeq)],
     ["model calls", String(counters.modelCalls)],
     ["tool calls", String(counters.toolCalls)],
-    ["tokens", `in ${counters.inTokens}, out ${counters.outTokens}, cache read ${counters.cacheReadTokens}, cache create ${counters.cacheCreateTokens}`],
+    ["tokens", tokensText(counters.inTokens, counters.outTokens, counters.cacheReadTokens, counters.cacheCreateTokens)],
     ...ledger,
     ...(meta.cwd === undefined ? [] : [["directory", meta.cwd] as [string, string]]),
+    ["prompt", meta.prompt],
   ];
+  // The page is named as a person knows the session: its title, or else what it was asked.
+  const title = summary.digest?.title;
+  const heading = title === undefined || title === null ? oneLine(meta.prompt) : title;
   return [
     "<!doctype html>",
     '<html lang="en">',
@@ -175,12 +179,13 @@ function head(runId: string, tally: RunTally, summary: RunSummary, chart: TokenC
     `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="referrer" content="no-referrer">',
-    `<title>fisk-ai session ${escapeHtml(runId)}</title>`,
+    `<title>${escapeHtml(heading)} · fisk-ai session ${escapeHtml(runId)}</title>`,
     `<style>${STYLE}</style>`,
     "</head>",
     "<body>",
     "<header>",
-    `<h1>fisk-ai session ${escapeHtml(runId)}</h1>`,
+    `<h1>${escapeHtml(heading)}</h1>`,
+    `<p class="session">fisk-ai session ${escapeHtml(runId)}</p>`,
     `<dl>${fields.map(([name, value]) => `<dt>${escapeHtml(name)}</dt><dd>${escapeHtml(value)}</dd>`).join("")}</dl>`,
     chart.svg(),
     "</header>",

@@ -17,12 +17,27 @@ import { configPathFrom } from "./session-store.js";
  */
 export async function pricesFrom(configFlag: string | undefined): Promise<PriceTable> {
   const path = configPathFrom(configFlag);
-  if (path === undefined) return {};
+  return path === undefined ? {} : pricingOf(path, configFlag !== undefined);
+}
+
+/**
+ * One session's prices: its own agent.yaml's (the one it started with, `recorded`), then
+ * --config's, then the shipped table. Never the working directory's agent.yaml, so a session
+ * costs the same wherever `show` runs. The recorded one may be gone or changed: if it does
+ * not load, it gives no prices.
+ */
+export async function sessionPrices(configFlag: string | undefined, recorded: string | undefined): Promise<PriceTable> {
+  const flagged = configFlag === undefined ? {} : await pricingOf(configFlag, true);
+  return recorded === undefined ? flagged : { ...flagged, ...(await pricingOf(recorded, false)) };
+}
+
+/** The `pricing:` of the agent.yaml at `path`; one that does not load is an error when `required`, else no prices. */
+async function pricingOf(path: string, required: boolean): Promise<PriceTable> {
   const { loadAgentConfig } = await import("../config/agent-config.js");
   try {
     return loadAgentConfig(path).pricing;
   } catch (error) {
-    if (configFlag !== undefined) throw error;
+    if (required) throw error;
     return {};
   }
 }
@@ -49,7 +64,12 @@ export function ledgerLines(ledger: Ledger, digest: RunDigest): [string, string]
 }
 
 function usageText(usage: TokenUsage): string {
-  return `${usage.calls} call${usage.calls === 1 ? "" : "s"}: in ${usage.inTokens}, out ${usage.outTokens}, cache read ${usage.cacheReadTokens}, cache write ${usage.cacheWriteTokens}`;
+  return `${usage.calls} call${usage.calls === 1 ? "" : "s"}: ${tokensText(usage.inTokens, usage.outTokens, usage.cacheReadTokens, usage.cacheWriteTokens)}`;
+}
+
+/** Token counts as show, the ledger, stats and the HTML page name them: one name, "cache write" (Anthropic's, and the pricing key's), for tokens written to the prompt cache. */
+export function tokensText(inTokens: number, outTokens: number, cacheReadTokens: number, cacheWriteTokens: number): string {
+  return `in ${inTokens}, out ${outTokens}, cache read ${cacheReadTokens}, cache write ${cacheWriteTokens}`;
 }
 
 /**

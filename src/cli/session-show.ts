@@ -3,7 +3,7 @@
 import { providerOf } from "../agent/fingerprint.js";
 import { ledgerOf } from "../ledger/ledger.js";
 import type { PriceTable } from "../ledger/prices.js";
-import type { ApprovalDecisionPayload, ApprovalRequestPayload } from "../runstate/records.js";
+import type { ApprovalDecisionPayload, ApprovalRequestPayload, TerminalPayload } from "../runstate/records.js";
 import type { CompactionState } from "../runstate/fold.js";
 import { tallyRecords, type RunTally } from "../runstate/run-tally.js";
 import type { RunSummary, Store } from "../runstate/store.js";
@@ -11,7 +11,7 @@ import type { CrashPolicy } from "../tools/tool.js";
 import { compactionLine } from "./compaction-text.js";
 import { durationText } from "./duration-text.js";
 import { PacedOutput } from "./paced-output.js";
-import { digestFor, ledgerCalls, ledgerJson, ledgerLines } from "./session-ledger.js";
+import { digestFor, ledgerCalls, ledgerJson, ledgerLines, tokensText } from "./session-ledger.js";
 import { writeStateJson } from "./show-json.js";
 import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
@@ -53,21 +53,30 @@ export async function showSession(
     await out.write("\n");
     const reader = new TranscriptReader();
     const records = options.follow ? followRecords(store, runId) : store.readRecords(runId);
+    let terminal = tally.terminal;
     for await (const record of records) {
+      if ("terminal" in record) terminal = record.terminal;
       if (!options.follow && record.seq > tally.lastSeq) break;
       for (const entry of reader.entriesOf(record)) await out.write(`${plainEntry(entry, options.full)}\n`);
       // A follower sees each record as it comes, not once a piece is full.
       if (options.follow) await out.flush();
     }
+    // The header said how the session stood when following began (running): the end says how it ended.
+    if (options.follow) await out.write(`── ${statusLine(await store.summarize(runId), terminal)} ──\n`);
   }
   await out.flush();
+}
+
+/** The status line's text: the status, and the terminal record's message when it has one. */
+function statusLine(summary: RunSummary, terminal: TerminalPayload | undefined): string {
+  return statusText(summary) + (terminal?.message === undefined ? "" : ` (${terminal.message})`);
 }
 
 function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashPolicyOf: CrashPolicyOf, ledger: [string, string][]): string[] {
   const { counters, meta } = tally;
   const fields: [string, string][] = [
     ["session", runId],
-    ["status", statusText(summary) + (tally.terminal?.message === undefined ? "" : ` (${tally.terminal.message})`)],
+    ["status", statusLine(summary, tally.terminal)],
     ["provider", providerOf(meta.fingerprint)],
     ["model", meta.fingerprint.model],
     ["created", timeText(meta.created)],
@@ -75,10 +84,7 @@ function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashP
     ["next iteration", String(tally.nextIteration)],
     ["model calls", String(counters.modelCalls)],
     ["tool calls", `${counters.toolCalls}${counters.remoteToolCalls > 0 ? ` (${counters.remoteToolCalls} remote)` : ""}`],
-    [
-      "tokens",
-      `in ${counters.inTokens}, out ${counters.outTokens}, cache read ${counters.cacheReadTokens}, cache create ${counters.cacheCreateTokens}`,
-    ],
+    ["tokens", tokensText(counters.inTokens, counters.outTokens, counters.cacheReadTokens, counters.cacheCreateTokens)],
     ...ledger,
   ];
   if (tally.compactions.length > 0) {

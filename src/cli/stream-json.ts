@@ -23,6 +23,8 @@ export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
         cache_create_tokens: turn.cache_create_tokens ?? 0,
       }),
     toolStarted: (use) => emit({ type: "tool_call", id: use.id, name: use.name, input: use.input }),
+    // A refused call never starts, but it was the model's call all the same: its tool_result says why.
+    callRefused: (use) => emit({ type: "tool_call", id: use.id, name: use.name, input: use.input, refused: true }),
     toolFinished: (use, result, reused) =>
       emit({
         type: "tool_result",

@@ -148,7 +148,7 @@ const Thinking = z.discriminatedUnion("mode", [
   z.strictObject({ mode: z.literal("adaptive") }),
 ]);
 
-const AgentConfigSchema = z.strictObject({
+export const AgentConfigSchema = z.strictObject({
   provider: z.enum(["anthropic", "openai", "script"]).default("anthropic"),
   model: z.string().min(1).default("claude-sonnet-4-5"),
   base_url: z.url().optional(),
@@ -409,7 +409,7 @@ function describeIssue(error: z.ZodError, raw: unknown): string {
     const where = field === "" ? "" : `${field}: `;
     const valid = keysAt(AgentConfigSchema, issue.path);
     const guesses = issue.keys.map((key) => nearest(key, valid)).filter((guess) => guess !== undefined);
-    const hint = guesses.length > 0 ? `did you mean ${guesses.map((key) => `"${key}"`).join(", ")}?` : "check its spelling against the README";
+    const hint = guesses.length > 0 ? `did you mean ${guesses.map((key) => `"${key}"`).join(", ")}?` : "check its spelling against docs/agent-yaml.md";
     return `${where}unknown key ${issue.keys.map((key) => `"${key}"`).join(", ")}: ${hint}`;
   }
   const given = issue.path.reduce<unknown>((value, part) => (value as Record<PropertyKey, unknown> | undefined)?.[part], raw);

@@ -2,6 +2,7 @@
 // fork). All go through verification and the store's atomic import, so a half-written
 // session is never visible; reading and writing files is the caller's.
 import { RunStateError } from "../runstate/errors.js";
+import { fold } from "../runstate/fold.js";
 import { completeBytes, encodeRecordIn, lineEnd } from "../runstate/journal-codec.js";
 import { verifyJournal, type JournalVerification } from "../runstate/journal-verify.js";
 import { PROTOCOLS, type MetaRecord, type OriginKind } from "../runstate/records.js";
@@ -78,7 +79,15 @@ export async function forkSession(store: Store, runId: string, options: { at?: n
   assertRunId(forkId);
   const meta = (verification.records[0] as MetaRecord).meta;
   const kept = bytes.subarray(0, lineEnd(bytes, at));
-  await store.importJournal(forkId, withOrigin(withNewMeta(kept, { ...meta, run_id: forkId, created: new Date().toISOString() }), meta, at, "fork"));
+  const fork = withOrigin(withNewMeta(kept, { ...meta, run_id: forkId, created: new Date().toISOString() }), meta, at, "fork");
+  // Cut where the run had not stopped, the fork would read `open`, a run whose process died.
+  // At rest (no call unanswered) it is a session to resume, so it says so: suspended. Cut
+  // with calls unanswered it stays open, so a resume treats them as a crash would: they may
+  // have run in the original.
+  const state = fold(verification.records.slice(0, at));
+  const unanswered = state.pending?.toolUses.some((use) => !state.pending?.answered.has(use.id)) ?? false;
+  const suspended = encodeRecordIn(meta.version, { seq: at + 2, protocol: PROTOCOLS.terminal, terminal: { reason: "suspended", message: `forked from ${runId} at seq ${at}` } });
+  await store.importJournal(forkId, state.terminal !== undefined || unanswered ? fork : Buffer.concat([fork, Buffer.from(suspended)]));
   return { forkId, at };
 }
 

@@ -12,5 +12,6 @@ export const COMMANDS: string[][] = [
   ...["ls", "show", "rm"].map((sub) => ["memory", sub]),
   ["mcp"],
   ...["login", "logout"].map((sub) => ["mcp", sub]),
+  ["init"],
   ["completion"],
 ];

@@ -1,7 +1,7 @@
 // `fisk-ai run`: its options; the handler is run-command.ts.
 import type { Command } from "commander";
 import { STORE_OPTION, type CommandContext } from "../command-table.js";
-import { EXIT_CODES_HELP } from "../exit-codes.js";
+import { EXIT_CODES_POINTER } from "../exit-codes.js";
 
 export async function define(command: Command, { io, action }: CommandContext): Promise<void> {
   command
@@ -24,6 +24,6 @@ export async function define(command: Command, { io, action }: CommandContext): 
     .option("--provider <P>", "override the configured provider: anthropic, openai or script")
     .option("--output-format <F>", "text (default: the answer on stdout) or stream-json (every event of the run as one JSON object a line on stdout)")
     .option("--approvals <MODE>", "ask (default: a confirm tool or ask_user asks on the terminal when there is one) or defer (a checkpointed run parks the call until 'session approve|deny|answer')")
-    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
+    .addHelpText("after", `\n${EXIT_CODES_POINTER}`)
     .action(action(async (args, flags) => (await import("../run-command.js")).runCommand(args, flags, io)));
 }

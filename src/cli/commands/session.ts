@@ -2,7 +2,7 @@
 // module under session/, loaded only when the command line names it.
 import type { Command } from "commander";
 import { names, STORE_OPTION, type CommandContext } from "../command-table.js";
-import { EXIT_CODES_HELP } from "../exit-codes.js";
+import { EXIT_CODES_POINTER } from "../exit-codes.js";
 import type { SessionSubcommandModule } from "../session-command.js";
 
 const STATUS_HELP = `STATUS is the terminal reason (completed, suspended, error, budget, max_iterations,
@@ -113,7 +113,7 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
 export async function define(session: Command, { io, action, argv, all }: CommandContext): Promise<void> {
   session
     .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
-    .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_HELP}`);
+    .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_POINTER}`);
   for (const entry of SUBCOMMANDS) {
     const command = session
       .command(entry.name)
@@ -122,7 +122,7 @@ export async function define(session: Command, { io, action, argv, all }: Comman
       .option("--state-dir <DIR>", "where sessions are kept (default: the config's session.state_dir, else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)")
       .option("--store <URL>", STORE_OPTION)
       .option("--config <FILE>", "the agent configuration whose session block to use (default: ./agent.yaml)")
-      .addHelpText("after", `\n${entry.statusHelp === true ? `${STATUS_HELP}\n\n` : ""}${EXIT_CODES_HELP}`)
+      .addHelpText("after", `\n${entry.statusHelp === true ? `${STATUS_HELP}\n\n` : ""}${EXIT_CODES_POINTER}`)
       .action(action(async (args, flags) => (await import("../session-command.js")).sessionCommand(await entry.load(), args, flags, io)));
     if (all || names(argv, 1, entry.name)) (await entry.load()).options?.(command);
   }

@@ -1,7 +1,7 @@
 // `fisk-ai submit`: its options; the handler is submit-command.ts.
 import type { Command } from "commander";
 import { STORE_OPTION, type CommandContext } from "../command-table.js";
-import { EXIT_CODES_HELP } from "../exit-codes.js";
+import { EXIT_CODES_POINTER } from "../exit-codes.js";
 
 export async function define(command: Command, { io, action }: CommandContext): Promise<void> {
   command
@@ -16,6 +16,6 @@ export async function define(command: Command, { io, action }: CommandContext): 
     .option("--if-running <WHAT>", "with --resume, when a process holds the session now: queue (default: wait for it to let go) or reject (exit 7)")
     .option("--state-dir <DIR>", "where sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)")
     .option("--store <URL>", STORE_OPTION)
-    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
+    .addHelpText("after", `\n${EXIT_CODES_POINTER}`)
     .action(action(async (args, flags) => (await import("../submit-command.js")).submitCommand(args, flags, io)));
 }

@@ -50,7 +50,8 @@ export async function viewSession(store: Store, runId: string, options: { follow
     checked = new Promise((resolve) => setImmediate(resolve)).then(() => tallyRecords(runId, store.readRecords(runId)));
     // Handled here as well as on screen: it may fail before the screen is up, or after it is gone.
     checked.catch(() => undefined);
-    const shown = renderViewer({ pager, title, follow, checked, onLeave: (how) => (left.how = how) }, { stdout, stdin: io.stdin });
+    const endedTitle = async () => `${runId} · ${statusText(await store.summarize(runId))}`;
+    const shown = renderViewer({ pager, title, follow, endedTitle, checked, onLeave: (how) => (left.how = how) }, { stdout, stdin: io.stdin });
     app = shown;
     await shown.waitUntilExit();
   } finally {

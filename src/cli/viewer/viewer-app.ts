@@ -13,19 +13,22 @@ export interface ViewerProps {
   title: string;
   /** For a follower: the records after those read so far, as they are journaled. */
   follow?: AsyncIterable<JournalRecord>;
+  /** For a follower: the title once the session has ended, with its final status. */
+  endedTitle?: () => Promise<string>;
   /** The check of the whole journal, which rejects when a record breaks a rule of the fold. */
   checked?: Promise<unknown>;
   /** How the viewer was left: q, or Ctrl-C. */
   onLeave(how: "quit" | "interrupt"): void;
 }
 
-export function Viewer({ pager, title, follow, checked, onLeave }: ViewerProps): ReactElement {
+export function Viewer({ pager, title, follow, endedTitle, checked, onLeave }: ViewerProps): ReactElement {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [, setFrame] = useState(0);
   // A ref, not state: the keys of one input change it one after another before the next draw.
   const searching = useRef<{ text: string; backward: boolean } | undefined>(undefined);
   const [following, setFollowing] = useState(follow === undefined ? "" : "following");
+  const [shownTitle, setShownTitle] = useState(title);
   const [failure, setFailure] = useState<Error | undefined>(undefined);
   const redraw = () => setFrame((frame) => frame + 1);
   const act = (operation: (pager: TranscriptPager) => Promise<void>) => {
@@ -58,7 +61,9 @@ export function Viewer({ pager, title, follow, checked, onLeave }: ViewerProps):
           await pager.run(async (p) => p.append([record]));
           redraw();
         }
-        setFollowing("ended");
+        // The status the session began following with (running) is past: the bar ends on the final one.
+        if (endedTitle !== undefined) setShownTitle(await endedTitle());
+        setFollowing("");
       } catch (error) {
         setFailure(error instanceof Error ? error : new Error(String(error)));
       }
@@ -123,7 +128,7 @@ export function Viewer({ pager, title, follow, checked, onLeave }: ViewerProps):
         ...rowRuns(row).map((run, at) => h(Text, { key: at, ...run.style }, run.text)),
       ),
     ),
-    h(Text, { key: "status", inverse: true, wrap: "truncate-end" }, statusLine(pager, title, following, searching.current, width)),
+    h(Text, { key: "status", inverse: true, wrap: "truncate-end" }, statusLine(pager, shownTitle, following, searching.current, width)),
   );
 }
 

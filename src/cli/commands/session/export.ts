@@ -15,8 +15,9 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
   const [runId] = ids(positionals, "export", { atMostOne: true }) as [string];
   assertRunId(runId);
   if (values.format === "html") {
-    const [{ exportHtml }, { pricesFrom }] = await Promise.all([import("../../session-html.js"), import("../../session-ledger.js")]);
-    await exportHtml(await sessionStore(values), runId, values.output, io.stdout, await pricesFrom(values.config));
+    const [{ exportHtml }, { sessionPrices }] = await Promise.all([import("../../session-html.js"), import("../../session-ledger.js")]);
+    const store = await sessionStore(values);
+    await exportHtml(store, runId, values.output, io.stdout, await sessionPrices(values.config, (await store.summarize(runId)).meta?.config));
     return EXIT.completed;
   }
   const { exportSession } = await import("../../session-transfer.js");

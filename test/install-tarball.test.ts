@@ -1,0 +1,60 @@
+// Installing like an npm tool, as a new user would from a clone: `npm pack`, then the
+// tarball installed globally under a prefix of its own and run through npx, each from the
+// local npm cache where it holds the dependencies (--prefer-offline); the quick start then
+// runs offline from the installed command: init's agent and the shipped notes example.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+
+const REPO = new URL("../../", import.meta.url).pathname;
+const ROOT = mkdtempSync(join(tmpdir(), "fisk-tarball-"));
+after(() => rmSync(ROOT, { recursive: true, force: true }));
+const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];
+const VERSION = (JSON.parse(spawnSync("npm", ["pkg", "get", "version", "--json"], { cwd: REPO, encoding: "utf8" }).stdout) as string);
+
+function run(program: string, args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(program, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function succeeded(result: { code: number | null; stdout: string; stderr: string }, what: string): string {
+  assert.equal(result.code, 0, `${what}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** The quick start with the installed command `fisk` (a path, or npx's arguments before the command's own). */
+function quickStart(fisk: (args: string[], cwd: string) => ReturnType<typeof run>, name: string): void {
+  const dir = join(ROOT, name);
+  mkdirSync(dir);
+  assert.equal(succeeded(fisk(["--version"], dir), "--version"), `${VERSION}\n`);
+  succeeded(fisk(["init"], dir), "init");
+  assert.equal(succeeded(fisk(["run", "--config", "agent.yaml", "--checkpoint", "Say hello"], dir), "init's agent"), "Hello! I looked at today's date with the today tool.\n");
+}
+
+describe("installing from the tarball", { timeout: 600_000 }, () => {
+  let tarball = "";
+
+  it("npm pack makes the tarball of dist, schemas and examples", () => {
+    succeeded(run("npm", ["pack", "--ignore-scripts", "--pack-destination", ROOT], REPO), "npm pack");
+    const packed = readdirSync(ROOT).filter((name) => /^fisk-ai-.*\.tgz$/.test(name));
+    assert.deepEqual(packed, [`fisk-ai-${VERSION}.tgz`]);
+    tarball = join(ROOT, packed[0] as string);
+  });
+
+  it("npm install -g --prefix DIR ./fisk-ai-*.tgz gives a fisk-ai command that runs init's agent and the notes example offline", () => {
+    const prefix = join(ROOT, "prefix");
+    succeeded(run("npm", ["install", "-g", "--prefix", prefix, ...NPM_FLAGS, tarball], ROOT), "npm install -g");
+    const fisk = join(prefix, "bin", "fisk-ai");
+    quickStart((args, cwd) => run(fisk, args, cwd), "global");
+    const notes = join(prefix, "lib", "node_modules", "fisk-ai", "examples", "notes", "agent.yaml");
+    const answer = succeeded(run(fisk, ["run", "--config", notes, "--checkpoint", "Remember to buy milk"], join(ROOT, "global")), "the notes example");
+    assert.equal(answer, "Noted. Your notes file says: buy milk.\n");
+  });
+
+  it("npx --package ./fisk-ai-*.tgz fisk-ai runs the same quick start", () => {
+    quickStart((args, cwd) => run("npx", ["--yes", ...NPM_FLAGS, "--package", tarball, "fisk-ai", ...args], cwd), "npx");
+  });
+});
