@@ -45,6 +45,33 @@ const texts = (journal: JournalRecord[]) =>
 describe("worker pool on files, against the strict fake model", () => {
   after(() => assert.deepEqual(refusedCalls(model), [], "the strict fake refused no call"));
 
+  it("docs/workers.md's few lines: submit, queue ls, worker, submit --wait, an interrupting follow-up, kill -9 and kill of a worker", async () => {
+    const ws = fresh();
+    assert.equal((await cli(ws, ["submit", "Write two notes", "--config", "agent.yaml", "--name", "first"])).stdout, "first\n");
+    assert.match((await cli(ws, ["queue", "ls"])).stdout, /^first {2}\S+Z {2}queued: waits for a worker with its agent/m);
+    const worker = started(ws.worker(["--config", "agent.yaml", "--concurrency", "2"]));
+    await printedLine(worker, /^took first\nfinished first: completed$/m);
+    const waited = await cli(ws, ["submit", "Write two notes", "--config", "agent.yaml", "--wait"]);
+    assert.equal(waited.code, 0, waited.stderr);
+    assert.equal(waited.stdout, "two notes written\n");
+    const followed = await cli(ws, ["submit", "And now?", "--resume", "first", "--if-running", "interrupt"]);
+    assert.equal(followed.code, 0, followed.stderr);
+    await waitFor(() => output(worker).split("\n").filter((line) => line === "finished first: completed").length === 2, "the follow-up to run");
+    assert.deepEqual(texts(ws.journal("first")), ["two notes written", followUpAnswer("And now?")]);
+
+    rmSync(join(ws.dir, "gate"));
+    await cli(ws, ["submit", "Write two notes for cut", "--name", "cut"]);
+    await waitFor(() => ws.executions().includes("cut-one"), "the tool to start");
+    worker.child.kill("SIGKILL");
+    await worker.done;
+    const next = started(ws.worker());
+    ws.openGate();
+    await printedLine(next, /^finished cut: completed$/m);
+    assert.deepEqual(ws.executions().filter((line) => line.startsWith("cut-")), ["cut-one", "cut-one", "cut-two"], "only the cut tool ran again");
+    next.child.kill("SIGTERM");
+    assert.equal((await next.done).code, 0);
+  });
+
   it("--if-running queue (the default): follow-ups to a running pooled session wait behind it and run in order; reject refuses, queued or running", async () => {
     const ws = fresh({ gateOpen: false });
     assert.equal((await cli(ws, ["submit", "Write two notes", "--name", "busy"])).code, 0);

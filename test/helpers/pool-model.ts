@@ -1,14 +1,14 @@
 // The strict fake Anthropic server as the model of the pool's tests: it answers by the
 // conversation it is sent, not by the order calls arrive in, so many runs driven by many
 // workers at once (and resumed after a kill) each get their own script: note "one", note
-// "two", then "two notes written"; a follow-up ("Follow-up: ...") is answered in text. A
+// "two", then "two notes written"; a follow-up (a prompt after the first) is answered in text. A
 // prompt ending "for NAME" has its notes named "NAME-one", "NAME-two", so each run's side
 // effects can be told apart.
 import type { AnthropicReply } from "./fake-anthropic-server.js";
 import { latestBlocks, startFakeAnthropic, type FakeServer, type SentMessage } from "./fake-anthropic-server.js";
 
 export const POOL_API_KEY = "sk-ant-pool-test";
-/** What a follow-up's prompt starts with, for the fake to answer it in text. */
+/** What the tests' follow-ups start with, to tell them apart in a journal. */
 export const FOLLOW_UP = "Follow-up:";
 
 const usage = { input_tokens: 10, output_tokens: 5 };
@@ -29,7 +29,7 @@ export function startPoolModel(options: { slowMs?: number } = {}): Promise<FakeS
       const latest = latestBlocks(messages)
         .map((block) => (block.type === "text" ? (block.text ?? "") : ""))
         .join("");
-      if (latest.startsWith(FOLLOW_UP)) return say(followUpAnswer(latest));
+      if (messages.length > 1 && latest !== "") return say(followUpAnswer(latest));
       const first = messages[0]?.content;
       const prompt = typeof first === "string" ? first : (first?.map((block) => block.text ?? "").join("") ?? "");
       const tag = /for (\S+)$/.exec(prompt)?.[1];
