@@ -166,13 +166,17 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
       await again?.finish();
     });
 
-    it("withdraw: removes a queued run; ERR_LOCKED while a worker drives it; ERR_NOT_FOUND when not queued", async () => {
+    it("withdraw: removes a queued run and the follow-ups behind it; ERR_LOCKED while a worker drives it; ERR_NOT_FOUND when not queued", async () => {
       const entry = await queued();
       const claim = await first.queue.claim(accepts);
       await assert.rejects(second.queue.withdraw(entry.runId), (error: unknown) => error instanceof RunStateError && error.code === "ERR_LOCKED");
+      await second.queue.enqueue({ ...entry, followUp: "withdrawn with it" });
       await claim?.handBack();
       await second.queue.withdraw(entry.runId);
       assert.equal(await first.queue.get(entry.runId), undefined);
+      await first.queue.enqueue(entry);
+      await (await second.queue.claim(accepts))?.finish();
+      assert.equal(await first.queue.get(entry.runId), undefined, "no follow-up was left behind to be queued");
       await assert.rejects(second.queue.withdraw(entry.runId), (error: unknown) => error instanceof RunStateError && error.code === "ERR_NOT_FOUND");
     });
 

@@ -162,10 +162,10 @@ export class FileQueue implements RunQueue {
       journal,
       interrupted: interrupt.signal,
       finish: settle(async () => {
-        if (await this.#promoteNext(entry, journal.lastSeq, "replace")) return;
+        if (await this.#promoteNext(entry.runId, entry, journal.lastSeq, "replace")) return;
         await this.#remove(entry.runId);
         // A follow-up that came to wait behind after the look above: its submitter may have seen the entry still here.
-        await this.#promoteNext(entry, journal.lastSeq, "link");
+        await this.#promoteNext(entry.runId, entry, journal.lastSeq, "link");
       }),
       park: settle(() => this.#replace({ ...entry, state: "parked" })),
       handBack: settle(async () => undefined),
@@ -184,7 +184,7 @@ export class FileQueue implements RunQueue {
     const journal = await this.#hold(runId);
     try {
       const lastSeq = journal === "held" || journal === undefined ? (await this.#store.summarize(runId)).lastSeq : journal.lastSeq;
-      await this.#promoteNext(undefined, lastSeq, "link", runId);
+      await this.#promoteNext(runId, undefined, lastSeq, "link");
     } finally {
       if (journal !== "held") await journal?.close();
     }
@@ -195,7 +195,7 @@ export class FileQueue implements RunQueue {
    * entry of the claim that finished (`done`), `link` makes one where there is none (and
    * leaves one that appeared meanwhile). Whether one was promoted or an entry stands.
    */
-  async #promoteNext(done: QueuedRun | undefined, lastSeq: number, how: "replace" | "link", runId = done?.runId as string): Promise<boolean> {
+  async #promoteNext(runId: string, done: QueuedRun | undefined, lastSeq: number, how: "replace" | "link"): Promise<boolean> {
     for (const { path, entry } of await this.#waiting(runId)) {
       if (done !== undefined && isPromotionOf(done, entry)) {
         await unlink(path).catch(() => undefined);
