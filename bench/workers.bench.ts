@@ -3,14 +3,16 @@
 // worker (which was idle, polling), beside the poll interval (on files the claim is the
 // kernel lock, free the instant the process dies: there is no lease to wait out).
 // Overhead: `submit --wait` (one idle worker) vs `run --checkpoint` of the same short run.
-// Throughput: runs completed per second with 1, 2 and 4 workers, each run two tool calls
-// that take TOOL_SLEEP seconds (the strict fake model has no slow mode, and concurrent runs
-// need a stateless model: the script provider; the slow part is the tool).
+// Throughput: runs completed per second with 1, 2 and 4 workers against the strict fake
+// Anthropic server in its slow mode (every answer SLOW_MS late, as a busy model answers),
+// three model calls and two quick tool calls a run.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runCli, startCli, waitFor, type CliRun } from "../test/helpers/cli-harness.js";
+import type { FakeServer } from "../test/helpers/fake-anthropic-server.js";
+import { startPoolModel } from "../test/helpers/pool-model.js";
 import { poolWorkspace, stdoutLines, type PoolWorkspace } from "../test/helpers/pool-workspace.js";
 import { formatRatio, machineLine, printTable } from "./report.js";
 import { median } from "./stats.js";
@@ -20,16 +22,13 @@ const kills = Number(values.kills);
 const rounds = Number(values.rounds);
 const runs = Number(values.runs);
 const POLL_MS = 200;
+const SLOW_MS = 300;
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-bench-workers-"));
 console.log(`npm run bench:workers -- --kills ${kills} --rounds ${rounds} --runs ${runs}`);
 console.log(machineLine(root));
 
 let made = 0;
-const workspace = (gateOpen: boolean, env: NodeJS.ProcessEnv = {}): PoolWorkspace => {
-  const ws = poolWorkspace(join(root, `ws-${++made}`), { gateOpen });
-  Object.assign(ws.env, env);
-  return ws;
-};
+const workspace = (gateOpen: boolean, model?: FakeServer): PoolWorkspace => poolWorkspace(join(root, `ws-${++made}`), { gateOpen, ...(model === undefined ? {} : { model }) });
 const worker = (ws: PoolWorkspace, printed?: Map<CliRun, () => string>): CliRun => {
   const run = startCli(["worker", "--poll", String(POLL_MS)], { cwd: ws.dir, env: ws.env });
   printed?.set(run, stdoutLines(run));
@@ -95,8 +94,9 @@ try {
   // Throughput.
   const rows: string[][] = [];
   let single = 0;
+  const slowModel = await startPoolModel({ slowMs: SLOW_MS });
   for (const count of [1, 2, 4]) {
-    const busy = workspace(true, { TOOL_SLEEP: "0.3" });
+    const busy = workspace(true, slowModel);
     for (let index = 0; index < runs; index++) await runCli(["submit", "Write two notes", "--name", `t${index}`], { cwd: busy.dir, env: busy.env });
     const start = performance.now();
     const workers = Array.from({ length: count }, () => worker(busy));
@@ -107,7 +107,8 @@ try {
     if (count === 1) single = perSecond;
     rows.push([String(count), perSecond.toFixed(2), formatRatio(perSecond / single, 2)]);
   }
-  printTable(`Throughput on files, ${runs} runs of two 0.3 s tool calls`, ["workers", "runs/s", "vs 1 worker"], rows, ["goal: close to linear while the machine is not the limit (2 cores here, shared)"]);
+  await slowModel.close();
+  printTable(`Throughput on files, ${runs} runs of three model calls each answered ${SLOW_MS} ms late (the strict fake's slow mode)`, ["workers", "runs/s", "vs 1 worker"], rows, ["goal: close to linear while the machine is not the limit (2 cores here, shared)"]);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -57,7 +57,7 @@ export { FileNoteStore, memoryDir } from "./memory/file-note-store.js";
 export { memoryTools } from "./memory/memory-tools.js";
 export { Worker, WORKER_DEFAULTS, type WorkerDefaults, type WorkerAgent, type WorkerEvents, type WorkerOptions } from "./pool/worker.js";
 export type { Settled } from "./pool/drive-claimed.js";
-export { submitRun, submitFollowUp, queueSession, type SubmitRunOptions, type SubmitStart } from "./pool/submit-run.js";
+export { submitRun, submitFollowUp, queueSession, IF_RUNNING, type IfRunning, type SubmitRunOptions, type SubmitStart } from "./pool/submit-run.js";
 export { awaitSubmitted, type AwaitOptions } from "./pool/await-submitted.js";
 export { FileQueue, fileQueueDir, type FileQueueOptions } from "./queue/file-queue.js";
 export { queueFor } from "./queue/create-queue.js";

@@ -320,14 +320,15 @@ describe("fisk-ai session ls", () => {
     const expected = new Map<string, string[]>([
       ["done", ["completed", MODEL, PROMPT]],
       ["paused", ["suspended", MODEL, PROMPT]],
-      ["crashed", ["open", MODEL, PROMPT]],
+      // Open, and no worker pool entry for it: an orphan `worker --adopt` would take.
+      ["crashed", ["open (orphaned)", MODEL, PROMPT]],
       ["broke", ["error", MODEL, PROMPT]],
       ["spent", ["budget", MODEL, PROMPT]],
       ["capped", ["max_iterations", MODEL, PROMPT]],
       // ls reads only the first and last records: a bad interior line shows as its tail says.
       ["interior", ["completed", PLANTED_MODEL, PLANTED_PROMPT]],
       // The torn final write is left out: the last complete record is an assistant turn.
-      ["torn", ["open", PLANTED_MODEL, PLANTED_PROMPT]],
+      ["torn", ["open (orphaned)", PLANTED_MODEL, PLANTED_PROMPT]],
     ]);
     assert.deepEqual(
       rows.map((row) => row[0]),
@@ -356,7 +357,7 @@ describe("fisk-ai session ls", () => {
       [...ALL].reverse(),
     );
     for (const entry of listed) {
-      assert.deepEqual(Object.keys(entry), ["id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem", "title", "origin", "bytes"]);
+      assert.deepEqual(Object.keys(entry), ["id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem", "title", "origin", "bytes", "orphaned"]);
     }
     const done = listed.find((entry) => entry.id === "done") as ListedJson;
     const records = journalRecords(STORE, "done");
@@ -375,6 +376,7 @@ describe("fisk-ai session ls", () => {
       title: null,
       origin: null,
       bytes: statSync(join(STORE, "done.json")).size,
+      orphaned: false,
     });
     const future = listed.find((entry) => entry.id === "future") as ListedJson;
     assert.deepEqual([future.status, future.model, future.prompt, future.last_seq], ["corrupt", null, null, 0]);
@@ -768,7 +770,7 @@ describe("a session held by another process", () => {
     // The dead holder's note is still in the lock file: only the kernel's lock decides.
     assert.equal((JSON.parse(readFileSync(join(dir, "crashed.lock"), "utf8")) as { pid: number }).pid, pid);
     const state = ["--state-dir", dir];
-    assert.deepEqual(lsRows(await fisk(["session", "ls", ...state])).map((row) => row.slice(0, 2)), [["crashed", "open"]]);
+    assert.deepEqual(lsRows(await fisk(["session", "ls", ...state])).map((row) => row.slice(0, 2)), [["crashed", "open (orphaned)"]]);
     assert.equal(showFields(await fisk(["session", "show", "crashed", ...state])).get("status"), "open");
     await resumeToAnswer(["--resume", "crashed"], dir, ["two"], "resume after the holder died");
     const removed = await fisk(["session", "rm", "crashed", ...state]);
@@ -779,7 +781,7 @@ describe("a session held by another process", () => {
     const note = JSON.parse(readFileSync(join(STORE, "crashed.lock"), "utf8")) as { pid: number };
     assert.ok(note.pid > 0, "the killed run left its note");
     const [row] = lsRows(await fisk(["session", "ls", "--state-dir", storeWithLock("crashed")])).map((cells) => cells[1]);
-    assert.equal(row, "open");
+    assert.equal(row, "open (orphaned)", "open, and nobody holds it: an orphan worker --adopt would take");
   });
 });
 
@@ -1005,7 +1007,7 @@ describe("fisk-ai run --continue and --resume without an id", () => {
     assert.match(output, /resuming paused/);
     assert.match(output, new RegExp(ANSWER));
     const statuses = lsRows(await fisk(["session", "ls", "--state-dir", dir])).map((row) => `${row[0]} ${row[1]}`);
-    assert.deepEqual(statuses.sort(), ["crashed open", "done completed", "paused completed"]);
+    assert.deepEqual(statuses.sort(), ["crashed open (orphaned)", "done completed", "paused completed"]);
   });
 });
 

@@ -70,6 +70,8 @@ export interface RunOptions {
   nextPrompt?: () => Promise<string | typeof COMPACT | undefined>;
   /** Variables a call's processes get besides their environment: the call's trace context when the run is traced (telemetry/run-tracing.ts). */
   callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
+  /** The directory command tools run in; the process's own when absent. A worker drives a pooled run in the directory it was submitted from. */
+  toolCwd?: string;
 }
 
 /** What `nextPrompt` answers to have the conversation compacted before the next prompt. */
@@ -475,7 +477,9 @@ async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<bool
     run.events.toolStarted?.(use);
     const startedAt = new Date().toISOString();
     // A call that needed a person is decided by now.
-    const { result, remote } = await settings.tools.run(use, signal, allowDecided, run.options.callEnvironment?.(run.recorder.runId, use));
+    const env = run.options.callEnvironment?.(run.recorder.runId, use);
+    const where = { ...(env === undefined ? {} : { env }), ...(run.options.toolCwd === undefined ? {} : { cwd: run.options.toolCwd }) };
+    const { result, remote } = await settings.tools.run(use, signal, allowDecided, where);
     // An abort is a crash: a result cut short by it must not enter the journal.
     signal.throwIfAborted();
     await journalResult(run, use, result, remote, { started_at: startedAt, ended_at: new Date().toISOString() });

@@ -115,6 +115,8 @@ export interface RunAgentOptions {
   abort?: AbortSignal;
   /** Variables each tool call's processes get besides their environment: a traced run's trace context (fisk-ai/telemetry). */
   callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
+  /** The directory command tools run in; the process's own when absent (a worker passes the session's meta cwd). */
+  toolCwd?: string;
   /** For a session marked moved: whether the store it was moved to holds it (then the resume is refused as ERR_MOVED); without it, a moved session is refused. */
   movedHeld?: (to: string) => Promise<boolean>;
 }
@@ -140,6 +142,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     ...(options.decidedBy === undefined ? {} : { decidedBy: options.decidedBy }),
     ...(options.nextPrompt === undefined ? {} : { nextPrompt: options.nextPrompt }),
     ...(options.callEnvironment === undefined ? {} : { callEnvironment: options.callEnvironment }),
+    ...(options.toolCwd === undefined ? {} : { toolCwd: options.toolCwd }),
   };
   if (options.resume !== undefined) {
     if (options.store === undefined) throw new ConfigError("resume needs the store the session is in: pass store");

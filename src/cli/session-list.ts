@@ -1,5 +1,7 @@
 // `fisk-ai session ls`: one row a session, newest first, from the summaries the store
 // keeps (their title, where one was given, else the prompt). Also the source of what `run --continue` and the picker may resume.
+import { isOrphan, queuedRunIds } from "../pool/orphans.js";
+import { queueOf } from "../queue/create-queue.js";
 import type { RunSummary, Store } from "../runstate/store.js";
 import { cut, nameText, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./session-json.js";
@@ -24,7 +26,8 @@ function startedIn(summary: RunSummary, here: string | undefined): boolean {
   return here === undefined || summary.meta?.cwd === here;
 }
 
-export function statusText(summary: RunSummary): string {
+export function statusText(summary: RunSummary, orphaned = false): string {
+  if (orphaned) return `${summary.status} (orphaned)`;
   return summary.holder === undefined ? summary.status : `${summary.status} ${summary.holder.pid}@${summary.holder.host}`;
 }
 
@@ -54,8 +57,11 @@ export async function listSessions(
   out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
 ): Promise<void> {
   const summaries = newestFirst((await store.list()).filter((summary) => startedIn(summary, options.here)));
+  // Open sessions the pool has no entry for: what `worker --adopt` would take.
+  const queued = await queuedRunIds(queueOf(store));
+  const orphaned = (summary: RunSummary) => isOrphan(summary, queued);
   if (options.json) {
-    out.write(`${JSON.stringify(summaries.map(summaryJson), null, 2)}\n`);
+    out.write(`${JSON.stringify(summaries.map((summary) => ({ ...summaryJson(summary), orphaned: orphaned(summary) })), null, 2)}\n`);
     return;
   }
   if (summaries.length === 0) {
@@ -64,7 +70,7 @@ export async function listSessions(
   }
   const rows = summaries.map((summary) => [
     summary.runId,
-    statusText(summary),
+    statusText(summary, orphaned(summary)),
     summary.meta?.fingerprint.model ?? "-",
     timeText(summary.updated),
     nameText(summary),

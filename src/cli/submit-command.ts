@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import type { AgentEvents } from "../agent/events.js";
 import { loadAgent } from "../config/load-agent.js";
 import { awaitSubmitted } from "../pool/await-submitted.js";
-import { submitFollowUp, submitRun } from "../pool/submit-run.js";
+import { IF_RUNNING, submitFollowUp, submitRun, type IfRunning } from "../pool/submit-run.js";
 import { queueFor } from "../queue/create-queue.js";
 import type { JournalRecord, ToolUseBlock } from "../runstate/records.js";
 import { assertRunId } from "../runstate/run-id.js";
@@ -34,7 +34,7 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
   if (flags.resume !== undefined) assertRunId(flags.resume);
   if (flags.title !== undefined) checkedTitle(flags.title, "--title");
   const ifRunning = flags.ifRunning ?? "queue";
-  if (ifRunning !== "queue" && ifRunning !== "reject") throw new UsageError(`--if-running is queue (wait for the run to let go) or reject, not ${JSON.stringify(ifRunning)}`);
+  if (!isIfRunning(ifRunning)) throw new UsageError(`--if-running is queue (wait behind the run), reject or interrupt (stop it at its next boundary), not ${JSON.stringify(ifRunning)}`);
   if (flags.ifRunning !== undefined && flags.resume === undefined) throw new UsageError("--if-running applies to a follow-up: add --resume ID");
   const named = storeFromFlags(flags);
   const agent = await loadAgent(configPathFrom(flags.config), { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) });
@@ -66,6 +66,10 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
     await store.close();
     await agent.close();
   }
+}
+
+function isIfRunning(value: string): value is IfRunning {
+  return (IF_RUNNING as readonly string[]).includes(value);
 }
 
 /** A run's records as the events `run` narrates, so a followed run reads as a run in this terminal. */

@@ -30,6 +30,15 @@ export interface QueueHarness {
 
 const accepts = () => true;
 
+/** Polls `check` (a backend hears of an interrupt when it looks). */
+async function waitUntil(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 let made = 0;
 
 /**
@@ -157,14 +166,39 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
       await again?.finish();
     });
 
-    it("withdraw: removes a queued run; ERR_LOCKED while a worker drives it; ERR_NOT_FOUND when not queued", async () => {
+    it("withdraw: removes a queued run and the follow-ups behind it; ERR_LOCKED while a worker drives it; ERR_NOT_FOUND when not queued", async () => {
       const entry = await queued();
       const claim = await first.queue.claim(accepts);
       await assert.rejects(second.queue.withdraw(entry.runId), (error: unknown) => error instanceof RunStateError && error.code === "ERR_LOCKED");
+      await second.queue.enqueue({ ...entry, followUp: "withdrawn with it" });
       await claim?.handBack();
       await second.queue.withdraw(entry.runId);
       assert.equal(await first.queue.get(entry.runId), undefined);
+      await first.queue.enqueue(entry);
+      await (await second.queue.claim(accepts))?.finish();
+      assert.equal(await first.queue.get(entry.runId), undefined, "no follow-up was left behind to be queued");
       await assert.rejects(second.queue.withdraw(entry.runId), (error: unknown) => error instanceof RunStateError && error.code === "ERR_NOT_FOUND");
+    });
+
+    it("a follow-up to a run the queue has waits behind it; finish queues it after the run's last record; interrupt aborts the claim's signal", async () => {
+      const entry = await queued();
+      const claim = await first.queue.claim(accepts);
+      assert.equal(claim?.interrupted.aborted, false);
+      const followUp = (text: string, at: number): QueuedRun => ({ ...entry, queued: new Date(at).toISOString(), followUp: text });
+      await second.queue.enqueue(followUp("first", Date.now()));
+      await second.queue.enqueue(followUp("second", Date.now() + 1), { interrupt: true });
+      await assert.rejects(second.queue.enqueue(entry), (error: unknown) => error instanceof RunStateError && error.code === "ERR_EXISTS", "a run without a follow-up is still refused");
+      await waitUntil(() => claim?.interrupted.aborted === true, "the claim to hear of the interrupt");
+      await claim?.journal.append(2, terminalEntry("suspended"));
+      await claim?.finish();
+      const next = await first.queue.claim(accepts);
+      assert.deepEqual([next?.entry.runId, next?.entry.followUp, next?.entry.afterSeq, next?.entry.state], [entry.runId, "first", 2, "queued"]);
+      await waitUntil(() => next?.interrupted.aborted === true, "the interrupting follow-up behind it to interrupt it too");
+      await next?.finish();
+      const last = await second.queue.claim(accepts);
+      assert.deepEqual([last?.entry.followUp, last?.entry.afterSeq], ["second", 2]);
+      await last?.finish();
+      assert.deepEqual(await first.queue.list(), []);
     });
 
     it("an id that is not a run id is ERR_INVALID_ID", async () => {

@@ -7,8 +7,8 @@ import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import { runAgent } from "../agent/run-agent.js";
 import type { AgentRunOptions } from "../config/run-options.js";
 import { heldRunStore } from "../queue/held-run-store.js";
-import type { Claim } from "../queue/run-queue.js";
-import { PROTOCOLS } from "../runstate/records.js";
+import type { Claim, QueuedRun } from "../queue/run-queue.js";
+import { PROTOCOLS, type JournalRecord } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 
 /** How a worker let go of a run. */
@@ -55,7 +55,10 @@ export interface DriveHooks {
 
 export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Settled> {
   const { runId } = claim.entry;
-  const followUp = await followUpToJournal(claim);
+  const records = await claim.journal.records();
+  const followUp = followUpToJournal(claim.entry, records);
+  // Tools run where the session was submitted, as `run --resume` runs them where it started.
+  const cwd = records[0] !== undefined && "meta" in records[0] ? records[0].meta.cwd : undefined;
   let outcome: RunOutcome;
   try {
     outcome = await runAgent({
@@ -63,7 +66,9 @@ export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Set
       store: heldRunStore(hooks.store, claim.journal),
       resume: runId,
       ...(followUp === undefined ? {} : { followUp }),
-      signal: hooks.handBack,
+      ...(cwd === undefined ? {} : { toolCwd: cwd }),
+      // A deploy's stop and a follow-up that interrupts both suspend the run at its next boundary.
+      signal: AbortSignal.any([hooks.handBack, claim.interrupted]),
       abort: hooks.abort,
       decidedBy: "worker",
       ...(hooks.events === undefined ? {} : { events: hooks.events }),
@@ -86,14 +91,13 @@ export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Set
     await claim.handBack();
     return { how: "handed back" };
   }
+  // Finishing queues the follow-up that waits behind the run, the one that interrupted it first.
   await claim.finish();
-  return { how: "finished", outcome };
+  return outcome.reason === "suspended" && claim.interrupted.aborted ? { how: "finished", outcome, message: "interrupted by a follow-up, which is queued next" } : { how: "finished", outcome };
 }
 
 /** The entry's follow-up, unless a worker that died journaled it already (a `user` record after the seq it was queued at). */
-async function followUpToJournal(claim: Claim): Promise<string | undefined> {
-  const { followUp, afterSeq } = claim.entry;
+function followUpToJournal({ followUp, afterSeq }: QueuedRun, records: readonly JournalRecord[]): string | undefined {
   if (followUp === undefined) return undefined;
-  const records = await claim.journal.records();
   return records.some((record) => record.seq > afterSeq && record.protocol === PROTOCOLS.user) ? undefined : followUp;
 }

@@ -46,24 +46,30 @@ export async function submitRun({ store, queue, agent }: SubmitRunOptions, start
   return meta.run_id;
 }
 
+/** What a follow-up does when its session is running or queued: wait behind it, be refused, or interrupt it at its next boundary. */
+export const IF_RUNNING = ["queue", "reject", "interrupt"] as const;
+export type IfRunning = (typeof IF_RUNNING)[number];
+
 /**
  * Queues a follow-up prompt to an existing session: a worker journals it and takes the
- * session further. `ifRunning` (default `queue`) is what happens when a process holds the
- * session now: `queue` waits for it to let go, `reject` refuses (ERR_LOCKED). ERR_EXISTS
- * while the session is queued already.
+ * session further. `ifRunning` (default `queue`) is what happens when the session is
+ * running or queued now: `queue` waits behind it, `reject` refuses (ERR_LOCKED),
+ * `interrupt` has the worker driving it suspend it at its next boundary, then runs the
+ * follow-up (ERR_LOCKED for a run held outside the pool, which no worker can interrupt).
  */
-export async function submitFollowUp(
-  { store, queue }: Omit<SubmitRunOptions, "agent">,
-  runId: string,
-  prompt: string,
-  ifRunning: "queue" | "reject" = "queue",
-): Promise<void> {
+export async function submitFollowUp({ store, queue }: Omit<SubmitRunOptions, "agent">, runId: string, prompt: string, ifRunning: IfRunning = "queue"): Promise<void> {
   const summary = await store.summarize(runId);
   if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
-  if (ifRunning === "reject" && summary.holder !== undefined) {
-    throw new RunStateError("ERR_LOCKED", `session ${runId} is running (pid ${summary.holder.pid} on ${summary.holder.host}): the follow-up is refused, as --if-running reject asks`, { runId, holder: summary.holder });
+  const { holder } = summary;
+  const pooled = (await queue.get(runId)) !== undefined;
+  if (ifRunning === "reject" && (holder !== undefined || pooled)) {
+    if (holder === undefined) throw new RunStateError("ERR_LOCKED", `session ${runId} is queued for the worker pool: the follow-up is refused, as --if-running reject asks`);
+    throw new RunStateError("ERR_LOCKED", `session ${runId} is running (pid ${holder.pid} on ${holder.host}): the follow-up is refused, as --if-running reject asks`, { runId, holder });
   }
-  await queue.enqueue(entryFor(summary.meta, summary.lastSeq, prompt));
+  if (ifRunning === "interrupt" && holder !== undefined && !pooled) {
+    throw new RunStateError("ERR_LOCKED", `session ${runId} is run outside the worker pool (pid ${holder.pid} on ${holder.host}), which no worker can interrupt: stop it there, or submit with --if-running queue to wait for it`, { runId, holder });
+  }
+  await queue.enqueue(entryFor(summary.meta, summary.lastSeq, prompt), { interrupt: ifRunning === "interrupt" });
 }
 
 /** Queues an existing session as it is, to be driven on from its last record (an orphan taken by `worker --adopt`, a decided park). */

@@ -10,6 +10,7 @@ import type { Claim, QueuedRun, RunQueue } from "../queue/run-queue.js";
 import type { Fingerprint } from "../runstate/records.js";
 import type { Store } from "../runstate/store.js";
 import { driveClaimed, type Settled } from "./drive-claimed.js";
+import { isOrphan, queuedRunIds } from "./orphans.js";
 import { queueSession } from "./submit-run.js";
 
 /** An agent a worker can drive: its run options, as loadAgent gives them (`.options`) or built by hand. */
@@ -159,10 +160,9 @@ export class Worker {
     this.#adoptedAt = Date.now();
     let adopted = false;
     try {
-      const queued = new Set((await queue.list()).map((entry) => entry.runId));
+      const queued = await queuedRunIds(queue);
       for (const summary of await store.list()) {
-        // `open`: a journal without a terminal record that no live process holds.
-        if (summary.status !== "open" || summary.meta === undefined || queued.has(summary.runId) || !this.accepts(summary.meta)) continue;
+        if (!isOrphan(summary, queued) || summary.meta === undefined || !this.accepts(summary.meta)) continue;
         await queueSession({ store, queue }, summary.runId).then(
           () => (adopted = true),
           () => undefined, // Queued by another worker meanwhile.

@@ -3,17 +3,38 @@
 // fsynced, linked into place, the directory fsynced) so a submit that returned survives
 // a crash. Workers poll the directory (a readdir) and claim a run by opening it in the
 // store, which takes its kernel lock: a dead worker's run is free the instant the kernel
-// drops that lock, and its entry still waits for the next worker.
+// drops that lock, and its entry still waits for the next worker. A follow-up to a run
+// the queue has already waits behind it in `<id>.behind/`, one file each, named so that
+// names sort in submission order (`.interrupt` in the name asks the claim ahead to stop);
+// the claim ahead promotes the oldest when it finishes, under the run's hold.
 import { constants } from "node:fs";
-import { link, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { RunStateError } from "../runstate/errors.js";
 import { assertRunId, isValidRunId } from "../runstate/run-id.js";
 import type { Journal, Store } from "../runstate/store.js";
-import { alreadyQueuedError, byQueuedTime, decodeEntry, drivenError, encodeEntry, notQueuedError, type Accepts, type Claim, type QueuedRun, type RunQueue } from "./run-queue.js";
+import {
+  alreadyQueuedError,
+  byQueuedTime,
+  decodeEntry,
+  drivenError,
+  encodeEntry,
+  isPromotionOf,
+  notQueuedError,
+  promotedFollowUp,
+  type Accepts,
+  type Claim,
+  type EnqueueOptions,
+  type QueuedRun,
+  type RunQueue,
+} from "./run-queue.js";
 
 const ENTRY_SUFFIX = ".json";
+const BEHIND_SUFFIX = ".behind";
+const INTERRUPT_MARK = ".interrupt";
+/** How often a claim looks for a follow-up that asks to interrupt its run. */
+const INTERRUPT_POLL_MS = 100;
 
 /** How to make a FileQueue. */
 export interface FileQueueOptions {
@@ -40,14 +61,16 @@ export class FileQueue implements RunQueue {
     this.#store = options.store;
   }
 
-  async enqueue(entry: QueuedRun): Promise<void> {
+  async enqueue(entry: QueuedRun, options: EnqueueOptions = {}): Promise<void> {
     await this.#ensureDir();
     const aside = await this.#writeAside(entry);
     try {
       await link(aside, this.#path(entry.runId));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") throw alreadyQueuedError(entry.runId);
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (entry.followUp === undefined) throw alreadyQueuedError(entry.runId);
+      await this.#waitBehind(aside, entry.runId, options.interrupt === true);
+      return;
     } finally {
       await unlink(aside).catch(() => undefined);
     }
@@ -85,6 +108,7 @@ export class FileQueue implements RunQueue {
     if (journal === "held") throw drivenError(runId);
     try {
       await this.#remove(runId);
+      await rm(this.#behindDir(runId), { recursive: true, force: true });
     } finally {
       await journal?.close();
     }
@@ -117,7 +141,16 @@ export class FileQueue implements RunQueue {
   }
 
   #claimOf(entry: QueuedRun, journal: Journal): Claim {
+    const interrupt = new AbortController();
+    const look = async () => {
+      const waiting = await this.#waiting(entry.runId).catch(() => []);
+      if (waiting.some(({ path, entry: behind }) => path.endsWith(INTERRUPT_MARK + ENTRY_SUFFIX) && !isPromotionOf(entry, behind))) interrupt.abort(new Error("a follow-up interrupts the run"));
+    };
+    const looking = setInterval(() => void look().then(() => interrupt.signal.aborted && clearInterval(looking)), INTERRUPT_POLL_MS);
+    looking.unref();
+    void look();
     const settle = (change: () => Promise<void>) => async () => {
+      clearInterval(looking);
       try {
         await change();
       } finally {
@@ -127,10 +160,88 @@ export class FileQueue implements RunQueue {
     return {
       entry,
       journal,
-      finish: settle(() => this.#remove(entry.runId)),
+      interrupted: interrupt.signal,
+      finish: settle(async () => {
+        if (await this.#promoteNext(entry.runId, entry, journal.lastSeq, "replace")) return;
+        await this.#remove(entry.runId);
+        // A follow-up that came to wait behind after the look above: its submitter may have seen the entry still here.
+        await this.#promoteNext(entry.runId, entry, journal.lastSeq, "link");
+      }),
       park: settle(() => this.#replace({ ...entry, state: "parked" })),
       handBack: settle(async () => undefined),
     };
+  }
+
+  /** A follow-up whose run has an entry already: it waits behind it; promoted here if the claim ahead finished meanwhile without seeing it. */
+  async #waitBehind(aside: string, runId: string, interrupt: boolean): Promise<void> {
+    const dir = this.#behindDir(runId);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const name = `${String(Date.now()).padStart(15, "0")}-${randomBytes(4).toString("hex")}${interrupt ? INTERRUPT_MARK : ""}${ENTRY_SUFFIX}`;
+    await link(aside, join(dir, name));
+    await this.#syncDir(dir);
+    await this.#syncDir();
+    if ((await this.get(runId)) !== undefined) return;
+    const journal = await this.#hold(runId);
+    try {
+      const lastSeq = journal === "held" || journal === undefined ? (await this.#store.summarize(runId)).lastSeq : journal.lastSeq;
+      await this.#promoteNext(runId, undefined, lastSeq, "link");
+    } finally {
+      if (journal !== "held") await journal?.close();
+    }
+  }
+
+  /**
+   * The oldest follow-up waiting behind a run becomes its entry: `replace` rewrites the
+   * entry of the claim that finished (`done`), `link` makes one where there is none (and
+   * leaves one that appeared meanwhile). Whether one was promoted or an entry stands.
+   */
+  async #promoteNext(runId: string, done: QueuedRun | undefined, lastSeq: number, how: "replace" | "link"): Promise<boolean> {
+    for (const { path, entry } of await this.#waiting(runId)) {
+      if (done !== undefined && isPromotionOf(done, entry)) {
+        await unlink(path).catch(() => undefined);
+        continue;
+      }
+      const next = promotedFollowUp(entry, lastSeq);
+      if (how === "replace") await this.#replace(next);
+      else {
+        const aside = await this.#writeAside(next);
+        try {
+          await link(aside, this.#path(runId));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+          return true;
+        } finally {
+          await unlink(aside).catch(() => undefined);
+        }
+        await this.#syncDir();
+      }
+      await unlink(path).catch(() => undefined);
+      await this.#syncDir(this.#behindDir(runId));
+      return true;
+    }
+    return false;
+  }
+
+  /** The follow-ups waiting behind a run, oldest first. */
+  async #waiting(runId: string): Promise<{ path: string; entry: QueuedRun }[]> {
+    const dir = this.#behindDir(runId);
+    let names: string[];
+    try {
+      names = (await readdir(dir)).filter((name) => name.endsWith(ENTRY_SUFFIX)).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    const waiting: { path: string; entry: QueuedRun }[] = [];
+    for (const name of names) {
+      const path = join(dir, name);
+      try {
+        waiting.push({ path, entry: decodeEntry(await readFile(path), path) });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    }
+    return waiting;
   }
 
   /** The run's journal held by us; "held" when another holds it; undefined when the session is gone. */
@@ -172,8 +283,8 @@ export class FileQueue implements RunQueue {
     return aside;
   }
 
-  async #syncDir(): Promise<void> {
-    const dir = await open(this.dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  async #syncDir(path = this.dir): Promise<void> {
+    const dir = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
     try {
       await dir.sync();
     } finally {
@@ -184,6 +295,11 @@ export class FileQueue implements RunQueue {
   #ensureDir(): Promise<void> {
     this.#dirReady ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined);
     return this.#dirReady;
+  }
+
+  #behindDir(runId: string): string {
+    assertRunId(runId);
+    return join(this.dir, runId + BEHIND_SUFFIX);
   }
 
   #path(runId: string): string {

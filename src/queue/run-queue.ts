@@ -32,12 +32,27 @@ export interface Claim {
   readonly entry: QueuedRun;
   /** The run's journal, held: the store's exclusive hold is the claim. */
   readonly journal: Journal;
-  /** The run is at rest (terminal): its entry goes, then its hold is released. */
+  /**
+   * Aborted once a follow-up submitted to interrupt the run waits behind it (`submit
+   * --if-running interrupt`): the driver suspends the run at its next boundary and
+   * finishes, which queues that follow-up.
+   */
+  readonly interrupted: AbortSignal;
+  /**
+   * The run is at rest (terminal): the oldest follow-up waiting behind it becomes its entry,
+   * queued after the run's last record, or else its entry goes; then its hold is released.
+   */
   finish(): Promise<void>;
   /** The run parked for a decision: its entry waits, untaken, until the decision queues it again; the hold is released. */
   park(): Promise<void>;
   /** The worker gives the run back (a deploy's SIGTERM): it stays queued for another worker; the hold is released. */
   handBack(): Promise<void>;
+}
+
+/** How an entry is queued. */
+export interface EnqueueOptions {
+  /** For a follow-up that waits behind its run: have the run's claim suspend it at its next boundary (Claim.interrupted). */
+  interrupt?: boolean;
 }
 
 /** Which queued runs a worker can take: those whose agent it was given. */
@@ -49,13 +64,17 @@ export type Accepts = (entry: QueuedRun) => boolean;
  * with a RunStateError whose code says why.
  */
 export interface RunQueue {
-  /** Queues a run: ERR_EXISTS when that run is queued (or parked) already. */
-  enqueue(entry: QueuedRun): Promise<void>;
+  /**
+   * Queues a run. A follow-up (an entry with `followUp`) to a run that is queued, parked or
+   * driven already waits behind it, in the order submitted, until the claim ahead of it
+   * finishes (Claim.finish); any other entry of such a run is ERR_EXISTS.
+   */
+  enqueue(entry: QueuedRun, options?: EnqueueOptions): Promise<void>;
   /** Every entry, oldest first. */
   list(): Promise<QueuedRun[]>;
   /** A run's entry, or undefined. */
   get(runId: string): Promise<QueuedRun | undefined>;
-  /** Withdraws a run no worker has taken: ERR_NOT_FOUND when not queued, ERR_LOCKED while a worker drives it. */
+  /** Withdraws a run no worker has taken, with the follow-ups waiting behind it: ERR_NOT_FOUND when not queued, ERR_LOCKED while a worker drives it. */
   withdraw(runId: string): Promise<void>;
   /** A parked run's decision was journaled: it is queued again (ERR_NOT_FOUND when not parked). */
   unpark(runId: string): Promise<void>;
@@ -91,6 +110,16 @@ export function decodeEntry(bytes: Uint8Array | string, where: string): QueuedRu
     (value.followUp === undefined || typeof value.followUp === "string");
   if (!ok) throw new RunStateError("ERR_CORRUPT", `${where} is not a queue entry (a field is missing or of the wrong type): remove it with fisk-ai queue rm`);
   return value as QueuedRun;
+}
+
+/** A follow-up that waited behind its run, as the run's entry once the claim ahead finished: queued after the run's last record. */
+export function promotedFollowUp(waiting: QueuedRun, lastSeq: number): QueuedRun {
+  return { ...waiting, afterSeq: lastSeq, state: "queued" };
+}
+
+/** Whether `waiting` is the follow-up `entry` was promoted from: a promotion a crash cut short before the waiting one was removed, not to be run twice. */
+export function isPromotionOf(entry: QueuedRun, waiting: QueuedRun): boolean {
+  return waiting.followUp !== undefined && waiting.followUp === entry.followUp && waiting.queued === entry.queued;
 }
 
 /** Oldest first; equal times by id, so every worker sees one order. */

@@ -74,9 +74,9 @@ export class ToolSet {
   }
 
   /** The call's result, and whether it went to an MCP server (journaled as `remote`). */
-  async run(use: ToolUseBlock, signal: AbortSignal, confirm: ConfirmToolCall, env?: Readonly<Record<string, string>>): Promise<{ result: ToolResultBlock; remote: boolean }> {
+  async run(use: ToolUseBlock, signal: AbortSignal, confirm: ConfirmToolCall, where: Omit<ToolContext, "signal"> = {}): Promise<{ result: ToolResultBlock; remote: boolean }> {
     const tool = this.#tools.get(use.name);
-    const result = await this.#call(tool, use, { signal, ...(env === undefined ? {} : { env }) }, confirm);
+    const result = await this.#call(tool, use, { signal, ...where }, confirm);
     return { result: result.block, remote: result.called && tool?.mcpServer !== undefined };
   }
 

@@ -18,6 +18,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Variables for the processes the call starts, over their own environment: the call's trace context (TRACEPARENT) when the run is traced. */
   env?: Readonly<Record<string, string>>;
+  /** The directory the call's processes run in (a pooled run's: where it was submitted); the process's own when absent. */
+  cwd?: string;
 }
 
 /**

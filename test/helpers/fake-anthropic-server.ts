@@ -73,6 +73,8 @@ export interface FakeAnthropicOptions {
    * each request, so a test may change it between calls. No limit when omitted.
    */
   contextWindow?: number;
+  /** Slow mode: every accepted call is answered this many milliseconds late, as a busy model answers; what throughput is measured against. */
+  slowMs?: number;
 }
 
 /**
@@ -124,6 +126,7 @@ export async function startFakeAnthropic(
     }
     record.accepted = true;
     const n = ++calls;
+    if (options.slowMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.slowMs));
     await answer(res, record, body as JsonObject, await responder(record, n - 1), n);
   });
 }

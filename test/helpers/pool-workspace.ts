@@ -1,10 +1,13 @@
-// A workspace for the worker pool's tests: an agent.yaml of the script provider whose
-// tool logs each execution to a side-effect file before it waits on a gate file, so a
-// test can kill or stop a worker mid-tool and count what ran again.
+// A workspace for the worker pool's tests: an agent.yaml of the script provider (or of
+// the strict fake Anthropic server, pool-model.ts) whose tool logs each execution, and the
+// directory it ran in, to side-effect files before it waits on a gate file, so a test can
+// kill or stop a worker mid-tool and count what ran again, and where.
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JournalRecord } from "../../src/runstate/records.js";
 import { startCli, type CliRun } from "./cli-harness.js";
+import type { FakeServer } from "./fake-anthropic-server.js";
+import { POOL_API_KEY } from "./pool-model.js";
 import { journalRecords } from "./journal-file.js";
 
 export interface PoolWorkspace {
@@ -13,6 +16,8 @@ export interface PoolWorkspace {
   openGate(): void;
   /** The side-effect lines, in the order the tools wrote them. */
   executions(): string[];
+  /** The directory each execution ran in, in the same order. */
+  directories(): string[];
   journal(runId: string): JournalRecord[];
   /** The run ids with an entry in the file queue. */
   queued(): string[];
@@ -21,17 +26,16 @@ export interface PoolWorkspace {
 }
 
 /** `system` changes the agent's fingerprint, for a worker that must not take another agent's runs. */
-export function writePoolConfig(dir: string, file = "agent.yaml", system = "You are a pool test agent.", confirm = false): void {
+export function writePoolConfig(dir: string, file = "agent.yaml", system = "You are a pool test agent.", confirm = false, model: "script" | "fake" = "script"): void {
+  const provider = model === "script" ? "provider: script\nmodel: script-test\nscript: ./notes.script.yaml" : "provider: anthropic\nmodel: claude-sonnet-4-5\nretry: { max_attempts: 3, base_delay: 10ms }";
   writeFileSync(
     join(dir, file),
-    `provider: script
-model: script-test
-script: ./notes.script.yaml
+    `${provider}
 system: ${system}
 tools:
   - name: note
     description: Append a line to the notes
-    command: [sh, -c, 'echo "$1" >> "$SIDE_LOG"; while [ ! -e "$GATE" ]; do sleep 0.02; done; sleep "\${TOOL_SLEEP:-0}"; echo "noted $1"', sh, "{text}"]
+    command: [sh, -c, 'echo "$1" >> "$SIDE_LOG"; pwd >> "$SIDE_LOG.pwd"; while [ ! -e "$GATE" ]; do sleep 0.02; done; sleep "\${TOOL_SLEEP:-0}"; echo "noted $1"', sh, "{text}"]
     input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
     on_crash: rerun
     confirm: ${confirm}
@@ -40,12 +44,13 @@ session: { state_dir: ./state }
   );
 }
 
-export function poolWorkspace(dir: string, { gateOpen = true } = {}): PoolWorkspace {
+/** `model`: the strict fake server the agent calls (pool-model.ts), instead of the script provider. */
+export function poolWorkspace(dir: string, { gateOpen = true, model }: { gateOpen?: boolean; model?: FakeServer } = {}): PoolWorkspace {
   mkdirSync(dir, { recursive: true });
   const sideLog = join(dir, "side-effects.log");
   const gate = join(dir, "gate");
   if (gateOpen) writeFileSync(gate, "");
-  writePoolConfig(dir);
+  writePoolConfig(dir, undefined, undefined, undefined, model === undefined ? "script" : "fake");
   writeFileSync(
     join(dir, "notes.script.yaml"),
     `turns:
@@ -54,12 +59,14 @@ export function poolWorkspace(dir: string, { gateOpen = true } = {}): PoolWorksp
   - text: "two notes written"
 `,
   );
-  const env = { PATH: process.env.PATH, HOME: dir, SIDE_LOG: sideLog, GATE: gate, NO_COLOR: "1" };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, SIDE_LOG: sideLog, GATE: gate, NO_COLOR: "1", ...(model === undefined ? {} : { ANTHROPIC_API_KEY: POOL_API_KEY, ANTHROPIC_BASE_URL: model.url }) };
+  const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter((line) => line !== "") : []);
   return {
     dir,
     env,
     openGate: () => writeFileSync(gate, ""),
-    executions: () => (existsSync(sideLog) ? readFileSync(sideLog, "utf8").split("\n").filter((line) => line !== "") : []),
+    executions: () => lines(sideLog),
+    directories: () => lines(`${sideLog}.pwd`),
     journal: (runId) => journalRecords(join(dir, "state", `${runId}.json`)),
     queued: () => (existsSync(join(dir, "state", "queue")) ? readdirSync(join(dir, "state", "queue")).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -5)) : []),
     worker: (extra = []) => startCli(["worker", "--poll", "20", ...extra], { cwd: dir, env }),
