@@ -64,7 +64,8 @@ export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Set
       resume: runId,
       ...(followUp === undefined ? {} : { followUp }),
       signal: hooks.handBack,
-      abort: hooks.abort,
+      // A hold the claim lost stops the run at once, as a crash would: it may be another worker's now.
+      abort: claim.lost === undefined ? hooks.abort : AbortSignal.any([hooks.abort, claim.lost]),
       decidedBy: "worker",
       ...(hooks.events === undefined ? {} : { events: hooks.events }),
     });
