@@ -9,6 +9,7 @@
 // a message on a subject no consumer reads, until a decision moves it back.
 import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
+import { performance } from "node:perf_hooks";
 import { RunStateError } from "../runstate/errors.js";
 import { DEFAULT_TIMEOUT_MS, ioError, slotTaken } from "../runstate/jetstream/connection.js";
 import type { JetStreamStore } from "../runstate/jetstream/jetstream-store.js";
@@ -113,14 +114,16 @@ export class JetStreamQueue implements RunQueue {
 
   async claim(accepts: Accepts): Promise<Claim | undefined> {
     const { jsm, consumer } = await this.#setUp();
+    const passed = new Set<number>();
     for (let looked = 0; looked < MOST_LOOKED_AT; looked++) {
-      let message: JsMsg | null;
-      try {
-        message = await consumer.next({ expires: PULL_EXPIRES_MS });
-      } catch (error) {
-        throw ioError(`taking a run from the queue ${this.stream}`, error);
-      }
+      const message = await this.#next(consumer);
       if (message === null) return undefined;
+      // Back again within this claim (a short nak delay): every run it could take was looked at.
+      if (passed.has(message.seq)) {
+        message.nak(HELD_DELAY_MS);
+        return undefined;
+      }
+      passed.add(message.seq);
       let entry: QueuedRun;
       try {
         entry = decodeEntry(message.data, message.subject);
@@ -148,13 +151,49 @@ export class JetStreamQueue implements RunQueue {
     return undefined;
   }
 
+  /**
+   * One message, or null once the pull expires. The pull is also stopped from here past its
+   * expiry: a process paused mid-pull can miss the server's end of it and would wait forever.
+   */
+  async #next(consumer: Consumer): Promise<JsMsg | null> {
+    let batch: Awaited<ReturnType<Consumer["fetch"]>>;
+    try {
+      batch = await consumer.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
+    } catch (error) {
+      throw ioError(`taking a run from the queue ${this.stream}`, error);
+    }
+    const stop = setTimeout(() => batch.stop(), PULL_EXPIRES_MS * 3);
+    try {
+      for await (const message of batch) return message;
+      return null;
+    } catch (error) {
+      throw ioError(`taking a run from the queue ${this.stream}`, error);
+    } finally {
+      clearTimeout(stop);
+    }
+  }
+
   async close(): Promise<void> {
     // The connection is the store's, closed with it; a claim still open is the caller's to settle.
   }
 
   #claimOf(message: JsMsg, entry: QueuedRun, held: { journal: Journal; lost: AbortSignal }): Claim {
-    // In-progress acknowledgements keep the message ours while the run is driven; they stop with the lease.
-    const beat = setInterval(() => message.working(), Math.max(100, Math.floor(this.#ackWaitMs / 3)));
+    // In-progress acknowledgements keep the message ours while the run is driven. They stop
+    // with the lease, and for good once a beat comes late by half of AckWait (this process
+    // was paused): the message may have gone to another worker meanwhile.
+    const every = Math.max(100, Math.floor(this.#ackWaitMs / 3));
+    let beatAt = performance.now();
+    let overdue = false;
+    const beat = setInterval(() => {
+      const now = performance.now();
+      if (held.lost.aborted || now - beatAt > every + this.#ackWaitMs / 2) {
+        overdue = true;
+        clearInterval(beat);
+        return;
+      }
+      beatAt = now;
+      message.working();
+    }, every);
     beat.unref();
     held.lost.addEventListener("abort", () => clearInterval(beat), { once: true });
     const journal: Journal = {
@@ -176,7 +215,7 @@ export class JetStreamQueue implements RunQueue {
       clearInterval(beat);
       try {
         // A lost hold settles nothing: the message may be another worker's delivery by now.
-        if (!held.lost.aborted) await change();
+        if (!held.lost.aborted && !overdue) await change();
       } finally {
         await held.journal.close();
       }
