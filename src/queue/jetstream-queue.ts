@@ -29,6 +29,8 @@ const HELD_DELAY_MS = 250;
 const MOST_LOOKED_AT = 16;
 /** 10058: a stream or consumer of that name exists with another configuration; it is used as it is. */
 const ALREADY_IN_USE = 10058;
+/** 10037: no message of that sequence or subject. */
+const NO_MESSAGE_FOUND = 10037;
 
 /** The work-queue stream of a runs stream: `<STREAM>_QUEUE`. */
 export function queueStreamName(runsStream: string): string {
@@ -260,10 +262,18 @@ export class JetStreamQueue implements RunQueue {
     await this.#purge(jsm, this.#subject("parked", runId));
   }
 
+  /**
+   * Deletes the message on `subject`, if there is one, by its sequence: a purge filtered by
+   * subject would also move the workers' consumer past messages it has not delivered yet
+   * (nats-server 2.9), and runs queued before it would never be handed out.
+   */
   async #purge(jsm: JetStreamManager, subject: string): Promise<void> {
     try {
-      await jsm.streams.purge(this.stream, { filter: subject });
+      const stored = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+      if (stored !== null) await jsm.streams.deleteMessage(this.stream, stored.seq, false);
     } catch (error) {
+      // Gone meanwhile (a worker acked it): what was asked.
+      if (error instanceof JetStreamApiError && error.code === NO_MESSAGE_FOUND) return;
       throw ioError(`removing the queue entry ${subject}`, error);
     }
   }
