@@ -293,24 +293,25 @@ describe("worker pool on NATS JetStream", () => {
   });
 
   it("chaos: three workers, random SIGKILLs, then the nats-server killed and restarted: every run ends, each model turn journaled once", async () => {
-    const ws = await workspace();
+    const ws = await workspace({ gateOpen: false });
     const runs = Array.from({ length: 5 }, (_, index) => `chaos${index}`);
     for (const runId of runs) assert.equal((await ws.cli(["submit", `Write two notes for ${runId}`, "--name", runId])).code, 0);
     const pool = [ws.worker(), ws.worker(), ws.worker()];
+    // The server dies while three runs are mid-tool, so the restart surely cuts runs.
+    await waitFor(() => ws.executions().length === pool.length, "three tools to start", 60_000);
+    await nats.kill();
+    await nats.restart();
+    ws.openGate();
     let kills = 0;
     for (let round = 0; round < 3; round++) {
       const seen = ws.executions().length;
-      await waitFor(() => ws.executions().length > seen, "a tool to run");
+      await waitUntil(async () => ws.executions().length > seen || (await ws.queued()).length === 0, "a tool to run", 60_000);
       const index = Math.floor(Math.random() * pool.length);
       (pool[index] as CliRun).child.kill("SIGKILL");
       await (pool[index] as CliRun).done;
       kills++;
       pool[index] = ws.worker();
     }
-    const seen = ws.executions().length;
-    await waitFor(() => ws.executions().length > seen, "a tool to run after the kills");
-    await nats.kill();
-    await nats.restart();
     await waitUntil(async () => (await ws.queued()).length === 0, "every run to end", 60_000);
     for (const runId of runs) {
       const journal = await ws.journal(runId);
