@@ -69,7 +69,8 @@ export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Set
       ...(cwd === undefined ? {} : { toolCwd: cwd }),
       // A deploy's stop and a follow-up that interrupts both suspend the run at its next boundary.
       signal: AbortSignal.any([hooks.handBack, claim.interrupted]),
-      abort: hooks.abort,
+      // A hold the claim lost stops the run at once, as a crash would: it may be another worker's now.
+      abort: claim.lost === undefined ? hooks.abort : AbortSignal.any([hooks.abort, claim.lost]),
       decidedBy: "worker",
       ...(hooks.events === undefined ? {} : { events: hooks.events }),
     });

@@ -47,6 +47,12 @@ export interface Claim {
   park(): Promise<void>;
   /** The worker gives the run back (a deploy's SIGTERM): it stays queued for another worker; the hold is released. */
   handBack(): Promise<void>;
+  /**
+   * Aborted once the hold is lost (a lease that ran out while this process was paused or
+   * cut off): the run may be another worker's now, so the worker stops driving it at once,
+   * and settling it leaves the queue as it is. Absent where a hold cannot be lost (a kernel lock).
+   */
+  readonly lost?: AbortSignal;
 }
 
 /** How an entry is queued. */

@@ -17,7 +17,7 @@ export interface JetStreamStoreConfig {
   prefix?: string;
   /** How long one call to the server may take before it fails; default 5 s. */
   timeoutMs?: number;
-  /** How long a writer's lease outlives its last heartbeat; default 10 s. Set when the lease bucket is made. */
+  /** How long a writer's lease outlives its last heartbeat; default 5 s. Set when the lease bucket is made. */
   leaseTtlMs?: number;
   /** Where reconnects and lease trouble are reported, one line each; the library never prints. */
   report?: (line: string) => void;

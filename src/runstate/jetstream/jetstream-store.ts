@@ -116,17 +116,36 @@ export class JetStreamStore implements Store {
   }
 
   async open(runId: string): Promise<Journal> {
+    return (await this.openHeld(runId)).journal;
+  }
+
+  /**
+   * open, with the signal that aborts once its lease is lost (or may be: it ran out
+   * unrenewed), so whoever drives the run can stop at once rather than at its next append.
+   */
+  async openHeld(runId: string): Promise<{ journal: Journal; lost: AbortSignal }> {
     assertRunId(runId);
     if (!(await this.#hasMeta(runId))) throw notFoundError(runId);
     const lease = await this.#leases.take(runId);
     try {
       const bytes = await this.readJournal(runId);
       const { records, state } = decodeRun(runId, bytes, this.#where(runId));
-      return new JetStreamWriter(this, runId, lease, state.meta, this.#summaries, digestOf(records, bytes.length)).journal(records);
+      const journal = new JetStreamWriter(this, runId, lease, state.meta, this.#summaries, digestOf(records, bytes.length)).journal(records);
+      return { journal, lost: lease.lostSignal };
     } catch (error) {
       await lease.release();
       throw error;
     }
+  }
+
+  /** The connection, for what keeps its state beside the runs (the pool's queue). */
+  get connection(): NatsConnection {
+    return this.#nc;
+  }
+
+  /** The TTL of the store's leases (its lease bucket's), in milliseconds. */
+  get leaseTtlMs(): number {
+    return this.#leases.ttlMs;
   }
 
   async load(runId: string): Promise<RunState> {

@@ -1,7 +1,10 @@
 // Who may write a run: a lease in a KV bucket beside the stream, one key a run, taken
 // create-only and kept alive by a heartbeat; a holder that dies stops beating and its
-// lease expires with the bucket's TTL.
+// lease expires with the bucket's TTL. A holder also counts the lease lost once the TTL
+// has passed since its last acknowledged beat was sent: a process paused or cut off that
+// long may have a successor, and must not write before it hears otherwise.
 import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import { jetstream, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -10,7 +13,12 @@ import { lockedError } from "../store-contract.js";
 import { DEFAULT_TIMEOUT_MS, ioError, slotTaken, type JetStreamStoreConfig } from "./connection.js";
 import { readLastValues } from "./last-values.js";
 
-const DEFAULT_LEASE_TTL_MS = 10_000;
+/** The lease's default TTL: how long a dead writer's run stays held before anyone else may take it. */
+export const DEFAULT_LEASE_TTL_MS = 5_000;
+/** Taken off the TTL when a holder judges its own lease (at most 200 ms): the server's clock and ours may run at slightly different rates. */
+function clockMargin(ttlMs: number): number {
+  return Math.min(200, Math.floor(ttlMs / 10));
+}
 /** Up to this many leases (live, or markers of released ones) are read a get each rather than through a consumer. */
 const FEW_LEASES = 32;
 
@@ -54,12 +62,18 @@ export class Leases {
     this.#connection = connection;
   }
 
+  /** The bucket's TTL, in milliseconds. */
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
   /**
    * Takes the run's lease: a create-only key, so a second writer anywhere fails at once
    * with ERR_LOCKED naming the holder.
    */
   async take(runId: string): Promise<HeldLease> {
     const lease: Lease = { ...thisProcess(), nonce: randomBytes(12).toString("hex") };
+    const sent = performance.now();
     let revision: number;
     try {
       revision = await this.#kv.create(runId, JSON.stringify(lease));
@@ -69,7 +83,7 @@ export class Leases {
       }
       throw ioError(`taking the lease of session ${runId}`, error);
     }
-    return new HeldLease(this.#kv, runId, lease, revision, this.#ttlMs, this.#report);
+    return new HeldLease(this.#kv, runId, lease, revision, sent, this.#ttlMs, this.#report);
   }
 
   /** Who holds the run's lease, as a holder (the nonce is the writer's own business). */
@@ -129,40 +143,71 @@ export class HeldLease {
   readonly #runId: string;
   readonly #body: string;
   readonly #timer: NodeJS.Timeout;
+  readonly #ttlMs: number;
+  readonly #report: (line: string) => void;
+  readonly #lostController = new AbortController();
   #revision: number;
-  #lost: string | undefined;
+  /** Until then (performance.now()) the lease is surely ours: the TTL from when its last acknowledged beat was sent. */
+  #surelyUntil: number;
 
-  constructor(kv: KV, runId: string, lease: Lease, revision: number, ttlMs: number, report: (line: string) => void) {
+  /** `sent` is when the request that took the lease was sent (performance.now()). */
+  constructor(kv: KV, runId: string, lease: Lease, revision: number, sent: number, ttlMs: number, report: (line: string) => void) {
     this.#kv = kv;
     this.#runId = runId;
     this.nonce = lease.nonce;
     this.#body = JSON.stringify(lease);
     this.#revision = revision;
-    this.#timer = setInterval(() => {
-      kv.update(runId, this.#body, this.#revision).then(
-        (next) => (this.#revision = next),
-        (error: unknown) => {
-          // Another writer took it after it expired: this one may not write again.
-          if (slotTaken(error) || /wrong last sequence/i.test((error as Error).message)) {
-            this.#lost = `the lease of session ${runId} passed to another writer`;
-            report(this.#lost);
-          }
-        },
-      );
-    }, Math.max(100, Math.floor(ttlMs / 3)));
+    this.#ttlMs = ttlMs;
+    this.#report = report;
+    this.#surelyUntil = sent + ttlMs - clockMargin(ttlMs);
+    this.#timer = setInterval(() => this.#beat(), Math.max(100, Math.floor(ttlMs / 3)));
     // The lease must not keep a finished process alive.
     this.#timer.unref();
   }
 
-  /** Why this writer may no longer write, if it lost the lease. */
+  /** Why this writer may no longer write, if it lost the lease (or may have: its TTL ran out unrenewed). */
   get lost(): string | undefined {
-    return this.#lost;
+    if (!this.#lostController.signal.aborted && performance.now() >= this.#surelyUntil) {
+      this.#lose(`the lease of session ${this.#runId} ran out before it was renewed (this process was paused or cut off from the server for longer than the lease): another writer may hold it`);
+    }
+    return this.#lostController.signal.aborted ? (this.#lostController.signal.reason as Error).message : undefined;
+  }
+
+  /** Aborted, with the reason as an Error, once the lease is lost: whoever drives the run stops at once. */
+  get lostSignal(): AbortSignal {
+    return this.#lostController.signal;
   }
 
   async release(): Promise<void> {
     clearInterval(this.#timer);
-    if (this.#lost !== undefined) return;
+    if (this.lost !== undefined) return;
     // Only our own lease: a successor's (after ours expired) is not ours to remove.
     await this.#kv.delete(this.#runId, { previousSeq: this.#revision }).catch(() => undefined);
+  }
+
+  #beat(): void {
+    // Judged before anything is sent: a process just woken from a pause learns at once.
+    if (this.lost !== undefined) {
+      clearInterval(this.#timer);
+      return;
+    }
+    const sent = performance.now();
+    this.#kv.update(this.#runId, this.#body, this.#revision).then(
+      (next) => {
+        this.#revision = next;
+        this.#surelyUntil = Math.max(this.#surelyUntil, sent + this.#ttlMs - clockMargin(this.#ttlMs));
+      },
+      (error: unknown) => {
+        // Another writer took it after it expired: this one may not write again.
+        if (slotTaken(error) || /wrong last sequence/i.test((error as Error).message)) this.#lose(`the lease of session ${this.#runId} passed to another writer`);
+      },
+    );
+  }
+
+  #lose(why: string): void {
+    if (this.#lostController.signal.aborted) return;
+    clearInterval(this.#timer);
+    this.#lostController.abort(new Error(why));
+    this.#report(why);
   }
 }

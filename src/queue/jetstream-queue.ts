@@ -1,0 +1,357 @@
+// The JetStream backend of the queue (many machines, one NATS server or cluster): each
+// queued run is one message on a work-queue stream beside the runs, and JetStream hands
+// them out. One durable pull consumer delivers each message to one worker at a time; the
+// worker keeps it with in-progress acknowledgements while it drives the run, acks it
+// when the run is at rest (the work queue drops it), naks it to hand it back. A worker
+// that dies stops acknowledging, and the message is delivered again after AckWait, which
+// is the store's lease TTL: by then the dead worker's lease on the run has run out too,
+// and the next worker's open of the run (its lease, the fence) succeeds. A parked run is
+// a message on a subject no consumer reads, until a decision moves it back.
+import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import { nanos } from "@nats-io/transport-node";
+import { performance } from "node:perf_hooks";
+import { RunStateError } from "../runstate/errors.js";
+import { DEFAULT_TIMEOUT_MS, ioError, slotTaken } from "../runstate/jetstream/connection.js";
+import type { JetStreamStore } from "../runstate/jetstream/jetstream-store.js";
+import { assertRunId } from "../runstate/run-id.js";
+import type { Journal } from "../runstate/store.js";
+import { alreadyQueuedError, byQueuedTime, decodeEntry, drivenError, encodeEntry, notQueuedError, type Accepts, type Claim, type QueuedRun, type RunQueue } from "./run-queue.js";
+
+/** The consumer every worker of a store pulls from: JetStream gives each message to one of them. */
+const WORKERS_CONSUMER = "workers";
+/** How long a claim waits on the server for a message (the client's least). */
+const PULL_EXPIRES_MS = 1000;
+/** A run this worker does not take waits this long before it is offered again (to any worker). */
+const NOT_OURS_DELAY_MS = 2000;
+/** A run someone else holds (a dead worker's lease not yet run out, a `run --resume`) is offered again this soon. */
+const HELD_DELAY_MS = 250;
+/** Messages one claim looks at before it gives up for this poll. */
+const MOST_LOOKED_AT = 16;
+/** 10058: a stream or consumer of that name exists with another configuration; it is used as it is. */
+const ALREADY_IN_USE = 10058;
+/** 10037: no message of that sequence or subject. */
+const NO_MESSAGE_FOUND = 10037;
+
+/** The work-queue stream of a runs stream: `<STREAM>_QUEUE`. */
+export function queueStreamName(runsStream: string): string {
+  return `${runsStream}_QUEUE`;
+}
+
+/** Its subjects: `$FISK_QUEUE.<STREAM>.run.<id>` (delivered to workers) and `….parked.<id>` (waiting for a decision). */
+function subjectBase(runsStream: string): string {
+  return `$FISK_QUEUE.${runsStream}`;
+}
+
+/** The JetStream backend of RunQueue: see the top of this module. */
+export class JetStreamQueue implements RunQueue {
+  readonly stream: string;
+  readonly #store: JetStreamStore;
+  readonly #base: string;
+  readonly #ackWaitMs: number;
+  #ready: Promise<{ jsm: JetStreamManager; js: JetStreamClient; consumer: Consumer }> | undefined;
+
+  constructor(store: JetStreamStore) {
+    this.#store = store;
+    this.stream = queueStreamName(store.stream);
+    this.#base = subjectBase(store.stream);
+    this.#ackWaitMs = store.leaseTtlMs;
+  }
+
+  async enqueue(entry: QueuedRun): Promise<void> {
+    const body = encodeEntry(entry);
+    const { jsm, js } = await this.#setUp();
+    if ((await this.#read(jsm, this.#subject("parked", entry.runId))) !== undefined) throw alreadyQueuedError(entry.runId);
+    try {
+      await js.publish(this.#subject("run", entry.runId), body, { expect: { lastSubjectSequence: 0 } });
+    } catch (error) {
+      if (slotTaken(error)) throw alreadyQueuedError(entry.runId);
+      throw ioError(`queueing session ${entry.runId}`, error);
+    }
+  }
+
+  async list(): Promise<QueuedRun[]> {
+    const { jsm } = await this.#setUp();
+    let subjects: string[];
+    try {
+      subjects = Object.keys((await jsm.streams.info(this.stream, { subjects_filter: `${this.#base}.>` })).state.subjects ?? {});
+    } catch (error) {
+      throw ioError(`listing the queue ${this.stream}`, error);
+    }
+    const byRun = new Map<string, QueuedRun>();
+    for (const entry of await Promise.all(subjects.map((subject) => this.#read(jsm, subject)))) {
+      // Both while an unpark is half done: the queued one is the newer.
+      if (entry !== undefined && byRun.get(entry.runId)?.state !== "queued") byRun.set(entry.runId, entry);
+    }
+    return [...byRun.values()].sort(byQueuedTime);
+  }
+
+  async get(runId: string): Promise<QueuedRun | undefined> {
+    assertRunId(runId);
+    const { jsm } = await this.#setUp();
+    const [queued, parked] = await Promise.all([this.#read(jsm, this.#subject("run", runId)), this.#read(jsm, this.#subject("parked", runId))]);
+    return queued ?? parked;
+  }
+
+  async withdraw(runId: string): Promise<void> {
+    if ((await this.get(runId)) === undefined) throw notQueuedError(runId);
+    // Held while the entry goes, so no worker can be starting it meanwhile.
+    const held = await this.#hold(runId);
+    if (held === "held") throw drivenError(runId);
+    try {
+      await this.#remove(runId);
+    } finally {
+      await held?.journal.close();
+    }
+  }
+
+  async unpark(runId: string): Promise<void> {
+    assertRunId(runId);
+    const { jsm, js } = await this.#setUp();
+    const entry = await this.#read(jsm, this.#subject("parked", runId));
+    if (entry?.state !== "parked") throw notQueuedError(runId, "parked");
+    // Queued before the parked one goes: a crash between leaves both, and the queued one wins.
+    await this.#publishOnce(js, "run", { ...entry, state: "queued" });
+    await this.#purge(jsm, this.#subject("parked", runId));
+  }
+
+  async claim(accepts: Accepts): Promise<Claim | undefined> {
+    const { jsm, consumer } = await this.#setUp();
+    const passed = new Set<number>();
+    for (let looked = 0; looked < MOST_LOOKED_AT; looked++) {
+      const message = await this.#next(consumer);
+      if (message === null) return undefined;
+      // Back again within this claim (a short nak delay): every run it could take was looked at.
+      if (passed.has(message.seq)) {
+        message.nak(HELD_DELAY_MS);
+        return undefined;
+      }
+      passed.add(message.seq);
+      let entry: QueuedRun;
+      try {
+        entry = decodeEntry(message.data, message.subject);
+      } catch {
+        // Not ours to drop: `queue ls` names it, `queue rm` removes it.
+        message.nak(NOT_OURS_DELAY_MS);
+        continue;
+      }
+      if (entry.state !== "queued" || !accepts(entry)) {
+        message.nak(NOT_OURS_DELAY_MS);
+        continue;
+      }
+      const held = await this.#hold(entry.runId);
+      if (held === "held" || held === undefined) {
+        message.nak(held === "held" ? HELD_DELAY_MS : NOT_OURS_DELAY_MS);
+        continue;
+      }
+      // Read again under the hold: a withdraw may have taken it just before.
+      if ((await jsm.streams.getMessage(this.stream, { seq: message.seq }).catch(() => null)) === null) {
+        await held.journal.close();
+        continue;
+      }
+      return this.#claimOf(message, entry, held);
+    }
+    return undefined;
+  }
+
+  /**
+   * One message, or null once the pull expires. The pull is also stopped from here past its
+   * expiry: a process paused mid-pull can miss the server's end of it and would wait forever.
+   */
+  async #next(consumer: Consumer): Promise<JsMsg | null> {
+    let batch: Awaited<ReturnType<Consumer["fetch"]>>;
+    try {
+      batch = await consumer.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
+    } catch (error) {
+      throw ioError(`taking a run from the queue ${this.stream}`, error);
+    }
+    const stop = setTimeout(() => batch.stop(), PULL_EXPIRES_MS * 3);
+    try {
+      for await (const message of batch) return message;
+      return null;
+    } catch (error) {
+      throw ioError(`taking a run from the queue ${this.stream}`, error);
+    } finally {
+      clearTimeout(stop);
+    }
+  }
+
+  async close(): Promise<void> {
+    // The connection is the store's, closed with it; a claim still open is the caller's to settle.
+  }
+
+  #claimOf(message: JsMsg, entry: QueuedRun, held: { journal: Journal; lost: AbortSignal }): Claim {
+    // In-progress acknowledgements keep the message ours while the run is driven. They stop
+    // with the lease, and for good once a beat comes late by half of AckWait (this process
+    // was paused): the message may have gone to another worker meanwhile.
+    const every = Math.max(100, Math.floor(this.#ackWaitMs / 3));
+    let beatAt = performance.now();
+    let overdue = false;
+    const beat = setInterval(() => {
+      const now = performance.now();
+      if (held.lost.aborted || now - beatAt > every + this.#ackWaitMs / 2) {
+        overdue = true;
+        clearInterval(beat);
+        return;
+      }
+      beatAt = now;
+      message.working();
+    }, every);
+    beat.unref();
+    held.lost.addEventListener("abort", () => clearInterval(beat), { once: true });
+    const journal: Journal = {
+      get runId() {
+        return held.journal.runId;
+      },
+      get lastSeq() {
+        return held.journal.lastSeq;
+      },
+      append: (seq, record) => held.journal.append(seq, record),
+      records: () => held.journal.records(),
+      // Closed unsettled (a worker that dies): the message goes back to the queue after AckWait.
+      close: async () => {
+        clearInterval(beat);
+        await held.journal.close();
+      },
+    };
+    const settle = (change: () => Promise<void>) => async () => {
+      clearInterval(beat);
+      try {
+        // A lost hold settles nothing: the message may be another worker's delivery by now.
+        if (!held.lost.aborted && !overdue) await change();
+      } finally {
+        await held.journal.close();
+      }
+    };
+    return {
+      entry,
+      journal,
+      lost: held.lost,
+      // Not yet heard of on JetStream: a follow-up submitted with interrupt does not reach a running claim.
+      interrupted: new AbortController().signal,
+      finish: settle(async () => {
+        await this.#ack(message, entry.runId);
+        // Left by an unpark a crash cut short: the run is at rest now.
+        await this.#purge((await this.#setUp()).jsm, this.#subject("parked", entry.runId));
+      }),
+      park: settle(async () => {
+        await this.#publishOnce((await this.#setUp()).js, "parked", { ...entry, state: "parked" });
+        await this.#ack(message, entry.runId);
+      }),
+      handBack: settle(async () => message.nak()),
+    };
+  }
+
+  async #ack(message: JsMsg, runId: string): Promise<void> {
+    try {
+      await message.ackAck();
+    } catch (error) {
+      throw ioError(`settling the queue entry of session ${runId}`, error);
+    }
+  }
+
+  /** Publishes an entry unless its subject holds one already (a retry after a crash). */
+  async #publishOnce(js: JetStreamClient, kind: "run" | "parked", entry: QueuedRun): Promise<void> {
+    try {
+      await js.publish(this.#subject(kind, entry.runId), encodeEntry(entry), { expect: { lastSubjectSequence: 0 } });
+    } catch (error) {
+      if (!slotTaken(error)) throw ioError(`queueing session ${entry.runId}`, error);
+    }
+  }
+
+  async #remove(runId: string): Promise<void> {
+    const { jsm } = await this.#setUp();
+    await this.#purge(jsm, this.#subject("run", runId));
+    await this.#purge(jsm, this.#subject("parked", runId));
+  }
+
+  /**
+   * Deletes the message on `subject`, if there is one, by its sequence: a purge filtered by
+   * subject would also move the workers' consumer past messages it has not delivered yet
+   * (nats-server 2.9), and runs queued before it would never be handed out.
+   */
+  async #purge(jsm: JetStreamManager, subject: string): Promise<void> {
+    try {
+      const stored = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+      if (stored !== null) await jsm.streams.deleteMessage(this.stream, stored.seq, false);
+    } catch (error) {
+      // Gone meanwhile (a worker acked it): what was asked.
+      if (error instanceof JetStreamApiError && error.code === NO_MESSAGE_FOUND) return;
+      throw ioError(`removing the queue entry ${subject}`, error);
+    }
+  }
+
+  async #read(jsm: JetStreamManager, subject: string): Promise<QueuedRun | undefined> {
+    let stored;
+    try {
+      stored = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+    } catch (error) {
+      throw ioError(`reading the queue ${this.stream}`, error);
+    }
+    return stored === null ? undefined : decodeEntry(stored.data, `${subject} on stream ${this.stream}`);
+  }
+
+  /** The run's journal held by us, with its lost signal; "held" when another holds it; undefined when the session is gone. */
+  async #hold(runId: string): Promise<{ journal: Journal; lost: AbortSignal } | "held" | undefined> {
+    try {
+      return await this.#store.openHeld(runId);
+    } catch (error) {
+      if (error instanceof RunStateError && error.code === "ERR_LOCKED") return "held";
+      if (error instanceof RunStateError && error.code === "ERR_NOT_FOUND") return undefined;
+      throw error;
+    }
+  }
+
+  #subject(kind: "run" | "parked", runId: string): string {
+    assertRunId(runId);
+    return `${this.#base}.${kind}.${runId}`;
+  }
+
+  /** The stream and the workers' consumer, made on first use (as the lease bucket is), or used as they are. */
+  #setUp(): Promise<{ jsm: JetStreamManager; js: JetStreamClient; consumer: Consumer }> {
+    this.#ready ??= this.#make().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  async #make(): Promise<{ jsm: JetStreamManager; js: JetStreamClient; consumer: Consumer }> {
+    const nc = this.#store.connection;
+    const jsm = await jetstreamManager(nc, { timeout: DEFAULT_TIMEOUT_MS });
+    const js = jetstream(nc, { timeout: DEFAULT_TIMEOUT_MS });
+    const tolerated = (doing: string) => (error: unknown) => {
+      if (error instanceof JetStreamApiError && error.code === ALREADY_IN_USE) return undefined;
+      throw ioError(doing, error);
+    };
+    await jsm.streams
+      .add({
+        name: this.stream,
+        subjects: [`${this.#base}.>`],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        // One entry a run a state: a second submit of a queued run is refused by the server.
+        max_msgs_per_subject: 1,
+        discard: DiscardPolicy.New,
+        discard_new_per_subject: true,
+      })
+      .catch(tolerated(`making the queue stream ${this.stream}`));
+    await jsm.consumers
+      .add(this.stream, {
+        durable_name: WORKERS_CONSUMER,
+        filter_subject: `${this.#base}.run.>`,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: nanos(this.#ackWaitMs),
+        // Never given up on: a run leaves the queue only at rest, withdrawn, or parked.
+        max_deliver: -1,
+      })
+      .catch(tolerated(`making the consumer ${WORKERS_CONSUMER} of the queue stream ${this.stream}`));
+    let consumer: Consumer;
+    try {
+      consumer = await js.consumers.get(this.stream, WORKERS_CONSUMER);
+    } catch (error) {
+      throw ioError(`binding the consumer ${WORKERS_CONSUMER} of the queue stream ${this.stream}`, error);
+    }
+    return { jsm, js, consumer };
+  }
+}
