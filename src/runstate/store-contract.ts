@@ -129,7 +129,10 @@ function foldedRun(runId: string, decoded: DecodedJournal, where: string): Decod
   try {
     return { ...decoded, state: assertHoldsRun(where, runId, fold(decoded.records)) };
   } catch (error) {
-    if (!(error instanceof RunStateError) || error.seq === undefined || error.line !== undefined || error.code !== "ERR_CORRUPT") throw error;
+    if (!(error instanceof RunStateError) || error.line !== undefined) throw error;
+    // A journal that does not start with its meta breaks the rule on line 1, whatever seq is there.
+    if (error.code === "ERR_NO_META") throw new RunStateError(error.code, `line 1: ${error.message}`, { seq: error.seq, line: 1, cause: error });
+    if (error.seq === undefined || error.code !== "ERR_CORRUPT") throw error;
     // Named by its line as verify names it: the last record of that seq (a repeated seq fails at its second).
     const line = decoded.records.findLastIndex((record) => record.seq === error.seq) + 1;
     if (line === 0) throw error;

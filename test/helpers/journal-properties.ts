@@ -115,7 +115,13 @@ function mutate(lines: string[], change: Mutation): Buffer {
     }
     case "set-field": {
       const at = pick(change.line);
-      const record = JSON.parse(lines[at] as string) as unknown;
+      let record: unknown;
+      try {
+        record = JSON.parse(lines[at] ?? "");
+      } catch {
+        // An earlier mutation broke the line: nothing to set a field in.
+        break;
+      }
       const all = places(record);
       const place = all[change.path % Math.max(1, all.length)];
       if (place !== undefined) place[0][place[1]] = change.value;
@@ -160,7 +166,7 @@ function lineIn(message: string): number | undefined {
 /**
  * Reads `bytes` with every reader and checks they agree: each accepts exactly when verify
  * finds no problem but a repairable torn tail, and each refusal is a RunStateError naming
- * verify's first line. `dir` is a file store's directory the journal is written into.
+ * a line no later than verify's first. `dir` is a file store's directory the journal is written into.
  */
 export async function checkReadersAgree(bytes: Buffer, dir: string): Promise<void> {
   const verified = verifyJournal(bytes, RUN_ID);
@@ -178,9 +184,11 @@ export async function checkReadersAgree(bytes: Buffer, dir: string): Promise<voi
   const unnamed = verifyJournal(bytes).problems.find((problem) => !problem.repairable);
   assert.equal(decodeAndFold.accepted, unnamed === undefined, `decode + fold: ${JSON.stringify(decodeAndFold)}\n${said}`);
   if (!decodeAndFold.accepted && unnamed?.kind !== "fold") assert.equal(decodeAndFold.line, unnamed?.line, `decode names verify's line: ${decodeAndFold.message}\n${said}`);
+  if (!decodeAndFold.accepted) assert.ok(decodeAndFold.line !== undefined || /\bseq \d+/.test(decodeAndFold.message), `decode + fold names a line or seq: ${decodeAndFold.message}`);
   for (const [reader, outcome] of Object.entries(readers)) {
     assert.equal(outcome.accepted, firstProblem === undefined, `${reader}: ${JSON.stringify(outcome)}\n${said}`);
-    if (!outcome.accepted) assert.equal(outcome.line, firstProblem?.line, `${reader} names verify's line: ${outcome.message}\n${said}`);
+    // A streaming reader stops at the first line that breaks any rule; verify names a line that does not decode before one that does not fold.
+    if (!outcome.accepted) assert.ok(outcome.line !== undefined && outcome.line <= (firstProblem?.line ?? 0), `${reader} names a line no later than verify's: ${outcome.message}\n${said}`);
   }
   const [listed] = await store.list();
   assert.equal(listed?.status === "corrupt", firstProblem !== undefined, `ls: ${JSON.stringify(listed)}\n${said}`);
