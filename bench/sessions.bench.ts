@@ -71,12 +71,12 @@ const STAT_FLOOR_SCRIPT =
 /**
  * The summary cache's entries as `session ls --json` rows, newest first, with no stat of
  * any journal and none of fisk-ai's code: the floor under a listing that trusts its cache
- * blindly. Reads the cache's format 7 (summary-cache.ts) and refuses any other; the rows
+ * blindly. Reads the cache's format 8 (summary-cache.ts) and refuses any other; the rows
  * it writes are checked as the CLI's are.
  */
 const CACHE_FLOOR_SCRIPT =
   `const fs = require("node:fs"); const cache = JSON.parse(fs.readFileSync(process.argv[1] + "/${SUMMARY_CACHE_NAME}", "utf8")); ` +
-  "if (cache.format !== 7) throw new Error(`summary cache format ${cache.format}: update the bench's cache floor`); " +
+  "if (cache.format !== 8) throw new Error(`summary cache format ${cache.format}: update the bench's cache floor`); " +
   "const rows = cache.entries.map(([id, , , , status, lastSeq, updated, meta, fp]) => ({ id, status, holder: null, " +
   "provider: cache.fingerprints[fp].provider, model: cache.fingerprints[fp].model, created: meta.created, updated, " +
   "last_seq: lastSeq, prompt: meta.prompt, cwd: meta.cwd ?? null, problem: null })); " +

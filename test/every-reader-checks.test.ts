@@ -52,6 +52,38 @@ describe("every reader of a whole session checks the fold's rules", () => {
     }
   });
 
+  it(`session ls --json: each of ${JOURNALS.length} malformed journals is corrupt, its problem naming the line, listed twice (the cache keeps no corrupt one)`, async () => {
+    for (const pass of ["first listing", "second listing"]) {
+      const result = await runCli(["session", "ls", "--json"], { cwd: ROOT, env: ENV });
+      assert.equal(result.code, 0, result.stderr);
+      const rows = new Map((JSON.parse(result.stdout) as { id: string; status: string; problem: string | null }[]).map((row) => [row.id, row]));
+      for (const { name, line } of JOURNALS) {
+        const row = rows.get(name);
+        assert.equal(row?.status, "corrupt", `${pass}: ${name}: ${JSON.stringify(row)}`);
+        assert.match(row?.problem ?? "", new RegExp(`^session ${name}: line ${line}\\b`), `${pass}: ${name}`);
+      }
+    }
+  });
+
+  it("session search: a journal that holds the text and does not fold is refused, exit 8 naming its line, for each malformed journal with a prompt", async () => {
+    // Each journal alone in a store, so the one refused is the one searched; the text is in the meta's prompt.
+    const searched = JOURNALS.filter(({ text }) => text.includes("notes file"));
+    assert.ok(searched.length >= JOURNALS.length - 2, `${searched.length} of ${JOURNALS.length} hold the prompt`);
+    const results = await Promise.all(
+      searched.map(async (journal) => {
+        const root = join(ROOT, `search-${journal.name}`);
+        mkdirSync(join(root, "state"), { recursive: true, mode: 0o700 });
+        writeFileSync(join(root, "state", `${journal.name}.json`), journal.text, { mode: 0o600 });
+        return { journal, result: await runCli(["session", "search", "notes file", "--state-dir", join(root, "state")], { cwd: ROOT, env: ENV }) };
+      }),
+    );
+    for (const { journal, result } of results) {
+      assert.equal(result.code, 8, `search ${journal.name}: exit ${result.code}\n${result.stdout}${result.stderr}`);
+      assert.equal(result.stderr.trimEnd().split("\n").length, 1, `search ${journal.name}: one line: ${result.stderr}`);
+      assert.match(result.stderr, new RegExp(`session ${journal.name}: line ${journal.line}\\b`), `search ${journal.name}: ${result.stderr}`);
+    }
+  });
+
   for (const [reader, argv] of Object.entries(READERS)) {
     it(`${reader}: exit 8, one line naming the line, for each of ${JOURNALS.length} malformed journals`, async () => {
       const results = await Promise.all(JOURNALS.map(async (journal) => ({ journal, result: await runCli(argv(journal.name), { cwd: ROOT, env: ENV }) })));

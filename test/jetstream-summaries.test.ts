@@ -12,6 +12,7 @@ import { createStore, type RunSummary } from "../src/index.js";
 import { encodeRecord } from "../src/journal.js";
 import type { JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
 import { initRunStream } from "../src/runstate/jetstream/run-stream.js";
+import { malformedJournals } from "./helpers/malformed-journals.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -183,6 +184,38 @@ describe("session ls on JetStream", { skip: skipWithout("nats-server") }, () => 
     } finally {
       await Promise.all(journals.map((journal) => journal.close()));
     }
+  });
+
+  it("lists each journal of the malformed corpus as corrupt, naming its line, from the records and from the summary put after", async () => {
+    // A seq the corpus repeats has one slot here: those journals cannot be published as written.
+    const journals = malformedJournals().filter(({ text }) => text.split("\n").slice(0, -1).every((line, index) => !line.startsWith("{\"seq\"") || line.startsWith(`{"seq":${index + 1},`)));
+    for (const { name, text } of journals) {
+      const lines = text.split("\n").slice(0, -1);
+      // The meta last, as an import writes it.
+      for (let seq = lines.length; seq >= 1; seq--) await publishBare(`bad-${name}`, seq, (lines[seq - 1] as string).replace(`"run_id":"${name}"`, `"run_id":"bad-${name}"`));
+    }
+    for (const pass of ["from the records", "from the summaries"]) {
+      const listed = await store.list();
+      for (const { name, line } of journals) {
+        const summary = listed.find((candidate) => candidate.runId === `bad-${name}`);
+        assert.equal(summary?.status, "corrupt", `${pass}: ${name}: ${JSON.stringify(summary)}`);
+        assert.match(summary?.problem ?? "", new RegExp(`line ${line}\\b`), `${pass}: ${name}`);
+      }
+    }
+    for (const { name } of journals) await store.delete(`bad-${name}`).catch(() => undefined);
+  });
+
+  it("lists a run whose writer appended a record that does not fold as corrupt, from the writer's own summary", async () => {
+    const journal = await store.create("unfolding", metaPayload("unfolding"));
+    await journal.append(2, assistantEntry(0, "one"));
+    await journal.append(3, assistantEntry(1, "two"));
+    await journal.close();
+    const { listed, requests } = await listCounted();
+    const summary = listed.find((candidate) => candidate.runId === "unfolding");
+    assert.equal(summary?.status, "corrupt", JSON.stringify(summary));
+    assert.match(summary?.problem ?? "", /^session unfolding: line 3\b/);
+    assertFromSummaries(requests, "the writer's summary");
+    await store.delete("unfolding");
   });
 
   it("forgets a removed run's summary", async () => {

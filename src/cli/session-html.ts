@@ -135,7 +135,7 @@ async function writePage(store: Store, runId: string, out: PacedOutput, prices: 
     const call = pricedCall(record, tally.meta.fingerprint.model, prices, 0);
     if (call?.kind === "agent") chart.add(call.usage.inTokens, call.usage.outTokens, call.cost);
   }
-  if (tally === undefined) throw new RunStateError("ERR_EMPTY", `session ${runId}: the journal holds no records`, { runId });
+  if (tally === undefined) throw new RunStateError("ERR_EMPTY", `session ${runId}: line 1: the journal holds no records`, { runId, line: 1 });
   const summary = await store.summarize(runId);
   const digest = await digestFor(store, summary);
   await out.write(head(runId, tally, summary, chart, ledgerLines(ledgerOf([digest], prices), digest)));

@@ -1,6 +1,7 @@
 // `fisk-ai session search TEXT [--json]`: the sessions whose title, prompt or conversation
 // holds TEXT, newest first, each with the line that holds it cut to the terminal's width.
 import { searchJournal, SearchText, type SearchHit } from "../ledger/journal-search.js";
+import { RunStateError } from "../runstate/errors.js";
 import type { RunSummary, Store } from "../runstate/store.js";
 import { UsageError } from "./cli-errors.js";
 import { cut, nameText, oneLine, widthOf } from "./ledger-text.js";
@@ -32,6 +33,9 @@ export async function searchSessions(store: Store, text: string, options: { json
       // Removed since it was read.
     }
   }
+  // A session the text was found in is read as a session: one that does not fold is refused, naming its line, as every reader does.
+  const broken = found.find(({ summary }) => summary.status === "corrupt");
+  if (broken !== undefined) throw new RunStateError("ERR_CORRUPT", broken.summary.problem ?? `session ${broken.summary.runId} cannot be read`, { runId: broken.summary.runId });
   found.sort((a, b) => (a.summary.updated < b.summary.updated ? 1 : a.summary.updated > b.summary.updated ? -1 : a.summary.runId < b.summary.runId ? -1 : 1));
   if (options.json) {
     out.write(`${JSON.stringify(found.map(({ summary, hit }) => ({ ...summaryJson(summary), seq: hit.seq, field: hit.field, line: hit.line })), null, 2)}\n`);
@@ -45,7 +49,7 @@ export async function searchSessions(store: Store, text: string, options: { json
 
 /** Every run listed, a readJournal each, a few at once: for a store that reads no faster in bulk. */
 async function readEach(store: Store, visit: (runId: string, lines: Buffer) => boolean): Promise<void> {
-  const runIds = (await store.list()).filter((summary) => summary.status !== "corrupt").map((summary) => summary.runId);
+  const runIds = (await store.list()).map((summary) => summary.runId);
   let next = 0;
   const reader = async () => {
     for (let index = next++; index < runIds.length; index = next++) {

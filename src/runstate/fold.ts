@@ -177,7 +177,7 @@ export interface FoldState extends RunState {
  * `seq`) for a record that does not follow from those before it.
  */
 export function fold(records: readonly JournalRecord[]): FoldState {
-  if (records.length === 0) throw new RunStateError("ERR_EMPTY", "the journal holds no records");
+  if (records.length === 0) throw new RunStateError("ERR_EMPTY", "line 1: the journal holds no records", { line: 1 });
   let state: FoldState | undefined;
   for (const record of records) state = foldStep(state, record);
   return state as FoldState;

@@ -3,6 +3,9 @@
 // record at a time as a journal is read or written, so a store keeps it beside the
 // run's summary and advances it by the records appended since: `session ls`, `stats`
 // and `du` then read summaries, never whole journals. Derived only from the records.
+import { isRunStateError } from "./errors.js";
+import { outlineStep, type FoldState } from "./fold.js";
+import { parseRecordLine } from "./journal-codec.js";
 import { ANNOTATION_KINDS, kindOfProtocol, PROTOCOLS, type JournalRecord, type OriginPayload, type TerminalReason } from "./records.js";
 
 /** Tokens of some model calls, in the four tiers the providers report. */
@@ -38,6 +41,26 @@ export interface RunDigest {
   compactions: Record<string, TokenUsage>;
   /** The tokens of the calls in records copied from another run (every kind and model summed), counted there. */
   copied: TokenUsage;
+  /**
+   * The first line that does not decode or breaks a rule of the fold, as `line N: what`:
+   * absent while every record read folds. A run with a problem is listed as corrupt.
+   */
+  problem?: string;
+}
+
+/**
+ * The checking fold a digest's records go through as they are read or written (outlineStep):
+ * its state, and the lines seen so far, which name the line a problem is on. Not kept with
+ * the digest: a digest is advanced by what is appended only by whoever holds this too.
+ */
+export interface DigestFold {
+  state: FoldState | undefined;
+  lines: number;
+}
+
+/** The checking fold of a run with no record read yet. */
+export function emptyDigestFold(): DigestFold {
+  return { state: undefined, lines: 0 };
 }
 
 /** No calls, no tokens. */
@@ -91,12 +114,28 @@ export function callOf(record: JournalRecord, runModel: string): LedgerCall | un
 }
 
 /**
- * Advances `digest` in place by one record of `lineBytes` bytes; `runModel` is the model
- * of the run's meta. Records are taken as decoded, not checked: a record the fold would
- * refuse is for `verify` and `load` to report.
+ * Advances `digest` in place by one record of `lineBytes` bytes, the next line of the run;
+ * `runModel` is the model of the run's meta. The record goes through `fold` too: the first
+ * that does not fold is the digest's problem, and the fold stops there (what it would say
+ * after a broken rule means nothing), while bytes and tokens go on being counted.
  */
-export function digestStep(digest: RunDigest, record: JournalRecord, lineBytes: number, runModel: string): void {
+export function digestStep(digest: RunDigest, fold: DigestFold, record: JournalRecord, lineBytes: number, runModel: string): void {
   digest.bytes += lineBytes;
+  fold.lines += 1;
+  if (digest.problem === undefined) {
+    try {
+      fold.state = outlineStep(fold.state, record);
+    } catch (error) {
+      if (!isRunStateError(error)) throw error;
+      digest.problem = `line ${fold.lines}: ${error.message}`;
+      fold.state = undefined;
+    }
+  }
+  countStep(digest, record, runModel);
+}
+
+/** What a record adds to a digest besides its bytes and the check: status, title, origin, calls. */
+function countStep(digest: RunDigest, record: JournalRecord, runModel: string): void {
   const kind = kindOfProtocol(record.protocol);
   if (kind === undefined) return;
   if (record.protocol === PROTOCOLS.moved) digest.status = "moved";
@@ -118,12 +157,24 @@ export function digestStep(digest: RunDigest, record: JournalRecord, lineBytes: 
 
 /** The digest of a whole run from its records and their lines' bytes (`bytes`, the journal's length). */
 export function digestOf(records: readonly JournalRecord[], bytes: number): RunDigest {
+  return checkedDigestOf(records, bytes).digest;
+}
+
+/** A digest with the checking fold that has read the same records: what a writer advances. */
+export interface CheckedDigest {
+  digest: RunDigest;
+  fold: DigestFold;
+}
+
+/** digestOf, with the checking fold it leaves, for a writer that goes on appending. */
+export function checkedDigestOf(records: readonly JournalRecord[], bytes: number): CheckedDigest {
   const digest = emptyDigest();
+  const fold = emptyDigestFold();
   const first = records[0];
   const model = first?.protocol === PROTOCOLS.meta ? first.meta.fingerprint.model : "";
-  for (const record of records) digestStep(digest, record, 0, model);
+  for (const record of records) digestStep(digest, fold, record, 0, model);
   digest.bytes = bytes;
-  return digest;
+  return { digest, fold };
 }
 
 /** What digestLines read: the first and last complete lines, and where the complete lines end. */
@@ -142,11 +193,11 @@ const NEWLINE = 0x0a;
 
 /**
  * Advances `digest` by the complete lines of journal bytes (from the start of the journal,
- * or from where an earlier call's complete lines ended). `model` is the run's model, when
- * known; reading from the start, the meta line says it. A line that is not JSON adds only
- * its bytes: `verify` is where a journal's faults are reported.
+ * or from where an earlier call's complete lines ended, with the same `fold`). `model` is
+ * the run's model, when known; reading from the start, the meta line says it. A line that
+ * is not a record adds its bytes, and is the digest's problem unless an earlier line was.
  */
-export function digestLines(digest: RunDigest, bytes: Buffer, model: string | undefined): DigestedLines {
+export function digestLines(digest: RunDigest, fold: DigestFold, bytes: Buffer, model: string | undefined): DigestedLines {
   let first: Buffer | undefined;
   let last: Buffer | undefined;
   let start = 0;
@@ -154,13 +205,16 @@ export function digestLines(digest: RunDigest, bytes: Buffer, model: string | un
     const line = bytes.subarray(start, end);
     first ??= line;
     last = line;
-    const record = parsedLine(line);
-    if (record === undefined) {
+    const parsed = parseRecordLine(line);
+    if (!parsed.ok) {
       digest.bytes += line.length + 1;
+      fold.lines += 1;
+      digest.problem ??= `line ${fold.lines} ${parsed.problem}`;
       continue;
     }
-    if (model === undefined && record.protocol === PROTOCOLS.meta) model = record.meta?.fingerprint?.model;
-    digestStep(digest, record, line.length + 1, model ?? "");
+    const record = parsed.record;
+    if (model === undefined && record.protocol === PROTOCOLS.meta) model = record.meta.fingerprint.model;
+    digestStep(digest, fold, record, line.length + 1, model ?? "");
   }
   return { first, last, complete: start, model };
 }
@@ -181,7 +235,7 @@ export function statusOnlyDigest(lastFirst: Iterable<Buffer>): RunDigest {
     if (kind !== undefined && !ANNOTATION_KINDS.includes(kind)) break;
   }
   const digest = emptyDigest();
-  for (const record of tail.reverse()) digestStep(digest, record, 0, "");
+  for (const record of tail.reverse()) countStep(digest, record, "");
   return digest;
 }
 

@@ -27,6 +27,7 @@ export function tallyStep(runId: string, tally: RunTally | undefined, record: Jo
 export async function tallyRecords(runId: string, records: AsyncIterable<JournalRecord>): Promise<RunTally> {
   let tally: RunTally | undefined;
   for await (const record of records) tally = tallyStep(runId, tally, record);
-  if (tally === undefined) throw new RunStateError("ERR_EMPTY", `session ${runId}: the journal holds no records`, { runId });
+  // Named as verify names it: the line where the meta record should be.
+  if (tally === undefined) throw new RunStateError("ERR_EMPTY", `session ${runId}: line 1: the journal holds no records`, { runId, line: 1 });
   return tally;
 }

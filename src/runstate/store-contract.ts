@@ -129,7 +129,10 @@ function foldedRun(runId: string, decoded: DecodedJournal, where: string): Decod
   try {
     return { ...decoded, state: assertHoldsRun(where, runId, fold(decoded.records)) };
   } catch (error) {
-    if (!(error instanceof RunStateError) || error.seq === undefined || error.line !== undefined || error.code !== "ERR_CORRUPT") throw error;
+    if (!(error instanceof RunStateError) || error.line !== undefined) throw error;
+    // A journal that does not start with its meta breaks the rule on line 1, whatever seq is there.
+    if (error.code === "ERR_NO_META") throw new RunStateError(error.code, `line 1: ${error.message}`, { seq: error.seq, line: 1, cause: error });
+    if (error.seq === undefined || error.code !== "ERR_CORRUPT") throw error;
     // Named by its line as verify names it: the last record of that seq (a repeated seq fails at its second).
     const line = decoded.records.findLastIndex((record) => record.seq === error.seq) + 1;
     if (line === 0) throw error;
@@ -202,6 +205,8 @@ export function summarizeEnds(
   updated: Date,
   digest: RunDigest,
 ): RunSummary {
+  // The first line that breaks a rule, as the digest met it, before what the ends say of the same fault.
+  if (digest.problem !== undefined) return foldProblemSummary(runId, updated, digest);
   try {
     if (ends.first === undefined || ends.last === undefined) {
       throw new RunStateError("ERR_EMPTY", `session ${runId} has no complete record`);
@@ -221,10 +226,17 @@ export function summarizeEnds(
 /**
  * A run's summary from its meta, its last record and its digest, as a writer knows them
  * without reading back. The status is the digest's: a title or an origin appended after
- * a terminal record leaves the run as it stopped.
+ * a terminal record leaves the run as it stopped; a digest that met a line that does not
+ * fold makes the run corrupt, naming that line, as `verify` would.
  */
 export function summaryAt(runId: string, meta: MetaPayload, last: JournalRecord, updated: Date, digest: RunDigest): RunSummary {
+  if (digest.problem !== undefined) return foldProblemSummary(runId, updated, digest);
   return { runId, status: digest.status, meta, lastSeq: last.seq, updated: updated.toISOString(), digest };
+}
+
+/** The summary of a run whose digest met a line that does not fold: corrupt, naming that line. */
+function foldProblemSummary(runId: string, updated: Date, digest: RunDigest): RunSummary {
+  return { ...corruptSummary(runId, updated, `session ${runId}: ${digest.problem}`), digest };
 }
 
 /** A journal's summary as `running` while a live writer holds the run; a corrupt one stays corrupt. */

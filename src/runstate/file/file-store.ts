@@ -19,7 +19,7 @@ import {
   withLiveHolder,
 } from "../store-contract.js";
 import { errnoCode, nodeFileSystem, writeFully, type FileSystem } from "./file-system.js";
-import { digestLines, emptyDigest, statusOnlyDigest, type RunDigest } from "../run-digest.js";
+import { digestLines, emptyDigest, emptyDigestFold, statusOnlyDigest, type RunDigest } from "../run-digest.js";
 import { fileJournal } from "./file-journal.js";
 import { journalLines, lineOffset, lineWindows } from "./journal-lines.js";
 import { completeLinesBackward, readJournalEnds } from "./journal-ends.js";
@@ -314,13 +314,12 @@ export class FileStore implements Store {
         const { digest: _status, ...summary } = summarizeEnds(runId, path, ends, updated, statusOnlyDigest(completeLinesBackward(this.#fs.sync, fd, stat.size, 0)));
         return summary;
       }
-      const prior = cache?.prior(runId, stat);
-      const digest = prior?.digest ?? emptyDigest();
-      const scanned = this.#digestFrom(fd, prior?.scanned ?? 0, stat.size, digest, prior?.model);
+      const digest = emptyDigest();
+      this.#digestFrom(fd, stat.size, digest);
       // What the file holds, a torn tail included: what removing it frees.
       digest.bytes = stat.size;
       const summary = summarizeEnds(runId, path, readJournalEnds(this.#fs.sync, fd, stat.size), updated, digest);
-      cache?.set(runId, stat, summary, scanned);
+      cache?.set(runId, stat, summary);
       return summary;
     } catch (error) {
       return corruptSummary(runId, updated, error);
@@ -329,20 +328,12 @@ export class FileStore implements Store {
     }
   }
 
-  /**
-   * Advances `digest` by the complete lines of the journal from `from` (where an earlier
-   * read's complete lines ended) to `size`, read a chunk at a time; returns where the
-   * complete lines end now.
-   */
-  #digestFrom(fd: number, from: number, size: number, digest: RunDigest, model: string | undefined): number {
-    let scanned = from;
-    const scratch = { buffer: Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, size - from))) };
-    for (const window of lineWindows(this.#fs.sync, fd, from, size, scratch)) {
-      const read = digestLines(digest, window, model);
-      model = read.model;
-      scanned += read.complete;
-    }
-    return scanned;
+  /** Advances `digest` by every complete line of the journal, `size` bytes, read a chunk at a time, with the fold's rules checked. */
+  #digestFrom(fd: number, size: number, digest: RunDigest): void {
+    const fold = emptyDigestFold();
+    let model: string | undefined;
+    const scratch = { buffer: Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, size))) };
+    for (const window of lineWindows(this.#fs.sync, fd, 0, size, scratch)) model = digestLines(digest, fold, window, model).model;
   }
 
   /** A new run's journal, written whole, with its lock held. */

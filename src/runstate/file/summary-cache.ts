@@ -14,11 +14,15 @@ import { errnoCode, readFullySync, writeFully, type FileStat, type FileSystem } 
 /** Not a run id (the dot), and not `.json` or `.lock`: nothing else in the directory takes it for a run. */
 export const SUMMARY_CACHE_NAME = ".summaries";
 /** Changed whenever what an entry holds changes, so an older cache is simply not read. */
-const FORMAT = 7;
+const FORMAT = 8;
 const FILE_MODE = 0o600;
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
-/** What identifies the bytes a summary was read from: a journal only grows, and a new one is a new inode. */
+/**
+ * What identifies the bytes a summary was read from. Any change is a new read of the whole
+ * journal: a journal mostly grows, but a power cut can take back bytes a listing saw before
+ * they were synced, and the fold that checks a run's records needs every one from the first.
+ */
 type JournalKey = Pick<FileStat, "size" | "mtimeMs" | "ino">;
 /**
  * One entry on disk: the journal's key, then its summary without a holder, its meta apart
@@ -37,8 +41,6 @@ type Entry = [
   /** Without its run id, the entry's first field, as the fingerprint is the table's. */
   meta: Omit<MetaPayload, "fingerprint" | "run_id">,
   fingerprint: number,
-  /** The journal's bytes through its last complete line when it was read: where a read of what was appended since starts. */
-  scanned: number,
   digest: StoredDigest,
 ];
 /**
@@ -62,7 +64,7 @@ export class SummaryCache {
   readonly #read: Map<string, Entry>;
   readonly #fingerprints: readonly Fingerprint[];
   /** The summaries this listing used, each with the key of the bytes it was read from. */
-  readonly #kept: { summary: RunSummary; key: JournalKey; scanned: number }[] = [];
+  readonly #kept: { summary: RunSummary; key: JournalKey }[] = [];
   readonly #deadRead: Map<string, DeadLock>;
   readonly #deadKept: DeadLock[] = [];
   #changed = false;
@@ -108,29 +110,16 @@ export class SummaryCache {
     const meta = entry[7] as MetaPayload;
     meta.run_id = runId;
     meta.fingerprint = fingerprint;
-    const summary: RunSummary = { runId, status: entry[4], meta, lastSeq: entry[5], updated: entry[6], digest: digestOf(entry[10], entry[4]) };
-    this.#kept.push({ summary, key: { size: entry[1], mtimeMs: entry[2], ino: entry[3] }, scanned: entry[9] });
+    const summary: RunSummary = { runId, status: entry[4], meta, lastSeq: entry[5], updated: entry[6], digest: digestOf(entry[9], entry[4]) };
+    this.#kept.push({ summary, key: { size: entry[1], mtimeMs: entry[2], ino: entry[3] } });
     return summary;
   }
 
-  /**
-   * What the cache read of `runId`'s journal when it was shorter: its digest (a copy) and
-   * where its complete lines ended, so that only what was appended since is read. Only
-   * for the same file (a journal only grows; an import or a rewrite is a new inode).
-   */
-  prior(runId: string, key: JournalKey): { digest: RunDigest; scanned: number; model: string } | undefined {
-    const entry = this.#read.get(runId);
-    const fingerprint = entry === undefined ? undefined : this.#fingerprints[entry[8]];
-    if (entry === undefined || fingerprint === undefined || entry[3] !== key.ino || entry[9] > key.size) return undefined;
-    // Decoded afresh: the caller advances it in place.
-    return { digest: digestOf(entry[10], entry[4]), scanned: entry[9], model: fingerprint.model };
-  }
-
-  /** A summary just read from the journal with that key, whose complete lines end at `scanned`. A corrupt one is not kept: the problem may pass. */
-  set(runId: string, key: JournalKey, summary: RunSummary, scanned: number): void {
+  /** A summary just read from the journal with that key. A corrupt one is not kept: the problem may pass. */
+  set(runId: string, key: JournalKey, summary: RunSummary): void {
     this.#changed = true;
     if (summary.status !== "corrupt" && summary.meta !== undefined && summary.digest !== undefined && summary.runId === runId) {
-      this.#kept.push({ summary, key: { size: key.size, mtimeMs: key.mtimeMs, ino: key.ino }, scanned });
+      this.#kept.push({ summary, key: { size: key.size, mtimeMs: key.mtimeMs, ino: key.ino } });
     }
   }
 
@@ -172,12 +161,12 @@ export class SummaryCache {
   #file(): CacheFile {
     const fingerprints: Fingerprint[] = [];
     const indexOf = new Map<string, number>();
-    const entries = this.#kept.map(({ summary, key, scanned }): Entry => {
+    const entries = this.#kept.map(({ summary, key }): Entry => {
       const { fingerprint, run_id: _runId, ...meta } = summary.meta as MetaPayload;
       const text = JSON.stringify(fingerprint);
       let index = indexOf.get(text);
       if (index === undefined) indexOf.set(text, (index = fingerprints.push(fingerprint) - 1));
-      return [summary.runId, key.size, key.mtimeMs, key.ino, summary.status, summary.lastSeq, summary.updated, meta, index, scanned, storedDigest(summary.digest as RunDigest)];
+      return [summary.runId, key.size, key.mtimeMs, key.ino, summary.status, summary.lastSeq, summary.updated, meta, index, storedDigest(summary.digest as RunDigest)];
     });
     return { format: FORMAT, fingerprints, entries, deadLocks: this.#deadKept };
   }
@@ -225,7 +214,7 @@ function cacheFileOf(value: unknown): CacheFile | undefined {
 function isEntry(value: unknown): value is Entry {
   return (
     Array.isArray(value) &&
-    value.length === 11 &&
+    value.length === 10 &&
     typeof value[0] === "string" &&
     typeof value[1] === "number" &&
     typeof value[2] === "number" &&
@@ -236,8 +225,7 @@ function isEntry(value: unknown): value is Entry {
     typeof value[7] === "object" &&
     value[7] !== null &&
     typeof value[8] === "number" &&
-    typeof value[9] === "number" &&
-    isStoredDigest(value[10])
+    isStoredDigest(value[9])
   );
 }
 

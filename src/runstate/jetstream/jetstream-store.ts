@@ -31,7 +31,7 @@ import { JetStreamWriter } from "./journal-writer.js";
 import { leaseBucket, Leases } from "./leases.js";
 import { checkStream } from "./run-stream.js";
 import { RunSummaries, type KeptSummary } from "./run-summaries.js";
-import { digestLines, digestOf, digestStep, emptyDigest } from "../run-digest.js";
+import { checkedDigestOf, digestLines, emptyDigest, emptyDigestFold } from "../run-digest.js";
 
 const META_TOKEN = "_meta";
 /** Runs summarised at once by list: enough to hide round trips, few enough not to flood the server. */
@@ -104,9 +104,8 @@ export class JetStreamStore implements Store {
     if (await this.#hasMeta(runId)) throw existsError(runId);
     const lease = await this.#leases.take(runId);
     try {
-      const digest = emptyDigest();
-      digestStep(digest, record, Buffer.byteLength(line), meta.fingerprint.model);
-      const writer = new JetStreamWriter(this, runId, lease, meta, this.#summaries, digest);
+      const writer = new JetStreamWriter(this, runId, lease, meta, this.#summaries, checkedDigestOf([], 0));
+      writer.digest(record, line);
       await writer.publish(record, line);
       return writer.journal([record]);
     } catch (error) {
@@ -130,7 +129,7 @@ export class JetStreamStore implements Store {
     try {
       const bytes = await this.readJournal(runId);
       const { records, state } = decodeRun(runId, bytes, this.#where(runId));
-      const journal = new JetStreamWriter(this, runId, lease, state.meta, this.#summaries, digestOf(records, bytes.length)).journal(records);
+      const journal = new JetStreamWriter(this, runId, lease, state.meta, this.#summaries, checkedDigestOf(records, bytes.length)).journal(records);
       return { journal, lost: lease.lostSignal };
     } catch (error) {
       await lease.release();
@@ -290,7 +289,7 @@ export class JetStreamStore implements Store {
     const records = checkImport(runId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     if (await this.#hasMeta(runId)) throw existsError(runId);
     const lease = await this.#leases.take(runId);
-    const writer = new JetStreamWriter(this, runId, lease, (records[0] as MetaRecord).meta, this.#summaries, digestOf(records, bytes.byteLength));
+    const writer = new JetStreamWriter(this, runId, lease, (records[0] as MetaRecord).meta, this.#summaries, checkedDigestOf(records, bytes.byteLength));
     try {
       // Leftovers of an import that died before its meta: the run never existed.
       await this.#purge(runId);
@@ -444,7 +443,7 @@ export class JetStreamStore implements Store {
         this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(runId, lastSeq) }),
       ]);
       const digest = emptyDigest();
-      const ends = digestLines(digest, bytes, undefined);
+      const ends = digestLines(digest, emptyDigestFold(), bytes, undefined);
       summary = summarizeEnds(runId, this.#where(runId), ends, last?.time ?? new Date(0), digest);
     } catch (error) {
       return corruptSummary(runId, new Date(0), error);

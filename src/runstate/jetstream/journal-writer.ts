@@ -4,7 +4,7 @@
 import { RunStateError } from "../errors.js";
 import { JournalCore, type JournalWriter, type LinedRecord } from "../journal-core.js";
 import type { JournalRecord, MetaPayload } from "../records.js";
-import { digestStep, type RunDigest } from "../run-digest.js";
+import { digestStep, type CheckedDigest } from "../run-digest.js";
 import type { Journal } from "../store.js";
 import { existsError, lockedError, summaryAt } from "../store-contract.js";
 import { slotTaken } from "./connection.js";
@@ -26,13 +26,13 @@ export class JetStreamWriter implements JournalWriter {
   readonly #lease: HeldLease;
   readonly #meta: MetaPayload;
   readonly #summaries: SummaryPuts;
-  readonly #digest: RunDigest;
+  readonly #digest: CheckedDigest;
 
   /**
    * `summaries` is where the run's summary is kept for listings, when the store keeps them;
-   * `digest` is the digest of the run's records so far, which this writer advances.
+   * `digest` is the digest of the run's records so far, with its checking fold, which this writer advances.
    */
-  constructor(store: RunSlots, runId: string, lease: HeldLease, meta: MetaPayload, summaries: RunSummaries | undefined, digest: RunDigest) {
+  constructor(store: RunSlots, runId: string, lease: HeldLease, meta: MetaPayload, summaries: RunSummaries | undefined, digest: CheckedDigest) {
     this.#store = store;
     this.#runId = runId;
     this.#lease = lease;
@@ -60,15 +60,20 @@ export class JetStreamWriter implements JournalWriter {
   async write(batch: readonly LinedRecord[]): Promise<void> {
     for (const { record, line } of batch) {
       await this.publish(record, line);
-      digestStep(this.#digest, record, Buffer.byteLength(line), this.#meta.fingerprint.model);
+      this.digest(record, line);
     }
     const last = batch.at(-1);
     if (last !== undefined) this.summarizeAt(last.record);
   }
 
+  /** Advances the run's digest by a record written as `line`. */
+  digest(record: JournalRecord, line: string): void {
+    digestStep(this.#digest.digest, this.#digest.fold, record, Buffer.byteLength(line), this.#meta.fingerprint.model);
+  }
+
   /** Puts the run's summary as of `last`, its last record (written by this writer). */
   summarizeAt(last: JournalRecord): void {
-    this.#summaries.put({ count: last.seq, summary: summaryAt(this.#runId, this.#meta, last, new Date(), { ...this.#digest }) });
+    this.#summaries.put({ count: last.seq, summary: summaryAt(this.#runId, this.#meta, last, new Date(), { ...this.#digest.digest }) });
   }
 
   /** Lets go of the run once its latest summary is put. */

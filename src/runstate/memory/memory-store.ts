@@ -7,7 +7,7 @@ import type { RunState } from "../fold.js";
 import { encodeRecordIn } from "../journal-codec.js";
 import { JournalCore, type JournalWriter } from "../journal-core.js";
 import { thisProcess } from "../run-holder.js";
-import { digestLines, emptyDigest } from "../run-digest.js";
+import { digestLines, emptyDigest, emptyDigestFold } from "../run-digest.js";
 import type { JournalRecord, MetaPayload } from "../records.js";
 import type { Journal, RunSummary, Store } from "../store.js";
 import {
@@ -127,7 +127,7 @@ export class MemoryStore implements Store {
   #summarize(runId: string): RunSummary {
     const run = this.#run(runId);
     const digest = emptyDigest();
-    const { first, last } = digestLines(digest, Buffer.from(run.lines.join("")), undefined);
+    const { first, last } = digestLines(digest, emptyDigestFold(), Buffer.from(run.lines.join("")), undefined);
     return withLiveHolder(summarizeEnds(runId, memoryWhere(runId), { first, last }, run.updated, digest), run.holder);
   }
 }
