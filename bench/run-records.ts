@@ -29,7 +29,7 @@ const FILES = [
   "cmd/fisk-ai/main.go",
   "package.json",
   "README.md",
-  "src/runstate/fold.ts",
+  "src/runstate/views/fold.ts",
 ];
 const COMMANDS = ["go test ./internal/...", "npm test", "git status --short", "ls -la src", "grep -rn TODO src"];
 const IDENTIFIERS = ["config", "session", "record", "handler", "result", "options", "journal", "state", "error", "next"];

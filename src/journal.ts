@@ -67,9 +67,9 @@ export {
   type ImageBlock,
   type ServerToolUseBlock,
   type OtherBlock,
-} from "./runstate/records.js";
-export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch, type ApprovalState, type DecisionState, type CompactionState } from "./runstate/fold.js";
-export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
-export { digestOf, callOf, type RunDigest, type TokenUsage, type LedgerCall } from "./runstate/run-digest.js";
-export * as storeContract from "./runstate/store-contract.js";
-export { encodeRecord, encodeRecordIn, decodeRecordLine, decodeJournal, JournalDecoder, type DecodedJournal } from "./runstate/journal-codec.js";
+} from "./runstate/records/records.js";
+export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch, type ApprovalState, type DecisionState, type CompactionState } from "./runstate/views/fold.js";
+export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/records/run-id.js";
+export { digestOf, callOf, type RunDigest, type TokenUsage, type LedgerCall } from "./runstate/views/run-digest.js";
+export * as storeContract from "./runstate/store/store-contract.js";
+export { encodeRecord, encodeRecordIn, decodeRecordLine, decodeJournal, JournalDecoder, type DecodedJournal } from "./runstate/records/journal-codec.js";

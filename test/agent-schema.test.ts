@@ -7,7 +7,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
 import { AGENT_SCHEMA_FILE, agentConfigJsonSchema } from "../src/config/agent-json-schema.js";
 import { loadAgentConfig } from "../src/config/agent-config.js";
-import { serializeSchema } from "../src/runstate/json-schemas.js";
+import { serializeSchema } from "../src/runstate/records/json-schemas.js";
 
 const REPO = new URL("../../", import.meta.url);
 const SHIPPED = new URL(`schemas/${AGENT_SCHEMA_FILE}`, REPO);

@@ -5,7 +5,7 @@ import { describe, it, type TestContext } from "node:test";
 import Anthropic, { BadRequestError } from "@anthropic-ai/sdk";
 import { AnthropicProvider } from "../src/llm/anthropic-provider.js";
 import { ModelCallError, type ModelRequest, type ModelTurn, type ToolSpec } from "../src/llm/model-provider.js";
-import { checkRecord, PROTOCOLS, type Message } from "../src/runstate/records.js";
+import { checkRecord, PROTOCOLS, type Message } from "../src/runstate/records/records.js";
 import {
   type AnthropicReply,
   type AnthropicTurn,

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { reportFailure } from "../src/cli/cli-errors.js";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { RunStateError } from "../src/runstate/errors.js";
-import { decodeRun, lockedError, notFoundError } from "../src/runstate/store-contract.js";
+import { decodeRun, lockedError, notFoundError } from "../src/runstate/store/store-contract.js";
 
 /** What reading a stored journal whose first line is not JSON rejects with. */
 function corruptError(runId: string): RunStateError {

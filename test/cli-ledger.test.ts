@@ -10,7 +10,7 @@ import { after, before, describe, it } from "node:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { createStore, FileStore, type Store } from "../src/index.js";
-import { initRunStream } from "../src/runstate/jetstream/run-stream.js";
+import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
 import { runCli, type CliResult } from "./helpers/cli-harness.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";

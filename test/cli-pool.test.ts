@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { JournalRecord } from "../src/runstate/records.js";
+import type { JournalRecord } from "../src/runstate/records/records.js";
 import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
 import type { FakeServer } from "./helpers/fake-anthropic-server.js";
 import { FOLLOW_UP, followUpAnswer, refusedCalls, startPoolModel } from "./helpers/pool-model.js";

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { fileStoreWithSeams } from "../src/runstate/file/file-store.js";
+import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
 import { countingFileSystem } from "./helpers/counting-file-system.js";
 import { metaPayload } from "./helpers/record-builders.js";
 

@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { isRunStateError } from "../src/index.js";
-import { fold } from "../src/runstate/fold.js";
-import { decodeJournal } from "../src/runstate/journal-codec.js";
-import { verifyJournal } from "../src/runstate/journal-verify.js";
-import { tallyRecords } from "../src/runstate/run-tally.js";
+import { fold } from "../src/runstate/views/fold.js";
+import { decodeJournal } from "../src/runstate/records/journal-codec.js";
+import { verifyJournal } from "../src/runstate/views/journal-verify.js";
+import { tallyRecords } from "../src/runstate/views/run-tally.js";
 import { runCli } from "./helpers/cli-harness.js";
 import { malformedJournals } from "./helpers/malformed-journals.js";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
 import { runQueueConformance } from "../src/conformance/index.js";
-import { FileStore } from "../src/runstate/file/file-store.js";
+import { FileStore } from "../src/runstate/backends/file/file-store.js";
 import { FileQueue, fileQueueDir } from "../src/queue/file-queue.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-queue-"));

@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { computeFingerprint, fingerprintStyle, goSystemJson, goToolsJson } from "../src/agent/fingerprint.js";
-import { FileStore } from "../src/runstate/file/file-store.js";
-import { decodeRecordLine, encodeRecordIn } from "../src/runstate/journal-codec.js";
-import type { MetaRecord } from "../src/runstate/records.js";
+import { FileStore } from "../src/runstate/backends/file/file-store.js";
+import { decodeRecordLine, encodeRecordIn } from "../src/runstate/records/journal-codec.js";
+import type { MetaRecord } from "../src/runstate/records/records.js";
 import { runCli } from "./helpers/cli-harness.js";
 import { latestBlocks, startFakeAnthropic, type SentMessage } from "./helpers/fake-anthropic-server.js";
 

@@ -3,9 +3,9 @@
 import { after } from "node:test";
 import { runQueueConformance } from "../src/conformance/index.js";
 import { JetStreamQueue } from "../src/queue/jetstream-queue.js";
-import { createStore } from "../src/runstate/create-store.js";
-import type { JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
-import { initRunStream } from "../src/runstate/jetstream/run-stream.js";
+import { createStore } from "../src/runstate/backends/create-store.js";
+import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
+import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 
 const LEASE_TTL_MS = 1500;

@@ -8,8 +8,8 @@ import { runStoreConformance } from "../src/conformance/index.js";
 import { assistantEntry, metaPayload, terminalEntry } from "../src/conformance/record-builders.js";
 import { createStore, isRunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";
 import { encodeRecord } from "../src/journal.js";
-import { connectJetStreamStore, type JetStreamStore } from "../src/runstate/jetstream/jetstream-store.js";
-import { initRunStream, runStreamConfig } from "../src/runstate/jetstream/run-stream.js";
+import { connectJetStreamStore, type JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
+import { initRunStream, runStreamConfig } from "../src/runstate/backends/jetstream/run-stream.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 

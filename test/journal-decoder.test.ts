@@ -2,7 +2,7 @@
 // a line, inside a UTF-8 character, at a newline), it gives what decoding the whole gives.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { decodeJournal, encodeRecord, JournalDecoder } from "../src/runstate/journal-codec.js";
+import { decodeJournal, encodeRecord, JournalDecoder } from "../src/runstate/records/journal-codec.js";
 import { isRunStateError } from "../src/index.js";
 import { completedRun, toolResultEntry } from "./helpers/record-builders.js";
 

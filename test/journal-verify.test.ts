@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { encodeRecord } from "../src/journal.js";
-import { MAX_RECORD_DEPTH } from "../src/runstate/journal-codec.js";
-import { verifyJournal } from "../src/runstate/journal-verify.js";
+import { MAX_RECORD_DEPTH } from "../src/runstate/records/journal-codec.js";
+import { verifyJournal } from "../src/runstate/views/journal-verify.js";
 import { completedRun, metaRecord } from "./helpers/record-builders.js";
 
 const lines = () => completedRun("v").map(encodeRecord);

@@ -6,7 +6,7 @@ import OpenAI, { BadRequestError } from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { ModelCallError, type ModelRequest, type ToolSpec } from "../src/llm/model-provider.js";
 import { OpenAIProvider, type OpenAIProviderOptions } from "../src/llm/openai-provider.js";
-import { checkRecord, PROTOCOLS, type Message } from "../src/runstate/records.js";
+import { checkRecord, PROTOCOLS, type Message } from "../src/runstate/records/records.js";
 import { type FakeServer, type OpenAIReply, type OpenAITurn, scriptedReplies, startFakeOpenAI } from "./helpers/fake-openai-server.js";
 import type { Responder } from "./helpers/http-json.js";
 

@@ -8,8 +8,8 @@ import { describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { type JournalRecord } from "../src/index.js";
 import { checkRecord, PROTOCOLS } from "../src/journal.js";
-import { parseRecordLine } from "../src/runstate/journal-codec.js";
-import { recordJsonSchemas, serializeSchema } from "../src/runstate/json-schemas.js";
+import { parseRecordLine } from "../src/runstate/records/journal-codec.js";
+import { recordJsonSchemas, serializeSchema } from "../src/runstate/records/json-schemas.js";
 import {
   approvalRequestEntry,
   assistantEntry,

@@ -7,7 +7,7 @@ import { ModelCallError, type ModelRequest } from "../src/llm/model-provider.js"
 import { ScriptProvider } from "../src/llm/script-provider.js";
 import type { Message } from "../src/index.js";
 import { summarizingMessages } from "../src/agent/compaction.js";
-import { summaryText } from "../src/runstate/model-view.js";
+import { summaryText } from "../src/runstate/views/model-view.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-script-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
 import { FileStore } from "../src/index.js";
-import { SUMMARY_CACHE_NAME } from "../src/runstate/file/summary-cache.js";
+import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";
 import { CLI } from "./helpers/cli-harness.js";
 import { metaPayload } from "./helpers/record-builders.js";
 
@@ -44,7 +44,7 @@ const HELP_MODULES = ["agent/agent-errors.js", "cli/cli-errors.js", "cli/cli-pro
 const NAMED_MODULES: Record<string, string[]> = {
   run: ["cli/commands/run.js"],
   session: ["cli/commands/session.js"],
-  "session show": ["cli/commands/session.js", "cli/commands/session/show.js", "cli/session-command.js", "cli/session-store.js", "runstate/create-store.js"],
+  "session show": ["cli/commands/session.js", "cli/commands/session/show.js", "cli/session-command.js", "cli/session-store.js", "runstate/backends/create-store.js"],
   memory: ["cli/commands/memory.js"],
 };
 

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fold, type JournalRecord } from "../src/index.js";
 import { kindOfProtocol, RECORD_KIND_SINCE } from "../src/journal.js";
-import { decodeJournal } from "../src/runstate/journal-codec.js";
+import { decodeJournal } from "../src/runstate/records/journal-codec.js";
 
 const FIXTURES = new URL("../../test/fixtures/v4/runs/", import.meta.url);
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { MemoryStore, type JournalRecord, type Store } from "../src/index.js";
 import { encodeRecord } from "../src/journal.js";
-import { fileStoreWithSeams } from "../src/runstate/file/file-store.js";
+import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
 import { TranscriptPager } from "../src/cli/viewer/transcript-pager.js";
 import { countingFileSystem } from "./helpers/counting-file-system.js";
 import { assistantEntry, journalOf, terminalEntry, titleEntry, toolResultEntry } from "./helpers/record-builders.js";

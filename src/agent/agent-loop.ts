@@ -4,10 +4,10 @@
 // so a crash repeats at most the one tool whose result never reached the journal.
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig } from "../llm/model-provider.js";
-import type { Counters, RunState } from "../runstate/fold.js";
-import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type Message, type MetaPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
-import { newRunId } from "../runstate/run-id.js";
-import type { Store } from "../runstate/store.js";
+import type { Counters, RunState } from "../runstate/views/fold.js";
+import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type Message, type MetaPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records/records.js";
+import { newRunId } from "../runstate/records/run-id.js";
+import type { Store } from "../runstate/store/store.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
 import { RunCompaction, type CompactionSettings } from "./compaction.js";

@@ -5,8 +5,8 @@
 // of the batch is journaled as an approval_request, the others finish, and the run stops
 // awaiting approval until `approve`, `deny` or `answer` journal a decision. A run that is
 // not checkpointed cannot wait, so there such a call is denied.
-import type { PendingBatch } from "../runstate/fold.js";
-import { PROTOCOLS, type ApprovalDecisionPayload, type ApprovalKind, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
+import type { PendingBatch } from "../runstate/views/fold.js";
+import { PROTOCOLS, type ApprovalDecisionPayload, type ApprovalKind, type ToolResultBlock, type ToolUseBlock } from "../runstate/records/records.js";
 import { questionOf } from "../tools/ask-user.js";
 import { toolResultBlock } from "../tools/tool.js";
 import type { ConfirmToolCall, ToolSet } from "../tools/tool-set.js";

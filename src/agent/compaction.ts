@@ -5,9 +5,9 @@
 // leaves no record and the next run compacts again.
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import { ModelCallError, SUMMARY_REQUEST, type ModelProvider, type ModelUsage, type ToolSpec } from "../llm/model-provider.js";
-import type { CompactionState, RunState } from "../runstate/fold.js";
-import { resultText, summaryText, trimmedResultText } from "../runstate/model-view.js";
-import { isOtherBlock, PROTOCOLS, type CompactionPayload, type CompactionTrigger, type Message, type TrimmedResult } from "../runstate/records.js";
+import type { CompactionState, RunState } from "../runstate/views/fold.js";
+import { resultText, summaryText, trimmedResultText } from "../runstate/views/model-view.js";
+import { isOtherBlock, PROTOCOLS, type CompactionPayload, type CompactionTrigger, type Message, type TrimmedResult } from "../runstate/records/records.js";
 import { CompactionError, ConfigError } from "./agent-errors.js";
 import type { AgentEvents } from "./events.js";
 import type { RunRecorder } from "./run-recorder.js";

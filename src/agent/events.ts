@@ -1,7 +1,7 @@
 // What the loop reports while it runs. The loop never prints: the CLI renders these
 // (narration and traces to stderr), a library user may render them any way it likes.
 import type { ModelCallError } from "../llm/model-provider.js";
-import type { Counters } from "../runstate/fold.js";
+import type { Counters } from "../runstate/views/fold.js";
 import type {
   ApprovalDecisionPayload,
   ApprovalRequestPayload,
@@ -13,7 +13,7 @@ import type {
   ToolResultBlock,
   ToolResultPayload,
   ToolUseBlock,
-} from "../runstate/records.js";
+} from "../runstate/records/records.js";
 import type { CompactionError } from "./agent-errors.js";
 import type { WaitingCall } from "./waiting-calls.js";
 

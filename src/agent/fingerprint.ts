@@ -3,8 +3,8 @@
 // the memory index or the resume reminder touch the system prompt.
 import { createHash } from "node:crypto";
 import type { ProviderName, ThinkingConfig, ToolSpec } from "../llm/model-provider.js";
-import { goEscaped } from "../runstate/record-v3.js";
-import type { Fingerprint, MetaPayload } from "../runstate/records.js";
+import { goEscaped } from "../runstate/records/record-v3.js";
+import type { Fingerprint, MetaPayload } from "../runstate/records/records.js";
 
 export interface FingerprintInput {
   provider: ProviderName;

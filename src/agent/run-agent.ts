@@ -2,7 +2,7 @@
 // It is the loop with defaults filled in, so a program needs to know no more than the
 // model, the prompt and its tools, and the outcome says how the run ended.
 import type { ModelProvider, ThinkingConfig } from "../llm/model-provider.js";
-import type { Store } from "../runstate/store.js";
+import type { Store } from "../runstate/store/store.js";
 import type { Tool } from "../tools/tool.js";
 import { ToolSet, type ConfirmToolCall } from "../tools/tool-set.js";
 import { ConfigError } from "./agent-errors.js";
@@ -14,7 +14,7 @@ import type { AskUser } from "./approvals.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import type { NoteStore } from "../memory/note-store.js";
-import type { ToolUseBlock } from "../runstate/records.js";
+import type { ToolUseBlock } from "../runstate/records/records.js";
 
 /** What runAgent runs: the model, the prompt (or the session to resume) and the tools; the rest has defaults. */
 export interface RunAgentOptions {

@@ -3,11 +3,11 @@
 // is always the fold of what was recorded, so the loop cannot drift from its journal.
 // The state is advanced by each entry as it is recorded (one fold step, not a refold of
 // the run), and the records themselves are not kept: the state is all the loop reads.
-import { fold, foldStep, type FoldState, type RunState } from "../runstate/fold.js";
-import { heldIn } from "../runstate/journal-codec.js";
-import { PROTOCOLS, type JournalRecord, type MetaPayload, type RecordEntry } from "../runstate/records.js";
+import { fold, foldStep, type FoldState, type RunState } from "../runstate/views/fold.js";
+import { heldIn } from "../runstate/records/journal-codec.js";
+import { PROTOCOLS, type JournalRecord, type MetaPayload, type RecordEntry } from "../runstate/records/records.js";
 
-import type { Journal, Store } from "../runstate/store.js";
+import type { Journal, Store } from "../runstate/store/store.js";
 import { movedError } from "../runstate/errors.js";
 
 export class RunRecorder {

@@ -1,9 +1,9 @@
 // The calls a run waits on: those its journal parked for a person's decision and that no
 // decision has reached yet. Read from the fold only, so the loop, the commands that decide
 // and the listing of a whole store all see the same calls.
-import type { RunState } from "../runstate/fold.js";
-import type { ApprovalKind } from "../runstate/records.js";
-import type { Store } from "../runstate/store.js";
+import type { RunState } from "../runstate/views/fold.js";
+import type { ApprovalKind } from "../runstate/records/records.js";
+import type { Store } from "../runstate/store/store.js";
 
 /** A tool call parked for a decision: an approval (a `confirm` tool) or a question (`ask_user`). */
 export interface WaitingCall {

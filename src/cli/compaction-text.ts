@@ -1,5 +1,5 @@
 // One line for a compaction, the same in a run's narration and in `session show`.
-import type { CompactionPayload } from "../runstate/records.js";
+import type { CompactionPayload } from "../runstate/records/records.js";
 
 export function compactionLine(seq: number, compaction: CompactionPayload): string {
   const { from_seq: from, through_seq: through, trigger, tokens_before: before, tokens_after: after, trimmed } = compaction;

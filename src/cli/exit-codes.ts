@@ -1,6 +1,6 @@
 // One exit code per outcome, so scripts can tell them apart. Listed in --help and the README.
 import type { RunStateErrorCode } from "../runstate/errors.js";
-import type { TerminalReason } from "../runstate/records.js";
+import type { TerminalReason } from "../runstate/records/records.js";
 
 export const EXIT = {
   completed: 0,

@@ -1,6 +1,6 @@
 // How the ledger, disk use and sessions read on a terminal: dollars, bytes, and one line
 // a session, shared by stats, du, prune and search.
-import type { RunSummary } from "../runstate/store.js";
+import type { RunSummary } from "../runstate/store/store.js";
 
 /** US dollars to four places below a dollar (a call costs fractions of a cent), else two. */
 export function dollarsText(cost: number): string {

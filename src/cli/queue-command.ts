@@ -1,7 +1,7 @@
 // `fisk-ai queue ls|rm`: the runs waiting for the pool, and who drives those running.
 import { queueFor } from "../queue/create-queue.js";
 import type { QueuedRun } from "../queue/run-queue.js";
-import type { RunSummary } from "../runstate/store.js";
+import type { RunSummary } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 import type { CommandIO } from "./run-command.js";
 import { openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";

@@ -6,7 +6,7 @@ import { compactionLine } from "./compaction-text.js";
 import { counted } from "./counted.js";
 import type { ContentBlockLike } from "./render-blocks.js";
 import { describeOtherBlock, describeToolResult, describeToolUse } from "./render-blocks.js";
-import { isOtherBlock, type Message, type ToolUseBlock } from "../runstate/records.js";
+import { isOtherBlock, type Message, type ToolUseBlock } from "../runstate/records/records.js";
 import { questionOf } from "../tools/ask-user.js";
 
 export interface Style {

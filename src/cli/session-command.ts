@@ -9,7 +9,7 @@ import { UsageError } from "./cli-errors.js";
 import type { CommandIO } from "./run-command.js";
 import type { CrashPolicyOf } from "./session-show.js";
 import type { ResumeWhere } from "./resume-hint.js";
-import type { Store } from "../runstate/store.js";
+import type { Store } from "../runstate/store/store.js";
 import { configPathFrom, openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";
 
 /** The options the session commands declare in program.ts, as commander names them. */

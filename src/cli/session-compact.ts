@@ -2,10 +2,10 @@
 // undo of its latest compaction. The session is taken as a resume takes it (its lock), with
 // the configuration a resume would use: --config, else the one the session recorded.
 import { existsSync } from "node:fs";
-import { compactSession, undoCompaction } from "../agent/compact-session.js";
+import { compactSession, undoCompaction } from "../session/compact-session.js";
 import { loadAgentConfig } from "../config/agent-config.js";
 import { runOptionsFromConfig } from "../config/run-options.js";
-import type { Store } from "../runstate/store.js";
+import type { Store } from "../runstate/store/store.js";
 import { compactionLine } from "./compaction-text.js";
 import { configPathFrom } from "./session-store.js";
 

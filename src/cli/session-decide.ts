@@ -1,10 +1,10 @@
 // `fisk-ai session approve|deny|answer|pending`: deciding parked calls and listing those
 // that wait. The work is the library's (decide-calls.ts, waiting-calls.ts); this names
 // what was decided and the command that goes on.
-import { answer, approve, deny, type DecisionResult } from "../agent/decide-calls.js";
+import { answer, approve, deny, type DecisionResult } from "../session/decide-calls.js";
 import { listPending, type WaitingCall } from "../agent/waiting-calls.js";
-import type { ApprovalDecisionPayload } from "../runstate/records.js";
-import type { Store } from "../runstate/store.js";
+import type { ApprovalDecisionPayload } from "../runstate/records/records.js";
+import type { Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 import { commandLine, type ResumeWhere } from "./resume-hint.js";
 import { ageText } from "./session-list.js";

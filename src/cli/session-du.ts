@@ -1,6 +1,6 @@
 // `fisk-ai session du [--json]`: the bytes each session takes (its journal, and its lock
 // file while there is one), largest first, and the total: from the summaries alone.
-import type { Store } from "../runstate/store.js";
+import type { Store } from "../runstate/store/store.js";
 import { bytesText, nameText, table, widthOf } from "./ledger-text.js";
 import { statusText } from "./session-list.js";
 import { counted } from "./counted.js";

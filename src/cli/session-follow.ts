@@ -2,8 +2,8 @@
 // mode): its records so far, then each new one as a store gives it, until the session
 // ends. Polled, so that every backend is followed the same way through readRecords.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { JournalRecord } from "../runstate/records.js";
-import type { Store } from "../runstate/store.js";
+import type { JournalRecord } from "../runstate/records/records.js";
+import type { Store } from "../runstate/store/store.js";
 
 /** How often a follower asks the store for records after the last it saw. */
 const FOLLOW_INTERVAL_MS = 200;

@@ -1,9 +1,9 @@
 // The stable JSON shapes of `session ls --json` and `session show --json`, documented in
 // docs/cli-and-sessions.md. Field names here are a contract with scripts: add, never rename.
 import { providerOf } from "../agent/fingerprint.js";
-import type { ApprovalState, CompactionState, DecisionState, RunState } from "../runstate/fold.js";
-import type { CompactionPayload } from "../runstate/records.js";
-import type { RunSummary } from "../runstate/store.js";
+import type { ApprovalState, CompactionState, DecisionState, RunState } from "../runstate/views/fold.js";
+import type { CompactionPayload } from "../runstate/records/records.js";
+import type { RunSummary } from "../runstate/store/store.js";
 
 export function summaryJson(summary: RunSummary) {
   return {

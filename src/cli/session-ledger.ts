@@ -3,9 +3,9 @@
 // shipped table; a model with no price gets its tokens and "no price".
 import { ledgerOf, pricedCalls, type Ledger } from "../ledger/ledger.js";
 import { PRICES_AS_OF, type PriceTable } from "../ledger/prices.js";
-import { decodeJournal } from "../runstate/journal-codec.js";
-import { digestOf, type RunDigest, type TokenUsage } from "../runstate/run-digest.js";
-import type { RunSummary, Store } from "../runstate/store.js";
+import { decodeJournal } from "../runstate/records/journal-codec.js";
+import { digestOf, type RunDigest, type TokenUsage } from "../runstate/views/run-digest.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
 import { costText, dollarsText } from "./ledger-text.js";
 import { STREAMED, type StreamedArray } from "./show-json.js";
 import { configPathFrom } from "./session-store.js";

@@ -2,7 +2,7 @@
 // keeps (their title, where one was given, else the prompt). Also the source of what `run --continue` and the picker may resume.
 import { isOrphan, queuedRunIds } from "../pool/orphans.js";
 import { queueOf } from "../queue/create-queue.js";
-import type { RunSummary, Store } from "../runstate/store.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
 import { cut, nameText, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./session-json.js";
 

@@ -1,7 +1,7 @@
 // `session rm` and `session verify`: commands over several ids, where one id's failure
 // is reported on its own line and does not stop the others.
-import { verifyJournal } from "../runstate/journal-verify.js";
-import type { Store } from "../runstate/store.js";
+import { verifyJournal } from "../runstate/views/journal-verify.js";
+import type { Store } from "../runstate/store/store.js";
 import { reportFailure } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
 

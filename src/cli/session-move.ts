@@ -1,10 +1,10 @@
 // `session mv ID --to STORE`: the session moved to the store STORE names, through the
 // library's moveSession; and, for a resume, whether the store a session moved to holds it.
 import { resolve } from "node:path";
-import { holdsSession, moveSession, type MoveOutcome, type MoveStep } from "../runstate/session-move.js";
-import type { StoreConfig } from "../runstate/create-store.js";
-import { defaultStateDir } from "../runstate/file/state-dir.js";
-import type { Store } from "../runstate/store.js";
+import { holdsSession, moveSession, type MoveOutcome, type MoveStep } from "../session/move-session.js";
+import type { StoreConfig } from "../runstate/backends/create-store.js";
+import { defaultStateDir } from "../runstate/backends/file/state-dir.js";
+import type { Store } from "../runstate/store/store.js";
 import { storeFlag, UsageError } from "./cli-errors.js";
 import type { ResumeWhere } from "./resume-hint.js";
 import { openStore, storeFromFlags, type StoreFlags } from "./session-store.js";

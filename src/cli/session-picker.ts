@@ -1,7 +1,7 @@
 // `fisk-ai run --resume` without an id: on a terminal, a numbered list of the sessions a
 // resume could continue, newest first, to choose from.
 import { createInterface } from "node:readline/promises";
-import type { Store } from "../runstate/store.js";
+import type { Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 import { resumableSessions, statusText, timeText } from "./session-list.js";
 

@@ -3,8 +3,8 @@
 // status is named. Nothing is removed but by this command: fisk-ai never prunes by itself.
 import { ageMs, AGE_FORM } from "../config/age.js";
 import type { Retention } from "../config/agent-config.js";
-import { planPrune, type PruneFilters } from "../ledger/prune-plan.js";
-import { PRUNABLE_STATUSES, type RunStatus, type RunSummary, type Store } from "../runstate/store.js";
+import { planPrune, type PruneFilters } from "../session/prune-plan.js";
+import { PRUNABLE_STATUSES, type RunStatus, type RunSummary, type Store } from "../runstate/store/store.js";
 import { reportFailure, UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
 import { bytesText, nameText, table } from "./ledger-text.js";

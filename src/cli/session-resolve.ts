@@ -2,8 +2,8 @@
 // show` and `session rename` take either, and a title that names more than one session
 // is refused with the candidates listed, never guessed between.
 import { RunStateError } from "../runstate/errors.js";
-import { assertRunId, isValidRunId } from "../runstate/run-id.js";
-import type { RunSummary, Store } from "../runstate/store.js";
+import { assertRunId, isValidRunId } from "../runstate/records/run-id.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
 import { AmbiguousTitleError } from "./cli-errors.js";
 
 /**

@@ -1,8 +1,8 @@
 // `fisk-ai session search TEXT [--json]`: the sessions whose title, prompt or conversation
 // holds TEXT, newest first, each with the line that holds it cut to the terminal's width.
-import { searchJournal, SearchText, type SearchHit } from "../ledger/journal-search.js";
+import { searchJournal, SearchText, type SearchHit } from "../session/journal-search.js";
 import { RunStateError } from "../runstate/errors.js";
-import type { RunSummary, Store } from "../runstate/store.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 import { cut, nameText, oneLine, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./session-json.js";

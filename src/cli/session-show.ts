@@ -3,10 +3,10 @@
 import { providerOf } from "../agent/fingerprint.js";
 import { ledgerOf } from "../ledger/ledger.js";
 import type { PriceTable } from "../ledger/prices.js";
-import type { ApprovalDecisionPayload, ApprovalRequestPayload, TerminalPayload } from "../runstate/records.js";
-import type { CompactionState } from "../runstate/fold.js";
-import { tallyRecords, type RunTally } from "../runstate/run-tally.js";
-import type { RunSummary, Store } from "../runstate/store.js";
+import type { ApprovalDecisionPayload, ApprovalRequestPayload, TerminalPayload } from "../runstate/records/records.js";
+import type { CompactionState } from "../runstate/views/fold.js";
+import { tallyRecords, type RunTally } from "../runstate/views/run-tally.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
 import { compactionLine } from "./compaction-text.js";
 import { durationText } from "./duration-text.js";

@@ -3,8 +3,8 @@
 import { ageMs, AGE_FORM } from "../config/age.js";
 import { ledgerOf, type Ledger } from "../ledger/ledger.js";
 import { PRICES_AS_OF, type PriceTable } from "../ledger/prices.js";
-import type { RunDigest } from "../runstate/run-digest.js";
-import type { RunSummary, Store } from "../runstate/store.js";
+import type { RunDigest } from "../runstate/views/run-digest.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 import { costText, table } from "./ledger-text.js";
 import { digestFor, usageJson } from "./session-ledger.js";

@@ -3,8 +3,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentConfig } from "../config/agent-config.js";
-import { createStore, type JetStreamStoreConfig, type StoreConfig } from "../runstate/create-store.js";
-import type { Store } from "../runstate/store.js";
+import { createStore, type JetStreamStoreConfig, type StoreConfig } from "../runstate/backends/create-store.js";
+import type { Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 
 /** --config, else ./agent.yaml when there is one, else the defaults. */

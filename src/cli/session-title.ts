@@ -1,6 +1,6 @@
 // A title as the command line takes it (`run --title`, `session rename`): one line of 1 to
 // TITLE_MAX_LENGTH characters, checked before any journal is touched.
-import { TITLE_MAX_LENGTH } from "../runstate/records.js";
+import { TITLE_MAX_LENGTH } from "../runstate/records/records.js";
 import { UsageError } from "./cli-errors.js";
 
 /** `title`, or a UsageError naming `what` and what a title may be. */

@@ -2,7 +2,7 @@
 // (session/transfer.ts) moves the journal; this reads and writes the files and stdin.
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { isRunStateError } from "../runstate/errors.js";
-import type { Store } from "../runstate/store.js";
+import type { Store } from "../runstate/store/store.js";
 import { exportJournal, forkSession, importJournal } from "../session/transfer.js";
 import { UsageError } from "./cli-errors.js";
 

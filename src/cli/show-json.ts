@@ -2,11 +2,11 @@
 // arrays that grow with it (the messages, the ledger's calls) are written one item at a
 // time from passes of their own, so a journal of any size prints in bounded memory, with
 // the fields and their order of the folded state (session-json.ts).
-import type { JournalRecord } from "../runstate/records.js";
-import type { RunSummary, Store } from "../runstate/store.js";
-import { HistoryStream } from "../runstate/message-stream.js";
-import { ModelView } from "../runstate/model-view.js";
-import type { RunTally } from "../runstate/run-tally.js";
+import type { JournalRecord } from "../runstate/records/records.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
+import { HistoryStream } from "../runstate/views/message-stream.js";
+import { ModelView } from "../runstate/views/model-view.js";
+import type { RunTally } from "../runstate/views/run-tally.js";
 import type { PacedOutput } from "./paced-output.js";
 import { stateJson } from "./session-json.js";
 

@@ -1,7 +1,7 @@
 // A run's conversation as the things a reader sees, record by record in journal order:
 // what the plain print, the full-screen viewer and the HTML export each lay out their own
 // way. One record at a time, so a journal of any size is shown as it is read.
-import { isOtherBlock, kindOfProtocol, type JournalRecord } from "../runstate/records.js";
+import { isOtherBlock, kindOfProtocol, type JournalRecord } from "../runstate/records/records.js";
 import { durationOf } from "./duration-text.js";
 import { describeOtherBlock, toolResultText } from "./render-blocks.js";
 

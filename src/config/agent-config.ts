@@ -7,8 +7,8 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import * as z from "zod";
 import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
-import type { StoreConfig } from "../runstate/create-store.js";
-import { RECORD_VERSION } from "../runstate/records.js";
+import type { StoreConfig } from "../runstate/backends/create-store.js";
+import { RECORD_VERSION } from "../runstate/records/records.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "../agent/agent-errors.js";
@@ -17,7 +17,7 @@ import { keysAt, nearest } from "./config-hints.js";
 import { AGENT_DEFAULTS } from "../agent/defaults.js";
 import { AGE_FORM, ageMs } from "./age.js";
 import type { PriceTable } from "../ledger/prices.js";
-import { PRUNABLE_STATUSES } from "../runstate/store.js";
+import { PRUNABLE_STATUSES } from "../runstate/store/store.js";
 
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;

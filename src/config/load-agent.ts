@@ -2,8 +2,8 @@
 // turned into what runAgent takes. The CLI, a worker and a server embedding the library all
 // load an agent this way, so a run started by any of them is the same run.
 import { resolve } from "node:path";
-import { createStore } from "../runstate/create-store.js";
-import type { Store } from "../runstate/store.js";
+import { createStore } from "../runstate/backends/create-store.js";
+import type { Store } from "../runstate/store/store.js";
 import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import { loadAgentConfig, type AgentConfig, type ConfigOverrides } from "./agent-config.js";
 import { mcpDefinitions, runOptionsFromConfig, type AgentRunOptions, type McpPeople } from "./run-options.js";

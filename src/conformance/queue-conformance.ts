@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { RunStateError } from "../runstate/errors.js";
-import type { Store } from "../runstate/store.js";
+import type { Store } from "../runstate/store/store.js";
 import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
 import { metaPayload, terminalEntry } from "./record-builders.js";
 

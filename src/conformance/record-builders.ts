@@ -21,7 +21,7 @@ import {
   type TitleRecord,
   type ToolResultRecord,
   type UserRecord,
-} from "../runstate/records.js";
+} from "../runstate/records/records.js";
 
 /**
  * A valid meta payload for `runId` in the current RECORD_VERSION, with a fixed anthropic

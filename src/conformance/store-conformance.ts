@@ -4,7 +4,7 @@
 // runStoreConformance with a harness and runs under `node --test`; nothing here knows
 // how a backend stores bytes.
 import { after, before, describe } from "node:test";
-import type { Store } from "../runstate/store.js";
+import type { Store } from "../runstate/store/store.js";
 import { appendCases } from "./store/append.js";
 import { closeCases } from "./store/close.js";
 import { createCases } from "./store/create.js";

@@ -2,8 +2,8 @@
 // digests (what a store keeps beside each summary), so a ledger of a whole store reads
 // no journal. Records a fork or an import copied are the original's: a digest does not
 // count them, so they are counted once however many copies there are.
-import { addUsage, callOf, emptyUsage, type LedgerCall, type RunDigest, type TokenUsage } from "../runstate/run-digest.js";
-import { PROTOCOLS, type JournalRecord } from "../runstate/records.js";
+import { addUsage, callOf, emptyUsage, type LedgerCall, type RunDigest, type TokenUsage } from "../runstate/views/run-digest.js";
+import { PROTOCOLS, type JournalRecord } from "../runstate/records/records.js";
 import { costOf, priceOf, type PriceTable } from "./prices.js";
 
 /** The calls of one model and kind, and their cost. */

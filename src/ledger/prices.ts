@@ -2,7 +2,7 @@
 // published by the providers in US dollars per million tokens and change: the table is
 // dated, agent.yaml's `pricing:` replaces or adds any model's, and a model with no price
 // has none: its tokens are shown, never a guessed figure.
-import type { TokenUsage } from "../runstate/run-digest.js";
+import type { TokenUsage } from "../runstate/views/run-digest.js";
 
 /** A model's price in US dollars per million tokens of each tier. */
 export interface ModelPrice {

@@ -8,8 +8,8 @@ import Anthropic, {
   APIError,
   APIUserAbortError,
 } from "@anthropic-ai/sdk";
-import { RECORD_SCHEMAS } from "../runstate/record-schemas.js";
-import { isOtherBlock, type AssistantMessage, type Message } from "../runstate/records.js";
+import { RECORD_SCHEMAS } from "../runstate/records/record-schemas.js";
+import { isOtherBlock, type AssistantMessage, type Message } from "../runstate/records/records.js";
 import {
   ModelCallError,
   type ModelProvider,

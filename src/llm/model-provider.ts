@@ -1,7 +1,7 @@
 // The seam between the agent loop and a model API. The journal's message shape is the
 // Anthropic Messages shape; each provider converts to and from it.
 import { FiskError } from "../errors/fisk-error.js";
-import type { AssistantMessage, Message } from "../runstate/records.js";
+import type { AssistantMessage, Message } from "../runstate/records/records.js";
 
 /**
  * Which provider a run uses. It is recorded in the session's fingerprint, and a session

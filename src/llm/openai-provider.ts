@@ -12,7 +12,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
-import { isOtherBlock, type AssistantMessage, type ImageBlock, type ToolResultBlock, type ToolUseBlock, type UserMessage } from "../runstate/records.js";
+import { isOtherBlock, type AssistantMessage, type ImageBlock, type ToolResultBlock, type ToolUseBlock, type UserMessage } from "../runstate/records/records.js";
 import { oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ModelUsage } from "./model-provider.js";
 

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import * as z from "zod";
-import { isOtherBlock, type AssistantMessage, type Message, type ToolUseBlock } from "../runstate/records.js";
+import { isOtherBlock, type AssistantMessage, type Message, type ToolUseBlock } from "../runstate/records/records.js";
 import { ModelCallError, SUMMARY_REQUEST, type ModelProvider, type ModelRequest, type ModelTurn } from "./model-provider.js";
 
 const ScriptedReply = z.strictObject({

@@ -5,8 +5,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { RunOutcome } from "../agent/events.js";
 import { waitingCalls } from "../agent/waiting-calls.js";
 import { RunStateError } from "../runstate/errors.js";
-import type { JournalRecord } from "../runstate/records.js";
-import type { Store } from "../runstate/store.js";
+import type { JournalRecord } from "../runstate/records/records.js";
+import type { Store } from "../runstate/store/store.js";
 import type { RunQueue } from "../queue/run-queue.js";
 
 /** How awaitSubmitted follows a run. */

@@ -8,8 +8,8 @@ import { runAgent } from "../agent/run-agent.js";
 import type { AgentRunOptions } from "../config/run-options.js";
 import { heldRunStore } from "../queue/held-run-store.js";
 import type { Claim, QueuedRun } from "../queue/run-queue.js";
-import { PROTOCOLS, type JournalRecord } from "../runstate/records.js";
-import type { Store } from "../runstate/store.js";
+import { PROTOCOLS, type JournalRecord } from "../runstate/records/records.js";
+import type { Store } from "../runstate/store/store.js";
 
 /** How a worker let go of a run. */
 export type Settled =

@@ -3,7 +3,7 @@
 // session and queuing it). `session ls` marks them and `worker --adopt` takes them: one
 // definition, so what is shown orphaned is exactly what a worker adopts.
 import type { RunQueue } from "../queue/run-queue.js";
-import type { RunSummary } from "../runstate/store.js";
+import type { RunSummary } from "../runstate/store/store.js";
 
 /** Whether `summary` is an orphan: open (no terminal record, no live holder) and not in the queue (`queued`: its run ids). */
 export function isOrphan(summary: RunSummary, queued: ReadonlySet<string>): boolean {

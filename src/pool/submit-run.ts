@@ -8,8 +8,8 @@ import { RunRecorder } from "../agent/run-recorder.js";
 import type { AgentRunOptions } from "../config/run-options.js";
 import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
 import { RunStateError } from "../runstate/errors.js";
-import { PROTOCOLS, type MetaPayload } from "../runstate/records.js";
-import type { Store } from "../runstate/store.js";
+import { PROTOCOLS, type MetaPayload } from "../runstate/records/records.js";
+import type { Store } from "../runstate/store/store.js";
 
 /** Where a run is submitted, and for which agent. */
 export interface SubmitRunOptions {

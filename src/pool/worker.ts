@@ -7,8 +7,8 @@ import { diffFingerprints, fingerprintStyle, type FingerprintStyle } from "../ag
 import { agentSettings } from "../agent/run-agent.js";
 import type { AgentRunOptions } from "../config/run-options.js";
 import type { Claim, QueuedRun, RunQueue } from "../queue/run-queue.js";
-import type { Fingerprint } from "../runstate/records.js";
-import type { Store } from "../runstate/store.js";
+import type { Fingerprint } from "../runstate/records/records.js";
+import type { Store } from "../runstate/store/store.js";
 import { driveClaimed, type Settled } from "./drive-claimed.js";
 import { isOrphan, queuedRunIds } from "./orphans.js";
 import { queueSession } from "./submit-run.js";

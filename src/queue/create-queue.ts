@@ -1,8 +1,8 @@
 // The queue that goes with a store: the pool's runs wait beside the runs themselves.
 import { RunStateError } from "../runstate/errors.js";
-import { FileStore } from "../runstate/file/file-store.js";
-import { JetStreamStore } from "../runstate/jetstream/jetstream-store.js";
-import type { Store } from "../runstate/store.js";
+import { FileStore } from "../runstate/backends/file/file-store.js";
+import { JetStreamStore } from "../runstate/backends/jetstream/jetstream-store.js";
+import type { Store } from "../runstate/store/store.js";
 import { FileQueue, fileQueueDir } from "./file-queue.js";
 import { JetStreamQueue } from "./jetstream-queue.js";
 import type { RunQueue } from "./run-queue.js";

@@ -12,8 +12,8 @@ import { link, mkdir, open, readdir, readFile, rename, rm, unlink } from "node:f
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { RunStateError } from "../runstate/errors.js";
-import { assertRunId, isValidRunId } from "../runstate/run-id.js";
-import type { Journal, Store } from "../runstate/store.js";
+import { assertRunId, isValidRunId } from "../runstate/records/run-id.js";
+import type { Journal, Store } from "../runstate/store/store.js";
 import {
   alreadyQueuedError,
   byQueuedTime,

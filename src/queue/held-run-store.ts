@@ -2,7 +2,7 @@
 // journal (the store's exclusive hold), so opening that run hands over the held journal
 // instead of taking a second hold, and closing it leaves the hold to the claim, which
 // settles the queue entry before it lets go. Everything else is the store's.
-import type { Journal, Store } from "../runstate/store.js";
+import type { Journal, Store } from "../runstate/store/store.js";
 
 export function heldRunStore(store: Store, held: Journal): Store {
   const kept: Journal = {

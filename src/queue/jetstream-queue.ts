@@ -11,10 +11,10 @@ import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, J
 import { nanos } from "@nats-io/transport-node";
 import { performance } from "node:perf_hooks";
 import { RunStateError } from "../runstate/errors.js";
-import { DEFAULT_TIMEOUT_MS, ioError, slotTaken } from "../runstate/jetstream/connection.js";
-import type { JetStreamStore } from "../runstate/jetstream/jetstream-store.js";
-import { assertRunId } from "../runstate/run-id.js";
-import type { Journal } from "../runstate/store.js";
+import { DEFAULT_TIMEOUT_MS, ioError, slotTaken } from "../runstate/backends/jetstream/connection.js";
+import type { JetStreamStore } from "../runstate/backends/jetstream/jetstream-store.js";
+import { assertRunId } from "../runstate/records/run-id.js";
+import type { Journal } from "../runstate/store/store.js";
 import { alreadyQueuedError, byQueuedTime, decodeEntry, drivenError, encodeEntry, notQueuedError, type Accepts, type Claim, type QueuedRun, type RunQueue } from "./run-queue.js";
 
 /** The consumer every worker of a store pulls from: JetStream gives each message to one of them. */

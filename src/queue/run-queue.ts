@@ -3,10 +3,10 @@
 // is refused and said about it is decided here, so backends cannot drift apart. The
 // claim on a run is the store's own exclusive hold (Store.open): a queue never keeps a
 // lock of its own, so no run is driven by two workers whatever the queue does.
-import type { Fingerprint } from "../runstate/records.js";
+import type { Fingerprint } from "../runstate/records/records.js";
 import { RunStateError } from "../runstate/errors.js";
-import type { Journal } from "../runstate/store.js";
-import { assertRunId } from "../runstate/run-id.js";
+import type { Journal } from "../runstate/store/store.js";
+import { assertRunId } from "../runstate/records/run-id.js";
 
 /** One run waiting for the pool. */
 export interface QueuedRun {

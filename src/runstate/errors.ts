@@ -1,7 +1,7 @@
 // One error type for the run-state layer. `code` is stable, for programs; the
 // message is one line for people, naming what is wrong and, where it helps, what to do.
 import { FiskError } from "../errors/fisk-error.js";
-import type { RunHolder } from "./run-holder.js";
+import type { RunHolder } from "./store/run-holder.js";
 
 /**
  * Every RunStateError `code`, stable for programs to branch on:

@@ -2,12 +2,12 @@
 // fork). All go through verification and the store's atomic import, so a half-written
 // session is never visible; reading and writing files is the caller's.
 import { RunStateError } from "../runstate/errors.js";
-import { fold } from "../runstate/fold.js";
-import { completeBytes, encodeRecordIn, lineEnd } from "../runstate/journal-codec.js";
-import { verifyJournal, type JournalVerification } from "../runstate/journal-verify.js";
-import { PROTOCOLS, type MetaRecord, type OriginKind } from "../runstate/records.js";
-import { assertRunId, newRunId } from "../runstate/run-id.js";
-import type { Store } from "../runstate/store.js";
+import { fold } from "../runstate/views/fold.js";
+import { completeBytes, encodeRecordIn, lineEnd } from "../runstate/records/journal-codec.js";
+import { verifyJournal, type JournalVerification } from "../runstate/views/journal-verify.js";
+import { PROTOCOLS, type MetaRecord, type OriginKind } from "../runstate/records/records.js";
+import { assertRunId, newRunId } from "../runstate/records/run-id.js";
+import type { Store } from "../runstate/store/store.js";
 
 /** Refuses a journal with any problem but a torn tail, naming the first one. */
 function requireSound(label: string, verification: JournalVerification, allowTornTail: boolean): void {

@@ -3,7 +3,7 @@
 // is one more consumer of AgentEvents, plus the trace context a call's processes get.
 import type { TracerProvider } from "@opentelemetry/api";
 import type { AgentEvents } from "../agent/events.js";
-import type { ApprovalRequestPayload, ToolUseBlock } from "../runstate/records.js";
+import type { ApprovalRequestPayload, ToolUseBlock } from "../runstate/records/records.js";
 import { approvalSpan, chatSpan, compactionSpan, partSpan, toolSpan, type RunPart, type SessionContext, type SessionSpan } from "./session-spans.js";
 import { emitSpan } from "./span-emitter.js";
 import { toolSpanId, traceparent } from "./trace-ids.js";

@@ -4,7 +4,7 @@
 // `fisk_ai.*`. The live tracer (run-tracing.ts) and `session trace` (the journal walked by
 // journalSpans) build them with these same functions, so both export the same tree.
 // Nothing here imports OpenTelemetry: emitting a span is span-emitter.ts's job.
-import { PROTOCOLS, type ApprovalDecisionPayload, type ApprovalRequestPayload, type AssistantPayload, type CompactionPayload, type JournalRecord, type TerminalReason, type ToolResultPayload, type ToolUseBlock } from "../runstate/records.js";
+import { PROTOCOLS, type ApprovalDecisionPayload, type ApprovalRequestPayload, type AssistantPayload, type CompactionPayload, type JournalRecord, type TerminalReason, type ToolResultPayload, type ToolUseBlock } from "../runstate/records/records.js";
 import { sessionSpanId, toolSpanId } from "./trace-ids.js";
 
 export type SpanAttribute = string | number | boolean | string[];

@@ -1,13 +1,13 @@
 // A program's live tracing of a run, as the CLI turns it on from the environment: its
 // own provider exporting over OTLP, and on a resume the session's spans so far, so the
 // new part links the last (and emits it when its process died first).
-import type { Store } from "../runstate/store.js";
+import type { Store } from "../runstate/store/store.js";
 import { programTracer } from "./otel-setup.js";
 import { emitSpan } from "./span-emitter.js";
 import { captureContentFrom, runTracing, type RunTracing } from "./run-tracing.js";
 import { journalSpans, partSpanId, type SessionSpan } from "./session-spans.js";
 import { traceparent } from "./trace-ids.js";
-import type { JournalRecord } from "../runstate/records.js";
+import type { JournalRecord } from "../runstate/records/records.js";
 
 export interface TracedRun extends RunTracing {
   /**

@@ -2,7 +2,7 @@
 // goes wrong (an unknown tool, a denial, a throw) the model gets an is_error result,
 // never a missing one.
 import type { ToolSpec } from "../llm/model-provider.js";
-import type { ApprovalKind, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
+import type { ApprovalKind, ToolResultBlock, ToolUseBlock } from "../runstate/records/records.js";
 import { toolResultBlock, type CrashPolicy, type Tool, type ToolContext } from "./tool.js";
 
 /**

@@ -2,7 +2,7 @@
 // config, function tools from library users, and later MCP tools all implement it.
 import * as z from "zod";
 import type { ToolSpec } from "../llm/model-provider.js";
-import type { ImageBlock, TextBlock, ToolResultBlock } from "../runstate/records.js";
+import type { ImageBlock, TextBlock, ToolResultBlock } from "../runstate/records/records.js";
 
 /** What a tool call returns: the content of the tool_result block the model gets. */
 export interface ToolOutput {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { PROTOCOLS } from "../../src/journal.js";
-import { verifyJournal } from "../../src/runstate/journal-verify.js";
+import { verifyJournal } from "../../src/runstate/views/journal-verify.js";
 import { CLI } from "./cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./fake-anthropic-server.js";
 import { mulberry32 } from "./simulated-runs.js";

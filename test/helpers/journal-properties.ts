@@ -8,10 +8,10 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { FileStore, isRunStateError, type JournalRecord } from "../../src/index.js";
 import { encodeRecordIn, PROTOCOLS, type RecordEntry } from "../../src/journal.js";
-import { fold } from "../../src/runstate/fold.js";
-import { decodeJournal } from "../../src/runstate/journal-codec.js";
-import { verifyJournal } from "../../src/runstate/journal-verify.js";
-import { tallyRecords } from "../../src/runstate/run-tally.js";
+import { fold } from "../../src/runstate/views/fold.js";
+import { decodeJournal } from "../../src/runstate/records/journal-codec.js";
+import { verifyJournal } from "../../src/runstate/views/journal-verify.js";
+import { tallyRecords } from "../../src/runstate/views/run-tally.js";
 import {
   approvalRequestEntry,
   assistantEntry,

@@ -4,7 +4,7 @@
 // kill or stop a worker mid-tool and count what ran again, and where.
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { JournalRecord } from "../../src/runstate/records.js";
+import type { JournalRecord } from "../../src/runstate/records/records.js";
 import { startCli, type CliRun } from "./cli-harness.js";
 import type { FakeServer } from "./fake-anthropic-server.js";
 import { POOL_API_KEY } from "./pool-model.js";

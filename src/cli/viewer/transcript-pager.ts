@@ -2,8 +2,8 @@
 // read from the store as the reader moves (never the whole journal), laid out in rows of
 // the screen's width, with a position, folds, and a search that reads on past the window.
 // Every operation runs after the one before it, so keys pressed during a read wait their turn.
-import type { JournalRecord } from "../../runstate/records.js";
-import type { Store } from "../../runstate/store.js";
+import type { JournalRecord } from "../../runstate/records/records.js";
+import type { Store } from "../../runstate/store/store.js";
 import { isFoldable, startsTurn, TranscriptReader, type TranscriptEntry } from "../transcript-entries.js";
 import { oneRow, visibleText, wrapText } from "./screen-text.js";
 import { counted } from "../counted.js";

@@ -6,8 +6,8 @@
 // check of the whole journal starts once ink is up.
 import { writeSync } from "node:fs";
 import ansiEscapes from "ansi-escapes";
-import { tallyRecords } from "../../runstate/run-tally.js";
-import type { Store } from "../../runstate/store.js";
+import { tallyRecords } from "../../runstate/views/run-tally.js";
+import type { Store } from "../../runstate/store/store.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../run-command.js";
 import { followRecords } from "../session-follow.js";

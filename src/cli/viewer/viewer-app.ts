@@ -2,7 +2,7 @@
 // less. Written with createElement, so the CLI builds with tsc alone.
 import { Box, render, Text, useApp, useInput, useStdout, type Instance, type Key } from "ink";
 import { createElement as h, useEffect, useRef, useState, type ReactElement } from "react";
-import type { JournalRecord } from "../../runstate/records.js";
+import type { JournalRecord } from "../../runstate/records/records.js";
 import type { TranscriptPager } from "./transcript-pager.js";
 import { bodyHeight, rowRuns, statusLine } from "./viewer-frame.js";
 

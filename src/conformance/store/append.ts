@@ -2,8 +2,8 @@
 // at or below the last seq a no-op; a failed write the end of the journal until reopened.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fold } from "../../runstate/fold.js";
-import type { Journal } from "../../runstate/store.js";
+import { fold } from "../../runstate/views/fold.js";
+import type { Journal } from "../../runstate/store/store.js";
 import { isRunStateError } from "../../runstate/errors.js";
 import { approvalRequestEntry, assistantEntry, compactionEntry, compactionUndoEntry, completedRun, decisionEntry, metaPayload, metaRecord, terminalEntry, toolResultEntry } from "../record-builders.js";
 import { appendCompletedRun, journalTakenOver, journalWithFailedWrite, rejectsWith, type Suite } from "./suite.js";

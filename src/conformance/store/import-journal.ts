@@ -1,8 +1,8 @@
 // Store.importJournal: a whole journal as a new run, visible whole or not at all.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fold } from "../../runstate/fold.js";
-import { encodeRecord } from "../../runstate/journal-codec.js";
+import { fold } from "../../runstate/views/fold.js";
+import { encodeRecord } from "../../runstate/records/journal-codec.js";
 import { HOSTILE_IDS } from "../hostile-ids.js";
 import { completedRun, metaPayload, metaRecord } from "../record-builders.js";
 import { appendCompletedRun, rejectsWith, type Suite } from "./suite.js";

@@ -1,7 +1,7 @@
 // Store.list: every run's summary, from its first and last records, locking none.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeRecord } from "../../runstate/journal-codec.js";
+import { encodeRecord } from "../../runstate/records/journal-codec.js";
 import { assistantEntry, metaPayload, metaRecord, terminalEntry } from "../record-builders.js";
 import { appendCompletedRun, type Suite } from "./suite.js";
 

@@ -1,7 +1,7 @@
 // Store.load: reads and folds a run without locking it, refusing what does not fold.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeRecord } from "../../runstate/journal-codec.js";
+import { encodeRecord } from "../../runstate/records/journal-codec.js";
 import { HOSTILE_IDS } from "../hostile-ids.js";
 import { assistantEntry, completedRun, metaPayload, metaRecord, terminalEntry } from "../record-builders.js";
 import { rejectsWith, type Suite } from "./suite.js";

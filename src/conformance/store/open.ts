@@ -1,7 +1,7 @@
 // Store.open: takes an existing run for appending, from its last seq.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeRecord } from "../../runstate/journal-codec.js";
+import { encodeRecord } from "../../runstate/records/journal-codec.js";
 import { completedRun, assistantEntry, metaPayload, metaRecord, toolResultEntry } from "../record-builders.js";
 import { HOSTILE_IDS } from "../hostile-ids.js";
 import { rejectsWith, type Suite } from "./suite.js";

@@ -1,7 +1,7 @@
 // Store.readJournal: a journal's bytes as stored, without locking it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeRecord } from "../../runstate/journal-codec.js";
+import { encodeRecord } from "../../runstate/records/journal-codec.js";
 import { HOSTILE_IDS } from "../hostile-ids.js";
 import { completedRun, metaPayload } from "../record-builders.js";
 import { appendCompletedRun, rejectsWith, type Suite } from "./suite.js";

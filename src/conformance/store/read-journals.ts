@@ -2,8 +2,8 @@
 // reader of the whole store (`session search`) whose memory must not hold a journal.
 import assert from "node:assert/strict";
 import { describe, it, type TestContext } from "node:test";
-import { encodeRecord } from "../../runstate/journal-codec.js";
-import type { Store } from "../../runstate/store.js";
+import { encodeRecord } from "../../runstate/records/journal-codec.js";
+import type { Store } from "../../runstate/store/store.js";
 import { completedRun, metaPayload, userEntry } from "../record-builders.js";
 import { appendCompletedRun, type Suite } from "./suite.js";
 

@@ -1,8 +1,8 @@
 // Store.readRecords: a run's records streamed in seq order, from any seq, without locking.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeRecord } from "../../runstate/journal-codec.js";
-import type { JournalRecord } from "../../runstate/records.js";
+import { encodeRecord } from "../../runstate/records/journal-codec.js";
+import type { JournalRecord } from "../../runstate/records/records.js";
 import { HOSTILE_IDS } from "../hostile-ids.js";
 import { assistantEntry, completedRun, metaPayload, metaRecord, terminalEntry, userEntry } from "../record-builders.js";
 import { appendCompletedRun, rejectsWith, type Suite } from "./suite.js";

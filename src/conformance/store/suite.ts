@@ -2,8 +2,8 @@
 // backend gives, the stores made for the cases, and the checks they make.
 import assert from "node:assert/strict";
 import { isRunStateError, type RunStateError, type RunStateErrorCode } from "../../runstate/errors.js";
-import { encodeRecord } from "../../runstate/journal-codec.js";
-import type { Journal, Store } from "../../runstate/store.js";
+import { encodeRecord } from "../../runstate/records/journal-codec.js";
+import type { Journal, Store } from "../../runstate/store/store.js";
 import { assistantEntry, completedRun, metaPayload, terminalEntry } from "../record-builders.js";
 
 /** What a backend promises beyond what every backend must do. */

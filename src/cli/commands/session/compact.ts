@@ -1,6 +1,6 @@
 // `fisk-ai session compact`: summarize all but the latest messages of a session, or undo that.
 import type { Command } from "commander";
-import { assertRunId } from "../../../runstate/run-id.js";
+import { assertRunId } from "../../../runstate/records/run-id.js";
 import { EXIT } from "../../exit-codes.js";
 import { ids, type SessionContext } from "../../session-command.js";
 

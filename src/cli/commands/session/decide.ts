@@ -1,6 +1,6 @@
 // What `session approve`, `deny` and `answer` share: journal the decisions, then resume
 // when asked to.
-import { assertRunId } from "../../../runstate/run-id.js";
+import { assertRunId } from "../../../runstate/records/run-id.js";
 import { EXIT } from "../../exit-codes.js";
 import { storeWhere, type SessionContext } from "../../session-command.js";
 

@@ -1,7 +1,7 @@
 // `fisk-ai session export`: the journal as it is, or as a page.
 import type { Command } from "commander";
 import { Option } from "commander";
-import { assertRunId } from "../../../runstate/run-id.js";
+import { assertRunId } from "../../../runstate/records/run-id.js";
 import { EXIT } from "../../exit-codes.js";
 import { ids, type SessionContext } from "../../session-command.js";
 

@@ -1,6 +1,6 @@
 // `fisk-ai session fork`: a new session repeating a session's records.
 import type { Command } from "commander";
-import { assertRunId } from "../../../runstate/run-id.js";
+import { assertRunId } from "../../../runstate/records/run-id.js";
 import { EXIT } from "../../exit-codes.js";
 import { ids, storeWhere, type SessionContext } from "../../session-command.js";
 

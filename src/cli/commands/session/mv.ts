@@ -1,6 +1,6 @@
 // `fisk-ai session mv`: move a session to another store.
 import type { Command } from "commander";
-import { assertRunId } from "../../../runstate/run-id.js";
+import { assertRunId } from "../../../runstate/records/run-id.js";
 import { EXIT } from "../../exit-codes.js";
 import { UsageError } from "../../cli-errors.js";
 import { sessionStoreConfig } from "../../session-store.js";

@@ -1,0 +1,159 @@
+// Deciding parked calls, from anywhere that reaches the store: approve, deny, answer. Each
+// opens the session as a resume does (the file lock, or the JetStream lease), so deciders
+// take turns; each folds the journal before it writes, so a call is decided exactly once,
+// and the loser of a race is told so (DecisionRefusedError `already-decided`). The terminal
+// record after the decisions keeps the listed status true: still awaiting approval while
+// calls wait, else suspended, ready to resume.
+import { hostname, userInfo } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { isRunStateError } from "../runstate/errors.js";
+import type { RunState } from "../runstate/views/fold.js";
+import { PROTOCOLS, type ApprovalDecisionPayload, type ApprovalKind, type Decision } from "../runstate/records/records.js";
+import type { Store } from "../runstate/store/store.js";
+import { DecisionRefusedError } from "../agent/agent-errors.js";
+import { waitingMessage } from "../agent/approvals.js";
+import { RunRecorder } from "../agent/run-recorder.js";
+import { waitingCalls, type WaitingCall } from "../agent/waiting-calls.js";
+import { queueOf } from "../queue/create-queue.js";
+
+/** What approve, deny and answer take besides the calls and the text. */
+export interface DecideOptions {
+  /** Who decides, journaled as `decided_by` (default: this process's user@host). */
+  decidedBy?: string;
+  /** How long to wait for a session another process holds (a decider, a run) before failing ERR_LOCKED; default 5000 ms. */
+  lockWaitMs?: number;
+  /** Called once the decisions are durable, before the terminal record that follows them. */
+  onDecided?: (decisions: readonly ApprovalDecisionPayload[]) => void;
+}
+
+/** What a decision did. */
+export interface DecisionResult {
+  /** The session. */
+  runId: string;
+  /** The decisions journaled, one per call. */
+  decided: ApprovalDecisionPayload[];
+  /** The calls that still wait: while any does, a resume parks again. */
+  waiting: WaitingCall[];
+  /** The session was parked by a worker of the pool and is queued for it again: a worker goes on with it. */
+  queued?: true;
+}
+
+/** Queues the continuation of a run the pool parked; false when it was not the pool's (or the store has no queue). */
+async function continueParked(store: Store, runId: string): Promise<boolean> {
+  const queue = queueOf(store);
+  if ((await queue?.get(runId))?.state !== "parked") return false;
+  await queue?.unpark(runId);
+  return true;
+}
+
+/** The message of the terminal record once no call waits. */
+const DECIDED_MESSAGE = "every waiting call is decided: resume the session to go on";
+
+/**
+ * Approves waiting calls of a session (no ids: every approval that waits): a resume runs
+ * them with exactly the input they were parked with.
+ */
+export function approve(store: Store, runId: string, toolUseIds: readonly string[] = [], options: DecideOptions = {}): Promise<DecisionResult> {
+  return decide(store, runId, options, (state) => chooseCalls(state, toolUseIds, "approval", "approve").map((id) => ({ id, decision: "approve" })));
+}
+
+/**
+ * Denies waiting calls (no ids: every call that waits, questions included): a resume
+ * answers each with an error carrying `reason`, and the call never runs.
+ */
+export function deny(store: Store, runId: string, reason: string, toolUseIds: readonly string[] = [], options: DecideOptions = {}): Promise<DecisionResult> {
+  return decide(store, runId, options, (state) => chooseCalls(state, toolUseIds, undefined, "deny").map((id) => ({ id, decision: "deny", text: reason })));
+}
+
+/**
+ * Answers an ask_user question: the one that waits, or `toolUseId` where more than one
+ * does. A resume gives the model `text` as the tool's result.
+ */
+export function answer(store: Store, runId: string, text: string, options: DecideOptions & { toolUseId?: string } = {}): Promise<DecisionResult> {
+  return decide(store, runId, options, (state) => {
+    const ids = chooseCalls(state, options.toolUseId === undefined ? [] : [options.toolUseId], "question", "answer");
+    if (ids.length > 1) throw new DecisionRefusedError("ambiguous", `session ${runId} has ${ids.length} questions waiting (${ids.join(", ")}): name the one to answer`, runId);
+    return ids.map((id) => ({ id, decision: "answer", text }));
+  });
+}
+
+type Choice = { id: string; decision: Decision; text?: string };
+
+async function decide(store: Store, runId: string, options: DecideOptions, choose: (state: RunState) => Choice[]): Promise<DecisionResult> {
+  const recorder = await openWithin(store, runId, options.lockWaitMs ?? 5000);
+  try {
+    const choices = choose(recorder.state());
+    const decidedBy = options.decidedBy ?? thisDecider();
+    const decidedAt = new Date().toISOString();
+    const decided: ApprovalDecisionPayload[] = [];
+    for (const { id, decision, text } of choices) {
+      const payload = { tool_use_id: id, decision, ...(text === undefined ? {} : { text }), decided_by: decidedBy, decided_at: decidedAt };
+      await recorder.append({ protocol: PROTOCOLS.approval_decision, approval_decision: payload });
+      decided.push(payload);
+    }
+    options.onDecided?.(decided);
+    const waiting = waitingCalls(recorder.state());
+    await recorder.append({
+      protocol: PROTOCOLS.terminal,
+      terminal: waiting.length > 0 ? { reason: "awaiting_approval", message: waitingMessage(waiting) } : { reason: "suspended", message: DECIDED_MESSAGE },
+    });
+    // A run the pool parked goes back to it: nobody has to resume it by hand.
+    const queued = waiting.length === 0 && (await continueParked(store, runId));
+    return { runId, decided, waiting, ...(queued ? { queued } : {}) };
+  } finally {
+    await recorder.close();
+  }
+}
+
+/**
+ * The calls a decision of `kind` (undefined: either) takes: those named, each checked, or
+ * with none named every one that waits. `verb` names the decision in a refusal.
+ */
+function chooseCalls(state: RunState, ids: readonly string[], kind: ApprovalKind | undefined, verb: string): string[] {
+  const { runId, pending } = state;
+  const fits = (callKind: ApprovalKind) => kind === undefined || callKind === kind;
+  const what = kind === "question" ? "question" : kind === "approval" ? "approval" : "call";
+  if (ids.length === 0) {
+    const waiting = waitingCalls(state).filter((call) => fits(call.kind));
+    if (waiting.length > 0) return waiting.map((call) => call.toolUseId);
+    const decided = [...(pending?.approvals.values() ?? [])].some((parked) => fits(parked.request.kind));
+    if (decided) throw new DecisionRefusedError("already-decided", `every ${what} that waited in session ${runId} is already decided`, runId);
+    throw new DecisionRefusedError("not-waiting", `session ${runId} has no ${what} waiting for a decision`, runId);
+  }
+  for (const id of ids) {
+    const earlier = pending?.decisions.get(id)?.decision;
+    if (earlier !== undefined) {
+      throw new DecisionRefusedError("already-decided", `call ${id} of session ${runId} is already decided: ${earlier.decision} by ${earlier.decided_by} at ${earlier.decided_at}`, runId);
+    }
+    const parked = pending?.approvals.get(id)?.request;
+    if (parked === undefined) throw new DecisionRefusedError("not-waiting", `session ${runId} has no call ${id} waiting for a decision`, runId);
+    if (!fits(parked.kind)) {
+      const instead = parked.kind === "question" ? "answer it (or deny it)" : "approve or deny it";
+      throw new DecisionRefusedError("wrong-kind", `call ${id} of session ${runId} is ${parked.kind === "question" ? "a question" : "an approval"}, which ${verb} does not decide: ${instead}`, runId);
+    }
+  }
+  return [...new Set(ids)];
+}
+
+/** Opens the session for writing, waiting out a holder for at most `waitMs`: deciders take turns. */
+async function openWithin(store: Store, runId: string, waitMs: number): Promise<RunRecorder> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await RunRecorder.open(store, runId);
+    } catch (error) {
+      if (!isRunStateError(error) || error.code !== "ERR_LOCKED" || Date.now() >= deadline) throw error;
+      await sleep(20 + Math.random() * 40);
+    }
+  }
+}
+
+function thisDecider(): string {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = "unknown";
+  }
+  return `${user}@${hostname()}`;
+}
