@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fold, type JournalRecord } from "../src/index.js";
-import { type RecordEntry } from "../src/journal.js";
+import type { RecordEntry } from "../src/journal.js";
 import { assistantEntry, compactionEntry, journalOf, toolResultEntry, userEntry } from "../test/helpers/record-builders.js";
 import { runCompactingChat } from "../test/helpers/compacting-chat.js";
 import { formatCount, formatMs, formatRatio, machineLine, printTable } from "./report.js";

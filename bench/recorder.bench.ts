@@ -6,7 +6,7 @@
 //   npm run bench:recorder            RECORDER_RECORDS=<n> for another length
 import { performance } from "node:perf_hooks";
 import { fold, MemoryStore, type JournalRecord } from "../src/index.js";
-import { type RecordEntry } from "../src/journal.js";
+import type { RecordEntry } from "../src/journal.js";
 import { RunRecorder } from "../src/agent/run-recorder.js";
 import { formatCount, formatRatio, printTable } from "./report.js";
 import { metaFor, RunGenerator, type RunShape } from "./run-records.js";

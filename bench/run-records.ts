@@ -2,7 +2,7 @@
 // an assistant turn with text and tool_use blocks, then one tool_result per tool_use,
 // iterations increasing and seqs consecutive. Seeded, so every run writes the same bytes.
 import { closeSync, openSync, writeSync } from "node:fs";
-import { type JournalRecord } from "../src/index.js";
+import type { JournalRecord } from "../src/index.js";
 import { encodeRecord, PROTOCOLS, RECORD_VERSION, type MetaPayload, type RecordEntry, type TerminalReason, type ToolUseBlock } from "../src/journal.js";
 import { mulberry32 } from "../test/helpers/simulated-runs.js";
 

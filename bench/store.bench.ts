@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { FileStore, type RunStatus } from "../src/index.js";
-import { type RecordEntry } from "../src/journal.js";
+import type { RecordEntry } from "../src/journal.js";
 import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
 import { nodeFileSystem, type FileSystem } from "../src/runstate/backends/file/file-system.js";
 import type { LoadChildResult, LoadMode } from "./load-child.js";

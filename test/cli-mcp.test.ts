@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type JournalRecord } from "../src/index.js";
+import type { JournalRecord } from "../src/index.js";
 import { PROTOCOLS } from "../src/journal.js";
 import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";

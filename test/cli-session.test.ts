@@ -10,7 +10,7 @@ import { chmodSync, copyFileSync, realpathSync, existsSync, mkdirSync, mkdtempSy
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type JournalRecord } from "../src/index.js";
+import type { JournalRecord } from "../src/index.js";
 import { encodeRecord, type MetaPayload } from "../src/journal.js";
 import { timeText } from "../src/cli/session-list.js";
 import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";

@@ -8,7 +8,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type JournalRecord } from "../src/index.js";
+import type { JournalRecord } from "../src/index.js";
 import { encodeRecord, PROTOCOLS } from "../src/journal.js";
 import { CLI } from "./helpers/cli-harness.js";
 import { programPath, skipWithout } from "./helpers/programs.js";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { type JournalRecord } from "../src/index.js";
+import type { JournalRecord } from "../src/index.js";
 import { checkRecord, PROTOCOLS } from "../src/journal.js";
 import { parseRecordLine } from "../src/runstate/records/journal-codec.js";
 import { recordJsonSchemas, serializeSchema } from "../src/runstate/records/json-schemas.js";

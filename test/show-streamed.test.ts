@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
 import { fold, MemoryStore, type JournalRecord, type RunSummary } from "../src/index.js";
-import { type RecordEntry } from "../src/journal.js";
+import type { RecordEntry } from "../src/journal.js";
 import { tallyRecords } from "../src/runstate/views/run-tally.js";
 import { PacedOutput } from "../src/cli/paced-output.js";
 import { stateJson } from "../src/cli/session-json.js";

@@ -37,7 +37,10 @@ export class RunSignals {
 
   private readonly onSignal = (): void => {
     if (this.finishedWith !== undefined) process.exit(this.finishedWith);
-    if (this.atPrompt !== undefined) return this.atPrompt();
+    if (this.atPrompt !== undefined) {
+      this.atPrompt();
+      return;
+    }
     const { io } = this;
     if (!this.checkpoint || this.suspend.signal.aborted) {
       // Crash semantics: stop tools at once, write nothing more.

@@ -47,7 +47,6 @@ export interface ScriptSource {
 }
 
 type ScriptedReply = z.output<typeof ScriptedReply>;
-type ScriptedTurn = z.output<typeof ScriptedTurn>;
 type Script = z.output<typeof ScriptFile>;
 
 /** Reads a script file; throws an Error naming the file. */

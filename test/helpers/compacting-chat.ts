@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startRun } from "../../src/agent/agent-loop.js";
 import { FileStore, type JournalRecord, type RunOutcome } from "../../src/index.js";
-import { type CompactionRecord } from "../../src/journal.js";
+import type { CompactionRecord } from "../../src/journal.js";
 import { AnthropicProvider } from "../../src/llm/anthropic-provider.js";
 import { commandTool } from "../../src/tools/command-tool.js";
 import { ToolSet } from "../../src/tools/tool-set.js";

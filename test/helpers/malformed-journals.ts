@@ -1,6 +1,6 @@
 // The malformed journals of the fold and verify tests, as whole files: each breaks one rule
 // at a known line, so every reader of a session can be held to refuse it there.
-import { type JournalRecord } from "../../src/index.js";
+import type { JournalRecord } from "../../src/index.js";
 import { encodeRecord, PROTOCOLS, type RecordEntry } from "../../src/journal.js";
 import {
   approvalRequestEntry,

@@ -42,16 +42,16 @@ interface OtlpValue {
   arrayValue?: { values?: OtlpValue[] };
 }
 
-function valueOf(value: OtlpValue): ReceivedValue {
+function receivedValue(value: OtlpValue): ReceivedValue {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
   if (value.boolValue !== undefined) return value.boolValue;
-  return (value.arrayValue?.values ?? []).map(valueOf);
+  return (value.arrayValue?.values ?? []).map(receivedValue);
 }
 
 function attributesOf(list: { key: string; value: OtlpValue }[] | undefined): Record<string, ReceivedValue> {
-  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
+  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, receivedValue(value)]));
 }
 
 async function bodyOf(req: IncomingMessage): Promise<string> {

@@ -2,7 +2,7 @@
 // one of every kind of thing a transcript shows, and one whose tool result is hostile.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type JournalRecord } from "../../src/index.js";
+import type { JournalRecord } from "../../src/index.js";
 import { encodeRecord, PROTOCOLS, type RecordEntry } from "../../src/journal.js";
 import { compactionEntry, journalOf, metaRecord, terminalEntry, userEntry } from "./record-builders.js";
 

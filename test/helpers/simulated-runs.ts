@@ -1,7 +1,7 @@
 // Random journals written the way the agent loop writes them (SPEC section 7), for
 // generated tests of fold. Everything is driven by a seeded PRNG so that a failing
 // seed reproduces the exact same journal.
-import { type JournalRecord } from "../../src/index.js";
+import type { JournalRecord } from "../../src/index.js";
 import { PROTOCOLS, RECORD_VERSION, type AssistantMessage, type RecordEntry, type TerminalReason, type ToolResultBlock, type ToolUseBlock, type UserMessage } from "../../src/journal.js";
 
 /** mulberry32: tiny, fast, and good enough to drive a simulation. */
