@@ -4,12 +4,16 @@
 // Ctrl-C suspends every run of the tree once; an approval in a child parks the tree; the
 // depth limit and a failing child are error results the parent's model sees.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { childRunId, PROTOCOLS, type JournalRecord, type MetaPayload, type MetaRecord } from "../src/index.js";
 import { verifyJournal } from "../src/runstate/journal-verify.js";
 import { readFileSync } from "node:fs";
 import { runCli, startCli, waitFor } from "./helpers/cli-harness.js";
+
+const EXAMPLE = new URL("../../examples/sub-agents/agent.yaml", import.meta.url).pathname;
 import { journalRecords } from "./helpers/journal-file.js";
 import { CHILDREN, LEAD, LEAD_CALLS, NOTES, PROMPTS, requestKey, RESEARCH_ANSWER, startTree, type Tree } from "./helpers/sub-agent-tree.js";
 
@@ -71,6 +75,23 @@ function assertResearchTreeHeld(t: Tree, kills: number): void {
 }
 
 describe("sub-agents through the CLI", () => {
+  it("runs the example of docs/sub-agents.md: two researchers as child sessions, listed beside the lead", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fisk-ai-sub-agents-example-"));
+    try {
+      const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
+      const result = await runCli(["run", "--config", EXAMPLE, "--checkpoint", "Research prices"], { cwd: dir, env });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, "Both researchers noted their findings in research.txt.\n");
+      assert.equal(readFileSync(join(dir, "research.txt"), "utf8"), "a finding\na finding\n");
+      const listed = await runCli(["session", "ls", "--json"], { cwd: dir, env });
+      const sessions = JSON.parse(listed.stdout) as { id?: string; session_id?: string; status: string }[];
+      assert.equal(sessions.length, 3, listed.stdout);
+      assert.ok(sessions.every((session) => session.status === "completed"), listed.stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("runs two researchers side by side as child sessions of the lead, each linked to its call, and reports their answers", async () => {
     tree = await startTree();
     const result = await runCli(START(PROMPTS.research), { cwd: tree.dir, env: tree.env });
