@@ -25,7 +25,9 @@ export type ChildAgentOptions = Omit<
 
 /** A child agent made for one call, closed after it (loadAgent's, whose MCP servers it stops). */
 export interface ChildAgent {
+  /** What the child runs with. */
   options: ChildAgentOptions;
+  /** Called once the call is over (loadAgent's stops its MCP servers). */
   close?(): Promise<void>;
 }
 

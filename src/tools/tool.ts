@@ -41,9 +41,13 @@ export interface CallingRun {
 
 /** The callbacks a run asks people through; each absent one means no one is there to ask. */
 export interface CallDeciders {
+  /** Asked whether a `confirm: true` call may run. */
   confirm?: (tool: Tool, input: Record<string, unknown>) => Promise<boolean>;
+  /** Asked an ask_user question. */
   askUser?: (question: string) => Promise<string>;
+  /** Asked whether an `on_crash: ask` call cut short by a crash runs again. */
   askRerun?: (tool: Tool, input: Record<string, unknown>) => Promise<boolean>;
+  /** Who they speak for, journaled with their decisions. */
   decidedBy?: string;
 }
 
