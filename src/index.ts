@@ -4,6 +4,7 @@
 // write a backend or read journals record by record; the conformance suites at
 // "fisk-ai/conformance".
 export { runAgent, COMPACT, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
+export { agentTool, DEFAULT_MAX_DEPTH, type AgentToolDefinition, type ChildAgent, type ChildAgentOptions } from "./agent/agent-tool.js";
 export { loadAgent, type LoadedAgent, type LoadAgentOptions } from "./config/load-agent.js";
 export type { AgentRunOptions } from "./config/run-options.js";
 export type { ConfigOverrides } from "./config/agent-config.js";
@@ -16,7 +17,7 @@ export { DecisionRefusedError, type DecisionRefusal } from "./agent/agent-errors
 export { ConfigError, ResumeRefusedError, CompactionError, type CompactionRefusal, type ResumeLimit, type ResumeRefusal, type ResumeRefusedDetails } from "./agent/agent-errors.js";
 export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./session/compact-session.js";
 export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
-export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema, type ToolDefinition } from "./tools/tool.js";
+export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema, type ToolDefinition, type CallingRun, type CallDeciders } from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";
 
 export { AnthropicProvider, type AnthropicProviderOptions } from "./llm/anthropic-provider.js";

@@ -8,6 +8,7 @@ export {
   RECORD_KINDS,
   TERMINAL_REASONS,
   NEWEST_READABLE_VERSION,
+  CHILD_RECORD_VERSION,
   RECORD_KIND_SINCE,
   COMPACTION_TRIGGERS,
   APPROVAL_KINDS,
@@ -29,6 +30,7 @@ export {
   type UserRecord,
   type TerminalRecord,
   type MetaPayload,
+  type ParentLink,
   type AssistantPayload,
   type ToolResultPayload,
   type UserPayload,
@@ -69,7 +71,7 @@ export {
   type OtherBlock,
 } from "./runstate/records/records.js";
 export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch, type ApprovalState, type DecisionState, type CompactionState } from "./runstate/views/fold.js";
-export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/records/run-id.js";
+export { newRunId, assertRunId, isValidRunId, ksuidFrom, childRunId } from "./runstate/records/run-id.js";
 export { digestOf, callOf, type RunDigest, type TokenUsage, type LedgerCall } from "./runstate/views/run-digest.js";
 export * as storeContract from "./runstate/store/store-contract.js";
 export { encodeRecord, encodeRecordIn, decodeRecordLine, decodeJournal, JournalDecoder, type DecodedJournal } from "./runstate/records/journal-codec.js";
