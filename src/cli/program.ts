@@ -213,7 +213,9 @@ ${EXIT_CODES_HELP}`,
       .action(action(async (args, flags) => (await import("./session-command.js")).sessionCommand(name, args, flags, io)));
   sessionCommand("ls", "[options]", "every session (--here: those started in this directory), newest first: ID, STATUS, MODEL, UPDATED, PROMPT", true)
     .option("--json", "one JSON array of the sessions")
-    .option("--here", "only the sessions started in this directory");
+    .option("--here", "only the sessions started in this directory")
+    .option("--tree", "child sessions under their parent with the lines of a tree drawn (with --json: nested in `children`)")
+    .option("--flat", "one row a session, newest first, children not set under their parent");
   sessionCommand(
     "show",
     "ID|TITLE [options]",
@@ -225,7 +227,10 @@ ${EXIT_CODES_HELP}`,
     .option("--follow", "show the conversation and then each record a running session journals, until it ends")
     .option("--no-tui", "print the conversation even on a terminal (as does NO_TUI=1)")
     .option("--json", "the session's state as JSON");
-  sessionCommand("rm", "ID... [options]", "remove sessions (a running one is refused)");
+  sessionCommand("rm", "ID... [options]", "remove sessions and their child sessions (a running one is refused, and a child its parent can still resume into unless --force)").option(
+    "--force",
+    "remove a child session even though its parent can still resume into it",
+  );
   sessionCommand("verify", "ID... [options]", "check every record; exit 0 only when clean");
   sessionCommand("export", "ID [options]", "the journal as it is (JSON Lines), after verifying it; --format html: one self-contained page to read it in a browser")
     .option("-o, --output <FILE>", "write it to FILE (default: stdout)")

@@ -61,6 +61,9 @@ export interface SessionFlags extends StoreFlags {
   keepLast?: string;
   dryRun?: boolean;
   endpoint?: string;
+  tree?: boolean;
+  flat?: boolean;
+  force?: boolean;
 }
 
 function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
@@ -96,8 +99,10 @@ async function sessionSubcommand(
     case "ls": {
       if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
       // Each subcommand loads only its own modules: `session ls` is the one run often.
+      if (values.tree === true && values.flat === true) throw new UsageError("session ls lays children out as a tree (--tree) or not at all (--flat): give one of them");
       const { listSessions } = await import("./session-list.js");
-      await listSessions(await sessionStore(values), { json: values.json === true, here: values.here === true ? process.cwd() : undefined }, io.stdout);
+      const layout = values.tree === true ? "tree" : values.flat === true ? "flat" : "indented";
+      await listSessions(await sessionStore(values), { json: values.json === true, here: values.here === true ? process.cwd() : undefined, layout }, io.stdout);
       return EXIT.completed;
     }
     case "show": {
@@ -177,7 +182,7 @@ async function sessionSubcommand(
       const store = await sessionStore(values);
       const runIds = ids(positionals, command);
       const { removeSessions, verifySessions } = await import("./session-maintenance.js");
-      return command === "rm" ? removeSessions(store, runIds, streams) : verifySessions(store, runIds, streams);
+      return command === "rm" ? removeSessions(store, runIds, streams, { force: values.force === true }) : verifySessions(store, runIds, streams);
     }
     case "export": {
       const [runId] = ids(positionals, command, { atMostOne: true }) as [string];

@@ -10,11 +10,12 @@ import type { RunSummary, Store } from "../runstate/store.js";
 import type { CrashPolicy } from "../tools/tool.js";
 import { compactionLine } from "./compaction-text.js";
 import { PacedOutput } from "./paced-output.js";
-import { digestFor, ledgerCalls, ledgerJson, ledgerLines } from "./session-ledger.js";
+import { digestFor, ledgerCalls, ledgerJson, ledgerLines, treeCostFor, treeJson, treeLines } from "./session-ledger.js";
 import { writeStateJson } from "./show-json.js";
 import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
-import { TranscriptReader, type TranscriptEntry } from "./transcript-entries.js";
+import { ChildSessions } from "./child-sessions.js";
+import type { TranscriptEntry } from "./transcript-entries.js";
 
 const FOLDED_RESULT_LINES = 4;
 
@@ -42,19 +43,29 @@ export async function showSession(
   const tally = await tallyRecords(runId, store.readRecords(runId));
   const summary = await store.summarize(runId);
   const digest = await digestFor(store, summary);
+  const tree = await treeCostFor(store, summary, digest, prices);
   if (options.json) {
-    await writeStateJson(store, tally, summary, out, { ledger: ledgerJson(digest, prices) }, { calls: ledgerCalls(digest, prices) });
+    const ledger = { ...ledgerJson(digest, prices), ...(tree === undefined ? {} : { tree: treeJson(tree) }) };
+    await writeStateJson(store, tally, summary, out, { ledger }, { calls: ledgerCalls(digest, prices) });
     return;
   }
-  const ledger = ledgerLines(ledgerOf([digest], prices), digest);
+  const own = ledgerLines(ledgerOf([digest], prices), digest);
+  // With sessions below it, the session's `cost` is its own, and the total follows them.
+  const ledger = tree === undefined ? own : [...own.map(([name, value]): [string, string] => [name === "cost" ? "own cost" : name, value]), ...treeLines(tree)];
   for (const line of headerLines(runId, tally, summary, crashPolicyOf, ledger)) await out.write(`${line}\n`);
   if (options.transcript || options.follow) {
     await out.write("\n");
-    const reader = new TranscriptReader();
+    const children = new ChildSessions(store);
+    const reader = await children.readerOf(runId);
     const records = options.follow ? followRecords(store, runId) : store.readRecords(runId);
     for await (const record of records) {
       if (!options.follow && record.seq > tally.lastSeq) break;
-      for (const entry of reader.entriesOf(record)) await out.write(`${plainEntry(entry, options.full)}\n`);
+      for (const entry of reader.entriesOf(record)) {
+        await out.write(`${plainEntry(entry, options.full)}\n`);
+        // A child's work opens in place, each line marked with its depth, as --full opens a long result.
+        if (entry.kind !== "child" || !options.full) continue;
+        for await (const inner of children.entriesOf(entry.runId)) await out.write(`${indented(plainEntry(inner.entry, true), "│ ".repeat(inner.depth))}\n`);
+      }
       // A follower sees each record as it comes, not once a piece is full.
       if (options.follow) await out.flush();
     }
@@ -115,8 +126,13 @@ function compactedText({ seq, compaction, undoneAt }: CompactionState): string {
   return `${compactionLine(seq, compaction)}${undoneAt === undefined ? "" : `, undone at seq ${undoneAt}`}`;
 }
 
+/** Every line of `text` after `prefix`. */
+function indented(text: string, prefix: string): string {
+  return `${prefix}${text.split("\n").join(`\n${prefix}`)}`;
+}
+
 /** An entry as the plain print shows it: a result indented under its arrow, a long one folded to its first lines unless `full`. */
-function plainEntry(entry: TranscriptEntry, full: boolean): string {
+export function plainEntry(entry: TranscriptEntry, full: boolean): string {
   switch (entry.kind) {
     case "user":
       return `› ${entry.text}`;
@@ -129,9 +145,16 @@ function plainEntry(entry: TranscriptEntry, full: boolean): string {
       return `→ ${entry.server ? "(server) " : ""}${entry.name} ${JSON.stringify(entry.input)}`;
     case "tool_result":
       return `← ${entry.name}${entry.error ? " (error)" : ""}: ${shownResult(entry.text, full)}`;
+    case "child":
+      return `${childHead(entry)}${full ? "" : " (--full shows its work)"}`;
     case "marker":
       return entry.detail === undefined ? entry.text : `${entry.text}\n  ${entry.detail.split("\n").join("\n  ")}`;
   }
+}
+
+/** The line a child session's fold shows, open or closed. */
+export function childHead(entry: Extract<TranscriptEntry, { kind: "child" }>): string {
+  return `⤷ ${entry.name}: child session ${entry.runId} (${entry.status})`;
 }
 
 function shownResult(text: string, full: boolean): string {

@@ -10,6 +10,8 @@ export type TranscriptEntry = { seq: number } & (
   | { kind: "text"; text: string }
   | { kind: "thinking"; text: string; redacted: boolean }
   | { kind: "tool_call"; name: string; input: unknown; server: boolean }
+  /** The child session a call started (docs/sub-agents.md): its work, folded, right after the call. */
+  | { kind: "child"; runId: string; name: string; status: string; title: string }
   | { kind: "tool_result"; name: string; text: string; error: boolean }
   /** A block shown by its description: an image, a server tool's result, a block the code does not model. */
   | { kind: "other"; text: string }
@@ -19,7 +21,7 @@ export type TranscriptEntry = { seq: number } & (
 
 /** The kinds a reader sees folded to one line until asked: long, and rarely read in full. */
 export function isFoldable(entry: TranscriptEntry): boolean {
-  return entry.kind === "thinking" || entry.kind === "tool_result" || (entry.kind === "marker" && entry.detail !== undefined);
+  return entry.kind === "thinking" || entry.kind === "tool_result" || entry.kind === "child" || (entry.kind === "marker" && entry.detail !== undefined);
 }
 
 /** Whether the entry at `index` of its record starts a turn, set apart from what came before: a person's words, or the first thing a model turn says. */
@@ -27,8 +29,18 @@ export function startsTurn(entry: TranscriptEntry, index: number): boolean {
   return entry.kind === "user" || (index === 0 && entry.kind !== "tool_result" && entry.kind !== "marker");
 }
 
-/** Reads a run's records in seq order into entries, naming each result after its call. */
+/** A child session as a transcript shows it, found by the id of the call that started it. */
+export type ChildLinks = ReadonlyMap<string, { runId: string; status: string; title: string }>;
+
+/** Reads a run's records in seq order into entries, naming each result after its call, each call's child session after it. */
 export class TranscriptReader {
+  readonly #children: ChildLinks;
+
+  constructor(children: ChildLinks = new Map()) {
+    this.#children = children;
+  }
+
+
   /** The calls of the latest turn by id: a result answers a call of the turn before it. */
   #names = new Map<string, string>();
   #paused = false;
@@ -45,7 +57,7 @@ export class TranscriptReader {
         // A paused turn's continuation may still be answered for the calls before the pause.
         if (!this.#paused) this.#names = new Map();
         this.#paused = turn.stop_reason === "pause_turn";
-        return turn.message.content.map((block): TranscriptEntry => {
+        return turn.message.content.flatMap((block): TranscriptEntry | TranscriptEntry[] => {
           if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
           switch (block.type) {
             case "text":
@@ -54,9 +66,12 @@ export class TranscriptReader {
               return { seq, kind: "thinking", text: block.thinking, redacted: false };
             case "redacted_thinking":
               return { seq, kind: "thinking", text: "", redacted: true };
-            case "tool_use":
+            case "tool_use": {
               this.#names.set(block.id, block.name);
-              return { seq, kind: "tool_call", name: block.name, input: block.input, server: false };
+              const call: TranscriptEntry = { seq, kind: "tool_call", name: block.name, input: block.input, server: false };
+              const child = this.#children.get(block.id);
+              return child === undefined ? call : [call, { seq, kind: "child", name: block.name, ...child }];
+            }
             case "server_tool_use":
               return { seq, kind: "tool_call", name: block.name, input: block.input, server: true };
           }
