@@ -281,7 +281,7 @@ function plantBadJournals(dir: string): void {
   plant(dir, "interior", interior.join("\n"));
   const torn = completedRun("torn");
   plant(dir, "torn", encodeAll(torn.slice(0, -1)) + encodeRecord(torn.at(-1) as JournalRecord).slice(0, 25));
-  plant(dir, "future", encodeAll([metaRecord("future", { version: 5 }), ...completedRun("future").slice(1)]));
+  plant(dir, "future", encodeAll([metaRecord("future", { version: 6 }), ...completedRun("future").slice(1)]));
 }
 
 before(async () => {
@@ -338,7 +338,7 @@ describe("fisk-ai session ls", () => {
       if (runId === "future") {
         // Unreadable: the problem, naming both versions, stands where the prompt would.
         assert.deepEqual(row.slice(1, 3), ["corrupt", "-"]);
-        assert.match(row[4] as string, /record version 5, newer than the version 4/);
+        assert.match(row[4] as string, /record version 6, newer than the version 5/);
       } else {
         assert.deepEqual([row[1], row[2], row[4]], expected.get(runId), runId);
       }
@@ -376,7 +376,7 @@ describe("fisk-ai session ls", () => {
     });
     const future = listed.find((entry) => entry.id === "future") as ListedJson;
     assert.deepEqual([future.status, future.model, future.prompt, future.last_seq], ["corrupt", null, null, 0]);
-    assert.match(String(future.problem), /version 5/);
+    assert.match(String(future.problem), /version 6/);
   });
 
   it("says so when the store is empty, and --json prints []", async () => {
@@ -586,7 +586,7 @@ describe("fisk-ai session verify", () => {
       const repeated = journalOf("refold", assistantEntry(0, "Looking.", ["toolu_1"]));
       plant(dir, "refold", encodeAll([...repeated, { ...(repeated[1] as JournalRecord) }]));
       // Newer versions only add records or optional fields (SPEC 2): one that did.
-      const added = metaRecord("added", { version: 5 });
+      const added = metaRecord("added", { version: 6 });
       plant(dir, "added", encodeAll([{ ...added, meta: { ...added.meta, added_in_v3: true } } as JournalRecord, ...completedRun("added").slice(1)]));
       result = await fisk(["session", "verify", "torn", "interior", "schema", "refold", "future", "done", "--state-dir", dir]);
       problemsOf = (runId) => result.stdout.split("\n").filter((line) => line.startsWith(`${runId}: `));
@@ -605,7 +605,7 @@ describe("fisk-ai session verify", () => {
 
     it("reports a fold error and a newer version with their lines too", () => {
       assert.match(problemsOf("refold")[0] ?? "", /^refold: fold: .*line 3\b/);
-      assert.match(problemsOf("future")[0] ?? "", /^future: version: .*line 1\b.*version 5.*version 4/);
+      assert.match(problemsOf("future")[0] ?? "", /^future: version: .*line 1\b.*version 6.*version 5/);
     });
 
     it("takes a newer version that adds a field for a newer version, not for a corrupt journal (verify, show, import)", async () => {
@@ -617,9 +617,9 @@ describe("fisk-ai session verify", () => {
         fisk(["session", "import", file, "--state-dir", join(ROOT, "added-store")]),
       ]);
       assert.equal(verify.code, 8);
-      assert.match(verify.stdout, /^added: version: .*version 5.*version 4/);
-      assertOneLineError(show, 8, /record version 5, newer than the version 4/, "show of a newer version");
-      assertOneLineError(imported, 8, /record version 5, newer than the version 4/, "import of a newer version");
+      assert.match(verify.stdout, /^added: version: .*version 6.*version 5/);
+      assertOneLineError(show, 8, /record version 6, newer than the version 5/, "show of a newer version");
+      assertOneLineError(imported, 8, /record version 6, newer than the version 5/, "import of a newer version");
     });
   });
 
@@ -867,7 +867,7 @@ describe("fisk-ai session export and import", () => {
     ]);
     assertOneLineError(corrupt, 8, /line 3 is not valid JSON/, "import of a corrupt file");
     assertOneLineError(torn, 8, /line 6/, "import of a torn file");
-    assertOneLineError(future, 8, /version 5.*version 4/, "import of a newer version");
+    assertOneLineError(future, 8, /version 6.*version 5/, "import of a newer version");
     assertOneLineError(exists, 9, /session crashed already exists/, "import of an existing id");
     assertOneLineError(renamedOntoExisting, 9, /session crashed already exists/, "import --name of an existing id");
     assertOneLineError(missing, 2, /no such file/, "import of a missing file");
@@ -1015,10 +1015,10 @@ describe("bad input: one clear line on stderr, the documented exit code, no stac
     // Unreadable journals, for every command that reads one whole.
     ...["show", "export", "fork"].flatMap((command): [string[], number, RegExp][] => [
       [["session", command, "interior"], 8, /line 3 is not valid JSON/],
-      [["session", command, "future"], 8, /record version 5, newer than the version 4/],
+      [["session", command, "future"], 8, /record version 6, newer than the version 5/],
     ]),
     [["run", "--resume", "interior"], 8, /line 3 is not valid JSON/],
-    [["run", "--resume", "future"], 8, /record version 5, newer than the version 4/],
+    [["run", "--resume", "future"], 8, /record version 6, newer than the version 5/],
     // Command lines that make no sense.
     [["session", "show"], 2, /session show needs a session id/],
     [["session", "show", "done", "paused"], 2, /session show takes one session id/],

@@ -168,7 +168,7 @@ describe("fold", () => {
   });
 
   it("refuses a newer version, naming both versions", () => {
-    assertFoldRejects([metaRecord("r1", { version: 5 })], "ERR_VERSION", 1, /version 5.*version 4/);
+    assertFoldRejects([metaRecord("r1", { version: 6 })], "ERR_VERSION", 1, /version 6.*version 5/);
   });
 
   it("does not mutate its input", () => {
@@ -209,7 +209,7 @@ describe("fold", () => {
         [metaRecord("r1"), { seq: 2, protocol: "io.choria.fisk-ai.v1.session.bogus", bogus: {} }],
         "ERR_VERSION",
         2,
-        /record seq 2 is a bogus record, which a newer fisk-ai wrote: this one reads record versions up to 4; upgrade fisk-ai/,
+        /record seq 2 is a bogus record, which a newer fisk-ai wrote: this one reads record versions up to 5; upgrade fisk-ai/,
       ));
 
     it("a missing payload", () =>

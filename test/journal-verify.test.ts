@@ -40,12 +40,12 @@ describe("verifyJournal", () => {
   });
 
   it("reports a newer version as such", () => {
-    const problems = verifyJournal(Buffer.from(encodeRecord(metaRecord("v", { version: 5 })))).problems;
+    const problems = verifyJournal(Buffer.from(encodeRecord(metaRecord("v", { version: 6 })))).problems;
     assert.deepEqual(
       problems.map(({ kind, line }) => ({ kind, line })),
       [{ kind: "version", line: 1 }],
     );
-    assert.match(problems[0]?.message ?? "", /version 5, newer than the version 4/);
+    assert.match(problems[0]?.message ?? "", /version 6, newer than the version 5/);
   });
 
   it("reports invalid UTF-8 at its line instead of decoding it lossily", () => {

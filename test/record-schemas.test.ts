@@ -55,6 +55,7 @@ function at(seq: number, entry: object): JournalRecord {
 const good: [string, unknown][] = [
   ...completedRun("run-1").map((record): [string, unknown] => [`completed run, ${record.protocol}`, record]),
   ["meta of a chat run", metaRecord("Chat_9", { interactive: true, prompt: "" })],
+  ["meta of a child session (version 5)", metaRecord("child-1", { version: 5, parent: { run_id: "run-1", call_id: "toolu_01", depth: 2 } })],
   ["meta with nanoseconds and an offset, as Go writes it", metaRecord("r", { created: "2026-01-02T15:04:05.123456789+01:00" })],
   ["meta of version 1 without provider", (() => { const m = metaRecord("r", { version: 1 }); delete m.meta.fingerprint.provider; return m; })()],
   ["assistant with thinking and redacted thinking", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, message: { role: "assistant", content: [{ type: "thinking", thinking: "hmm", signature: "sig" }, { type: "redacted_thinking", data: "xyz" }, { type: "text", text: "hi", citations: null }] }, in_tokens: 1, out_tokens: 2 } })],
@@ -123,6 +124,8 @@ const withMeta = (change: (meta: Record<string, unknown>) => void): unknown => {
 
 const bad: [string, unknown][] = [
   ["not an object", "hello"],
+  ["meta with a parent link missing its depth", metaRecord("child-1", { version: 5, parent: { run_id: "run-1", call_id: "toolu_01" } as never })],
+  ["meta with a parent link whose session id is not one", metaRecord("child-1", { version: 5, parent: { run_id: "a/b", call_id: "toolu_01", depth: 1 } })],
   ["null", null],
   ["an array", [metaRecord("r")]],
   ["no seq", { protocol: PROTOCOLS.terminal, terminal: { reason: "completed" } }],

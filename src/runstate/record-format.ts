@@ -7,12 +7,20 @@
 /** The record format version stamped in `meta.version`. */
 export const RECORD_VERSION = 2;
 /**
+ * The version a child session's meta carries (meta.parent, docs/sub-agents.md): written
+ * like version 2, but stamped 5 so that a reader that does not know the parent link (an
+ * older fisk-ai, or the Go implementation, which reads only its own 3) refuses the child
+ * as newer instead of resuming it as a top-level session of its own.
+ */
+export const CHILD_RECORD_VERSION = 5;
+/**
  * The newest version read. 3 is the Go implementation's provider-neutral journal
  * (record-v3.ts); 4 adds record kinds (compaction, approvals) to either, so it is a
  * property of the records a journal holds, not of its meta: a journal that never holds
- * one stays a version 2 or 3 journal, exactly as before (RECORD_KIND_SINCE).
+ * one stays a version 2 or 3 journal, exactly as before (RECORD_KIND_SINCE). 5 is a
+ * child session's (CHILD_RECORD_VERSION).
  */
-export const NEWEST_READABLE_VERSION = 4;
+export const NEWEST_READABLE_VERSION = CHILD_RECORD_VERSION;
 
 const NAMESPACE = "io.choria.fisk-ai.v1.session";
 

@@ -108,6 +108,12 @@ const Fingerprint = exactly<T.Fingerprint>()(z.strictObject({
   mcp_tools_hashes: z.record(z.string(), z.string()).optional(),
 }));
 
+const ParentLink = exactly<T.ParentLink>()(z.strictObject({
+  run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
+  call_id: z.string().min(1),
+  depth: z.int().min(1),
+}));
+
 const MetaPayload = exactly<T.MetaPayload>()(z.strictObject({
   version: z.int().min(1),
   run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
@@ -119,6 +125,8 @@ const MetaPayload = exactly<T.MetaPayload>()(z.strictObject({
   // finds its agent.yaml. Optional: older journals and other writers leave them out.
   cwd: z.string().min(1).optional(),
   config: z.string().min(1).optional(),
+  // Only a child session's meta has it, and that meta is version 5, which older readers refuse.
+  parent: ParentLink.optional(),
 }));
 
 const TerminalPayload = exactly<T.TerminalPayload>()(z.strictObject({

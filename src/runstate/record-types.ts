@@ -140,6 +140,18 @@ export interface MetaPayload {
   cwd?: string;
   /** The agent.yaml the run started with, which a resume without one uses; absent in older journals. */
   config?: string;
+  /** Set only on a child session (version 5, CHILD_RECORD_VERSION): the parent session and its tool call that started it. */
+  parent?: ParentLink;
+}
+
+/** Where a child session comes from: the session and the tool call of it that started the child. */
+export interface ParentLink {
+  /** The parent session's id. */
+  run_id: string;
+  /** The id of the tool call (`tool_use` block) in the parent that started this child. */
+  call_id: string;
+  /** How deep the child is: 1 for a child of a top-level session. */
+  depth: number;
 }
 
 /** A model turn as journaled, before any of its tools run. */

@@ -8,6 +8,7 @@ import type { JournalRecord } from "./record-types.js";
 export {
   ANNOTATION_KINDS,
   APPROVAL_KINDS,
+  CHILD_RECORD_VERSION,
   COMPACTION_TRIGGERS,
   DECISIONS,
   isOtherBlock,
@@ -56,6 +57,7 @@ export type {
   MetaRecord,
   OriginPayload,
   OriginRecord,
+  ParentLink,
   MovedPayload,
   MovedRecord,
   RedactedThinkingBlock,

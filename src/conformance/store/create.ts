@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { HOSTILE_IDS } from "../hostile-ids.js";
+import { CHILD_RECORD_VERSION, type MetaPayload } from "../../runstate/records.js";
 import { metaPayload, metaRecord } from "../record-builders.js";
 import { rejectsWith, type Suite } from "./suite.js";
 
@@ -30,8 +31,28 @@ export function createCases(suite: Suite): void {
       await rejectsWith(suite.store.load("create-3"), "ERR_NOT_FOUND");
     });
 
+    it("keeps a child session's parent link (version 5) in its meta, its load and its summary", async () => {
+      const parent = { run_id: "create-parent", call_id: "toolu_01", depth: 1 };
+      const meta = metaPayload("create-child", { version: CHILD_RECORD_VERSION, parent });
+      const journal = await suite.store.create("create-child", meta);
+      await journal.close();
+      assert.deepEqual((await suite.store.load("create-child")).meta.parent, parent);
+      const listed = (await suite.store.list()).find((summary) => summary.runId === "create-child");
+      assert.deepEqual(listed?.meta?.parent, parent);
+    });
+
+    it("refuses a parent link that is not one: a bad session id, an empty call id, a depth below 1, a field it does not know", async () => {
+      const link = { run_id: "create-parent", call_id: "toolu_01", depth: 1 };
+      const bad = [{ ...link, run_id: "../up" }, { ...link, call_id: "" }, { ...link, depth: 0 }, { ...link, extra: true }];
+      for (const parent of bad) {
+        const meta = metaPayload("create-5", { version: CHILD_RECORD_VERSION, parent: parent as MetaPayload["parent"] });
+        await rejectsWith(suite.store.create("create-5", meta), "ERR_INVALID_RECORD", /parent/);
+      }
+      await rejectsWith(suite.store.load("create-5"), "ERR_NOT_FOUND");
+    });
+
     it("refuses a meta of a newer version, naming both", async () => {
-      await rejectsWith(suite.store.create("create-4", metaPayload("create-4", { version: 5 })), "ERR_VERSION", /5.*4/);
+      await rejectsWith(suite.store.create("create-4", metaPayload("create-4", { version: 6 })), "ERR_VERSION", /6.*5/);
     });
 
     it("refuses hostile ids before touching storage", async () => {

@@ -32,7 +32,7 @@ export function importJournalCases(suite: Suite): void {
       const own = completedRun("import-3").map(encodeRecord);
       await rejectsWith(suite.store.importJournal("import-3", bytes(own.join("").slice(0, -10))), "ERR_CORRUPT", /incomplete line/);
       await rejectsWith(suite.store.importJournal("import-3", bytes([own[0], "{oops\n", ...own.slice(2)].join(""))), "ERR_CORRUPT", /line 2/);
-      await rejectsWith(suite.store.importJournal("import-3", bytes(encodeRecord(metaRecord("import-3", { version: 5 })))), "ERR_VERSION");
+      await rejectsWith(suite.store.importJournal("import-3", bytes(encodeRecord(metaRecord("import-3", { version: 6 })))), "ERR_VERSION");
       await rejectsWith(suite.store.load("import-3"), "ERR_NOT_FOUND", undefined);
       assert.ok(!(await suite.store.list()).some((summary) => summary.runId === "import-3"), "nothing half-imported is listed");
     });

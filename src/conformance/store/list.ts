@@ -35,10 +35,10 @@ export function listCases(suite: Suite): void {
     });
 
     it("lists a run of a newer version as corrupt, naming its version", async () => {
-      await suite.harness.plantRaw(suite.store, "version-4-list", [encodeRecord(metaRecord("version-4-list", { version: 5 }))]);
+      await suite.harness.plantRaw(suite.store, "version-4-list", [encodeRecord(metaRecord("version-4-list", { version: 6 }))]);
       const listed = (await suite.store.list()).find((summary) => summary.runId === "version-4-list");
       assert.equal(listed?.status, "corrupt");
-      assert.match(listed?.problem ?? "", /version 4/);
+      assert.match(listed?.problem ?? "", /version 5/);
     });
   });
 }

@@ -29,8 +29,8 @@ export function loadCases(suite: Suite): void {
     });
 
     it("refuses a newer version, naming both versions", async () => {
-      await suite.harness.plantRaw(suite.store, "version-4", [encodeRecord(metaRecord("version-4", { version: 5 }))]);
-      await rejectsWith(suite.store.load("version-4"), "ERR_VERSION", /version 5.*version 4/);
+      await suite.harness.plantRaw(suite.store, "version-4", [encodeRecord(metaRecord("version-4", { version: 6 }))]);
+      await rejectsWith(suite.store.load("version-4"), "ERR_VERSION", /version 6.*version 5/);
     });
 
     it("refuses a journal whose interior is corrupt with ERR_CORRUPT", async () => {

@@ -44,7 +44,7 @@ export function openCases(suite: Suite): void {
     });
 
     it("refuses a journal of a newer version with ERR_VERSION", async () => {
-      await suite.harness.plantRaw(suite.store, "version-4-open", [encodeRecord(metaRecord("version-4-open", { version: 5 }))]);
+      await suite.harness.plantRaw(suite.store, "version-4-open", [encodeRecord(metaRecord("version-4-open", { version: 6 }))]);
       await rejectsWith(suite.store.open("version-4-open"), "ERR_VERSION");
     });
 

@@ -72,8 +72,8 @@ export function readRecordsCases(suite: Suite): void {
     });
 
     it("refuses a newer record version with ERR_VERSION", async () => {
-      await suite.harness.plantRaw(suite.store, "stream-newer", [encodeRecord(metaRecord("stream-newer", { version: 5 }))]);
-      await rejectsWith(collect(suite.store.readRecords("stream-newer")), "ERR_VERSION", /version 5.*version 4/);
+      await suite.harness.plantRaw(suite.store, "stream-newer", [encodeRecord(metaRecord("stream-newer", { version: 6 }))]);
+      await rejectsWith(collect(suite.store.readRecords("stream-newer")), "ERR_VERSION", /version 6.*version 5/);
     });
 
     it("refuses an unknown run with ERR_NOT_FOUND, and hostile ids before touching storage", async () => {
