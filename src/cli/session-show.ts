@@ -108,6 +108,7 @@ function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashP
   }
   const title = summary.digest?.title;
   if (title !== undefined && title !== null) fields.push(["title", title]);
+  if (meta.parent !== undefined) fields.push(["parent", `${meta.parent.run_id}, started by its call ${meta.parent.call_id} (depth ${meta.parent.depth})`]);
   fields.push(["prompt", meta.prompt]);
   const width = Math.max(...fields.map(([name]) => name.length));
   return fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`);

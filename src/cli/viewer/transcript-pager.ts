@@ -192,7 +192,8 @@ export class TranscriptPager {
     const lines: string[] = [];
     for await (const { entry, depth } of this.#children.entriesOf(runId)) {
       const prefix = "│ ".repeat(depth - 1);
-      lines.push(`${prefix}${plainEntry(entry, false).split("\n").join(`\n${prefix}`)}`);
+      const text = entry.kind === "child" ? childHead(entry) : plainEntry(entry, false);
+      lines.push(`${prefix}${text.split("\n").join(`\n${prefix}`)}`);
     }
     return lines.join("\n");
   }
