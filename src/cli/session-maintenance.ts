@@ -34,15 +34,25 @@ async function forEachId(runIds: string[], streams: Streams, each: (runId: strin
 
 /**
  * Removes each session with its child sessions. A child alone is refused while its parent
- * can still resume into it, unless `force` (or the parent is removed by the same command).
+ * can still resume into it, unless `force`; named with its parent, it goes with the parent.
  */
 export async function removeSessions(store: Store, runIds: string[], streams: Streams, options: { force: boolean }): Promise<number> {
   const summaries = await store.list();
+  // A session named with one of the sessions above it goes with that one.
+  const parents = new Map(summaries.map((summary) => [summary.runId, summary.meta?.parent?.run_id]));
+  const aboveNamed = (runId: string) => {
+    const seen = new Set<string>();
+    for (let up = parents.get(runId); up !== undefined && !seen.has(up); up = parents.get(up)) {
+      if (runIds.includes(up)) return true;
+      seen.add(up);
+    }
+    return false;
+  };
   const removed = new Set<string>();
   return forEachId(runIds, streams, async (runId) => {
-    if (removed.has(runId)) return EXIT.completed;
+    if (removed.has(runId) || aboveNamed(runId)) return EXIT.completed;
     const summary = summaries.find((each) => each.runId === runId);
-    const refusal = summary === undefined || options.force ? undefined : await refusedChild(store, summary, runIds);
+    const refusal = summary === undefined || options.force ? undefined : await refusedChild(store, summary);
     if (refusal !== undefined) {
       streams.stderr.write(`fisk-ai: ${refusal}\n`);
       return EXIT.childInUse;
@@ -54,10 +64,10 @@ export async function removeSessions(store: Store, runIds: string[], streams: St
   });
 }
 
-/** Why a child may not be removed alone: its parent, not removed with it, can still resume into it. */
-async function refusedChild(store: Store, child: RunSummary, removing: readonly string[]): Promise<string | undefined> {
+/** Why a child may not be removed alone: its parent can still resume into it. */
+async function refusedChild(store: Store, child: RunSummary): Promise<string | undefined> {
   const parent = await resumingParent(store, child);
-  if (parent === undefined || removing.includes(parent.runId)) return undefined;
+  if (parent === undefined) return undefined;
   return `session ${child.runId} is a child of session ${parent.runId}, whose call ${parent.callId} can still resume into it: remove ${parent.runId} (which removes its children), or this child alone with --force`;
 }
 
