@@ -2,11 +2,10 @@
 // with --json every model call priced. Prices are agent.yaml's `pricing:` over the
 // shipped table; a model with no price gets its tokens and "no price".
 import { ledgerOf, pricedCalls, type Ledger } from "../ledger/ledger.js";
-import { hasTree, treeCostOf, type ChildCost, type TreeCost } from "../ledger/tree-ledger.js";
+import { hasTree, storedDigest, treeCostOf, type ChildCost, type TreeCost } from "../ledger/tree-ledger.js";
 import { PROTOCOLS } from "../runstate/records.js";
 import { PRICES_AS_OF, type PriceTable } from "../ledger/prices.js";
-import { decodeJournal } from "../runstate/journal-codec.js";
-import { digestOf, type RunDigest, type TokenUsage } from "../runstate/run-digest.js";
+import type { RunDigest, TokenUsage } from "../runstate/run-digest.js";
 import type { RunSummary, Store } from "../runstate/store.js";
 import { counted } from "./counted.js";
 import { costText, dollarsText } from "./ledger-text.js";
@@ -31,11 +30,7 @@ export async function pricesFrom(configFlag: string | undefined): Promise<PriceT
 }
 
 /** A run's digest: the store's, or (from a store that keeps none) read from its journal. */
-export async function digestFor(store: Store, summary: RunSummary): Promise<RunDigest> {
-  if (summary.digest !== undefined) return summary.digest;
-  const bytes = await store.readJournal(summary.runId);
-  return digestOf(decodeJournal(Buffer.from(bytes)).records, bytes.byteLength);
-}
+export const digestFor = storedDigest;
 
 /**
  * What the session and its child sessions cost, or undefined when it has none (and, a fork,

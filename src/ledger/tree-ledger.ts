@@ -2,11 +2,19 @@
 // and the total, which is the sum of the tree's sessions, each counted once. A fork of a
 // parent copies the calls that started children: those children are shared, shown beside
 // the fork and counted in the session whose calls started them, never twice.
-import type { RunDigest } from "../runstate/run-digest.js";
-import type { RunStatus, RunSummary } from "../runstate/store.js";
+import { decodeJournal } from "../runstate/journal-codec.js";
+import { digestOf, type RunDigest } from "../runstate/run-digest.js";
+import type { RunStatus, RunSummary, Store } from "../runstate/store.js";
 import { ledgerOf, type Ledger } from "./ledger.js";
 import type { PriceTable } from "./prices.js";
 import { sessionsOf, treeOf, type SessionNode } from "./session-tree.js";
+
+/** A run's digest: the store's, or (from a store that keeps none) read from its journal. */
+export async function storedDigest(store: Store, summary: RunSummary): Promise<RunDigest> {
+  if (summary.digest !== undefined) return summary.digest;
+  const bytes = await store.readJournal(summary.runId);
+  return digestOf(decodeJournal(Buffer.from(bytes)).records, bytes.byteLength);
+}
 
 /** One session below the one shown, and its own ledger. */
 export interface ChildCost {
