@@ -2,6 +2,7 @@
 // store from createStore (or a FileStore, MemoryStore); read a journal back with fold.
 // The store conformance suite is at "fisk-ai/conformance".
 export { runAgent, COMPACT, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
+export { agentTool, DEFAULT_MAX_DEPTH, type AgentToolDefinition, type ChildAgent, type ChildAgentOptions } from "./agent/agent-tool.js";
 export { loadAgent, type LoadedAgent, type LoadAgentOptions } from "./config/load-agent.js";
 export type { AgentRunOptions } from "./config/run-options.js";
 export type { ConfigOverrides } from "./config/agent-config.js";
@@ -14,7 +15,7 @@ export { DecisionRefusedError, type DecisionRefusal } from "./agent/agent-errors
 export { ConfigError, ResumeRefusedError, CompactionError, type CompactionRefusal, type ResumeLimit, type ResumeRefusal, type ResumeRefusedDetails } from "./agent/agent-errors.js";
 export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./agent/compact-session.js";
 export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
-export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema, type ToolDefinition } from "./tools/tool.js";
+export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema, type ToolDefinition, type CallingRun, type CallDeciders } from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";
 
 export { AnthropicProvider, type AnthropicProviderOptions } from "./llm/anthropic-provider.js";
@@ -102,7 +103,7 @@ export {
   type OtherBlock,
 } from "./runstate/records.js";
 export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch, type ApprovalState, type DecisionState, type CompactionState } from "./runstate/fold.js";
-export { newRunId, assertRunId, isValidRunId, ksuidFrom } from "./runstate/run-id.js";
+export { newRunId, assertRunId, isValidRunId, ksuidFrom, childRunId } from "./runstate/run-id.js";
 export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store.js";
 export { digestOf, callOf, type RunDigest, type TokenUsage, type LedgerCall } from "./runstate/run-digest.js";
 export { titleSession } from "./runstate/session-title.js";

@@ -167,13 +167,14 @@ describe("the agent loop", () => {
   it("honors a suspend at the next boundary, after the tool in flight, and resumes exactly once", async () => {
     const store = freshStore();
     const log: string[] = [];
-    const suspend = { requested: false };
+    const suspending = new AbortController();
+    const suspend = suspending.signal;
     const requestSuspendDuringTool = defineTool({
       name: "slow",
       description: "asks for a suspend while it runs",
       input: { type: "object" },
       run: async () => {
-        suspend.requested = true;
+        suspending.abort();
         log.push("slow");
         return "slow done";
       },
@@ -430,7 +431,7 @@ describe("the agent loop", () => {
 
   describe("the resume guard", () => {
     async function suspendedRun(store: FileStore, runId: string): Promise<void> {
-      const suspend = { requested: true };
+      const suspend = AbortSignal.abort();
       await startRun({ settings: settings(fakeModel([]).provider, countingTools([])), store, suspend }, { prompt: "go", runId });
     }
 

@@ -182,7 +182,9 @@ describe("fold: approvals", () => {
       rejects([assistantEntry(0, "a", ["toolu_1"]), request], 3, /tool or input differs from the call's/);
     });
     it("an answer to an approval", () => rejects([assistantEntry(0, "a", ["toolu_1"]), approvalRequestEntry("toolu_1"), decisionEntry("toolu_1", "answer", "x")], 4, /waits for an approval/));
-    it("a run awaiting approval with nothing waiting", () => rejects([assistantEntry(0, "a", ["toolu_1"]), terminalEntry("awaiting_approval")], 3, /no call waiting for a decision/));
+    it("a run awaiting approval with nothing waiting", () => rejects([assistantEntry(0, "a", ["toolu_1"]), toolResultEntry("toolu_1"), terminalEntry("awaiting_approval")], 4, /no call waiting for a decision/));
+    it("a run awaiting approval whose unanswered calls are all decided", () =>
+      rejects([assistantEntry(0, "a", ["toolu_1"]), approvalRequestEntry("toolu_1"), decisionEntry("toolu_1", "deny", "no"), terminalEntry("awaiting_approval")], 5, /no call waiting for a decision/));
     it("a resume marker with no batch at rest", () => rejects([assistantEntry(0, "a", ["toolu_1"]), resumedEntry()], 3, /no batch is at rest under a terminal record/));
     it("a resume marker after a finished batch", () => rejects([...conversation, terminalEntry("suspended"), resumedEntry()], 9, /no batch is at rest/));
     it("a compaction while calls wait", () => rejects([...parked, compactionEntry(1, 1)], 6, /inside the pending batch/));

@@ -45,15 +45,15 @@ describe("MCP servers", () => {
       assert.ok(servers.tools.every((tool) => tool.mcpServer === "test"));
 
       const tools = new ToolSet(servers.tools);
-      assert.deepEqual(await tools.run(use("test__echo", { text: "hi" }), signal, denyWithoutTerminal), {
+      assert.deepEqual(await tools.run(use("test__echo", { text: "hi" }), { signal }, denyWithoutTerminal), {
         result: { type: "tool_result", tool_use_id: "toolu_test__echo", content: "echo: hi" },
         remote: true,
       });
       // Refused by its confirm before reaching the server: not a remote call.
-      const denied = await tools.run(use("test__fail"), signal, denyWithoutTerminal);
+      const denied = await tools.run(use("test__fail"), { signal }, denyWithoutTerminal);
       assert.equal(denied.remote, false);
       assert.equal(denied.result.is_error, true);
-      const failed = await tools.run(use("test__fail"), signal, async () => true);
+      const failed = await tools.run(use("test__fail"), { signal }, async () => true);
       assert.deepEqual(failed.result, { type: "tool_result", tool_use_id: "toolu_test__fail", content: "it failed", is_error: true });
     } finally {
       await servers.close();
@@ -63,7 +63,7 @@ describe("MCP servers", () => {
   it("keeps text and images from a tool result and says in text what it left out", async () => {
     const servers = await connectMcpServers([stdio("test")]);
     try {
-      const { result } = await new ToolSet(servers.tools).run(use("test__picture"), signal, denyWithoutTerminal);
+      const { result } = await new ToolSet(servers.tools).run(use("test__picture"), { signal }, denyWithoutTerminal);
       assert.deepEqual(result.content, [
         { type: "text", text: "here it is" },
         { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=" } },
@@ -78,7 +78,7 @@ describe("MCP servers", () => {
   it("makes a call that outlasts the tool timeout an is_error result", async () => {
     const servers = await connectMcpServers([stdio("test", {}, { timeoutMs: 300 })]);
     try {
-      const { result } = await new ToolSet(servers.tools).run(use("test__slow"), signal, denyWithoutTerminal);
+      const { result } = await new ToolSet(servers.tools).run(use("test__slow"), { signal }, denyWithoutTerminal);
       assert.equal(result.is_error, true);
       assert.match(String(result.content), /^test__slow failed: .*timed out/i);
     } finally {
@@ -92,7 +92,7 @@ describe("MCP servers", () => {
       { name: "web", transport: { kind: "http", url: http.url, headers: { Authorization: "Bearer t0ken" } }, confirm: false, onCrash: "rerun", timeoutMs: 10_000 },
     ]);
     try {
-      const { result, remote } = await new ToolSet(servers.tools).run(use("web__echo", { text: "over http" }), signal, denyWithoutTerminal);
+      const { result, remote } = await new ToolSet(servers.tools).run(use("web__echo", { text: "over http" }), { signal }, denyWithoutTerminal);
       assert.deepEqual([result.content, remote], ["echo: over http", true]);
       assert.ok(http.authorizations.length > 0 && http.authorizations.every((value) => value === "Bearer t0ken"));
     } finally {
@@ -160,9 +160,9 @@ describe("MCP servers", () => {
       const names = servers.tools.map((tool) => tool.name);
       assert.ok(names.includes("fs__read_text_file") && names.includes("fs__write_file"), names.join(", "));
       const tools = new ToolSet(servers.tools);
-      const read = await tools.run(use("fs__read_text_file", { path: join(root, "hello.txt") }), signal, denyWithoutTerminal);
+      const read = await tools.run(use("fs__read_text_file", { path: join(root, "hello.txt") }), { signal }, denyWithoutTerminal);
       assert.deepEqual([read.result.content, read.result.is_error], ["hello from disk\n", undefined]);
-      const outside = await tools.run(use("fs__read_text_file", { path: "/etc/hostname" }), signal, denyWithoutTerminal);
+      const outside = await tools.run(use("fs__read_text_file", { path: "/etc/hostname" }), { signal }, denyWithoutTerminal);
       assert.equal(outside.result.is_error, true);
     } finally {
       await servers.close();

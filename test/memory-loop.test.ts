@@ -40,13 +40,14 @@ describe("memory in a run", () => {
   it("adds the notes' index after the resume reminder, and a resume after memory changed is not refused", async () => {
     const notes = new FileNoteStore(join(scratch, "notes"));
     const store = new FileStore({ dir: join(scratch, "runs") });
-    const suspend = { requested: false };
+    const suspending = new AbortController();
+    const suspend = suspending.signal;
     const pause = defineTool({
       name: "pause",
       description: "ask for a suspend",
       input: { type: "object" },
       run: async () => {
-        suspend.requested = true;
+        suspending.abort();
         return "paused";
       },
     });

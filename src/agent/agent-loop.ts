@@ -5,11 +5,12 @@
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig } from "../llm/model-provider.js";
 import type { Counters, RunState } from "../runstate/fold.js";
-import { isOtherBlock, PROTOCOLS, RECORD_VERSION, type AssistantMessage, type AssistantPayload, type Message, type MetaPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
+import { CHILD_RECORD_VERSION, isOtherBlock, PROTOCOLS, RECORD_VERSION, type ParentLink, type AssistantMessage, type AssistantPayload, type Message, type MetaPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records.js";
 import { newRunId } from "../runstate/run-id.js";
 import { movedError } from "../runstate/session-move.js";
 import type { Store } from "../runstate/store.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
+import { CallHeld, type ToolContext } from "../tools/tool.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
 import { RunCompaction, type CompactionSettings } from "./compaction.js";
 import { cannotHaveRun, decideCall, parkCalls, waitingMessage, type AskUser, type BatchApprovals } from "./approvals.js";
@@ -18,7 +19,7 @@ import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, t
 import type { NoteStore } from "../memory/note-store.js";
 import { RunRecorder } from "./run-recorder.js";
 import { buildSystemPrompt } from "./system-prompt.js";
-import { waitingCalls } from "./waiting-calls.js";
+import { waitingCalls, type WaitingCall } from "./waiting-calls.js";
 
 export interface AgentSettings {
   provider: ModelProvider;
@@ -40,11 +41,6 @@ export interface AgentSettings {
   approvalTimeoutMs?: number;
 }
 
-/** Set by the first SIGINT/SIGTERM; honored at the next loop boundary only. */
-export interface SuspendRequest {
-  readonly requested: boolean;
-}
-
 export interface RunOptions {
   settings: AgentSettings;
   /** Journal the run here (--checkpoint); without it the run lives in memory. */
@@ -58,7 +54,8 @@ export interface RunOptions {
   decidedBy?: string;
   /** For an `on_crash: ask` call a resume finds unanswered: run it again? Without it, no. */
   askRerun?: ConfirmToolCall;
-  suspend?: SuspendRequest;
+  /** Aborted by the first SIGINT/SIGTERM: honored at the next loop boundary only (and by the child sessions the run's calls start). */
+  suspend?: AbortSignal;
   /** Aborts at once, journaling nothing more: crash semantics. */
   signal?: AbortSignal;
   /**
@@ -93,6 +90,8 @@ export interface RunStart {
   recordVersion?: 2 | 3;
   /** A title, journaled right after the meta record. */
   title?: string;
+  /** Makes the run a child session: its meta names its parent and is of CHILD_RECORD_VERSION, whatever `recordVersion` says. */
+  parent?: ParentLink;
 }
 
 export interface RunResume {
@@ -111,7 +110,7 @@ export interface RunResume {
 
 /** The meta record a new run of `settings` starts its journal with (startRun's, and a submitted run's). */
 export function newRunMeta(settings: AgentSettings, start: RunStart): MetaPayload {
-  const version = start.recordVersion ?? RECORD_VERSION;
+  const version = start.parent === undefined ? (start.recordVersion ?? RECORD_VERSION) : CHILD_RECORD_VERSION;
   return {
     version,
     run_id: start.runId ?? newRunId(),
@@ -121,6 +120,7 @@ export function newRunMeta(settings: AgentSettings, start: RunStart): MetaPayloa
     ...(start.interactive === true ? { interactive: true } : {}),
     ...(start.cwd === undefined ? {} : { cwd: start.cwd }),
     ...(start.config === undefined ? {} : { config: start.config }),
+    ...(start.parent === undefined ? {} : { parent: start.parent }),
   };
 }
 
@@ -272,7 +272,8 @@ function cutCall(turn: AssistantPayload): ToolUseBlock | undefined {
   return turn.stop_reason === "max_tokens" && last !== undefined && !isOtherBlock(last) && last.type === "tool_use" ? last : undefined;
 }
 
-function answerText(message: AssistantMessage): string {
+/** A final answer's text: its text blocks, joined. */
+export function answerText(message: AssistantMessage): string {
   return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
 }
 
@@ -300,7 +301,8 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
   const events = options.events ?? {};
   const summarizer = { provider: settings.provider, model: settings.model, system, tools: settings.tools.specs(), maxOutputTokens: settings.maxOutputTokens, retry: settings.retry, signal };
   const run: Drive = { recorder, options, settings, system, signal, events, compaction: new RunCompaction(settings.compaction, recorder, summarizer, events) };
-  if (await finishPendingBatch(run)) return park(run);
+  const stopped = await stopForHeld(run, await finishPendingBatch(run));
+  if (stopped !== undefined) return stopped;
   if (followUp !== undefined) {
     await journalPrompt(run, followUp);
   } else {
@@ -332,7 +334,7 @@ async function iterate(run: Drive): Promise<RunOutcome | undefined> {
 /** Finishes the run before a model call it must not make: suspended, over budget or at the iteration cap. */
 async function limitReached(run: Drive, state: RunState): Promise<RunOutcome | undefined> {
   const { options, settings } = run;
-  if (options.suspend?.requested === true) return finish(run, "suspended", { message: "suspended by the operator" });
+  if (options.suspend?.aborted === true) return finish(run, "suspended", { message: "suspended by the operator" });
   const overBudget = budgetExhausted(state, settings);
   if (overBudget !== undefined) return finish(run, "budget", { message: overBudget });
   if (iterationCapReached(state, settings)) {
@@ -422,17 +424,25 @@ async function afterTurn(run: Drive, assistant: AssistantPayload): Promise<RunOu
   }
   const overBudget = budgetExhausted(run.recorder.state(), run.settings);
   if (overBudget !== undefined) return finish(run, "budget", { message: overBudget });
-  return (await runTools(run, uses)) ? park(run) : undefined;
+  return stopForHeld(run, await runTools(run, uses));
+}
+
+/** After a batch: a call held by a child stops the run as the child stopped (a suspend or a park), undefined to go on. */
+async function stopForHeld(run: Drive, held: BatchEnd): Promise<RunOutcome | undefined> {
+  if (held.parked) return park(run, held.childWaiting);
+  // The call stays unanswered: the conversation cannot go on until a resume answers it.
+  if (held.suspended) return finish(run, "suspended", { message: "suspended by the operator" });
+  return undefined;
 }
 
 /**
  * A batch the journal left half-answered is completed first: journaled results are
- * reused, only the unanswered tools run. True when calls of it still wait for a decision.
+ * reused, only the unanswered tools run. Says whether calls of it still wait.
  */
-async function finishPendingBatch(run: Drive): Promise<boolean> {
+async function finishPendingBatch(run: Drive): Promise<BatchEnd> {
   const { settings, options, events } = run;
   const { pending, terminal } = run.recorder.state();
-  if (pending === undefined) return false;
+  if (pending === undefined) return { parked: false, suspended: false, childWaiting: [] };
   for (const result of pending.results) {
     const use = pending.toolUses.find((candidate) => candidate.id === result.tool_use_id) as ToolUseBlock;
     events.toolFinished?.(use, result, true);
@@ -463,21 +473,43 @@ async function finishPendingBatch(run: Drive): Promise<boolean> {
   return runTools(run, rerun);
 }
 
-/** Runs a batch's calls, but those that wait for a person's decision; true when any waits. */
-async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<boolean> {
+/**
+ * How a batch ended: `parked` when calls of it wait for a decision (its own, or a child's:
+ * `childWaiting`), `suspended` when a child session its call ran was suspended. Either
+ * leaves calls unanswered, so the run must stop.
+ */
+interface BatchEnd {
+  parked: boolean;
+  suspended: boolean;
+  childWaiting: readonly WaitingCall[];
+}
+
+/** Runs a batch's calls, but those that wait for a person's decision. */
+async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<BatchEnd> {
   const { settings, signal } = run;
   const approvals = batchApprovals(run);
   const waiting = await parkCalls(approvals, uses);
+  const held: CallHeld[] = [];
   const runOne = async (use: ToolUseBlock): Promise<void> => {
+    // Once a child was suspended, the calls after it wait for the resume: they would only suspend too.
+    if (held.some((call) => call.reason === "suspended")) return;
     if (waiting.has(use.id) || !(await decideCall(approvals, use))) return;
     signal.throwIfAborted();
     run.events.toolStarted?.(use);
     const startedAt = new Date().toISOString();
-    // A call that needed a person is decided by now.
-    const { result, remote } = await settings.tools.run(use, signal, allowDecided, run.options.callEnvironment?.(run.recorder.runId, use));
+    let ran;
+    try {
+      // A call that needed a person is decided by now.
+      ran = await settings.tools.run(use, callContext(run, use), allowDecided);
+    } catch (error) {
+      if (!(error instanceof CallHeld)) throw error;
+      signal.throwIfAborted();
+      held.push(error);
+      return;
+    }
     // An abort is a crash: a result cut short by it must not enter the journal.
     signal.throwIfAborted();
-    await journalResult(run, use, result, remote, { started_at: startedAt, ended_at: new Date().toISOString() });
+    await journalResult(run, use, ran.result, ran.remote, { started_at: startedAt, ended_at: new Date().toISOString() });
   };
   if (settings.parallelTools) {
     // Every tool of the batch is waited for, even when one fails: none is left running
@@ -488,7 +520,27 @@ async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<bool
   } else {
     for (const use of uses) await runOne(use);
   }
-  return waiting.size > 0;
+  const childWaiting = held.flatMap((call) => call.waiting as WaitingCall[]);
+  return { parked: waiting.size > 0 || held.some((call) => call.reason === "awaiting_approval"), suspended: held.some((call) => call.reason === "suspended"), childWaiting };
+}
+
+/** What a tool call is given: the run's abort signal and the call's variables, and the run itself for a tool that starts a child session. */
+function callContext(run: Drive, use: ToolUseBlock): ToolContext {
+  const { recorder, options, signal } = run;
+  const env = options.callEnvironment?.(recorder.runId, use);
+  const { confirm, askUser, askRerun, decidedBy } = options;
+  return {
+    signal,
+    ...(env === undefined ? {} : { env }),
+    run: {
+      runId: recorder.runId,
+      toolUseId: use.id,
+      depth: recorder.state().meta.parent?.depth ?? 0,
+      ...(options.store === undefined ? {} : { store: options.store }),
+      ...(options.suspend === undefined ? {} : { suspend: options.suspend }),
+      deciders: { confirm, askUser, askRerun, decidedBy },
+    },
+  };
 }
 
 function batchApprovals(run: Drive): BatchApprovals {
@@ -503,10 +555,13 @@ function batchApprovals(run: Drive): BatchApprovals {
   };
 }
 
-/** Calls wait for decisions: the run stops awaiting approval, journaled once (a resume that decided nothing adds nothing). */
-async function park(run: Drive): Promise<RunOutcome> {
+/**
+ * Calls wait for decisions, the run's own or its child sessions' (`childWaiting`): the run
+ * stops awaiting approval, journaled once (a resume that decided nothing adds nothing).
+ */
+async function park(run: Drive, childWaiting: readonly WaitingCall[]): Promise<RunOutcome> {
   const state = run.recorder.state();
-  const waiting = waitingCalls(state);
+  const waiting = [...waitingCalls(state), ...childWaiting];
   const message = waitingMessage(waiting);
   if (state.terminal?.reason !== "awaiting_approval") return finish(run, "awaiting_approval", { message, waiting });
   const outcome: RunOutcome = { runId: run.recorder.runId, reason: "awaiting_approval", checkpointed: true, counters: state.counters, message, waiting };
@@ -538,7 +593,7 @@ async function journalPrompt(run: Drive, text: string): Promise<void> {
 async function atAnswer(run: Drive, answer: AssistantMessage): Promise<RunOutcome | undefined> {
   const { options, signal } = run;
   if (options.nextPrompt === undefined) return finish(run, "completed", { answer: answerText(answer) });
-  if (options.suspend?.requested === true) return finish(run, "suspended", { message: "suspended by the operator" });
+  if (options.suspend?.aborted === true) return finish(run, "suspended", { message: "suspended by the operator" });
   let next = await options.nextPrompt();
   for (; next === COMPACT; next = await options.nextPrompt()) {
     signal.throwIfAborted();

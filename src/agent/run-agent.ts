@@ -14,7 +14,7 @@ import type { AskUser } from "./approvals.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import type { NoteStore } from "../memory/note-store.js";
-import type { ToolUseBlock } from "../runstate/records.js";
+import type { ParentLink, ToolUseBlock } from "../runstate/records.js";
 
 /** What runAgent runs: the model, the prompt (or the session to resume) and the tools; the rest has defaults. */
 export interface RunAgentOptions {
@@ -71,6 +71,11 @@ export interface RunAgentOptions {
   recordVersion?: 2 | 3;
   /** A title for a new session, journaled after its meta record (a session's title is the latest given; titleSession gives one later). */
   title?: string;
+  /**
+   * Makes a new session a child of another (agentTool does): its meta names the parent
+   * session, the call that started it and its depth, and is of CHILD_RECORD_VERSION.
+   */
+  parent?: ParentLink;
   /** The id of a session in `store` to resume instead of starting one. */
   resume?: string;
   /** Resume even though the configuration changed (never across providers). */
@@ -131,7 +136,7 @@ export type AgentOutcome = RunOutcome;
 export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> {
   const run: RunOptions = {
     settings: agentSettings(options),
-    suspend: suspendOn(options.signal),
+    ...(options.signal === undefined ? {} : { suspend: options.signal }),
     ...(options.abort === undefined ? {} : { signal: options.abort }),
     ...(options.events === undefined ? {} : { events: options.events }),
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
@@ -158,6 +163,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
       interactive: options.nextPrompt !== undefined,
       cwd: options.cwd,
       config: options.configPath,
+      parent: options.parent,
     },
   );
 }
@@ -194,11 +200,3 @@ export function agentSettings(options: RunAgentOptions): AgentSettings {
   };
 }
 
-/** The loop asks at each boundary whether a suspend was asked for. */
-function suspendOn(signal: AbortSignal | undefined): { readonly requested: boolean } {
-  return {
-    get requested() {
-      return signal?.aborted === true;
-    },
-  };
-}

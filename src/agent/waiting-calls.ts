@@ -19,6 +19,8 @@ export interface WaitingCall {
   kind: ApprovalKind;
   /** When the run parked on it, RFC 3339. */
   requestedAt: string;
+  /** Set for a call in a child session: the session ids from the top-level session down to `runId`, both included. */
+  path?: string[];
 }
 
 /** The calls of a run's pending batch that wait for a decision, in the model's order. */
@@ -39,7 +41,20 @@ export function waitingCalls(state: RunState): WaitingCall[] {
  * those journals.
  */
 export async function listPending(store: Store): Promise<WaitingCall[]> {
-  const parked = (await store.list()).filter((summary) => summary.status === "awaiting_approval");
+  const summaries = await store.list();
+  const parentOf = new Map(summaries.flatMap((summary) => (summary.meta?.parent === undefined ? [] : [[summary.runId, summary.meta.parent.run_id] as const])));
+  const parked = summaries.filter((summary) => summary.status === "awaiting_approval");
   const states = await Promise.all(parked.map((summary) => store.load(summary.runId)));
-  return states.flatMap(waitingCalls).sort((a, b) => (a.requestedAt < b.requestedAt ? -1 : a.requestedAt > b.requestedAt ? 1 : 0));
+  return states
+    .flatMap(waitingCalls)
+    .map((call) => (parentOf.has(call.runId) ? { ...call, path: pathFromRoot(call.runId, parentOf) } : call))
+    .sort((a, b) => (a.requestedAt < b.requestedAt ? -1 : a.requestedAt > b.requestedAt ? 1 : 0));
+}
+
+/** The session ids from the top-level session down to `runId`; a parent no longer in the store ends the walk. */
+function pathFromRoot(runId: string, parentOf: ReadonlyMap<string, string>): string[] {
+  const path = [runId];
+  // Bounded by the store's size: a hand-made loop of parents cannot spin forever.
+  for (let parent = parentOf.get(runId); parent !== undefined && !path.includes(parent); parent = parentOf.get(parent)) path.unshift(parent);
+  return path;
 }

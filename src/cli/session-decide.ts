@@ -77,8 +77,10 @@ export async function showPending(store: Store, json: boolean, out: NodeJS.Writa
     out.write("No calls wait for a decision.\n");
     return;
   }
-  const rows = waiting.map((call) => [call.runId, call.toolUseId, call.name, call.kind, ageText(now - Date.parse(call.requestedAt)), JSON.stringify(call.input)]);
-  const header = ["SESSION", "CALL", "TOOL", "KIND", "WAITING", "INPUT"];
+  // A call in a child session shows the way down to it from its top-level session, which is the one to resume.
+  const paths = waiting.some((call) => call.path !== undefined);
+  const rows = waiting.map((call) => [call.runId, call.toolUseId, call.name, call.kind, ageText(now - Date.parse(call.requestedAt)), ...(paths ? [(call.path ?? [call.runId]).join(" > ")] : []), JSON.stringify(call.input)]);
+  const header = ["SESSION", "CALL", "TOOL", "KIND", "WAITING", ...(paths ? ["PATH"] : []), "INPUT"];
   const widths = header.slice(0, -1).map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
   const lines = [header, ...rows].map((row) => row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column] as number) : cell)).join("  "));
   out.write(`${lines.join("\n")}\n`);
@@ -92,6 +94,7 @@ function pendingJson(call: WaitingCall, now: number) {
     input: call.input,
     kind: call.kind,
     requested_at: call.requestedAt,
+    ...(call.path === undefined ? {} : { path: call.path }),
     waiting_seconds: Math.max(0, Math.floor((now - Date.parse(call.requestedAt)) / 1000)),
   };
 }

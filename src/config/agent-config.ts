@@ -12,6 +12,7 @@ import { RECORD_VERSION } from "../runstate/records.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "../agent/agent-errors.js";
+import { DEFAULT_MAX_DEPTH } from "../agent/agent-tool.js";
 import { compactionSettingsFor, type CompactionOptions, type CompactionSettings } from "../agent/compaction.js";
 import { keysAt, nearest } from "./config-hints.js";
 import { AGENT_DEFAULTS } from "../agent/defaults.js";
@@ -55,10 +56,14 @@ const Retention = z.strictObject({
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
 
+// A command tool (`command:`) or another agent (`agent:`, the path of its agent.yaml): one
+// shape with a check of which is given, so a mistake is named rather than "invalid input".
 const ToolConfig = z.strictObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "expected 1 to 64 letters, digits, '_' or '-'"),
   description: z.string().min(1),
-  command: z.array(z.string()).min(1, "expected the program and its arguments"),
+  command: z.array(z.string()).min(1, "expected the program and its arguments").optional(),
+  /** A child agent: the path of its agent.yaml, relative to this file (docs/sub-agents.md). */
+  agent: z.string().min(1).optional(),
   input_schema: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
   timeout: Duration.default(30_000),
   output_limit: z.int().positive().default(64 * 1024),
@@ -66,6 +71,10 @@ const ToolConfig = z.strictObject({
   on_crash: CrashPolicy.default("rerun"),
   /** Withheld variables this tool gets anyway, by name. */
   env: z.array(EnvName).default([]),
+}).superRefine((tool, context) => {
+  if ((tool.command === undefined) === (tool.agent === undefined)) {
+    context.addIssue({ code: "custom", message: tool.command === undefined ? "expected command: (the program and its arguments) or agent: (the path of a child agent's agent.yaml)" : "give command: or agent:, not both" });
+  }
 });
 
 /**
@@ -160,6 +169,8 @@ const AgentConfigSchema = z.strictObject({
     .default([])
     .refine((servers) => new Set(servers.map((server) => server.name)).size === servers.length, "two servers have the same name: names must be unique"),
   parallel_tools: z.boolean().default(false),
+  /** The deepest a child session of this agent's `agent:` tools may be: a child is 1 deep, its child 2. */
+  max_depth: z.int().min(1).default(DEFAULT_MAX_DEPTH),
   /** The built-in ask_user tool: the model may ask the operator a question. */
   ask_user: z.boolean().default(false),
   /** A parked call undecided this long is denied ("timed out") at the next resume. */
@@ -233,6 +244,8 @@ export interface AgentConfig {
   /** With `cwd` and `auth.private_key_file` made absolute. */
   mcpServers: McpServerConfig[];
   parallelTools: boolean;
+  /** The deepest a child session of the `agent:` tools may be (max_depth). */
+  maxDepth: number;
   /** The model may ask the operator questions (the built-in ask_user tool). */
   askUser: boolean;
   /** In milliseconds: a parked call undecided this long is denied at the next resume. */
@@ -312,13 +325,14 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     baseUrl: config.base_url,
     script: config.script === undefined ? undefined : resolve(base, config.script),
     system: config.system,
-    tools: config.tools,
+    tools: config.tools.map((tool, index) => (tool.agent === undefined ? tool : { ...tool, agent: childConfigPath(tool.agent, base, `${label}: tools[${index}].agent`) })),
     mcpServers: config.mcp_servers.map((server) => ({
       ...server,
       ...(server.cwd === undefined ? {} : { cwd: expandPath(server.cwd, base) }),
       ...(server.auth?.private_key_file === undefined ? {} : { auth: { ...server.auth, private_key_file: expandPath(server.auth.private_key_file, base) } }),
     })),
     parallelTools: config.parallel_tools,
+    maxDepth: config.max_depth,
     askUser: config.ask_user,
     approvalTimeoutMs: config.approval_timeout,
     envDeny: config.env_deny,
@@ -368,6 +382,18 @@ function applyOverrides(raw: unknown, overrides: ConfigOverrides, label: string)
   if (overrides.provider !== undefined) merged.provider = overrides.provider;
   if (overrides.model !== undefined) merged.model = overrides.model;
   return merged;
+}
+
+/** A child agent's agent.yaml, made absolute; one that cannot be read is refused at start, not at its first call. */
+function childConfigPath(path: string, base: string, field: string): string {
+  const absolute = expandPath(path, base);
+  try {
+    readFileSync(absolute);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+    throw new ConfigError(`${field}: cannot read ${path} (${absolute}): ${reason}; give the path of the child agent's agent.yaml, relative to this file`);
+  }
+  return absolute;
 }
 
 function expandPath(path: string, base: string): string {

@@ -4,9 +4,8 @@
 import { resolve } from "node:path";
 import { createStore } from "../runstate/create-store.js";
 import type { Store } from "../runstate/store.js";
-import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import { loadAgentConfig, type AgentConfig, type ConfigOverrides } from "./agent-config.js";
-import { mcpDefinitions, runOptionsFromConfig, type AgentRunOptions, type McpPeople } from "./run-options.js";
+import { startConfiguredAgent, type AgentRunOptions, type McpPeople } from "./run-options.js";
 
 /** Where loadAgent reads what the file does not hold. */
 export interface LoadAgentOptions {
@@ -43,17 +42,11 @@ export async function loadAgent(path: string | undefined, options: LoadAgentOpti
  * (no one by default: a server that needs a sign-in rejects with McpSignInNeededError).
  */
 export async function startAgent(config: AgentConfig, path: string | undefined, env: NodeJS.ProcessEnv = process.env, people: McpPeople = {}): Promise<LoadedAgent> {
-  const absolute = path === undefined ? undefined : resolve(path);
-  // Built before any server starts: a missing key fails without starting and stopping them.
-  const options = runOptionsFromConfig(config, env);
-  let mcp: McpServers | undefined;
-  if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, env, people));
+  const started = await startConfiguredAgent(config, path, env, people);
   return {
-    path: absolute,
-    options: { ...options, tools: [...(options.tools ?? []), ...(mcp?.tools ?? [])], ...(absolute === undefined ? {} : { configPath: absolute }) },
+    path: path === undefined ? undefined : resolve(path),
+    options: started.options,
     openStore: (report) => createStore(config.store, report),
-    close: async () => {
-      await mcp?.close();
-    },
+    close: () => started.close(),
   };
 }

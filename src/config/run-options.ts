@@ -1,7 +1,7 @@
 // From a validated agent.yaml and the environment to the options runAgent takes. The
 // environment is read here and only here: credentials never enter the config or a record.
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { AnthropicProvider } from "../llm/anthropic-provider.js";
 import type { ModelProvider } from "../llm/model-provider.js";
 import { OpenAIProvider } from "../llm/openai-provider.js";
@@ -11,14 +11,15 @@ import { memoryTools } from "../memory/memory-tools.js";
 import { askUserTool } from "../tools/ask-user.js";
 import { commandTool } from "../tools/command-tool.js";
 import { toolEnvironment } from "../tools/tool-env.js";
-import type { McpServerDefinition, McpTransportDefinition } from "../tools/mcp/mcp-servers.js";
+import type { McpServerDefinition, McpServers, McpTransportDefinition } from "../tools/mcp/mcp-servers.js";
 import { answerFromValues, type McpElicit } from "../tools/mcp/mcp-elicitation.js";
 import type { ShowSignInPage } from "../tools/mcp/sign-in-provider.js";
 import { fiskStateHome } from "../runstate/file/state-dir.js";
 import type { Tool } from "../tools/tool.js";
 import { ConfigError } from "../agent/agent-errors.js";
 import type { RunAgentOptions } from "../agent/run-agent.js";
-import type { AgentConfig, McpServerConfig } from "./agent-config.js";
+import { loadAgentConfig, type AgentConfig, type McpServerConfig } from "./agent-config.js";
+import { agentTool } from "../agent/agent-tool.js";
 
 function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): ModelProvider {
   switch (config.provider) {
@@ -73,14 +74,16 @@ export function runOptionsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv
   };
 }
 
-/** The config's command tools, the memory tools when it keeps notes (`memory`), and ask_user when it is on. */
+/** The config's command tools and child agents, the memory tools when it keeps notes (`memory`), and ask_user when it is on. */
 function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: FileNoteStore | undefined): Tool[] {
   return [
     ...config.tools.map((tool) =>
-      commandTool({
+      tool.agent !== undefined
+        ? childAgentTool(tool, tool.agent, config.maxDepth, env)
+        : commandTool({
         name: tool.name,
         description: tool.description,
-        command: tool.command,
+        command: tool.command as string[],
         input_schema: tool.input_schema,
         timeoutMs: tool.timeout,
         outputLimitBytes: tool.output_limit,
@@ -92,6 +95,31 @@ function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: Fi
     ...(memory === undefined ? [] : memoryTools(memory)),
     ...(config.askUser ? [askUserTool] : []),
   ];
+}
+
+/**
+ * A child agent as a tool: its agent.yaml is checked now, so a mistake in it stops the
+ * start; the agent itself (its provider, tools, MCP servers) is made for each call and
+ * closed after it, so a child of a child is only made when it is called.
+ */
+function childAgentTool(tool: AgentConfig["tools"][number], path: string, maxDepth: number, env: NodeJS.ProcessEnv): Tool {
+  const config = loadAgentConfig(path);
+  return agentTool({ name: tool.name, description: tool.description, maxDepth, agent: async () => startConfiguredAgent(config, path, env) });
+}
+
+/** A loaded agent.yaml's run options, its MCP servers started (they stop on close). */
+export async function startConfiguredAgent(config: AgentConfig, path: string | undefined, env: NodeJS.ProcessEnv, people: McpPeople = {}): Promise<{ options: AgentRunOptions; close(): Promise<void> }> {
+  const absolute = path === undefined ? undefined : resolve(path);
+  // Built before any server starts: a missing key fails without starting and stopping them.
+  const options = runOptionsFromConfig(config, env);
+  let mcp: McpServers | undefined;
+  if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, env, people));
+  return {
+    options: { ...options, tools: [...(options.tools ?? []), ...(mcp?.tools ?? [])], ...(absolute === undefined ? {} : { configPath: absolute }) },
+    close: async () => {
+      await mcp?.close();
+    },
+  };
 }
 
 /** What only the caller knows about its MCP servers: whether a person is there to sign in or answer. */

@@ -378,7 +378,9 @@ function foldTerminal(s: Folding, { reason }: TerminalPayload, seq: number): voi
   // The payload itself is the state's terminal, which foldStep sets.
   if (reason !== "awaiting_approval") return;
   const { pending } = s;
-  if (pending === undefined || ![...pending.approvals.keys()].some((id) => !pending.decisions.has(id))) {
+  // A call waits for its own decision, or (a call that ran a child session, docs/sub-agents.md)
+  // stays unanswered while the child waits for one: either way the batch has an unanswered call.
+  if (pending === undefined || !pending.toolUses.some((use) => !pending.answered.has(use.id) && !pending.decisions.has(use.id))) {
     throw corrupt(seq, "a run awaiting approval with no call waiting for a decision");
   }
 }

@@ -1,6 +1,6 @@
 // Run ids: validation before an id reaches a path or a subject, and generation as
 // KSUIDs (27 characters, sortable by creation time).
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { RunStateError } from "./errors.js";
 import { RUN_ID_MAX_LENGTH, RUN_ID_PATTERN } from "./records.js";
 
@@ -22,6 +22,20 @@ export function assertRunId(id: unknown): asserts id is string {
       `invalid session id ${shown}: use 1 to ${RUN_ID_MAX_LENGTH} ASCII letters, digits, '_' or '-', starting with a letter or digit`,
     );
   }
+}
+
+/** How much of the parent's id a child's id starts with, so a child lists beside its parent and a grandchild's id stays short. */
+const CHILD_PREFIX_LENGTH = 64;
+
+/**
+ * The id of the child session that the call `callId` of session `parentId` starts: the
+ * same for the same call every time, so a resumed parent finds the child it started
+ * before. The parent's id (cut short), `-`, and 24 hex digits of a SHA-256 of both ids:
+ * at most 89 characters, valid for any valid parent id and any call id.
+ */
+export function childRunId(parentId: string, callId: string): string {
+  const hash = createHash("sha256").update(parentId).update("\n").update(callId).digest("hex").slice(0, 24);
+  return `${parentId.slice(0, CHILD_PREFIX_LENGTH)}-${hash}`;
 }
 
 const KSUID_EPOCH_SECONDS = 1_400_000_000;

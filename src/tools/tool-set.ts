@@ -3,7 +3,7 @@
 // never a missing one.
 import type { ToolSpec } from "../llm/model-provider.js";
 import type { ApprovalKind, ToolResultBlock, ToolUseBlock } from "../runstate/records.js";
-import { toolResultBlock, type CrashPolicy, type Tool, type ToolContext } from "./tool.js";
+import { CallHeld, toolResultBlock, type CrashPolicy, type Tool, type ToolContext } from "./tool.js";
 
 /**
  * Asks the operator a yes/no question about one call: whether a `confirm` tool may run,
@@ -73,10 +73,13 @@ export class ToolSet {
     return tool === undefined ? undefined : (tool.onCrash ?? "rerun");
   }
 
-  /** The call's result, and whether it went to an MCP server (journaled as `remote`). */
-  async run(use: ToolUseBlock, signal: AbortSignal, confirm: ConfirmToolCall, env?: Readonly<Record<string, string>>): Promise<{ result: ToolResultBlock; remote: boolean }> {
+  /**
+   * The call's result, and whether it went to an MCP server (journaled as `remote`).
+   * Rejects with the tool's CallHeld when the call has no answer yet.
+   */
+  async run(use: ToolUseBlock, context: ToolContext, confirm: ConfirmToolCall): Promise<{ result: ToolResultBlock; remote: boolean }> {
     const tool = this.#tools.get(use.name);
-    const result = await this.#call(tool, use, { signal, ...(env === undefined ? {} : { env }) }, confirm);
+    const result = await this.#call(tool, use, context, confirm);
     return { result: result.block, remote: result.called && tool?.mcpServer !== undefined };
   }
 
@@ -94,6 +97,7 @@ export class ToolSet {
     try {
       return { block: toolResultBlock(use.id, await tool.run(use.input, context)), called: true };
     } catch (error) {
+      if (error instanceof CallHeld) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       return { block: toolResultBlock(use.id, { content: `${tool.name} failed: ${reason}`, is_error: true }), called: true };
     }

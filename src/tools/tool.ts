@@ -3,6 +3,7 @@
 import * as z from "zod";
 import type { ToolSpec } from "../llm/model-provider.js";
 import type { ImageBlock, TextBlock, ToolResultBlock } from "../runstate/records.js";
+import type { Store } from "../runstate/store.js";
 
 /** What a tool call returns: the content of the tool_result block the model gets. */
 export interface ToolOutput {
@@ -18,6 +19,52 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Variables for the processes the call starts, over their own environment: the call's trace context (TRACEPARENT) when the run is traced. */
   env?: Readonly<Record<string, string>>;
+  /** The run making the call: what a tool that starts a child session needs (agentTool). */
+  run?: CallingRun;
+}
+
+/** The run a call is made in, as a tool that runs a child session sees it. */
+export interface CallingRun {
+  /** The calling session's id. */
+  runId: string;
+  /** The call's id (its `tool_use` block's). */
+  toolUseId: string;
+  /** How deep the calling session is: 0 for a top-level session, 1 for its child, ... */
+  depth: number;
+  /** The store the calling session is journaled in; undefined for a run in memory. */
+  store?: Store;
+  /** Aborted when a suspend is asked for: a child suspends at its next step, as the caller does. */
+  suspend?: AbortSignal;
+  /** Who decides the calls of the caller, so a child asks the same people (or parks as the caller would). */
+  deciders: CallDeciders;
+}
+
+/** The callbacks a run asks people through; each absent one means no one is there to ask. */
+export interface CallDeciders {
+  confirm?: (tool: Tool, input: Record<string, unknown>) => Promise<boolean>;
+  askUser?: (question: string) => Promise<string>;
+  askRerun?: (tool: Tool, input: Record<string, unknown>) => Promise<boolean>;
+  decidedBy?: string;
+}
+
+/** Why a call has no answer yet: the child session it ran was suspended, or waits for a decision. */
+export type HeldReason = "suspended" | "awaiting_approval";
+
+/**
+ * Thrown by a tool whose call cannot be answered yet (a child session that suspended or
+ * parked). The loop journals no result for it, and stops the run the same way once the
+ * batch's other calls are done, so the call is still unanswered when the run is resumed
+ * and runs again, taking the child up where it stopped. `waiting` are the calls the child
+ * waits on (WaitingCall, which lives in the agent layer above this one).
+ */
+export class CallHeld extends Error {
+  constructor(
+    readonly reason: HeldReason,
+    readonly waiting: readonly object[] = [],
+  ) {
+    super(reason === "suspended" ? "the call's child session was suspended" : "the call's child session waits for a decision");
+    this.name = "CallHeld";
+  }
 }
 
 /**

@@ -1,0 +1,151 @@
+// A tool that is another agent (docs/sub-agents.md). Each call runs a child session in the
+// caller's store, its meta naming the caller and the call, under an id derived from both:
+// whatever resumes the caller runs the call again and so finds the same child, and takes it
+// up where its journal ends instead of starting it over. A child that suspends or parks
+// holds the call unanswered (CallHeld), so the caller stops the same way.
+import * as z from "zod";
+import { RunStateError } from "../runstate/errors.js";
+import type { RunState } from "../runstate/fold.js";
+import { childRunId } from "../runstate/run-id.js";
+import type { Store } from "../runstate/store.js";
+import { CallHeld, type CallingRun, type Tool, type ToolContext, type ToolOutput } from "../tools/tool.js";
+import { answerText } from "./agent-loop.js";
+import type { RunOutcome } from "./events.js";
+import { runAgent, type RunAgentOptions } from "./run-agent.js";
+import type { WaitingCall } from "./waiting-calls.js";
+
+/** How deep children may nest when the definition does not say: a child is 1, its child 2, ... */
+export const DEFAULT_MAX_DEPTH = 3;
+
+/** What a child agent is run with: runAgent's options but those the call and the calling run give. */
+export type ChildAgentOptions = Omit<
+  RunAgentOptions,
+  "prompt" | "title" | "store" | "runId" | "resume" | "force" | "followUp" | "nextPrompt" | "parent" | "recordVersion" | "signal" | "abort" | "confirm" | "askUser" | "askRerun" | "decidedBy" | "movedHeld"
+>;
+
+/** A child agent made for one call, closed after it (loadAgent's, whose MCP servers it stops). */
+export interface ChildAgent {
+  options: ChildAgentOptions;
+  close?(): Promise<void>;
+}
+
+/** What agentTool takes. */
+export interface AgentToolDefinition {
+  /** The name the model calls the child by. */
+  name: string;
+  /** What the child does, for the model. */
+  description: string;
+  /** The child: its options, or a function that makes it for each call (and is closed after it). */
+  agent: ChildAgentOptions | (() => Promise<ChildAgent>);
+  /** The deepest a child of this tool may be (the caller's depth plus one); a call past it is an error result, not a run. Default DEFAULT_MAX_DEPTH. */
+  maxDepth?: number;
+}
+
+const Input = z.strictObject({
+  prompt: z.string().min(1).describe("What the sub-agent should do: it sees only this, not your conversation."),
+  title: z.string().min(1).max(200).optional().describe("A short title for the sub-agent's session."),
+});
+
+/** The terminal reasons after which a child is over: its call is answered from its journal, never run again. */
+const OVER: readonly string[] = ["completed", "error", "budget", "max_iterations"];
+
+/**
+ * A tool whose calls run another agent as a child session. The model calls it with
+ * `{"prompt": "..."}` (and an optional `title`) and gets the child's final answer, or an
+ * is_error result saying how the child ended otherwise.
+ */
+export function agentTool(definition: AgentToolDefinition): Tool {
+  const maxDepth = definition.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(Input, { io: "input" }) as Record<string, unknown>;
+  return {
+    name: definition.name,
+    description: definition.description,
+    input_schema: inputSchema,
+    confirm: false,
+    // Running the call again resumes the child where its journal ends: never a second child.
+    onCrash: "rerun",
+    run: async (input, context) => {
+      const parsed = Input.safeParse(input);
+      if (!parsed.success) return { content: `invalid input for ${definition.name}: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`, is_error: true };
+      const depth = (context.run?.depth ?? 0) + 1;
+      if (depth > maxDepth) {
+        return { content: `${definition.name} was not run: its session would be ${depth} deep, past the limit of ${maxDepth} (max_depth); do the work yourself or with fewer levels of sub-agents`, is_error: true };
+      }
+      const child = typeof definition.agent === "function" ? await definition.agent() : { options: definition.agent };
+      try {
+        return await callChild(definition.name, child.options, { ...parsed.data, depth }, context);
+      } finally {
+        await child.close?.();
+      }
+    },
+  };
+}
+
+interface ChildCall {
+  prompt: string;
+  title?: string | undefined;
+  depth: number;
+}
+
+async function callChild(name: string, options: ChildAgentOptions, call: ChildCall, context: ToolContext): Promise<ToolOutput> {
+  const caller = context.run;
+  const base: RunAgentOptions = {
+    ...options,
+    ...(caller?.suspend === undefined ? {} : { signal: caller.suspend }),
+    abort: context.signal,
+    ...deciderOptions(caller),
+  };
+  const title = call.title === undefined ? {} : { title: call.title };
+  if (caller?.store === undefined) return answerOf(name, await runAgent({ ...base, prompt: call.prompt, ...title }), caller);
+  const runId = childRunId(caller.runId, caller.toolUseId);
+  const before = await loadIfAny(caller.store, runId);
+  if (before === undefined) {
+    const parent = { run_id: caller.runId, call_id: caller.toolUseId, depth: call.depth };
+    return answerOf(name, await runAgent({ ...base, store: caller.store, prompt: call.prompt, runId, parent, ...title }), caller);
+  }
+  // A child that ended before the caller journaled its answer (a crash in between): its journal answers.
+  if (before.terminal !== undefined && OVER.includes(before.terminal.reason)) return endedAnswer(name, before);
+  return answerOf(name, await runAgent({ ...base, store: caller.store, resume: runId }), caller);
+}
+
+function deciderOptions(caller: CallingRun | undefined): Pick<RunAgentOptions, "confirm" | "askUser" | "askRerun" | "decidedBy"> {
+  const deciders = caller?.deciders ?? {};
+  return {
+    ...(deciders.confirm === undefined ? {} : { confirm: deciders.confirm }),
+    ...(deciders.askUser === undefined ? {} : { askUser: deciders.askUser }),
+    ...(deciders.askRerun === undefined ? {} : { askRerun: deciders.askRerun }),
+    ...(deciders.decidedBy === undefined ? {} : { decidedBy: deciders.decidedBy }),
+  };
+}
+
+async function loadIfAny(store: Store, runId: string): Promise<RunState | undefined> {
+  try {
+    return await store.load(runId);
+  } catch (error) {
+    if (error instanceof RunStateError && error.code === "ERR_NOT_FOUND") return undefined;
+    throw error;
+  }
+}
+
+/** The call's answer from how the child's run ended; a suspend or a park holds the call instead. */
+function answerOf(name: string, outcome: RunOutcome, caller: CallingRun | undefined): ToolOutput {
+  if (outcome.reason === "completed") return { content: outcome.answer ?? "" };
+  if (outcome.reason === "suspended") throw new CallHeld("suspended");
+  if (outcome.reason === "awaiting_approval") {
+    const waiting = (outcome.waiting ?? []).map((waits): WaitingCall => ({ ...waits, path: [...(caller === undefined ? [] : [caller.runId]), ...(waits.path ?? [waits.runId])] }));
+    throw new CallHeld("awaiting_approval", waiting);
+  }
+  return stoppedResult(name, outcome.runId, outcome.reason, outcome.message);
+}
+
+/** The call's answer from the journal of a child that is over. */
+function endedAnswer(name: string, state: RunState): ToolOutput {
+  const terminal = state.terminal as NonNullable<RunState["terminal"]>;
+  if (terminal.reason !== "completed") return stoppedResult(name, state.runId, terminal.reason, terminal.message);
+  const last = state.messages.at(-1);
+  return { content: last?.role === "assistant" ? answerText(last) : "" };
+}
+
+function stoppedResult(name: string, runId: string, reason: string, message: string | undefined): ToolOutput {
+  return { content: `${name} stopped without an answer (${reason}${message === undefined ? "" : `: ${message}`}); its session is ${runId}`, is_error: true };
+}

@@ -1,0 +1,207 @@
+// Sub-agents as child sessions (docs/sub-agents.md), through the real CLI against the strict
+// Anthropic fake: a tree completes; a SIGKILL anywhere in it resumes every run where its
+// journal ends (no child restarts, at most one tool call repeats in each run in flight);
+// Ctrl-C suspends every run of the tree once; an approval in a child parks the tree; the
+// depth limit and a failing child are error results the parent's model sees.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, it } from "node:test";
+import { childRunId, PROTOCOLS, type JournalRecord, type MetaPayload, type MetaRecord } from "../src/index.js";
+import { verifyJournal } from "../src/runstate/journal-verify.js";
+import { readFileSync } from "node:fs";
+import { runCli, startCli, waitFor } from "./helpers/cli-harness.js";
+
+const EXAMPLE = new URL("../../examples/sub-agents/agent.yaml", import.meta.url).pathname;
+import { journalRecords } from "./helpers/journal-file.js";
+import { CHILDREN, LEAD, LEAD_CALLS, NOTES, PROMPTS, requestKey, RESEARCH_ANSWER, startTree, type Tree } from "./helpers/sub-agent-tree.js";
+
+let tree: Tree | undefined;
+afterEach(async () => {
+  await tree?.close();
+  tree = undefined;
+});
+
+const START = (prompt: string) => ["run", "--config", "lead.yaml", "--checkpoint", "--name", LEAD, prompt];
+const RESUME = ["run", "--config", "lead.yaml", "--resume", LEAD];
+
+function terminals(records: readonly JournalRecord[]): string[] {
+  return records.flatMap((record) => (record.protocol === PROTOCOLS.terminal ? [record.terminal.reason] : []));
+}
+
+/** How often each model call (by requestKey) reached the fake. */
+function callCounts(t: Tree): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const request of t.server.requests.filter((candidate) => candidate.accepted)) counts.set(requestKey(request), (counts.get(requestKey(request)) ?? 0) + 1);
+  return counts;
+}
+
+function metaOf(t: Tree, id: string): MetaPayload {
+  const first = journalRecords(t.journal(id))[0];
+  assert.equal(first?.protocol, PROTOCOLS.meta);
+  return (first as MetaRecord).meta;
+}
+
+/** The runs of the research tree, by the prefix of their request keys. */
+const RUNS = [LEAD, "alpha", "beta"] as const;
+
+/** Checks every promise of a research tree that ran to its answer, after `kills` kills. */
+function assertResearchTreeHeld(t: Tree, kills: number): void {
+  assert.deepEqual(
+    t.server.requests.filter((request) => !request.accepted).map((request) => request.rejection),
+    [],
+    "every request the CLI sent was one the API accepts",
+  );
+  assert.deepEqual(t.sessions().sort(), [LEAD, ...CHILDREN].sort(), "one lead and two children: no child was started twice");
+  for (const id of [LEAD, ...CHILDREN]) {
+    assert.deepEqual(verifyJournal(readFileSync(t.journal(id)), id).problems, [], `${id}'s journal verifies`);
+    assert.equal(terminals(journalRecords(t.journal(id))).at(-1), "completed", `${id} completed`);
+  }
+  const counts = callCounts(t);
+  for (const run of RUNS) {
+    const keys = [...counts].filter(([key]) => key.startsWith(`${run}:`));
+    const repeated = keys.reduce((sum, [, count]) => sum + count - 1, 0);
+    // A model call repeats only when a kill landed inside it: its turn never reached the journal.
+    assert.ok(repeated <= kills, `${run}: ${repeated} model calls made again after ${kills} kills (${JSON.stringify(keys)})`);
+  }
+  const effects = t.effects();
+  for (const topic of ["alpha", "beta"]) {
+    const lines = effects.filter((line) => line.startsWith(`${topic}-`));
+    for (let step = 0; step < NOTES; step++) assert.ok(lines.includes(`${topic}-${step}`), `${topic}-${step} was noted`);
+    // Each run in flight repeats at most the one tool call a kill cut short.
+    assert.ok(lines.length - NOTES <= kills, `${topic}: ${lines.length - NOTES} repeated notes after ${kills} kills: ${lines.join(", ")}`);
+  }
+}
+
+describe("sub-agents through the CLI", () => {
+  it("runs the example of docs/sub-agents.md: two researchers as child sessions, listed beside the lead", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fisk-ai-sub-agents-example-"));
+    try {
+      const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
+      const result = await runCli(["run", "--config", EXAMPLE, "--checkpoint", "Research prices"], { cwd: dir, env });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, "Both researchers noted their findings in research.txt.\n");
+      assert.equal(readFileSync(join(dir, "research.txt"), "utf8"), "a finding\na finding\n");
+      const listed = await runCli(["session", "ls", "--json"], { cwd: dir, env });
+      const sessions = JSON.parse(listed.stdout) as { id?: string; session_id?: string; status: string }[];
+      assert.equal(sessions.length, 3, listed.stdout);
+      assert.ok(sessions.every((session) => session.status === "completed"), listed.stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("runs two researchers side by side as child sessions of the lead, each linked to its call, and reports their answers", async () => {
+    tree = await startTree();
+    const result = await runCli(START(PROMPTS.research), { cwd: tree.dir, env: tree.env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, RESEARCH_ANSWER);
+    assertResearchTreeHeld(tree, 0);
+    for (const [index, id] of CHILDREN.entries()) {
+      const meta = metaOf(tree, id);
+      assert.equal(meta.version, 5, "a child's meta is version 5, which older readers refuse");
+      assert.deepEqual(meta.parent, { run_id: LEAD, call_id: LEAD_CALLS[index], depth: 1 });
+    }
+    assert.equal(metaOf(tree, LEAD).version, 2, "the top-level session stays version 2");
+    assert.equal(metaOf(tree, LEAD).parent, undefined);
+    assert.equal(tree.server.requests.length, 2 + 2 * (NOTES + 1), "each run made each of its model calls once");
+  });
+
+  // Each point holds one or two calls open, waits until they are in flight, and kills there.
+  const KILL_POINTS: { name: string; hold(t: Tree): void; reached(t: Tree): boolean }[] = [
+    { name: "mid-tool in one researcher", hold: (t) => t.holdTool("alpha-1"), reached: (t) => t.effects().includes("alpha-1") },
+    { name: "mid-model-call in one researcher", hold: (t) => t.holdCall("beta:2"), reached: (t) => t.called("beta:2") },
+    { name: "mid-tool in one researcher and mid-model-call in the other", hold: (t) => (t.holdTool("alpha-2"), t.holdCall("beta:1")), reached: (t) => t.effects().includes("alpha-2") && t.called("beta:1") },
+    { name: "in the lead's last model call, both researchers done", hold: (t) => t.holdCall(`${LEAD}:1`), reached: (t) => t.called(`${LEAD}:1`) },
+    { name: "as the first researcher starts", hold: (t) => t.holdCall("alpha:0"), reached: (t) => t.called("alpha:0") },
+  ];
+
+  for (const point of KILL_POINTS) {
+    it(`resumes a tree SIGKILLed ${point.name}: no child restarts, at most one call repeats per run`, async () => {
+      tree = await startTree();
+      const t = tree;
+      point.hold(t);
+      const run = startCli(START(PROMPTS.research), { cwd: t.dir, env: t.env });
+      await waitFor(() => point.reached(t), point.name);
+      run.child.kill("SIGKILL");
+      assert.equal((await run.done).signal, "SIGKILL");
+      const before = callCounts(t);
+      t.releaseAll();
+      const resumed = await runCli(RESUME, { cwd: t.dir, env: t.env });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.equal(resumed.stdout, RESEARCH_ANSWER);
+      assertResearchTreeHeld(t, 1);
+      // The resume made no model call a journal already held: only those that never ran, or the one in flight.
+      for (const [key, count] of callCounts(t)) assert.ok(count - (before.get(key) ?? 0) <= 1, `${key} was called again ${count - (before.get(key) ?? 0)} times by the resume`);
+    });
+  }
+
+  it("suspends every run of the tree once on Ctrl-C, and resumes it repeating nothing", async () => {
+    tree = await startTree();
+    const t = tree;
+    t.holdTool("alpha-1");
+    t.holdCall("beta:1");
+    const run = startCli(START(PROMPTS.research), { cwd: t.dir, env: t.env });
+    await waitFor(() => t.effects().includes("alpha-1") && t.called("beta:1"), "a tool of alpha and a model call of beta in flight");
+    run.child.kill("SIGINT");
+    await run.stderrIncludes("suspending at the next step");
+    t.releaseAll();
+    const suspended = await run.done;
+    assert.equal(suspended.code, 3, suspended.stderr);
+    for (const id of [LEAD, ...CHILDREN]) assert.deepEqual(terminals(journalRecords(t.journal(id))), ["suspended"], `${id} suspended once`);
+    const resumed = await runCli(RESUME, { cwd: t.dir, env: t.env });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(resumed.stdout, RESEARCH_ANSWER);
+    assertResearchTreeHeld(t, 0);
+    for (const [key, count] of callCounts(t)) assert.equal(count, 1, `${key} was called once`);
+    assert.equal(t.effects().length, 2 * NOTES, "each note written once");
+  });
+
+  it("parks the tree at a child's call that needs approval; session pending shows its path from the root; approving and resuming the root goes down the tree", async () => {
+    tree = await startTree();
+    const t = tree;
+    const parked = await runCli(START(PROMPTS.publish), { cwd: t.dir, env: t.env });
+    assert.equal(parked.code, 10, parked.stderr);
+    const child = childRunId(LEAD, LEAD_CALLS[0]);
+    assert.deepEqual(terminals(journalRecords(t.journal(child))), ["awaiting_approval"]);
+    assert.deepEqual(terminals(journalRecords(t.journal(LEAD))), ["awaiting_approval"]);
+    const pending = await runCli(["session", "pending", "--state-dir", "state", "--json"], { cwd: t.dir, env: t.env });
+    assert.equal(pending.code, 0, pending.stderr);
+    const calls = JSON.parse(pending.stdout) as { session_id: string; tool_use_id: string; name: string; path?: string[] }[];
+    assert.deepEqual(calls.map((call) => [call.session_id, call.tool_use_id, call.name, call.path]), [[child, "toolu_publish", "publish", [LEAD, child]]]);
+    const table = await runCli(["session", "pending", "--state-dir", "state"], { cwd: t.dir, env: t.env });
+    assert.match(table.stdout, new RegExp(`PATH[\\s\\S]*${LEAD} > ${child}`));
+    // Resuming the root before anyone decided parks it again, and journals nothing new.
+    const lengths = [LEAD, child].map((id) => journalRecords(t.journal(id)).length);
+    const again = await runCli(RESUME, { cwd: t.dir, env: t.env });
+    assert.equal(again.code, 10, again.stderr);
+    assert.deepEqual([LEAD, child].map((id) => journalRecords(t.journal(id)).length), lengths);
+    const approved = await runCli(["session", "approve", child, "toolu_publish", "--state-dir", "state"], { cwd: t.dir, env: t.env });
+    assert.equal(approved.code, 0, approved.stderr);
+    const resumed = await runCli(RESUME, { cwd: t.dir, env: t.env });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(resumed.stdout, "Report: publish-gamma: published\n");
+    assert.deepEqual(t.effects(), ["published publish-gamma"]);
+  });
+
+  it("answers a call past the depth limit with an error result, starting no session for it", async () => {
+    tree = await startTree();
+    const t = tree;
+    const result = await runCli(START(PROMPTS.deeper), { cwd: t.dir, env: t.env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^Report: deeper-delta: researcher was not run: its session would be 2 deep, past the limit of 1 \(max_depth\)/);
+    assert.deepEqual(t.sessions().sort(), [LEAD, childRunId(LEAD, LEAD_CALLS[0])].sort());
+  });
+
+  it("answers the call of a child that failed with an error result naming how it ended and its session", async () => {
+    tree = await startTree();
+    const t = tree;
+    const result = await runCli(START(PROMPTS.fail), { cwd: t.dir, env: t.env });
+    assert.equal(result.code, 0, result.stderr);
+    const child = childRunId(LEAD, LEAD_CALLS[0]);
+    assert.match(result.stdout, new RegExp(`^Report: researcher stopped without an answer \\(error: model call failed: .*\\); its session is ${child}\\n$`));
+    assert.deepEqual(terminals(journalRecords(t.journal(child))), ["error"]);
+    assert.ok(existsSync(t.journal(child)));
+  });
+});
