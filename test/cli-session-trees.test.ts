@@ -260,3 +260,25 @@ describe("session prune never splits a tree", () => {
     assert.deepEqual(removed, ["survey", "survey-r1", "survey-r1-s1", "survey-r2"]);
   });
 });
+
+describe("a tree the sub-agent runtime made, end to end", () => {
+  it("lists the lead's researchers under it, rolls their cost up, and removes them with it", async () => {
+    const { startTree, LEAD, CHILDREN, PROMPTS, RESEARCH_ANSWER } = await import("./helpers/sub-agent-tree.js");
+    const tree = await startTree();
+    try {
+      const cli = (args: string[]) => runCli([...args, "--config", "lead.yaml"], { cwd: tree.dir, env: tree.env });
+      const run = await cli(["run", "--checkpoint", "--name", LEAD, PROMPTS.research]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, RESEARCH_ANSWER);
+      const listed = await cli(["session", "ls", "--tree"]);
+      assert.deepEqual(idColumn(listed.stdout), [LEAD, `├─ ${CHILDREN[0]}`, `└─ ${CHILDREN[1]}`]);
+      const shown = (await cli(["session", "show", LEAD])).stdout;
+      // The fake answers every call with 100 input and 10 output tokens: the lead's 2 calls, each researcher's 4.
+      assert.match(shown, /^total cost +\$0\.0045 for 10 calls: in 1000, out 100, cache read 0, cache write 0 over this session and 2 child sessions$/m);
+      assert.equal((await cli(["session", "rm", LEAD])).stdout, `removed ${LEAD} and its 2 child sessions\n`);
+      assert.deepEqual(tree.sessions(), []);
+    } finally {
+      await tree.close();
+    }
+  });
+});
