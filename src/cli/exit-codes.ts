@@ -18,6 +18,7 @@ export const EXIT = {
   ambiguous: 12,
   moved: 13,
   signIn: 14,
+  childInUse: 15,
   interrupted: 130,
 } as const;
 
@@ -72,5 +73,6 @@ export const EXIT_CODES_HELP = `Exit codes:
   12   a title names more than one session: give its id
   13   the session was moved to another store: resume it there
   14   an MCP server needs a sign-in no one could give here: fisk-ai mcp login NAME, then run again
+  15   a child session its parent can still resume into: remove the parent, or the child with --force
   130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer
 `;

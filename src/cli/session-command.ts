@@ -39,6 +39,9 @@ export interface SessionFlags extends StoreFlags {
   keepLast?: string;
   dryRun?: boolean;
   endpoint?: string;
+  tree?: boolean;
+  flat?: boolean;
+  force?: boolean;
 }
 
 export function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {

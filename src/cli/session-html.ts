@@ -19,7 +19,9 @@ import { PacedOutput } from "./paced-output.js";
 import { digestFor, ledgerLines, tokensText } from "./session-ledger.js";
 import { statusText } from "./session-list.js";
 import { fileErrorText } from "./session-transfer.js";
-import { startsTurn, TranscriptReader, type TranscriptEntry } from "./transcript-entries.js";
+import { ChildSessions } from "./child-sessions.js";
+import { childHead } from "./session-show.js";
+import { startsTurn, type TranscriptEntry } from "./transcript-entries.js";
 
 /** The most bars the token chart draws: a longer run's turns are summed into buckets. */
 const MAX_BARS = 240;
@@ -53,6 +55,8 @@ pre { margin: 0; white-space: pre-wrap; word-break: break-word; font: 13px/1.45 
 .took pre { color: var(--muted); font-size: 12px; }
 details > summary { cursor: pointer; color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; font: 13px/1.6 ui-monospace, SFMono-Regular, Menlo, monospace; }
 details > pre { border-left: 3px solid var(--line); padding: 4px 0 4px 12px; margin: 4px 0 8px; }
+details.child > summary { color: var(--call); }
+.work { border-left: 3px solid var(--call); padding: 2px 0 2px 12px; margin: 4px 0 8px; }
 .error > summary, .error > pre { color: var(--error); }
 .marker, .marker > summary { color: var(--mark); }
 svg .in { fill: var(--in); }
@@ -73,13 +77,16 @@ const SCRIPT = `
     if (at < 0) return;
     const hit = hits[at];
     hit.classList.add("hit");
-    if (hit.tagName === "DETAILS") hit.open = true;
+    // The match may be inside a child session's work: every fold around it opens.
+    for (let fold = hit.closest("details"); fold !== null; fold = fold.parentElement.closest("details")) fold.open = true;
     hit.scrollIntoView({ block: "center" });
     count.textContent = (at + 1) + " of " + hits.length;
   };
   box.addEventListener("input", () => {
     const term = box.value.toLowerCase();
-    hits = term === "" ? [] : entries.filter((entry) => entry.textContent.toLowerCase().includes(term));
+    // A child session's fold holds its work's entries: it matches on its own line only.
+    const textOf = (entry) => (entry.classList.contains("child") ? entry.querySelector("summary") : entry).textContent.toLowerCase();
+    hits = term === "" ? [] : entries.filter((entry) => textOf(entry).includes(term));
     at = hits.length > 0 ? 0 : -1;
     count.textContent = term === "" ? "" : hits.length === 0 ? "not found" : "";
     show();
@@ -139,15 +146,7 @@ async function writePage(store: Store, runId: string, out: PacedOutput, prices: 
   const summary = await store.summarize(runId);
   const digest = await digestFor(store, summary);
   await out.write(head(runId, tally, summary, chart, ledgerLines(ledgerOf([digest], prices), digest)));
-  const reader = new TranscriptReader();
-  let written = 0;
-  for await (const record of store.readRecords(runId)) {
-    if (record.seq > tally.lastSeq) break;
-    for (const [index, entry] of reader.entriesOf(record).entries()) {
-      await out.write(entryHtml(entry, index, written > 0 && startsTurn(entry, index)));
-      written++;
-    }
-  }
+  await writeEntries(store, new ChildSessions(store), runId, tally.lastSeq, "", out);
   await out.write(`</main>\n<script>${SCRIPT}</script>\n</body>\n</html>\n`);
   await out.flush();
 }
@@ -195,8 +194,24 @@ function head(runId: string, tally: RunTally, summary: RunSummary, chart: TokenC
   ].join("\n");
 }
 
-function entryHtml(entry: TranscriptEntry, index: number, turn: boolean): string {
-  const at = `id="r${entry.seq}-${index}" data-seq="${entry.seq}"`;
+/** The entries of `runId` through `lastSeq`, each child session's work folded in after the call that started it. */
+async function writeEntries(store: Store, children: ChildSessions, runId: string, lastSeq: number, idPrefix: string, out: PacedOutput): Promise<void> {
+  const reader = await children.readerOf(runId);
+  let written = 0;
+  for await (const record of store.readRecords(runId)) {
+    if (record.seq > lastSeq) break;
+    for (const [index, entry] of reader.entriesOf(record).entries()) {
+      await out.write(entryHtml(entry, index, written > 0 && startsTurn(entry, index), idPrefix));
+      written++;
+      if (entry.kind !== "child") continue;
+      await writeEntries(store, children, entry.runId, Number.POSITIVE_INFINITY, `${idPrefix}${entry.runId}-`, out);
+      await out.write("</div></details>\n");
+    }
+  }
+}
+
+function entryHtml(entry: TranscriptEntry, index: number, turn: boolean, idPrefix = ""): string {
+  const at = `id="${escapeHtml(idPrefix)}r${entry.seq}-${index}" data-seq="${entry.seq}"`;
   const classes = (kind: string) => `entry ${kind}${turn ? " turn" : ""}`;
   const block = (kind: string, text: string) => `<div class="${classes(kind)}" ${at}><pre>${escapeHtml(text)}</pre></div>\n`;
   const fold = (kind: string, summary: string, body: string) =>
@@ -222,6 +237,9 @@ function entryHtml(entry: TranscriptEntry, index: number, turn: boolean): string
       return block("took", `model call · ${durationText(entry.ms)}`);
     case "marker":
       return entry.detail === undefined ? block("marker", entry.text) : fold("marker", entry.text, entry.detail);
+    case "child":
+      // Left open: the child's work is written into it, and writeEntries closes it.
+      return `<details class="${classes("child")}" ${at} data-session="${escapeHtml(entry.runId)}"><summary>${escapeHtml(oneLine(`${childHead(entry)} · ${entry.title}`))}</summary><div class="work">\n`;
   }
 }
 

@@ -21,6 +21,7 @@ export function summaryJson(summary: RunSummary) {
     title: summary.digest?.title ?? null,
     origin: summary.digest?.origin ?? null,
     bytes: summary.digest?.bytes ?? null,
+    parent: summary.meta?.parent ?? null,
   };
 }
 

@@ -2,10 +2,12 @@
 // with --json every model call priced. Prices are agent.yaml's `pricing:` over the
 // shipped table; a model with no price gets its tokens and "no price".
 import { ledgerOf, pricedCalls, type Ledger } from "../ledger/ledger.js";
+import { hasTree, storedDigest, treeCostOf, type ChildCost, type TreeCost } from "../ledger/tree-ledger.js";
+import { PROTOCOLS } from "../runstate/records/records.js";
 import { PRICES_AS_OF, type PriceTable } from "../ledger/prices.js";
-import { decodeJournal } from "../runstate/records/journal-codec.js";
-import { digestOf, type RunDigest, type TokenUsage } from "../runstate/views/run-digest.js";
+import type { RunDigest, TokenUsage } from "../runstate/views/run-digest.js";
 import type { RunSummary, Store } from "../runstate/store/store.js";
+import { counted } from "./counted.js";
 import { costText, dollarsText } from "./ledger-text.js";
 import { STREAMED, type StreamedArray } from "./show-json.js";
 import { configPathFrom } from "./session-store.js";
@@ -43,10 +45,53 @@ async function pricingOf(path: string, required: boolean): Promise<PriceTable> {
 }
 
 /** A run's digest: the store's, or (from a store that keeps none) read from its journal. */
-export async function digestFor(store: Store, summary: RunSummary): Promise<RunDigest> {
-  if (summary.digest !== undefined) return summary.digest;
-  const bytes = await store.readJournal(summary.runId);
-  return digestOf(decodeJournal(Buffer.from(bytes)).records, bytes.byteLength);
+export const digestFor = storedDigest;
+
+/**
+ * What the session and its child sessions cost, or undefined when it has none (and, a fork,
+ * shares none): a fork's children are those of the calls whose results it copied.
+ */
+export async function treeCostFor(store: Store, summary: RunSummary, digest: RunDigest, prices: PriceTable): Promise<TreeCost | undefined> {
+  const summaries = await store.list();
+  const origin = digest.origin;
+  if (!hasTree(summaries, summary.runId, origin?.run_id)) return undefined;
+  let copied: { from: string; results: Set<string> } | undefined;
+  if (origin !== undefined) {
+    copied = { from: origin.run_id, results: new Set() };
+    for await (const record of store.readRecords(summary.runId)) {
+      if (record.seq > origin.through_seq) break;
+      if (record.protocol === PROTOCOLS.tool_result) copied.results.add(record.tool_result.tool_use_id);
+    }
+  }
+  return treeCostOf(summaries, summary.runId, prices, (each) => digestFor(store, each), copied);
+}
+
+/** The show's lines of a tree's cost: each session below, indented by depth, those a fork shares, and the total. */
+export function treeLines(tree: TreeCost): [string, string][] {
+  const line = (child: ChildCost, note = "") => `${"  ".repeat(child.depth - 1)}${child.runId} (${child.status})${note}: ${ledgerText(child.ledger)}`;
+  const sessions = tree.children.length + 1;
+  return [
+    ...tree.children.map((child): [string, string] => ["child", line(child)]),
+    ...tree.shared.map((child): [string, string] => ["shared child", line(child, ", counted in the session this was forked from")]),
+    ["total cost", `${ledgerText(tree.total)} over this session and ${counted(sessions - 1, "child session")}`],
+  ];
+}
+
+/** A ledger's cost and tokens on one line. */
+function ledgerText(ledger: Ledger): string {
+  const cost = ledger.lines.length === 0 ? dollarsText(0) : costText(ledger.cost, ledger.unpriced, ledger.lines.some((line) => line.cost !== undefined));
+  return `${cost} for ${usageText(ledger.usage)}`;
+}
+
+/** The tree's cost as `show --json` gives it: the sessions below, those shared, and the total. */
+export function treeJson(tree: TreeCost) {
+  const cost = (ledger: Ledger) => (ledger.lines.some((line) => line.cost !== undefined) || ledger.lines.length === 0 ? ledger.cost : null);
+  const child = ({ runId, depth, status, ledger }: ChildCost) => ({ id: runId, depth, status, ...usageJson(ledger.usage), cost_usd: cost(ledger), unpriced: ledger.unpriced });
+  return {
+    children: tree.children.map(child),
+    shared_children: tree.shared.map(child),
+    total: { sessions: tree.children.length + 1, ...usageJson(tree.total.usage), cost_usd: cost(tree.total), unpriced: tree.total.unpriced },
+  };
 }
 
 /** The show's lines of the ledger: one per model and kind, then the total. */

@@ -1,8 +1,9 @@
 // `fisk-ai session ls`: one row a session, newest first, from the summaries the store
 // keeps (their title, where one was given, else the prompt). Also the source of what `run --continue` and the picker may resume.
+import { sessionForest, sessionsOf, type SessionNode } from "../ledger/session-tree.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
 import { isOrphan, queuedRunIds } from "../pool/orphans.js";
 import { queueOf } from "../queue/create-queue.js";
-import type { RunSummary, Store } from "../runstate/store/store.js";
 import { cut, nameText, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./session-json.js";
 
@@ -51,25 +52,37 @@ export function ageText(ms: number): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
+/**
+ * How ls lays child sessions out: `indented` under their parent (the default), `tree` with
+ * the lines of a tree drawn (and nested in JSON), `flat` one row a session, as before children.
+ */
+export type ListLayout = "indented" | "tree" | "flat";
+
 export async function listSessions(
   store: Store & { dir?: string },
-  options: { json: boolean; here?: string },
+  options: { json: boolean; here?: string; layout?: ListLayout },
   out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
 ): Promise<void> {
+  const layout = options.layout ?? "indented";
   const summaries = newestFirst((await store.list()).filter((summary) => startedIn(summary, options.here)));
   // Open sessions the pool has no entry for: what `worker --adopt` would take.
   const queued = await queuedRunIds(queueOf(store));
   const orphaned = (summary: RunSummary) => isOrphan(summary, queued);
+  const json = (summary: RunSummary) => ({ ...summaryJson(summary), orphaned: orphaned(summary) });
+  const nested = (node: SessionNode): ReturnType<typeof json> & { children: unknown[] } => ({ ...json(node.summary), children: node.children.map(nested) });
+  const forest = sessionForest(summaries);
   if (options.json) {
-    out.write(`${JSON.stringify(summaries.map((summary) => ({ ...summaryJson(summary), orphaned: orphaned(summary) })), null, 2)}\n`);
+    const shown = layout === "tree" ? forest.map(nested) : summaries.map(json);
+    out.write(`${JSON.stringify(shown, null, 2)}\n`);
     return;
   }
   if (summaries.length === 0) {
     out.write(`No sessions${options.here === undefined ? "" : ` started in ${options.here}`}${store.dir === undefined ? "" : ` in ${store.dir}`}.\n`);
     return;
   }
-  const rows = summaries.map((summary) => [
-    summary.runId,
+  const listed = layout === "flat" ? summaries.map((summary) => ({ summary, prefix: "" })) : forestRows(forest, layout === "tree");
+  const rows = listed.map(({ summary, prefix }) => [
+    prefix + summary.runId,
     statusText(summary, orphaned(summary)),
     summary.meta?.fingerprint.model ?? "-",
     timeText(summary.updated),
@@ -82,3 +95,18 @@ export async function listSessions(
   // One write: ten thousand rows written one by one cost more than building them.
   out.write(`${lines.join("\n")}\n`);
 }
+
+/** Each session after its parent, its id prefixed by its depth: two spaces a level, or the lines of a tree. */
+function forestRows(forest: readonly SessionNode[], drawn: boolean): { summary: RunSummary; prefix: string }[] {
+  if (!drawn) return forest.flatMap(sessionsOf).map((node) => ({ summary: node.summary, prefix: "  ".repeat(node.depth) }));
+  const rows: { summary: RunSummary; prefix: string }[] = [];
+  const walk = (node: SessionNode, lead: string, last: boolean) => {
+    rows.push({ summary: node.summary, prefix: node.depth === 0 ? "" : `${lead}${last ? "└─ " : "├─ "}` });
+    const below = node.depth === 0 ? "" : `${lead}${last ? "   " : "│  "}`;
+    node.children.forEach((child, index) => walk(child, below, index === node.children.length - 1));
+  };
+  for (const root of forest) walk(root, "", true);
+  return rows;
+}
+
+/** A session as `ls --json --tree` gives it: its summary and its children's, nested. */

@@ -3,7 +3,7 @@
 // status is named. Nothing is removed but by this command: fisk-ai never prunes by itself.
 import { ageMs, AGE_FORM } from "../config/age.js";
 import type { Retention } from "../config/agent-config.js";
-import { planPrune, type PruneFilters } from "../session/prune-plan.js";
+import { planPrune, PROTECTED_STATUSES, type PruneFilters } from "../session/prune-plan.js";
 import { PRUNABLE_STATUSES, type RunStatus, type RunSummary, type Store } from "../runstate/store/store.js";
 import { reportFailure, UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
@@ -71,7 +71,8 @@ export async function pruneSessions(store: Store, filters: PruneFilters, options
     if (removed.length > 0) streams.stdout.write(table(removed.map((summary) => [verb, summary.runId, summary.status, bytesText(summary.digest?.bytes ?? 0), nameText(summary)])));
     streams.stdout.write(`${verb} ${counted(removed.length, "session")}, ${bytes} bytes (${bytesText(bytes)})${options.dryRun ? "" : " freed"}\n`);
     if (plan.protected.length > 0) {
-      const statuses = [...new Set(plan.protected.map((summary) => summary.status))].join(",");
+      // A tree is kept whole for the one session of it that can go on: its status is the one to name.
+      const statuses = [...new Set(plan.protected.map((summary) => summary.status).filter((status) => PROTECTED_STATUSES.includes(status)))].join(",");
       streams.stdout.write(`kept ${plan.protected.length} matching sessions that can still go on or be repaired (${statuses}): name their status in --status to remove them\n`);
     }
   }

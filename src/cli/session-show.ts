@@ -11,11 +11,12 @@ import type { CrashPolicy } from "../tools/tool.js";
 import { compactionLine } from "./compaction-text.js";
 import { durationText } from "./duration-text.js";
 import { PacedOutput } from "./paced-output.js";
-import { digestFor, ledgerCalls, ledgerJson, ledgerLines, tokensText } from "./session-ledger.js";
+import { digestFor, ledgerCalls, ledgerJson, ledgerLines, tokensText, treeCostFor, treeJson, treeLines } from "./session-ledger.js";
 import { writeStateJson } from "./show-json.js";
 import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
-import { TranscriptReader, type TranscriptEntry } from "./transcript-entries.js";
+import { ChildSessions } from "./child-sessions.js";
+import type { TranscriptEntry } from "./transcript-entries.js";
 
 const FOLDED_RESULT_LINES = 4;
 
@@ -43,21 +44,31 @@ export async function showSession(
   const tally = await tallyRecords(runId, store.readRecords(runId));
   const summary = await store.summarize(runId);
   const digest = await digestFor(store, summary);
+  const tree = await treeCostFor(store, summary, digest, prices);
   if (options.json) {
-    await writeStateJson(store, tally, summary, out, { ledger: ledgerJson(digest, prices) }, { calls: ledgerCalls(digest, prices) });
+    const ledger = { ...ledgerJson(digest, prices), ...(tree === undefined ? {} : { tree: treeJson(tree) }) };
+    await writeStateJson(store, tally, summary, out, { ledger }, { calls: ledgerCalls(digest, prices) });
     return;
   }
-  const ledger = ledgerLines(ledgerOf([digest], prices), digest);
+  const own = ledgerLines(ledgerOf([digest], prices), digest);
+  // With sessions below it, the session's `cost` is its own, and the total follows them.
+  const ledger = tree === undefined ? own : [...own.map(([name, value]): [string, string] => [name === "cost" ? "own cost" : name, value]), ...treeLines(tree)];
   for (const line of headerLines(runId, tally, summary, crashPolicyOf, ledger)) await out.write(`${line}\n`);
   if (options.transcript || options.follow) {
     await out.write("\n");
-    const reader = new TranscriptReader();
+    const children = new ChildSessions(store);
+    const reader = await children.readerOf(runId);
     const records = options.follow ? followRecords(store, runId) : store.readRecords(runId);
     let terminal = tally.terminal;
     for await (const record of records) {
       if ("terminal" in record) terminal = record.terminal;
       if (!options.follow && record.seq > tally.lastSeq) break;
-      for (const entry of reader.entriesOf(record)) await out.write(`${plainEntry(entry, options.full)}\n`);
+      for (const entry of reader.entriesOf(record)) {
+        await out.write(`${plainEntry(entry, options.full)}\n`);
+        // A child's work opens in place, each line marked with its depth, as --full opens a long result.
+        if (entry.kind !== "child" || !options.full) continue;
+        for await (const inner of children.entriesOf(entry.runId)) await out.write(`${indented(plainEntry(inner.entry, true), "│ ".repeat(inner.depth))}\n`);
+      }
       // A follower sees each record as it comes, not once a piece is full.
       if (options.follow) await out.flush();
     }
@@ -104,6 +115,7 @@ function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashP
   }
   const title = summary.digest?.title;
   if (title !== undefined && title !== null) fields.push(["title", title]);
+  if (meta.parent !== undefined) fields.push(["parent", `${meta.parent.run_id}, started by its call ${meta.parent.call_id} (depth ${meta.parent.depth})`]);
   fields.push(["prompt", meta.prompt]);
   const width = Math.max(...fields.map(([name]) => name.length));
   return fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`);
@@ -122,8 +134,13 @@ function compactedText({ seq, compaction, undoneAt }: CompactionState): string {
   return `${compactionLine(seq, compaction)}${undoneAt === undefined ? "" : `, undone at seq ${undoneAt}`}`;
 }
 
+/** Every line of `text` after `prefix`. */
+function indented(text: string, prefix: string): string {
+  return `${prefix}${text.split("\n").join(`\n${prefix}`)}`;
+}
+
 /** An entry as the plain print shows it: a result indented under its arrow, a long one folded to its first lines unless `full`. */
-function plainEntry(entry: TranscriptEntry, full: boolean): string {
+export function plainEntry(entry: TranscriptEntry, full: boolean): string {
   switch (entry.kind) {
     case "user":
       return `› ${entry.text}`;
@@ -138,9 +155,16 @@ function plainEntry(entry: TranscriptEntry, full: boolean): string {
       return `← ${entry.name}${entry.error ? " (error)" : ""}${entry.ms === undefined ? "" : ` (${durationText(entry.ms)})`}: ${shownResult(entry.text, full)}`;
     case "model_call":
       return `(model call, ${durationText(entry.ms)})`;
+    case "child":
+      return `${childHead(entry)}${full ? "" : " (--full shows its work)"}`;
     case "marker":
       return entry.detail === undefined ? entry.text : `${entry.text}\n  ${entry.detail.split("\n").join("\n  ")}`;
   }
+}
+
+/** The line a child session's fold shows, open or closed. */
+export function childHead(entry: Extract<TranscriptEntry, { kind: "child" }>): string {
+  return `⤷ ${entry.name}: child session ${entry.runId} (${entry.status})`;
 }
 
 function shownResult(text: string, full: boolean): string {

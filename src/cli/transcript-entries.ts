@@ -11,6 +11,8 @@ export type TranscriptEntry = { seq: number } & (
   | { kind: "text"; text: string }
   | { kind: "thinking"; text: string; redacted: boolean }
   | { kind: "tool_call"; name: string; input: unknown; server: boolean }
+  /** The child session a call started (docs/sub-agents.md): its work, folded, right after the call. */
+  | { kind: "child"; runId: string; name: string; status: string; title: string }
   /** `ms`: how long the tool ran, when its record kept the times. */
   | { kind: "tool_result"; name: string; text: string; error: boolean; ms?: number }
   /** How long a model call took: before the turn it returned, when its record kept the times. */
@@ -23,7 +25,7 @@ export type TranscriptEntry = { seq: number } & (
 
 /** The kinds a reader sees folded to one line until asked: long, and rarely read in full. */
 export function isFoldable(entry: TranscriptEntry): boolean {
-  return entry.kind === "thinking" || entry.kind === "tool_result" || (entry.kind === "marker" && entry.detail !== undefined);
+  return entry.kind === "thinking" || entry.kind === "tool_result" || entry.kind === "child" || (entry.kind === "marker" && entry.detail !== undefined);
 }
 
 /** Whether the entry at `index` of its record starts a turn, set apart from what came before: a person's words, or the first thing a model turn says. */
@@ -31,8 +33,18 @@ export function startsTurn(entry: TranscriptEntry, index: number): boolean {
   return entry.kind === "user" || (index === 0 && entry.kind !== "tool_result" && entry.kind !== "marker");
 }
 
-/** Reads a run's records in seq order into entries, naming each result after its call. */
+/** A child session as a transcript shows it, found by the id of the call that started it. */
+export type ChildLinks = ReadonlyMap<string, { runId: string; status: string; title: string }>;
+
+/** Reads a run's records in seq order into entries, naming each result after its call, each call's child session after it. */
 export class TranscriptReader {
+  readonly #children: ChildLinks;
+
+  constructor(children: ChildLinks = new Map()) {
+    this.#children = children;
+  }
+
+
   /** The calls of the latest turn by id: a result answers a call of the turn before it. */
   #names = new Map<string, string>();
   #paused = false;
@@ -51,7 +63,7 @@ export class TranscriptReader {
         this.#paused = turn.stop_reason === "pause_turn";
         const ms = durationOf(turn);
         const call: TranscriptEntry[] = ms === undefined ? [] : [{ seq, kind: "model_call", ms }];
-        return call.concat(turn.message.content.map((block): TranscriptEntry => {
+        return call.concat(turn.message.content.flatMap((block): TranscriptEntry | TranscriptEntry[] => {
           if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
           switch (block.type) {
             case "text":
@@ -60,9 +72,12 @@ export class TranscriptReader {
               return { seq, kind: "thinking", text: block.thinking, redacted: false };
             case "redacted_thinking":
               return { seq, kind: "thinking", text: "", redacted: true };
-            case "tool_use":
+            case "tool_use": {
               this.#names.set(block.id, block.name);
-              return { seq, kind: "tool_call", name: block.name, input: block.input, server: false };
+              const call: TranscriptEntry = { seq, kind: "tool_call", name: block.name, input: block.input, server: false };
+              const child = this.#children.get(block.id);
+              return child === undefined ? call : [call, { seq, kind: "child", name: block.name, ...child }];
+            }
             case "server_tool_use":
               return { seq, kind: "tool_call", name: block.name, input: block.input, server: true };
           }

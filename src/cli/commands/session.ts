@@ -34,7 +34,12 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
     statusHelp: true,
     load: () => import("./session/show.js"),
   },
-  { name: "rm", usage: "ID... [options]", description: "remove sessions (a running one is refused)", load: () => import("./session/rm.js") },
+  {
+    name: "rm",
+    usage: "ID... [options]",
+    description: "remove sessions and their child sessions (a running one is refused, and a child its parent can still resume into unless --force)",
+    load: () => import("./session/rm.js"),
+  },
   { name: "verify", usage: "ID... [options]", description: "check every record; exit 0 only when clean", load: () => import("./session/verify.js") },
   {
     name: "export",

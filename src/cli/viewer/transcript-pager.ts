@@ -4,7 +4,9 @@
 // Every operation runs after the one before it, so keys pressed during a read wait their turn.
 import type { JournalRecord } from "../../runstate/records/records.js";
 import type { Store } from "../../runstate/store/store.js";
-import { isFoldable, startsTurn, TranscriptReader, type TranscriptEntry } from "../transcript-entries.js";
+import { ChildSessions } from "../child-sessions.js";
+import { childHead, plainEntry } from "../session-show.js";
+import { isFoldable, startsTurn, TranscriptReader, type ChildLinks, type TranscriptEntry } from "../transcript-entries.js";
 import { oneRow, visibleText, wrapText } from "./screen-text.js";
 import { counted } from "../counted.js";
 import { durationText } from "../duration-text.js";
@@ -70,6 +72,11 @@ export class TranscriptPager {
   onChange: () => void = () => undefined;
   #queue: Promise<void> = Promise.resolve();
   readonly #rowCache = new WeakMap<Item, { width: number; open: boolean; rows: ScreenRow[] }>();
+  readonly #children: ChildSessions;
+  /** The run's calls' child sessions, read at the start. */
+  #links: ChildLinks = new Map();
+  /** The work of each child session opened so far, as the plain print writes it. */
+  readonly #childWork = new Map<string, string>();
 
   /** `known` is the run's last seq as its summary gave it; the pager shows `height` rows of body. */
   constructor(store: Store, runId: string, known: number, size: { width: number; height: number }) {
@@ -78,6 +85,12 @@ export class TranscriptPager {
     this.#known = known;
     this.#width = size.width;
     this.#height = size.height;
+    this.#children = new ChildSessions(store);
+  }
+
+  /** A reader of the run's records that folds in its calls' child sessions. */
+  #newReader(): TranscriptReader {
+    return new TranscriptReader(this.#links);
   }
 
   /** Runs `operation` after every one queued before it; a failure is the caller's, once. */
@@ -89,6 +102,7 @@ export class TranscriptPager {
 
   /** Reads the first screen, and no record past it: the rest is read as the reader moves. */
   async start(): Promise<void> {
+    this.#links = await this.#children.linksOf(this.#runId);
     await this.#loadAt(1);
   }
 
@@ -229,6 +243,8 @@ export class TranscriptPager {
   async #openFold(item: Item): Promise<void> {
     const key = foldKey(item);
     if (item.cut && !this.#bodies.has(key)) this.#bodies.set(key, await this.#wholeBody(item));
+    // A child session's work is read the first time it is opened.
+    if (item.entry.kind === "child" && !this.#childWork.has(item.entry.runId)) this.#childWork.set(item.entry.runId, await this.#workOf(item.entry.runId));
     this.#open.add(key);
   }
 
@@ -244,6 +260,17 @@ export class TranscriptPager {
       return entry === undefined ? "" : foldBody(entry);
     }
     return "";
+  }
+
+  /** A child session's transcript, its own children's work set in by depth. */
+  async #workOf(runId: string): Promise<string> {
+    const lines: string[] = [];
+    for await (const { entry, depth } of this.#children.entriesOf(runId)) {
+      const prefix = "│ ".repeat(depth - 1);
+      const text = entry.kind === "child" ? childHead(entry) : plainEntry(entry, false);
+      lines.push(`${prefix}${text.split("\n").join(`\n${prefix}`)}`);
+    }
+    return lines.join("\n");
   }
 
   /** Takes records a follower read after the last known one; keeps the end on screen if it was. */
@@ -326,7 +353,8 @@ export class TranscriptPager {
   /** The match at window index `index` on screen, its fold opened: at the top, or its first marked row near it when that is further down than a screen. */
   async #showMatch(index: number): Promise<void> {
     const item = this.#items[index] as Item;
-    if (isFoldable(item.entry)) await this.#openFold(item);
+    // A child session's fold opens with Enter, which reads its work.
+    if (isFoldable(item.entry) && item.entry.kind !== "child") await this.#openFold(item);
     const first = item.gap ? 1 : 0;
     const marked = this.#rowsOf(item).findIndex((row, at) => at > first && this.#marksIn(row.text) !== undefined);
     this.#top = { item: index, row: marked >= this.#height - 1 ? marked - 2 : first };
@@ -345,7 +373,7 @@ export class TranscriptPager {
   /** Reads records from..through (stopping at the run's end) outside the window, through a reader of their own, until `visit` says stop. */
   async #scan(from: number, through: number, visit: (item: Item) => boolean): Promise<void> {
     if (from > through) return;
-    const reader = new TranscriptReader();
+    const reader = this.#newReader();
     for await (const record of this.#store.readRecords(this.#runId, Math.max(1, from - PRIME))) {
       if (record.seq > through) return;
       this.#known = Math.max(this.#known, record.seq);
@@ -408,7 +436,7 @@ export class TranscriptPager {
     this.#first = seq;
     this.#last = seq - 1;
     this.#top = { item: 0, row: 0 };
-    const reader = new TranscriptReader();
+    const reader = this.#newReader();
     this.#reader = reader;
     let read = 0;
     for await (const record of this.#store.readRecords(this.#runId, Math.max(1, seq - PRIME))) {
@@ -423,10 +451,10 @@ export class TranscriptPager {
   }
 
   /** The reader the window's records were read through, which reads on after its last; undefined once records were dropped from the end. */
-  #reader: TranscriptReader | undefined = new TranscriptReader();
+  #reader: TranscriptReader | undefined;
 
   #add(record: JournalRecord): void {
-    this.#reader ??= new TranscriptReader();
+    this.#reader ??= this.#newReader();
     const entries = this.#reader.entriesOf(record);
     entries.forEach((entry, index) => this.#items.push(kept(entry, index, this.#items.length > 0 && startsTurn(entry, index))));
     this.#last = record.seq;
@@ -437,7 +465,7 @@ export class TranscriptPager {
     const before = this.#last;
     let read = 0;
     const primed = this.#reader === undefined;
-    this.#reader ??= new TranscriptReader();
+    this.#reader ??= this.#newReader();
     for await (const record of this.#store.readRecords(this.#runId, primed ? Math.max(1, before + 1 - PRIME) : before + 1)) {
       this.#known = Math.max(this.#known, record.seq);
       if (record.seq <= before) {
@@ -454,7 +482,7 @@ export class TranscriptPager {
   /** Reads the chunk before the window, keeping the top where it is on screen. */
   async #readBackward(): Promise<void> {
     const from = Math.max(1, this.#first - CHUNK);
-    const reader = new TranscriptReader();
+    const reader = this.#newReader();
     const items: Item[] = [];
     for await (const record of this.#store.readRecords(this.#runId, Math.max(1, from - PRIME))) {
       if (record.seq >= this.#first) break;
@@ -499,7 +527,8 @@ export class TranscriptPager {
     const cached = this.#rowCache.get(item);
     if (cached !== undefined && cached.width === this.#width && cached.open === open) return cached.rows;
     const whole = open ? this.#bodies.get(foldKey(item)) : undefined;
-    const rows = [...(item.gap ? [{ text: "", style: "blank" as const, current: false }] : []), ...entryRows(item.entry, { open, lines: item.lines, whole }, this.#width)];
+    const work = item.entry.kind === "child" ? (this.#childWork.get(item.entry.runId) ?? "") : "";
+    const rows = [...(item.gap ? [{ text: "", style: "blank" as const, current: false }] : []), ...entryRows(item.entry, { open, lines: item.lines, whole }, this.#width, work)];
     this.#rowCache.set(item, { width: this.#width, open, rows });
     return rows;
   }
@@ -516,6 +545,8 @@ function entryText(entry: TranscriptEntry): string {
       return `${entry.text}\n${entry.detail ?? ""}`;
     case "model_call":
       return "";
+    case "child":
+      return childHead(entry);
     default:
       return entry.text;
   }
@@ -546,8 +577,8 @@ function withBody(entry: TranscriptEntry, body: string): TranscriptEntry {
   return entry;
 }
 
-/** An entry's rows at `width`: a folded one is one row saying what Enter opens; `whole` is its body when the item holds only the head. */
-function entryRows(entry: TranscriptEntry, fold: { open: boolean; lines: number; whole: string | undefined }, width: number): ScreenRow[] {
+/** An entry's rows at `width`: a folded one is one row saying what Enter opens; `whole` is its body when the item holds only the head; `work` is a child session's, once read. */
+function entryRows(entry: TranscriptEntry, fold: { open: boolean; lines: number; whole: string | undefined }, width: number, work: string): ScreenRow[] {
   const { open } = fold;
   const rows = (text: string, style: ScreenRow["style"], indent = "") => wrapText(text, width, indent).map((row) => ({ text: row, style, current: false }));
   switch (entry.kind) {
@@ -572,6 +603,8 @@ function entryRows(entry: TranscriptEntry, fold: { open: boolean; lines: number;
     case "marker":
       if (entry.detail === undefined) return rows(entry.text, "marker");
       return folded(entry.text, { text: fold.whole ?? entry.detail, lines: fold.lines, style: "text" }, open, width);
+    case "child":
+      return folded(`${childHead(entry)} · ${entry.title}`, { text: work, lines: lineCount(work), style: "text" }, open, width);
   }
 }
 

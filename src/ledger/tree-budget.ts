@@ -1,0 +1,28 @@
+// A parent's max_tokens bounds its whole tree (docs/sub-agents.md): a child's tokens count
+// against its own budget and against each session above it. Two small pieces the agent loop
+// calls: what a session's children spent (read from the store, so it holds across resumes
+// and processes), and the budget a child starts under.
+import type { Store } from "../runstate/store/store.js";
+import { tokensOf } from "./ledger.js";
+import { sessionsOf, treeOf } from "./session-tree.js";
+import { storedDigest } from "./tree-ledger.js";
+
+/**
+ * The tokens every session below `runId` spent (all four tiers and their compactions'
+ * summarizing calls, as the budget counts a run's own): added to the session's own tokens,
+ * what its max_tokens is checked against.
+ */
+export async function childTokens(store: Store, runId: string): Promise<number> {
+  const summaries = await store.list();
+  let spent = 0;
+  for (const node of (treeOf(summaries, runId)?.children ?? []).flatMap(sessionsOf)) {
+    const digest = await storedDigest(store, node.summary);
+    for (const usage of [...Object.values(digest.calls), ...Object.values(digest.compactions)]) spent += tokensOf(usage);
+  }
+  return spent;
+}
+
+/** The max_tokens a child runs under: its own, or what its parent has left of its own (the parent's and its tree's spent so far), whichever is less. */
+export function childTokenLimit(childMax: number, parentMax: number, parentTreeSpent: number): number {
+  return Math.max(0, Math.min(childMax, parentMax - parentTreeSpent));
+}
