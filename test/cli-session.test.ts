@@ -325,8 +325,8 @@ describe("fisk-ai session ls", () => {
       ["broke", ["error", MODEL, PROMPT]],
       ["spent", ["budget", MODEL, PROMPT]],
       ["capped", ["max_iterations", MODEL, PROMPT]],
-      // ls reads only the first and last records: a bad interior line shows as its tail says.
-      ["interior", ["completed", PLANTED_MODEL, PLANTED_PROMPT]],
+      // ls's digest reads every record: a bad interior line makes the session corrupt, naming the line.
+      ["interior", ["corrupt", "-", "session interior: line 3 is not valid JSON"]],
       // The torn final write is left out: the last complete record is an assistant turn.
       ["torn", ["open (orphaned)", PLANTED_MODEL, PLANTED_PROMPT]],
     ]);

@@ -39,7 +39,7 @@ function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] }
   }
 }
 
-const HELP_MODULES = ["agent/agent-errors.js", "cli/cli-errors.js", "cli/cli-process.js", "cli/command-table.js", "cli/exit-codes.js", "cli/main.js", "cli/program.js", "errors/fisk-error.js", "runstate/errors.js"];
+const HELP_MODULES = ["agent/agent-errors.js", "cli/cli-errors.js", "cli/cli-process.js", "cli/command-context.js", "cli/command-table.js", "cli/exit-codes.js", "cli/main.js", "cli/program.js", "errors/fisk-error.js", "runstate/errors.js"];
 // Besides those, the definition of the command the line names, and no other.
 const NAMED_MODULES: Record<string, string[]> = {
   run: ["cli/commands/run.js"],

@@ -1,28 +1,7 @@
 // The command table: each command's name, usage and summary, which `fisk-ai --help` lists,
 // and the module that defines the rest (its options, subcommands and handler), loaded only
 // when the command line names it, so start-up pays for one command's definition at most.
-import type { Command, OptionValues } from "commander";
-import type { CommandIO } from "./run-command.js";
-
-/** A command's handler as commander calls it: the words after its options, and its flags. */
-export type Run = (args: string[], flags: OptionValues) => Promise<number>;
-/** Wraps a handler into commander's action, which records its exit code. */
-export type Action = (run: Run) => (...params: unknown[]) => Promise<void>;
-
-/** What a command's module is given to define it. */
-export interface CommandContext {
-  io: CommandIO;
-  action: Action;
-  /** The words after `fisk-ai`: a group defines only the subcommand they name, unless `all`. */
-  argv: readonly string[];
-  /** Define every subcommand (completion reads them all). */
-  all: boolean;
-}
-
-/** A command module: it adds its description, options, subcommands and action to `command`. */
-export interface CommandModule {
-  define(command: Command, context: CommandContext): Promise<void>;
-}
+import type { CommandModule } from "./command-context.js";
 
 export interface CommandEntry {
   name: string;
@@ -52,12 +31,3 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "init", usage: "[DIR]", summary: "write a commented agent.yaml to start from, which runs offline first", load: () => import("./commands/init.js") },
   { name: "completion", usage: "bash|zsh", summary: "print a shell completion script", load: () => import("./commands/completion.js") },
 ];
-
-/** Whether the command line names `name` at `depth` (0: a command, 1: a subcommand), `help NAME` included. */
-export function names(argv: readonly string[], depth: number, name: string): boolean {
-  // `help` names no command: `fisk-ai help session` and `fisk-ai session help fork` mean the one after it.
-  const path = argv.filter((word) => !word.startsWith("-") && word !== "help");
-  return path[depth] === name;
-}
-
-export const STORE_OPTION = "keep sessions on NATS JetStream: nats://HOST:PORT/STREAM; credentials from NATS_CREDS, NATS_USER and NATS_PASSWORD, or NATS_TOKEN";

@@ -8,7 +8,8 @@ import { UsageError } from "./cli-errors.js";
 import type { CommandWords } from "./completion.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import type { CommandIO } from "./run-command.js";
-import { COMMANDS, names, type Action } from "./command-table.js";
+import { names, type Action } from "./command-context.js";
+import { COMMANDS } from "./command-table.js";
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -115,7 +116,7 @@ async function cliProgram(io: CommandIO, action: Action, argv: readonly string[]
   const program = rootCommand(io);
   for (const entry of COMMANDS) {
     const command = program.command(entry.name).usage(entry.usage).summary(entry.summary);
-    if (all || names(argv, 0, entry.name)) await (await entry.load()).define(command, { io, action, argv, all });
+    if (all || names(argv, 0, entry.name)) await (await entry.load()).define(command, { io, action, argv, all, commandWords: () => commandWords(io) });
   }
   for (const command of allCommands(program)) {
     command.exitOverride((error) => {

@@ -1,8 +1,8 @@
 // `fisk-ai completion bash|zsh`: the script is built from every command's words.
 import { Argument, type Command } from "commander";
-import type { CommandContext } from "../command-table.js";
+import type { CommandContext } from "../command-context.js";
 
-export async function define(command: Command, { io, action }: CommandContext): Promise<void> {
+export async function define(command: Command, { io, action, commandWords }: CommandContext): Promise<void> {
   command
     .addArgument(new Argument("<SHELL>").choices(["bash", "zsh"]))
     .allowExcessArguments(false)
@@ -11,8 +11,8 @@ export async function define(command: Command, { io, action }: CommandContext): 
     )
     .action(
       action(async ([shell]) => {
-        const [{ completionCommand }, { commandWords }] = await Promise.all([import("../completion.js"), import("../program.js")]);
-        return completionCommand(shell as "bash" | "zsh", await commandWords(io), io);
+        const { completionCommand } = await import("../completion.js");
+        return completionCommand(shell as "bash" | "zsh", await commandWords(), io);
       }),
     );
 }

@@ -1,6 +1,6 @@
 // `fisk-ai init [DIR]`: its help; the handler is init-command.ts.
 import type { Command } from "commander";
-import type { CommandContext } from "../command-table.js";
+import type { CommandContext } from "../command-context.js";
 import { EXIT_CODES_POINTER } from "../exit-codes.js";
 
 export async function define(command: Command, { io, action }: CommandContext): Promise<void> {

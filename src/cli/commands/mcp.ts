@@ -1,6 +1,6 @@
 // `fisk-ai mcp login|logout`: their options; the handler is mcp-command.ts.
 import type { Command } from "commander";
-import type { CommandContext } from "../command-table.js";
+import type { CommandContext } from "../command-context.js";
 import type { McpCommandName } from "../mcp-command.js";
 
 const MCP_EXIT_CODES = "Exit codes: 0 done, 1 the server did not start or the sign-in failed, 2 usage or configuration error";

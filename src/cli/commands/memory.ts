@@ -1,6 +1,6 @@
 // `fisk-ai memory ls|show|rm`: their options; the handler is memory-command.ts.
 import type { Command } from "commander";
-import type { CommandContext } from "../command-table.js";
+import type { CommandContext } from "../command-context.js";
 import type { MemoryCommandName } from "../memory-command.js";
 
 const MEMORY_EXIT_CODES = "Exit codes: 0 done, 1 error, 2 usage error or bad key, 6 no such note";

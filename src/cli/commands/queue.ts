@@ -1,6 +1,6 @@
 // `fisk-ai queue ls|rm`: their options; the handler is queue-command.ts.
 import type { Command } from "commander";
-import { STORE_OPTION, type CommandContext } from "../command-table.js";
+import { STORE_OPTION, type CommandContext } from "../command-context.js";
 
 const SUBCOMMANDS = [
   ["ls", "[options]", "the queued sessions, oldest first: ID, QUEUED, and where each is (running on which worker, parked, or waiting and why)"],

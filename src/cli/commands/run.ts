@@ -1,6 +1,6 @@
 // `fisk-ai run`: its options; the handler is run-command.ts.
 import type { Command } from "commander";
-import { STORE_OPTION, type CommandContext } from "../command-table.js";
+import { STORE_OPTION, type CommandContext } from "../command-context.js";
 import { EXIT_CODES_POINTER } from "../exit-codes.js";
 
 export async function define(command: Command, { io, action }: CommandContext): Promise<void> {

@@ -1,7 +1,7 @@
 // `fisk-ai session ...`: the table of its subcommands, each defined and handled by its own
 // module under session/, loaded only when the command line names it.
 import type { Command } from "commander";
-import { names, STORE_OPTION, type CommandContext } from "../command-table.js";
+import { names, STORE_OPTION, type CommandContext } from "../command-context.js";
 import { EXIT_CODES_POINTER } from "../exit-codes.js";
 import type { SessionSubcommandModule } from "../session-command.js";
 

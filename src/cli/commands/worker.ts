@@ -1,6 +1,6 @@
 // `fisk-ai worker`: its options; the handler is worker-command.ts.
 import type { Command } from "commander";
-import { STORE_OPTION, type CommandContext } from "../command-table.js";
+import { STORE_OPTION, type CommandContext } from "../command-context.js";
 
 export async function define(command: Command, { io, action }: CommandContext): Promise<void> {
   command
