@@ -24,7 +24,12 @@ const PAGE_BYTES = 4000;
 /** A prompt, its tool call, the result and the answer: four records, four messages. */
 function cycle(index: number, pageBytes: number): RecordEntry[] {
   const id = `toolu_${index}`;
-  return [userEntry(`follow-up ${index}`), assistantEntry(2 * index, "", [id]), toolResultEntry(id, "x".repeat(pageBytes)), assistantEntry(2 * index + 1, `done ${index}`)];
+  return [
+    userEntry(`follow-up ${index}`),
+    assistantEntry(2 * index, "", [id]),
+    toolResultEntry(id, "x".repeat(pageBytes)),
+    assistantEntry(2 * index + 1, `done ${index}`),
+  ];
 }
 
 /** `cycles` cycles, with a compaction after every `every`-th (0: none) that summarizes all but that cycle. */

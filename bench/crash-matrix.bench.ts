@@ -50,7 +50,9 @@ printTable(
     ["send runs > 1 (on_crash: never, must be 0)", ...split((trials) => trials.filter((trial) => trial.sends > 1).length)],
     ["failed trials", ...split((trials) => trials.filter((trial) => trial.failures.length > 0).length)],
   ],
-  [`uninterrupted run: session created at ${Math.round(report.uninterrupted.createdMs)} ms, done at ${Math.round(report.uninterrupted.ms)} ms; requests the fake refused: ${report.rejectedRequests.length}; repeats per kill: ${(sum((trial) => trial.noteRepeats) / report.kills).toFixed(3)}`],
+  [
+    `uninterrupted run: session created at ${Math.round(report.uninterrupted.createdMs)} ms, done at ${Math.round(report.uninterrupted.ms)} ms; requests the fake refused: ${report.rejectedRequests.length}; repeats per kill: ${(sum((trial) => trial.noteRepeats) / report.kills).toFixed(3)}`,
+  ],
 );
 process.exitCode = failed.length > 0 || report.rejectedRequests.length > 0 ? 1 : 0;
 

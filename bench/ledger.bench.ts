@@ -79,7 +79,8 @@ async function main(): Promise<void> {
     const state = ["--state-dir", dir];
     const first = await node(CLI, ["session", "ls", "--json", ...state]);
     const listed = JSON.parse(first.stdout) as { id: string; title: string | null }[];
-    if (listed.length !== SESSIONS || listed.filter((entry) => entry.title !== null).length !== titled) throw new Error("the first listing does not list every session and title");
+    if (listed.length !== SESSIONS || listed.filter((entry) => entry.title !== null).length !== titled)
+      throw new Error("the first listing does not list every session and title");
 
     const baselineDir = `${dir}-baseline`;
     if (values.baseline !== undefined) {
@@ -126,11 +127,7 @@ async function main(): Promise<void> {
       `fisk-ai session stats, du, ls and search over ${formatCount(SESSIONS)} sessions, ${formatGb(written.bytes)} GB of journals (median of ${ROUNDS} rounds, ms)`,
       ["command", "ms", "reference", "ms", "ratio"],
       rows,
-      [
-        `the first listing, which reads every journal once to write the summary cache: ${formatMs(first.ms)} ms`,
-        machineLine(dir),
-        `command: ${COMMAND}`,
-      ],
+      [`the first listing, which reads every journal once to write the summary cache: ${formatMs(first.ms)} ms`, machineLine(dir), `command: ${COMMAND}`],
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

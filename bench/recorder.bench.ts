@@ -45,7 +45,10 @@ function refoldCost(records: readonly JournalRecord[], count: number): number {
 async function main(): Promise<void> {
   const entries = new RunGenerator(SHAPE, 13).entries(RECORDS - 1);
   const meta = metaFor("recorder-bench");
-  const records = [{ seq: 1, protocol: "io.choria.fisk-ai.v1.session.meta", meta }, ...entries.map((entry, i) => ({ seq: i + 2, ...entry }))] as JournalRecord[];
+  const records = [
+    { seq: 1, protocol: "io.choria.fisk-ai.v1.session.meta", meta },
+    ...entries.map((entry, i) => ({ seq: i + 2, ...entry })),
+  ] as JournalRecord[];
 
   const rows: string[][] = [];
   for (const [name, store] of [

@@ -14,7 +14,6 @@ import { writeLargeJournal } from "./run-records.js";
 const BYTES = Number(process.env.RESUME_GB ?? 1) * GB;
 const LOAD_CHILD = new URL("./load-child.js", import.meta.url);
 
-
 /** One side in its own process with the default heap, so its maxRSS is that side's alone. */
 function inChild(mode: LoadMode, dir: string, runId: string): Promise<LoadChildResult> {
   return new Promise((resolve, reject) => {
@@ -37,7 +36,10 @@ async function main(): Promise<void> {
     const size = statSync(join(dir, `${runId}.json`)).size;
     const read = await inChild("read", dir, runId);
     const resume = await inChild("resume", dir, runId);
-    for (const [name, side] of [["read", read], ["resume", resume]] as const) {
+    for (const [name, side] of [
+      ["read", read],
+      ["resume", resume],
+    ] as const) {
       if (side.records !== records) throw new Error(`${name} saw ${side.records} of ${records} records`);
     }
     const row = (name: string, side: LoadChildResult): string[] => [name, formatMs(side.ms), formatMb(side.peakRssKb * 1024), formatMb(side.startRssKb * 1024)];

@@ -35,7 +35,6 @@ const COMMANDS = ["go test ./internal/...", "npm test", "git status --short", "l
 const IDENTIFIERS = ["config", "session", "record", "handler", "result", "options", "journal", "state", "error", "next"];
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-
 export function metaFor(runId: string): MetaPayload {
   return {
     version: RECORD_VERSION,

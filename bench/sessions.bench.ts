@@ -152,13 +152,21 @@ function fastSides(store: FileStore, sessions: SessionDir, cwd: string, emptyDir
   return {
     [SIDES.list]: async () => {
       const { ms, value: summaries } = await timed(() => store.list());
-      checkListed("store.list()", summaries.map(({ runId, status, lastSeq }) => ({ id: runId, status, lastSeq })), sessions);
+      checkListed(
+        "store.list()",
+        summaries.map(({ runId, status, lastSeq }) => ({ id: runId, status, lastSeq })),
+        sessions,
+      );
       return { ms, outputBytes: 0 };
     },
     [SIDES.json]: async () => {
       const { ms, stdout } = await runNode(args[SIDES.json], cwd);
       const entries = JSON.parse(stdout) as LsJsonEntry[];
-      checkListed("session ls --json", entries.map(({ id, status, last_seq }) => ({ id, status, lastSeq: last_seq })), sessions);
+      checkListed(
+        "session ls --json",
+        entries.map(({ id, status, last_seq }) => ({ id, status, lastSeq: last_seq })),
+        sessions,
+      );
       return { ms, outputBytes: Buffer.byteLength(stdout) };
     },
     [SIDES.table]: async () => {
@@ -173,7 +181,11 @@ function fastSides(store: FileStore, sessions: SessionDir, cwd: string, emptyDir
       fs.rmSync(join(dir, SUMMARY_CACHE_NAME));
       const { ms, stdout } = await runNode(args[SIDES.uncached], cwd);
       const entries = JSON.parse(stdout) as LsJsonEntry[];
-      checkListed("session ls --json without its cache", entries.map(({ id, status, last_seq }) => ({ id, status, lastSeq: last_seq })), sessions);
+      checkListed(
+        "session ls --json without its cache",
+        entries.map(({ id, status, last_seq }) => ({ id, status, lastSeq: last_seq })),
+        sessions,
+      );
       return { ms, outputBytes: Buffer.byteLength(stdout) };
     },
     [SIDES.emptyDir]: async () => {
@@ -193,7 +205,11 @@ function fastSides(store: FileStore, sessions: SessionDir, cwd: string, emptyDir
     [SIDES.cacheFloor]: async () => {
       const { ms, stdout } = await runNode(args[SIDES.cacheFloor], cwd);
       const entries = JSON.parse(stdout) as LsJsonEntry[];
-      checkListed("the cache floor", entries.map(({ id, status, last_seq }) => ({ id, status, lastSeq: last_seq })), sessions);
+      checkListed(
+        "the cache floor",
+        entries.map(({ id, status, last_seq }) => ({ id, status, lastSeq: last_seq })),
+        sessions,
+      );
       return { ms, outputBytes: Buffer.byteLength(stdout) };
     },
   };
@@ -374,7 +390,14 @@ function printFaults(rounds: Rounds, faults: Faults): void {
   const atCost = (count: number): number => (count * faults.microsPerFault) / 1000;
   const rows = (Object.entries(faults.bySide) as [SideName, number][]).map(([name, count]) => {
     const ms = median(rounds[name].map((round) => round.ms));
-    return [name, formatMs(ms), formatCount(count), formatCount(count - faults.nodeStart), formatMs(atCost(count - faults.nodeStart)), `${((100 * atCost(count - faults.nodeStart)) / ms).toFixed(0)}%`];
+    return [
+      name,
+      formatMs(ms),
+      formatCount(count),
+      formatCount(count - faults.nodeStart),
+      formatMs(atCost(count - faults.nodeStart)),
+      `${((100 * atCost(count - faults.nodeStart)) / ms).toFixed(0)}%`,
+    ];
   });
   printTable(
     `4. Fresh memory: minor page faults of one untimed run of each child side (summary cache in place), ` +
@@ -444,9 +467,7 @@ async function main(): Promise<void> {
     if (projectedMs < TIME_BUDGET_MS) passes.push(await foldAll(store, sessions));
     else skipped = `pass 2 skipped: the run would take about ${(projectedMs / 1000).toFixed(0)} s, over the ${TIME_BUDGET_MS / 1000} s budget`;
     const secondBlock = await interleave(sides, ROUNDS_PER_BLOCK, 1);
-    const rounds = Object.fromEntries(
-      Object.values(SIDES).map((name) => [name, [...firstBlock[name], ...secondBlock[name]]]),
-    ) as Rounds;
+    const rounds = Object.fromEntries(Object.values(SIDES).map((name) => [name, [...firstBlock[name], ...secondBlock[name]]])) as Rounds;
 
     const faults = await countFaults(dir, emptyDir, root);
 

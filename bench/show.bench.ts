@@ -77,12 +77,21 @@ async function longJournals(dir: string): Promise<void> {
     ["session show --transcript (plain)", await cli(dir, ["session", "show", "long", "--transcript"])],
     ["session export --format html", await cli(dir, ["session", "export", "long", "--format", "html"])],
   ];
-  const row = (name: string, side: Side): string[] => [name, formatMs(side.ms), formatMb(side.peakRssKb * 1024), formatRatio(side.ms / read.ms), formatRatio(side.peakRssKb / read.peakRssKb)];
+  const row = (name: string, side: Side): string[] => [
+    name,
+    formatMs(side.ms),
+    formatMb(side.peakRssKb * 1024),
+    formatRatio(side.ms / read.ms),
+    formatRatio(side.peakRssKb / read.peakRssKb),
+  ];
   printTable(
     `Showing one ${formatMb(size)} MB journal (${formatCount(records)} records), each a fresh process with the default heap, output to /dev/null`,
     ["", "time ms", "peak RSS MB", "time / read", "RSS / read"],
     [...sides.map(([name, side]) => row(name, side)), row("read the same bytes (readFile, count lines)", read)],
-    [machineLine(dir), "before (issue 27, same shape of journal): --json died after 22 s at 3.7 GB (Invalid string length); --transcript took 12.5 s and 2.7 GB"],
+    [
+      machineLine(dir),
+      "before (issue 27, same shape of journal): --json died after 22 s at 3.7 GB (Invalid string length); --transcript took 12.5 s and 2.7 GB",
+    ],
   );
 
   writeLargeJournal(join(dir, "hundred.json"), "hundred", VIEWER_BYTES, "suspended", 13);
@@ -115,7 +124,11 @@ async function inTerminal(dir: string): Promise<void> {
     {
       runId: "large",
       what: "100 results of 1 MB",
-      records: writeLargeJournal(join(dir, "large.json"), "large", VIEWER_BYTES, "completed", 13, { outputBytes: [MB, MB], proseBytes: [200, 900], toolsPerTurn: [1, 1] }),
+      records: writeLargeJournal(join(dir, "large.json"), "large", VIEWER_BYTES, "completed", 13, {
+        outputBytes: [MB, MB],
+        proseBytes: [200, 900],
+        toolsPerTurn: [1, 1],
+      }),
     },
   ];
   const terminal = new TerminalLauncher(dir);
@@ -128,7 +141,13 @@ async function inTerminal(dir: string): Promise<void> {
       const plain = await median(() => terminal.launch([...show, "--no-tui"]));
       const size = formatMb(statSync(join(dir, `${runId}.json`)).size);
       rows.push(
-        [`${what} (${size} MB, ${formatCount(records)} records): viewer, to its first screen`, formatMs(viewer.ms), formatMb((viewer.screenRssKb ?? 0) * 1024), formatMb(viewer.exitRssKb * 1024), formatRatio(viewer.ms / idle.ms)],
+        [
+          `${what} (${size} MB, ${formatCount(records)} records): viewer, to its first screen`,
+          formatMs(viewer.ms),
+          formatMb((viewer.screenRssKb ?? 0) * 1024),
+          formatMb(viewer.exitRssKb * 1024),
+          formatRatio(viewer.ms / idle.ms),
+        ],
         ["  session show --transcript --no-tui, to its exit", formatMs(plain.ms), "", formatMb(plain.exitRssKb * 1024), formatRatio(plain.ms / idle.ms)],
       );
     }
@@ -137,7 +156,12 @@ async function inTerminal(dir: string): Promise<void> {
       `The viewer as a person sees it: a fresh process in a 120 x 40 tmux pane, timed from launch (median of ${RUNS})`,
       ["", "time ms", "RSS at screen MB", "peak RSS MB", "time / node -e 0"],
       rows,
-      [machineLine(dir), `load average ${loadavg().map((load) => load.toFixed(2)).join(" ")} at the end: the machine is shared, so read the ratios`],
+      [
+        machineLine(dir),
+        `load average ${loadavg()
+          .map((load) => load.toFixed(2))
+          .join(" ")} at the end: the machine is shared, so read the ratios`,
+      ],
     );
   } finally {
     terminal.close();

@@ -40,7 +40,12 @@ async function main(): Promise<void> {
     const node = median(results.node);
     const rows = [
       ["node -e 0", formatMs(node), formatRatio(1), ""],
-      ["fisk-ai --help", formatMs(median(results.help)), formatRatio(median(results.help) / node), goalRatio(median(results.help) / node, median(results.help) <= GOAL * node)],
+      [
+        "fisk-ai --help",
+        formatMs(median(results.help)),
+        formatRatio(median(results.help) / node),
+        goalRatio(median(results.help) / node, median(results.help) <= GOAL * node),
+      ],
       [
         "fisk-ai session ls (empty dir)",
         formatMs(median(results.ls)),

@@ -32,11 +32,7 @@ export function medianOf<T, K extends keyof T>(rounds: readonly T[], keys: reado
  * Runs each side once per round, in reverse order every other round (AB BA AB ...),
  * after `warmupRounds` whose results are dropped (JIT, file-system metadata).
  */
-export async function interleave<K extends string, R>(
-  sides: Record<K, () => Promise<R>>,
-  rounds: number,
-  warmupRounds: number,
-): Promise<Record<K, R[]>> {
+export async function interleave<K extends string, R>(sides: Record<K, () => Promise<R>>, rounds: number, warmupRounds: number): Promise<Record<K, R[]>> {
   const names = Object.keys(sides) as K[];
   const results = Object.fromEntries(names.map((name) => [name, [] as R[]])) as Record<K, R[]>;
   for (let round = 0; round < warmupRounds + rounds; round++) {

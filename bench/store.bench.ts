@@ -117,17 +117,11 @@ async function benchSequentialAppend(dir: string): Promise<void> {
     [
       ["FileStore journal.append", formatMs(storeFigures.p50), formatMs(storeFigures.p99), formatCount(storeFigures.perSecond)],
       ["raw fs.write + fs.fdatasync", formatMs(rawFigures.p50), formatMs(rawFigures.p99), formatCount(rawFigures.perSecond)],
-      [
-        "store/raw",
-        formatRatio(p50Ratio),
-        formatRatio(storeFigures.p99 / rawFigures.p99),
-        formatRatio(storeFigures.perSecond / rawFigures.perSecond),
-      ],
+      ["store/raw", formatRatio(p50Ratio), formatRatio(storeFigures.p99 / rawFigures.p99), formatRatio(storeFigures.perSecond / rawFigures.perSecond)],
     ],
     [
       "raw writes the same encodeRecord bytes, encoded before timing; both use callback fs.write/fs.fdatasync (libuv pool)",
-      `goal: store within 1.15x of raw: p50 ${goalRatio(p50Ratio, p50Ratio <= 1.15)}, ` +
-        `throughput slower by ${goalRatio(slowdown, slowdown <= 1.15)}`,
+      `goal: store within 1.15x of raw: p50 ${goalRatio(p50Ratio, p50Ratio <= 1.15)}, ` + `throughput slower by ${goalRatio(slowdown, slowdown <= 1.15)}`,
     ],
   );
 }

@@ -27,11 +27,19 @@ function model(delegate: boolean): ModelProvider {
       const usage = { in_tokens: 100, out_tokens: 10 };
       if (delegate) {
         return turns === 0
-          ? { message: { role: "assistant", content: [{ type: "tool_use", id: "toolu_worker", name: "worker", input: { prompt: "note five lines" } }] }, stop_reason: "tool_use", usage }
+          ? {
+              message: { role: "assistant", content: [{ type: "tool_use", id: "toolu_worker", name: "worker", input: { prompt: "note five lines" } }] },
+              stop_reason: "tool_use",
+              usage,
+            }
           : { message: { role: "assistant", content: [{ type: "text", text: "done" }] }, stop_reason: "end_turn", usage };
       }
       return turns < CALLS
-        ? { message: { role: "assistant", content: [{ type: "tool_use", id: `toolu_${turns}`, name: "note", input: { line: turns } }] }, stop_reason: "tool_use", usage }
+        ? {
+            message: { role: "assistant", content: [{ type: "tool_use", id: `toolu_${turns}`, name: "note", input: { line: turns } }] },
+            stop_reason: "tool_use",
+            usage,
+          }
         : { message: { role: "assistant", content: [{ type: "text", text: "done" }] }, stop_reason: "end_turn", usage };
     },
   };
@@ -41,9 +49,13 @@ async function side(dir: string, runId: string, delegated: boolean): Promise<{ m
   const store = new FileStore({ dir });
   const worker: Tool = agentTool({ name: "worker", description: "Does the task.", agent: { provider: model(false), model: "bench", tools: [note] } });
   try {
-    const { ms, value } = await timed(() => runAgent({ provider: model(delegated), model: "bench", tools: delegated ? [worker] : [note], store, runId, prompt: "note five lines" }));
+    const { ms, value } = await timed(() =>
+      runAgent({ provider: model(delegated), model: "bench", tools: delegated ? [worker] : [note], store, runId, prompt: "note five lines" }),
+    );
     if (value.reason !== "completed") throw new Error(`${runId} ended ${value.reason}`);
-    const bytes = readdirSync(dir).filter((name) => name === `${runId}.json` || (name.startsWith(`${runId}-`) && name.endsWith(".json"))).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+    const bytes = readdirSync(dir)
+      .filter((name) => name === `${runId}.json` || (name.startsWith(`${runId}-`) && name.endsWith(".json")))
+      .reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
     return { ms, bytes };
   } finally {
     await store.close();

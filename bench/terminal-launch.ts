@@ -47,7 +47,22 @@ export class TerminalLauncher {
     const name = `run${this.#count++}`;
     const rssFile = join(this.#dir, `${name}.rss`);
     const started = performance.now();
-    this.#tmux("new-session", "-d", "-s", name, "-x", String(WIDTH), "-y", String(HEIGHT), "-e", `FISK_AI_TEST_RSS_FILE=${rssFile}`, process.execPath, "--import", PEAK_RSS, ...args);
+    this.#tmux(
+      "new-session",
+      "-d",
+      "-s",
+      name,
+      "-x",
+      String(WIDTH),
+      "-y",
+      String(HEIGHT),
+      "-e",
+      `FISK_AI_TEST_RSS_FILE=${rssFile}`,
+      process.execPath,
+      "--import",
+      PEAK_RSS,
+      ...args,
+    );
     let ms = 0;
     let screenRssKb: number | undefined;
     if (screen !== undefined) {

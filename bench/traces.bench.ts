@@ -31,7 +31,12 @@ async function main(): Promise<void> {
   try {
     const script = join(dir, "s.yaml");
     writeFileSync(script, `turns:\n${"  - tool_calls: [{ name: note, input: { text: hi } }]\n".repeat(TURNS - 1)}  - text: done\n`);
-    const note = defineTool({ name: "note", description: "note it", input: { type: "object", properties: { text: { type: "string" } } }, run: async () => "noted" });
+    const note = defineTool({
+      name: "note",
+      description: "note it",
+      input: { type: "object", properties: { text: { type: "string" } } },
+      run: async () => "noted",
+    });
     const settings: AgentSettings = {
       provider: new ScriptProvider(script),
       model: "script-bench",

@@ -25,7 +25,14 @@ import { poolWorkspace, stdoutLines, type PoolWorkspace } from "../test/helpers/
 import { formatRatio, machineLine, printTable } from "./report.js";
 import { median } from "./stats.js";
 
-const { values } = parseArgs({ options: { store: { type: "string", default: "files" }, kills: { type: "string", default: "20" }, rounds: { type: "string", default: "10" }, runs: { type: "string", default: "16" } } });
+const { values } = parseArgs({
+  options: {
+    store: { type: "string", default: "files" },
+    kills: { type: "string", default: "20" },
+    rounds: { type: "string", default: "10" },
+    runs: { type: "string", default: "16" },
+  },
+});
 if (values.store !== "files" && values.store !== "nats") throw new Error(`--store is files or nats, not ${values.store}`);
 const onNats = values.store === "nats";
 const where = onNats ? "NATS JetStream" : "files";
@@ -135,7 +142,9 @@ try {
     `submit --wait vs run --checkpoint on ${where}, median of ${rounds}`,
     ["run --checkpoint ms", "submit --wait ms", "ratio"],
     [[runMs.toFixed(0), submitMs.toFixed(0), formatRatio(submitMs / runMs, 2)]],
-    [`a two-tool run of the script provider; one idle worker ${onNats ? "waiting on a pull" : "polling every 200 ms"}; goal 1.25x on files, reported on JetStream`],
+    [
+      `a two-tool run of the script provider; one idle worker ${onNats ? "waiting on a pull" : "polling every 200 ms"}; goal 1.25x on files, reported on JetStream`,
+    ],
   );
 
   // Throughput.
@@ -155,7 +164,12 @@ try {
     rows.push([String(count), perSecond.toFixed(2), formatRatio(perSecond / single, 2)]);
   }
   await slowModel.close();
-  printTable(`Throughput on ${where}, ${runs} runs of three model calls each answered ${SLOW_MS} ms late (the strict fake's slow mode)`, ["workers", "runs/s", "vs 1 worker"], rows, ["goal: close to linear while the machine is not the limit (2 cores here, shared)"]);
+  printTable(
+    `Throughput on ${where}, ${runs} runs of three model calls each answered ${SLOW_MS} ms late (the strict fake's slow mode)`,
+    ["workers", "runs/s", "vs 1 worker"],
+    rows,
+    ["goal: close to linear while the machine is not the limit (2 cores here, shared)"],
+  );
 } finally {
   for (const { store } of natsOf.values()) await store.close();
   await nats?.stop();

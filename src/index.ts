@@ -14,10 +14,30 @@ export { approve, deny, answer, type DecideOptions, type DecisionResult } from "
 export { listPending, waitingCalls, type WaitingCall } from "./agent/waiting-calls.js";
 export { askUserTool } from "./tools/ask-user.js";
 export { DecisionRefusedError, type DecisionRefusal } from "./agent/agent-errors.js";
-export { ConfigError, ResumeRefusedError, CompactionError, type CompactionRefusal, type ResumeLimit, type ResumeRefusal, type ResumeRefusedDetails } from "./agent/agent-errors.js";
+export {
+  ConfigError,
+  ResumeRefusedError,
+  CompactionError,
+  type CompactionRefusal,
+  type ResumeLimit,
+  type ResumeRefusal,
+  type ResumeRefusedDetails,
+} from "./agent/agent-errors.js";
 export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./session/compact-session.js";
 export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
-export { defineTool, CRASH_POLICIES, type Tool, type ToolOutput, type ToolContext, type CrashPolicy, type ConfirmCall, type JsonSchema, type ToolDefinition, type CallingRun, type CallDeciders } from "./tools/tool.js";
+export {
+  defineTool,
+  CRASH_POLICIES,
+  type Tool,
+  type ToolOutput,
+  type ToolContext,
+  type CrashPolicy,
+  type ConfirmCall,
+  type JsonSchema,
+  type ToolDefinition,
+  type CallingRun,
+  type CallDeciders,
+} from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";
 
 export { AnthropicProvider, type AnthropicProviderOptions } from "./llm/anthropic-provider.js";

@@ -70,7 +70,18 @@ export {
   type ServerToolUseBlock,
   type OtherBlock,
 } from "./runstate/records/records.js";
-export { fold, foldStep, assertReadableVersion, type FoldState, type RunState, type Counters, type PendingBatch, type ApprovalState, type DecisionState, type CompactionState } from "./runstate/views/fold.js";
+export {
+  fold,
+  foldStep,
+  assertReadableVersion,
+  type FoldState,
+  type RunState,
+  type Counters,
+  type PendingBatch,
+  type ApprovalState,
+  type DecisionState,
+  type CompactionState,
+} from "./runstate/views/fold.js";
 export { newRunId, assertRunId, isValidRunId, ksuidFrom, childRunId } from "./runstate/records/run-id.js";
 export { digestOf, callOf, type RunDigest, type TokenUsage, type LedgerCall } from "./runstate/views/run-digest.js";
 export * as storeContract from "./runstate/store/store-contract.js";

@@ -78,7 +78,13 @@ function settings(provider: ModelProvider, tools: ToolSet, overrides: Partial<Ag
 }
 
 const TWO_TOOLS_THEN_ANSWER: Reply[] = [
-  { text: "Looking.", tools: [{ name: "echo", input: { text: "a" } }, { name: "echo", input: { text: "b" } }] },
+  {
+    text: "Looking.",
+    tools: [
+      { name: "echo", input: { text: "a" } },
+      { name: "echo", input: { text: "b" } },
+    ],
+  },
   { text: "All done." },
 ];
 
@@ -87,7 +93,9 @@ const TWO_TOOLS_THEN_ANSWER: Reply[] = [
  * forceOverrides false and limit undefined unless given) and a message that speaks to a
  * library caller, with no CLI flag or command in it.
  */
-function refusedWith(expected: Pick<ResumeRefusedError, "refusal" | "runId" | "message"> & Partial<Pick<ResumeRefusedError, "changes" | "forceOverrides" | "limit">>) {
+function refusedWith(
+  expected: Pick<ResumeRefusedError, "refusal" | "runId" | "message"> & Partial<Pick<ResumeRefusedError, "changes" | "forceOverrides" | "limit">>,
+) {
   return (error: unknown): true => {
     assert.ok(error instanceof ResumeRefusedError, String(error));
     const { refusal, runId, changes, forceOverrides, limit, message } = error;
@@ -232,7 +240,16 @@ describe("the agent loop", () => {
   });
 
   it("applies a function tool's onCrash policy to the call a crash may have cut short, and to that call only", async () => {
-    const replies: Reply[] = [{ text: "Paying.", tools: [{ name: "pay", input: { text: "p" } }, { name: "echo", input: { text: "b" } }] }, { text: "All done." }];
+    const replies: Reply[] = [
+      {
+        text: "Paying.",
+        tools: [
+          { name: "pay", input: { text: "p" } },
+          { name: "echo", input: { text: "b" } },
+        ],
+      },
+      { text: "All done." },
+    ];
     const cases: { policy: "rerun" | "ask" | "never"; askRerun?: (tool: Tool) => Promise<boolean>; paid: string[] }[] = [
       { policy: "rerun", paid: ["p"] },
       { policy: "never", paid: [] },
@@ -244,7 +261,13 @@ describe("the agent loop", () => {
       const store = freshStore();
       const log: string[] = [];
       const payments: string[] = [];
-      const pay = defineTool({ name: "pay", description: "", input: { type: "object" }, onCrash: policy, run: async (input) => (payments.push(String(input.text)), "paid") });
+      const pay = defineTool({
+        name: "pay",
+        description: "",
+        input: { type: "object" },
+        onCrash: policy,
+        run: async (input) => (payments.push(String(input.text)), "paid"),
+      });
       // Killed right after the turn was journaled: as far as the journal tells, pay may have started.
       await crashAt(store, `pay-${index}`, replies, "assistantTurn", countingTools(log, [pay]));
       const outcome = await resumeRun(
@@ -257,7 +280,12 @@ describe("the agent loop", () => {
       const result = (await recordsOf(store, `pay-${index}`)).find((record) => record.protocol === PROTOCOLS.tool_result);
       const block = result?.protocol === PROTOCOLS.tool_result ? result.tool_result.result : undefined;
       if (paid.length > 0) assert.equal(block?.content, "paid", what);
-      else assert.deepEqual([block?.is_error, String(block?.content).split(",")[0]], [true, "this call of pay may have been running when the run was interrupted (a crash or a kill)"], what);
+      else
+        assert.deepEqual(
+          [block?.is_error, String(block?.content).split(",")[0]],
+          [true, "this call of pay may have been running when the run was interrupted (a crash or a kill)"],
+          what,
+        );
     }
   });
 
@@ -284,10 +312,7 @@ describe("the agent loop", () => {
 
   it("stops for the token budget before the turn's tools run", async () => {
     const log: string[] = [];
-    const outcome = await startRun(
-      { settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools(log), { maxTokens: 16 }) },
-      { prompt: "go" },
-    );
+    const outcome = await startRun({ settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools(log), { maxTokens: 16 }) }, { prompt: "go" });
     assert.equal(outcome.reason, "budget");
     assert.match(outcome.message ?? "", /token budget reached: 16 of 16/);
     assert.deepEqual(log, []);
@@ -315,14 +340,18 @@ describe("the agent loop", () => {
 
   it("refuses to resume a run at its iteration cap until the cap is raised", async () => {
     const store = freshStore();
-    await startRun({ settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([]), { maxIterations: 1 }), store }, { prompt: "go", runId: "capped" });
+    await startRun(
+      { settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([]), { maxIterations: 1 }), store },
+      { prompt: "go", runId: "capped" },
+    );
     await assert.rejects(
       resumeRun({ settings: settings(fakeModel([]).provider, countingTools([]), { maxIterations: 1 }), store }, { runId: "capped", force: false }),
       refusedWith({
         refusal: "iteration-cap",
         runId: "capped",
         limit: { used: 1, max: 1 },
-        message: "cannot resume session capped: it has made 1 of its 1 model calls for its latest prompt; raise the iteration cap, then pass force to resume it",
+        message:
+          "cannot resume session capped: it has made 1 of its 1 model calls for its latest prompt; raise the iteration cap, then pass force to resume it",
       }),
     );
   });
@@ -330,7 +359,14 @@ describe("the agent loop", () => {
   it("ends on error, journaling nothing of it, a turn that gives two tool calls one id", async () => {
     const store = freshStore();
     const log: string[] = [];
-    const model = fakeModel([{ tools: [{ name: "echo", input: { text: "a" }, id: "call_0" }, { name: "echo", input: { text: "b" }, id: "call_0" }] }]);
+    const model = fakeModel([
+      {
+        tools: [
+          { name: "echo", input: { text: "a" }, id: "call_0" },
+          { name: "echo", input: { text: "b" }, id: "call_0" },
+        ],
+      },
+    ]);
     const outcome = await startRun({ settings: settings(model.provider, countingTools(log)), store }, { prompt: "go", runId: "twins" });
     assert.deepEqual([outcome.reason, outcome.message], ["error", "the model returned two tool calls with the id call_0"]);
     assert.deepEqual(log, []);
@@ -424,7 +460,10 @@ describe("the agent loop", () => {
       results.map((block) => (block.type === "tool_result" ? [block.is_error, String(block.content).split(";")[0]] : [])),
       [
         [true, "no tool named nope"],
-        [true, "denied: no one could be asked to allow this call of rm (no terminal or callback), and a run that is not checkpointed cannot wait for a decision"],
+        [
+          true,
+          "denied: no one could be asked to allow this call of rm (no terminal or callback), and a run that is not checkpointed cannot wait for a decision",
+        ],
       ],
     );
     assert.deepEqual(log, [], "the denied tool never ran");
@@ -447,7 +486,8 @@ describe("the agent loop", () => {
           runId: "guarded",
           changes: ["model: test-model -> other", "max_iterations: 10 -> 9"],
           forceOverrides: true,
-          message: "cannot resume session guarded: its configuration changed:\n  model: test-model -> other\n  max_iterations: 10 -> 9\nrestore the configuration, or pass force to resume anyway",
+          message:
+            "cannot resume session guarded: its configuration changed:\n  model: test-model -> other\n  max_iterations: 10 -> 9\nrestore the configuration, or pass force to resume anyway",
         }),
       );
       const outcome = await resumeRun({ settings: changed, store }, { runId: "guarded", force: true });
@@ -464,7 +504,8 @@ describe("the agent loop", () => {
           refusal: "provider-changed",
           runId: "provider",
           changes: ["provider: anthropic -> openai"],
-          message: "cannot resume session provider with another provider (provider: anthropic -> openai): its turns cannot continue on a different API, even when forced",
+          message:
+            "cannot resume session provider with another provider (provider: anthropic -> openai): its turns cannot continue on a different API, even when forced",
         }),
       );
     });

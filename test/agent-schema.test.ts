@@ -37,7 +37,12 @@ describe("agent.yaml's JSON Schema", () => {
 
   it("refuses what the loader refuses: a mistyped key, a wrong type, an unknown provider", () => {
     const validate = validator();
-    for (const bad of [{ modle: "x" }, { budget: { max_tokens: "many" } }, { provider: "gemini" }, { tools: [{ name: "t", description: "d", command: [], confirm: "yes" }] }]) {
+    for (const bad of [
+      { modle: "x" },
+      { budget: { max_tokens: "many" } },
+      { provider: "gemini" },
+      { tools: [{ name: "t", description: "d", command: [], confirm: "yes" }] },
+    ]) {
       assert.equal(validate(bad), false, JSON.stringify(bad));
     }
     assert.ok(validate({ provider: "anthropic", budget: { call_timeout: "2m" }, session: { retention: { keep_last: 3 } } }), JSON.stringify(validate.errors));

@@ -6,13 +6,7 @@ import Anthropic, { BadRequestError } from "@anthropic-ai/sdk";
 import { AnthropicProvider } from "../src/llm/anthropic-provider.js";
 import { ModelCallError, type ModelRequest, type ModelTurn, type ToolSpec } from "../src/llm/model-provider.js";
 import { checkRecord, PROTOCOLS, type Message } from "../src/runstate/records/records.js";
-import {
-  type AnthropicReply,
-  type AnthropicTurn,
-  type FakeServer,
-  scriptedReplies,
-  startFakeAnthropic,
-} from "./helpers/fake-anthropic-server.js";
+import { type AnthropicReply, type AnthropicTurn, type FakeServer, scriptedReplies, startFakeAnthropic } from "./helpers/fake-anthropic-server.js";
 import { waitFor } from "./helpers/cli-harness.js";
 import type { Responder } from "./helpers/http-json.js";
 
@@ -201,10 +195,7 @@ describe("AnthropicProvider", () => {
     ];
     const server = await fake(
       t,
-      scriptedReplies<AnthropicReply>([
-        { content: thinking, stop_reason: "tool_use", usage: { input_tokens: 40, output_tokens: 300 } },
-        textTurn("Done."),
-      ]),
+      scriptedReplies<AnthropicReply>([{ content: thinking, stop_reason: "tool_use", usage: { input_tokens: 40, output_tokens: 300 } }, textTurn("Done.")]),
     );
     const anthropic = provider(server);
 

@@ -28,8 +28,14 @@ test("npm run docs fails on an exported symbol without a doc comment, naming it"
   const typedoc = join(REPO, "node_modules", "typedoc", "bin", "typedoc");
   // typedoc.json's validation, on an entry point with one undocumented export.
   const fixture = join("test", "fixtures", "undocumented", "index.ts");
-  const result = spawnSync(process.execPath, [typedoc, "--tsconfig", "tsconfig.test.json", "--entryPoints", fixture, "--out", out], { cwd: REPO, encoding: "utf8" });
+  const result = spawnSync(process.execPath, [typedoc, "--tsconfig", "tsconfig.test.json", "--entryPoints", fixture, "--out", out], {
+    cwd: REPO,
+    encoding: "utf8",
+  });
   assert.notEqual(result.status, 0, `${result.stdout}${result.stderr}`);
-  assert.match(`${result.stdout}${result.stderr}`, /undocumentedExport \(CallSignature\), defined in [^,]*test\/fixtures\/undocumented\/index\.ts, does not have any documentation/);
+  assert.match(
+    `${result.stdout}${result.stderr}`,
+    /undocumentedExport \(CallSignature\), defined in [^,]*test\/fixtures\/undocumented\/index\.ts, does not have any documentation/,
+  );
   assert.doesNotMatch(`${result.stdout}${result.stderr}`, /documented \(Variable\)/);
 });

@@ -38,11 +38,14 @@ function callsTurn(...calls: [id: string, name: string, input: Record<string, un
 }
 
 async function fake(t: TestContext, replies: AnthropicReply[]): Promise<FakeServer> {
-  const server = await startFakeAnthropic((_request, index) => {
-    const reply = replies[index];
-    if (reply === undefined) throw new Error(`call #${index + 1} was not expected`);
-    return reply;
-  }, { apiKey: KEY });
+  const server = await startFakeAnthropic(
+    (_request, index) => {
+      const reply = replies[index];
+      if (reply === undefined) throw new Error(`call #${index + 1} was not expected`);
+      return reply;
+    },
+    { apiKey: KEY },
+  );
   t.after(() => server.close());
   return server;
 }
@@ -69,8 +72,19 @@ async function records(store: Store, runId: string): Promise<JournalRecord[]> {
 /** A `send` tool that needs approval and a `note` tool that does not, counting their runs. */
 function tools() {
   const ran: string[] = [];
-  const send = defineTool({ name: "send", description: "Sends a message", input: { type: "object" }, confirm: true, run: (input) => (ran.push(`send:${JSON.stringify(input)}`), "sent") });
-  const note = defineTool({ name: "note", description: "Notes a line", input: { type: "object" }, run: (input) => (ran.push(`note:${JSON.stringify(input)}`), "noted") });
+  const send = defineTool({
+    name: "send",
+    description: "Sends a message",
+    input: { type: "object" },
+    confirm: true,
+    run: (input) => (ran.push(`send:${JSON.stringify(input)}`), "sent"),
+  });
+  const note = defineTool({
+    name: "note",
+    description: "Notes a line",
+    input: { type: "object" },
+    run: (input) => (ran.push(`note:${JSON.stringify(input)}`), "noted"),
+  });
   return { ran, list: [send, note] };
 }
 
@@ -91,7 +105,10 @@ describe("approvals in the library", () => {
     };
     const parked = await runAgent(options(server, store, { prompt: "send it", tools: list, runId: "park", events }));
     assert.equal(parked.reason, "awaiting_approval");
-    assert.deepEqual(parked.waiting?.map((call) => [call.toolUseId, call.name, call.input, call.kind]), [["toolu_s", "send", { to: "ops", body: "deploy?" }, "approval"]]);
+    assert.deepEqual(
+      parked.waiting?.map((call) => [call.toolUseId, call.name, call.input, call.kind]),
+      [["toolu_s", "send", { to: "ops", body: "deploy?" }, "approval"]],
+    );
     assert.deepEqual(ran, ['note:{"text":"asked"}'], "the other call of the batch ran; the parked one did not");
     assert.deepEqual(seen, ["request toolu_s approval", "finished awaiting_approval"]);
     assert.deepEqual(kinds(await records(store, "park")), ["meta", "assistant", "approval_request", "tool_result", "terminal"]);
@@ -104,7 +121,10 @@ describe("approvals in the library", () => {
     assert.equal((await records(store, "park")).length, 5);
 
     const decided = await approve(store, "park", [], { decidedBy: "alice@test" });
-    assert.deepEqual(decided.decided.map((d) => [d.tool_use_id, d.decision, d.decided_by]), [["toolu_s", "approve", "alice@test"]]);
+    assert.deepEqual(
+      decided.decided.map((d) => [d.tool_use_id, d.decision, d.decided_by]),
+      [["toolu_s", "approve", "alice@test"]],
+    );
     assert.deepEqual(decided.waiting, []);
     assert.equal((await store.summarize("park")).status, "suspended");
 
@@ -113,8 +133,18 @@ describe("approvals in the library", () => {
     assert.equal(done.answer, "sent it");
     assert.deepEqual(ran, ['note:{"text":"asked"}', 'send:{"to":"ops","body":"deploy?"}']);
     const results = resultsSent(server, 1);
-    assert.deepEqual(results.map((r) => [r.tool_use_id, r.content, r.is_error === true]), [["toolu_n", "noted", false], ["toolu_s", "sent", false]], "results in journal order");
-    assert.ok(server.requests.every((r) => r.accepted), "every request the strict server saw was valid");
+    assert.deepEqual(
+      results.map((r) => [r.tool_use_id, r.content, r.is_error === true]),
+      [
+        ["toolu_n", "noted", false],
+        ["toolu_s", "sent", false],
+      ],
+      "results in journal order",
+    );
+    assert.ok(
+      server.requests.every((r) => r.accepted),
+      "every request the strict server saw was valid",
+    );
   });
 
   it("denies with the operator's reason, which the model reads as an error, and never runs the call", async (t) => {
@@ -135,16 +165,28 @@ describe("approvals in the library", () => {
 
   it("refuses a second decision, a call that does not wait, the wrong kind and an ambiguous answer, each with its own refusal", async (t) => {
     const server = await fake(t, [
-      callsTurn(["toolu_a", "send", { n: 1 }], ["toolu_b", "send", { n: 2 }], ["toolu_q1", "ask_user", { question: "which?" }], ["toolu_q2", "ask_user", { question: "when?" }]),
+      callsTurn(
+        ["toolu_a", "send", { n: 1 }],
+        ["toolu_b", "send", { n: 2 }],
+        ["toolu_q1", "ask_user", { question: "which?" }],
+        ["toolu_q2", "ask_user", { question: "when?" }],
+      ),
     ]);
     const store = new MemoryStore();
     t.after(() => store.close());
     const { list } = tools();
     const parked = await runAgent(options(server, store, { prompt: "go", tools: [...list, askUserTool], runId: "r" }));
-    assert.deepEqual(parked.waiting?.map((call) => call.kind), ["approval", "approval", "question", "question"]);
-    const refused = (refusal: string, pattern: RegExp) => (error: unknown) => error instanceof DecisionRefusedError && error.refusal === refusal && pattern.test(error.message);
+    assert.deepEqual(
+      parked.waiting?.map((call) => call.kind),
+      ["approval", "approval", "question", "question"],
+    );
+    const refused = (refusal: string, pattern: RegExp) => (error: unknown) =>
+      error instanceof DecisionRefusedError && error.refusal === refusal && pattern.test(error.message);
     const first = await approve(store, "r", ["toolu_a"]);
-    assert.deepEqual(first.waiting.map((call) => call.toolUseId), ["toolu_b", "toolu_q1", "toolu_q2"]);
+    assert.deepEqual(
+      first.waiting.map((call) => call.toolUseId),
+      ["toolu_b", "toolu_q1", "toolu_q2"],
+    );
     assert.equal((await store.summarize("r")).status, "awaiting_approval", "calls still wait");
     await assert.rejects(approve(store, "r", ["toolu_a"]), refused("already-decided", /call toolu_a of session r is already decided: approve by /));
     await assert.rejects(deny(store, "r", "no", ["toolu_zz"]), refused("not-waiting", /session r has no call toolu_zz waiting/));
@@ -162,25 +204,46 @@ describe("approvals in the library", () => {
   });
 
   it("asks ask_user through askUser on the spot, journaling the answer before the model gets it; without it the question parks for answer", async (t) => {
-    const server = await fake(t, [callsTurn(["toolu_q", "ask_user", { question: "Which region?" }]), textTurn("eu it is"), callsTurn(["toolu_q", "ask_user", { question: "Which region?" }]), textTurn("us it is")]);
+    const server = await fake(t, [
+      callsTurn(["toolu_q", "ask_user", { question: "Which region?" }]),
+      textTurn("eu it is"),
+      callsTurn(["toolu_q", "ask_user", { question: "Which region?" }]),
+      textTurn("us it is"),
+    ]);
     const store = new MemoryStore();
     t.after(() => store.close());
     const asked: string[] = [];
-    const onTheSpot = await runAgent(options(server, store, { prompt: "deploy", tools: [askUserTool], runId: "spot", askUser: async (question) => (asked.push(question), "eu") }));
+    const onTheSpot = await runAgent(
+      options(server, store, { prompt: "deploy", tools: [askUserTool], runId: "spot", askUser: async (question) => (asked.push(question), "eu") }),
+    );
     assert.equal(onTheSpot.answer, "eu it is");
     assert.deepEqual(asked, ["Which region?"]);
-    const decision = (await records(store, "spot")).find((record) => "approval_decision" in record) as { approval_decision: { decision: string; text: string; decided_by: string } };
-    assert.deepEqual([decision.approval_decision.decision, decision.approval_decision.text, decision.approval_decision.decided_by], ["answer", "eu", "callback"]);
-    assert.deepEqual(resultsSent(server, 1).map((r) => r.content), ["eu"]);
+    const decision = (await records(store, "spot")).find((record) => "approval_decision" in record) as {
+      approval_decision: { decision: string; text: string; decided_by: string };
+    };
+    assert.deepEqual(
+      [decision.approval_decision.decision, decision.approval_decision.text, decision.approval_decision.decided_by],
+      ["answer", "eu", "callback"],
+    );
+    assert.deepEqual(
+      resultsSent(server, 1).map((r) => r.content),
+      ["eu"],
+    );
 
     const parked = await runAgent(options(server, store, { prompt: "deploy", tools: [askUserTool], runId: "later" }));
     assert.deepEqual([parked.reason, parked.waiting?.[0]?.kind], ["awaiting_approval", "question"]);
-    assert.deepEqual((await listPending(store)).map((call) => [call.runId, call.toolUseId, call.input]), [["later", "toolu_q", { question: "Which region?" }]]);
+    assert.deepEqual(
+      (await listPending(store)).map((call) => [call.runId, call.toolUseId, call.input]),
+      [["later", "toolu_q", { question: "Which region?" }]],
+    );
     await answer(store, "later", "us");
     assert.deepEqual(await listPending(store), []);
     const done = await runAgent(options(server, store, { tools: [askUserTool], resume: "later" }));
     assert.equal(done.answer, "us it is");
-    assert.deepEqual(resultsSent(server, 3).map((r) => [r.content, r.is_error === true]), [["us", false]]);
+    assert.deepEqual(
+      resultsSent(server, 3).map((r) => [r.content, r.is_error === true]),
+      [["us", false]],
+    );
   });
 
   it("journals a confirm callback's yes before the call runs, so a crash after it never asks again", async (t) => {
@@ -189,7 +252,13 @@ describe("approvals in the library", () => {
     t.after(() => store.close());
     const crash = new AbortController();
     let runs = 0;
-    const send = defineTool({ name: "send", description: "Sends", input: { type: "object" }, confirm: true, run: () => (++runs === 1 ? (crash.abort(), "cut") : "sent") });
+    const send = defineTool({
+      name: "send",
+      description: "Sends",
+      input: { type: "object" },
+      confirm: true,
+      run: () => (++runs === 1 ? (crash.abort(), "cut") : "sent"),
+    });
     let asks = 0;
     const confirm = async () => (asks++, true);
     const settings = (): AgentSettings => ({
@@ -222,7 +291,14 @@ describe("approvals in the library", () => {
     const early = await runAgent(options(server, store, { tools: list, resume: "late", approvalTimeoutMs: 3_600_000 }));
     assert.equal(early.reason, "awaiting_approval", "not yet timed out");
     const decisions: string[] = [];
-    const done = await runAgent(options(server, store, { tools: list, resume: "late", approvalTimeoutMs: 1, events: { approvalDecided: (d) => decisions.push(`${d.decision} ${d.decided_by} ${d.text}`) } }));
+    const done = await runAgent(
+      options(server, store, {
+        tools: list,
+        resume: "late",
+        approvalTimeoutMs: 1,
+        events: { approvalDecided: (d) => decisions.push(`${d.decision} ${d.decided_by} ${d.text}`) },
+      }),
+    );
     assert.equal(done.answer, "it timed out");
     assert.deepEqual(decisions, ["deny timeout timed out"]);
     assert.deepEqual(ran, []);
@@ -252,10 +328,13 @@ describe("approvals in the library", () => {
     assert.equal(done.answer, "after asking");
     assert.deepEqual(asked, ['send {"n":1}']);
     assert.deepEqual(ran, ['send:{"n":1}']);
-    assert.deepEqual(resultsSent(server, 1).map((r) => [r.tool_use_id, r.content, r.is_error === true]), [
-      ["toolu_s", "sent", false],
-      ["toolu_q", "the operator denied this call of ask_user: the question could not be asked", true],
-    ]);
+    assert.deepEqual(
+      resultsSent(server, 1).map((r) => [r.tool_use_id, r.content, r.is_error === true]),
+      [
+        ["toolu_s", "sent", false],
+        ["toolu_q", "the operator denied this call of ask_user: the question could not be asked", true],
+      ],
+    );
 
     assert.equal((await runAgent(options(server, store, { prompt: "b", tools: list, runId: "gone" }))).reason, "awaiting_approval");
     const without = list.filter((tool) => tool.name !== "send");

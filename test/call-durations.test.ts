@@ -25,7 +25,10 @@ describe("call durations", () => {
   it("session show --transcript gives each timed model call its own line and each timed result its tool's time", async () => {
     const result = await fisk(["session", "show", "timed", "--transcript"]);
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(conversation(result.stdout), ["› What is in the notes file?", "(model call, 2.4 s)", "Noting.", '→ note {"text":"toolu_1"}', "← note (312 ms): noted", "Done.", ""].join("\n"));
+    assert.equal(
+      conversation(result.stdout),
+      ["› What is in the notes file?", "(model call, 2.4 s)", "Noting.", '→ note {"text":"toolu_1"}', "← note (312 ms): noted", "Done.", ""].join("\n"),
+    );
     const slow = await fisk(["session", "show", "slow", "--transcript"]);
     assert.match(slow.stdout, /^\(model call, 3m 05s\)$/m);
     assert.match(slow.stdout, /^← note: noted$/m, "a result without times shows none");

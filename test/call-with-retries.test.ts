@@ -4,7 +4,11 @@ import { callWithRetries } from "../src/llm/call-with-retries.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn } from "../src/llm/model-provider.js";
 
 const request: ModelRequest = { model: "m", system: "", messages: [], tools: [], maxOutputTokens: 10, thinking: { mode: "off" } };
-const turn: ModelTurn = { message: { role: "assistant", content: [{ type: "text", text: "ok" }] }, stop_reason: "end_turn", usage: { in_tokens: 1, out_tokens: 1 } };
+const turn: ModelTurn = {
+  message: { role: "assistant", content: [{ type: "text", text: "ok" }] },
+  stop_reason: "end_turn",
+  usage: { in_tokens: 1, out_tokens: 1 },
+};
 
 /** A provider whose call k does what `behaviour(k, signal)` says. */
 function provider(behaviour: (call: number, signal: AbortSignal) => Promise<ModelTurn>): ModelProvider & { calls: number } {
@@ -25,10 +29,15 @@ describe("callWithRetries", () => {
   it("times out a call that does not answer, and retries it", async () => {
     const slowOnce = provider((call, signal) => (call === 1 ? hang(signal) : Promise.resolve(turn)));
     const retries: string[] = [];
-    const result = await callWithRetries(slowOnce, request, { attempts: 3, baseDelayMs: 1, timeoutMs: 50 }, {
-      signal: new AbortController().signal,
-      onRetry: (_attempt, _delay, error) => retries.push(error.message),
-    });
+    const result = await callWithRetries(
+      slowOnce,
+      request,
+      { attempts: 3, baseDelayMs: 1, timeoutMs: 50 },
+      {
+        signal: new AbortController().signal,
+        onRetry: (_attempt, _delay, error) => retries.push(error.message),
+      },
+    );
     assert.equal(result, turn);
     assert.deepEqual(retries, ["the model call timed out after 0.05s"]);
   });
@@ -44,7 +53,10 @@ describe("callWithRetries", () => {
 
   it("does not retry what cannot pass, nor after the run is aborted", async () => {
     const refused = provider(() => Promise.reject(new ModelCallError("API 400", { retryable: false, status: 400 })));
-    await assert.rejects(callWithRetries(refused, request, { attempts: 5, baseDelayMs: 1, timeoutMs: 1000 }, { signal: new AbortController().signal }), /API 400/);
+    await assert.rejects(
+      callWithRetries(refused, request, { attempts: 5, baseDelayMs: 1, timeoutMs: 1000 }, { signal: new AbortController().signal }),
+      /API 400/,
+    );
     assert.equal(refused.calls, 1);
 
     const controller = new AbortController();
@@ -58,7 +70,12 @@ describe("callWithRetries", () => {
     const delays: number[] = [];
     const down = provider(() => Promise.reject(new ModelCallError("API 500", { retryable: true, status: 500 })));
     await assert.rejects(
-      callWithRetries(down, request, { attempts: 4, baseDelayMs: 20, timeoutMs: 1000 }, { signal: new AbortController().signal, onRetry: (_attempt, delay) => delays.push(delay) }),
+      callWithRetries(
+        down,
+        request,
+        { attempts: 4, baseDelayMs: 20, timeoutMs: 1000 },
+        { signal: new AbortController().signal, onRetry: (_attempt, delay) => delays.push(delay) },
+      ),
     );
     assert.equal(delays.length, 3);
     delays.forEach((delay, index) => {

@@ -77,12 +77,20 @@ ${tool("send", true)}${tool("note", false)}session: ${options.session ?? "{ stat
 `,
   );
   const env = { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: model.url, SIDE_LOG: sideLog, NO_COLOR: "1" };
-  const journal = (runId: string) => readFileSync(join(dir, "state", `${runId}.json`), "utf8").split("\n").filter((line) => line !== "");
+  const journal = (runId: string) =>
+    readFileSync(join(dir, "state", `${runId}.json`), "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
   return {
     dir,
     env,
     run: (args, extraEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
-    executions: () => (existsSync(sideLog) ? readFileSync(sideLog, "utf8").split("\n").filter((line) => line !== "") : []),
+    executions: () =>
+      existsSync(sideLog)
+        ? readFileSync(sideLog, "utf8")
+            .split("\n")
+            .filter((line) => line !== "")
+        : [],
     kinds: (runId) => journal(runId).map((line) => (JSON.parse(line) as { protocol: string }).protocol.split(".").at(-1) as string),
     records: (runId) => journal(runId).map((line) => JSON.parse(line) as Record<string, unknown>),
   };
@@ -103,14 +111,17 @@ const PARK = (name: string, prompt = "send") => ["run", "--checkpoint", "--name"
 describe("approvals on the command line", () => {
   before(async () => {
     root = mkdtempSync(join(tmpdir(), "fisk-ai-approvals-"));
-    model = await startFakeAnthropic(async (request) => {
-      const messages = (request.body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] }).messages;
-      const first = messages[0]?.content;
-      const prompt = typeof first === "string" ? first : (first?.find((block) => block.type === "text")?.text ?? "");
-      const reply = SCRIPTS[prompt]?.[messages.filter((message) => message.role === "assistant").length];
-      if (reply === undefined) throw new Error(`no turn for ${prompt}`);
-      return reply;
-    }, { apiKey: API_KEY });
+    model = await startFakeAnthropic(
+      async (request) => {
+        const messages = (request.body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] }).messages;
+        const first = messages[0]?.content;
+        const prompt = typeof first === "string" ? first : (first?.find((block) => block.type === "text")?.text ?? "");
+        const reply = SCRIPTS[prompt]?.[messages.filter((message) => message.role === "assistant").length];
+        if (reply === undefined) throw new Error(`no turn for ${prompt}`);
+        return reply;
+      },
+      { apiKey: API_KEY },
+    );
   });
   after(async () => {
     await model.close();
@@ -121,20 +132,30 @@ describe("approvals on the command line", () => {
     const ws = workspace();
     const parked = await ws.run(PARK("p1"));
     assert.equal(parked.code, 10, parked.stderr);
-    assert.match(parked.stderr, /Session p1 waits for a decision on 1 call:\n {2}toolu_01 {2}send \{"text":"deploy"\}\nDecide with:\n {2}\S+ \S+ session approve p1 --resume --config \S+\n {2}\S+ \S+ session deny p1 --reason TEXT --config \S+\n\(name TOOL_USE_IDs after p1 to decide only some; without --resume, resume later with: \S+ \S+ run --resume p1 --config \S+\)\n$/);
+    assert.match(
+      parked.stderr,
+      /Session p1 waits for a decision on 1 call:\n {2}toolu_01 {2}send \{"text":"deploy"\}\nDecide with:\n {2}\S+ \S+ session approve p1 --resume --config \S+\n {2}\S+ \S+ session deny p1 --reason TEXT --config \S+\n\(name TOOL_USE_IDs after p1 to decide only some; without --resume, resume later with: \S+ \S+ run --resume p1 --config \S+\)\n$/,
+    );
     assert.deepEqual(ws.executions(), ["note:one"], "the other call of the batch ran, the parked one did not");
     assert.deepEqual(ws.kinds("p1"), ["meta", "assistant", "approval_request", "tool_result", "terminal"]);
 
     assert.match((await ws.run(["session", "ls"])).stdout, /\np1\s+awaiting_approval\s/);
     assert.equal((JSON.parse((await ws.run(["session", "ls", "--json"])).stdout) as { status: string }[])[0]?.status, "awaiting_approval");
     assert.match((await ws.run(["session", "show", "p1"])).stdout, /\napproval +toolu_01 send \{"text":"deploy"\}: waiting for a decision for \d+s\n/);
-    const shown = JSON.parse((await ws.run(["session", "show", "p1", "--json"])).stdout) as { status: string; approvals: { tool_use_id: string; kind: string; decision: unknown }[] };
+    const shown = JSON.parse((await ws.run(["session", "show", "p1", "--json"])).stdout) as {
+      status: string;
+      approvals: { tool_use_id: string; kind: string; decision: unknown }[];
+    };
     assert.deepEqual([shown.status, shown.approvals.map((a) => [a.tool_use_id, a.kind, a.decision])], ["awaiting_approval", [["toolu_01", "approval", null]]]);
-    assert.match((await ws.run(["session", "pending"])).stdout, /^SESSION +CALL +TOOL +KIND +WAITING +INPUT\np1 +toolu_01 +send +approval +\d+s +\{"text":"deploy"\}\n$/);
+    assert.match(
+      (await ws.run(["session", "pending"])).stdout,
+      /^SESSION +CALL +TOOL +KIND +WAITING +INPUT\np1 +toolu_01 +send +approval +\d+s +\{"text":"deploy"\}\n$/,
+    );
     const pending = JSON.parse((await ws.run(["session", "pending", "--json"])).stdout) as Record<string, unknown>[];
-    assert.deepEqual(pending.map(({ session_id, tool_use_id, name, input, kind }) => ({ session_id, tool_use_id, name, input, kind })), [
-      { session_id: "p1", tool_use_id: "toolu_01", name: "send", input: { text: "deploy" }, kind: "approval" },
-    ]);
+    assert.deepEqual(
+      pending.map(({ session_id, tool_use_id, name, input, kind }) => ({ session_id, tool_use_id, name, input, kind })),
+      [{ session_id: "p1", tool_use_id: "toolu_01", name: "send", input: { text: "deploy" }, kind: "approval" }],
+    );
 
     const calls = model.requests.length;
     const again = await ws.run(["run", "--resume", "p1"]);
@@ -173,7 +194,10 @@ describe("approvals on the command line", () => {
     const answered = await ws.run(["session", "answer", "a1", "eu-west", "--resume"]);
     assert.equal(answered.code, 0, answered.stderr);
     assert.match(answered.stdout, /^answered toolu_q in session a1\n[^]*Region noted\.\n$/);
-    assert.deepEqual(lastResults().map((r) => [r.content, r.is_error === true]), [["eu-west", false]]);
+    assert.deepEqual(
+      lastResults().map((r) => [r.content, r.is_error === true]),
+      [["eu-west", false]],
+    );
 
     assert.equal((await ws.run(PARK("ap", "send"))).code, 10);
     const approved = await ws.run(["session", "approve", "ap", "--resume"]);
@@ -190,7 +214,11 @@ describe("approvals on the command line", () => {
     assert.equal((await ws.run(PARK("e1"))).code, 10);
     const cases: [string[], number, RegExp][] = [
       [["session", "approve", "nosuch"], 6, /^fisk-ai: .*nosuch.*not found|no session/i],
-      [["session", "approve", "e1", "toolu_zz"], 2, /^fisk-ai: session e1 has no call toolu_zz waiting for a decision \('fisk-ai session show e1' shows its calls\)\n$/],
+      [
+        ["session", "approve", "e1", "toolu_zz"],
+        2,
+        /^fisk-ai: session e1 has no call toolu_zz waiting for a decision \('fisk-ai session show e1' shows its calls\)\n$/,
+      ],
       [["session", "approve", "e1", "toolu_01", "--all"], 2, /^fisk-ai: session approve: give TOOL_USE_IDs or --all, not both\n$/],
       [["session", "answer", "e1", "x"], 2, /^fisk-ai: session e1 has no question waiting for a decision/],
       [["session", "answer", "e1"], 2, /^fisk-ai: session answer takes the session id and the answer/],
@@ -209,15 +237,28 @@ describe("approvals on the command line", () => {
     const ws = workspace({ approvalTimeout: "1ms" });
     const streamed = await ws.run(["run", "--checkpoint", "--name", "s1", "--approvals", "defer", "--output-format", "stream-json", "send"]);
     assert.equal(streamed.code, 10, streamed.stderr);
-    const events = streamed.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = streamed.stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const request = events.find((event) => event.type === "approval_request");
-    assert.deepEqual({ ...request, requested_at: undefined }, { type: "approval_request", id: "toolu_01", name: "send", input: { text: "deploy" }, kind: "approval", requested_at: undefined });
+    assert.deepEqual(
+      { ...request, requested_at: undefined },
+      { type: "approval_request", id: "toolu_01", name: "send", input: { text: "deploy" }, kind: "approval", requested_at: undefined },
+    );
     const terminal = events.at(-1) as { type: string; reason: string; waiting: { id: string }[] };
     assert.deepEqual([terminal.type, terminal.reason, terminal.waiting.map((call) => call.id)], ["terminal", "awaiting_approval", ["toolu_01"]]);
     const resumed = await ws.run(["run", "--resume", "s1", "--output-format", "stream-json"]);
     assert.equal(resumed.code, 0, resumed.stderr);
-    const decision = resumed.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>).find((event) => event.type === "approval_decision");
-    assert.deepEqual({ ...decision, decided_at: undefined }, { type: "approval_decision", id: "toolu_01", decision: "deny", text: "timed out", decided_by: "timeout", decided_at: undefined });
+    const decision = resumed.stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((event) => event.type === "approval_decision");
+    assert.deepEqual(
+      { ...decision, decided_at: undefined },
+      { type: "approval_decision", id: "toolu_01", decision: "deny", text: "timed out", decided_by: "timeout", decided_at: undefined },
+    );
   });
 
   it("lets exactly one of 8 processes deciding the same call at once decide it, every trial; the others exit 11", async () => {
@@ -226,7 +267,9 @@ describe("approvals on the command line", () => {
       const runId = `race${trial}`;
       assert.equal((await ws.run(PARK(runId))).code, 10);
       const results = await Promise.all(
-        Array.from({ length: 8 }, (_, index) => (index % 2 === 0 ? ws.run(["session", "approve", runId, "toolu_01"]) : ws.run(["session", "deny", runId, "toolu_01", "--reason", `no ${index}`]))),
+        Array.from({ length: 8 }, (_, index) =>
+          index % 2 === 0 ? ws.run(["session", "approve", runId, "toolu_01"]) : ws.run(["session", "deny", runId, "toolu_01", "--reason", `no ${index}`]),
+        ),
       );
       const codes = results.map((result) => result.code).sort();
       assert.deepEqual(codes, [0, 11, 11, 11, 11, 11, 11, 11], results.map((result) => result.stderr).join(""));
@@ -247,9 +290,18 @@ describe("approvals on the command line", () => {
     const results: CliResult[] = [];
     for (const line of commands) {
       const words = [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => (m[1] ?? m[2]) as string).slice(2);
-      results.push(await runCli(words.map((word) => (word.startsWith("examples/") ? join(repo, word) : word)), { cwd: dir, env }));
+      results.push(
+        await runCli(
+          words.map((word) => (word.startsWith("examples/") ? join(repo, word) : word)),
+          { cwd: dir, env },
+        ),
+      );
     }
-    assert.deepEqual(results.map((result) => result.code), [10, 0, 0], results.map((result) => result.stderr).join("\n"));
+    assert.deepEqual(
+      results.map((result) => result.code),
+      [10, 0, 0],
+      results.map((result) => result.stderr).join("\n"),
+    );
     assert.match(results[1]?.stdout ?? "", /\nrelease-1 +\S+ +release +approval +\d+s +\{"version":"1\.4\.2"\}\n$/);
     assert.match(results[2]?.stdout ?? "", /^approved \S+ in session release-1\n[^]*Tagged v1\.4\.2\.\n$/);
     assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n", "the approved call ran once");
@@ -260,7 +312,11 @@ describe("approvals on the command line", () => {
     async function onTerminal(dir: string, args: string[], answer: string | undefined): Promise<{ code: number | null; output: string }> {
       const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
       const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), TERM: "xterm-256color", NO_COLOR: "1" };
-      const child = spawn("script", ["-qfec", [process.execPath, CLI, ...args].map(quote).join(" "), "/dev/null"], { cwd: dir, env, stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn("script", ["-qfec", [process.execPath, CLI, ...args].map(quote).join(" "), "/dev/null"], {
+        cwd: dir,
+        env,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
       let output = "";
       let typed = false;
       child.stdout.on("data", (chunk: Buffer) => {
@@ -281,13 +337,20 @@ describe("approvals on the command line", () => {
       const asked = await onTerminal(dir, ["run", "--config", config, "--checkpoint", "--name", "tty", "Tag release 1.4.2"], "y");
       assert.equal(asked.code, 0, asked.output);
       assert.match(asked.output, /Run release \{"version":"1\.4\.2"\}\? \[y\/N\] /);
-      const journal = readFileSync(join(dir, "state", "fisk-ai", "runs", "tty.json"), "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, { decision?: string; decided_by?: string }>);
+      const journal = readFileSync(join(dir, "state", "fisk-ai", "runs", "tty.json"), "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Record<string, { decision?: string; decided_by?: string }>);
       const kindsOf = journal.map((record) => String(record.protocol).split(".").at(-1));
       assert.deepEqual(kindsOf, ["meta", "assistant", "approval_decision", "tool_result", "assistant", "terminal"], "no request: a terminal was there to ask");
       assert.deepEqual([journal[2]?.approval_decision?.decision, journal[2]?.approval_decision?.decided_by], ["approve", "terminal"]);
       assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n");
 
-      const deferred = await onTerminal(dir, ["run", "--config", config, "--checkpoint", "--approvals", "defer", "--name", "tty-defer", "Tag release 1.4.2"], undefined);
+      const deferred = await onTerminal(
+        dir,
+        ["run", "--config", config, "--checkpoint", "--approvals", "defer", "--name", "tty-defer", "Tag release 1.4.2"],
+        undefined,
+      );
       assert.equal(deferred.code, 10, deferred.output);
       assert.doesNotMatch(deferred.output, /\[y\/N\]/);
       assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n", "the deferred call did not run");
@@ -353,7 +416,10 @@ describe("approvals on the command line", () => {
       const killed = await ws.run(["run", "--resume", "k4"], { FISK_AI_TEST_CRASH_AT: "after-decision:1" });
       assert.equal(killed.signal, "SIGKILL");
       const decision = ws.records("k4").at(-1) as { approval_decision: { decision: string; decided_by: string; text: string } };
-      assert.deepEqual([decision.approval_decision.decision, decision.approval_decision.decided_by, decision.approval_decision.text], ["deny", "timeout", "timed out"]);
+      assert.deepEqual(
+        [decision.approval_decision.decision, decision.approval_decision.decided_by, decision.approval_decision.text],
+        ["deny", "timeout", "timed out"],
+      );
       assert.equal((await ws.run(["run", "--resume", "k4"])).code, 0);
       assert.deepEqual(ws.executions(), ["note:one"]);
       assert.equal(lastResults().find((r) => r.tool_use_id === "toolu_01")?.content, "the operator denied this call of send: timed out");

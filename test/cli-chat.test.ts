@@ -27,8 +27,12 @@ function reply(messages: SentMessage[]): AnthropicReply {
   const blocks = latestBlocks(messages);
   const usage = { input_tokens: 10, output_tokens: 5 };
   const result = blocks.find((block) => block.type === "tool_result");
-  const text = blocks.filter((block) => block.type === "text").map((block) => block.text ?? "").join(" ");
-  if (result !== undefined && text === "") return { content: [{ type: "text", text: `Noted: ${JSON.stringify(result.content)}` }], stop_reason: "end_turn", usage };
+  const text = blocks
+    .filter((block) => block.type === "text")
+    .map((block) => block.text ?? "")
+    .join(" ");
+  if (result !== undefined && text === "")
+    return { content: [{ type: "text", text: `Noted: ${JSON.stringify(result.content)}` }], stop_reason: "end_turn", usage };
   if (result === undefined && text.startsWith("note ")) {
     const id = `toolu_${messages.length}`;
     return { content: [{ type: "tool_use", id, name: "note", input: { text: text.slice(5) } }], stop_reason: "tool_use", usage };
@@ -67,7 +71,14 @@ retry: { max_attempts: 2, base_delay: 10ms }
 session: { state_dir: ${join(dir, "state")} }
 `,
   );
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: server.url, SIDE_LOG: sideLog, NO_COLOR: "1" };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    ANTHROPIC_API_KEY: API_KEY,
+    ANTHROPIC_BASE_URL: server.url,
+    SIDE_LOG: sideLog,
+    NO_COLOR: "1",
+  };
   const records = (runId: string) => journalRecords(join(dir, "state", `${runId}.json`));
   return {
     dir,
@@ -78,7 +89,12 @@ session: { state_dir: ${join(dir, "state")} }
       records(runId)
         .flatMap((record) => (record.protocol === PROTOCOLS.user ? record.user.message.content : []))
         .map((block) => (block.type === "text" ? block.text : block.type)),
-    executions: () => (existsSync(sideLog) ? readFileSync(sideLog, "utf8").split("\n").filter((line) => line !== "") : []),
+    executions: () =>
+      existsSync(sideLog)
+        ? readFileSync(sideLog, "utf8")
+            .split("\n")
+            .filter((line) => line !== "")
+        : [],
     fisk: (args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}) =>
       runCli(args, { cwd: options.cwd ?? dir, env: { ...env, ...options.env }, stdin: options.stdin }),
   };
@@ -131,7 +147,9 @@ describe("fisk-ai run --chat", () => {
 
   it("/exit ends the chat, and /clear ends the session and starts a new one with the prompt typed after it", async () => {
     const ws = workspace();
-    const result = await ws.fisk(["run", "--chat", "--checkpoint", "--name", "before-clear", "first"], { stdin: "second\n/clear\nfresh start\nagain\n/exit\nnever sent\n" });
+    const result = await ws.fisk(["run", "--chat", "--checkpoint", "--name", "before-clear", "first"], {
+      stdin: "second\n/clear\nfresh start\nagain\n/exit\nnever sent\n",
+    });
     assertDone(result, 0, "the chat");
     assert.equal(result.stdout, "Answer: first\nAnswer: second\nAnswer: fresh start\nAnswer: again\n");
     assert.equal(terminalOf(ws.records("before-clear"))?.reason, "suspended");
@@ -145,7 +163,11 @@ describe("fisk-ai run --chat", () => {
   it("Ctrl-C at the prompt ends the chat as /exit does: suspended, exit 0", async () => {
     const ws = workspace();
     // stdin stays open: the chat waits at its prompt until the signal.
-    const child = spawn(process.execPath, [CLI, "run", "--chat", "--checkpoint", "--name", "waiting", "first"], { cwd: ws.dir, env: ws.env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "run", "--chat", "--checkpoint", "--name", "waiting", "first"], {
+      cwd: ws.dir,
+      env: ws.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     const closed = once(child, "close");
@@ -170,7 +192,10 @@ describe("fisk-ai run --chat", () => {
 
   it("SIGKILL after a follow-up is journaled, before its answer: the resume answers it once and asks for the next", async () => {
     const ws = workspace();
-    const killed = await ws.fisk(["run", "--chat", "--checkpoint", "--name", "c2", "first"], { stdin: "second\nthird\n", env: { FISK_AI_TEST_CRASH_AT: "before-model:2" } });
+    const killed = await ws.fisk(["run", "--chat", "--checkpoint", "--name", "c2", "first"], {
+      stdin: "second\nthird\n",
+      env: { FISK_AI_TEST_CRASH_AT: "before-model:2" },
+    });
     assert.equal(killed.signal, "SIGKILL", killed.stderr);
     assert.deepEqual(ws.kinds("c2"), ["meta", "assistant", "user"]);
     const before = accepted();
@@ -184,7 +209,10 @@ describe("fisk-ai run --chat", () => {
 
   it("SIGKILL mid-batch in the second turn of a chat: the resume completes the batch, answers, and reopens the input", async () => {
     const ws = workspace();
-    const killed = await ws.fisk(["run", "--chat", "--checkpoint", "--name", "c3", "first"], { stdin: "note milk\nbye\n", env: { FISK_AI_TEST_CRASH_AT: "after-assistant:2" } });
+    const killed = await ws.fisk(["run", "--chat", "--checkpoint", "--name", "c3", "first"], {
+      stdin: "note milk\nbye\n",
+      env: { FISK_AI_TEST_CRASH_AT: "after-assistant:2" },
+    });
     assert.equal(killed.signal, "SIGKILL", killed.stderr);
     assert.deepEqual(ws.kinds("c3"), ["meta", "assistant", "user", "assistant"]);
     const resumed = await ws.fisk(["run", "--resume", "c3"], { stdin: "bye\n" });
@@ -211,7 +239,11 @@ describe("a follow-up into a session: run --resume ID PROMPT and run --continue 
     const killed = await ws.fisk(["run", "--checkpoint", "--name", "cut", "note eggs"], { env: { FISK_AI_TEST_CRASH_AT: "after-assistant:1" } });
     assert.equal(killed.signal, "SIGKILL");
 
-    for (const [runId, calls, answer] of [["done", 1, "Answer: more about done\n"], ["paused", 1, "Answer: more about paused\n"], ["cut", 1, 'Answer: more about cut\n']] as const) {
+    for (const [runId, calls, answer] of [
+      ["done", 1, "Answer: more about done\n"],
+      ["paused", 1, "Answer: more about paused\n"],
+      ["cut", 1, "Answer: more about cut\n"],
+    ] as const) {
       const before = accepted();
       const result = await ws.fisk(["run", "--resume", runId, `more about ${runId}`]);
       assertDone(result, 0, runId);
@@ -261,12 +293,18 @@ describe("sessions remember where they ran", () => {
     const gone = join(root, `gone-${workspaces}`);
     mkdirSync(gone);
     const config = join(ws.dir, "agent.yaml");
-    const killed = await ws.fisk(["run", "--config", config, "--checkpoint", "--name", "lost", "note x"], { cwd: gone, env: { FISK_AI_TEST_CRASH_AT: "after-assistant:1" } });
+    const killed = await ws.fisk(["run", "--config", config, "--checkpoint", "--name", "lost", "note x"], {
+      cwd: gone,
+      env: { FISK_AI_TEST_CRASH_AT: "after-assistant:1" },
+    });
     assert.equal(killed.signal, "SIGKILL");
     rmSync(gone, { recursive: true });
     const refused = await ws.fisk(["run", "--resume", "lost"]);
     assert.equal(refused.code, 2, refused.stderr);
-    assert.equal(refused.stderr, `fisk-ai: session lost ran in ${gone}, which no longer exists: resume it with --cwd DIR to run its tools in another directory\n`);
+    assert.equal(
+      refused.stderr,
+      `fisk-ai: session lost ran in ${gone}, which no longer exists: resume it with --cwd DIR to run its tools in another directory\n`,
+    );
   });
 
   it("--continue and session ls --here keep to the sessions started here; --all widens", async () => {
@@ -278,7 +316,10 @@ describe("sessions remember where they ran", () => {
     assert.equal(killed.signal, "SIGKILL");
     const nothing = await ws.fisk(["run", "--continue", ...state], { cwd: other });
     assert.equal(nothing.code, 6);
-    assert.equal(nothing.stderr, `fisk-ai: there is no session to continue in ${other}: none is suspended or stopped early and free ('fisk-ai run --continue --all' looks at the sessions of every directory)\n`);
+    assert.equal(
+      nothing.stderr,
+      `fisk-ai: there is no session to continue in ${other}: none is suspended or stopped early and free ('fisk-ai run --continue --all' looks at the sessions of every directory)\n`,
+    );
     const here = JSON.parse((await ws.fisk(["session", "ls", "--json", "--here", ...state], { cwd: other })).stdout) as unknown[];
     const all = JSON.parse((await ws.fisk(["session", "ls", "--json", ...state], { cwd: other })).stdout) as { id: string; cwd: string }[];
     assert.deepEqual([here.length, all.map(({ id, cwd }) => [id, cwd])], [0, [["mine", ws.dir]]]);

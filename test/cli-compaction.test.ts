@@ -49,7 +49,8 @@ session: { state_dir: ${join(dir, "state")} }
     server,
     records,
     compactions: (runId: string) => records(runId).filter((record) => record.protocol === PROTOCOLS.compaction),
-    fisk: (args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) => runCli(args, { cwd: dir, env: { ...env, ...options.env }, stdin: options.stdin }),
+    fisk: (args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) =>
+      runCli(args, { cwd: dir, env: { ...env, ...options.env }, stdin: options.stdin }),
   };
 }
 
@@ -77,7 +78,10 @@ describe("fisk-ai run: auto compaction", () => {
     const show = await ws.fisk(["session", "show", "auto1"]);
     assertDone(show, 0, "show");
     assert.equal(show.stdout.match(/^compaction +compaction at seq \d+ \(auto\)/gm)?.length, compactions.length);
-    assert.match(show.stdout, new RegExp(`^summarizing calls +${compactions.length}: tokens in \\d+, out ${20 * compactions.length} \\(apart from the model calls above\\)$`, "m"));
+    assert.match(
+      show.stdout,
+      new RegExp(`^summarizing calls +${compactions.length}: tokens in \\d+, out ${20 * compactions.length} \\(apart from the model calls above\\)$`, "m"),
+    );
 
     const json = JSON.parse((await ws.fisk(["session", "show", "auto1", "--json"])).stdout) as {
       counters: Record<string, number>;
@@ -105,10 +109,26 @@ describe("fisk-ai run: auto compaction", () => {
     const ws = await workspace(t, chat);
     const run = await ws.fisk(["run", "--output-format", "stream-json", "read the pages"]);
     assertDone(run, 0, "the run");
-    const events = run.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = run.stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const compactions = events.filter((event) => event.type === "compaction");
     assert.equal(compactions.length, chat.summaries);
-    assert.deepEqual(Object.keys(compactions[0] ?? {}), ["type", "seq", "from_seq", "through_seq", "trigger", "model", "summary", "tokens_before", "tokens_after", "in_tokens", "out_tokens", "trimmed"]);
+    assert.deepEqual(Object.keys(compactions[0] ?? {}), [
+      "type",
+      "seq",
+      "from_seq",
+      "through_seq",
+      "trigger",
+      "model",
+      "summary",
+      "tokens_before",
+      "tokens_after",
+      "in_tokens",
+      "out_tokens",
+      "trimmed",
+    ]);
     assert.equal(compactions[0]?.trigger, "auto");
     const terminal = events.at(-1) as { type: string; counters: Record<string, number> };
     assert.equal(terminal.type, "terminal");
@@ -119,7 +139,10 @@ describe("fisk-ai run: auto compaction", () => {
     const ws = await workspace(t, growingChat({ toolCalls: 1 }), "{ auto: true }");
     const run = await ws.fisk(["run", "read"]);
     assertDone(run, 2, "the run");
-    assert.equal(run.stderr, `fisk-ai: agent.yaml: compaction.window: the context window of model claude-test-window is not known to fisk-ai: give it in tokens (window: 128000), or turn compaction off (auto: false)\n`);
+    assert.equal(
+      run.stderr,
+      `fisk-ai: agent.yaml: compaction.window: the context window of model claude-test-window is not known to fisk-ai: give it in tokens (window: 128000), or turn compaction off (auto: false)\n`,
+    );
   });
 });
 
@@ -133,13 +156,19 @@ describe("fisk-ai session compact", () => {
 
     const compact = await ws.fisk(["session", "compact", "byhand"]);
     assertDone(compact, 0, "compact");
-    assert.match(compact.stdout, new RegExp(`^compaction at seq ${lastSeq + 1} \\(manual\\): records 1-\\d+ summarized by claude-test-window; about \\d+ -> \\d+ tokens\\n$`));
+    assert.match(
+      compact.stdout,
+      new RegExp(`^compaction at seq ${lastSeq + 1} \\(manual\\): records 1-\\d+ summarized by claude-test-window; about \\d+ -> \\d+ tokens\\n$`),
+    );
     assert.equal(compact.stderr, "", "its progress line is for a terminal only");
     assert.equal(chat.summaries, 1);
 
     const undo = await ws.fisk(["session", "compact", "byhand", "--undo"]);
     assertDone(undo, 0, "undo");
-    assert.equal(undo.stdout, `undid the compaction at seq ${lastSeq + 1} (record seq ${lastSeq + 2}): the next model call is sent the conversation it replaced\n`);
+    assert.equal(
+      undo.stdout,
+      `undid the compaction at seq ${lastSeq + 1} (record seq ${lastSeq + 2}): the next model call is sent the conversation it replaced\n`,
+    );
     const again = await ws.fisk(["session", "compact", "byhand", "--undo"]);
     assertDone(again, 2, "a second undo");
     assert.equal(again.stderr, "fisk-ai: session byhand has no compaction in effect to undo\n");
@@ -163,7 +192,10 @@ describe("fisk-ai session compact", () => {
     const before = ws.records("short").length;
     const compact = await ws.fisk(["session", "compact", "short"]);
     assertDone(compact, 2, "compact");
-    assert.equal(compact.stderr, "fisk-ai: nothing to compact in session short: its 2 messages are what compaction keeps (keep_recent 4), and no tool result among them is long enough to trim\n");
+    assert.equal(
+      compact.stderr,
+      "fisk-ai: nothing to compact in session short: its 2 messages are what compaction keeps (keep_recent 4), and no tool result among them is long enough to trim\n",
+    );
     assert.equal(ws.records("short").length, before);
   });
 });

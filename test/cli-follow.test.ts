@@ -38,7 +38,17 @@ async function followWhileWriting(store: Store, where: string[], runId: string):
   assert.equal(result.code, 0, result.stderr);
   assert.equal(
     result.stdout.slice(result.stdout.indexOf("\n\n") + 2),
-    ["› Watch me work.", "Starting.", '→ note {"text":"toolu_1"}', "← note: the first result", "Halfway.", "› Keep going.", "Done.", "── completed ──", ""].join("\n"),
+    [
+      "› Watch me work.",
+      "Starting.",
+      '→ note {"text":"toolu_1"}',
+      "← note: the first result",
+      "Halfway.",
+      "› Keep going.",
+      "Done.",
+      "── completed ──",
+      "",
+    ].join("\n"),
   );
 }
 

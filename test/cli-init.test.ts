@@ -21,7 +21,10 @@ describe("fisk-ai init", () => {
     const { dir, env } = home(t);
     const init = await runCli(["init", "agent"], { cwd: dir, env });
     assert.equal(init.code, 0, init.stderr);
-    assert.equal(init.stdout, 'wrote agent/agent.yaml and agent.script.yaml; try it offline with: fisk-ai run --config agent/agent.yaml --checkpoint "Say hello"\n');
+    assert.equal(
+      init.stdout,
+      'wrote agent/agent.yaml and agent.script.yaml; try it offline with: fisk-ai run --config agent/agent.yaml --checkpoint "Say hello"\n',
+    );
     const text = readFileSync(join(dir, "agent", "agent.yaml"), "utf8");
     const schemaPath = /^# yaml-language-server: \$schema=(\S+)$/m.exec(text.split("\n")[0] ?? "")?.[1] ?? assert.fail(text);
     const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(schemaPath, "utf8")) as object);
@@ -46,7 +49,10 @@ describe("fisk-ai init", () => {
     rmSync(join(dir, "agent.script.yaml"));
     writeFileSync(join(dir, "agent.yaml"), "model: mine\n");
     const ownFile = await runCli(["init", "."], { cwd: dir, env });
-    assert.deepEqual([ownFile.code, ownFile.stderr], [9, "fisk-ai: agent.yaml already exists: init writes only new files (move it aside, or init another directory)\n"]);
+    assert.deepEqual(
+      [ownFile.code, ownFile.stderr],
+      [9, "fisk-ai: agent.yaml already exists: init writes only new files (move it aside, or init another directory)\n"],
+    );
     assert.equal(readFileSync(join(dir, "agent.yaml"), "utf8"), "model: mine\n", "the user's file untouched");
     assert.equal(existsSync(join(dir, "agent.script.yaml")), false, "no half of a new agent left behind");
 

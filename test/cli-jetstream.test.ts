@@ -105,7 +105,12 @@ async function scene({ gateOpen = true } = {}): Promise<Scene> {
     ...shared,
     a,
     b: machine(stream, shared),
-    executions: () => (existsSync(shared.sideLog) ? readFileSync(shared.sideLog, "utf8").split("\n").filter((line) => line !== "") : []),
+    executions: () =>
+      existsSync(shared.sideLog)
+        ? readFileSync(shared.sideLog, "utf8")
+            .split("\n")
+            .filter((line) => line !== "")
+        : [],
     openGate: () => writeFileSync(shared.gate, ""),
     kinds: async (runId) => {
       const s = await store();
@@ -143,12 +148,15 @@ const RESUME = ["run", "--resume", "run1"];
 describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
   before(async () => {
     nats = await startNatsServer();
-    model = await startFakeAnthropic(async (request) => {
-      const messages = (request.body as { messages?: { role: string }[] }).messages ?? [];
-      const reply = TURNS[messages.filter((message) => message.role === "assistant").length];
-      if (reply === undefined) throw new Error("no such turn");
-      return reply;
-    }, { apiKey: API_KEY });
+    model = await startFakeAnthropic(
+      async (request) => {
+        const messages = (request.body as { messages?: { role: string }[] }).messages ?? [];
+        const reply = TURNS[messages.filter((message) => message.role === "assistant").length];
+        if (reply === undefined) throw new Error("no such turn");
+        return reply;
+      },
+      { apiKey: API_KEY },
+    );
   });
   after(async () => {
     await nats.stop();
@@ -182,7 +190,10 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     const racers = [startCli(RESUME, { cwd: s.a.dir, env: s.a.env }), startCli(RESUME, { cwd: s.b.dir, env: s.b.env })];
     const loser = await Promise.race(racers.map((racer, index) => racer.done.then((result) => ({ result, index }))));
     assert.equal(loser.result.code, 7, loser.result.stderr);
-    assert.match(loser.result.stderr, /^(fisk-ai: using the session's configuration, \S+\n)?fisk-ai: session run1 is in use by pid \d+ on \S+ \(started [^)]+\): wait for it to finish or stop that process\n$/);
+    assert.match(
+      loser.result.stderr,
+      /^(fisk-ai: using the session's configuration, \S+\n)?fisk-ai: session run1 is in use by pid \d+ on \S+ \(started [^)]+\): wait for it to finish or stop that process\n$/,
+    );
     s.openGate();
     const winner = await (racers[1 - loser.index] as (typeof racers)[number]).done;
     assert.equal(winner.code, 0, winner.stderr);
@@ -234,13 +245,22 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     const s = await scene();
     const bad = await s.a.run(["session", "ls", "--store", "nats://user:secret@127.0.0.1:4222/X"]);
     assert.equal(bad.code, 2);
-    assert.equal(bad.stderr, `fisk-ai: --store "nats://user:secret@127.0.0.1:4222/X": expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)\n`);
+    assert.equal(
+      bad.stderr,
+      `fisk-ai: --store "nats://user:secret@127.0.0.1:4222/X": expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)\n`,
+    );
     const both = await s.a.run(["run", "--checkpoint", "--store", `${nats.url}/${s.stream}`, "--state-dir", "x", "hi"]);
     assert.deepEqual([both.code, both.stderr], [2, "fisk-ai: --store and --state-dir each name where sessions are kept: give one\n"]);
     const fileStore = await s.a.run(["session", "init-stream", "--state-dir", "x"]);
-    assert.deepEqual([fileStore.code, fileStore.stderr], [2, "fisk-ai: session init-stream needs a JetStream store: give --store nats://HOST:PORT/STREAM or session.backend: jetstream\n"]);
+    assert.deepEqual(
+      [fileStore.code, fileStore.stderr],
+      [2, "fisk-ai: session init-stream needs a JetStream store: give --store nats://HOST:PORT/STREAM or session.backend: jetstream\n"],
+    );
     const missing = await s.a.run(["session", "ls", "--store", `${nats.url}/NO_SUCH`]);
     assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /^fisk-ai: no JetStream stream NO_SUCH: create it with 'fisk-ai session init-stream', or with: nats stream add NO_SUCH --subjects "fisk-ai\.runs\.>" .*--discard-per-subject.*\n$/);
+    assert.match(
+      missing.stderr,
+      /^fisk-ai: no JetStream stream NO_SUCH: create it with 'fisk-ai session init-stream', or with: nats stream add NO_SUCH --subjects "fisk-ai\.runs\.>" .*--discard-per-subject.*\n$/,
+    );
   });
 });

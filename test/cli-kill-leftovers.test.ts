@@ -11,7 +11,6 @@ import { isRunning } from "./helpers/processes.js";
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-leftovers-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-
 describe("a kill -9 of fisk-ai", () => {
   it("stops the command tool it was running, and what the tool started", async () => {
     const pids = join(dir, "pids");
@@ -26,7 +25,10 @@ describe("a kill -9 of fisk-ai", () => {
       ].join("\n"),
     );
     writeFileSync(join(dir, "s.yaml"), "turns:\n  - tool_calls: [{ name: hang }]\n  - text: done\n");
-    const run = startCli(["run", "--checkpoint", "--name", "k1", "wait"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state") } });
+    const run = startCli(["run", "--checkpoint", "--name", "k1", "wait"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state") },
+    });
     await waitFor(() => readFileSync(pids, { encoding: "utf8", flag: "a+" }).endsWith("\n"), "the tool to start");
     const [shell, sleeper] = readFileSync(pids, "utf8").trim().split(" ").map(Number) as [number, number];
     assert.ok(isRunning(shell) && isRunning(sleeper));

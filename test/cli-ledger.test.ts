@@ -68,10 +68,16 @@ async function plant(store: Store, runs: Planted[], dir?: string): Promise<void>
     const calls = run.calls ?? 1;
     for (let call = 0; call < calls; call++) {
       if (call > 0) await journal.append(seq++, userEntry(`follow-up ${call}`));
-      await journal.append(seq++, assistantEntry(call, `${run.text ?? "answer"} ${call}`, run.end === "awaiting_approval" && call === calls - 1 ? ["t-wait"] : []));
+      await journal.append(
+        seq++,
+        assistantEntry(call, `${run.text ?? "answer"} ${call}`, run.end === "awaiting_approval" && call === calls - 1 ? ["t-wait"] : []),
+      );
     }
     if (run.end === "awaiting_approval") {
-      await journal.append(seq++, { protocol: "io.choria.fisk-ai.v1.session.approval_request", approval_request: { tool_use_id: "t-wait", name: "note", input: { text: "t-wait" }, kind: "approval", requested_at: "2026-12-01T10:00:00.000Z" } });
+      await journal.append(seq++, {
+        protocol: "io.choria.fisk-ai.v1.session.approval_request",
+        approval_request: { tool_use_id: "t-wait", name: "note", input: { text: "t-wait" }, kind: "approval", requested_at: "2026-12-01T10:00:00.000Z" },
+      });
     }
     if (run.end !== undefined) await journal.append(seq++, terminalEntry(run.end));
     await journal.close();
@@ -116,15 +122,26 @@ describe("fisk-ai session prune", () => {
   it("--dry-run prints what would go and its bytes, and the real prune removes exactly that and frees exactly those bytes", async () => {
     const { ws, dir } = await prunableStore();
     const before = storeBytes(dir);
-    const dry = JSON.parse(succeeded(await fisk(["session", "prune", "--older-than", "30d", "--dry-run", "--json", "--state-dir", dir], ws), "dry run").stdout) as PruneJson;
-    assert.deepEqual(dry.removed.map((entry) => entry.id), ["old-done", "old-error"], "largest first");
+    const dry = JSON.parse(
+      succeeded(await fisk(["session", "prune", "--older-than", "30d", "--dry-run", "--json", "--state-dir", dir], ws), "dry run").stdout,
+    ) as PruneJson;
+    assert.deepEqual(
+      dry.removed.map((entry) => entry.id),
+      ["old-done", "old-error"],
+      "largest first",
+    );
     assert.deepEqual(dry.protected.map((entry) => entry.id).sort(), ["old-open", "old-suspended", "old-waiting"]);
     assert.equal(storeBytes(dir), before, "a dry run removes nothing");
     const real = JSON.parse(succeeded(await fisk(["session", "prune", "--older-than", "30d", "--json", "--state-dir", dir], ws), "prune").stdout) as PruneJson;
     assert.deepEqual(real.removed, dry.removed);
     assert.equal(real.bytes, dry.bytes);
     assert.equal(before - storeBytes(dir), real.bytes, "the bytes reported are the bytes freed");
-    assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith(".json")).sort(), ["new-done.json", "old-open.json", "old-suspended.json", "old-waiting.json"]);
+    assert.deepEqual(
+      readdirSync(dir)
+        .filter((name) => name.endsWith(".json"))
+        .sort(),
+      ["new-done.json", "old-open.json", "old-suspended.json", "old-waiting.json"],
+    );
   });
 
   it("prints the same in text: each session, then the total, then what it kept and how to remove it", async () => {
@@ -134,33 +151,69 @@ describe("fisk-ai session prune", () => {
     assert.match(dry, /^would remove {2}old-done +completed +1\.\d KiB +What is in the notes file\?$/m);
     assert.match(dry, /^would remove 2 sessions, (\d+) bytes/m);
     assert.equal(/removed 2 sessions, (\d+) bytes .* freed/.exec(real)?.[1], /would remove 2 sessions, (\d+) bytes/.exec(dry)?.[1]);
-    assert.match(real, /^kept 3 matching sessions that can still go on or be repaired \((suspended|open|awaiting_approval),.*\): name their status in --status to remove them$/m);
+    assert.match(
+      real,
+      /^kept 3 matching sessions that can still go on or be repaired \((suspended|open|awaiting_approval),.*\): name their status in --status to remove them$/m,
+    );
   });
 
   it("removes a session that can still go on only when --status names its status", async () => {
     const { ws, dir } = await prunableStore();
-    const named = JSON.parse(succeeded(await fisk(["session", "prune", "--status", "suspended,open", "--json", "--state-dir", dir], ws), "prune").stdout) as PruneJson;
+    const named = JSON.parse(
+      succeeded(await fisk(["session", "prune", "--status", "suspended,open", "--json", "--state-dir", dir], ws), "prune").stdout,
+    ) as PruneJson;
     assert.deepEqual(named.removed.map((entry) => entry.id).sort(), ["old-open", "old-suspended"]);
-    const waiting = JSON.parse(succeeded(await fisk(["session", "prune", "--status", "awaiting_approval", "--json", "--state-dir", dir], ws), "prune").stdout) as PruneJson;
-    assert.deepEqual(waiting.removed.map((entry) => entry.id), ["old-waiting"]);
-    assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith(".json")).sort(), ["new-done.json", "old-done.json", "old-error.json"]);
+    const waiting = JSON.parse(
+      succeeded(await fisk(["session", "prune", "--status", "awaiting_approval", "--json", "--state-dir", dir], ws), "prune").stdout,
+    ) as PruneJson;
+    assert.deepEqual(
+      waiting.removed.map((entry) => entry.id),
+      ["old-waiting"],
+    );
+    assert.deepEqual(
+      readdirSync(dir)
+        .filter((name) => name.endsWith(".json"))
+        .sort(),
+      ["new-done.json", "old-done.json", "old-error.json"],
+    );
   });
 
   it("--keep-last N keeps the N newest, and every filter must match", async () => {
     const { ws, dir } = await prunableStore();
-    const kept = JSON.parse(succeeded(await fisk(["session", "prune", "--keep-last", "2", "--status", "completed,error", "--dry-run", "--json", "--state-dir", dir], ws), "prune").stdout) as PruneJson;
-    assert.deepEqual(kept.removed.map((entry) => entry.id), ["old-done"], "new-done and old-error are the two newest");
-    const all = JSON.parse(succeeded(await fisk(["session", "prune", "--keep-last", "0", "--status", "completed", "--older-than", "2d", "--json", "--state-dir", dir], ws), "prune").stdout) as PruneJson;
-    assert.deepEqual(all.removed.map((entry) => entry.id), ["old-done"]);
+    const kept = JSON.parse(
+      succeeded(await fisk(["session", "prune", "--keep-last", "2", "--status", "completed,error", "--dry-run", "--json", "--state-dir", dir], ws), "prune")
+        .stdout,
+    ) as PruneJson;
+    assert.deepEqual(
+      kept.removed.map((entry) => entry.id),
+      ["old-done"],
+      "new-done and old-error are the two newest",
+    );
+    const all = JSON.parse(
+      succeeded(await fisk(["session", "prune", "--keep-last", "0", "--status", "completed", "--older-than", "2d", "--json", "--state-dir", dir], ws), "prune")
+        .stdout,
+    ) as PruneJson;
+    assert.deepEqual(
+      all.removed.map((entry) => entry.id),
+      ["old-done"],
+    );
   });
 
   it("takes its filters from session.retention without flags, and flags replace them", async () => {
     const { ws, dir } = await prunableStore();
     writeFileSync(join(ws, "agent.yaml"), "session: { state_dir: ./state, retention: { older_than: 30d, status: [completed, error, suspended] } }\n");
     const byConfig = JSON.parse(succeeded(await fisk(["session", "prune", "--dry-run", "--json"], ws), "prune").stdout) as PruneJson;
-    assert.deepEqual(byConfig.removed.map((entry) => entry.id), ["old-done", "old-suspended", "old-error"], "largest first");
+    assert.deepEqual(
+      byConfig.removed.map((entry) => entry.id),
+      ["old-done", "old-suspended", "old-error"],
+      "largest first",
+    );
     const byFlags = JSON.parse(succeeded(await fisk(["session", "prune", "--older-than", "45d", "--dry-run", "--json"], ws), "prune").stdout) as PruneJson;
-    assert.deepEqual(byFlags.removed.map((entry) => entry.id), [], "only old-suspended (50d) and old-open (60d) are older, and neither is named");
+    assert.deepEqual(
+      byFlags.removed.map((entry) => entry.id),
+      [],
+      "only old-suspended (50d) and old-open (60d) are older, and neither is named",
+    );
     assert.equal(readdirSync(dir).filter((name) => name.endsWith(".json")).length, SESSIONS.length, "dry runs remove nothing");
   });
 
@@ -168,9 +221,21 @@ describe("fisk-ai session prune", () => {
     const { ws, dir } = await prunableStore();
     const before = storeBytes(dir);
     const state = ["--state-dir", dir];
-    failedWith(await fisk(["session", "prune", ...state], ws), 2, /^fisk-ai: session prune removes nothing without a filter: give --older-than AGE, --status LIST or --keep-last N, or set session.retention in agent.yaml$/);
-    failedWith(await fisk(["session", "prune", "--older-than", "3 days", ...state], ws), 2, /--older-than "3 days": expected a number and a unit: 30m, 12h, 7d or 2w/);
-    failedWith(await fisk(["session", "prune", "--status", "finished", ...state], ws), 2, /--status: 'finished' is not a status; give a comma-separated list of completed, error/);
+    failedWith(
+      await fisk(["session", "prune", ...state], ws),
+      2,
+      /^fisk-ai: session prune removes nothing without a filter: give --older-than AGE, --status LIST or --keep-last N, or set session.retention in agent.yaml$/,
+    );
+    failedWith(
+      await fisk(["session", "prune", "--older-than", "3 days", ...state], ws),
+      2,
+      /--older-than "3 days": expected a number and a unit: 30m, 12h, 7d or 2w/,
+    );
+    failedWith(
+      await fisk(["session", "prune", "--status", "finished", ...state], ws),
+      2,
+      /--status: 'finished' is not a status; give a comma-separated list of completed, error/,
+    );
     failedWith(await fisk(["session", "prune", "--keep-last", "-1", ...state], ws), 2, /option --keep-last needs a value/);
     failedWith(await fisk(["session", "prune", "--keep-last", "two", ...state], ws), 2, /--keep-last takes a number of sessions, 0 or more, not 'two'/);
     writeFileSync(join(ws, "agent.yaml"), "session: { retention: { older_than: soon } }\n");
@@ -182,9 +247,15 @@ describe("fisk-ai session prune", () => {
 describe("fisk-ai session du and stats", () => {
   it("du lists each session's bytes, largest first, and the total the files take", async () => {
     const { ws, dir } = await prunableStore();
-    const du = JSON.parse(succeeded(await fisk(["session", "du", "--json", "--state-dir", dir], ws), "du").stdout) as { sessions: { id: string; bytes: number }[]; total_bytes: number };
+    const du = JSON.parse(succeeded(await fisk(["session", "du", "--json", "--state-dir", dir], ws), "du").stdout) as {
+      sessions: { id: string; bytes: number }[];
+      total_bytes: number;
+    };
     for (const entry of du.sessions) assert.equal(entry.bytes, statSync(join(dir, `${entry.id}.json`)).size, entry.id);
-    assert.deepEqual(du.sessions.map((entry) => entry.bytes), [...du.sessions.map((entry) => entry.bytes)].sort((a, b) => b - a));
+    assert.deepEqual(
+      du.sessions.map((entry) => entry.bytes),
+      [...du.sessions.map((entry) => entry.bytes)].sort((a, b) => b - a),
+    );
     assert.equal(du.total_bytes, storeBytes(dir));
     const text = succeeded(await fisk(["session", "du", "--state-dir", dir], ws), "du").stdout;
     assert.match(text, /^SIZE +ID +STATUS +TITLE\/PROMPT$/m);
@@ -195,12 +266,26 @@ describe("fisk-ai session du and stats", () => {
     const ws = freshDir();
     const dir = join(ws, "state");
     const store = new FileStore({ dir });
-    await plant(store, [{ runId: "a", calls: 2, end: "completed" }, { runId: "b", calls: 1, end: "completed", model: "llama3.2" }, { runId: "c", calls: 3, end: "suspended", daysAgo: 10 }], dir);
+    await plant(
+      store,
+      [
+        { runId: "a", calls: 2, end: "completed" },
+        { runId: "b", calls: 1, end: "completed", model: "llama3.2" },
+        { runId: "c", calls: 3, end: "suspended", daysAgo: 10 },
+      ],
+      dir,
+    );
     const stats = JSON.parse(succeeded(await fisk(["session", "stats", "--by", "model", "--json", "--state-dir", dir], ws), "stats").stdout) as {
       groups: { key: string; sessions: number; calls: number; in_tokens: number; cost_usd: number | null }[];
       total: { sessions: number; calls: number; cost_usd: number; unpriced: string[] };
     };
-    assert.deepEqual(stats.groups.map((group) => [group.key, group.sessions, group.calls, group.in_tokens]), [["claude-sonnet-4-5", 2, 5, 500], ["llama3.2", 1, 1, 100]]);
+    assert.deepEqual(
+      stats.groups.map((group) => [group.key, group.sessions, group.calls, group.in_tokens]),
+      [
+        ["claude-sonnet-4-5", 2, 5, 500],
+        ["llama3.2", 1, 1, 100],
+      ],
+    );
     assert.ok(Math.abs((stats.groups[0]?.cost_usd ?? 0) - 5 * CALL_COST) < 1e-12);
     assert.equal(stats.groups[1]?.cost_usd, null, "no price, not a guessed one");
     assert.deepEqual([stats.total.sessions, stats.total.calls, stats.total.unpriced], [3, 6, ["llama3.2"]]);
@@ -212,7 +297,10 @@ describe("fisk-ai session du and stats", () => {
     assert.match(text, /^prices as of \d{4}-\d{2}-\d{2}/m);
 
     // agent.yaml prices a local model and replaces a shipped price.
-    writeFileSync(join(ws, "agent.yaml"), "pricing:\n  llama3.2: { input: 0, output: 0, cache_read: 0, cache_write: 0 }\n  claude-sonnet-4-5: { input: 1, output: 1, cache_read: 1, cache_write: 1 }\n");
+    writeFileSync(
+      join(ws, "agent.yaml"),
+      "pricing:\n  llama3.2: { input: 0, output: 0, cache_read: 0, cache_write: 0 }\n  claude-sonnet-4-5: { input: 1, output: 1, cache_read: 1, cache_write: 1 }\n",
+    );
     const priced = JSON.parse(succeeded(await fisk(["session", "stats", "--json", "--state-dir", dir], ws), "stats").stdout) as typeof stats;
     assert.deepEqual(priced.total.unpriced, []);
     assert.ok(Math.abs(priced.total.cost_usd - (5 * 132) / 1_000_000) < 1e-12, String(priced.total.cost_usd));
@@ -221,11 +309,22 @@ describe("fisk-ai session du and stats", () => {
   it("stats --by day and --by cwd group the sessions; bad flags are refused", async () => {
     const ws = freshDir();
     const dir = join(ws, "state");
-    await plant(new FileStore({ dir }), [{ runId: "a", end: "completed" }, { runId: "b", end: "completed", daysAgo: 3 }], dir);
-    const byDay = JSON.parse(succeeded(await fisk(["session", "stats", "--by", "day", "--json", "--state-dir", dir], ws), "stats").stdout) as { groups: { key: string; sessions: number }[] };
+    await plant(
+      new FileStore({ dir }),
+      [
+        { runId: "a", end: "completed" },
+        { runId: "b", end: "completed", daysAgo: 3 },
+      ],
+      dir,
+    );
+    const byDay = JSON.parse(succeeded(await fisk(["session", "stats", "--by", "day", "--json", "--state-dir", dir], ws), "stats").stdout) as {
+      groups: { key: string; sessions: number }[];
+    };
     assert.equal(byDay.groups.length, 2);
     assert.ok((byDay.groups[0]?.key ?? "") > (byDay.groups[1]?.key ?? ""), "newest day first");
-    const byCwd = JSON.parse(succeeded(await fisk(["session", "stats", "--by", "cwd", "--json", "--state-dir", dir], ws), "stats").stdout) as { groups: { key: string; sessions: number }[] };
+    const byCwd = JSON.parse(succeeded(await fisk(["session", "stats", "--by", "cwd", "--json", "--state-dir", dir], ws), "stats").stdout) as {
+      groups: { key: string; sessions: number }[];
+    };
     assert.deepEqual(byCwd.groups, [{ ...byCwd.groups[0], key: "-", sessions: 2 }], "planted sessions record no cwd");
     failedWith(await fisk(["session", "stats", "--by", "week", "--state-dir", dir], ws), 2, /--by is model, day or cwd, not 'week'/);
     failedWith(await fisk(["session", "stats", "--since", "yesterday", "--state-dir", dir], ws), 2, /--since "yesterday": expected a number and a unit/);
@@ -238,8 +337,13 @@ describe("fisk-ai session du and stats", () => {
     const text = succeeded(await fisk(["session", "show", "shown", "--state-dir", dir], ws), "show").stdout;
     assert.match(text, /^cost claude-sonnet-4-5 +\$0\.0013 for 2 calls: in 200, out 40, cache read 10, cache write 14$/m);
     assert.match(text, /^cost +\$0\.0013$/m);
-    const json = JSON.parse(succeeded(await fisk(["session", "show", "shown", "--json", "--state-dir", dir], ws), "show").stdout) as { ledger: { cost_usd: number; calls: { seq: number; cost_usd: number }[] } };
-    assert.deepEqual(json.ledger.calls.map((call) => call.seq), [2, 4]);
+    const json = JSON.parse(succeeded(await fisk(["session", "show", "shown", "--json", "--state-dir", dir], ws), "show").stdout) as {
+      ledger: { cost_usd: number; calls: { seq: number; cost_usd: number }[] };
+    };
+    assert.deepEqual(
+      json.ledger.calls.map((call) => call.seq),
+      [2, 4],
+    );
     assert.ok(Math.abs(json.ledger.cost_usd - 2 * CALL_COST) < 1e-12);
   });
 });
@@ -266,7 +370,11 @@ describe("prices of one session", () => {
     const here = await shownCost("priced", state, ws);
     assert.equal(here.cost, `$${here.inTokens.toFixed(2)}`, "a dollar a token, as the session's agent.yaml says");
     assert.deepEqual(await shownCost("priced", state, elsewhere), here, "the same from another directory");
-    assert.deepEqual(await shownCost("priced", state, elsewhere, ["--config", join(elsewhere, "agent.yaml")]), here, "the session's own prices before --config's");
+    assert.deepEqual(
+      await shownCost("priced", state, elsewhere, ["--config", join(elsewhere, "agent.yaml")]),
+      here,
+      "the session's own prices before --config's",
+    );
     // Its agent.yaml gone: --config's prices, and without --config none (script-test is in no shipped table).
     rmSync(join(ws, "agent.yaml"));
     assert.equal((await shownCost("priced", state, elsewhere, ["--config", join(elsewhere, "agent.yaml")])).cost, `$${(2 * here.inTokens).toFixed(2)}`);
@@ -293,9 +401,16 @@ describe("titles", () => {
     assert.match(succeeded(await fisk(["session", "show", "budget review"], ws), "show by title").stdout, /^session +one$/m);
     assert.equal(succeeded(await fisk(["session", "rename", "two", "Budget forecast"], ws), "rename").stdout, 'session two is titled "Budget forecast"\n');
     const renamed = JSON.parse(succeeded(await fisk(["session", "ls", "--json"], ws), "ls").stdout) as { id: string; title: string | null; status: string }[];
-    assert.deepEqual(renamed.map((entry) => [entry.id, entry.title, entry.status]).sort(), [["one", "Budget review", "completed"], ["two", "Budget forecast", "completed"]]);
+    assert.deepEqual(renamed.map((entry) => [entry.id, entry.title, entry.status]).sort(), [
+      ["one", "Budget review", "completed"],
+      ["two", "Budget forecast", "completed"],
+    ]);
     // A title that names both is refused, listing them; an exact title is not ambiguous.
-    failedWith(await fisk(["session", "show", "budget"], ws), 12, /^fisk-ai: "budget" names more than one session: two \("Budget forecast"\), one \("Budget review"\); give the session's id$/);
+    failedWith(
+      await fisk(["session", "show", "budget"], ws),
+      12,
+      /^fisk-ai: "budget" names more than one session: two \("Budget forecast"\), one \("Budget review"\); give the session's id$/,
+    );
     assert.match(succeeded(await fisk(["session", "show", "Budget forecast"], ws), "show").stdout, /^session +two$/m);
     failedWith(await fisk(["run", "--resume", "budget", "go on"], ws), 12, /names more than one session/);
     failedWith(await fisk(["session", "show", "no such title"], ws), 2, /invalid session id "no such title"/);
@@ -312,8 +427,15 @@ describe("titles", () => {
     const other = join(ws, "other");
     succeeded(await fisk(["session", "import", file, "--state-dir", other], ws), "import");
     succeeded(await fisk(["session", "fork", "kept", "--name", "kept-fork", "--state-dir", other], ws), "fork");
-    const listed = JSON.parse(succeeded(await fisk(["session", "ls", "--json", "--state-dir", other], ws), "ls").stdout) as { id: string; title: string; last_seq: number }[];
-    assert.deepEqual(listed.map((entry) => [entry.id, entry.title]).sort(), [["kept", "Keep me"], ["kept-fork", "Keep me"]]);
+    const listed = JSON.parse(succeeded(await fisk(["session", "ls", "--json", "--state-dir", other], ws), "ls").stdout) as {
+      id: string;
+      title: string;
+      last_seq: number;
+    }[];
+    assert.deepEqual(listed.map((entry) => [entry.id, entry.title]).sort(), [
+      ["kept", "Keep me"],
+      ["kept-fork", "Keep me"],
+    ]);
     assert.ok((listed.find((entry) => entry.id === "kept")?.last_seq ?? 0) >= 6, "the title is at seq 2, the follow-up after it");
   });
 
@@ -333,22 +455,44 @@ describe("fisk-ai session search", () => {
     const ws = freshDir();
     const dir = join(ws, "state");
     const store = new FileStore({ dir });
-    await plant(store, [{ runId: "older", end: "completed", daysAgo: 2, text: "the kafka consumer lag is 4200" }, { runId: "newer", end: "completed", title: "Kafka upgrade", daysAgo: 1 }, { runId: "other", end: "completed", text: "nothing here" }], dir);
+    await plant(
+      store,
+      [
+        { runId: "older", end: "completed", daysAgo: 2, text: "the kafka consumer lag is 4200" },
+        { runId: "newer", end: "completed", title: "Kafka upgrade", daysAgo: 1 },
+        { runId: "other", end: "completed", text: "nothing here" },
+      ],
+      dir,
+    );
     const journal = await store.open("other");
     await journal.append(journal.lastSeq + 1, userEntry("check the logs"));
     await journal.append(journal.lastSeq + 1, assistantEntry(1, "looking", ["t1"]));
     await journal.append(journal.lastSeq + 1, toolResultEntry("t1", "line 1\nERROR kafka broker 3 unreachable\nline 3"));
     await journal.close();
-    const found = JSON.parse(succeeded(await fisk(["session", "search", "kafka", "--json", "--state-dir", dir], ws), "search").stdout) as { id: string; field: string; line: string }[];
-    assert.deepEqual(found.map((hit) => [hit.id, hit.field, hit.line]), [
-      ["other", "tool_result", "ERROR kafka broker 3 unreachable"],
-      ["newer", "title", "Kafka upgrade"],
-      ["older", "assistant", "the kafka consumer lag is 4200 0"],
-    ]);
+    const found = JSON.parse(succeeded(await fisk(["session", "search", "kafka", "--json", "--state-dir", dir], ws), "search").stdout) as {
+      id: string;
+      field: string;
+      line: string;
+    }[];
+    assert.deepEqual(
+      found.map((hit) => [hit.id, hit.field, hit.line]),
+      [
+        ["other", "tool_result", "ERROR kafka broker 3 unreachable"],
+        ["newer", "title", "Kafka upgrade"],
+        ["older", "assistant", "the kafka consumer lag is 4200 0"],
+      ],
+    );
     const exact = JSON.parse(succeeded(await fisk(["session", "search", "Kafka", "--json", "--state-dir", dir], ws), "search").stdout) as { id: string }[];
-    assert.deepEqual(exact.map((hit) => hit.id), ["newer"], "a capital matches exactly");
+    assert.deepEqual(
+      exact.map((hit) => hit.id),
+      ["newer"],
+      "a capital matches exactly",
+    );
     const text = succeeded(await fisk(["session", "search", "unreachable", "--state-dir", dir], ws), "search").stdout;
-    assert.match(text, /^other {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}What is in the notes file\?\n {2}tool_result \(seq \d+\): ERROR kafka broker 3 unreachable\n$/);
+    assert.match(
+      text,
+      /^other {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}What is in the notes file\?\n {2}tool_result \(seq \d+\): ERROR kafka broker 3 unreachable\n$/,
+    );
     assert.equal(succeeded(await fisk(["session", "search", "zebra", "--state-dir", dir], ws), "search").stdout, 'No session holds "zebra".\n');
     failedWith(await fisk(["session", "search", "--state-dir", dir], ws), 2, /session search takes the text to find/);
   });
@@ -387,10 +531,22 @@ describe("on JetStream", { skip: skipWithout("nats-server") }, () => {
 
   it("search, du and stats read the stream's sessions", async () => {
     const ws = freshDir();
-    const found = JSON.parse(succeeded(await fisk(["session", "search", "forty-two", "--json", "--store", url], ws), "search").stdout) as { id: string; field: string }[];
-    assert.deepEqual(found.map((hit) => [hit.id, hit.field]), [["js-done", "assistant"]]);
-    const titled = JSON.parse(succeeded(await fisk(["session", "search", "stream", "--json", "--store", url], ws), "search").stdout) as { id: string; field: string }[];
-    assert.deepEqual(titled.map((hit) => [hit.id, hit.field]), [["js-paused", "title"]]);
+    const found = JSON.parse(succeeded(await fisk(["session", "search", "forty-two", "--json", "--store", url], ws), "search").stdout) as {
+      id: string;
+      field: string;
+    }[];
+    assert.deepEqual(
+      found.map((hit) => [hit.id, hit.field]),
+      [["js-done", "assistant"]],
+    );
+    const titled = JSON.parse(succeeded(await fisk(["session", "search", "stream", "--json", "--store", url], ws), "search").stdout) as {
+      id: string;
+      field: string;
+    }[];
+    assert.deepEqual(
+      titled.map((hit) => [hit.id, hit.field]),
+      [["js-paused", "title"]],
+    );
     const du = JSON.parse(succeeded(await fisk(["session", "du", "--json", "--store", url], ws), "du").stdout) as { total_bytes: number };
     assert.equal(du.total_bytes, (await store.readJournal("js-done")).byteLength + (await store.readJournal("js-paused")).byteLength);
     const stats = JSON.parse(succeeded(await fisk(["session", "stats", "--json", "--store", url], ws), "stats").stdout) as { total: { calls: number } };
@@ -400,14 +556,28 @@ describe("on JetStream", { skip: skipWithout("nats-server") }, () => {
   it("prune purges the removed runs' messages and keeps the suspended one unless named", async () => {
     const ws = freshDir();
     const before = await streamMessages();
-    const doneRecords = Buffer.from(await store.readJournal("js-done")).toString().trimEnd().split("\n").length;
-    const dry = JSON.parse(succeeded(await fisk(["session", "prune", "--status", "completed", "--dry-run", "--json", "--store", url], ws), "dry run").stdout) as PruneJson;
+    const doneRecords = Buffer.from(await store.readJournal("js-done"))
+      .toString()
+      .trimEnd()
+      .split("\n").length;
+    const dry = JSON.parse(
+      succeeded(await fisk(["session", "prune", "--status", "completed", "--dry-run", "--json", "--store", url], ws), "dry run").stdout,
+    ) as PruneJson;
     const real = JSON.parse(succeeded(await fisk(["session", "prune", "--older-than", "0m", "--json", "--store", url], ws), "prune").stdout) as PruneJson;
-    assert.deepEqual(real.removed.map((entry) => entry.id), ["js-done"]);
+    assert.deepEqual(
+      real.removed.map((entry) => entry.id),
+      ["js-done"],
+    );
     assert.equal(real.bytes, dry.bytes);
-    assert.deepEqual(real.protected.map((entry) => entry.id), ["js-paused"]);
+    assert.deepEqual(
+      real.protected.map((entry) => entry.id),
+      ["js-paused"],
+    );
     assert.equal(await streamMessages(), before - doneRecords, "every message of the removed run was purged");
     const listed = JSON.parse(succeeded(await fisk(["session", "ls", "--json", "--store", url], ws), "ls").stdout) as { id: string }[];
-    assert.deepEqual(listed.map((entry) => entry.id), ["js-paused"]);
+    assert.deepEqual(
+      listed.map((entry) => entry.id),
+      ["js-paused"],
+    );
   });
 });

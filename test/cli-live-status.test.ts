@@ -45,7 +45,11 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 /** Runs the CLI on a pseudo-terminal: stdout and stderr both reach it, merged. */
 async function onTerminal(args: string[], environment: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
   const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-  const child = spawn("script", ["-qfec", [process.execPath, CLI, ...args].map(quote).join(" "), "/dev/null"], { cwd: dir, env: environment, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("script", ["-qfec", [process.execPath, CLI, ...args].map(quote).join(" "), "/dev/null"], {
+    cwd: dir,
+    env: environment,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const [code] = (await once(child, "exit")) as [number | null];

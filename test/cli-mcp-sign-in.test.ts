@@ -52,7 +52,14 @@ mcp_servers:
     url: ${server.url}
 ${entry}`,
   );
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: model.url, NO_COLOR: "1" };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    XDG_STATE_HOME: join(dir, "state"),
+    ANTHROPIC_API_KEY: API_KEY,
+    ANTHROPIC_BASE_URL: model.url,
+    NO_COLOR: "1",
+  };
   const signInFile = join(dir, "state", "fisk-ai", "mcp-auth", "tracker.json");
   return {
     dir,
@@ -77,7 +84,10 @@ describe("signing in to a remote MCP server", () => {
     const [grants, pages] = [server.grants.length, server.authorizations];
     const login = await ws.fisk(["mcp", "login", "tracker"], { BROWSER });
     assertDone(login, 0, "the login");
-    assert.match(login.stderr, /^fisk-ai: sign in to MCP server tracker at http:\/\/127\.0\.0\.1:\d+\/authorize\?.*code_challenge_method=S256.*\nfisk-ai: signed in to MCP server tracker \(7 tools\)\n$/);
+    assert.match(
+      login.stderr,
+      /^fisk-ai: sign in to MCP server tracker at http:\/\/127\.0\.0\.1:\d+\/authorize\?.*code_challenge_method=S256.*\nfisk-ai: signed in to MCP server tracker \(7 tools\)\n$/,
+    );
     assert.equal(server.authorizations, pages + 1);
     assert.deepEqual(server.grants.slice(grants), ["authorization_code"]);
     assert.equal(statSync(ws.signInFile).mode & 0o777, 0o600);
@@ -117,7 +127,10 @@ describe("signing in to a remote MCP server", () => {
     const modelCalls = model.requests.length;
     const refused = await ws.fisk(["run", "--resume", "p1"]);
     assertDone(refused, 14, "the resume without a sign-in");
-    assert.match(refused.stderr, /^fisk-ai: MCP server tracker needs a sign-in, which this run cannot ask for: sign in with '.+ mcp login tracker', then '.+ run --resume p1( --config \S+)?'\n$/);
+    assert.match(
+      refused.stderr,
+      /^fisk-ai: MCP server tracker needs a sign-in, which this run cannot ask for: sign in with '.+ mcp login tracker', then '.+ run --resume p1( --config \S+)?'\n$/,
+    );
     assert.equal(ws.journal("p1"), journal, "the session is as it was");
     assert.equal(model.requests.length, modelCalls, "no model call was made");
 
@@ -141,7 +154,10 @@ describe("signing in to a remote MCP server", () => {
     assert.equal(again.stderr, "fisk-ai: there was no sign-in to MCP server tracker to remove\n");
     const unattended = await ws.fisk(["run", "hello"]);
     assertDone(unattended, 14, "a run with no sign-in and no way to ask");
-    assert.match(unattended.stderr, /^fisk-ai: MCP server tracker needs a sign-in, which this run cannot ask for: sign in with '.+ mcp login tracker', then run this command again\n$/);
+    assert.match(
+      unattended.stderr,
+      /^fisk-ai: MCP server tracker needs a sign-in, which this run cannot ask for: sign in with '.+ mcp login tracker', then run this command again\n$/,
+    );
   });
 
   it("client credentials: a program signs in with its own id and secret, which reach no record", async () => {
@@ -169,7 +185,10 @@ describe("signing in to a remote MCP server", () => {
     try {
       const login = await ws.fisk(["mcp", "login", "tracker"], { BROWSER });
       assertDone(login, 1, "a refused sign-in");
-      assert.match(login.stderr.split("\n").at(-2) ?? "", /^fisk-ai: MCP server tracker \(http:\/\/127\.0\.0\.1:\d+\/mcp\) did not start or list its tools: the sign-in to MCP server tracker failed: the user refused$/);
+      assert.match(
+        login.stderr.split("\n").at(-2) ?? "",
+        /^fisk-ai: MCP server tracker \(http:\/\/127\.0\.0\.1:\d+\/mcp\) did not start or list its tools: the sign-in to MCP server tracker failed: the user refused$/,
+      );
       assert.equal(login.stderr.split("\n").length, 3, "the page's URL, then the one line");
       assert.equal(JSON.parse(readFileSync(ws.signInFile, "utf8")).tokens, undefined);
     } finally {
@@ -209,10 +228,20 @@ describe("signing in to a remote MCP server", () => {
 });
 
 describe("questions from a server (elicitation)", () => {
-  it("are asked on a terminal: the message, then each field with its default (an empty line keeps it), a value of the wrong type asked again", { skip: skipWithout("tmux") }, async () => {
+  it("are asked on a terminal: the message, then each field with its default (an empty line keeps it), a value of the wrong type asked again", {
+    skip: skipWithout("tmux"),
+  }, async () => {
     const ws = workspace("    elicitation: { answers: { count: 99 } }\n");
     assertDone(await ws.fisk(["mcp", "login", "tracker"], { BROWSER }), 0, "the login");
-    const env = { PS1: "$ ", NO_COLOR: "1", PATH: process.env.PATH ?? "", HOME: ws.dir, XDG_STATE_HOME: join(ws.dir, "state"), ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: model.url };
+    const env = {
+      PS1: "$ ",
+      NO_COLOR: "1",
+      PATH: process.env.PATH ?? "",
+      HOME: ws.dir,
+      XDG_STATE_HOME: join(ws.dir, "state"),
+      ANTHROPIC_API_KEY: API_KEY,
+      ANTHROPIC_BASE_URL: model.url,
+    };
     const terminal = new TmuxTerminal(SOCKET, "ask", env, { width: 120, height: 30 });
     try {
       terminal.line(`cd ${ws.dir} && "${process.execPath}" "${CLI}" run 'use tracker__ask {}'; echo "exit $?"`);
@@ -232,7 +261,6 @@ describe("questions from a server (elicitation)", () => {
       terminal.close();
     }
   });
-
 
   it("are answered from agent.yaml's answers with the schema's defaults where no terminal can ask, and declined where no one can answer", async () => {
     const answered = workspace("    elicitation: { answers: { count: 3 } }\n");

@@ -64,7 +64,12 @@ ${servers}`,
         .filter((line) => line !== "")
         .map((line) => JSON.parse(line) as JournalRecord),
     serverPid: () => Number(readFileSync(join(dir, "server.pid"), "utf8")),
-    counts: () => (existsSync(join(dir, "count.log")) ? readFileSync(join(dir, "count.log"), "utf8").split("\n").filter((line) => line !== "") : []),
+    counts: () =>
+      existsSync(join(dir, "count.log"))
+        ? readFileSync(join(dir, "count.log"), "utf8")
+            .split("\n")
+            .filter((line) => line !== "")
+        : [],
     fisk: (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
     start: (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => startCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
   };
@@ -75,7 +80,6 @@ const STDIO = (extra = "") => `  - name: test
     command: ${process.execPath}
     args: [${SERVER}]
 ${extra}`;
-
 
 function assertDone(result: CliResult, code: number, what: string): void {
   assert.equal(result.code, code, `${what}: ${result.stderr}`);
@@ -103,7 +107,9 @@ describe("fisk-ai run with MCP servers", () => {
     assert.equal(result.stdout, "Result: echo: hi\n");
     const [ran] = ws.records("m1").flatMap((record) => (record.protocol === PROTOCOLS.tool_result ? [record.tool_result] : []));
     assert.ok(ran?.started_at !== undefined && ran.ended_at !== undefined, "the call's times are journaled");
-    assert.deepEqual(toolResults(ws.records("m1")), [{ tool_use_id: "toolu_1", result: { type: "tool_result", tool_use_id: "toolu_1", content: "echo: hi" }, remote: true }]);
+    assert.deepEqual(toolResults(ws.records("m1")), [
+      { tool_use_id: "toolu_1", result: { type: "tool_result", tool_use_id: "toolu_1", content: "echo: hi" }, remote: true },
+    ]);
     const shown = await ws.fisk(["session", "show", "m1"]);
     assert.match(shown.stdout, /tool calls\s+1 \(1 remote\)/);
     const json = JSON.parse((await ws.fisk(["session", "show", "m1", "--json"])).stdout) as { counters: { remote_tool_calls: number } };
@@ -137,7 +143,10 @@ describe("fisk-ai run with MCP servers", () => {
     const failing = workspace(STDIO());
     const failed = await failing.fisk(["run", "--checkpoint", "--name", "never", "hello"], { FAIL_START: "1" });
     assertDone(failed, 1, "a server that fails to start");
-    assert.match(failed.stderr, /^fisk-ai: MCP server test \('.*node'\) did not start or list its tools: .*; its stderr said: fatal: cannot open the database\n$/);
+    assert.match(
+      failed.stderr,
+      /^fisk-ai: MCP server test \('.*node'\) did not start or list its tools: .*; its stderr said: fatal: cannot open the database\n$/,
+    );
     assert.equal(existsSync(join(failing.dir, "state", "never.json")), false);
   });
 
@@ -168,7 +177,10 @@ describe("fisk-ai run with MCP servers", () => {
     assertDone(await run.done, 3, "the suspend");
     await waitFor(() => !isRunning(ws.serverPid()), "the server to be stopped at the suspend");
     // Ctrl-C reached the run, not the server: the call finished and was journaled.
-    assert.deepEqual(toolResults(ws.records("g1")).map((entry) => entry.result.content), ["counted a"]);
+    assert.deepEqual(
+      toolResults(ws.records("g1")).map((entry) => entry.result.content),
+      ["counted a"],
+    );
 
     const refused = await ws.fisk(["run", "--resume", "g1"], { EXTRA_TOOL: "1" });
     assertDone(refused, 2, "a resume with another tool set");
@@ -179,7 +191,10 @@ describe("fisk-ai run with MCP servers", () => {
     assertEveryRequestValid();
   });
 
-  for (const [policy, executions] of [["rerun", 2], ["never", 1]] as const) {
+  for (const [policy, executions] of [
+    ["rerun", 2],
+    ["never", 1],
+  ] as const) {
     it(`killed with -9 during an MCP call (on_crash: ${policy}): no server is left running, and the resume runs the call ${executions === 2 ? "once more" : "never again"}`, async () => {
       const ws = workspace(STDIO(`    on_crash: { count: ${policy} }\n`));
       const gate = join(ws.dir, "gate");

@@ -27,7 +27,7 @@ writeFileSync(
   join(dir, "s.yaml"),
   [
     "turns:",
-    "  - tool_calls: [{ name: memory_write, input: { key: list, description: the shopping list, content: \"milk\\n\" } }]",
+    '  - tool_calls: [{ name: memory_write, input: { key: list, description: the shopping list, content: "milk\\n" } }]',
     "  - tool_calls: [{ name: pause }]",
     "  - tool_calls: [{ name: memory_read, input: { key: list } }]",
     "  - choose:",

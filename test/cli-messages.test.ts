@@ -55,7 +55,11 @@ describe("messages that say what to do next", () => {
     rmSync(join(pkg, "node_modules", "fs-ext", "build"), { recursive: true, force: true });
     const { dir, env } = project("addon", { "agent.yaml": config(""), "turns.yaml": TOOL_SCRIPT });
     const result = await startScript(join(pkg, "dist", "cli", "main.js"), ["run", "--checkpoint", "go"], { cwd: dir, env }).done;
-    assertOneLine(result, 1, new RegExp(`the file lock addon \\(fs-ext\\) is missing or not built .*: run 'npm rebuild fs-ext' in ${pkg}/ \\(it needs python3, make and g\\+\\+\\)`));
+    assertOneLine(
+      result,
+      1,
+      new RegExp(`the file lock addon \\(fs-ext\\) is missing or not built .*: run 'npm rebuild fs-ext' in ${pkg}/ \\(it needs python3, make and g\\+\\+\\)`),
+    );
   });
 
   it("a second Ctrl-C says the session was left open and how to resume it, and that command resumes it", async () => {
@@ -83,7 +87,10 @@ describe("messages that say what to do next", () => {
     const { dir, env } = project("limits", { "agent.yaml": config("budget: { max_iterations: 1 }\n"), "turns.yaml": TOOL_SCRIPT });
     const capped = await runCli(["run", "--checkpoint", "--name", "capped", "go"], { cwd: dir, env });
     assert.equal(capped.code, 5, capped.stderr);
-    assert.match(capped.stderr, /fisk-ai: iteration cap reached: 1 model calls \(session capped\): raise budget\.max_iterations in agent\.yaml, then resume with: .*run --resume capped --force\n$/);
+    assert.match(
+      capped.stderr,
+      /fisk-ai: iteration cap reached: 1 model calls \(session capped\): raise budget\.max_iterations in agent\.yaml, then resume with: .*run --resume capped --force\n$/,
+    );
     writeFileSync(join(dir, "agent.yaml"), config("budget: { max_iterations: 5 }\n"));
     const raised = await runCli(["run", "--resume", "capped", "--force"], { cwd: dir, env });
     assert.equal(raised.code, 0, raised.stderr);
@@ -123,7 +130,11 @@ describe("messages that say what to do next", () => {
 
   it("--provider script without a script names how to give one", async () => {
     const { dir, env } = project("no-script", {});
-    assertOneLine(await runCli(["run", "--provider", "script", "go"], { cwd: dir, env }), 2, /script provider plays the model's side from a script file: name it in agent\.yaml \(script: .*\) and give that file with --config/);
+    assertOneLine(
+      await runCli(["run", "--provider", "script", "go"], { cwd: dir, env }),
+      2,
+      /script provider plays the model's side from a script file: name it in agent\.yaml \(script: .*\) and give that file with --config/,
+    );
   });
 
   it("a missing script file is one line naming the file", async () => {
@@ -133,7 +144,11 @@ describe("messages that say what to do next", () => {
 
   it("a number where a string is expected suggests quoting it", async () => {
     const { dir, env } = project("number", { "agent.yaml": "provider: script\nmodel: 4.1\nscript: ./turns.yaml\n", "turns.yaml": TOOL_SCRIPT });
-    assertOneLine(await runCli(["run", "go"], { cwd: dir, env }), 2, /agent\.yaml: model: expected a string, and YAML read 4\.1 as a number: quote it \(model: "4\.1"\)/);
+    assertOneLine(
+      await runCli(["run", "go"], { cwd: dir, env }),
+      2,
+      /agent\.yaml: model: expected a string, and YAML read 4\.1 as a number: quote it \(model: "4\.1"\)/,
+    );
   });
 
   it("a mistyped config key suggests the nearest valid one, also inside a list", async () => {
@@ -142,6 +157,10 @@ describe("messages that say what to do next", () => {
     const nested = project("typo-nested", { "agent.yaml": config("").replace("description:", "descripton:"), "turns.yaml": TOOL_SCRIPT });
     assertOneLine(await runCli(["run", "go"], { cwd: nested.dir, env: nested.env }), 2, /tools\[0\]: unknown key "descripton": did you mean "description"\?/);
     const unlike = project("typo-far", { "agent.yaml": "provider: script\nzzzzzz: s\n" });
-    assertOneLine(await runCli(["run", "go"], { cwd: unlike.dir, env: unlike.env }), 2, /unknown key "zzzzzz": check its spelling against docs\/agent-yaml\.md$/m);
+    assertOneLine(
+      await runCli(["run", "go"], { cwd: unlike.dir, env: unlike.env }),
+      2,
+      /unknown key "zzzzzz": check its spelling against docs\/agent-yaml\.md$/m,
+    );
   });
 });

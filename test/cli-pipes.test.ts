@@ -46,7 +46,10 @@ describe("a closed stdout", () => {
       join(ROOT, "park.yaml"),
       "provider: script\nscript: park-script.yaml\nask_user: true\ntools:\n  - { name: send, description: Send, command: [echo, sent], confirm: true }\n",
     );
-    writeFileSync(join(ROOT, "park-script.yaml"), "turns:\n  - tool_calls: [{ name: send, input: {} }, { name: ask_user, input: { question: Why? } }]\n  - text: done\n");
+    writeFileSync(
+      join(ROOT, "park-script.yaml"),
+      "turns:\n  - tool_calls: [{ name: send, input: {} }, { name: ask_user, input: { question: Why? } }]\n  - text: done\n",
+    );
     for (const name of ["parked-a", "parked-d", "parked-q"]) {
       const parked = await runCli(["run", "--config", "park.yaml", "--checkpoint", "--name", name, ...STATE, "hello"], { cwd: ROOT, env: ENV });
       assert.equal(parked.code, 10, parked.stderr);
@@ -58,7 +61,8 @@ describe("a closed stdout", () => {
     assert.equal(long.code, 0, long.stderr);
     const exported = await runCli(["session", "export", "one", "-o", join(ROOT, "one.jsonl"), ...STATE], { cwd: ROOT, env: ENV });
     assert.equal(exported.code, 0, exported.stderr);
-    for (const key of ["list", "gone"]) await new FileNoteStore(memoryDir("default", ENV)).write(key, { description: "a note", content: "milk\n".repeat(20) }, false);
+    for (const key of ["list", "gone"])
+      await new FileNoteStore(memoryDir("default", ENV)).write(key, { description: "a note", content: "milk\n".repeat(20) }, false);
     if (natsSkip === false) nats = await startNatsServer();
   });
   after(async () => {
@@ -117,10 +121,16 @@ describe("a closed stdout", () => {
 
   it("every command of the CLI is among them", () => {
     const leaves = COMMANDS.filter(
-      (command) => !RUNS_UNTIL_STOPPED.includes(command[0] as string) && !COMMANDS.some((other) => other.length > command.length && command.every((word, i) => other[i] === word)),
+      (command) =>
+        !RUNS_UNTIL_STOPPED.includes(command[0] as string) &&
+        !COMMANDS.some((other) => other.length > command.length && command.every((word, i) => other[i] === word)),
     );
     const run = commands.filter((args) => !args.includes("--help"));
-    for (const leaf of leaves) assert.ok(run.some((args) => leaf.every((word, i) => args[i] === word)), `fisk-ai ${leaf.join(" ")} is run`);
+    for (const leaf of leaves)
+      assert.ok(
+        run.some((args) => leaf.every((word, i) => args[i] === word)),
+        `fisk-ai ${leaf.join(" ")} is run`,
+      );
   });
 
   for (const args of commands) {
@@ -143,7 +153,25 @@ describe("a reader that goes away mid-run", () => {
 });
 
 describe("session <command> --help", () => {
-  for (const command of ["ls", "show", "rm", "verify", "export", "import", "fork", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "init-stream"]) {
+  for (const command of [
+    "ls",
+    "show",
+    "rm",
+    "verify",
+    "export",
+    "import",
+    "fork",
+    "pending",
+    "approve",
+    "deny",
+    "answer",
+    "stats",
+    "du",
+    "prune",
+    "rename",
+    "search",
+    "init-stream",
+  ]) {
     it(`session ${command} --help prints that command's usage`, async () => {
       const result = await runCli(["session", command, "--help"], { cwd: ROOT, env: ENV });
       assert.equal(result.code, 0);

@@ -56,7 +56,13 @@ describe("worker pool on files, against the strict fake model", () => {
     assert.equal(waited.stdout, "two notes written\n");
     const followed = await cli(ws, ["submit", "And now?", "--resume", "first", "--if-running", "interrupt"]);
     assert.equal(followed.code, 0, followed.stderr);
-    await waitFor(() => output(worker).split("\n").filter((line) => line === "finished first: completed").length === 2, "the follow-up to run");
+    await waitFor(
+      () =>
+        output(worker)
+          .split("\n")
+          .filter((line) => line === "finished first: completed").length === 2,
+      "the follow-up to run",
+    );
     assert.deepEqual(texts(ws.journal("first")), ["two notes written", followUpAnswer("And now?")]);
 
     rmSync(join(ws.dir, "gate"));
@@ -67,7 +73,11 @@ describe("worker pool on files, against the strict fake model", () => {
     const next = started(ws.worker());
     ws.openGate();
     await printedLine(next, /^finished cut: completed$/m);
-    assert.deepEqual(ws.executions().filter((line) => line.startsWith("cut-")), ["cut-one", "cut-one", "cut-two"], "only the cut tool ran again");
+    assert.deepEqual(
+      ws.executions().filter((line) => line.startsWith("cut-")),
+      ["cut-one", "cut-one", "cut-two"],
+      "only the cut tool ran again",
+    );
     next.child.kill("SIGTERM");
     assert.equal((await next.done).code, 0);
   });
@@ -89,10 +99,27 @@ describe("worker pool on files, against the strict fake model", () => {
     assert.equal(runningReject.code, 7, runningReject.stderr);
     assert.match(runningReject.stderr, /session busy is running \(pid \d+ on .*\): the follow-up is refused/);
     ws.openGate();
-    const finished = () => output(worker).split("\n").filter((line) => line === "finished busy: completed").length;
+    const finished = () =>
+      output(worker)
+        .split("\n")
+        .filter((line) => line === "finished busy: completed").length;
     await waitFor(() => finished() === 3, "the run and both follow-ups to end", 60_000);
     const journal = ws.journal("busy");
-    assert.deepEqual(kinds(journal), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal", "user", "assistant", "terminal", "user", "assistant", "terminal"]);
+    assert.deepEqual(kinds(journal), [
+      "meta",
+      "assistant",
+      "tool_result",
+      "assistant",
+      "tool_result",
+      "assistant",
+      "terminal",
+      "user",
+      "assistant",
+      "terminal",
+      "user",
+      "assistant",
+      "terminal",
+    ]);
     assert.deepEqual(texts(journal), ["two notes written", followUpAnswer(`${FOLLOW_UP} first`), followUpAnswer(`${FOLLOW_UP} second`)]);
     assert.deepEqual(ws.executions(), ["one", "two"]);
   });
@@ -105,7 +132,10 @@ describe("worker pool on files, against the strict fake model", () => {
     const interrupting = await cli(ws, ["submit", `${FOLLOW_UP} stop there`, "--resume", "cut", "--if-running", "interrupt"]);
     assert.equal(interrupting.code, 0, interrupting.stderr);
     ws.openGate();
-    await printedLine(worker, /^finished cut: suspended \(interrupted by a follow-up, which is queued next\)\ntook cut \(a follow-up\)\nfinished cut: completed$/m);
+    await printedLine(
+      worker,
+      /^finished cut: suspended \(interrupted by a follow-up, which is queued next\)\ntook cut \(a follow-up\)\nfinished cut: completed$/m,
+    );
     const journal = ws.journal("cut");
     assert.deepEqual(kinds(journal), ["meta", "assistant", "tool_result", "terminal", "user", "assistant", "terminal"]);
     assert.deepEqual(terminals(journal), ["suspended", "completed"], "the interrupt journaled once, as a suspend");
@@ -118,7 +148,10 @@ describe("worker pool on files, against the strict fake model", () => {
     await waitFor(() => ws.executions().length === 2, "the plain run's tool to start");
     const refused = await cli(ws, ["submit", `${FOLLOW_UP} x`, "--resume", "outside", "--if-running", "interrupt"]);
     assert.equal(refused.code, 7, refused.stderr);
-    assert.match(refused.stderr, /^fisk-ai: session outside is run outside the worker pool \(pid \d+ on .*\), which no worker can interrupt: stop it there, or submit with --if-running queue to wait for it\n$/);
+    assert.match(
+      refused.stderr,
+      /^fisk-ai: session outside is run outside the worker pool \(pid \d+ on .*\), which no worker can interrupt: stop it there, or submit with --if-running queue to wait for it\n$/,
+    );
     ws.openGate();
     assert.equal((await outside.done).code, 0);
   });
@@ -132,7 +165,16 @@ describe("worker pool on files, against the strict fake model", () => {
     const pool = [started(ws.worker()), started(ws.worker()), started(ws.worker())];
     const stopped: CliRun[] = [];
     /** Workers driving a run now: more runs taken than let go of. */
-    const busy = () => pool.filter((worker) => output(worker).split("\n").filter((line) => line.startsWith("took ")).length > output(worker).split("\n").filter((line) => /^(finished|handed back|parked|dropped) /.test(line)).length);
+    const busy = () =>
+      pool.filter(
+        (worker) =>
+          output(worker)
+            .split("\n")
+            .filter((line) => line.startsWith("took ")).length >
+          output(worker)
+            .split("\n")
+            .filter((line) => /^(finished|handed back|parked|dropped) /.test(line)).length,
+      );
     for (let round = 0; round < 4 && ws.queued().length > 0; round++) {
       const seen = ws.executions().length;
       await waitFor(() => (ws.executions().length > seen && busy().length > 0) || ws.queued().length === 0, "a tool to run", 60_000);
@@ -153,8 +195,16 @@ describe("worker pool on files, against the strict fake model", () => {
     for (const runId of runs) {
       const journal = ws.journal(runId);
       const handedBack = everyLine.split("\n").filter((line) => line === `handed back ${runId}: suspended, queued for the pool`).length;
-      assert.deepEqual(terminals(journal), [...Array<string>(handedBack).fill("suspended"), "completed"], `${runId}: one suspended per hand-back, then completed`);
-      assert.deepEqual(kinds(journal).filter((kind) => kind !== "terminal"), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant"], `${runId}: each model turn journaled once`);
+      assert.deepEqual(
+        terminals(journal),
+        [...Array<string>(handedBack).fill("suspended"), "completed"],
+        `${runId}: one suspended per hand-back, then completed`,
+      );
+      assert.deepEqual(
+        kinds(journal).filter((kind) => kind !== "terminal"),
+        ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant"],
+        `${runId}: each model turn journaled once`,
+      );
       assert.deepEqual(texts(journal), ["two notes written"]);
     }
     assert.ok(/handed back deploy\d/.test(everyLine), `at least one run was handed back mid-run:\n${everyLine}`);
@@ -219,7 +269,11 @@ describe("worker pool on files, against the strict fake model", () => {
     assert.deepEqual(Object.fromEntries(rows.map((row) => [row.id, row.orphaned])), { orphan: true, waiting: false, done: false });
 
     const adopting = started(ws.worker(["--adopt"]));
-    await waitFor(() => /finished orphan: completed/.test(output(adopting)) && /finished waiting: completed/.test(output(adopting)), "both runs to end", 60_000);
+    await waitFor(
+      () => /finished orphan: completed/.test(output(adopting)) && /finished waiting: completed/.test(output(adopting)),
+      "both runs to end",
+      60_000,
+    );
     adopting.child.kill("SIGTERM");
     const took = (await adopting.done).stdout.split("\n").filter((line) => line.startsWith("took "));
     assert.deepEqual(took.sort(), ["took orphan", "took waiting"], "the orphan adopted, the queued run taken, the completed one left alone");

@@ -66,7 +66,10 @@ retry: { max_attempts: 2, base_delay: 10ms }
       });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, "Noted one.\n");
-      assert.ok(server.requests.every((request) => request.accepted), server.requests.map((request) => request.rejection).join("; "));
+      assert.ok(
+        server.requests.every((request) => request.accepted),
+        server.requests.map((request) => request.rejection).join("; "),
+      );
       const second = server.requests[1]?.body as { messages: { role: string; tool_call_id?: string; content?: string }[] };
       assert.deepEqual(
         second.messages.map((message) => message.role),

@@ -129,7 +129,12 @@ function workspace(server: FakeServer, { gateOpen = true } = {}): Workspace {
         .split("\n")
         .filter((line) => line !== "")
         .map((line) => JSON.parse(line) as { protocol: string }),
-    executions: () => (existsSync(sideLog) ? readFileSync(sideLog, "utf8").split("\n").filter((line) => line !== "") : []),
+    executions: () =>
+      existsSync(sideLog)
+        ? readFileSync(sideLog, "utf8")
+            .split("\n")
+            .filter((line) => line !== "")
+        : [],
     openGate: () => writeFileSync(gate, ""),
     writeConfig: (changes = {}) =>
       writeFileSync(
@@ -198,7 +203,11 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
     const first = conversation.server.requests.length;
     assert.equal((await runCli(START, { cwd: ws.dir, env: ws.env })).code, 0);
     for (const request of conversation.server.requests.slice(first)) {
-      const body = request.body as { system: { cache_control?: unknown }[]; tools: { cache_control?: unknown }[]; messages: { content: { cache_control?: unknown }[] }[] };
+      const body = request.body as {
+        system: { cache_control?: unknown }[];
+        tools: { cache_control?: unknown }[];
+        messages: { content: { cache_control?: unknown }[] }[];
+      };
       assert.deepEqual(body.system.at(-1)?.cache_control, { type: "ephemeral" }, "system");
       assert.deepEqual(body.tools.at(-1)?.cache_control, { type: "ephemeral" }, "tools");
       assert.deepEqual(body.messages.at(-1)?.content.at(-1)?.cache_control, { type: "ephemeral" }, "latest turn");
@@ -234,7 +243,11 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
         const suspended = await run.done;
         assert.equal(suspended.code, 3, suspended.stderr);
         const hint = /Suspended session run1; resume with: (.*)\n/.exec(suspended.stderr)?.[1];
-        assert.equal(hint, `${process.execPath} ${CLI} run --resume run1 --config ${join(ws.dir, "agent.yaml")}`, "node and the CLI by path: fisk-ai is not on this PATH");
+        assert.equal(
+          hint,
+          `${process.execPath} ${CLI} run --resume run1 --config ${join(ws.dir, "agent.yaml")}`,
+          "node and the CLI by path: fisk-ai is not on this PATH",
+        );
         assert.equal(suspended.stdout, "");
         assert.equal(kinds(ws.journal("run1")).at(-1), "terminal");
 
@@ -303,7 +316,8 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
   });
 
   describe("on_crash: what a resume does with the call a SIGKILL cut short", () => {
-    const INTERRUPTED = /^this call of note may have been running when the run was interrupted \(a crash or a kill\), and it was not run again: whether it took effect is unknown\./;
+    const INTERRUPTED =
+      /^this call of note may have been running when the run was interrupted \(a crash or a kill\), and it was not run again: whether it took effect is unknown\./;
     /** Starts a run, SIGKILLs it once `started` tools are running, resumes it (`resume` runs it), and returns the journal's results. */
     async function killDuringTools(onCrash: string, options: { parallel?: boolean; resume?: (ws: Workspace) => Promise<CliResult> } = {}) {
       const ws = workspace(conversation.server, { gateOpen: false });
@@ -318,7 +332,9 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.match(resumed.stdout, new RegExp(FINAL_ANSWER));
       conversation.assertEveryRequestValid();
-      const results = ws.journal("run1").filter((record) => record.protocol.endsWith("tool_result")) as unknown as { tool_result: { tool_use_id: string; result: { content: string; is_error?: boolean } } }[];
+      const results = ws.journal("run1").filter((record) => record.protocol.endsWith("tool_result")) as unknown as {
+        tool_result: { tool_use_id: string; result: { content: string; is_error?: boolean } };
+      }[];
       return { ws, results: new Map(results.map(({ tool_result }) => [tool_result.tool_use_id, tool_result.result])) };
     }
 
@@ -349,8 +365,13 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       assert.match(results.get("toolu_01")?.content ?? "", INTERRUPTED);
     });
 
-    for (const [answer, executions] of [["y", ["one", "one", "two", "three"]], ["n", ["one", "two", "three"]]] as const) {
-      it(`ask, on a terminal, asks before running it again; answered ${answer}`, { skip: hasScript ? false : "util-linux script(1) is not installed" }, async () => {
+    for (const [answer, executions] of [
+      ["y", ["one", "one", "two", "three"]],
+      ["n", ["one", "two", "three"]],
+    ] as const) {
+      it(`ask, on a terminal, asks before running it again; answered ${answer}`, {
+        skip: hasScript ? false : "util-linux script(1) is not installed",
+      }, async () => {
         const { ws, results } = await killDuringTools("ask", { resume: (workspace) => resumeOnTerminal(workspace, answer) });
         assert.deepEqual(ws.executions(), executions);
         if (answer === "y") assert.equal(results.get("toolu_01")?.content, "noted one\n");
@@ -368,7 +389,10 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
     run.child.kill("SIGINT");
     const aborted = await run.done;
     assert.equal(aborted.code, 130, aborted.stderr);
-    assert.match(aborted.stderr, /fisk-ai: interrupted; session run1 was left open as a crash leaves it, resume it with: .*run --resume run1( --config \S+)?\n$/);
+    assert.match(
+      aborted.stderr,
+      /fisk-ai: interrupted; session run1 was left open as a crash leaves it, resume it with: .*run --resume run1( --config \S+)?\n$/,
+    );
     assert.deepEqual(kinds(ws.journal("run1")), ["meta", "assistant"], "no result, no terminal: a resume re-runs the tool");
     ws.openGate();
     const resumed = await runCli(RESUME, { cwd: ws.dir, env: ws.env });
@@ -394,7 +418,11 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       });
       const result = await run.done;
       await pressing;
-      assert.deepEqual([result.code, result.signal, result.stdout], [0, null, `${FINAL_ANSWER}\n`], `${args.join(" ")}, after ${presses} presses: ${result.stderr}`);
+      assert.deepEqual(
+        [result.code, result.signal, result.stdout],
+        [0, null, `${FINAL_ANSWER}\n`],
+        `${args.join(" ")}, after ${presses} presses: ${result.stderr}`,
+      );
       assert.doesNotMatch(result.stderr, /interrupted|suspending/, "a finished run has nothing to suspend");
     }
   });
@@ -495,7 +523,11 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       const ws = workspace(conversation.server);
       const env = { ...ws.env };
       delete env.ANTHROPIC_API_KEY;
-      assertOneLineError(await runCli(START, { cwd: ws.dir, env }), 2, /^fisk-ai: ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config examples\/notes\/agent.yaml "Remember to buy milk"/);
+      assertOneLineError(
+        await runCli(START, { cwd: ws.dir, env }),
+        2,
+        /^fisk-ai: ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config examples\/notes\/agent.yaml "Remember to buy milk"/,
+      );
     });
 
     it("an unreachable base URL ends the run on error, journaled", async () => {
@@ -519,7 +551,11 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       const ws = workspace(conversation.server);
       assertOneLineError(await runCli(["run", "--chekpoint", "x"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: Unknown option '--chekpoint'/);
       assertOneLineError(await runCli(["run", "--all", "hello"], { cwd: ws.dir, env: ws.env }), 2, /--all applies to --continue and to --resume without an id/);
-      assertOneLineError(await runCli(["run", "--checkpoint", "--name", "-x", "hi"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: option --name needs a value \(a value that starts with '-' is written --name=-VALUE\); see 'fisk-ai run --help'$/);
+      assertOneLineError(
+        await runCli(["run", "--checkpoint", "--name", "-x", "hi"], { cwd: ws.dir, env: ws.env }),
+        2,
+        /^fisk-ai: option --name needs a value \(a value that starts with '-' is written --name=-VALUE\); see 'fisk-ai run --help'$/,
+      );
     });
   });
 
@@ -534,11 +570,14 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
   });
 });
 
-
 /** `run --resume` under script(1), a pseudo-terminal, answering its one question. */
 async function resumeOnTerminal(ws: Workspace, answer: string): Promise<CliResult> {
   const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-  const child = spawn("script", ["-qec", [process.execPath, CLI, ...RESUME].map(quote).join(" "), "/dev/null"], { cwd: ws.dir, env: ws.env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn("script", ["-qec", [process.execPath, CLI, ...RESUME].map(quote).join(" "), "/dev/null"], {
+    cwd: ws.dir,
+    env: ws.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let output = "";
   // A terminal ends its lines in \r\n; stdout and stderr come back merged.
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString().replaceAll("\r", "")));

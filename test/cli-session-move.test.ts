@@ -56,7 +56,12 @@ function assertMovedAway(result: CliResult, name: string, to: string, flag: stri
   assert.equal(result.stdout, "");
   const lines = result.stderr.trimEnd().split("\n");
   assert.equal(lines.length, 1, result.stderr);
-  assert.match(lines[0] as string, new RegExp(`^fisk-ai: session ${name} was moved to ${to.replaceAll("/", "\\/")} on \\S+: it goes on there \\(fisk-ai run --resume ${name} ${flag} ${to.replaceAll("/", "\\/")}\\)$`));
+  assert.match(
+    lines[0] as string,
+    new RegExp(
+      `^fisk-ai: session ${name} was moved to ${to.replaceAll("/", "\\/")} on \\S+: it goes on there \\(fisk-ai run --resume ${name} ${flag} ${to.replaceAll("/", "\\/")}\\)$`,
+    ),
+  );
 }
 
 describe("session import - reads a pipe to its end", () => {
@@ -64,7 +69,13 @@ describe("session import - reads a pipe to its end", () => {
     const state = join(ROOT, "piped");
     // About 6 MB: many times a pipe's buffer, so the reader waits on the writer again and again.
     const big = "x".repeat(3 * 1024 * 1024);
-    const records = journalOf("big", assistantEntry(0, "Looking.", ["toolu_1"]), toolResultEntry("toolu_1", big), assistantEntry(1, big), terminalEntry("completed"));
+    const records = journalOf(
+      "big",
+      assistantEntry(0, "Looking.", ["toolu_1"]),
+      toolResultEntry("toolu_1", big),
+      assistantEntry(1, big),
+      terminalEntry("completed"),
+    );
     const journal = join(ROOT, "big.jsonl");
     writeFileSync(journal, records.map((record) => encodeRecord(record)).join(""));
     const writer = join(ROOT, "slow-writer.mjs");
@@ -82,7 +93,11 @@ const next = () => {
 setTimeout(next, 300);
 `,
     );
-    const pipeline = spawn("sh", ["-c", `node "$1" "$2" | node "$3" session import - --state-dir "$4"`, "sh", writer, journal, CLI, state], { cwd: ROOT, env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    const pipeline = spawn("sh", ["-c", `node "$1" "$2" | node "$3" session import - --state-dir "$4"`, "sh", writer, journal, CLI, state], {
+      cwd: ROOT,
+      env: ENV,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     pipeline.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

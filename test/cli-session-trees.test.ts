@@ -58,7 +58,11 @@ interface Usage {
 interface ShownLedger {
   cost_usd: number;
   models: (Usage & { model: string; cost_usd: number })[];
-  tree?: { children: (Usage & { id: string; depth: number; cost_usd: number })[]; shared_children: (Usage & { id: string })[]; total: Usage & { sessions: number; cost_usd: number } };
+  tree?: {
+    children: (Usage & { id: string; depth: number; cost_usd: number })[];
+    shared_children: (Usage & { id: string })[];
+    total: Usage & { sessions: number; cost_usd: number };
+  };
 }
 
 const TIERS = ["calls", "in_tokens", "out_tokens", "cache_read_tokens", "cache_write_tokens"] as const;
@@ -102,12 +106,18 @@ describe("session ls with child sessions", () => {
     });
     type Nested = { id: string; children: Nested[] };
     const shape = (node: Nested): unknown => ({ [node.id]: node.children.map(shape) });
-    assert.deepEqual((JSON.parse(await ok(["session", "ls", "--json", "--tree"], dir)) as Nested[]).map(shape), [{ survey: [{ "survey-r1": [{ "survey-r1-s1": [] }] }, { "survey-r2": [] }] }]);
+    assert.deepEqual((JSON.parse(await ok(["session", "ls", "--json", "--tree"], dir)) as Nested[]).map(shape), [
+      { survey: [{ "survey-r1": [{ "survey-r1-s1": [] }] }, { "survey-r2": [] }] },
+    ]);
   });
 
   it("refuses --tree with --flat in one line, exit 2", async () => {
     const dir = await storeWith(surveyTree());
-    failedWith(await fisk(["session", "ls", "--tree", "--flat"], dir), 2, /^fisk-ai: session ls lays children out as a tree \(--tree\) or not at all \(--flat\): give one of them$/);
+    failedWith(
+      await fisk(["session", "ls", "--tree", "--flat"], dir),
+      2,
+      /^fisk-ai: session ls lays children out as a tree \(--tree\) or not at all \(--flat\): give one of them$/,
+    );
   });
 });
 
@@ -127,8 +137,14 @@ describe("session show of a tree: its cost rolled up, its children's work folded
     assert.deepEqual(field("total cost"), ["$0.0119 for 6 calls: in 3000, out 192, cache read 0, cache write 0 over this session and 3 child sessions"]);
     assert.deepEqual(field("parent"), []);
     const child = (await ok(["session", "show", "survey-r1-s1"], dir)).split("\n");
-    assert.ok(child.some((line) => /^parent +survey-r1, started by its call toolu_s1 \(depth 2\)$/.test(line)), child.join("\n"));
-    assert.ok(child.some((line) => /^cost {2,}\$0\.0003$/.test(line)), "a session with no children shows its cost as before");
+    assert.ok(
+      child.some((line) => /^parent +survey-r1, started by its call toolu_s1 \(depth 2\)$/.test(line)),
+      child.join("\n"),
+    );
+    assert.ok(
+      child.some((line) => /^cost {2,}\$0\.0003$/.test(line)),
+      "a session with no children shows its cost as before",
+    );
   });
 
   it("the ledger of a tree equals the sum of its sessions, exactly, also after a fork; stats counts each session once", async () => {
@@ -138,7 +154,8 @@ describe("session show of a tree: its cost rolled up, its children's work folded
     const tree = (await ledgerOfShow("survey", dir)).tree ?? assert.fail("no tree ledger");
     assert.deepEqual(usageOf(tree.total), summed(parts as unknown as Usage[]));
     assert.equal(tree.total.sessions, 4);
-    const stats = () => ok(["session", "stats", "--json"], dir).then((text) => (JSON.parse(text) as { total: Usage & { sessions: number; cost_usd: number } }).total);
+    const stats = () =>
+      ok(["session", "stats", "--json"], dir).then((text) => (JSON.parse(text) as { total: Usage & { sessions: number; cost_usd: number } }).total);
     assert.deepEqual(usageOf(await stats()), usageOf(tree.total));
     assert.equal((await stats()).sessions, 4);
     assert.equal((await stats()).cost_usd, tree.total.cost_usd);
@@ -146,7 +163,10 @@ describe("session show of a tree: its cost rolled up, its children's work folded
     // A fork copies the calls that started the children: it shares them, and counts none of them again.
     assert.match(await ok(["session", "fork", "survey", "--name", "survey-fork"], dir), /^forked survey at seq 6 as survey-fork/);
     const forkShown = await ledgerOfShow("survey-fork", dir);
-    assert.deepEqual(forkShown.tree?.shared_children.map((child) => child.id), ["survey-r1", "survey-r1-s1", "survey-r2"]);
+    assert.deepEqual(
+      forkShown.tree?.shared_children.map((child) => child.id),
+      ["survey-r1", "survey-r1-s1", "survey-r2"],
+    );
     assert.deepEqual(forkShown.tree?.children, []);
     assert.equal(forkShown.tree?.total.calls, 0);
     // The fork goes on and starts a child of its own.
@@ -160,11 +180,23 @@ describe("session show of a tree: its cost rolled up, its children's work folded
     await journal.append(seq++, terminalEntry("completed"));
     await journal.close();
     await plantTree(store, [
-      { runId: "survey-fork-r1", parent: { runId: "survey-fork", callId: "toolu_f1", depth: 1 }, prompt: "Read notes C", created: "2026-12-02T12:00:00Z", entries: [turnEntry(0, "notes C say green", [], { in: 120, out: 6 }), terminalEntry("completed")] },
+      {
+        runId: "survey-fork-r1",
+        parent: { runId: "survey-fork", callId: "toolu_f1", depth: 1 },
+        prompt: "Read notes C",
+        created: "2026-12-02T12:00:00Z",
+        entries: [turnEntry(0, "notes C say green", [], { in: 120, out: 6 }), terminalEntry("completed")],
+      },
     ]);
     const forkTree = (await ledgerOfShow("survey-fork", dir)).tree ?? assert.fail("no tree ledger for the fork");
-    assert.deepEqual(forkTree.children.map((child) => child.id), ["survey-fork-r1"]);
-    assert.deepEqual(forkTree.shared_children.map((child) => child.id), ["survey-r1", "survey-r1-s1", "survey-r2"]);
+    assert.deepEqual(
+      forkTree.children.map((child) => child.id),
+      ["survey-fork-r1"],
+    );
+    assert.deepEqual(
+      forkTree.shared_children.map((child) => child.id),
+      ["survey-r1", "survey-r1-s1", "survey-r2"],
+    );
     assert.deepEqual(usageOf(forkTree.total), summed([await ownUsage("survey-fork", dir), await ownUsage("survey-fork-r1", dir)] as unknown as Usage[]));
     assert.deepEqual(usageOf(forkTree.total), { calls: 3, in_tokens: 3220, out_tokens: 78, cache_read_tokens: 0, cache_write_tokens: 0 });
     // The store: both trees, each session once.
@@ -179,7 +211,10 @@ describe("session show of a tree: its cost rolled up, its children's work folded
   it("folds each child's work after the call that started it, and opens it (and its children's) with --full", async () => {
     const dir = await storeWith(surveyTree());
     const folded = await ok(["session", "show", "survey", "--transcript", "--no-tui"], dir);
-    assert.match(folded, /^→ researcher \{"prompt":"Read notes A"\}\n⤷ researcher: child session survey-r1 \(completed\) \(--full shows its work\)\n→ researcher/m);
+    assert.match(
+      folded,
+      /^→ researcher \{"prompt":"Read notes A"\}\n⤷ researcher: child session survey-r1 \(completed\) \(--full shows its work\)\n→ researcher/m,
+    );
     assert.doesNotMatch(folded, /Summarize notes A/);
     const full = await ok(["session", "show", "survey", "--transcript", "--no-tui", "--full"], dir);
     const work = full.slice(full.indexOf("⤷ researcher: child session survey-r1 (completed)\n"));
@@ -238,7 +273,14 @@ describe("session prune never splits a tree", () => {
   it("removes a tree whole when its root matches, and keeps it whole while any session of it can go on", async () => {
     const dir = await storeWith(surveyTree());
     const removed = await ok(["session", "prune", "--status", "completed"], dir);
-    assert.deepEqual(removed.trim().split("\n").slice(0, 4).map((line) => line.split(/\s+/)[1]), ["survey", "survey-r1", "survey-r1-s1", "survey-r2"]);
+    assert.deepEqual(
+      removed
+        .trim()
+        .split("\n")
+        .slice(0, 4)
+        .map((line) => line.split(/\s+/)[1]),
+      ["survey", "survey-r1", "survey-r1-s1", "survey-r2"],
+    );
     assert.match(removed, /^removed 4 sessions, \d+ bytes/m);
     assert.match(await ok(["session", "ls"], dir), /^No sessions/);
 
@@ -254,7 +296,9 @@ describe("session prune never splits a tree", () => {
 
   it("counts a tree once in --keep-last", async () => {
     const dir = await storeWith([...surveyTree(), ...waitingTree()]);
-    const plan = JSON.parse(await ok(["session", "prune", "--keep-last", "1", "--status", "completed,open", "--dry-run", "--json"], dir)) as { removed: { id: string }[] };
+    const plan = JSON.parse(await ok(["session", "prune", "--keep-last", "1", "--status", "completed,open", "--dry-run", "--json"], dir)) as {
+      removed: { id: string }[];
+    };
     const removed = plan.removed.map((row) => row.id).sort();
     // The newest tree (written last) is kept whole; the other goes whole.
     assert.deepEqual(removed, ["survey", "survey-r1", "survey-r1-s1", "survey-r2"]);

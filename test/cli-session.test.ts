@@ -6,7 +6,20 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, copyFileSync, realpathSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  realpathSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -96,7 +109,12 @@ function sideLog(): { env: NodeJS.ProcessEnv; executions(): string[] } {
   const path = join(ROOT, `side-${++logs}.log`);
   return {
     env: { SIDE_LOG: path },
-    executions: () => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter((line) => line !== "") : []),
+    executions: () =>
+      existsSync(path)
+        ? readFileSync(path, "utf8")
+            .split("\n")
+            .filter((line) => line !== "")
+        : [],
   };
 }
 
@@ -134,7 +152,10 @@ function untimedRecords(dir: string, runId: string): unknown[] {
 }
 
 function journalLines(dir: string, runId: string): string[] {
-  return journalBytes(dir, runId).toString("utf8").split("\n").filter((line) => line !== "");
+  return journalBytes(dir, runId)
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => line !== "");
 }
 
 function journalRecords(dir: string, runId: string): JournalRecord[] {
@@ -217,7 +238,10 @@ function assertSucceeded(result: CliResult, what: string): void {
 /** `session ls` table rows, split on the two-space column gaps. */
 function lsRows(result: CliResult): string[][] {
   assertSucceeded(result, "session ls");
-  const [header, ...rows] = result.stdout.trimEnd().split("\n").map((line) => line.split(/ {2,}/));
+  const [header, ...rows] = result.stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => line.split(/ {2,}/));
   assert.deepEqual(header, ["ID", "STATUS", "MODEL", "UPDATED", "TITLE/PROMPT"]);
   return rows;
 }
@@ -357,7 +381,24 @@ describe("fisk-ai session ls", () => {
       [...ALL].reverse(),
     );
     for (const entry of listed) {
-      assert.deepEqual(Object.keys(entry), ["id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem", "title", "origin", "bytes", "parent", "orphaned"]);
+      assert.deepEqual(Object.keys(entry), [
+        "id",
+        "status",
+        "holder",
+        "provider",
+        "model",
+        "created",
+        "updated",
+        "last_seq",
+        "prompt",
+        "cwd",
+        "problem",
+        "title",
+        "origin",
+        "bytes",
+        "parent",
+        "orphaned",
+      ]);
     }
     const done = listed.find((entry) => entry.id === "done") as ListedJson;
     const records = journalRecords(STORE, "done");
@@ -425,8 +466,19 @@ describe("fisk-ai session show", () => {
   const expected: Record<(typeof GOOD)[number], { status: string | RegExp; next: number; modelCalls: number; toolCalls: number; pending?: string }> = {
     done: { status: "completed", next: 3, modelCalls: 3, toolCalls: 3 },
     paused: { status: "suspended (suspended by the operator)", next: 1, modelCalls: 1, toolCalls: 2 },
-    crashed: { status: "open", next: 1, modelCalls: 1, toolCalls: 1, pending: "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2, on_crash: rerun)" },
-    broke: { status: /^error \(model call failed: script .*short\.script\.yaml has 1 turns and the run asked for turn 2/, next: 1, modelCalls: 1, toolCalls: 1 },
+    crashed: {
+      status: "open",
+      next: 1,
+      modelCalls: 1,
+      toolCalls: 1,
+      pending: "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2, on_crash: rerun)",
+    },
+    broke: {
+      status: /^error \(model call failed: script .*short\.script\.yaml has 1 turns and the run asked for turn 2/,
+      next: 1,
+      modelCalls: 1,
+      toolCalls: 1,
+    },
     // Stopped before the turn's tools ran: they are left pending.
     spent: {
       status: /^budget \(token budget reached: \d+ of 10 tokens used\)$/,
@@ -445,7 +497,22 @@ describe("fisk-ai session show", () => {
       const want = expected[runId];
       assert.deepEqual(
         [...fields.keys()],
-        ["session", "status", "provider", "model", "created", "updated", "next iteration", "model calls", "tool calls", "tokens", `cost ${MODEL}`, "cost", ...(want.pending === undefined ? [] : ["pending"]), "prompt"],
+        [
+          "session",
+          "status",
+          "provider",
+          "model",
+          "created",
+          "updated",
+          "next iteration",
+          "model calls",
+          "tool calls",
+          "tokens",
+          `cost ${MODEL}`,
+          "cost",
+          ...(want.pending === undefined ? [] : ["pending"]),
+          "prompt",
+        ],
         runId,
       );
       const { status, ...rest } = Object.fromEntries(fields);
@@ -475,7 +542,13 @@ describe("fisk-ai session show", () => {
   });
 
   it("shows the on_crash policy of each pending call by the config's tools (--config, else the recorded one, else ./agent.yaml), and none where no config is found", async () => {
-    writeFileSync(join(WS, "never.yaml"), configYaml("main.script.yaml").replace("    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }", "$&\n    on_crash: never"));
+    writeFileSync(
+      join(WS, "never.yaml"),
+      configYaml("main.script.yaml").replace(
+        "    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }",
+        "$&\n    on_crash: never",
+      ),
+    );
     // A copy whose recorded agent.yaml is gone.
     const moved = storeWith([]);
     const [metaLine, ...rest] = journalLines(STORE, "crashed");
@@ -488,17 +561,27 @@ describe("fisk-ai session show", () => {
       fisk(["session", "show", "crashed", "--state-dir", moved], { cwd: join(ROOT, "broken-config") }),
     ]);
     assert.equal(showFields(never).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2, on_crash: never)");
-    assert.equal(showFields(recorded).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2, on_crash: rerun)", "the agent.yaml the session recorded, from anywhere");
+    assert.equal(
+      showFields(recorded).get("pending"),
+      "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2, on_crash: rerun)",
+      "the agent.yaml the session recorded, from anywhere",
+    );
     assert.equal(showFields(noConfig).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2)");
-    assert.equal(showFields(brokenLocal).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2)", "an agent.yaml that does not load is not the session's to show");
-    assertOneLineError(await fisk(["session", "show", "crashed", "--state-dir", STORE, "--config", "missing.yaml"]), 2, /cannot read config missing\.yaml/, "an explicit --config must load");
+    assert.equal(
+      showFields(brokenLocal).get("pending"),
+      "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2)",
+      "an agent.yaml that does not load is not the session's to show",
+    );
+    assertOneLineError(
+      await fisk(["session", "show", "crashed", "--state-dir", STORE, "--config", "missing.yaml"]),
+      2,
+      /cannot read config missing\.yaml/,
+      "an explicit --config must load",
+    );
   });
 
   it("--transcript prints the conversation with long tool results folded to four lines, and --full prints them whole", async () => {
-    const [folded, full] = await Promise.all([
-      fisk(["session", "show", "done", "--transcript"]),
-      fisk(["session", "show", "done", "--transcript", "--full"]),
-    ]);
+    const [folded, full] = await Promise.all([fisk(["session", "show", "done", "--transcript"]), fisk(["session", "show", "done", "--transcript", "--full"])]);
     assertSucceeded(folded, "--transcript");
     const conversation = (result: CliResult) => withoutDurations(result.stdout.slice(result.stdout.indexOf("\n\n") + 2));
     assert.equal(
@@ -528,7 +611,10 @@ describe("fisk-ai session show", () => {
   it("--transcript of a session killed mid-batch shows the pending turn and the results it has", async () => {
     const result = await fisk(["session", "show", "crashed", "--transcript"]);
     assertSucceeded(result, "show crashed --transcript");
-    assert.match(withoutDurations(result.stdout), /\n\n› Write two notes\nTaking notes\.\n→ note \{"text":"one"\}\n→ note \{"text":"two"\}\n← note: noted one\n$/);
+    assert.match(
+      withoutDurations(result.stdout),
+      /\n\n› Write two notes\nTaking notes\.\n→ note \{"text":"one"\}\n→ note \{"text":"two"\}\n← note: noted one\n$/,
+    );
   });
 
   it("--json prints the folded state: the ls fields plus next_iteration, counters, pending, approvals, terminal, fingerprint, compactions, ledger, then messages", async () => {
@@ -536,14 +622,44 @@ describe("fisk-ai session show", () => {
     assertSucceeded(crashed, "show --json");
     const state = JSON.parse(crashed.stdout) as Record<string, unknown>;
     assert.deepEqual(Object.keys(state), [
-      "id", "status", "holder", "provider", "model", "created", "updated", "last_seq", "prompt", "cwd", "problem", "title", "origin", "bytes", "parent",
-      "next_iteration", "counters", "pending", "approvals", "terminal", "fingerprint", "compactions", "ledger", "messages",
+      "id",
+      "status",
+      "holder",
+      "provider",
+      "model",
+      "created",
+      "updated",
+      "last_seq",
+      "prompt",
+      "cwd",
+      "problem",
+      "title",
+      "origin",
+      "bytes",
+      "parent",
+      "next_iteration",
+      "counters",
+      "pending",
+      "approvals",
+      "terminal",
+      "fingerprint",
+      "compactions",
+      "ledger",
+      "messages",
     ]);
     assert.equal(state.status, "open");
     assert.equal(state.next_iteration, 1);
     assert.deepEqual(Object.keys(state.counters as object), [
-      "model_calls", "tool_calls", "remote_tool_calls", "in_tokens", "out_tokens", "cache_read_tokens", "cache_create_tokens",
-      "compaction_calls", "compaction_in_tokens", "compaction_out_tokens",
+      "model_calls",
+      "tool_calls",
+      "remote_tool_calls",
+      "in_tokens",
+      "out_tokens",
+      "cache_read_tokens",
+      "cache_create_tokens",
+      "compaction_calls",
+      "compaction_in_tokens",
+      "compaction_out_tokens",
     ]);
     assert.deepEqual(state.compactions, []);
     const counters = state.counters as Record<string, number>;
@@ -599,7 +715,9 @@ describe("fisk-ai session verify", () => {
 
     it("reports a torn tail (repairable), bad JSON and a schema violation at their lines, one line a problem, goes on to the clean one, exits 8", () => {
       assert.doesNotMatch(result.stderr, /^\s+at /m);
-      assert.deepEqual(problemsOf("torn"), [`torn: torn_tail: line 6 is a torn final write (25 bytes): it is cut when the session is next resumed (repairable)`]);
+      assert.deepEqual(problemsOf("torn"), [
+        `torn: torn_tail: line 6 is a torn final write (25 bytes): it is cut when the session is next resumed (repairable)`,
+      ]);
       assert.deepEqual(problemsOf("interior"), ["interior: invalid_json: line 3 is not valid JSON"]);
       assert.equal(problemsOf("schema").length, 1);
       assert.match(problemsOf("schema")[0] as string, /^schema: invalid_record: line 2 is not a valid record: .*in_tokens/);
@@ -678,7 +796,11 @@ describe("journals made by hand or by a hostile party: every reader refuses what
         fisk(["session", "export", runId, "--state-dir", dir]),
         fisk(["run", "--resume", runId, "--state-dir", dir]),
       ]);
-      for (const [what, result] of [["show", show], ["export", exported], ["resume", resumed]] as const) {
+      for (const [what, result] of [
+        ["show", show],
+        ["export", exported],
+        ["resume", resumed],
+      ] as const) {
         assertOneLineError(result, 8, message, `${what} ${runId}`);
         assert.match(result.stderr, new RegExp(`session ${runId}\\b`), `${what} ${runId} names the session`);
       }
@@ -714,7 +836,10 @@ describe("fisk-ai session rm", () => {
     assertSucceeded(result, "rm");
     assert.equal(result.stdout, ALL.map((runId) => `removed ${runId}\n`).join(""));
     // rm lists the store to find child sessions: the summary cache that leaves is derived, not a session's.
-    assert.deepEqual(readdirSync(dir).filter((name) => name !== ".summaries"), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name !== ".summaries"),
+      [],
+    );
     assert.equal((await fisk(["session", "ls", "--state-dir", dir])).stdout, `No sessions in ${dir}.\n`);
   });
 
@@ -722,7 +847,10 @@ describe("fisk-ai session rm", () => {
     const dir = storeWith(["done", "paused"]);
     const result = await fisk(["session", "rm", "done", "nope", "../x", "paused", "--state-dir", dir]);
     assert.equal(result.stdout, "removed done\nremoved paused\n");
-    assert.deepEqual(readdirSync(dir).filter((name) => name !== ".summaries"), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name !== ".summaries"),
+      [],
+    );
     assert.deepEqual(stderrLines(result).length, 2, result.stderr);
     assert.match(result.stderr, /^fisk-ai: no session nope: .*\nfisk-ai: invalid session id "\.\.\/x": /);
     assert.doesNotMatch(result.stderr, /^\s+at /m);
@@ -747,7 +875,10 @@ describe("a session held by another process", () => {
         fisk(["session", "export", "crashed", ...state]),
       ]);
       const holder = `${pid}@${hostname()}`;
-      assert.deepEqual(lsRows(ls).map((row) => row.slice(0, 2)), [["crashed", `running ${holder}`]]);
+      assert.deepEqual(
+        lsRows(ls).map((row) => row.slice(0, 2)),
+        [["crashed", `running ${holder}`]],
+      );
       const [listed] = JSON.parse(lsJson.stdout) as ListedJson[];
       assert.deepEqual([listed?.status, listed?.holder?.pid, listed?.holder?.host], ["running", pid, hostname()]);
       assert.equal(showFields(show).get("status"), `running ${holder}`);
@@ -772,7 +903,10 @@ describe("a session held by another process", () => {
     // The dead holder's note is still in the lock file: only the kernel's lock decides.
     assert.equal((JSON.parse(readFileSync(join(dir, "crashed.lock"), "utf8")) as { pid: number }).pid, pid);
     const state = ["--state-dir", dir];
-    assert.deepEqual(lsRows(await fisk(["session", "ls", ...state])).map((row) => row.slice(0, 2)), [["crashed", "open (orphaned)"]]);
+    assert.deepEqual(
+      lsRows(await fisk(["session", "ls", ...state])).map((row) => row.slice(0, 2)),
+      [["crashed", "open (orphaned)"]],
+    );
     assert.equal(showFields(await fisk(["session", "show", "crashed", ...state])).get("status"), "open");
     await resumeToAnswer(["--resume", "crashed"], dir, ["two"], "resume after the holder died");
     const removed = await fisk(["session", "rm", "crashed", ...state]);
@@ -812,7 +946,11 @@ describe("fisk-ai session export and import", () => {
     const result = await fisk(["session", "export", "done", "-o", target]);
     assert.notEqual(result.code, 0);
     // The journal holds the prompts: a copy of it must not be left lying around.
-    assert.deepEqual(readdirSync(ROOT).filter((name) => name.startsWith("export-target.")), [], "no temporary file left");
+    assert.deepEqual(
+      readdirSync(ROOT).filter((name) => name.startsWith("export-target.")),
+      [],
+      "no temporary file left",
+    );
     assert.equal(stderrLines(result).length, 1, result.stderr);
     assert.doesNotMatch(result.stderr, /^\s+at /m);
     assert.doesNotMatch(result.stderr, /\.tmp-\d+/, "the error names FILE, not a temporary file");
@@ -844,7 +982,11 @@ describe("fisk-ai session export and import", () => {
     assertSucceeded(imported, "import --name");
     assert.deepEqual(journalLines(dir, "copy-1").slice(1, -1), journalLines(STORE, "paused").slice(1));
     const pausedSeqs = journalLines(STORE, "paused").length;
-    assert.deepEqual(JSON.parse(journalLines(dir, "copy-1").at(-1) as string), originRecord(pausedSeqs, "paused", "import"), "a copy says whose records it holds");
+    assert.deepEqual(
+      JSON.parse(journalLines(dir, "copy-1").at(-1) as string),
+      originRecord(pausedSeqs, "paused", "import"),
+      "a copy says whose records it holds",
+    );
     assert.deepEqual(metaOf(dir, "copy-1"), { ...metaOf(STORE, "paused"), run_id: "copy-1" });
     await resumeToAnswer(["--resume", "copy-1"], dir, [], "the renamed import");
     // '-' reads the journal from stdin.
@@ -878,7 +1020,11 @@ describe("fisk-ai session export and import", () => {
     assertOneLineError(renamedOntoExisting, 9, /session crashed already exists/, "import --name of an existing id");
     assertOneLineError(missing, 2, /no such file/, "import of a missing file");
     assertOneLineError(badName, 2, /invalid session id "\.\.\/x"/, "import --name ../x");
-    assert.deepEqual(lsRows(await fisk(["session", "ls", ...state])).map((row) => row[0]), ["crashed"], "ls shows no refused import");
+    assert.deepEqual(
+      lsRows(await fisk(["session", "ls", ...state])).map((row) => row[0]),
+      ["crashed"],
+      "ls shows no refused import",
+    );
     assert.ok(journalBytes(dir, "crashed").equals(existing), "the existing session is untouched");
     const leftovers = readdirSync(dir).filter((name) => !name.startsWith("crashed.") && name !== SUMMARY_CACHE_NAME);
     assert.deepEqual(leftovers, [], "no file of a refused import is left in the store");
@@ -910,7 +1056,10 @@ describe("fisk-ai session fork", () => {
     for (const runId of ["crashed", "branch"]) {
       const records = journalRecords(dir, runId);
       assert.deepEqual(kinds(records).slice(-2), ["assistant", "terminal"], runId);
-      assert.ok(records.every((record, index) => record.seq === index + 1), `${runId}: its own seqs, 1 to ${records.length}`);
+      assert.ok(
+        records.every((record, index) => record.seq === index + 1),
+        `${runId}: its own seqs, 1 to ${records.length}`,
+      );
     }
     const withoutOrigin = journalRecords(dir, "branch").filter((record) => record.protocol !== "io.choria.fisk-ai.v1.session.origin");
     assert.deepEqual(kinds(withoutOrigin), kinds(journalRecords(dir, "crashed")), "each journal holds the whole run");
@@ -975,7 +1124,12 @@ describe("fisk-ai run --continue and --resume without an id", () => {
     assert.match(second.stderr, /^resuming paused$/m);
     const none = await fisk(["run", "--continue", ...state]);
     assertOneLineError(none, 6, /there is no session to continue/, "--continue with every session completed");
-    assertOneLineError(await fisk(["run", "--continue", "--state-dir", join(ROOT, "empty-store")]), 6, /no session to continue/, "--continue on an empty store");
+    assertOneLineError(
+      await fisk(["run", "--continue", "--state-dir", join(ROOT, "empty-store")]),
+      6,
+      /no session to continue/,
+      "--continue on an empty store",
+    );
   });
 
   it("--resume with no id and no terminal is a usage error (2): one line pointing to session ls and --continue", async () => {
@@ -984,7 +1138,9 @@ describe("fisk-ai run --continue and --resume without an id", () => {
   });
 
   const hasScript = spawnSync("script", ["--version"]).status === 0;
-  it("--resume with no id on a terminal offers the resumable sessions, newest first, and resumes the one chosen", { skip: hasScript ? false : "util-linux script(1) is not installed" }, async () => {
+  it("--resume with no id on a terminal offers the resumable sessions, newest first, and resumes the one chosen", {
+    skip: hasScript ? false : "util-linux script(1) is not installed",
+  }, async () => {
     const dir = storeWith(["paused", "crashed", "done"]);
     ageInOrder(dir, ["paused", "crashed", "done"]);
     const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;

@@ -21,7 +21,10 @@ const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.me
 describe("help", () => {
   it("the list of commands these tests go through is the CLI's", async () => {
     const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {} };
-    assert.deepEqual((await commandWords(io)).map(({ path }) => path).filter((path) => path.length > 0), COMMANDS);
+    assert.deepEqual(
+      (await commandWords(io)).map(({ path }) => path).filter((path) => path.length > 0),
+      COMMANDS,
+    );
   });
 
   for (const command of COMMANDS) {
@@ -33,14 +36,23 @@ describe("help", () => {
       // The exit-code table is the top-level help's alone: a command's help does not repeat it.
       assert.doesNotMatch(result.stdout, /^ {2}130 /m);
       // A group lists its commands; a command names no other.
-      assert.equal(/\nCommands:\n/.test(result.stdout), command.length === 1 && !["run", "submit", "worker", "init", "completion"].includes(command[0] as string));
+      assert.equal(
+        /\nCommands:\n/.test(result.stdout),
+        command.length === 1 && !["run", "submit", "worker", "init", "completion"].includes(command[0] as string),
+      );
     });
   }
 
   it("fisk-ai help COMMAND is COMMAND --help, and a group given alone prints its help", async () => {
     for (const [asked, same] of [
-      [["help", "session"], ["session", "--help"]],
-      [["session", "help", "fork"], ["session", "fork", "--help"]],
+      [
+        ["help", "session"],
+        ["session", "--help"],
+      ],
+      [
+        ["session", "help", "fork"],
+        ["session", "fork", "--help"],
+      ],
       [["session"], ["session", "--help"]],
       [[], ["--help"]],
     ] as const) {
@@ -52,7 +64,8 @@ describe("help", () => {
 
   it("fisk-ai --help lists every command and the exit codes", async () => {
     const { stdout } = await cli(["--help"]);
-    for (const command of ["run", "submit", "worker", "queue", "session", "memory", "mcp", "init", "completion", "help"]) assert.match(stdout, new RegExp(`\n {2}${command} `), command);
+    for (const command of ["run", "submit", "worker", "queue", "session", "memory", "mcp", "init", "completion", "help"])
+      assert.match(stdout, new RegExp(`\n {2}${command} `), command);
     assert.match(stdout, /Exit codes:\n {2}0 {4}completed[^]*130 {2}interrupted/);
   });
 });
@@ -80,7 +93,10 @@ describe("a mistyped command line: one line naming the nearest valid word, exit 
     [["completion"], "Missing required argument 'SHELL'; see 'fisk-ai completion --help'"],
     [["completion", "fish"], "Command-argument value 'fish' is invalid for argument 'SHELL'. Allowed choices are bash, zsh; see 'fisk-ai completion --help'"],
     [["completion", "bash", "zsh"], "Too many arguments for 'completion'. Expected 1 argument but got 2; see 'fisk-ai completion --help'"],
-    [["session", "export", "x", "-o", "--json"], "option -o needs a value (a value that starts with '-' is written --output=-VALUE); see 'fisk-ai session --help'"],
+    [
+      ["session", "export", "x", "-o", "--json"],
+      "option -o needs a value (a value that starts with '-' is written --output=-VALUE); see 'fisk-ai session --help'",
+    ],
   ];
   for (const [args, line] of cases) {
     it(`fisk-ai ${args.join(" ")}`, async () => {
@@ -112,16 +128,53 @@ function zshCompletes(script: string, words: string[]): string[] {
 
 describe("shell completion", () => {
   const cases: [string[], string[]][] = [
-    [["fisk-ai", ""], ["run", "submit", "worker", "queue", "session", "memory", "mcp", "init", "completion", "help"]],
+    [
+      ["fisk-ai", ""],
+      ["run", "submit", "worker", "queue", "session", "memory", "mcp", "init", "completion", "help"],
+    ],
     [["fisk-ai", "se"], ["session"]],
-    [["fisk-ai", "--"], ["--version", "--help"]],
-    [["fisk-ai", "session", ""], ["ls", "show", "rm", "verify", "export", "import", "mv", "fork", "compact", "pending", "approve", "deny", "answer", "stats", "du", "prune", "rename", "search", "trace", "init-stream", "help"]],
+    [
+      ["fisk-ai", "--"],
+      ["--version", "--help"],
+    ],
+    [
+      ["fisk-ai", "session", ""],
+      [
+        "ls",
+        "show",
+        "rm",
+        "verify",
+        "export",
+        "import",
+        "mv",
+        "fork",
+        "compact",
+        "pending",
+        "approve",
+        "deny",
+        "answer",
+        "stats",
+        "du",
+        "prune",
+        "rename",
+        "search",
+        "trace",
+        "init-stream",
+        "help",
+      ],
+    ],
     [["fisk-ai", "session", "f"], ["fork"]],
     [["fisk-ai", "help", "me"], ["memory"]],
     [["fisk-ai", "memory", "s"], ["show"]],
     [["fisk-ai", "session", "show", "x", "--tr"], ["--transcript"]],
-    [["fisk-ai", "run", "--ch"], ["--checkpoint", "--chat"]],
-    [["fisk-ai", "completion", ""], ["bash", "zsh"]],
+    [
+      ["fisk-ai", "run", "--ch"],
+      ["--checkpoint", "--chat"],
+    ],
+    [
+      ["fisk-ai", "completion", ""],
+      ["bash", "zsh"],
+    ],
   ];
 
   for (const [shell, completes] of [

@@ -82,14 +82,20 @@ describe("a call refused in a run without --checkpoint (examples/approvals)", ()
     assert.equal(text.code, 0, text.stderr);
     assert.equal(text.stdout, "I did not tag the release.\n", "the script's `when: denied` matched the refusal");
     assert.match(text.stderr, /^← release refused: denied: no one could be asked to allow this call of release \(no terminal or callback\)/m);
-    assert.match(text.stderr, /^1 call refused \(release\): the run went on without it; with --checkpoint a call no one can be asked about waits for 'session approve' instead$/m);
+    assert.match(
+      text.stderr,
+      /^1 call refused \(release\): the run went on without it; with --checkpoint a call no one can be asked about waits for 'session approve' instead$/m,
+    );
     assert.equal(existsSync(join(dir, "releases.txt")), false, "the release was never tagged");
   });
 
   it("shows in stream-json as a tool_call marked refused, then its error tool_result", async () => {
     const streamed = await runCli(["run", "--config", config, "--output-format", "stream-json", "Tag release 1.4.2"], { cwd: dir, env: ENV });
     assert.equal(streamed.code, 0, streamed.stderr);
-    const events = streamed.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = streamed.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const call = events.findIndex((event) => event.type === "tool_call");
     const result = events.findIndex((event) => event.type === "tool_result");
     assert.ok(call >= 0 && call < result, `a tool_call before the tool_result: ${streamed.stdout}`);

@@ -28,7 +28,10 @@ writeFileSync(join(ROOT, "short.yaml"), `turns:\n  - tool_calls:\n      - { name
 
 function events(stdout: string): Record<string, unknown>[] {
   assert.ok(stdout.endsWith("\n"), "every event ends its line");
-  return stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  return stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe("run --output-format stream-json", () => {
@@ -36,21 +39,33 @@ describe("run --output-format stream-json", () => {
     const result = await runCli(["run", "--checkpoint", "--name", "sj1", "--output-format", "stream-json", "say hi"], { cwd: ROOT, env: ENV });
     assert.equal(result.code, 0, result.stderr);
     const all = events(result.stdout);
-    assert.deepEqual(all.map((event) => event.type), [
-      "session_started",
-      "model_call_started",
-      "text_delta",
-      "turn_end",
-      "tool_call",
-      "tool_result",
-      "model_call_started",
-      "text_delta",
-      "turn_end",
-      "terminal",
-    ]);
+    assert.deepEqual(
+      all.map((event) => event.type),
+      [
+        "session_started",
+        "model_call_started",
+        "text_delta",
+        "turn_end",
+        "tool_call",
+        "tool_result",
+        "model_call_started",
+        "text_delta",
+        "turn_end",
+        "terminal",
+      ],
+    );
     assert.deepEqual(all[0], { type: "session_started", session_id: "sj1", resumed: false, checkpointed: true });
     assert.deepEqual(all[2], { type: "text_delta", text: "Echoing." });
-    assert.deepEqual(Object.keys(all[3] as object), ["type", "iteration", "stop_reason", "text", "in_tokens", "out_tokens", "cache_read_tokens", "cache_create_tokens"]);
+    assert.deepEqual(Object.keys(all[3] as object), [
+      "type",
+      "iteration",
+      "stop_reason",
+      "text",
+      "in_tokens",
+      "out_tokens",
+      "cache_read_tokens",
+      "cache_create_tokens",
+    ]);
     assert.deepEqual([all[3]?.iteration, all[3]?.stop_reason, all[3]?.text], [0, "tool_use", "Echoing."]);
     assert.deepEqual(all[4], { type: "tool_call", id: "toolu_script_1_1", name: "echo", input: { text: "hi" } });
     assert.deepEqual(all[5], { type: "tool_result", id: "toolu_script_1_1", name: "echo", content: "hi\n", is_error: false, reused: false });

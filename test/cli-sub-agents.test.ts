@@ -34,7 +34,8 @@ function terminals(records: readonly JournalRecord[]): string[] {
 /** How often each model call (by requestKey) reached the fake. */
 function callCounts(t: Tree): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const request of t.server.requests.filter((candidate) => candidate.accepted)) counts.set(requestKey(request), (counts.get(requestKey(request)) ?? 0) + 1);
+  for (const request of t.server.requests.filter((candidate) => candidate.accepted))
+    counts.set(requestKey(request), (counts.get(requestKey(request)) ?? 0) + 1);
   return counts;
 }
 
@@ -87,7 +88,10 @@ describe("sub-agents through the CLI", () => {
       const listed = await runCli(["session", "ls", "--json"], { cwd: dir, env });
       const sessions = JSON.parse(listed.stdout) as { id?: string; session_id?: string; status: string }[];
       assert.equal(sessions.length, 3, listed.stdout);
-      assert.ok(sessions.every((session) => session.status === "completed"), listed.stdout);
+      assert.ok(
+        sessions.every((session) => session.status === "completed"),
+        listed.stdout,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -113,7 +117,11 @@ describe("sub-agents through the CLI", () => {
   const KILL_POINTS: { name: string; hold(t: Tree): void; reached(t: Tree): boolean }[] = [
     { name: "mid-tool in one researcher", hold: (t) => t.holdTool("alpha-1"), reached: (t) => t.effects().includes("alpha-1") },
     { name: "mid-model-call in one researcher", hold: (t) => t.holdCall("beta:2"), reached: (t) => t.called("beta:2") },
-    { name: "mid-tool in one researcher and mid-model-call in the other", hold: (t) => (t.holdTool("alpha-2"), t.holdCall("beta:1")), reached: (t) => t.effects().includes("alpha-2") && t.called("beta:1") },
+    {
+      name: "mid-tool in one researcher and mid-model-call in the other",
+      hold: (t) => (t.holdTool("alpha-2"), t.holdCall("beta:1")),
+      reached: (t) => t.effects().includes("alpha-2") && t.called("beta:1"),
+    },
     { name: "in the lead's last model call, both researchers done", hold: (t) => t.holdCall(`${LEAD}:1`), reached: (t) => t.called(`${LEAD}:1`) },
     { name: "as the first researcher starts", hold: (t) => t.holdCall("alpha:0"), reached: (t) => t.called("alpha:0") },
   ];
@@ -134,7 +142,8 @@ describe("sub-agents through the CLI", () => {
       assert.equal(resumed.stdout, RESEARCH_ANSWER);
       assertResearchTreeHeld(t, 1);
       // The resume made no model call a journal already held: only those that never ran, or the one in flight.
-      for (const [key, count] of callCounts(t)) assert.ok(count - (before.get(key) ?? 0) <= 1, `${key} was called again ${count - (before.get(key) ?? 0)} times by the resume`);
+      for (const [key, count] of callCounts(t))
+        assert.ok(count - (before.get(key) ?? 0) <= 1, `${key} was called again ${count - (before.get(key) ?? 0)} times by the resume`);
     });
   }
 
@@ -170,14 +179,20 @@ describe("sub-agents through the CLI", () => {
     const pending = await runCli(["session", "pending", "--state-dir", "state", "--json"], { cwd: t.dir, env: t.env });
     assert.equal(pending.code, 0, pending.stderr);
     const calls = JSON.parse(pending.stdout) as { session_id: string; tool_use_id: string; name: string; path?: string[] }[];
-    assert.deepEqual(calls.map((call) => [call.session_id, call.tool_use_id, call.name, call.path]), [[child, "toolu_publish", "publish", [LEAD, child]]]);
+    assert.deepEqual(
+      calls.map((call) => [call.session_id, call.tool_use_id, call.name, call.path]),
+      [[child, "toolu_publish", "publish", [LEAD, child]]],
+    );
     const table = await runCli(["session", "pending", "--state-dir", "state"], { cwd: t.dir, env: t.env });
     assert.match(table.stdout, new RegExp(`PATH[\\s\\S]*${LEAD} > ${child}`));
     // Resuming the root before anyone decided parks it again, and journals nothing new.
     const lengths = [LEAD, child].map((id) => journalRecords(t.journal(id)).length);
     const again = await runCli(RESUME, { cwd: t.dir, env: t.env });
     assert.equal(again.code, 10, again.stderr);
-    assert.deepEqual([LEAD, child].map((id) => journalRecords(t.journal(id)).length), lengths);
+    assert.deepEqual(
+      [LEAD, child].map((id) => journalRecords(t.journal(id)).length),
+      lengths,
+    );
     const approved = await runCli(["session", "approve", child, "toolu_publish", "--state-dir", "state"], { cwd: t.dir, env: t.env });
     assert.equal(approved.code, 0, approved.stderr);
     const resumed = await runCli(RESUME, { cwd: t.dir, env: t.env });

@@ -37,7 +37,9 @@ class Terminal extends TmuxTerminal {
 async function startViewer(name: string, runId: string, extra = ""): Promise<Terminal> {
   const terminal = new Terminal(name);
   const stty = (when: string) => `stty -g > ${join(ROOT, `${name}.${when}`)}`;
-  terminal.line(`clear; echo before-the-viewer; ${stty("before")}; node ${CLI} session show ${runId} --transcript --state-dir ${STORE} ${extra}; echo "exit=$?"; ${stty("after")}`);
+  terminal.line(
+    `clear; echo before-the-viewer; ${stty("before")}; node ${CLI} session show ${runId} --transcript --state-dir ${STORE} ${extra}; echo "exit=$?"; ${stty("after")}`,
+  );
   await terminal.waitFor((screen) => / · q quit/.test(screen), "the viewer's status bar");
   assert.equal(terminal.flag("alternate_on"), "1", "the viewer draws on the alternate screen");
   return terminal;
@@ -58,7 +60,11 @@ async function assertRestored(terminal: Terminal, code: number): Promise<string>
       return false;
     }
   }, "stty's report after the viewer");
-  assert.equal(readFileSync(join(ROOT, `${terminal.name}.after`), "utf8"), readFileSync(join(ROOT, `${terminal.name}.before`), "utf8"), "the terminal modes as before");
+  assert.equal(
+    readFileSync(join(ROOT, `${terminal.name}.after`), "utf8"),
+    readFileSync(join(ROOT, `${terminal.name}.before`), "utf8"),
+    "the terminal modes as before",
+  );
   return screen;
 }
 
@@ -173,7 +179,11 @@ describe("fisk-ai session show --transcript on a terminal", { skip: skipWithout(
     terminal.type("Enter");
     await terminal.waitFor(() => /\/needle 1 of 3 · /.test(status()), "the first of three matches");
     assert.match(terminal.screen(), /^ {2}the Needle of turn 5$/m);
-    const line = terminal.styledScreen().split("\n").find((each) => each.includes("of turn 5")) ?? "";
+    const line =
+      terminal
+        .styledScreen()
+        .split("\n")
+        .find((each) => each.includes("of turn 5")) ?? "";
     const [, before, after] = /the ((?:\u001b\[[\d;]*m)+)Needle((?:\u001b\[[\d;]*m)*) of turn 5/.exec(line) ?? [];
     assert.match(before ?? "", /\[(?:[\d;]*;)?43m/, `the term on a yellow background: ${JSON.stringify(line)}`);
     assert.notEqual(after, "", "and only the term");
@@ -217,7 +227,9 @@ describe("fisk-ai session show --transcript on a terminal", { skip: skipWithout(
     ] as const) {
       const terminal = new Terminal(name);
       terminals.push(terminal);
-      terminal.line(`clear; ${name === "no-tui-env" ? "NO_TUI=1 " : ""}node ${CLI} session show tour --transcript --state-dir ${STORE} ${extra}; echo "exit=$?"`);
+      terminal.line(
+        `clear; ${name === "no-tui-env" ? "NO_TUI=1 " : ""}node ${CLI} session show tour --transcript --state-dir ${STORE} ${extra}; echo "exit=$?"`,
+      );
       const screen = await terminal.waitFor((text) => /exit=0/.test(text), "the plain print");
       assert.match(screen, /^No: payment charges checkout\.Total, so the fix covers it too\.$/m, name);
       assert.equal(terminal.flag("alternate_on"), "0");

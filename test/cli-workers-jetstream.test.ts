@@ -35,7 +35,12 @@ let made = 0;
 /** The model's replies to "Write two notes …": a note, another, the answer, then a follow-up's answer. */
 function turn(index: number): AnthropicReply {
   const usage = { input_tokens: 10, output_tokens: 5 };
-  if (index < 2) return { content: [{ type: "tool_use", id: `toolu_${index}`, name: "note", input: { text: index === 0 ? "one" : "two" } }], stop_reason: "tool_use", usage };
+  if (index < 2)
+    return {
+      content: [{ type: "tool_use", id: `toolu_${index}`, name: "note", input: { text: index === 0 ? "one" : "two" } }],
+      stop_reason: "tool_use",
+      usage,
+    };
   return { content: [{ type: "text", text: index === 2 ? "two notes written" : "and more" }], stop_reason: "end_turn", usage };
 }
 
@@ -45,7 +50,8 @@ function asked(prompt: string): number[] {
   for (const request of model.requests) {
     if (!request.accepted) continue;
     const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-    if (messages[0]?.content !== prompt && !(Array.isArray(messages[0]?.content) && (messages[0]?.content as { text?: string }[])[0]?.text === prompt)) continue;
+    if (messages[0]?.content !== prompt && !(Array.isArray(messages[0]?.content) && (messages[0]?.content as { text?: string }[])[0]?.text === prompt))
+      continue;
     const index = messages.filter((message) => message.role === "assistant").length;
     counts[index] = (counts[index] ?? 0) + 1;
   }
@@ -111,7 +117,12 @@ async function workspace({ gateOpen = true } = {}): Promise<Workspace> {
     store,
     queue,
     openGate: () => writeFileSync(gate, ""),
-    executions: () => (existsSync(sideLog) ? readFileSync(sideLog, "utf8").split("\n").filter((line) => line !== "") : []),
+    executions: () =>
+      existsSync(sideLog)
+        ? readFileSync(sideLog, "utf8")
+            .split("\n")
+            .filter((line) => line !== "")
+        : [],
     journal: async (runId) => {
       const records: JournalRecord[] = [];
       for await (const record of store.readRecords(runId)) records.push(record);
@@ -149,10 +160,13 @@ const COMPLETED = ["meta", "assistant", "tool_result", "assistant", "tool_result
 describe("worker pool on NATS JetStream", () => {
   before(async () => {
     nats = await startNatsServer();
-    model = await startFakeAnthropic(async (request) => {
-      const messages = (request.body as { messages: { role: string }[] }).messages;
-      return turn(messages.filter((message) => message.role === "assistant").length);
-    }, { apiKey: API_KEY });
+    model = await startFakeAnthropic(
+      async (request) => {
+        const messages = (request.body as { messages: { role: string }[] }).messages;
+        return turn(messages.filter((message) => message.role === "assistant").length);
+      },
+      { apiKey: API_KEY },
+    );
     const nc = await connect({ servers: nats.url });
     jsm = await jetstreamManager(nc);
     closeJsm = () => nc.close();
@@ -220,7 +234,11 @@ describe("worker pool on NATS JetStream", () => {
     assert.equal((await holder.done).code, 0);
     const worker = ws.worker();
     await printedLine(worker, /^finished held: completed$/m);
-    assert.deepEqual(kinds(await ws.journal("held")).slice(-4), ["terminal", "user", "assistant", "terminal"], "the follow-up went on after the run it waited for");
+    assert.deepEqual(
+      kinds(await ws.journal("held")).slice(-4),
+      ["terminal", "user", "assistant", "terminal"],
+      "the follow-up went on after the run it waited for",
+    );
     assert.doesNotMatch(printed.get(worker)?.() ?? "", /took withdrawn/);
     assert.deepEqual(await ws.queued(), []);
   });
@@ -229,7 +247,10 @@ describe("worker pool on NATS JetStream", () => {
     const ws = await workspace();
     const worker = ws.worker(["--config", "confirm.yaml"]);
     assert.equal((await ws.cli(["submit", "Write two notes for asks", "--name", "asks", "--config", "confirm.yaml"])).code, 0);
-    for (const [round, expected] of [[1, ["one"]], [2, ["one", "two"]]] as const) {
+    for (const [round, expected] of [
+      [1, ["one"]],
+      [2, ["one", "two"]],
+    ] as const) {
       await waitFor(() => (printed.get(worker)?.() ?? "").split("\n").filter((line) => line.startsWith("parked asks:")).length === round, `park ${round}`);
       assert.match((await ws.cli(["queue", "ls"])).stdout, /^asks .* parked: waits for a decision/m);
       const approved = await ws.cli(["session", "approve", "asks", "--config", "confirm.yaml"]);
@@ -315,12 +336,18 @@ describe("worker pool on NATS JetStream", () => {
     await waitUntil(async () => (await ws.queued()).length === 0, "every run to end", 60_000);
     for (const runId of runs) {
       const journal = await ws.journal(runId);
-      assert.deepEqual(kinds(journal).filter((kind) => kind !== "terminal"), COMPLETED.filter((kind) => kind !== "terminal"), `${runId}: each model turn journaled once`);
+      assert.deepEqual(
+        kinds(journal).filter((kind) => kind !== "terminal"),
+        COMPLETED.filter((kind) => kind !== "terminal"),
+        `${runId}: each model turn journaled once`,
+      );
       assert.deepEqual(journal.at(-1), { ...journal.at(-1), terminal: { reason: "completed" } });
     }
     const executions = ws.executions().length;
     // A kill cuts at most one call; so may the server's restart, once for each run it cut.
-    assert.ok(executions >= runs.length * 2 && executions <= runs.length * 2 + kills + pool.length, `${executions} executions for ${runs.length * 2} calls and ${kills} kills`);
+    assert.ok(
+      executions >= runs.length * 2 && executions <= runs.length * 2 + kills + pool.length,
+      `${executions} executions for ${runs.length * 2} calls and ${kills} kills`,
+    );
   });
 });
-

@@ -53,7 +53,8 @@ describe("worker pool on files", () => {
     assert.equal(waited.stdout, "two notes written\n");
     assert.match(waited.stderr, /→ note \{"text":"one"\}\n← note: noted one\n→ note \{"text":"two"\}\n← note: noted two/);
     await waitFor(() => ws.queued().length === 0, "the queue to empty");
-    for (const runId of ["first", "second"]) assert.deepEqual(kinds(ws.journal(runId)), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"]);
+    for (const runId of ["first", "second"])
+      assert.deepEqual(kinds(ws.journal(runId)), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"]);
     await printedLine(worker, /^finished first: completed$/m);
     await printedLine(worker, /^finished second: completed$/m);
     assert.match(await stdoutOf(worker), /^took first$/m);
@@ -72,7 +73,11 @@ describe("worker pool on files", () => {
     await printedLine(second, /^finished taken: completed$/m);
     assert.deepEqual(ws.executions(), ["one", "one", "two"], "only the call whose result never reached the journal ran again");
     const journal = ws.journal("taken");
-    assert.deepEqual(kinds(journal), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"], "each model turn journaled once");
+    assert.deepEqual(
+      kinds(journal),
+      ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"],
+      "each model turn journaled once",
+    );
     assert.match(await stdoutOf(second), /^took taken\nfinished taken: completed$/m);
   });
 
@@ -88,7 +93,10 @@ describe("worker pool on files", () => {
     assert.equal(stopped.code, 0, stopped.stderr);
     assert.match(stopped.stdout, /^handed back deployed: suspended, queued for the pool$/m);
     assert.deepEqual(ws.queued(), ["deployed"], "still queued for the pool");
-    assert.deepEqual(kinds(ws.journal("deployed")).filter((kind) => kind === "terminal"), ["terminal"]);
+    assert.deepEqual(
+      kinds(ws.journal("deployed")).filter((kind) => kind === "terminal"),
+      ["terminal"],
+    );
 
     started(ws.worker());
     await waitFor(() => ws.queued().length === 0, "the next worker to finish it");
@@ -139,7 +147,10 @@ describe("worker pool on files", () => {
     writePoolConfig(ws.dir, "confirm.yaml", "You are a pool test agent.", true);
     const worker = started(ws.worker(["--config", "confirm.yaml"]));
     await runCli(["submit", "Write two notes", "--name", "asks", "--config", "confirm.yaml"], { cwd: ws.dir, env: ws.env });
-    for (const [round, expected] of [[1, ["one"]], [2, ["one", "two"]]] as const) {
+    for (const [round, expected] of [
+      [1, ["one"]],
+      [2, ["one", "two"]],
+    ] as const) {
       await waitFor(() => (printed.get(worker)?.() ?? "").split("\n").filter((line) => line.startsWith("parked asks:")).length === round, `park ${round}`);
       assert.match((await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^asks .* parked: waits for a decision/m);
       const approved = await runCli(["session", "approve", "asks"], { cwd: ws.dir, env: ws.env });
@@ -249,11 +260,18 @@ describe("worker pool on files", () => {
     await waitFor(() => ws.queued().length === 0, "every run to end", 60_000);
     for (const runId of runs) {
       const journal = ws.journal(runId);
-      assert.deepEqual(kinds(journal).filter((kind) => kind !== "terminal"), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant"], `${runId}: each model turn once`);
+      assert.deepEqual(
+        kinds(journal).filter((kind) => kind !== "terminal"),
+        ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant"],
+        `${runId}: each model turn once`,
+      );
       assert.deepEqual(journal.at(-1), { ...journal.at(-1), terminal: { reason: "completed" } });
     }
     const executions = ws.executions().length;
-    assert.ok(executions >= runs.length * 2 && executions <= runs.length * 2 + kills, `${executions} executions for ${runs.length * 2} calls and ${kills} kills`);
+    assert.ok(
+      executions >= runs.length * 2 && executions <= runs.length * 2 + kills,
+      `${executions} executions for ${runs.length * 2} calls and ${kills} kills`,
+    );
     for (const worker of pool) worker.child.kill("SIGTERM");
   });
 });

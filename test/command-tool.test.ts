@@ -37,7 +37,6 @@ function tool(command: string[], overrides: Partial<CommandToolDefinition> = {})
 
 const context = { signal: new AbortController().signal };
 
-
 describe("command tools", () => {
   it("replaces {field} with the input's string value, and other values with their JSON", () => {
     assert.deepEqual(expandArgv(["echo", "{text}", "n={count}", "{obj}"], { text: "hi there", count: 3, obj: { a: 1 } }), [

@@ -40,7 +40,10 @@ describe("agent.yaml: compaction", () => {
 
   it("needs window for a model whose window is not known, and refuses wrong values with the field named", () => {
     for (const [yaml, message] of [
-      ["model: my-model\ncompaction: { keep_recent: 2 }\n", /compaction\.window: the context window of model my-model is not known to fisk-ai: give it in tokens \(window: 128000\), or turn compaction off \(auto: false\)$/],
+      [
+        "model: my-model\ncompaction: { keep_recent: 2 }\n",
+        /compaction\.window: the context window of model my-model is not known to fisk-ai: give it in tokens \(window: 128000\), or turn compaction off \(auto: false\)$/,
+      ],
       ["compaction: { threshold: 1.5 }\n", /compaction\.threshold: expected a share of the window above 0 and at most 1, such as 0\.8$/],
       ["compaction: { keep_recent: 0 }\n", /compaction\.keep_recent: expected a whole number of messages, at least 1$/],
       ["compaction: { window: -5 }\n", /compaction\.window: expected the model's context window in tokens$/],

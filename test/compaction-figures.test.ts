@@ -24,9 +24,18 @@ describe("compaction: the scripted chat's figures", () => {
     assert.equal(figures.outcome.counters.compactionCalls, figures.compactions.length);
     assert.ok(figures.compactions.length >= 3, `${figures.compactions.length} compactions`);
     for (const compaction of figures.compactions) {
-      assert.ok(compaction.recordBytes <= compaction.summaryBytes + 1024, `compaction at seq ${compaction.seq}: ${compaction.recordBytes} bytes for a ${compaction.summaryBytes}-byte summary`);
-      assert.ok(compaction.recordBytes < compaction.replacedBytes / 10, `compaction at seq ${compaction.seq}: ${compaction.recordBytes} of ${compaction.replacedBytes} bytes`);
-      assert.ok(compaction.tokensAfter < compaction.tokensBefore, `compaction at seq ${compaction.seq}: ${compaction.tokensAfter} < ${compaction.tokensBefore}`);
+      assert.ok(
+        compaction.recordBytes <= compaction.summaryBytes + 1024,
+        `compaction at seq ${compaction.seq}: ${compaction.recordBytes} bytes for a ${compaction.summaryBytes}-byte summary`,
+      );
+      assert.ok(
+        compaction.recordBytes < compaction.replacedBytes / 10,
+        `compaction at seq ${compaction.seq}: ${compaction.recordBytes} of ${compaction.replacedBytes} bytes`,
+      );
+      assert.ok(
+        compaction.tokensAfter < compaction.tokensBefore,
+        `compaction at seq ${compaction.seq}: ${compaction.tokensAfter} < ${compaction.tokensBefore}`,
+      );
     }
     // Nothing else was added for them: every record but the compactions is a turn, a result, a prompt or the end.
     const state = fold(figures.records);

@@ -70,7 +70,10 @@ describe("compaction: auto, before a model call", () => {
     for (const request of server.requests) assert.ok(request.accepted, `refused: ${request.rejection}`);
     const state = await store.load(outcome.runId);
     assert.ok(state.compactions.length >= 3, `${state.compactions.length} compactions`);
-    assert.deepEqual(state.compactions.map((entry) => entry.seq), compacted);
+    assert.deepEqual(
+      state.compactions.map((entry) => entry.seq),
+      compacted,
+    );
     for (const { compaction } of state.compactions) {
       assert.equal(compaction.trigger, "auto");
       assert.ok(compaction.tokens_after < compaction.tokens_before, `${compaction.tokens_after} < ${compaction.tokens_before}`);
@@ -87,7 +90,14 @@ describe("compaction: auto, before a model call", () => {
   it("counts the summarizing calls against the token budget", async (t) => {
     const chat = growingChat({ toolCalls: 12 });
     const server = await fake(t, chat, 6000);
-    const outcome = await runAgent({ provider: provider(server), model: MODEL, prompt: "read", tools: [fetchTool(4000)], compaction: { window: 6000 }, budget: { maxTokens: 30_000 } });
+    const outcome = await runAgent({
+      provider: provider(server),
+      model: MODEL,
+      prompt: "read",
+      tools: [fetchTool(4000)],
+      compaction: { window: 6000 },
+      budget: { maxTokens: 30_000 },
+    });
     assert.equal(outcome.reason, "budget");
     const { counters } = outcome;
     const spent = counters.inTokens + counters.outTokens + counters.compactionInTokens + counters.compactionOutTokens;
@@ -123,7 +133,13 @@ describe("compaction: overflow, when the API refuses a request as too long", () 
   it("with auto: false it stays off: the refusal ends the run, and nothing is summarized", async (t) => {
     const chat = growingChat({ toolCalls: 12 });
     const server = await fake(t, chat, 6000);
-    const outcome = await runAgent({ provider: provider(server), model: MODEL, prompt: "read", tools: [fetchTool(4000)], compaction: { auto: false, window: 6000 } });
+    const outcome = await runAgent({
+      provider: provider(server),
+      model: MODEL,
+      prompt: "read",
+      tools: [fetchTool(4000)],
+      compaction: { auto: false, window: 6000 },
+    });
     assert.equal(outcome.reason, "error");
     assert.match(outcome.message ?? "", /prompt is too long: \d+ tokens > 6000 maximum/);
     assert.equal(chat.summaries, 0);
@@ -171,7 +187,10 @@ describe("compaction: when the kept messages alone are too long", () => {
     const events: AgentEvents = { compactionRefused: (error) => refusals.push(error) };
     const outcome = await runAgent({ provider: provider(server), model: MODEL, prompt: "p".repeat(30_000), compaction: { window: 6000 }, events });
     assert.equal(outcome.reason, "error");
-    assert.match(outcome.message ?? "", /^compaction failed: session \S+ cannot be compacted further: .* over the model's window of 6000; the largest part is the message of record seq 1 /);
+    assert.match(
+      outcome.message ?? "",
+      /^compaction failed: session \S+ cannot be compacted further: .* over the model's window of 6000; the largest part is the message of record seq 1 /,
+    );
     assert.equal(refusals[0]?.refusal, "too-large");
     assert.equal(server.requests.length, 0);
   });
@@ -205,7 +224,10 @@ describe("compaction: by hand, and undone", () => {
     const messages = (sent[0]?.body as { messages: SentMessage[] }).messages;
     assert.equal(messages.length, history.length, "every message, none summarized");
     assert.deepEqual(messages[0]?.content, [{ type: "text", text: "read it all" }]);
-    await assert.rejects(undoCompaction({ store, session: first.runId }), (error: unknown) => error instanceof CompactionError && error.refusal === "nothing-to-undo");
+    await assert.rejects(
+      undoCompaction({ store, session: first.runId }),
+      (error: unknown) => error instanceof CompactionError && error.refusal === "nothing-to-undo",
+    );
   });
 
   it("refuses to compact a session with nothing to cut, or on another provider, and journals nothing", async (t) => {
@@ -236,7 +258,10 @@ describe("compaction: by hand, and undone", () => {
     await journal.close();
     await assert.rejects(
       compactSession({ store, session: "mid-batch", provider: provider(server), model: MODEL }),
-      (error: unknown) => error instanceof CompactionError && error.refusal === "at-rest" && /has a batch of tool calls waiting for results \(seq 2\): resume it/.test(error.message),
+      (error: unknown) =>
+        error instanceof CompactionError &&
+        error.refusal === "at-rest" &&
+        /has a batch of tool calls waiting for results \(seq 2\): resume it/.test(error.message),
     );
     assert.equal((await store.load("mid-batch")).lastSeq, 2);
     assert.equal(server.requests.length, 0);
@@ -245,7 +270,10 @@ describe("compaction: by hand, and undone", () => {
   it("does not journal a summary no shorter than what it replaces", async (t) => {
     const chat = growingChat({ toolCalls: 100 });
     const server = await startFakeAnthropic(
-      (request) => (isSummarizing(request) ? { content: [{ type: "text", text: "s".repeat(20_000) }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 5000 } } : chat.respond(request)),
+      (request) =>
+        isSummarizing(request)
+          ? { content: [{ type: "text", text: "s".repeat(20_000) }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 5000 } }
+          : chat.respond(request),
       { apiKey: KEY },
     );
     t.after(() => server.close());
@@ -262,10 +290,13 @@ describe("compaction: by hand, and undone", () => {
 
   it("ends the run when the summarizing call fails, journaling no compaction", async (t) => {
     const chat = growingChat({ toolCalls: 12 });
-    const server = await startFakeAnthropic((request) => (isSummarizing(request) ? { status: 400, message: "summaries are off today" } : chat.respond(request)), {
-      apiKey: KEY,
-      contextWindow: 6000,
-    });
+    const server = await startFakeAnthropic(
+      (request) => (isSummarizing(request) ? { status: 400, message: "summaries are off today" } : chat.respond(request)),
+      {
+        apiKey: KEY,
+        contextWindow: 6000,
+      },
+    );
     t.after(() => server.close());
     const store = new MemoryStore();
     const outcome = await runAgent({ provider: provider(server), model: MODEL, prompt: "read", tools: [fetchTool(4000)], store, compaction: { window: 6000 } });
@@ -278,7 +309,8 @@ describe("compaction: by hand, and undone", () => {
   it("runAgent needs a window for a model whose window is not known, when compaction is given", async () => {
     await assert.rejects(
       runAgent({ provider: new AnthropicProvider({ apiKey: KEY }), model: MODEL, prompt: "x", compaction: { auto: true } }),
-      (error: unknown) => error instanceof ConfigError && /^compaction\.window: the context window of model claude-test-window is not known/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigError && /^compaction\.window: the context window of model claude-test-window is not known/.test(error.message),
     );
   });
 });
@@ -294,7 +326,9 @@ describe("compaction: the providers tell a refusal as too long from another 400"
     const tooLong = await anthropic.complete(request(long), new AbortController().signal).catch((error: unknown) => error);
     assert.ok(tooLong instanceof ModelCallError && tooLong.tooLong && tooLong.status === 400 && !tooLong.retryable, String(tooLong));
     assert.match(tooLong.message, /prompt is too long: \d+ tokens > 100 maximum/);
-    const other = await anthropic.complete(request([{ role: "user", content: [{ type: "text", text: "hi" }] }]), new AbortController().signal).catch((error: unknown) => error);
+    const other = await anthropic
+      .complete(request([{ role: "user", content: [{ type: "text", text: "hi" }] }]), new AbortController().signal)
+      .catch((error: unknown) => error);
     assert.ok(other instanceof ModelCallError && !other.tooLong && other.status === 400);
   });
 
@@ -305,7 +339,9 @@ describe("compaction: the providers tell a refusal as too long from another 400"
     const tooLong = await openai.complete(request(long), new AbortController().signal).catch((error: unknown) => error);
     assert.ok(tooLong instanceof ModelCallError && tooLong.tooLong && tooLong.status === 400, String(tooLong));
     assert.match(tooLong.message, /context_length_exceeded: This model's maximum context length is 100 tokens/);
-    const other = await openai.complete(request([{ role: "user", content: [{ type: "text", text: "hi" }] }]), new AbortController().signal).catch((error: unknown) => error);
+    const other = await openai
+      .complete(request([{ role: "user", content: [{ type: "text", text: "hi" }] }]), new AbortController().signal)
+      .catch((error: unknown) => error);
     assert.ok(other instanceof ModelCallError && !other.tooLong && other.status === 400);
   });
 });

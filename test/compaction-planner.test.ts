@@ -93,9 +93,16 @@ describe("compaction planner: trims", () => {
     const { trims, saved } = chooseTrims(state, 100);
     assert.deepEqual(trims, [{ tool_use_id: "toolu_1", kept_chars: 1000, cut_chars: 4000 }]);
     assert.ok(saved >= 900 && saved <= 1000, `saved ${saved}`);
-    assert.deepEqual(chooseTrims(state, 5000).trims.map((trim) => trim.tool_use_id), ["toolu_1", "toolu_3"]);
+    assert.deepEqual(
+      chooseTrims(state, 5000).trims.map((trim) => trim.tool_use_id),
+      ["toolu_1", "toolu_3"],
+    );
     const trimmed = fold(journalOf("r", ...big, compactionEntry(1, 0, { summary: "", trimmed: trims })));
-    assert.deepEqual(chooseTrims(trimmed, 5000).trims.map((trim) => trim.tool_use_id), ["toolu_3"], "an already trimmed result is left alone");
+    assert.deepEqual(
+      chooseTrims(trimmed, 5000).trims.map((trim) => trim.tool_use_id),
+      ["toolu_3"],
+      "an already trimmed result is left alone",
+    );
   });
 });
 

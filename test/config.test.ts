@@ -115,10 +115,23 @@ session: { backend: file, state_dir: ./runs }
 `);
     const [fs, web] = loadAgentConfig(path).mcpServers;
     assert.deepEqual(fs, {
-      name: "fs", command: "npx", args: ["-y", "server"], env: ["GH_TOKEN"], cwd: join(scratch, "work"),
-      confirm: ["write_file"], on_crash: { write_file: "never" }, timeout: 30_000,
+      name: "fs",
+      command: "npx",
+      args: ["-y", "server"],
+      env: ["GH_TOKEN"],
+      cwd: join(scratch, "work"),
+      confirm: ["write_file"],
+      on_crash: { write_file: "never" },
+      timeout: 30_000,
     });
-    assert.deepEqual(web, { name: "web", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer ${T}" }, confirm: true, on_crash: "ask", timeout: 5000 });
+    assert.deepEqual(web, {
+      name: "web",
+      url: "http://127.0.0.1:9/mcp",
+      headers: { Authorization: "Bearer ${T}" },
+      confirm: true,
+      on_crash: "ask",
+      timeout: 5000,
+    });
     assert.deepEqual(loadAgentConfig(undefined).mcpServers, []);
     assertConfigError("mcp_servers: [{ name: x }]\n", /mcp_servers\[0\]: give either command: \(a server started over stdio\) or url:/);
     assertConfigError("mcp_servers: [{ name: x, command: a, url: 'http://h/' }]\n", /mcp_servers\[0\]: give either command:/);
@@ -142,7 +155,10 @@ session: { backend: file, state_dir: ./runs }
   it("journals new sessions in record version 2 unless session.record_version says 3, and names the versions there are", () => {
     assert.equal(loadAgentConfig(configFile("model: a\n")).recordVersion, 2);
     assert.equal(loadAgentConfig(configFile("session: { record_version: 3 }\n")).recordVersion, 3);
-    assertConfigError("session: { record_version: 4 }\n", /: session\.record_version: expected 2 \(the default\) or 3 \(the Go implementation's current journal format\)$/);
+    assertConfigError(
+      "session: { record_version: 4 }\n",
+      /: session\.record_version: expected 2 \(the default\) or 3 \(the Go implementation's current journal format\)$/,
+    );
   });
 
   it("reports YAML that does not parse with its line, and a file that is not a mapping", () => {

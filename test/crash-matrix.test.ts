@@ -12,11 +12,15 @@ it(`every run killed at random (${KILLS} kills) resumes to the uninterrupted ans
   const seed = Number(process.env.FISK_AI_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
   t.diagnostic(`seed ${seed} (FISK_AI_CRASH_SEED=${seed} reproduces it)`);
   const report = await runCrashMatrix({ seed, kills: KILLS });
-  const failures = report.trials.flatMap((trial) => trial.failures.map((failure) => `trial ${trial.trial} (${trial.parallel ? "parallel" : "sequential"}, ${trial.kills} kills): ${failure}`));
+  const failures = report.trials.flatMap((trial) =>
+    trial.failures.map((failure) => `trial ${trial.trial} (${trial.parallel ? "parallel" : "sequential"}, ${trial.kills} kills): ${failure}`),
+  );
   assert.deepEqual(failures, [], `seed ${seed}`);
   assert.deepEqual(report.rejectedRequests, [], `seed ${seed}: every request the CLI sent was one the API accepts`);
   assert.ok(report.kills >= KILLS, `seed ${seed}: ${report.kills} kills landed`);
   const landed = new Set(report.trials.flatMap((trial) => trial.killedAfter));
   assert.equal(report.uninterrupted.answer, "Final answer: noted, sent, noted.\n");
-  t.diagnostic(`uninterrupted run: created at ${Math.round(report.uninterrupted.createdMs)} ms, done at ${Math.round(report.uninterrupted.ms)} ms; ${report.trials.length} trials, ${report.kills} kills, landing after: ${[...landed].sort().join(", ")}`);
+  t.diagnostic(
+    `uninterrupted run: created at ${Math.round(report.uninterrupted.createdMs)} ms, done at ${Math.round(report.uninterrupted.ms)} ms; ${report.trials.length} trials, ${report.kills} kills, landing after: ${[...landed].sort().join(", ")}`,
+  );
 });

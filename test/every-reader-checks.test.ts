@@ -45,10 +45,18 @@ describe("every reader of a whole session checks the fold's rules", () => {
       const { records } = decodeJournalOrNone(text);
       if (records === undefined) continue;
       // A repeated seq is named by the seq it repeats, on the line it is repeated on.
-      assert.throws(() => fold(records), (error: unknown) => isRunStateError(error), `${name}: fold`);
+      assert.throws(
+        () => fold(records),
+        (error: unknown) => isRunStateError(error),
+        `${name}: fold`,
+      );
       // readRecords refuses a line whose seq is not its number before the tally sees it: only then is a seq its line.
       const numbered = records.every((record, index) => record.seq === index + 1);
-      await assert.rejects(tallyRecords(name, toAsync(records)), (error: unknown) => isRunStateError(error) && (!numbered || error.line === line), `${name}: tally`);
+      await assert.rejects(
+        tallyRecords(name, toAsync(records)),
+        (error: unknown) => isRunStateError(error) && (!numbered || error.line === line),
+        `${name}: tally`,
+      );
     }
   });
 

@@ -20,7 +20,11 @@ function home(t: TestContext): { dir: string; env: NodeJS.ProcessEnv } {
 describe("the notes chat of the README", () => {
   it("answers a follow-up at the prompt and one-shot follow-ups after it", async (t) => {
     const { dir, env } = home(t);
-    const chat = await runCli(["run", "--config", NOTES, "--chat", "--checkpoint", "--name", "notes", "Remember to buy milk"], { cwd: dir, env, stdin: "What does it say now?\n" });
+    const chat = await runCli(["run", "--config", NOTES, "--chat", "--checkpoint", "--name", "notes", "Remember to buy milk"], {
+      cwd: dir,
+      env,
+      stdin: "What does it say now?\n",
+    });
     assert.equal(chat.code, 0, chat.stderr);
     assert.equal(chat.stdout, "Noted. Your notes file says: buy milk.\nThe notes file says: buy milk.\n");
     for (const prompt of ["Summarize it in one line", "And once more?"]) {
@@ -32,7 +36,11 @@ describe("the notes chat of the README", () => {
 
   it("goes on with the script's next turn after /compact", async (t) => {
     const { dir, env } = home(t);
-    const chat = await runCli(["run", "--config", NOTES, "--chat", "--checkpoint", "--name", "notes", "Remember to buy milk"], { cwd: dir, env, stdin: "/compact\nWhat does it say now?\n" });
+    const chat = await runCli(["run", "--config", NOTES, "--chat", "--checkpoint", "--name", "notes", "Remember to buy milk"], {
+      cwd: dir,
+      env,
+      stdin: "/compact\nWhat does it say now?\n",
+    });
     assert.equal(chat.code, 0, chat.stderr);
     assert.equal(chat.stdout, "Noted. Your notes file says: buy milk.\nThe notes file says: buy milk.\n");
   });
@@ -55,7 +63,10 @@ describe("the library examples, offline", () => {
     const block = /```ts\n([^`]*)```/.exec(readme)?.[1] ?? "";
     assert.match(block, /loadAgent\("agent\.yaml"\)/, block);
     const script = join(dir, "example.mjs");
-    writeFileSync(script, block.replace('from "fisk-ai"', `from ${JSON.stringify(join(REPO, "dist/index.js"))}`).replace('"agent.yaml"', JSON.stringify(NOTES)));
+    writeFileSync(
+      script,
+      block.replace('from "fisk-ai"', `from ${JSON.stringify(join(REPO, "dist/index.js"))}`).replace('"agent.yaml"', JSON.stringify(NOTES)),
+    );
     const result = await startScript(script, [], { cwd: dir, env }).done;
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "Noted. Your notes file says: buy milk.\n");

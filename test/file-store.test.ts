@@ -220,15 +220,16 @@ describe("file backend", () => {
         synced.push(fs.bytesWritten);
       };
       const resolvedAt: number[] = [];
-      const appends = ids.map((id, index) =>
-        journal.append(3 + index, toolResultEntry(id)).then(() => resolvedAt.push(synced.length)),
-      );
+      const appends = ids.map((id, index) => journal.append(3 + index, toolResultEntry(id)).then(() => resolvedAt.push(synced.length)));
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.deepEqual(resolvedAt, [], "nothing resolves while its fsync is held");
       release();
       await Promise.all(appends);
       assert.ok(fsyncs(fs) <= 2, `expected at most 2 fsyncs, got ${fsyncs(fs)}`);
-      assert.ok(resolvedAt.every((count) => count >= 1), "every append resolved after an fsync");
+      assert.ok(
+        resolvedAt.every((count) => count >= 1),
+        "every append resolved after an fsync",
+      );
       assert.equal(synced.at(-1), fs.bytesWritten, "the last fsync covered every byte written");
       await journal.close();
     });
@@ -253,7 +254,10 @@ describe("file backend", () => {
       const journal = await store.create("short-2", metaPayload("short-2"));
       await journal.append(2, assistantEntry(0, "x".repeat(500)));
       await journal.close();
-      assert.deepEqual(journalLines(dir, "short-1"), completedRun("short-1").map((record) => JSON.stringify(record)));
+      assert.deepEqual(
+        journalLines(dir, "short-1"),
+        completedRun("short-1").map((record) => JSON.stringify(record)),
+      );
       assert.equal((await new FileStore({ dir }).load("short-2")).lastSeq, 2);
     });
 
@@ -310,7 +314,11 @@ describe("file backend", () => {
         assert.deepEqual(Buffer.concat(pieces.get(runId) ?? []), file, runId);
         return file.length;
       });
-      assert.equal(fs.bytesRead, sizes.reduce((sum, size) => sum + size, 0), "every byte read once");
+      assert.equal(
+        fs.bytesRead,
+        sizes.reduce((sum, size) => sum + size, 0),
+        "every byte read once",
+      );
       assert.ok((pieces.get("big-1")?.length ?? 0) >= 3, `big-1 in ${pieces.get("big-1")?.length} pieces`);
       assert.equal(pieces.get("small")?.length, 1);
       // The piece holding the long record is the record and what fits around it, never the whole 20 MB journal.
@@ -356,7 +364,10 @@ describe("file backend", () => {
       const dir = freshDir();
       await writeRun(new FileStore({ dir }), "shrunk", 1);
       // The size seen first is larger than what the reads then find, as when a resume cuts a torn tail meanwhile.
-      const shrinking: FileSystem = { ...nodeFileSystem, fstat: async (fd) => ({ ...(await nodeFileSystem.fstat(fd)), size: (await nodeFileSystem.fstat(fd)).size + 50 }) };
+      const shrinking: FileSystem = {
+        ...nodeFileSystem,
+        fstat: async (fd) => ({ ...(await nodeFileSystem.fstat(fd)), size: (await nodeFileSystem.fstat(fd)).size + 50 }),
+      };
       assert.equal((await fileStoreWithSeams({ dir, fileSystem: shrinking }).load("shrunk")).lastSeq, 4);
     });
 
@@ -447,7 +458,11 @@ describe("file backend", () => {
         while (!reached) await new Promise((resolve) => setTimeout(resolve, 1));
         const loserFs = countingFileSystem();
         let settled = false;
-        const losing = rejectsWith(fileStoreWithSeams({ dir, fileSystem: loserFs }).open("racing"), "ERR_LOCKED", new RegExp(`racing is in use by pid ${process.pid} on ${hostname()} \\(started `));
+        const losing = rejectsWith(
+          fileStoreWithSeams({ dir, fileSystem: loserFs }).open("racing"),
+          "ERR_LOCKED",
+          new RegExp(`racing is in use by pid ${process.pid} on ${hostname()} \\(started `),
+        );
         void losing.finally(() => (settled = true)).catch(() => undefined);
         // Let the loser find the lock held and the note not yet the holder's, more than once.
         while ((loserFs.calls.lockExclusive ?? 0) < 3 && !settled) await new Promise((resolve) => setTimeout(resolve, 1));
@@ -480,7 +495,11 @@ describe("file backend", () => {
         sync: { ...nodeFileSystem.sync, lstat: (path) => (looked.push(path), nodeFileSystem.sync.lstat(path)) },
       };
       for (let round = 0; round < 2; round++) await fileStoreWithSeams({ dir, fileSystem: fs }).list();
-      assert.deepEqual(looked.filter((path) => path.endsWith(".lock")), [], "no lock file was looked at, with or without the cache");
+      assert.deepEqual(
+        looked.filter((path) => path.endsWith(".lock")),
+        [],
+        "no lock file was looked at, with or without the cache",
+      );
       const reopened = await new FileStore({ dir }).open("held-2");
       assert.equal((await new FileStore({ dir }).list())[0]?.status, "running", "a lock file again while held");
       await reopened.close();
@@ -634,7 +653,9 @@ describe("file backend", () => {
       }
 
       const statuses = async (dir: string, fs?: FileSystem) =>
-        Object.fromEntries((await fileStoreWithSeams({ dir, fileSystem: fs }).list()).map((summary) => [summary.runId, `${summary.status}@${summary.lastSeq}`]));
+        Object.fromEntries(
+          (await fileStoreWithSeams({ dir, fileSystem: fs }).list()).map((summary) => [summary.runId, `${summary.status}@${summary.lastSeq}`]),
+        );
 
       it("gives from the cache exactly the summaries the journals give, holding a shared fingerprint once", async () => {
         const dir = await cachedDir();
@@ -662,8 +683,13 @@ describe("file backend", () => {
         const lockPath = join(dir, "c-2.lock");
         // The note of a process that is gone: this host, a pid no process can have.
         writeFileSync(lockPath, JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started: "2026-12-01T00:00:00.000Z" }));
-        const calls = (fs: ReturnType<typeof countingFileSystem>) =>
-          [fs.calls["sync.open"], fs.calls["sync.read"], fs.calls["sync.close"], fs.calls["sync.lstat"], fs.calls["sync.fstat"]];
+        const calls = (fs: ReturnType<typeof countingFileSystem>) => [
+          fs.calls["sync.open"],
+          fs.calls["sync.read"],
+          fs.calls["sync.close"],
+          fs.calls["sync.lstat"],
+          fs.calls["sync.fstat"],
+        ];
         const first = countingFileSystem();
         assert.deepEqual(await statuses(dir, first), { "c-1": "open@7", "c-2": "open@7", "c-3": "open@7" });
         assert.deepEqual(calls(first), [2, 2, 2, 4, 1], "the cache and the lock file opened, read and closed once each; a stat a journal and one of the lock");
@@ -727,7 +753,11 @@ describe("file backend", () => {
           assert.equal(fs.calls.rename, 1, `the cache is written again after ${damage.toString()}`);
           assert.ok(lstatSync(join(dir, CACHE)).isFile());
         }
-        assert.equal(readFileSync(join(dir, "c-1.json"), "utf8").split("\n")[0]?.includes('"run_id":"c-1"'), true, "a symlinked cache wrote nothing through it");
+        assert.equal(
+          readFileSync(join(dir, "c-1.json"), "utf8").split("\n")[0]?.includes('"run_id":"c-1"'),
+          true,
+          "a symlinked cache wrote nothing through it",
+        );
       });
 
       it("keeps no holder: a run is running while held and not once its writer is gone, journal unchanged", async () => {
@@ -768,6 +798,9 @@ describe("file backend", () => {
     const journal = await store.create("fold-1", metaPayload("fold-1"));
     for (const { seq, ...entry } of completedRun("fold-1").slice(1)) await journal.append(seq, entry);
     await journal.close();
-    assert.deepEqual(journalLines(dir, "fold-1"), completedRun("fold-1").map((record) => JSON.stringify(record)));
+    assert.deepEqual(
+      journalLines(dir, "fold-1"),
+      completedRun("fold-1").map((record) => JSON.stringify(record)),
+    );
   });
 });

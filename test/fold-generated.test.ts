@@ -26,8 +26,7 @@ function toolResultsOf(message: Message): ToolResultBlock[] {
   return message.content.filter((block): block is ToolResultBlock => block.type === "tool_result");
 }
 
-const sortedIds = (blocks: readonly { id?: string; tool_use_id?: string }[]) =>
-  blocks.map((block) => block.id ?? block.tool_use_id).sort();
+const sortedIds = (blocks: readonly { id?: string; tool_use_id?: string }[]) => blocks.map((block) => block.id ?? block.tool_use_id).sort();
 
 /** Runs a check and, if it fails, prefixes the failure with what reproduces it. */
 function withContext<T>(context: () => string, check: () => T): T {
@@ -116,10 +115,7 @@ function expectedStateOf(prefix: readonly JournalRecord[]) {
     // except the pending turn and the results gathered for it so far.
     committedTurns: assistants.filter((record) => record.seq !== pending?.seq).map((record) => record.assistant.message),
     committedResults: results.filter((record) => pending === undefined || record.seq < pending.seq).map((record) => record.tool_result.result),
-    typedUserBlocks: [
-      { type: "text", text: meta.prompt },
-      ...prefix.flatMap((record) => (isKind(record, "user") ? record.user.message.content : [])),
-    ],
+    typedUserBlocks: [{ type: "text", text: meta.prompt }, ...prefix.flatMap((record) => (isKind(record, "user") ? record.user.message.content : []))],
     toolUseIds: assistants.flatMap((record) => toolUsesOf(record.assistant.message).map((use) => use.id)),
   };
 }
@@ -230,22 +226,23 @@ test("fold of every prefix of simulated runs is a resumable state that matches t
     );
   }
   // A handful of runs (while debugging one seed) need not reach every situation.
-  if (RUNS >= 100) coverage.assertAll([
-    "interactive",
-    "ends on terminal completed",
-    "ends on terminal suspended",
-    "ends on terminal error",
-    "ends on terminal budget",
-    "ends on terminal max_iterations",
-    "pending batch",
-    "pending with some results",
-    "pending after budget",
-    "reopened after a terminal",
-    "follow-up joined to tool results",
-    "follow-up joined to the prompt",
-    "remote tool call",
-    "cache tokens absent",
-  ]);
+  if (RUNS >= 100)
+    coverage.assertAll([
+      "interactive",
+      "ends on terminal completed",
+      "ends on terminal suspended",
+      "ends on terminal error",
+      "ends on terminal budget",
+      "ends on terminal max_iterations",
+      "pending batch",
+      "pending with some results",
+      "pending after budget",
+      "reopened after a terminal",
+      "follow-up joined to tool results",
+      "follow-up joined to the prompt",
+      "remote tool call",
+      "cache tokens absent",
+    ]);
   t.diagnostic(`${RUNS} runs, ${prefixes} prefixes folded in ${Math.round(performance.now() - started)} ms`);
   t.diagnostic(`coverage: ${coverage}`);
 });
@@ -269,8 +266,7 @@ interface Corruption {
   apply(records: LooseRecord[], rng: Rng): Omit<Corrupted, "records"> | undefined;
 }
 
-const indexesOfKind = (records: readonly LooseRecord[], kind: RecordKind) =>
-  records.flatMap((record, i) => (record.protocol === PROTOCOLS[kind] ? [i] : []));
+const indexesOfKind = (records: readonly LooseRecord[], kind: RecordKind) => records.flatMap((record, i) => (record.protocol === PROTOCOLS[kind] ? [i] : []));
 
 /** Inserts a record at `index` and renumbers what follows, keeping seqs consecutive. */
 function insertAt(records: LooseRecord[], index: number, record: LooseRecord): void {

@@ -30,7 +30,15 @@ function rejects(entries: RecordEntry[], seq: number, message: RegExp): void {
 const texts = (messages: readonly Message[]): string[] =>
   messages.map((message) =>
     message.content
-      .map((block) => (block.type === "text" ? block.text : block.type === "tool_result" ? `result:${String(block.content)}` : block.type === "tool_use" ? `use:${block.id}` : block.type))
+      .map((block) =>
+        block.type === "text"
+          ? block.text
+          : block.type === "tool_result"
+            ? `result:${String(block.content)}`
+            : block.type === "tool_use"
+              ? `use:${block.id}`
+              : block.type,
+      )
       .join("|"),
   );
 
@@ -85,10 +93,7 @@ describe("fold: compaction", () => {
   it("trims a kept result to a marker saying how much was cut, in the view only", () => {
     const trimmed = [{ tool_use_id: "toolu_2", kept_chars: 10, cut_chars: 30 }];
     const state = fold(journalOf("r", ...conversation, compactionEntry(1, 4, { trimmed })));
-    assert.equal(
-      texts(state.messages)[2],
-      `result:${"y".repeat(10)}\n[fisk-ai cut 30 of 40 characters of this result to fit the model's context window]`,
-    );
+    assert.equal(texts(state.messages)[2], `result:${"y".repeat(10)}\n[fisk-ai cut 30 of 40 characters of this result to fit the model's context window]`);
     assert.equal(texts(state.history)[6], `result:${"y".repeat(40)}`);
   });
 
@@ -112,7 +117,10 @@ describe("fold: compaction", () => {
   it("leaves the state as it was when a compaction or an undo does not fold", () => {
     const state = fold(journalOf("r", ...conversation, compactionEntry(1, 3)));
     const before = { messages: state.messages, compactions: state.compactions.length };
-    assert.throws(() => foldStep(state, { seq: 9, ...compactionEntry(4, 5, { trimmed: [{ tool_use_id: "toolu_9", kept_chars: 1, cut_chars: 1 }] }) } as JournalRecord), /no kept message holds/);
+    assert.throws(
+      () => foldStep(state, { seq: 9, ...compactionEntry(4, 5, { trimmed: [{ tool_use_id: "toolu_9", kept_chars: 1, cut_chars: 1 }] }) } as JournalRecord),
+      /no kept message holds/,
+    );
     assert.deepEqual({ messages: state.messages, compactions: state.compactions.length }, before);
     // The compaction at seq 8 is still the latest in effect: a later one starts after it.
     foldStep(state, { seq: 9, ...compactionEntry(4, 5) } as JournalRecord);
@@ -120,19 +128,30 @@ describe("fold: compaction", () => {
   });
 
   describe("refuses", () => {
-    it("a cut that separates tool calls from their results", () => rejects([...conversation, compactionEntry(1, 2)], 8, /separates tool calls from their results/));
+    it("a cut that separates tool calls from their results", () =>
+      rejects([...conversation, compactionEntry(1, 2)], 8, /separates tool calls from their results/));
     it("a cut that keeps no message", () => rejects([...conversation, compactionEntry(1, 7)], 8, /keeps no message/));
     it("a cut at a record that ends no message", () =>
-      rejects([assistantEntry(0, "a", ["t1", "t2"]), toolResultEntry("t1"), toolResultEntry("t2"), assistantEntry(1, "b"), userEntry("c"), compactionEntry(1, 3)], 7, /does not end a message/));
-    it("a cut inside a pending batch", () => rejects([assistantEntry(0, "a", ["t1"]), compactionEntry(1, 1)], 3, /inside the pending batch of the turn at seq 2/));
-    it("a compaction that does not start where the one in effect ends", () => rejects([...conversation, compactionEntry(1, 3), compactionEntry(1, 5)], 9, /must start at seq 4/));
+      rejects(
+        [assistantEntry(0, "a", ["t1", "t2"]), toolResultEntry("t1"), toolResultEntry("t2"), assistantEntry(1, "b"), userEntry("c"), compactionEntry(1, 3)],
+        7,
+        /does not end a message/,
+      ));
+    it("a cut inside a pending batch", () =>
+      rejects([assistantEntry(0, "a", ["t1"]), compactionEntry(1, 1)], 3, /inside the pending batch of the turn at seq 2/));
+    it("a compaction that does not start where the one in effect ends", () =>
+      rejects([...conversation, compactionEntry(1, 3), compactionEntry(1, 5)], 9, /must start at seq 4/));
     it("a cut after the compaction itself", () => rejects([...conversation, compactionEntry(1, 9)], 8, /outside seqs 0 to 7/));
     it("an empty summary that trims nothing", () => rejects([...conversation, compactionEntry(1, 0, { summary: "" })], 8, /must only trim results/));
     it("a summary that is empty though it covers records", () => rejects([...conversation, compactionEntry(1, 4, { summary: "" })], 8, /empty summary/));
     it("a trim of a result the view does not hold", () =>
       rejects([...conversation, compactionEntry(1, 4, { trimmed: [{ tool_use_id: "toolu_1", kept_chars: 1, cut_chars: 49 }] })], 8, /no kept message holds/));
     it("a trim that miscounts the result", () =>
-      rejects([...conversation, compactionEntry(1, 4, { trimmed: [{ tool_use_id: "toolu_2", kept_chars: 1, cut_chars: 1 }] })], 8, /counts 2 characters where it has 40/));
+      rejects(
+        [...conversation, compactionEntry(1, 4, { trimmed: [{ tool_use_id: "toolu_2", kept_chars: 1, cut_chars: 1 }] })],
+        8,
+        /counts 2 characters where it has 40/,
+      ));
     it("an undo of a compaction that is not the latest in effect", () =>
       rejects([...conversation, compactionEntry(1, 3), compactionEntry(4, 5), compactionUndoEntry(8)], 10, /latest in effect is at seq 9/));
     it("an undo with none in effect", () => rejects([...conversation, compactionUndoEntry(3)], 8, /latest in effect is none/));
@@ -140,7 +159,12 @@ describe("fold: compaction", () => {
 });
 
 describe("fold: approvals", () => {
-  const parked: RecordEntry[] = [assistantEntry(0, "may I?", ["toolu_1", "toolu_2"]), toolResultEntry("toolu_1"), approvalRequestEntry("toolu_2"), terminalEntry("awaiting_approval")];
+  const parked: RecordEntry[] = [
+    assistantEntry(0, "may I?", ["toolu_1", "toolu_2"]),
+    toolResultEntry("toolu_1"),
+    approvalRequestEntry("toolu_2"),
+    terminalEntry("awaiting_approval"),
+  ];
 
   it("keeps the request and the decision on the pending batch", () => {
     const waiting = fold(journalOf("r", ...parked));
@@ -172,21 +196,33 @@ describe("fold: approvals", () => {
   });
 
   describe("refuses", () => {
-    it("a second decision on one call", () => rejects([...parked, decisionEntry("toolu_2", "approve"), decisionEntry("toolu_2", "deny")], 7, /second decision on tool_use toolu_2, decided at seq 6/));
-    it("a result for a call that waits for a decision", () => rejects([...parked, toolResultEntry("toolu_2")], 6, /waits for a decision: an undecided call never runs/));
-    it("a denied call's result that is not an error", () => rejects([...parked, decisionEntry("toolu_2", "deny", "no"), toolResultEntry("toolu_2")], 7, /denied, that is not an error/));
-    it("a request for a call that already has its result", () => rejects([assistantEntry(0, "a", ["toolu_1", "toolu_2"]), toolResultEntry("toolu_1"), approvalRequestEntry("toolu_1")], 4, /already has its result/));
-    it("a request outside a pending batch", () => rejects([assistantEntry(0, "a"), approvalRequestEntry("toolu_1")], 3, /no tool_use of the pending batch has/));
+    it("a second decision on one call", () =>
+      rejects([...parked, decisionEntry("toolu_2", "approve"), decisionEntry("toolu_2", "deny")], 7, /second decision on tool_use toolu_2, decided at seq 6/));
+    it("a result for a call that waits for a decision", () =>
+      rejects([...parked, toolResultEntry("toolu_2")], 6, /waits for a decision: an undecided call never runs/));
+    it("a denied call's result that is not an error", () =>
+      rejects([...parked, decisionEntry("toolu_2", "deny", "no"), toolResultEntry("toolu_2")], 7, /denied, that is not an error/));
+    it("a request for a call that already has its result", () =>
+      rejects([assistantEntry(0, "a", ["toolu_1", "toolu_2"]), toolResultEntry("toolu_1"), approvalRequestEntry("toolu_1")], 4, /already has its result/));
+    it("a request outside a pending batch", () =>
+      rejects([assistantEntry(0, "a"), approvalRequestEntry("toolu_1")], 3, /no tool_use of the pending batch has/));
     it("a request whose input is not the call's", () => {
       const request = approvalRequestEntry("toolu_1");
       request.approval_request = { ...request.approval_request, input: { text: "something else" } };
       rejects([assistantEntry(0, "a", ["toolu_1"]), request], 3, /tool or input differs from the call's/);
     });
-    it("an answer to an approval", () => rejects([assistantEntry(0, "a", ["toolu_1"]), approvalRequestEntry("toolu_1"), decisionEntry("toolu_1", "answer", "x")], 4, /waits for an approval/));
-    it("a run awaiting approval with nothing waiting", () => rejects([assistantEntry(0, "a", ["toolu_1"]), toolResultEntry("toolu_1"), terminalEntry("awaiting_approval")], 4, /no call waiting for a decision/));
+    it("an answer to an approval", () =>
+      rejects([assistantEntry(0, "a", ["toolu_1"]), approvalRequestEntry("toolu_1"), decisionEntry("toolu_1", "answer", "x")], 4, /waits for an approval/));
+    it("a run awaiting approval with nothing waiting", () =>
+      rejects([assistantEntry(0, "a", ["toolu_1"]), toolResultEntry("toolu_1"), terminalEntry("awaiting_approval")], 4, /no call waiting for a decision/));
     it("a run awaiting approval whose unanswered calls are all decided", () =>
-      rejects([assistantEntry(0, "a", ["toolu_1"]), approvalRequestEntry("toolu_1"), decisionEntry("toolu_1", "deny", "no"), terminalEntry("awaiting_approval")], 5, /no call waiting for a decision/));
-    it("a resume marker with no batch at rest", () => rejects([assistantEntry(0, "a", ["toolu_1"]), resumedEntry()], 3, /no batch is at rest under a terminal record/));
+      rejects(
+        [assistantEntry(0, "a", ["toolu_1"]), approvalRequestEntry("toolu_1"), decisionEntry("toolu_1", "deny", "no"), terminalEntry("awaiting_approval")],
+        5,
+        /no call waiting for a decision/,
+      ));
+    it("a resume marker with no batch at rest", () =>
+      rejects([assistantEntry(0, "a", ["toolu_1"]), resumedEntry()], 3, /no batch is at rest under a terminal record/));
     it("a resume marker after a finished batch", () => rejects([...conversation, terminalEntry("suspended"), resumedEntry()], 9, /no batch is at rest/));
     it("a compaction while calls wait", () => rejects([...parked, compactionEntry(1, 1)], 6, /inside the pending batch/));
   });
@@ -197,14 +233,20 @@ describe("fold: a kind this version does not know", () => {
     const records = [...journalOf("r", ...conversation), { seq: 8, protocol: `${PROTOCOLS.meta.slice(0, -"meta".length)}bookmark`, bookmark: { text: "x" } }];
     assert.throws(
       () => fold(records as JournalRecord[]),
-      (error: unknown) => error instanceof RunStateError && error.code === "ERR_VERSION" && error.seq === 8 && /record seq 8 is a bookmark record, which a newer fisk-ai wrote/.test(error.message),
+      (error: unknown) =>
+        error instanceof RunStateError &&
+        error.code === "ERR_VERSION" &&
+        error.seq === 8 &&
+        /record seq 8 is a bookmark record, which a newer fisk-ai wrote/.test(error.message),
     );
   });
 });
 
 describe("fold: titles and origins", () => {
   it("keeps the latest title through every later record, and a title after a terminal leaves the run as it stopped", () => {
-    const titled = fold(journalOf("r", titleEntry("first"), ...conversation, titleEntry("second"), assistantEntry(3, "done"), terminalEntry("completed"), titleEntry("third")));
+    const titled = fold(
+      journalOf("r", titleEntry("first"), ...conversation, titleEntry("second"), assistantEntry(3, "done"), terminalEntry("completed"), titleEntry("third")),
+    );
     assert.equal(titled.title, "third");
     assert.equal(titled.terminal?.reason, "completed", "a title annotates, it does not reopen");
     const reopened = fold(journalOf("r", titleEntry("kept"), assistantEntry(0, "done"), terminalEntry("completed"), userEntry("more")));

@@ -2,15 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { fold, RunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";
 import { PROTOCOLS } from "../src/journal.js";
-import {
-  assistantEntry,
-  completedRun,
-  journalOf,
-  metaRecord,
-  terminalEntry,
-  toolResultEntry,
-  userEntry,
-} from "./helpers/record-builders.js";
+import { assistantEntry, completedRun, journalOf, metaRecord, terminalEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
 
 function assertFoldRejects(records: unknown[], code: RunStateErrorCode, seq: number | undefined, message: RegExp): void {
   assert.throws(
@@ -91,7 +83,13 @@ describe("fold", () => {
       const state = fold(journalOf("r1", paused(), assistantEntry(1, "found"), terminalEntry("completed")));
       assert.equal(state.paused, false);
       assert.deepEqual(state.messages.slice(1), [
-        { role: "assistant", content: [{ type: "text", text: "searching" }, { type: "text", text: "found" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "searching" },
+            { type: "text", text: "found" },
+          ],
+        },
       ]);
       assert.equal(state.counters.modelCalls, 2);
       assert.equal(state.nextIteration, 2);
@@ -100,13 +98,24 @@ describe("fold", () => {
     it("puts the whole turn in the pending batch when the continuation calls tools", () => {
       const state = fold(journalOf("r1", paused(), assistantEntry(1, "noting", ["toolu_1"])));
       assert.equal(state.messages.length, 1, "only the prompt is committed");
-      assert.deepEqual(state.pending?.turn.message.content.map((block) => block.type), ["text", "text", "tool_use"]);
+      assert.deepEqual(
+        state.pending?.turn.message.content.map((block) => block.type),
+        ["text", "text", "tool_use"],
+      );
       const answered = fold(journalOf("r1", paused(), assistantEntry(1, "noting", ["toolu_1"]), toolResultEntry("toolu_1")));
-      assert.deepEqual(answered.messages.map((message) => message.role), ["user", "assistant", "user"]);
+      assert.deepEqual(
+        answered.messages.map((message) => message.role),
+        ["user", "assistant", "user"],
+      );
     });
 
     it("still refuses an assistant turn after one that was not paused", () =>
-      assertFoldRejects(journalOf("r1", assistantEntry(0, "one"), assistantEntry(1, "two")), "ERR_CORRUPT", 3, /does not follow a user message or a paused turn/));
+      assertFoldRejects(
+        journalOf("r1", assistantEntry(0, "one"), assistantEntry(1, "two")),
+        "ERR_CORRUPT",
+        3,
+        /does not follow a user message or a paused turn/,
+      ));
   });
 
   it("keeps the pending batch of a run stopped by its budget before the tools ran", () => {
@@ -134,13 +143,7 @@ describe("fold", () => {
 
   it("joins a follow-up to a user message that never got its reply, so roles alternate", () => {
     const state = fold(
-      journalOf(
-        "r1",
-        assistantEntry(0, "", ["toolu_1"]),
-        toolResultEntry("toolu_1"),
-        terminalEntry("error", "model call failed"),
-        userEntry("try again"),
-      ),
+      journalOf("r1", assistantEntry(0, "", ["toolu_1"]), toolResultEntry("toolu_1"), terminalEntry("error", "model call failed"), userEntry("try again")),
     );
     assert.deepEqual(
       state.messages.map((message) => message.role),
@@ -182,11 +185,9 @@ describe("fold", () => {
   describe("rejects", () => {
     it("an empty set", () => assertFoldRejects([], "ERR_EMPTY", undefined, /no records/));
 
-    it("a first record that is not meta", () =>
-      assertFoldRejects([{ seq: 1, ...terminalEntry("completed") }], "ERR_NO_META", 1, /not the meta record/));
+    it("a first record that is not meta", () => assertFoldRejects([{ seq: 1, ...terminalEntry("completed") }], "ERR_NO_META", 1, /not the meta record/));
 
-    it("a meta record that is not at seq 1", () =>
-      assertFoldRejects([{ ...metaRecord("r1"), seq: 2 }], "ERR_NO_META", 2, /not the meta record at seq 1/));
+    it("a meta record that is not at seq 1", () => assertFoldRejects([{ ...metaRecord("r1"), seq: 2 }], "ERR_NO_META", 2, /not the meta record at seq 1/));
 
     it("seqs that do not increase", () => {
       const records: unknown[] = completedRun("r1");
@@ -229,13 +230,7 @@ describe("fold", () => {
 
     it("a tool result answering a tool_use of an earlier turn", () =>
       assertFoldRejects(
-        journalOf(
-          "r1",
-          assistantEntry(0, "", ["toolu_1"]),
-          toolResultEntry("toolu_1"),
-          assistantEntry(1, "", ["toolu_2"]),
-          toolResultEntry("toolu_1"),
-        ),
+        journalOf("r1", assistantEntry(0, "", ["toolu_1"]), toolResultEntry("toolu_1"), assistantEntry(1, "", ["toolu_2"]), toolResultEntry("toolu_1")),
         "ERR_CORRUPT",
         5,
         /toolu_1, which no tool_use of the current turn has/,
@@ -274,11 +269,6 @@ describe("fold", () => {
       assertFoldRejects(journalOf("r1", assistantEntry(0, "one"), assistantEntry(1, "two")), "ERR_CORRUPT", 3, /does not follow a user message/));
 
     it("a follow-up while tools are unanswered", () =>
-      assertFoldRejects(
-        journalOf("r1", assistantEntry(0, "", ["toolu_1"]), userEntry("hello?")),
-        "ERR_CORRUPT",
-        3,
-        /follow-up while the tools/,
-      ));
+      assertFoldRejects(journalOf("r1", assistantEntry(0, "", ["toolu_1"]), userEntry("hello?")), "ERR_CORRUPT", 3, /follow-up while the tools/));
   });
 });

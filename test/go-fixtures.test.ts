@@ -131,7 +131,9 @@ function joinRoles(messages: readonly NormMessage[]): NormMessage[] {
 
 /** Our messages in the normalized form, roles joined. */
 function normalize(messages: readonly { role: string; content: readonly unknown[] }[]): NormMessage[] {
-  return joinRoles(messages.map((message) => ({ role: message.role, content: message.content.map((block) => normalizeBlock(block as Record<string, unknown>)) })));
+  return joinRoles(
+    messages.map((message) => ({ role: message.role, content: message.content.map((block) => normalizeBlock(block as Record<string, unknown>)) })),
+  );
 }
 
 interface Fixture {
@@ -328,12 +330,24 @@ describe("journals written by the Go implementation", () => {
       assert.equal(goSystemJson(style as "go-v3" | "go-v2", inputs.system), inputs.system_json, fixture.name);
       assert.equal(sha256(inputs.system_json), meta.meta.fingerprint.system_hash, fixture.name);
       if (version !== 3) continue;
-      const defs = JSON.parse(inputs.tools_json as string) as { Name: string; Description: string; InputSchema: Record<string, unknown>; DeferLoading: boolean }[];
+      const defs = JSON.parse(inputs.tools_json as string) as {
+        Name: string;
+        Description: string;
+        InputSchema: Record<string, unknown>;
+        DeferLoading: boolean;
+      }[];
       // Go defers ten tools or more behind tool search (the tool-search run); computeFingerprint decides it the same way.
       const deferred = defs.length >= 10;
-      assert.ok(defs.every((def) => def.DeferLoading === deferred), fixture.name);
+      assert.ok(
+        defs.every((def) => def.DeferLoading === deferred),
+        fixture.name,
+      );
       // The schema's keys in another order hash the same: Go's map keys are sorted.
-      const specs = defs.map((def) => ({ name: def.Name, description: def.Description, input_schema: Object.fromEntries(Object.entries(def.InputSchema).reverse()) }));
+      const specs = defs.map((def) => ({
+        name: def.Name,
+        description: def.Description,
+        input_schema: Object.fromEntries(Object.entries(def.InputSchema).reverse()),
+      }));
       const fingerprint = computeFingerprint(
         { provider: "anthropic", model: meta.meta.fingerprint.model, system: "", tools: specs, thinking: { mode: "off" }, maxTokens: 0, maxIterations: 0 },
         "go-v3",
@@ -353,15 +367,25 @@ describe("journals written by the Go implementation", () => {
     const server = await startFakeAnthropic((request) => {
       const messages = (request.body as { messages: SentMessage[] }).messages;
       const results = latestBlocks(messages).filter((block) => block.type === "tool_result");
-      return { content: [{ type: "text", text: `Restarted: ${results.map((block) => JSON.stringify(block.content)).join(", ")}` }], stop_reason: "end_turn", usage: { input_tokens: 900, output_tokens: 30 } };
+      return {
+        content: [{ type: "text", text: `Restarted: ${results.map((block) => JSON.stringify(block.content)).join(", ")}` }],
+        stop_reason: "end_turn",
+        usage: { input_tokens: 900, output_tokens: 30 },
+      };
     });
     try {
       const work = goRunWorkspace("v3-resume", dir);
-      const options = { cwd: work, env: { PATH: process.env.PATH, HOME: work, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url } };
+      const options = {
+        cwd: work,
+        env: { PATH: process.env.PATH, HOME: work, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url },
+      };
       const refused = await runCli(["run", "--config", "agent.yaml", "--resume", runId], options);
       assert.equal(refused.code, 2, refused.stderr);
       // Model, tool set, thinking and budgets compare equal: only the prompt's Go-only part differs.
-      assert.match(refused.stderr, /^fisk-ai: cannot resume session \S+: its configuration changed:\n {2}system prompt: changed\nrestore the configuration, or resume anyway with --force \(a record version 3 journal holds the Go implementation's hashes/);
+      assert.match(
+        refused.stderr,
+        /^fisk-ai: cannot resume session \S+: its configuration changed:\n {2}system prompt: changed\nrestore the configuration, or resume anyway with --force \(a record version 3 journal holds the Go implementation's hashes/,
+      );
       // Opening it cut the torn tail, as any open does; nothing was added.
       assert.equal(readFileSync(journalPath, "utf8"), kept);
 
@@ -370,7 +394,10 @@ describe("journals written by the Go implementation", () => {
       // The Go run's result for worker-1, then the two tools run here, in the model's order.
       assert.equal(resumed.stdout, 'Restarted: "worker-1 restarted, pid 48211", "worker-2 restarted, pid 4242\\n", "worker-3 restarted, pid 4242\\n"\n');
       assert.equal(server.requests.length, 1);
-      assert.ok(server.requests.every((request) => request.accepted), "the fake refused the resumed conversation");
+      assert.ok(
+        server.requests.every((request) => request.accepted),
+        "the fake refused the resumed conversation",
+      );
 
       const journal = readFileSync(journalPath, "utf8");
       assert.ok(journal.startsWith(kept), "the Go-written records are kept byte for byte, the torn tail cut");
@@ -398,10 +425,17 @@ describe("journals written by the Go implementation", () => {
     const fixture = FIXTURE_LIST.find((candidate) => candidate.name === "v2/torn-batch") as Fixture;
     const runId = fixture.expected.run_id;
     const dir = stateDirOf(fixture, "resume");
-    const server = await startFakeAnthropic(() => ({ content: [{ type: "text", text: "All three restarted." }], stop_reason: "end_turn", usage: { input_tokens: 900, output_tokens: 8 } }));
+    const server = await startFakeAnthropic(() => ({
+      content: [{ type: "text", text: "All three restarted." }],
+      stop_reason: "end_turn",
+      usage: { input_tokens: 900, output_tokens: 8 },
+    }));
     try {
       const work = goRunWorkspace("v2-resume", dir);
-      const options = { cwd: work, env: { PATH: process.env.PATH, HOME: work, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url } };
+      const options = {
+        cwd: work,
+        env: { PATH: process.env.PATH, HOME: work, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url },
+      };
       const refused = await runCli(["run", "--config", "agent.yaml", "--resume", runId], options);
       assert.equal(refused.code, 2, refused.stderr);
       assert.equal(
@@ -415,7 +449,10 @@ describe("journals written by the Go implementation", () => {
       const resumed = await runCli(["run", "--config", "agent.yaml", "--resume", runId, "--force"], options);
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.equal(resumed.stdout, "All three restarted.\n");
-      assert.ok(server.requests.every((request) => request.accepted), "the fake refused the resumed conversation");
+      assert.ok(
+        server.requests.every((request) => request.accepted),
+        "the fake refused the resumed conversation",
+      );
       const state = await new FileStore({ dir }).load(runId);
       assert.deepEqual([state.meta.version, state.terminal?.reason, state.counters.toolCalls, state.lastSeq], [2, "completed", 3, 7]);
     } finally {

@@ -13,7 +13,7 @@ const REPO = new URL("../../", import.meta.url).pathname;
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-tarball-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
 const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];
-const VERSION = (JSON.parse(spawnSync("npm", ["pkg", "get", "version", "--json"], { cwd: REPO, encoding: "utf8" }).stdout) as string);
+const VERSION = JSON.parse(spawnSync("npm", ["pkg", "get", "version", "--json"], { cwd: REPO, encoding: "utf8" }).stdout) as string;
 
 function run(program: string, args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
   const result = spawnSync(program, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
@@ -31,7 +31,10 @@ function quickStart(fisk: (args: string[], cwd: string) => ReturnType<typeof run
   mkdirSync(dir);
   assert.equal(succeeded(fisk(["--version"], dir), "--version"), `${VERSION}\n`);
   succeeded(fisk(["init"], dir), "init");
-  assert.equal(succeeded(fisk(["run", "--config", "agent.yaml", "--checkpoint", "Say hello"], dir), "init's agent"), "Hello! I looked at today's date with the today tool.\n");
+  assert.equal(
+    succeeded(fisk(["run", "--config", "agent.yaml", "--checkpoint", "Say hello"], dir), "init's agent"),
+    "Hello! I looked at today's date with the today tool.\n",
+  );
 }
 
 describe("installing from the tarball", { timeout: 600_000 }, () => {

@@ -117,7 +117,11 @@ describe("jetstream backend", { skip }, () => {
 
     it("refuses a stream with a max age, naming the fix", async () => {
       await addStream({ ...runStreamConfig("AGED", "aged"), max_age: 3600 * 1e9 });
-      await rejectsWith(open("AGED"), "ERR_STORE_CONFIG", /stream AGED expires messages after 3600 s.*nats stream add AGED --subjects "aged\.>".*--discard-per-subject/);
+      await rejectsWith(
+        open("AGED"),
+        "ERR_STORE_CONFIG",
+        /stream AGED expires messages after 3600 s.*nats stream add AGED --subjects "aged\.>".*--discard-per-subject/,
+      );
     });
 
     it("refuses a stream without discard-new-per-subject, naming the fix", async () => {
@@ -154,7 +158,9 @@ describe("jetstream backend", { skip }, () => {
         const jsm = await jetstreamManager(nc);
         const info = await jsm.streams.info("LAYOUT", { subjects_filter: ">" });
         assert.deepEqual(Object.keys(info.state.subjects ?? {}).sort(), ["layout.runs.lay-1.2", "layout.runs.lay-1._meta"]);
-        const lines = Buffer.from(await store.readJournal("lay-1")).toString("utf8").split("\n");
+        const lines = Buffer.from(await store.readJournal("lay-1"))
+          .toString("utf8")
+          .split("\n");
         const meta = await jsm.streams.getMessage("LAYOUT", { last_by_subj: "layout.runs.lay-1._meta" });
         assert.equal(meta?.string(), lines[0]);
       } finally {
@@ -223,7 +229,10 @@ describe("jetstream credentials come from the environment", { skip }, () => {
       assert.deepEqual(await initRunStream(config, { NATS_USER: "fisk", NATS_PASSWORD: "s3cret" }), { created: true, prefix: "fisk-ai.runs" });
       const store = await connectJetStreamStore(config, { NATS_USER: "fisk", NATS_PASSWORD: "s3cret" });
       await (await store.create("auth-1", metaPayload("auth-1"))).close();
-      assert.deepEqual((await store.list()).map((summary) => summary.runId), ["auth-1"]);
+      assert.deepEqual(
+        (await store.list()).map((summary) => summary.runId),
+        ["auth-1"],
+      );
       await store.close();
     } finally {
       await guarded.stop();

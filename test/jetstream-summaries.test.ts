@@ -116,10 +116,7 @@ describe("session ls on JetStream", { skip: skipWithout("nats-server") }, () => 
     assert.deepEqual(essentials(sixty.listed), await fromRecords(sixty.listed));
     assertFromSummaries(thirty.requests, "30 runs");
     assertFromSummaries(sixty.requests, "60 runs");
-    assert.deepEqual(
-      new Set(sixty.listed.map((summary) => summary.status)),
-      new Set(["completed", "suspended", "open"]),
-    );
+    assert.deepEqual(new Set(sixty.listed.map((summary) => summary.status)), new Set(["completed", "suspended", "open"]));
   });
 
   it("lists a record published without a summary as the records say, then puts the summary right", async () => {
@@ -188,11 +185,17 @@ describe("session ls on JetStream", { skip: skipWithout("nats-server") }, () => 
 
   it("lists each journal of the malformed corpus as corrupt, naming its line, from the records and from the summary put after", async () => {
     // A seq the corpus repeats has one slot here: those journals cannot be published as written.
-    const journals = malformedJournals().filter(({ text }) => text.split("\n").slice(0, -1).every((line, index) => !line.startsWith("{\"seq\"") || line.startsWith(`{"seq":${index + 1},`)));
+    const journals = malformedJournals().filter(({ text }) =>
+      text
+        .split("\n")
+        .slice(0, -1)
+        .every((line, index) => !line.startsWith('{"seq"') || line.startsWith(`{"seq":${index + 1},`)),
+    );
     for (const { name, text } of journals) {
       const lines = text.split("\n").slice(0, -1);
       // The meta last, as an import writes it.
-      for (let seq = lines.length; seq >= 1; seq--) await publishBare(`bad-${name}`, seq, (lines[seq - 1] as string).replace(`"run_id":"${name}"`, `"run_id":"bad-${name}"`));
+      for (let seq = lines.length; seq >= 1; seq--)
+        await publishBare(`bad-${name}`, seq, (lines[seq - 1] as string).replace(`"run_id":"${name}"`, `"run_id":"bad-${name}"`));
     }
     for (const pass of ["from the records", "from the summaries"]) {
       const listed = await store.list();
@@ -221,7 +224,10 @@ describe("session ls on JetStream", { skip: skipWithout("nats-server") }, () => 
   it("forgets a removed run's summary", async () => {
     await store.delete("run-7");
     const { listed, requests } = await listCounted();
-    assert.equal(listed.some((summary) => summary.runId === "run-7"), false);
+    assert.equal(
+      listed.some((summary) => summary.runId === "run-7"),
+      false,
+    );
     assertFromSummaries(requests, "after the delete");
   });
 });

@@ -53,13 +53,19 @@ describe("verifyJournal", () => {
     const [head, tail] = lines().join("").split("result of toolu_2") as [string, string];
     const bytes = Buffer.concat([Buffer.from(head), Buffer.from([0xff]), Buffer.from(tail)]);
     const problems = verifyJournal(bytes).problems;
-    assert.deepEqual(problems.map(({ kind, line, message }) => ({ kind, line, message })), [{ kind: "invalid_json", line: 3, message: "line 3 is not valid UTF-8" }]);
+    assert.deepEqual(
+      problems.map(({ kind, line, message }) => ({ kind, line, message })),
+      [{ kind: "invalid_json", line: 3, message: "line 3 is not valid UTF-8" }],
+    );
   });
 
   it("refuses nesting deeper than MAX_RECORD_DEPTH, and takes it at the limit", () => {
     const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
     // The record itself, its payload, the message, the content array, the block: 5 levels around the input.
-    const withInput = (depth: number) => lines().map((line, index) => (index === 1 ? line.replace('"input":{"text":"toolu_1"}', `"input":${nested(depth)}`) : line)).join("");
+    const withInput = (depth: number) =>
+      lines()
+        .map((line, index) => (index === 1 ? line.replace('"input":{"text":"toolu_1"}', `"input":${nested(depth)}`) : line))
+        .join("");
     assert.deepEqual(problemsOf(withInput(MAX_RECORD_DEPTH - 5)), []);
     assert.deepEqual(problemsOf(withInput(MAX_RECORD_DEPTH - 4)), [{ kind: "invalid_record", line: 2, repairable: false }]);
     assert.deepEqual(problemsOf(withInput(100_000)), [{ kind: "invalid_record", line: 2, repairable: false }]);
@@ -67,12 +73,18 @@ describe("verifyJournal", () => {
 
   it("calls a version that is not an integer an invalid record, not a newer version", () => {
     const problems = verifyJournal(Buffer.from(encodeRecord(metaRecord("v", { version: 2.5 })))).problems;
-    assert.deepEqual(problems.map(({ kind, line }) => ({ kind, line })), [{ kind: "invalid_record", line: 1 }]);
+    assert.deepEqual(
+      problems.map(({ kind, line }) => ({ kind, line })),
+      [{ kind: "invalid_record", line: 1 }],
+    );
   });
 
   it("given the id it is stored under, reports a journal that holds another session", () => {
     const problems = verifyJournal(Buffer.from(lines().join("")), "w").problems;
-    assert.deepEqual(problems.map(({ kind, line }) => ({ kind, line })), [{ kind: "misnamed", line: 1 }]);
+    assert.deepEqual(
+      problems.map(({ kind, line }) => ({ kind, line })),
+      [{ kind: "misnamed", line: 1 }],
+    );
     assert.deepEqual(verifyJournal(Buffer.from(lines().join("")), "v").problems, []);
   });
 });

@@ -157,7 +157,10 @@ describe("prices", () => {
     assert.deepEqual(priceOf("claude-sonnet-4-5-20250929"), SHIPPED_PRICES["claude-sonnet-4-5"], "a dated id takes its alias's price");
     assert.equal(priceOf("llama3.2"), undefined);
     const config = join(ROOT, "priced.yaml");
-    writeFileSync(config, "pricing:\n  llama3.2: { input: 0, output: 0, cache_read: 0, cache_write: 0 }\n  claude-sonnet-4-5: { input: 1, output: 2, cache_read: 0.1, cache_write: 1.25 }\n");
+    writeFileSync(
+      config,
+      "pricing:\n  llama3.2: { input: 0, output: 0, cache_read: 0, cache_write: 0 }\n  claude-sonnet-4-5: { input: 1, output: 2, cache_read: 0.1, cache_write: 1.25 }\n",
+    );
     const prices = loadAgentConfig(config).pricing;
     assert.deepEqual(priceOf("llama3.2", prices), { input: 0, output: 0, cache_read: 0, cache_write: 0 });
     assert.equal(priceOf("claude-sonnet-4-5", prices)?.input, 1);
@@ -183,7 +186,14 @@ describe("prices", () => {
     assert.ok(Math.abs(ledger.cost - 2 * CALL_COST) < 1e-12);
     assert.equal(ledger.usage.calls, 5);
     const calls = callsOf(decodeJournal(Buffer.from(await store.readJournal("local"))).records);
-    assert.deepEqual(calls.map((call) => [call.seq, call.cost]), [[2, undefined], [4, undefined], [6, undefined]]);
+    assert.deepEqual(
+      calls.map((call) => [call.seq, call.cost]),
+      [
+        [2, undefined],
+        [4, undefined],
+        [6, undefined],
+      ],
+    );
   });
 });
 
@@ -195,7 +205,13 @@ describe("prune plan", () => {
     meta: metaPayload(runId),
     lastSeq: 3,
     updated: new Date(now - daysAgo * 86_400_000).toISOString(),
-    digest: { bytes, status: "completed", calls: {}, compactions: {}, copied: { calls: 0, inTokens: 0, outTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+    digest: {
+      bytes,
+      status: "completed",
+      calls: {},
+      compactions: {},
+      copied: { calls: 0, inTokens: 0, outTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    },
   });
   const all = [
     summary("new-done", "completed", 1),
@@ -212,7 +228,10 @@ describe("prune plan", () => {
 
   it("removes what is older than --older-than, largest first, and keeps what can still go on", () => {
     const plan = planPrune(all, { olderThanMs: 30 * 86_400_000 }, now);
-    assert.deepEqual(plan.remove.map((entry) => entry.runId), ["old-done", "old-error"]);
+    assert.deepEqual(
+      plan.remove.map((entry) => entry.runId),
+      ["old-done", "old-error"],
+    );
     assert.deepEqual(ids(plan.protected), ["old-corrupt", "old-open", "old-running", "old-suspended", "old-waiting"]);
   });
 
@@ -238,7 +257,10 @@ describe("prune plan", () => {
 
 describe("search in a journal", () => {
   const journal = (entries: RecordEntry[]) => {
-    const records = [{ seq: 1, protocol: "io.choria.fisk-ai.v1.session.meta", meta: metaPayload("s", { prompt: "Find the Kafka lag" }) }, ...entries.map((entry, index) => ({ seq: index + 2, ...entry }))];
+    const records = [
+      { seq: 1, protocol: "io.choria.fisk-ai.v1.session.meta", meta: metaPayload("s", { prompt: "Find the Kafka lag" }) },
+      ...entries.map((entry, index) => ({ seq: index + 2, ...entry })),
+    ];
     return Buffer.from(records.map((record) => `${JSON.stringify(record)}\n`).join(""));
   };
   const bytes = journal([

@@ -29,12 +29,15 @@ function toolTurn(name: string, input: Record<string, unknown>, id = "toolu_01")
 }
 
 async function fake(t: TestContext, replies: AnthropicReply[] | ((index: number) => AnthropicReply | Promise<AnthropicReply>)): Promise<FakeServer> {
-  const server = await startFakeAnthropic((_request, index) => {
-    if (typeof replies === "function") return replies(index);
-    const reply = replies[index];
-    if (reply === undefined) throw new Error(`call #${index + 1} was not expected`);
-    return reply;
-  }, { apiKey: KEY });
+  const server = await startFakeAnthropic(
+    (_request, index) => {
+      if (typeof replies === "function") return replies(index);
+      const reply = replies[index];
+      if (reply === undefined) throw new Error(`call #${index + 1} was not expected`);
+      return reply;
+    },
+    { apiKey: KEY },
+  );
   t.after(() => server.close());
   return server;
 }
@@ -55,7 +58,12 @@ describe("runAgent", () => {
       input: z.object({ a: z.number(), b: z.number() }),
       run: ({ a, b }) => (seen.push(a + b), String(a + b)),
     });
-    const outcome = await runAgent({ provider: new AnthropicProvider({ apiKey: KEY, baseURL: server.url }), model: "claude-sonnet-4-5", prompt: "add 2 and 3", tools: [add] });
+    const outcome = await runAgent({
+      provider: new AnthropicProvider({ apiKey: KEY, baseURL: server.url }),
+      model: "claude-sonnet-4-5",
+      prompt: "add 2 and 3",
+      tools: [add],
+    });
     assert.equal(outcome.reason, "completed");
     assert.equal(outcome.answer, "5");
     assert.equal(outcome.checkpointed, false);
@@ -116,9 +124,15 @@ describe("runAgent", () => {
     t.after(() => store.close());
     await assert.rejects(runAgent({ provider, model: "m", resume: "x" }), (e) => e instanceof ConfigError && /resume needs the store/.test(e.message));
     await assert.rejects(runAgent({ provider, model: "m", prompt: " " }), (e) => e instanceof ConfigError && /prompt is empty/.test(e.message));
-    await assert.rejects(runAgent({ provider, model: "m", prompt: "p", store, resume: "x" }), (e) => e instanceof ConfigError && /pass no prompt/.test(e.message));
+    await assert.rejects(
+      runAgent({ provider, model: "m", prompt: "p", store, resume: "x" }),
+      (e) => e instanceof ConfigError && /pass no prompt/.test(e.message),
+    );
     const twice = defineTool({ name: "t", description: "", input: { type: "object" }, run: () => "" });
-    await assert.rejects(runAgent({ provider, model: "m", prompt: "p", tools: [twice, twice] }), (e) => e instanceof ConfigError && /two tools are named t/.test(e.message));
+    await assert.rejects(
+      runAgent({ provider, model: "m", prompt: "p", tools: [twice, twice] }),
+      (e) => e instanceof ConfigError && /two tools are named t/.test(e.message),
+    );
     await assert.rejects(runAgent({ provider, model: "m", store, resume: "missing" }), (e) => root.isRunStateError(e, "ERR_NOT_FOUND"));
     await runAgent({ provider, model: "m", prompt: "hi", store, runId: "done" });
     await assert.rejects(runAgent({ provider, model: "m", store, resume: "done" }), (e) => e instanceof ResumeRefusedError && /is completed/.test(e.message));
@@ -169,10 +183,26 @@ describe("fisk-ai/mcp", () => {
 
 describe("the package root", () => {
   it("exports the API and not the internal seams", () => {
-    for (const name of ["runAgent", "defineTool", "AnthropicProvider", "OpenAIProvider", "ScriptProvider", "FileStore", "MemoryStore", "createStore", "fold", "RunStateError", "ERROR_CODES", "ConfigError", "ResumeRefusedError", "ModelCallError"]) {
+    for (const name of [
+      "runAgent",
+      "defineTool",
+      "AnthropicProvider",
+      "OpenAIProvider",
+      "ScriptProvider",
+      "FileStore",
+      "MemoryStore",
+      "createStore",
+      "fold",
+      "RunStateError",
+      "ERROR_CODES",
+      "ConfigError",
+      "ResumeRefusedError",
+      "ModelCallError",
+    ]) {
       assert.ok(name in root, `${name} is exported`);
     }
-    for (const name of ["nodeFileSystem", "RECORD_SCHEMAS", "ENVELOPE_SCHEMA", "startRun", "ToolSet", "connectMcpServers"]) assert.ok(!(name in root), `${name} is not exported`);
+    for (const name of ["nodeFileSystem", "RECORD_SCHEMAS", "ENVELOPE_SCHEMA", "startRun", "ToolSet", "connectMcpServers"])
+      assert.ok(!(name in root), `${name} is not exported`);
   });
 
   it("leaves the journal's internals to fisk-ai/journal", () => {

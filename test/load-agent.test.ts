@@ -24,16 +24,19 @@ function lastUserText(body: { messages: SentMessage[] }): string {
 
 describe("loadAgent", () => {
   it("runs an agent.yaml with its memory index, a chat's prompts and a follow-up, as the CLI does", async (t) => {
-    const server = await startFakeAnthropic(
-      (request) => textTurn(`answer to: ${lastUserText(request.body as { messages: SentMessage[] })}`),
-      { apiKey: KEY },
-    );
+    const server = await startFakeAnthropic((request) => textTurn(`answer to: ${lastUserText(request.body as { messages: SentMessage[] })}`), { apiKey: KEY });
     t.after(() => server.close());
     const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, XDG_STATE_HOME: join(scratch, "state") };
     const config = join(scratch, "agent.yaml");
     writeFileSync(
       config,
-      ["provider: anthropic", "model: claude-sonnet-4-5", "system: You keep lists.", "memory: { enabled: true, namespace: lists }", `session: { state_dir: ${join(scratch, "runs")} }`].join("\n"),
+      [
+        "provider: anthropic",
+        "model: claude-sonnet-4-5",
+        "system: You keep lists.",
+        "memory: { enabled: true, namespace: lists }",
+        `session: { state_dir: ${join(scratch, "runs")} }`,
+      ].join("\n"),
     );
     await new FileNoteStore(memoryDir("lists", env)).write("shopping", { description: "the shopping list", content: "milk\n" }, false);
 
@@ -65,7 +68,10 @@ describe("loadAgent", () => {
     writeFileSync(join(scratch, "s.script.yaml"), "turns:\n  - text: hi\n");
     writeFileSync(config, "provider: script\nscript: ./s.script.yaml\n");
     const agent = await loadAgent(config);
-    await assert.rejects(runAgent({ ...agent.options, prompt: "hi", followUp: "more" }), (error: unknown) => error instanceof ConfigError && /followUp/.test(error.message));
+    await assert.rejects(
+      runAgent({ ...agent.options, prompt: "hi", followUp: "more" }),
+      (error: unknown) => error instanceof ConfigError && /followUp/.test(error.message),
+    );
     await agent.close();
     writeFileSync(config, "provider: script\nscript: ./s.script.yaml\nmax_tokns: 3\n");
     await assert.rejects(loadAgent(config), (error: unknown) => error instanceof ConfigError && /unknown key "max_tokns"/.test(error.message));

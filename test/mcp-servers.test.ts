@@ -30,7 +30,6 @@ function stdio(name: string, env: Record<string, string> = {}, overrides: Partia
 const signal = new AbortController().signal;
 const use = (name: string, input: Record<string, unknown> = {}) => ({ type: "tool_use" as const, id: `toolu_${name}`, name, input });
 
-
 describe("MCP servers", () => {
   it("offers a stdio server's tools as <server>__<tool>, with its confirm list and crash policies", async () => {
     const servers = await connectMcpServers([stdio("test", {}, { confirm: ["fail"], onCrash: { count: "never" } })]);
@@ -66,7 +65,14 @@ describe("MCP servers", () => {
       const { result } = await new ToolSet(servers.tools).run(use("test__picture"), { signal }, denyWithoutTerminal);
       assert.deepEqual(result.content, [
         { type: "text", text: "here it is" },
-        { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=" } },
+        {
+          type: "image",
+          source: {
+            type: "base64",
+            media_type: "image/png",
+            data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+          },
+        },
         { type: "text", text: "[left out: audio audio/wav; a tool result holds only text and images]" },
         { type: "text", text: "[left out: a link to the resource file:///tmp/picture.png, not fetched; a tool result holds only text and images]" },
       ]);
@@ -89,7 +95,13 @@ describe("MCP servers", () => {
   it("calls a streamable HTTP server on loopback, sending its headers", async () => {
     const http = await startHttpMcpServer();
     const servers = await connectMcpServers([
-      { name: "web", transport: { kind: "http", url: http.url, headers: { Authorization: "Bearer t0ken" } }, confirm: false, onCrash: "rerun", timeoutMs: 10_000 },
+      {
+        name: "web",
+        transport: { kind: "http", url: http.url, headers: { Authorization: "Bearer t0ken" } },
+        confirm: false,
+        onCrash: "rerun",
+        timeoutMs: 10_000,
+      },
     ]);
     try {
       const { result, remote } = await new ToolSet(servers.tools).run(use("web__echo", { text: "over http" }), { signal }, denyWithoutTerminal);

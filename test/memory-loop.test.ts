@@ -30,7 +30,11 @@ function fakeModel(replies: Reply[]) {
         ...(reply.text === undefined ? [] : [{ type: "text" as const, text: reply.text }]),
         ...(reply.tool === undefined ? [] : [{ type: "tool_use" as const, id: `toolu_${requests.length}`, name: reply.tool.name, input: reply.tool.input }]),
       ];
-      return { message: { role: "assistant", content }, stop_reason: reply.tool === undefined ? "end_turn" : "tool_use", usage: { in_tokens: 1, out_tokens: 1 } };
+      return {
+        message: { role: "assistant", content },
+        stop_reason: reply.tool === undefined ? "end_turn" : "tool_use",
+        usage: { in_tokens: 1, out_tokens: 1 },
+      };
     },
   };
   return { provider, requests };

@@ -51,7 +51,10 @@ describe("MemoryStore sharedWith", () => {
     const first = new MemoryStore();
     const second = new MemoryStore({ sharedWith: first });
     await (await first.create("shared-1", metaPayload("shared-1"))).close();
-    assert.deepEqual((await second.list()).map((summary) => summary.runId), ["shared-1"]);
+    assert.deepEqual(
+      (await second.list()).map((summary) => summary.runId),
+      ["shared-1"],
+    );
     assert.deepEqual(await new MemoryStore().list(), []);
     assert.throws(() => new MemoryStore({ sharedWith: {} as MemoryStore }), /^TypeError: sharedWith must be a MemoryStore$/);
   });

@@ -23,7 +23,7 @@ describe("the file note store", () => {
     assert.equal(dir, join(root, "xdg", "fisk-ai", "memory", "team.notes"));
     const store = new FileNoteStore(dir);
     await store.write("deploy", { description: "how we deploy: carefully", content: "step one\n" }, false);
-    assert.equal(readFileSync(join(dir, "deploy.md"), "utf8"), "---\ndescription: \"how we deploy: carefully\"\n---\n\nstep one\n");
+    assert.equal(readFileSync(join(dir, "deploy.md"), "utf8"), '---\ndescription: "how we deploy: carefully"\n---\n\nstep one\n');
     assert.equal(statSync(dir).mode & 0o777, 0o700);
     assert.equal(statSync(join(root, "xdg", "fisk-ai", "memory")).mode & 0o777, 0o700);
     assert.equal(statSync(join(dir, "deploy.md")).mode & 0o777, 0o600);

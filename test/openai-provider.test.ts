@@ -166,7 +166,15 @@ describe("OpenAIProvider", () => {
         role: "user",
         content: [
           { type: "tool_result", tool_use_id: "call_a", content: "notes.txt" },
-          { type: "tool_result", tool_use_id: "call_b", content: [{ type: "text", text: "permission" }, { type: "text", text: "denied" }], is_error: true },
+          {
+            type: "tool_result",
+            tool_use_id: "call_b",
+            content: [
+              { type: "text", text: "permission" },
+              { type: "text", text: "denied" },
+            ],
+            is_error: true,
+          },
           { type: "text", text: "Be brief." },
         ],
       },
@@ -240,10 +248,26 @@ describe("OpenAIProvider", () => {
 
     const cases: { name: string; messages: ChatCompletionMessageParam[]; error: RegExp }[] = [
       { name: "a tool call without a tool message", messages: [hi, asked("call_1"), hi], error: /did not have response messages: call_1/ },
-      { name: "a tool call answered for only one of its ids", messages: [hi, asked("call_1", "call_2"), answer("call_2")], error: /did not have response messages: call_1/ },
-      { name: "a message between the tool call and its answer", messages: [hi, asked("call_1"), hi, answer("call_1")], error: /did not have response messages: call_1/ },
-      { name: "a tool message with an unknown tool_call_id", messages: [hi, asked("call_1"), answer("call_9")], error: /must be a response to a preceeding message with 'tool_calls'/ },
-      { name: "a tool message answering twice", messages: [hi, asked("call_1"), answer("call_1"), answer("call_1")], error: /must be a response to a preceeding/ },
+      {
+        name: "a tool call answered for only one of its ids",
+        messages: [hi, asked("call_1", "call_2"), answer("call_2")],
+        error: /did not have response messages: call_1/,
+      },
+      {
+        name: "a message between the tool call and its answer",
+        messages: [hi, asked("call_1"), hi, answer("call_1")],
+        error: /did not have response messages: call_1/,
+      },
+      {
+        name: "a tool message with an unknown tool_call_id",
+        messages: [hi, asked("call_1"), answer("call_9")],
+        error: /must be a response to a preceeding message with 'tool_calls'/,
+      },
+      {
+        name: "a tool message answering twice",
+        messages: [hi, asked("call_1"), answer("call_1"), answer("call_1")],
+        error: /must be a response to a preceeding/,
+      },
       { name: "a tool message with no tool call before it", messages: [hi, answer("call_1")], error: /must be a response to a preceeding/ },
       { name: "no messages", messages: [], error: /empty array/ },
       { name: "an unknown role", messages: [{ role: "robot", content: "beep" } as unknown as ChatCompletionMessageParam], error: /Supported values are/ },
@@ -327,10 +351,7 @@ describe("OpenAIProvider", () => {
     });
 
     it("reports a connection dropped before or during the reply as retryable", async (t) => {
-      const server = await fake(
-        t,
-        scriptedReplies<OpenAIReply>([{ disconnect: true }, { disconnect: true, afterHeaders: true }]),
-      );
+      const server = await fake(t, scriptedReplies<OpenAIReply>([{ disconnect: true }, { disconnect: true, afterHeaders: true }]));
       const openai = provider(server);
       const before = await rejection(openai.complete(modelRequest(), live()));
       assert.equal(before.retryable, true);

@@ -29,10 +29,12 @@ import {
 const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);
 
 function shippedSchemas(): Record<string, unknown>[] {
-  return readdirSync(SCHEMA_DIR)
-    // agent.yaml's schema beside them is test/agent-schema.test.ts's.
-    .filter((name) => name.startsWith("session.") && name.endsWith(".json"))
-    .map((name) => JSON.parse(readFileSync(new URL(name, SCHEMA_DIR), "utf8")) as Record<string, unknown>);
+  return (
+    readdirSync(SCHEMA_DIR)
+      // agent.yaml's schema beside them is test/agent-schema.test.ts's.
+      .filter((name) => name.startsWith("session.") && name.endsWith(".json"))
+      .map((name) => JSON.parse(readFileSync(new URL(name, SCHEMA_DIR), "utf8")) as Record<string, unknown>)
+  );
 }
 
 /** One validator for "is a record of some kind": any of the shipped per-kind schemas. */
@@ -59,17 +61,102 @@ const good: [string, unknown][] = [
   ["meta of a chat run", metaRecord("Chat_9", { interactive: true, prompt: "" })],
   ["meta of a child session (version 5)", metaRecord("child-1", { version: 5, parent: { run_id: "run-1", call_id: "toolu_01", depth: 2 } })],
   ["meta with nanoseconds and an offset, as Go writes it", metaRecord("r", { created: "2026-01-02T15:04:05.123456789+01:00" })],
-  ["meta of version 1 without provider", (() => { const m = metaRecord("r", { version: 1 }); delete m.meta.fingerprint.provider; return m; })()],
-  ["assistant with thinking and redacted thinking", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, message: { role: "assistant", content: [{ type: "thinking", thinking: "hmm", signature: "sig" }, { type: "redacted_thinking", data: "xyz" }, { type: "text", text: "hi", citations: null }] }, in_tokens: 1, out_tokens: 2 } })],
-  ["assistant with a tool search turn and a block type the code does not model", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, stop_reason: "end_turn", in_tokens: 1, out_tokens: 2, message: { role: "assistant", content: [{ type: "server_tool_use", id: "srvtoolu_1", name: "tool_search_tool_regex", input: { pattern: "file" } }, { type: "tool_search_tool_result", tool_use_id: "srvtoolu_1", content: { type: "tool_search_tool_search_result", tool_references: [{ type: "tool_reference", tool_name: "read_file" }] } }, { type: "container_upload", file_id: "f1" }, { type: "text", text: "done" }] } } })],
-  ["user message with a block type the code does not model", at(7, { protocol: PROTOCOLS.user, user: { message: { role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "x" } }] } } })],
-  ["assistant without stop_reason and cache fields", at(2, (() => { const e = assistantEntry(0, "x"); delete e.assistant.stop_reason; delete e.assistant.cache_read_tokens; return e; })())],
-  ["tool result with block content and is_error", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t1", remote: true, result: { type: "tool_result", tool_use_id: "t1", is_error: true, content: [{ type: "text", text: "boom" }] } } })],
+  [
+    "meta of version 1 without provider",
+    (() => {
+      const m = metaRecord("r", { version: 1 });
+      delete m.meta.fingerprint.provider;
+      return m;
+    })(),
+  ],
+  [
+    "assistant with thinking and redacted thinking",
+    at(2, {
+      protocol: PROTOCOLS.assistant,
+      assistant: {
+        iteration: 0,
+        message: {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "hmm", signature: "sig" },
+            { type: "redacted_thinking", data: "xyz" },
+            { type: "text", text: "hi", citations: null },
+          ],
+        },
+        in_tokens: 1,
+        out_tokens: 2,
+      },
+    }),
+  ],
+  [
+    "assistant with a tool search turn and a block type the code does not model",
+    at(2, {
+      protocol: PROTOCOLS.assistant,
+      assistant: {
+        iteration: 0,
+        stop_reason: "end_turn",
+        in_tokens: 1,
+        out_tokens: 2,
+        message: {
+          role: "assistant",
+          content: [
+            { type: "server_tool_use", id: "srvtoolu_1", name: "tool_search_tool_regex", input: { pattern: "file" } },
+            {
+              type: "tool_search_tool_result",
+              tool_use_id: "srvtoolu_1",
+              content: { type: "tool_search_tool_search_result", tool_references: [{ type: "tool_reference", tool_name: "read_file" }] },
+            },
+            { type: "container_upload", file_id: "f1" },
+            { type: "text", text: "done" },
+          ],
+        },
+      },
+    }),
+  ],
+  [
+    "user message with a block type the code does not model",
+    at(7, {
+      protocol: PROTOCOLS.user,
+      user: { message: { role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "x" } }] } },
+    }),
+  ],
+  [
+    "assistant without stop_reason and cache fields",
+    at(
+      2,
+      (() => {
+        const e = assistantEntry(0, "x");
+        delete e.assistant.stop_reason;
+        delete e.assistant.cache_read_tokens;
+        return e;
+      })(),
+    ),
+  ],
+  [
+    "tool result with block content and is_error",
+    at(3, {
+      protocol: PROTOCOLS.tool_result,
+      tool_result: {
+        tool_use_id: "t1",
+        remote: true,
+        result: { type: "tool_result", tool_use_id: "t1", is_error: true, content: [{ type: "text", text: "boom" }] },
+      },
+    }),
+  ],
   ["user follow-up", at(7, userEntry("and then?"))],
   ["terminal with a message", at(9, terminalEntry("error", "model unreachable"))],
-  ...(["suspended", "budget", "max_iterations", "awaiting_approval"] as const).map((reason): [string, unknown] => [`terminal ${reason}`, at(4, terminalEntry(reason))]),
+  ...(["suspended", "budget", "max_iterations", "awaiting_approval"] as const).map((reason): [string, unknown] => [
+    `terminal ${reason}`,
+    at(4, terminalEntry(reason)),
+  ]),
   ["compaction", at(8, compactionEntry(1, 4))],
-  ["compaction that only trims", at(8, compactionEntry(1, 0, { summary: "", in_tokens: 0, out_tokens: 0, trigger: "overflow", trimmed: [{ tool_use_id: "t1", kept_chars: 0, cut_chars: 9 }] }))],
+  [
+    "compaction that only trims",
+    at(
+      8,
+      compactionEntry(1, 0, { summary: "", in_tokens: 0, out_tokens: 0, trigger: "overflow", trimmed: [{ tool_use_id: "t1", kept_chars: 0, cut_chars: 9 }] }),
+    ),
+  ],
   ["compaction undo", at(9, compactionUndoEntry(8))],
   ["approval request", at(3, approvalRequestEntry("t1"))],
   ["approval decision with a reason", at(5, decisionEntry("t1", "deny", "not now"))],
@@ -79,13 +166,29 @@ const good: [string, unknown][] = [
   ["origin of a fork", at(6, originEntry("run-1", 5))],
   ["origin of an import", at(6, originEntry("run-1", 5, "import"))],
   ["resumed", at(6, resumedEntry())],
-  ["assistant with its start and end times", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, started_at: "2026-01-02T15:04:05.123Z", ended_at: "2026-01-02T15:04:06.5+01:00" } })],
-  ["assistant naming the model that answered", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, response_model: "claude-sonnet-4-5-20250929" } })],
-  ["tool result with its start and end times", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, started_at: "2026-01-02T15:04:05Z", ended_at: "2026-01-02T15:04:05.9Z" } })],
+  [
+    "assistant with its start and end times",
+    at(2, {
+      ...assistantEntry(0, "x"),
+      assistant: { ...assistantEntry(0, "x").assistant, started_at: "2026-01-02T15:04:05.123Z", ended_at: "2026-01-02T15:04:06.5+01:00" },
+    }),
+  ],
+  [
+    "assistant naming the model that answered",
+    at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, response_model: "claude-sonnet-4-5-20250929" } }),
+  ],
+  [
+    "tool result with its start and end times",
+    at(3, {
+      protocol: PROTOCOLS.tool_result,
+      tool_result: { ...toolResultEntry("t").tool_result, started_at: "2026-01-02T15:04:05Z", ended_at: "2026-01-02T15:04:05.9Z" },
+    }),
+  ],
 ];
 
 const FIXTURES_V3 = new URL("../../test/fixtures/go/v3/", import.meta.url);
-const v3Turn = (content: unknown[]) => at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, message: { role: "assistant", content }, in_tokens: 1, out_tokens: 2 } });
+const v3Turn = (content: unknown[]) =>
+  at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, message: { role: "assistant", content }, in_tokens: 1, out_tokens: 2 } });
 const v3User = (content: unknown[]) => at(7, { protocol: PROTOCOLS.user, user: { message: { role: "user", content } } });
 const v3Result = (result: unknown) => at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t1", result } });
 
@@ -101,8 +204,17 @@ const goodV3: [string, unknown][] = [
     }),
   ),
   ["v3 thinking with neither text nor signature", v3Turn([{ thinking: {} }])],
-  ["v3 text with citations, kept as the provider's block", v3Turn([{ provider: { kind: "text", raw: { type: "text", text: "x", citations: [{ type: "char_location" }] } } }])],
-  ["v3 user text and an image kept as the provider's block", v3User([{ text: { text: "look" } }, { provider: { kind: "image", raw: { type: "image", source: { type: "base64", media_type: "image/png", data: "AA==" } } } }])],
+  [
+    "v3 text with citations, kept as the provider's block",
+    v3Turn([{ provider: { kind: "text", raw: { type: "text", text: "x", citations: [{ type: "char_location" }] } } }]),
+  ],
+  [
+    "v3 user text and an image kept as the provider's block",
+    v3User([
+      { text: { text: "look" } },
+      { provider: { kind: "image", raw: { type: "image", source: { type: "base64", media_type: "image/png", data: "AA==" } } } },
+    ]),
+  ],
   ["v3 tool result that failed", v3Result({ tool_use_id: "t1", content: "boom", is_error: true })],
 ];
 
@@ -152,24 +264,100 @@ const bad: [string, unknown][] = [
   ["fingerprint max_tokens negative", withMeta((meta) => ((meta.fingerprint as Record<string, unknown>).max_tokens = -1))],
   ["fingerprint with an unknown field", withMeta((meta) => ((meta.fingerprint as Record<string, unknown>).secret = "x"))],
   ["interactive not a boolean", withMeta((meta) => (meta.interactive = "yes"))],
-  ["assistant with role user", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, message: { role: "user", content: [] } } })],
+  [
+    "assistant with role user",
+    at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, message: { role: "user", content: [] } } }),
+  ],
   ["assistant with negative tokens", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, in_tokens: -5 } })],
-  ["assistant tool_use without id", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "tool_use", name: "n", input: {} }] } } })],
-  ["assistant tool_use with array input", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "tool_use", id: "t", name: "n", input: [] }] } } })],
-  ["assistant thinking without signature", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "thinking", thinking: "t" }] } } })],
-  ["assistant with a tool_result block", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "tool_result", tool_use_id: "t", content: "x" }] } } })],
-  ["assistant with a block whose type is not a string", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: 7 }] } } })],
-  ["assistant with a block that is not an object", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: ["text"] } } })],
-  ["assistant server_tool_use without input", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "server_tool_use", id: "srvtoolu_1", name: "tool_search" }] } } })],
-  ["assistant server tool result without tool_use_id", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "tool_search_tool_result", content: {} }] } } })],
-  ["assistant text block without text", at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "text" }] } } })],
-  ["assistant without iteration", at(2, { protocol: PROTOCOLS.assistant, assistant: { in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [] } } })],
+  [
+    "assistant tool_use without id",
+    at(2, {
+      protocol: PROTOCOLS.assistant,
+      assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "tool_use", name: "n", input: {} }] } },
+    }),
+  ],
+  [
+    "assistant tool_use with array input",
+    at(2, {
+      protocol: PROTOCOLS.assistant,
+      assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "tool_use", id: "t", name: "n", input: [] }] } },
+    }),
+  ],
+  [
+    "assistant thinking without signature",
+    at(2, {
+      protocol: PROTOCOLS.assistant,
+      assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "thinking", thinking: "t" }] } },
+    }),
+  ],
+  [
+    "assistant with a tool_result block",
+    at(2, {
+      protocol: PROTOCOLS.assistant,
+      assistant: {
+        iteration: 0,
+        in_tokens: 0,
+        out_tokens: 0,
+        message: { role: "assistant", content: [{ type: "tool_result", tool_use_id: "t", content: "x" }] },
+      },
+    }),
+  ],
+  [
+    "assistant with a block whose type is not a string",
+    at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: 7 }] } } }),
+  ],
+  [
+    "assistant with a block that is not an object",
+    at(2, { protocol: PROTOCOLS.assistant, assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: ["text"] } } }),
+  ],
+  [
+    "assistant server_tool_use without input",
+    at(2, {
+      protocol: PROTOCOLS.assistant,
+      assistant: {
+        iteration: 0,
+        in_tokens: 0,
+        out_tokens: 0,
+        message: { role: "assistant", content: [{ type: "server_tool_use", id: "srvtoolu_1", name: "tool_search" }] },
+      },
+    }),
+  ],
+  [
+    "assistant server tool result without tool_use_id",
+    at(2, {
+      protocol: PROTOCOLS.assistant,
+      assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "tool_search_tool_result", content: {} }] } },
+    }),
+  ],
+  [
+    "assistant text block without text",
+    at(2, {
+      protocol: PROTOCOLS.assistant,
+      assistant: { iteration: 0, in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [{ type: "text" }] } },
+    }),
+  ],
+  [
+    "assistant without iteration",
+    at(2, { protocol: PROTOCOLS.assistant, assistant: { in_tokens: 0, out_tokens: 0, message: { role: "assistant", content: [] } } }),
+  ],
   ["tool result without tool_use_id", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { result: toolResultEntry("t").tool_result.result } })],
-  ["tool result whose block is not a tool_result", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t", result: { type: "text", text: "x" } } })],
-  ["tool result content a number", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t", result: { type: "tool_result", tool_use_id: "t", content: 7 } } })],
+  [
+    "tool result whose block is not a tool_result",
+    at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t", result: { type: "text", text: "x" } } }),
+  ],
+  [
+    "tool result content a number",
+    at(3, { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: "t", result: { type: "tool_result", tool_use_id: "t", content: 7 } } }),
+  ],
   ["assistant with an empty response model", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, response_model: "" } })],
-  ["assistant with a start time that is not a time", at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, started_at: "yesterday" } })],
-  ["tool result with an end time without an offset", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, ended_at: "2026-01-02T15:04:05" } })],
+  [
+    "assistant with a start time that is not a time",
+    at(2, { ...assistantEntry(0, "x"), assistant: { ...assistantEntry(0, "x").assistant, started_at: "yesterday" } }),
+  ],
+  [
+    "tool result with an end time without an offset",
+    at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, ended_at: "2026-01-02T15:04:05" } }),
+  ],
   ["tool result remote not a boolean", at(3, { protocol: PROTOCOLS.tool_result, tool_result: { ...toolResultEntry("t").tool_result, remote: 1 } })],
   ["user with role assistant", at(3, { protocol: PROTOCOLS.user, user: { message: { role: "assistant", content: [{ type: "text", text: "x" }] } } })],
   ["user text block without text", at(3, { protocol: PROTOCOLS.user, user: { message: { role: "user", content: [{ type: "text" }] } } })],
@@ -179,12 +367,31 @@ const bad: [string, unknown][] = [
   ["compaction from seq 0", at(8, compactionEntry(0, 4))],
   ["compaction with an empty list of trims", at(8, compactionEntry(1, 4, { trimmed: [] }))],
   ["compaction trim that cuts nothing", at(8, compactionEntry(1, 4, { trimmed: [{ tool_use_id: "t", kept_chars: 3, cut_chars: 0 }] }))],
-  ["compaction without its model", at(8, (() => { const e = compactionEntry(1, 4); delete (e.compaction as Partial<typeof e.compaction>).model; return e; })())],
+  [
+    "compaction without its model",
+    at(
+      8,
+      (() => {
+        const e = compactionEntry(1, 4);
+        delete (e.compaction as Partial<typeof e.compaction>).model;
+        return e;
+      })(),
+    ),
+  ],
   ["resumed without its time", at(6, { protocol: PROTOCOLS.resumed, resumed: {} })],
   ["compaction undo without the compaction's seq", at(9, { protocol: PROTOCOLS.compaction_undo, compaction_undo: {} })],
-  ["approval request of an unknown kind", at(3, { ...approvalRequestEntry("t1"), approval_request: { ...approvalRequestEntry("t1").approval_request, kind: "vote" } })],
-  ["approval request with input that is not an object", at(3, { ...approvalRequestEntry("t1"), approval_request: { ...approvalRequestEntry("t1").approval_request, input: "rm -rf /" } })],
-  ["approval decision of an unknown verdict", at(5, { ...decisionEntry("t1", "approve"), approval_decision: { ...decisionEntry("t1", "approve").approval_decision, decision: "maybe" } })],
+  [
+    "approval request of an unknown kind",
+    at(3, { ...approvalRequestEntry("t1"), approval_request: { ...approvalRequestEntry("t1").approval_request, kind: "vote" } }),
+  ],
+  [
+    "approval request with input that is not an object",
+    at(3, { ...approvalRequestEntry("t1"), approval_request: { ...approvalRequestEntry("t1").approval_request, input: "rm -rf /" } }),
+  ],
+  [
+    "approval decision of an unknown verdict",
+    at(5, { ...decisionEntry("t1", "approve"), approval_decision: { ...decisionEntry("t1", "approve").approval_decision, decision: "maybe" } }),
+  ],
   ["title empty", at(5, titleEntry(""))],
   ["title longer than 200 characters", at(5, titleEntry("t".repeat(201)))],
   ["title of two lines", at(5, titleEntry("one\ntwo"))],
@@ -192,7 +399,10 @@ const bad: [string, unknown][] = [
   ["origin with a hostile run id", at(6, originEntry("../x", 5))],
   ["origin through seq 0", at(6, originEntry("run-1", 0))],
   ["origin of an unknown kind", at(6, originEntry("run-1", 5, "copy" as "fork"))],
-  ["approval decision without who decided", at(5, { ...decisionEntry("t1", "approve"), approval_decision: { ...decisionEntry("t1", "approve").approval_decision, decided_by: "" } })],
+  [
+    "approval decision without who decided",
+    at(5, { ...decisionEntry("t1", "approve"), approval_decision: { ...decisionEntry("t1", "approve").approval_decision, decided_by: "" } }),
+  ],
 ];
 
 describe("record schemas", () => {

@@ -31,8 +31,15 @@ const V3_KINDS = ["text", "thinking", "tool_use", "tool_result", "provider"];
 function assertVersion3(lines: string[]): void {
   assert.equal((JSON.parse(lines[0] as string) as { meta: { version: number } }).meta.version, 3);
   for (const line of lines) {
-    const record = JSON.parse(line) as { assistant?: { message: { content: object[] } }; user?: { message: { content: object[] } }; tool_result?: { result: object } };
-    const blocks = [...(record.assistant ?? record.user)?.message.content ?? [], ...(record.tool_result === undefined ? [] : [{ tool_result: record.tool_result.result }])];
+    const record = JSON.parse(line) as {
+      assistant?: { message: { content: object[] } };
+      user?: { message: { content: object[] } };
+      tool_result?: { result: object };
+    };
+    const blocks = [
+      ...((record.assistant ?? record.user)?.message.content ?? []),
+      ...(record.tool_result === undefined ? [] : [{ tool_result: record.tool_result.result }]),
+    ];
     for (const block of blocks) assert.ok(Object.keys(block).length === 1 && V3_KINDS.includes(Object.keys(block)[0] as string), line);
     if (record.tool_result !== undefined) assert.equal(typeof (record.tool_result.result as { content: unknown }).content, "string", line);
     assert.equal(encodeRecordIn(3, decodeRecordLine(line)), `${line}\n`);
@@ -44,7 +51,10 @@ describe("record version 3, written", () => {
     const held = heldIn(3, toolResult([{ type: "text", text: "two lines" }, PNG, { type: "text", text: "after" }]));
     assert.equal(held.tool_result.result.content, "two lines\n[image (image/png) not kept: a record version 3 journal holds tool results as text]\nafter");
     assert.equal(v3Problem(held, encodeRecordIn(3, held)), undefined);
-    assert.match(v3Problem(toolResult([PNG]), encodeRecordIn(3, toolResult([PNG]))) ?? "", /^a record version 3 journal cannot hold this tool_result record as it is \(its tool results are text only/);
+    assert.match(
+      v3Problem(toolResult([PNG]), encodeRecordIn(3, toolResult([PNG]))) ?? "",
+      /^a record version 3 journal cannot hold this tool_result record as it is \(its tool results are text only/,
+    );
     // Versions 1 and 2 hold it as it is.
     assert.deepEqual(heldIn(2, toolResult([PNG])), toolResult([PNG]));
   });
@@ -75,7 +85,7 @@ describe("record version 3, written", () => {
   });
 
   it("escapes <, >, &, U+2028 and U+2029 inside strings as Go's encoding/json does, and nothing else", () => {
-    const meta = metaRecord("esc", { version: 3, prompt: "a<b>&c\u2028d\u2029e \"q\" \\ é" });
+    const meta = metaRecord("esc", { version: 3, prompt: 'a<b>&c\u2028d\u2029e "q" \\ é' });
     const line = encodeRecordIn(3, meta);
     assert.match(line, /"prompt":"a\\u003cb\\u003e\\u0026c\\u2028d\\u2029e \\"q\\" \\\\ é"/);
     assert.equal((decodeRecordLine(line) as typeof meta).meta.prompt, meta.meta.prompt);
@@ -83,7 +93,11 @@ describe("record version 3, written", () => {
 
   it("a library run in record version 3: the model is sent the tool result the journal holds", async (t: TestContext) => {
     const replies: AnthropicReply[] = [
-      { content: [{ type: "tool_use", id: "toolu_01", name: "snap", input: { what: "the dashboard" } }], stop_reason: "tool_use", usage: { input_tokens: 20, output_tokens: 5 } },
+      {
+        content: [{ type: "tool_use", id: "toolu_01", name: "snap", input: { what: "the dashboard" } }],
+        stop_reason: "tool_use",
+        usage: { input_tokens: 20, output_tokens: 5 },
+      },
       { content: [{ type: "text", text: "It looks fine." }], stop_reason: "end_turn", usage: { input_tokens: 30, output_tokens: 4 } },
     ];
     const server = await startFakeAnthropic((_request, index) => replies[index] ?? { status: 500, message: "not expected" }, { apiKey: KEY });
@@ -95,25 +109,47 @@ describe("record version 3, written", () => {
       run: () => ({ content: [{ type: "text", text: "here it is" }, PNG] }),
     });
     const store = new MemoryStore();
-    const outcome = await runAgent({ provider: new AnthropicProvider({ apiKey: KEY, baseURL: server.url }), model: "claude-sonnet-4-5", prompt: "how does it look?", tools: [snap], store, recordVersion: 3 });
+    const outcome = await runAgent({
+      provider: new AnthropicProvider({ apiKey: KEY, baseURL: server.url }),
+      model: "claude-sonnet-4-5",
+      prompt: "how does it look?",
+      tools: [snap],
+      store,
+      recordVersion: 3,
+    });
     assert.equal(outcome.reason, "completed");
     const held = "here it is\n[image (image/png) not kept: a record version 3 journal holds tool results as text]";
     const sent = latestBlocks((server.requests[1]?.body as { messages: SentMessage[] }).messages).find((block) => block.type === "tool_result");
     assert.equal(sent?.content, held, "the model saw what a resume will see");
-    const lines = Buffer.from(await store.readJournal(outcome.runId)).toString("utf8").split("\n").slice(0, -1);
+    const lines = Buffer.from(await store.readJournal(outcome.runId))
+      .toString("utf8")
+      .split("\n")
+      .slice(0, -1);
     assertVersion3(lines);
     assert.equal((JSON.parse(lines[2] as string) as { tool_result: { result: { content: string } } }).tool_result.result.content, held);
     assert.ok(server.requests.every((request) => request.accepted));
   });
 
   it("a CLI session with session.record_version: 3 completes, is taken further by a follow-up without --force, and stays version 3", async (t: TestContext) => {
-    const server: FakeServer = await startFakeAnthropic((request) => {
-      const blocks = latestBlocks((request.body as { messages: SentMessage[] }).messages);
-      const result = blocks.find((block) => block.type === "tool_result");
-      if (result !== undefined) return { content: [{ type: "text", text: `Noted <${JSON.stringify(result.content)}>` }], stop_reason: "end_turn", usage: { input_tokens: 12, output_tokens: 4 } };
-      const text = blocks.map((block) => block.text ?? "").join(" ");
-      return { content: [{ type: "tool_use", id: `toolu_${server.requests.length}`, name: "note", input: { text } }], stop_reason: "tool_use", usage: { input_tokens: 10, output_tokens: 5 } };
-    }, { apiKey: KEY });
+    const server: FakeServer = await startFakeAnthropic(
+      (request) => {
+        const blocks = latestBlocks((request.body as { messages: SentMessage[] }).messages);
+        const result = blocks.find((block) => block.type === "tool_result");
+        if (result !== undefined)
+          return {
+            content: [{ type: "text", text: `Noted <${JSON.stringify(result.content)}>` }],
+            stop_reason: "end_turn",
+            usage: { input_tokens: 12, output_tokens: 4 },
+          };
+        const text = blocks.map((block) => block.text ?? "").join(" ");
+        return {
+          content: [{ type: "tool_use", id: `toolu_${server.requests.length}`, name: "note", input: { text } }],
+          stop_reason: "tool_use",
+          usage: { input_tokens: 10, output_tokens: 5 },
+        };
+      },
+      { apiKey: KEY },
+    );
     t.after(() => server.close());
     const dir = join(root, "cli");
     mkdirSync(dir);
@@ -140,7 +176,9 @@ session: { state_dir: ./state, record_version: 3 }
     const followUp = await runCli(["run", "--config", "agent.yaml", "--resume", runId, "and bread"], options);
     assert.equal(followUp.code, 0, followUp.stderr);
     assert.equal(followUp.stdout, 'Noted <"noted and bread\\n">\n');
-    const lines = readFileSync(join(dir, "state", `${runId}.json`), "utf8").split("\n").slice(0, -1);
+    const lines = readFileSync(join(dir, "state", `${runId}.json`), "utf8")
+      .split("\n")
+      .slice(0, -1);
     assertVersion3(lines);
     assert.deepEqual(
       lines.map((line) => (JSON.parse(line) as { protocol: string }).protocol.split(".").at(-1)),
@@ -154,9 +192,15 @@ session: { state_dir: ./state, record_version: 3 }
     // A fork's new meta line is written in its version too.
     const forked = await runCli(["session", "fork", runId, "--at", "5", "--name", "forked", "--config", "agent.yaml"], options);
     assert.equal(forked.code, 0, forked.stderr);
-    const forkLines = readFileSync(join(dir, "state", "forked.json"), "utf8").split("\n").slice(0, -1);
+    const forkLines = readFileSync(join(dir, "state", "forked.json"), "utf8")
+      .split("\n")
+      .slice(0, -1);
     assertVersion3(forkLines);
     assert.deepEqual(forkLines.slice(1, -1), lines.slice(1, 5));
-    assert.match(forkLines.at(-1) ?? "", /^\{"seq":6,"protocol":"io\.choria\.fisk-ai\.v1\.session\.origin","origin":\{"run_id":"[^"]+","through_seq":5,"kind":"fork"\}\}$/, "then the fork's origin");
+    assert.match(
+      forkLines.at(-1) ?? "",
+      /^\{"seq":6,"protocol":"io\.choria\.fisk-ai\.v1\.session\.origin","origin":\{"run_id":"[^"]+","through_seq":5,"kind":"fork"\}\}$/,
+      "then the fork's origin",
+    );
   });
 });

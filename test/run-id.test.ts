@@ -4,7 +4,6 @@ import { isRunStateError, newRunId } from "../src/index.js";
 import { assertRunId, isValidRunId, ksuidFrom } from "../src/journal.js";
 import { HOSTILE_IDS } from "./helpers/hostile-ids.js";
 
-
 describe("run ids", () => {
   it("encodes KSUIDs as the reference implementation does", () => {
     // The example in segmentio/ksuid's README: timestamp 107608047 since the KSUID epoch.
@@ -35,6 +34,9 @@ describe("run ids", () => {
         JSON.stringify(id),
       );
     }
-    assert.throws(() => assertRunId(undefined), (error: unknown) => isRunStateError(error, "ERR_INVALID_ID"));
+    assert.throws(
+      () => assertRunId(undefined),
+      (error: unknown) => isRunStateError(error, "ERR_INVALID_ID"),
+    );
   });
 });

@@ -84,21 +84,41 @@ describe("the script provider", () => {
 
   it("answers a summarizing call with its summary and the turns it replaces, playing no turn", async () => {
     const provider = new ScriptProvider(script(`${SCRIPT}summary: The user wanted milk noted.\n`));
-    const conversation = [...afterTool("saved: milk"), { role: "assistant", content: [{ type: "text", text: "Noted." }] }, { role: "user", content: [{ type: "text", text: "and?" }] }] as Message[];
+    const conversation = [
+      ...afterTool("saved: milk"),
+      { role: "assistant", content: [{ type: "text", text: "Noted." }] },
+      { role: "user", content: [{ type: "text", text: "and?" }] },
+    ] as Message[];
     const summary = await provider.complete(request(summarizingMessages(conversation)), signal);
-    assert.deepEqual([summary.message.content, summary.stop_reason], [[{ type: "text", text: "The user wanted milk noted. [script provider: 2 turns played]" }], "end_turn"]);
+    assert.deepEqual(
+      [summary.message.content, summary.stop_reason],
+      [[{ type: "text", text: "The user wanted milk noted. [script provider: 2 turns played]" }], "end_turn"],
+    );
     const plain = await new ScriptProvider(script(SCRIPT)).complete(request(summarizingMessages(conversation)), signal);
-    assert.match((plain.message.content[0] as { text: string }).text, /^The conversation so far was played from a script\. \[script provider: 2 turns played\]$/);
+    assert.match(
+      (plain.message.content[0] as { text: string }).text,
+      /^The conversation so far was played from a script\. \[script provider: 2 turns played\]$/,
+    );
   });
 
   it("goes on after a compaction with the turn after those the summary replaced", async () => {
     const provider = new ScriptProvider(script("turns:\n  - text: one\n  - text: two\n  - text: three\n  - text: four\n"));
     const summary = "The conversation so far was played from a script. [script provider: 2 turns played]";
     const compacted: Message[] = [
-      { role: "user", content: [{ type: "text", text: summaryText(summary) }, { type: "text", text: "next" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: summaryText(summary) },
+          { type: "text", text: "next" },
+        ],
+      },
     ];
     assert.deepEqual((await provider.complete(request(compacted), signal)).message.content, [{ type: "text", text: "three" }]);
-    const later = [...compacted, { role: "assistant", content: [{ type: "text", text: "three" }] }, { role: "user", content: [{ type: "text", text: "more" }] }] as Message[];
+    const later = [
+      ...compacted,
+      { role: "assistant", content: [{ type: "text", text: "three" }] },
+      { role: "user", content: [{ type: "text", text: "more" }] },
+    ] as Message[];
     assert.deepEqual((await provider.complete(request(later), signal)).message.content, [{ type: "text", text: "four" }]);
     // A second compaction summarizes a conversation that opens with the first summary: its count goes on from it.
     const again = await provider.complete(request(summarizingMessages(later)), signal);
@@ -121,6 +141,9 @@ describe("the script provider", () => {
     }
     assert.deepEqual(texts, ["hello", "a", "b", "a", "b", "a", "b"]);
     assert.deepEqual(ids, ["toolu_script_2_1", "toolu_script_4_1", "toolu_script_6_1"]);
-    assert.throws(() => new ScriptProvider({ turns: [{ text: "x" }], repeat_from: 2 }), /script \(given in code\): repeat_from: names a turn past the last one/);
+    assert.throws(
+      () => new ScriptProvider({ turns: [{ text: "x" }], repeat_from: 2 }),
+      /script \(given in code\): repeat_from: names a turn past the last one/,
+    );
   });
 });

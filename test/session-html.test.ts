@@ -48,7 +48,12 @@ describe("session export --format html: the cost", () => {
   before(() => {
     plantSession(store, tourRecords("priced"));
     // The same session on a model no price is known for.
-    plantSession(store, tourRecords("local").map((record) => ("meta" in record ? { ...record, meta: { ...record.meta, fingerprint: { ...record.meta.fingerprint, model: "llama3.2" } } } : record)));
+    plantSession(
+      store,
+      tourRecords("local").map((record) =>
+        "meta" in record ? { ...record, meta: { ...record.meta, fingerprint: { ...record.meta.fingerprint, model: "llama3.2" } } } : record,
+      ),
+    );
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -60,7 +65,10 @@ describe("session export --format html: the cost", () => {
     const show = await runCli(["session", "show", runId, "--no-tui", "--state-dir", store, ...config], { cwd: dir, env });
     return {
       meta: metadataOf(file).filter((line) => line.startsWith("cost")),
-      shown: show.stdout.split("\n").filter((line) => line.startsWith("cost")).map((line) => line.replace(/^(cost(?: \S+(?: \(compaction\))?)?) +/, "$1: ")),
+      shown: show.stdout
+        .split("\n")
+        .filter((line) => line.startsWith("cost"))
+        .map((line) => line.replace(/^(cost(?: \S+(?: \(compaction\))?)?) +/, "$1: ")),
       caption: /<figcaption>(.*?)<\/figcaption>/.exec(html)?.[1] ?? "",
       bars: [...html.matchAll(/<title>(turn \d+: [^<]*)<\/title>/g)].map(([, title]) => title as string),
     };
@@ -92,9 +100,15 @@ describe("session export --format html: the cost", () => {
       rmSync(join(dir, "agent.yaml"));
     }
     const local = await costs("local");
-    assert.equal(local.meta.find((line) => line.startsWith("cost llama3.2:")), "cost llama3.2: no price for 7 calls: in 31610, out 670, cache read 0, cache write 0");
+    assert.equal(
+      local.meta.find((line) => line.startsWith("cost llama3.2:")),
+      "cost llama3.2: no price for 7 calls: in 31610, out 670, cache read 0, cache write 0",
+    );
     assert.match(local.caption, /each bar a model call, no price in all/);
-    assert.ok(local.bars.every((bar) => bar.endsWith(", no price")), local.bars.join("\n"));
+    assert.ok(
+      local.bars.every((bar) => bar.endsWith(", no price")),
+      local.bars.join("\n"),
+    );
   });
 });
 
@@ -111,7 +125,8 @@ describe("session export --format html", { skip: skipWithout("chromium") }, () =
   });
 
   it("the journals are sound, as a store would have written them", async () => {
-    for (const runId of ["tour", "hostile"]) assert.equal((await runCli(["session", "verify", runId, "--state-dir", STORE], { cwd: ROOT, env })).code, 0, runId);
+    for (const runId of ["tour", "hostile"])
+      assert.equal((await runCli(["session", "verify", runId, "--state-dir", STORE], { cwd: ROOT, env })).code, 0, runId);
   });
 
   it("renders the metadata, the conversation and the token chart, with no request but the page's own and no error", async () => {
@@ -198,7 +213,10 @@ describe("session export --format html", { skip: skipWithout("chromium") }, () =
   });
 
   it("refuses a file it cannot write in one line, exit 2", async () => {
-    const result = await runCli(["session", "export", "tour", "--format", "html", "-o", join(ROOT, "missing-dir", "page.html"), "--state-dir", STORE], { cwd: ROOT, env });
+    const result = await runCli(["session", "export", "tour", "--format", "html", "-o", join(ROOT, "missing-dir", "page.html"), "--state-dir", STORE], {
+      cwd: ROOT,
+      env,
+    });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /^fisk-ai: cannot write .*missing-dir\/page\.html: no such file or directory\n$/);
   });

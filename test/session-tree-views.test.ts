@@ -29,7 +29,10 @@ describe("the viewer folds a child session's work into the call that started it"
     try {
       terminal.line(`clear; node ${CLI} session show survey --transcript --state-dir ${STORE}; echo "exit=$?"`);
       const first = await terminal.waitFor((screen) => / · q quit/.test(screen), "the viewer's status bar");
-      assert.match(first, /^→ researcher \{"prompt":"Read notes A"\}\n▸ ⤷ researcher: child session survey-r1 \(completed\) · Read notes A\n→ researcher \{"prompt":"Read notes B"\}\n▸ ⤷ researcher: child session survey-r2 \(completed\) · Read notes B$/m);
+      assert.match(
+        first,
+        /^→ researcher \{"prompt":"Read notes A"\}\n▸ ⤷ researcher: child session survey-r1 \(completed\) · Read notes A\n→ researcher \{"prompt":"Read notes B"\}\n▸ ⤷ researcher: child session survey-r2 \(completed\) · Read notes B$/m,
+      );
       assert.doesNotMatch(first, /A summarizer for A/, "the child's work is folded");
       terminal.type("Enter");
       const opened = await terminal.waitFor((screen) => /^▾ ⤷ researcher: child session survey-r1/m.test(screen), "the child opened");
@@ -38,7 +41,10 @@ describe("the viewer folds a child session's work into the call that started it"
         /^▾ ⤷ researcher: child session survey-r1 \(completed\) · Read notes A \(\+7 lines\)\n {2}› Read notes A\n {2}A summarizer for A\.\n {2}→ summarizer \{"prompt":"Summarize notes A"\}\n {2}⤷ summarizer: child session survey-r1-s1 \(completed\)\n {2}│ › Summarize notes A\n {2}│ red, in short\n {2}← summarizer: red, in short\n {2}notes A say red\n→ researcher \{"prompt":"Read notes B"\}$/m,
       );
       terminal.type("Enter");
-      await terminal.waitFor((screen) => /^▸ ⤷ researcher: child session survey-r1/m.test(screen) && !/A summarizer for A/.test(screen), "the child folded again");
+      await terminal.waitFor(
+        (screen) => /^▸ ⤷ researcher: child session survey-r1/m.test(screen) && !/A summarizer for A/.test(screen),
+        "the child folded again",
+      );
       terminal.type("q");
       await terminal.waitFor((screen) => /^exit=0$/m.test(screen), "the viewer's exit");
     } finally {
@@ -58,7 +64,10 @@ describe("the HTML page folds a child session's work into the call that started 
 
   async function openPage() {
     const file = join(ROOT, "survey.html");
-    const result = await runCli(["session", "export", "survey", "--format", "html", "-o", file, "--state-dir", STORE], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } });
+    const result = await runCli(["session", "export", "survey", "--format", "html", "-o", file, "--state-dir", STORE], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     assert.equal(result.code, 0, result.stderr);
     const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
     const errors: string[] = [];

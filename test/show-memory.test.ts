@@ -21,7 +21,6 @@ const ROOT = mkdtempSync(join(tmpdir(), "fisk-show-memory-"));
 const STORE = join(ROOT, "runs");
 const PEAK_RSS = new URL("./helpers/report-peak-rss.js", import.meta.url).pathname;
 
-
 /** Runs the CLI with stdout into `output`; resolves to its exit code and peak RSS in bytes. */
 async function measured(args: string[], output: string): Promise<{ code: number | null; stderr: string; peakRss: number }> {
   const rssFile = `${output}.rss`;
@@ -63,7 +62,11 @@ describe("showing a journal of 256 MB", () => {
 
   for (const [name, args, check] of [
     ["session show --transcript (plain)", ["session", "show", "long", "--transcript"], (output: string) => assert.ok(statSync(output).size > 40 * MB)],
-    ["session export --format html", ["session", "export", "long", "--format", "html"], (output: string) => assert.match(tail(output, 40), /<\/script>\n<\/body>\n<\/html>\n$/)],
+    [
+      "session export --format html",
+      ["session", "export", "long", "--format", "html"],
+      (output: string) => assert.match(tail(output, 40), /<\/script>\n<\/body>\n<\/html>\n$/),
+    ],
   ] as const) {
     it(`${name} writes it all with a peak RSS under ${PEAK_RSS_BOUND / MB} MB`, async (t) => {
       const output = join(ROOT, `${name.replace(/\W+/g, "-")}.out`);
@@ -84,6 +87,9 @@ describe("showing a journal of 256 MB", () => {
     assert.ok(statSync(output).size > JOURNAL_BYTES / 2 && tail(output, 40).endsWith("\n    }\n  ]\n}\n"), "the whole state, its messages closed");
     assert.ok(long.peakRss < PEAK_RSS_BOUND, `peak RSS ${(long.peakRss / MB).toFixed(0)} MB, for a journal of ${JOURNAL_BYTES / MB} MB (${lastSeq} records)`);
     t.diagnostic(`peak RSS ${(short.peakRss / MB).toFixed(0)} MB for 64 MB, ${(long.peakRss / MB).toFixed(0)} MB for 256 MB`);
-    assert.ok(long.peakRss - short.peakRss < JOURNAL_BYTES / 4, `${((long.peakRss - short.peakRss) / MB).toFixed(0)} MB more for ${(JOURNAL_BYTES * 3) / 4 / MB} MB more journal`);
+    assert.ok(
+      long.peakRss - short.peakRss < JOURNAL_BYTES / 4,
+      `${((long.peakRss - short.peakRss) / MB).toFixed(0)} MB more for ${(JOURNAL_BYTES * 3) / 4 / MB} MB more journal`,
+    );
   });
 });

@@ -50,10 +50,31 @@ const SHAPES: Record<string, RecordEntry[]> = {
   "an undone compaction": [...conversation, compactionEntry(1, 3), compactionEntry(4, 5), compactionUndoEntry(9)],
   "every compaction undone": [...conversation, compactionEntry(1, 3), compactionEntry(4, 5), compactionUndoEntry(9), compactionUndoEntry(8)],
   "a trimmed result": [...conversation, compactionEntry(1, 4, { trimmed: [{ tool_use_id: "toolu_2", kept_chars: 10, cut_chars: 30 }] })],
-  "a trim alone": [...conversation, compactionEntry(1, 0, { summary: "", trimmed: [{ tool_use_id: "toolu_1", kept_chars: 0, cut_chars: 50 }], in_tokens: 0, out_tokens: 0 })],
-  "calls parked for approval": [assistantEntry(0, "a", ["toolu_1", "toolu_2"]), toolResultEntry("toolu_1"), approvalRequestEntry("toolu_2"), terminalEntry("awaiting_approval")],
-  "a decided call of a batch still pending": [assistantEntry(0, "a", ["toolu_1", "toolu_2"]), approvalRequestEntry("toolu_2"), decisionEntry("toolu_2", "approve"), toolResultEntry("toolu_1")],
-  "a denied call": [assistantEntry(0, "a", ["toolu_1"]), approvalRequestEntry("toolu_1"), decisionEntry("toolu_1", "deny", "no"), { ...toolResultEntry("toolu_1"), tool_result: { tool_use_id: "toolu_1", result: { type: "tool_result", tool_use_id: "toolu_1", content: "denied", is_error: true } } }],
+  "a trim alone": [
+    ...conversation,
+    compactionEntry(1, 0, { summary: "", trimmed: [{ tool_use_id: "toolu_1", kept_chars: 0, cut_chars: 50 }], in_tokens: 0, out_tokens: 0 }),
+  ],
+  "calls parked for approval": [
+    assistantEntry(0, "a", ["toolu_1", "toolu_2"]),
+    toolResultEntry("toolu_1"),
+    approvalRequestEntry("toolu_2"),
+    terminalEntry("awaiting_approval"),
+  ],
+  "a decided call of a batch still pending": [
+    assistantEntry(0, "a", ["toolu_1", "toolu_2"]),
+    approvalRequestEntry("toolu_2"),
+    decisionEntry("toolu_2", "approve"),
+    toolResultEntry("toolu_1"),
+  ],
+  "a denied call": [
+    assistantEntry(0, "a", ["toolu_1"]),
+    approvalRequestEntry("toolu_1"),
+    decisionEntry("toolu_1", "deny", "no"),
+    {
+      ...toolResultEntry("toolu_1"),
+      tool_result: { tool_use_id: "toolu_1", result: { type: "tool_result", tool_use_id: "toolu_1", content: "denied", is_error: true } },
+    },
+  ],
   "a follow-up after a failed call": [userEntry("are you there?"), terminalEntry("error", "model call failed")],
   "no records after the meta": [],
 };

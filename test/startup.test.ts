@@ -39,17 +39,43 @@ function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] }
   }
 }
 
-const HELP_MODULES = ["agent/agent-errors.js", "cli/cli-errors.js", "cli/cli-process.js", "cli/command-context.js", "cli/command-table.js", "cli/exit-codes.js", "cli/main.js", "cli/program.js", "errors/fisk-error.js", "runstate/errors.js"];
+const HELP_MODULES = [
+  "agent/agent-errors.js",
+  "cli/cli-errors.js",
+  "cli/cli-process.js",
+  "cli/command-context.js",
+  "cli/command-table.js",
+  "cli/exit-codes.js",
+  "cli/main.js",
+  "cli/program.js",
+  "errors/fisk-error.js",
+  "runstate/errors.js",
+];
 // Besides those, the definition of the command the line names, and no other.
 const NAMED_MODULES: Record<string, string[]> = {
   run: ["cli/commands/run.js"],
   session: ["cli/commands/session.js"],
-  "session show": ["cli/commands/session.js", "cli/commands/session/show.js", "cli/session-command.js", "cli/session-store.js", "runstate/backends/create-store.js"],
+  "session show": [
+    "cli/commands/session.js",
+    "cli/commands/session/show.js",
+    "cli/session-command.js",
+    "cli/session-store.js",
+    "runstate/backends/create-store.js",
+  ],
   memory: ["cli/commands/memory.js"],
 };
 
 test("--help and --version load only the argument parser and the CLI modules that print them", () => {
-  for (const args of [["--help"], ["--version"], ["-v"], ["run", "--help"], ["session", "--help"], ["session", "show", "--help"], ["memory", "--help"], ["help", "memory"]]) {
+  for (const args of [
+    ["--help"],
+    ["--version"],
+    ["-v"],
+    ["run", "--help"],
+    ["session", "--help"],
+    ["session", "show", "--help"],
+    ["memory", "--help"],
+    ["help", "memory"],
+  ]) {
     const loaded = modulesLoadedBy(args);
     assert.deepEqual(loaded.packages, ["commander"], `fisk-ai ${args.join(" ")} loads these packages`);
     const named = NAMED_MODULES[args.filter((word) => !word.startsWith("-") && word !== "help").join(" ")] ?? [];
@@ -63,7 +89,10 @@ test("a command loads the packages it uses and no other: no model SDK, NATS or Y
     // No journal to check (zod) and no lock to take (fs-ext).
     [["session", "ls", "--state-dir", "empty"], ["commander"]],
     // Notes are YAML front matter; their tools' schemas are zod.
-    [["memory", "ls"], ["commander", "yaml", "zod"]],
+    [
+      ["memory", "ls"],
+      ["commander", "yaml", "zod"],
+    ],
   ];
   for (const [args, packages] of cases) assert.deepEqual(modulesLoadedBy(args).packages.sort(), packages, `fisk-ai ${args.join(" ")}`);
 });
@@ -74,7 +103,11 @@ test("session ls loads zod only to read journals, not from the summary cache a l
     const store = new FileStore({ dir });
     for (const runId of ["s-1", "s-2"]) await (await store.create(runId, metaPayload(runId))).close();
     rmSync(join(dir, SUMMARY_CACHE_NAME), { force: true });
-    assert.deepEqual(modulesLoadedBy(["session", "ls", "--state-dir", dir]).packages.sort(), ["commander", "zod"], "no cache yet: the journals are read and checked");
+    assert.deepEqual(
+      modulesLoadedBy(["session", "ls", "--state-dir", dir]).packages.sort(),
+      ["commander", "zod"],
+      "no cache yet: the journals are read and checked",
+    );
     assert.deepEqual(modulesLoadedBy(["session", "ls", "--json", "--state-dir", dir]).packages, ["commander"], "from the cache the first listing wrote");
   } finally {
     rmSync(dir, { recursive: true, force: true });

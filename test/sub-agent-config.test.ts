@@ -21,21 +21,33 @@ function file(name: string, text: string): string {
 }
 
 const refuses = (path: string, pattern: RegExp) =>
-  assert.throws(() => runOptionsFromConfig(loadAgentConfig(path), { ANTHROPIC_API_KEY: "k" }), (error: unknown) => error instanceof ConfigError && pattern.test(error.message) && !error.message.includes("\n"));
+  assert.throws(
+    () => runOptionsFromConfig(loadAgentConfig(path), { ANTHROPIC_API_KEY: "k" }),
+    (error: unknown) => error instanceof ConfigError && pattern.test(error.message) && !error.message.includes("\n"),
+  );
 
 describe("agent: tools in agent.yaml", () => {
   it("refuses a child agent.yaml that cannot be read, naming the field and the path", () => {
-    refuses(file("missing.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./nowhere.yaml\n"), /tools\[0\]\.agent: cannot read \.\/nowhere\.yaml .*no such file; give the path of the child agent's agent\.yaml/);
+    refuses(
+      file("missing.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./nowhere.yaml\n"),
+      /tools\[0\]\.agent: cannot read \.\/nowhere\.yaml .*no such file; give the path of the child agent's agent\.yaml/,
+    );
   });
 
   it("refuses an entry with both command: and agent:, and one with neither", () => {
-    refuses(file("both.yaml", "tools:\n  - name: r\n    description: d\n    command: [echo]\n    agent: ./x.yaml\n"), /tools\[0\]: give command: or agent:, not both/);
+    refuses(
+      file("both.yaml", "tools:\n  - name: r\n    description: d\n    command: [echo]\n    agent: ./x.yaml\n"),
+      /tools\[0\]: give command: or agent:, not both/,
+    );
     refuses(file("neither.yaml", "tools:\n  - name: r\n    description: d\n"), /tools\[0\]: expected command: \(the program and its arguments\) or agent: /);
   });
 
   it("refuses a child agent.yaml that does not check, naming its file", () => {
     file("bad-child.yaml", "modle: x\n");
-    refuses(file("parent.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./bad-child.yaml\n"), /bad-child\.yaml: unknown key "modle": did you mean "model"\?/);
+    refuses(
+      file("parent.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./bad-child.yaml\n"),
+      /bad-child\.yaml: unknown key "modle": did you mean "model"\?/,
+    );
   });
 
   it("refuses a max_depth below 1", () => {
@@ -44,7 +56,9 @@ describe("agent: tools in agent.yaml", () => {
 
   it("offers the model a tool of prompt and title", () => {
     file("child.yaml", "system: child\n");
-    const options = runOptionsFromConfig(loadAgentConfig(file("ok.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./child.yaml\n")), { ANTHROPIC_API_KEY: "k" });
+    const options = runOptionsFromConfig(loadAgentConfig(file("ok.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./child.yaml\n")), {
+      ANTHROPIC_API_KEY: "k",
+    });
     const tool = options.tools?.find((candidate) => candidate.name === "r");
     assert.deepEqual((tool?.input_schema as { required?: string[] }).required, ["prompt"]);
     assert.deepEqual(Object.keys((tool?.input_schema as { properties: object }).properties), ["prompt", "title"]);
@@ -60,7 +74,10 @@ describe("agentTool", () => {
   const context = (depth: number) => ({ signal: new AbortController().signal, run: { runId: "parent", toolUseId: "toolu_1", depth, deciders: {} } });
 
   it("answers input without a prompt with an error result", async () => {
-    assert.deepEqual(await tool.run({ title: "x" }, context(0)), { content: "invalid input for researcher: prompt: Invalid input: expected string, received undefined", is_error: true });
+    assert.deepEqual(await tool.run({ title: "x" }, context(0)), {
+      content: "invalid input for researcher: prompt: Invalid input: expected string, received undefined",
+      is_error: true,
+    });
   });
 
   it("answers a call past maxDepth with an error result, making no model call", async () => {

@@ -14,7 +14,13 @@ const rm = defineTool({ name: "rm", description: "", input: { type: "object" }, 
 
 describe("the terminal", () => {
   it("asks y/N before a confirm tool, and takes only yes for yes", async () => {
-    for (const [answer, allowed] of [["y", true], ["YES", true], ["n", false], ["", false], ["sure", false]] as const) {
+    for (const [answer, allowed] of [
+      ["y", true],
+      ["YES", true],
+      ["n", false],
+      ["", false],
+      ["sure", false],
+    ] as const) {
       const stdin = fakeTerminal();
       const stderr = fakeTerminal();
       let asked = "";

@@ -38,17 +38,16 @@ describe("tool environment", () => {
         "  - { name: printenv_gh, description: Print the environment, command: [env], env: [GH_TOKEN_FOR_TOOL] }",
       ].join("\n"),
     );
-    writeFileSync(
-      join(dir, "s.yaml"),
-      "turns:\n  - tool_calls: [{ name: printenv }, { name: printenv_gh }]\n  - text: done\n",
-    );
+    writeFileSync(join(dir, "s.yaml"), "turns:\n  - tool_calls: [{ name: printenv }, { name: printenv_gh }]\n  - text: done\n");
     const secrets: Record<string, string> = { SITE_TOKEN: "MARK-site", GH_TOKEN_FOR_TOOL: "MARK-gh" };
     for (const name of CREDENTIAL_VARIABLES) secrets[name] = `MARK-${name}`;
     const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1", VISIBLE_SETTING: "seen", ...secrets };
     const result = await runCli(["run", "--config", "agent.yaml", "--checkpoint", "--name", "env", "go"], { cwd: dir, env });
     assert.equal(result.code, 0, result.stderr);
     const runs = join(dir, "state", "fisk-ai", "runs");
-    const journal = readdirSync(runs).map((name) => readFileSync(join(runs, name), "utf8")).join("");
+    const journal = readdirSync(runs)
+      .map((name) => readFileSync(join(runs, name), "utf8"))
+      .join("");
     assert.match(journal, /VISIBLE_SETTING=seen/, "the tools ran and printed their environment");
     const leaked = [...new Set([...journal.matchAll(/MARK-[A-Za-z_]+/g)].map((match) => match[0]))];
     assert.deepEqual(leaked, ["MARK-gh"], "only the variable printenv_gh names reaches a tool");

@@ -43,7 +43,9 @@ function ofSession(runId: string, from: ReceivedSpan[] = receiver.spans): Receiv
 
 /** Names, ids and attributes, without the times a live span has of its own. */
 function tree(spans: ReceivedSpan[]) {
-  return spans.map(({ spanId, parentSpanId, name, attributes, status }) => ({ spanId, parentSpanId, name, attributes, status })).sort((a, b) => a.spanId.localeCompare(b.spanId));
+  return spans
+    .map(({ spanId, parentSpanId, name, attributes, status }) => ({ spanId, parentSpanId, name, attributes, status }))
+    .sort((a, b) => a.spanId.localeCompare(b.spanId));
 }
 
 describe("a traced run that compacts its conversation", () => {
@@ -99,13 +101,21 @@ describe("a chat span", () => {
   let model: FakeServer;
   before(async () => {
     // The API answers an alias with the dated model it ran.
-    model = await startFakeAnthropic(async () => ({ content: [{ type: "text", text: "hello" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 2 }, model: "claude-sonnet-4-5-20250929" }));
+    model = await startFakeAnthropic(async () => ({
+      content: [{ type: "text", text: "hello" }],
+      stop_reason: "end_turn",
+      usage: { input_tokens: 5, output_tokens: 2 },
+      model: "claude-sonnet-4-5-20250929",
+    }));
   });
   after(async () => model.close());
 
   it("names the model the provider's answer named as gen_ai.response.model, beside the one asked for, live and from the journal", async () => {
     const dir = workspace(["provider: anthropic", "model: claude-sonnet-4-5", "retry: { max_attempts: 1 }"], "");
-    const result = await startCli(["run", "--checkpoint", "--name", "m1", "say hello"], { cwd: dir, env: traced(dir, { ANTHROPIC_API_KEY: "sk-ant-traces-spans", ANTHROPIC_BASE_URL: model.url }) }).done;
+    const result = await startCli(["run", "--checkpoint", "--name", "m1", "say hello"], {
+      cwd: dir,
+      env: traced(dir, { ANTHROPIC_API_KEY: "sk-ant-traces-spans", ANTHROPIC_BASE_URL: model.url }),
+    }).done;
     assert.equal(result.code, 0, result.stderr);
     const chat = ofSession("m1").find((span) => span.name === "chat claude-sonnet-4-5") as ReceivedSpan;
     assert.equal(chat.attributes["gen_ai.request.model"], "claude-sonnet-4-5");
@@ -122,7 +132,12 @@ describe("a chat span", () => {
 });
 
 describe("an MCP server started by a traced run", () => {
-  const agent = ["provider: script", "model: script-test", "script: ./s.yaml", `mcp_servers:\n  - name: test\n    command: ${process.execPath}\n    args: [${MCP_SERVER}]`];
+  const agent = [
+    "provider: script",
+    "model: script-test",
+    "script: ./s.yaml",
+    `mcp_servers:\n  - name: test\n    command: ${process.execPath}\n    args: [${MCP_SERVER}]`,
+  ];
   const script = "turns:\n  - tool_calls: [{ name: test__environment }]\n  - text: done\n";
 
   /** The environment the server reported through its `environment` tool, from the journal. */
@@ -176,9 +191,15 @@ describe("agent.yaml's telemetry block", () => {
   ];
 
   it("turns tracing on without any OTEL_ variable: endpoint, service name, a header from a variable, content capture", async () => {
-    const dir = workspace(agent(`telemetry:\n  endpoint: ${receiver.url}\n  service_name: yaml-agent\n  headers_env: { x-trace-key: TRACE_KEY }\n  capture_content: true`), script);
+    const dir = workspace(
+      agent(`telemetry:\n  endpoint: ${receiver.url}\n  service_name: yaml-agent\n  headers_env: { x-trace-key: TRACE_KEY }\n  capture_content: true`),
+      script,
+    );
     const sent = receiver.headers.length;
-    const result = await startCli(["run", "--checkpoint", "--name", "y1", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, TRACE_KEY: "key-from-the-environment" } }).done;
+    const result = await startCli(["run", "--checkpoint", "--name", "y1", "go"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: dir, TRACE_KEY: "key-from-the-environment" },
+    }).done;
     assert.equal(result.code, 0, result.stderr);
     const spans = ofSession("y1");
     assert.deepEqual(spans.map((span) => span.name).sort(), ["chat script-test", "chat script-test", "execute_tool peek", "invoke_agent"]);
@@ -194,7 +215,10 @@ describe("agent.yaml's telemetry block", () => {
     const other = await startOtlpReceiver();
     try {
       const dir = workspace(agent(`telemetry: { endpoint: ${receiver.url} }`), script);
-      const result = await startCli(["run", "--checkpoint", "--name", "y2", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, OTEL_EXPORTER_OTLP_ENDPOINT: other.url } }).done;
+      const result = await startCli(["run", "--checkpoint", "--name", "y2", "go"], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: dir, OTEL_EXPORTER_OTLP_ENDPOINT: other.url },
+      }).done;
       assert.equal(result.code, 0, result.stderr);
       assert.equal(ofSession("y2").length, 0, "nothing went to the block's endpoint");
       const spans = ofSession("y2", other.spans);
@@ -217,7 +241,10 @@ describe("agent.yaml's telemetry block", () => {
   it("refuses an endpoint that is not an http URL, and a header whose variable is not set, each in one line, exit 2", async () => {
     for (const [block, expected] of [
       ["telemetry: { endpoint: localhost:4318 }", /telemetry\.endpoint: expected the collector's OTLP\/HTTP address/],
-      [`telemetry: { endpoint: ${receiver.url}, headers_env: { x-trace-key: UNSET_TRACE_KEY } }`, /telemetry\.headers_env\.x-trace-key: UNSET_TRACE_KEY is not set/],
+      [
+        `telemetry: { endpoint: ${receiver.url}, headers_env: { x-trace-key: UNSET_TRACE_KEY } }`,
+        /telemetry\.headers_env\.x-trace-key: UNSET_TRACE_KEY is not set/,
+      ],
     ] as const) {
       const dir = workspace(agent(block), script);
       const result = await startCli(["run", "--checkpoint", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;

@@ -72,7 +72,16 @@ function ofTrace(runId: string): ReceivedSpan[] {
 /** The tree as names, ids and attributes, without the times a live part has of its own. */
 function tree(spans: ReceivedSpan[]) {
   return spans
-    .map(({ traceId, spanId, parentSpanId, name, kind, attributes, links, status }) => ({ traceId, spanId, parentSpanId, name, kind, attributes, links, status }))
+    .map(({ traceId, spanId, parentSpanId, name, kind, attributes, links, status }) => ({
+      traceId,
+      spanId,
+      parentSpanId,
+      name,
+      kind,
+      attributes,
+      links,
+      status,
+    }))
     .sort((a, b) => a.spanId.localeCompare(b.spanId));
 }
 
@@ -81,13 +90,29 @@ describe("a traced run", () => {
     const result = await run(["run", "--checkpoint", "--name", "t1", PROMPT]);
     assert.equal(result.code, 0, result.stderr);
     const spans = ofTrace("t1");
-    assert.deepEqual(spans.map((span) => span.name).sort(), ["chat script-test", "chat script-test", "chat script-test", "execute_tool note", "execute_tool note", "invoke_agent"]);
+    assert.deepEqual(spans.map((span) => span.name).sort(), [
+      "chat script-test",
+      "chat script-test",
+      "chat script-test",
+      "execute_tool note",
+      "execute_tool note",
+      "invoke_agent",
+    ]);
     assert.ok(spans.every((span) => span.traceId === sessionTraceId("t1") && span.service === "traces-test"));
     const part = spans.find((span) => span.name === "invoke_agent") as ReceivedSpan;
     assert.equal(part.parentSpanId, undefined);
     assert.deepEqual(
       { ...part.attributes },
-      { "gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": "script", "gen_ai.request.model": "script-test", "gen_ai.conversation.id": "t1", "fisk_ai.session.id": "t1", "fisk_ai.seq.first": 1, "fisk_ai.status": "completed", "fisk_ai.resumed": false },
+      {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": "script",
+        "gen_ai.request.model": "script-test",
+        "gen_ai.conversation.id": "t1",
+        "fisk_ai.session.id": "t1",
+        "fisk_ai.seq.first": 1,
+        "fisk_ai.status": "completed",
+        "fisk_ai.resumed": false,
+      },
     );
     for (const span of spans.filter((span) => span !== part)) assert.equal(span.parentSpanId, part.spanId, span.name);
     const chat = spans.find((span) => span.name === "chat script-test" && span.attributes["fisk_ai.iteration"] === 0) as ReceivedSpan;
@@ -107,19 +132,30 @@ describe("a traced run", () => {
     assert.equal(seen.length, 2);
     const ids = spans.filter((span) => span.name === "execute_tool note").map((span) => `00-${span.traceId}-${span.spanId}-01|none`);
     assert.deepEqual(seen.sort(), ids.sort());
-    for (const span of spans.filter((span) => span.name === "execute_tool note")) assert.equal(span.spanId, toolSpanId("t1", span.attributes["gen_ai.tool.call.id"] as string));
+    for (const span of spans.filter((span) => span.name === "execute_tool note"))
+      assert.equal(span.spanId, toolSpanId("t1", span.attributes["gen_ai.tool.call.id"] as string));
   });
 
   it("journals when each model call and tool ran, and the spans take those times", () => {
     const timed = journalRecords(join(dir, "state", "t1.json")).flatMap((record): { started_at?: string; ended_at?: string }[] =>
-      record.protocol === "io.choria.fisk-ai.v1.session.assistant" ? [record.assistant] : record.protocol === "io.choria.fisk-ai.v1.session.tool_result" ? [record.tool_result] : [],
+      record.protocol === "io.choria.fisk-ai.v1.session.assistant"
+        ? [record.assistant]
+        : record.protocol === "io.choria.fisk-ai.v1.session.tool_result"
+          ? [record.tool_result]
+          : [],
     );
     assert.equal(timed.length, 5);
     for (const payload of timed) {
       assert.ok(payload.started_at !== undefined && payload.ended_at !== undefined && Date.parse(payload.started_at) <= Date.parse(payload.ended_at));
     }
-    const starts = ofTrace("t1").filter((span) => span.name !== "invoke_agent").map((span) => span.startMs).sort((a, b) => a - b);
-    assert.deepEqual(starts, timed.map((payload) => Date.parse(payload.started_at as string)).sort((a, b) => a - b));
+    const starts = ofTrace("t1")
+      .filter((span) => span.name !== "invoke_agent")
+      .map((span) => span.startMs)
+      .sort((a, b) => a - b);
+    assert.deepEqual(
+      starts,
+      timed.map((payload) => Date.parse(payload.started_at as string)).sort((a, b) => a - b),
+    );
   });
 
   it("sends no prompt, answer or tool output by default, and never a credential", () => {
@@ -162,7 +198,10 @@ describe("a traced run journaled to JetStream", { skip: skipWithout("nats-server
       assert.equal(init.code, 0, init.stderr);
       const live = await run(["run", "--checkpoint", "--store", store, "--name", "js1", PROMPT]);
       assert.equal(live.code, 0, live.stderr);
-      const result = await startCli(["session", "trace", "js1", "--store", store, "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      const result = await startCli(["session", "trace", "js1", "--store", store, "--endpoint", later.url], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: dir },
+      }).done;
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, "sent 6 spans of session js1\n");
       assert.deepEqual(tree(later.spans), tree(ofTrace("js1")));
@@ -176,7 +215,17 @@ describe("a traced run journaled to JetStream", { skip: skipWithout("nats-server
 describe("a call parked for approval", () => {
   it("is one await_approval span from the request to the decision, under the part that parked it, in `session trace`", async () => {
     const ws = mkdtempSync(join(dir, "approvals-"));
-    writeFileSync(join(ws, "agent.yaml"), ["provider: script", "model: script-test", "script: ./s.yaml", "session: { state_dir: ./state }", "tools:", "  - { name: guarded, description: Guarded, command: [echo, ok], confirm: true }"].join("\n"));
+    writeFileSync(
+      join(ws, "agent.yaml"),
+      [
+        "provider: script",
+        "model: script-test",
+        "script: ./s.yaml",
+        "session: { state_dir: ./state }",
+        "tools:",
+        "  - { name: guarded, description: Guarded, command: [echo, ok], confirm: true }",
+      ].join("\n"),
+    );
     writeFileSync(join(ws, "s.yaml"), "turns:\n  - tool_calls: [{ name: guarded }]\n  - text: done\n");
     const at = (args: string[], extra: NodeJS.ProcessEnv = {}) => startCli(args, { cwd: ws, env: env(extra) }).done;
     const parked = await at(["run", "--checkpoint", "--approvals", "defer", "--name", "ap1", PROMPT]);
@@ -226,8 +275,13 @@ describe("a traced run killed and resumed in another process", () => {
     assert.equal(resumed.code, 0, resumed.stderr);
     await waitFor(() => ofTrace("t3").filter((span) => span.name === "invoke_agent").length === 2, "both parts' spans");
     const spans = ofTrace("t3");
-    assert.ok(spans.every((span) => span.traceId === sessionTraceId("t3")), "every span, from either process, is in the session's trace");
-    const [dead, live] = spans.filter((span) => span.name === "invoke_agent").sort((a, b) => Number(a.attributes["fisk_ai.seq.first"]) - Number(b.attributes["fisk_ai.seq.first"])) as [ReceivedSpan, ReceivedSpan];
+    assert.ok(
+      spans.every((span) => span.traceId === sessionTraceId("t3")),
+      "every span, from either process, is in the session's trace",
+    );
+    const [dead, live] = spans
+      .filter((span) => span.name === "invoke_agent")
+      .sort((a, b) => Number(a.attributes["fisk_ai.seq.first"]) - Number(b.attributes["fisk_ai.seq.first"])) as [ReceivedSpan, ReceivedSpan];
     assert.equal(dead.attributes["fisk_ai.seq.first"], 1);
     assert.equal(dead.attributes["fisk_ai.status"], "ended without a terminal record");
     assert.equal(dead.status.code, 2, "the dead part is an error span");
@@ -274,7 +328,18 @@ describe("a program's own tracer provider", () => {
     writeFileSync(script, "turns:\n  - tool_calls: [{ name: note }]\n  - text: done\n");
     const note = defineTool({ name: "note", description: "note it", input: { type: "object", properties: {} }, run: async () => "noted" });
     const tracing = runTracing({ tracerProvider: provider, provider: "script", model: "m", sessionIds });
-    const settings = { provider: new ScriptProvider(script), model: "m", system: "s", tools: new ToolSet([note]), parallelTools: false, maxOutputTokens: 100, maxTokens: 1_000_000, maxIterations: 5, thinking: { mode: "off" as const }, retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 1000 } };
+    const settings = {
+      provider: new ScriptProvider(script),
+      model: "m",
+      system: "s",
+      tools: new ToolSet([note]),
+      parallelTools: false,
+      maxOutputTokens: 100,
+      maxTokens: 1_000_000,
+      maxIterations: 5,
+      thinking: { mode: "off" as const },
+      retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 1000 },
+    };
     const outcome = await startRun({ settings, events: tracing.events, callEnvironment: tracing.callEnvironment }, { prompt: "go", runId });
     assert.equal(outcome.reason, "completed");
   }
@@ -287,7 +352,10 @@ describe("a program's own tracer provider", () => {
     assert.equal(spans.length, 4);
     assert.ok(spans.every((span) => span.spanContext().traceId === sessionTraceId("lib1")));
     const roots = spans.filter((span) => span.parentSpanContext === undefined);
-    assert.deepEqual(roots.map((span) => span.name), ["invoke_agent"]);
+    assert.deepEqual(
+      roots.map((span) => span.name),
+      ["invoke_agent"],
+    );
     const tool = spans.find((span) => span.name === "execute_tool note");
     assert.equal(tool?.spanContext().spanId, toolSpanId("lib1", String(tool?.attributes["gen_ai.tool.call.id"])));
   });

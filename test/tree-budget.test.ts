@@ -13,7 +13,10 @@ const ROOT = mkdtempSync(join(tmpdir(), "fisk-tree-budget-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
 
 describe("the tree's token budget", () => {
-  for (const [name, make] of [["a file store (digests kept)", () => new FileStore({ dir: join(ROOT, "runs") })], ["a memory store", () => new MemoryStore()]] as const) {
+  for (const [name, make] of [
+    ["a file store (digests kept)", () => new FileStore({ dir: join(ROOT, "runs") })],
+    ["a memory store", () => new MemoryStore()],
+  ] as const) {
     it(`counts every session below a session, all tiers, from ${name}`, async () => {
       const store = make();
       await plantTree(store, surveyTree());

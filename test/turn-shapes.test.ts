@@ -33,11 +33,14 @@ const usage = { input_tokens: 10, output_tokens: 5 };
 
 /** A workspace whose fake answers the n-th model call with `turns[n]`. */
 async function workspace(turns: AnthropicReply[]): Promise<Workspace> {
-  const server = await startFakeAnthropic((_request, n) => {
-    const reply = turns[n];
-    if (reply === undefined) throw new Error(`no turn ${n}`);
-    return reply;
-  }, { apiKey: API_KEY });
+  const server = await startFakeAnthropic(
+    (_request, n) => {
+      const reply = turns[n];
+      if (reply === undefined) throw new Error(`no turn ${n}`);
+      return reply;
+    },
+    { apiKey: API_KEY },
+  );
   after(() => server.close());
   const dir = join(root, `ws-${++workspaces}`);
   mkdirSync(dir);
@@ -67,7 +70,12 @@ session: { state_dir: ./state }
         .split("\n")
         .filter((line) => line !== "")
         .map((line) => JSON.parse(line) as JsonRecord),
-    executions: () => (existsSync(sideLog) ? readFileSync(sideLog, "utf8").split("\n").filter((line) => line !== "") : []),
+    executions: () =>
+      existsSync(sideLog)
+        ? readFileSync(sideLog, "utf8")
+            .split("\n")
+            .filter((line) => line !== "")
+        : [],
     sent: () => {
       for (const request of server.requests) assert.ok(request.accepted, `the fake refused a request: ${request.rejection ?? `status ${request.status}`}`);
       return server.requests.map((request) => (request.body as { messages: WireMessage[] }).messages);
@@ -137,7 +145,10 @@ describe("turn shapes against the strict Anthropic fake", () => {
     assert.match(shown.stdout, /^→ note \{"text":"found"\}$/m);
     assertSucceeded(await ws.fisk(["session", "verify", "run1"]), "verify");
     const listed = JSON.parse((await ws.fisk(["session", "ls", "--json"])).stdout) as { id?: string; status: string }[];
-    assert.deepEqual(listed.map((row) => row.status), ["completed"]);
+    assert.deepEqual(
+      listed.map((row) => row.status),
+      ["completed"],
+    );
   });
 
   it("continues a paused turn with the paused content and journals both halves", async () => {
@@ -161,9 +172,10 @@ describe("turn shapes against the strict Anthropic fake", () => {
     assert.equal(assistantOf(records[1] as JsonRecord).stop_reason, "pause_turn");
     const sent = ws.sent();
     // The second call carries the paused turn as the final assistant message, as it came.
-    assert.deepEqual(sent[1]?.slice(1).map((message) => ({ ...message, content: message.content.map(unmarked) })), [
-      { role: "assistant", content: paused },
-    ]);
+    assert.deepEqual(
+      sent[1]?.slice(1).map((message) => ({ ...message, content: message.content.map(unmarked) })),
+      [{ role: "assistant", content: paused }],
+    );
     const shown = await ws.fisk(["session", "show", "run1", "--json"]);
     assertSucceeded(shown, "show");
     assert.equal((JSON.parse(shown.stdout) as { counters: { model_calls: number } }).counters.model_calls, 2);
@@ -174,7 +186,14 @@ describe("turn shapes against the strict Anthropic fake", () => {
     const paused: WireBlock[] = [{ type: "server_tool_use", id: "srvtoolu_03", name: "web_search", input: { query: "x" } }];
     const ws = await workspace([
       { content: paused, stop_reason: "pause_turn", usage },
-      { content: [{ type: "web_search_tool_result", tool_use_id: "srvtoolu_03", content: [] }, { type: "text", text: "Done." }], stop_reason: "end_turn", usage },
+      {
+        content: [
+          { type: "web_search_tool_result", tool_use_id: "srvtoolu_03", content: [] },
+          { type: "text", text: "Done." },
+        ],
+        stop_reason: "end_turn",
+        usage,
+      },
     ]);
     const killed = await ws.fisk(START, { FISK_AI_TEST_CRASH_AT: "after-assistant:1" });
     assert.equal(killed.signal, "SIGKILL");
@@ -214,7 +233,14 @@ describe("turn shapes against the strict Anthropic fake", () => {
 
   it("does not run the cut call on a resume after a crash right after the cut turn", async () => {
     const ws = await workspace([
-      { content: [{ type: "text", text: "Let me" }, { type: "tool_use", id: "toolu_09", name: "note", input: {} }], stop_reason: "max_tokens", usage },
+      {
+        content: [
+          { type: "text", text: "Let me" },
+          { type: "tool_use", id: "toolu_09", name: "note", input: {} },
+        ],
+        stop_reason: "max_tokens",
+        usage,
+      },
       { content: [{ type: "text", text: "Gave up." }], stop_reason: "end_turn", usage },
     ]);
     const killed = await ws.fisk(START, { FISK_AI_TEST_CRASH_AT: "after-assistant:1" });

@@ -20,10 +20,16 @@ function recordsOf(id: string): JournalRecord[] {
 
 describe("version 4 fixtures", () => {
   it("hold version 4's kinds in journals of record versions 2 and 3", () => {
-    for (const [id, version] of [["compacted", 2], ["parked", 3]] as const) {
+    for (const [id, version] of [
+      ["compacted", 2],
+      ["parked", 3],
+    ] as const) {
       const records = recordsOf(id);
       assert.equal(fold(records.slice(0, 1)).meta.version, version);
-      assert.ok(records.some((record) => RECORD_KIND_SINCE[kindOfProtocol(record.protocol) ?? "meta"] === 4), `${id} holds a version 4 kind`);
+      assert.ok(
+        records.some((record) => RECORD_KIND_SINCE[kindOfProtocol(record.protocol) ?? "meta"] === 4),
+        `${id} holds a version 4 kind`,
+      );
     }
   });
 
@@ -41,7 +47,10 @@ describe("version 4 fixtures", () => {
       const lines = readFileSync(new URL(`${id}.json`, FIXTURES), "utf8");
       // What a version 4 kind is to a reader without it: any kind this one does not know.
       const unknown = Buffer.from(lines.replaceAll(/\.session\.(compaction|approval_request)"/g, '.session.$1_of_tomorrow"'));
-      assert.throws(() => decodeJournal(unknown), (error: Error & { code?: string }) => error.code === "ERR_VERSION" && /which a newer fisk-ai wrote/.test(error.message));
+      assert.throws(
+        () => decodeJournal(unknown),
+        (error: Error & { code?: string }) => error.code === "ERR_VERSION" && /which a newer fisk-ai wrote/.test(error.message),
+      );
     }
   });
 });

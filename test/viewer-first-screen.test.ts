@@ -85,7 +85,10 @@ describe("what the viewer holds", () => {
     assert.match(pager.rows().find((row) => row.text.startsWith("▸ ← note:"))?.text ?? "", /\(\+999 lines\)$/, "a folded result still counts its lines");
     await pager.toggle();
     assert.ok(pager.heldChars() > 100_000, "the open result is held whole");
-    assert.ok(pager.rows().some((row) => /^ {2}\d+:1 x+$/.test(row.text)), "its second line is on screen");
+    assert.ok(
+      pager.rows().some((row) => /^ {2}\d+:1 x+$/.test(row.text)),
+      "its second line is on screen",
+    );
     await pager.toggle();
     assert.ok(pager.heldChars() <= held, "closed, it is let go");
   });

@@ -5,7 +5,20 @@
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig } from "../llm/model-provider.js";
 import type { Counters, RunState } from "../runstate/views/fold.js";
-import { CHILD_RECORD_VERSION, isOtherBlock, PROTOCOLS, RECORD_VERSION, type ParentLink, type AssistantMessage, type AssistantPayload, type Message, type MetaPayload, type TerminalReason, type ToolResultBlock, type ToolUseBlock } from "../runstate/records/records.js";
+import {
+  CHILD_RECORD_VERSION,
+  isOtherBlock,
+  PROTOCOLS,
+  RECORD_VERSION,
+  type ParentLink,
+  type AssistantMessage,
+  type AssistantPayload,
+  type Message,
+  type MetaPayload,
+  type TerminalReason,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from "../runstate/records/records.js";
 import { newRunId } from "../runstate/records/run-id.js";
 import type { Store } from "../runstate/store/store.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
@@ -133,7 +146,12 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
   try {
     if (start.title !== undefined) await recorder.append({ protocol: PROTOCOLS.title, title: { title: start.title } });
     options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed, firstSeq: 1, afterCrash: false });
-    return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed: false, memory: options.settings.memory }), undefined);
+    return await drive(
+      recorder,
+      options,
+      await buildSystemPrompt({ system: options.settings.system, resumed: false, memory: options.settings.memory }),
+      undefined,
+    );
   } finally {
     await recorder.close();
   }
@@ -148,9 +166,20 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
     refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
     // A submitted run that no model call has touched yet starts as a new run would.
     const resumed = state.nextIteration > 0;
-    options.events?.runStarted?.({ runId: resume.runId, resumed, checkpointed: true, firstSeq: state.lastSeq + 1, afterCrash: resumed && state.terminal === undefined });
+    options.events?.runStarted?.({
+      runId: resume.runId,
+      resumed,
+      checkpointed: true,
+      firstSeq: state.lastSeq + 1,
+      afterCrash: resumed && state.terminal === undefined,
+    });
     if (resumed) options.events?.replay?.(replayed(state));
-    return await drive(recorder, options, await buildSystemPrompt({ system: options.settings.system, resumed, memory: options.settings.memory }), resume.followUp);
+    return await drive(
+      recorder,
+      options,
+      await buildSystemPrompt({ system: options.settings.system, resumed, memory: options.settings.memory }),
+      resume.followUp,
+    );
   } finally {
     await recorder.close();
   }
@@ -241,7 +270,9 @@ function iterationCapReached(state: RunState, settings: AgentSettings): boolean 
 
 /** The tokens the budget counts: every tier of the run's model calls, and the summarizing calls of its compactions, which cost as much. */
 function totalTokens(counters: Counters): number {
-  return counters.inTokens + counters.outTokens + counters.cacheReadTokens + counters.cacheCreateTokens + counters.compactionInTokens + counters.compactionOutTokens;
+  return (
+    counters.inTokens + counters.outTokens + counters.cacheReadTokens + counters.cacheCreateTokens + counters.compactionInTokens + counters.compactionOutTokens
+  );
 }
 
 function firstRepeatedToolUseId(content: AssistantMessage["content"]): string | undefined {
@@ -301,7 +332,15 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
   const { settings } = options;
   const signal = options.signal ?? new AbortController().signal;
   const events = options.events ?? {};
-  const summarizer = { provider: settings.provider, model: settings.model, system, tools: settings.tools.specs(), maxOutputTokens: settings.maxOutputTokens, retry: settings.retry, signal };
+  const summarizer = {
+    provider: settings.provider,
+    model: settings.model,
+    system,
+    tools: settings.tools.specs(),
+    maxOutputTokens: settings.maxOutputTokens,
+    retry: settings.retry,
+    signal,
+  };
   const run: Drive = { recorder, options, settings, system, signal, events, compaction: new RunCompaction(settings.compaction, recorder, summarizer, events) };
   const stopped = await stopForHeld(run, await finishPendingBatch(run));
   if (stopped !== undefined) return stopped;
@@ -383,7 +422,14 @@ async function send(run: Drive): Promise<ModelTurn> {
   const { messages } = run.recorder.state();
   const turn = await callWithRetries(
     settings.provider,
-    { model: settings.model, system: run.system, messages, tools: settings.tools.specs(), maxOutputTokens: settings.maxOutputTokens, thinking: settings.thinking },
+    {
+      model: settings.model,
+      system: run.system,
+      messages,
+      tools: settings.tools.specs(),
+      maxOutputTokens: settings.maxOutputTokens,
+      thinking: settings.thinking,
+    },
     settings.retry,
     {
       signal,
@@ -524,7 +570,11 @@ async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<Batc
     for (const use of uses) await runOne(use);
   }
   const childWaiting = held.flatMap((call) => call.waiting as WaitingCall[]);
-  return { parked: waiting.size > 0 || held.some((call) => call.reason === "awaiting_approval"), suspended: held.some((call) => call.reason === "suspended"), childWaiting };
+  return {
+    parked: waiting.size > 0 || held.some((call) => call.reason === "awaiting_approval"),
+    suspended: held.some((call) => call.reason === "suspended"),
+    childWaiting,
+  };
 }
 
 /** What a tool call is given: the run's abort signal and the call's variables, and the run itself for a tool that starts a child session. */

@@ -20,7 +20,23 @@ export const DEFAULT_MAX_DEPTH = 3;
 /** What a child agent is run with: runAgent's options but those the call and the calling run give. */
 export type ChildAgentOptions = Omit<
   RunAgentOptions,
-  "prompt" | "title" | "store" | "runId" | "resume" | "force" | "followUp" | "nextPrompt" | "parent" | "recordVersion" | "signal" | "abort" | "confirm" | "askUser" | "askRerun" | "decidedBy" | "movedHeld"
+  | "prompt"
+  | "title"
+  | "store"
+  | "runId"
+  | "resume"
+  | "force"
+  | "followUp"
+  | "nextPrompt"
+  | "parent"
+  | "recordVersion"
+  | "signal"
+  | "abort"
+  | "confirm"
+  | "askUser"
+  | "askRerun"
+  | "decidedBy"
+  | "movedHeld"
 >;
 
 /** A child agent made for one call, closed after it (loadAgent's, whose MCP servers it stops). */
@@ -68,10 +84,17 @@ export function agentTool(definition: AgentToolDefinition): Tool {
     onCrash: "rerun",
     run: async (input, context) => {
       const parsed = Input.safeParse(input);
-      if (!parsed.success) return { content: `invalid input for ${definition.name}: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`, is_error: true };
+      if (!parsed.success)
+        return {
+          content: `invalid input for ${definition.name}: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`,
+          is_error: true,
+        };
       const depth = (context.run?.depth ?? 0) + 1;
       if (depth > maxDepth) {
-        return { content: `${definition.name} was not run: its session would be ${depth} deep, past the limit of ${maxDepth} (max_depth); do the work yourself or with fewer levels of sub-agents`, is_error: true };
+        return {
+          content: `${definition.name} was not run: its session would be ${depth} deep, past the limit of ${maxDepth} (max_depth); do the work yourself or with fewer levels of sub-agents`,
+          is_error: true,
+        };
       }
       const child = typeof definition.agent === "function" ? await definition.agent() : { options: definition.agent };
       try {
@@ -134,7 +157,9 @@ function answerOf(name: string, outcome: RunOutcome, caller: CallingRun | undefi
   if (outcome.reason === "completed") return { content: outcome.answer ?? "" };
   if (outcome.reason === "suspended") throw new CallHeld("suspended");
   if (outcome.reason === "awaiting_approval") {
-    const waiting = (outcome.waiting ?? []).map((waits): WaitingCall => ({ ...waits, path: [...(caller === undefined ? [] : [caller.runId]), ...(waits.path ?? [waits.runId])] }));
+    const waiting = (outcome.waiting ?? []).map(
+      (waits): WaitingCall => ({ ...waits, path: [...(caller === undefined ? [] : [caller.runId]), ...(waits.path ?? [waits.runId])] }),
+    );
     throw new CallHeld("awaiting_approval", waiting);
   }
   return stoppedResult(name, outcome.runId, outcome.reason, outcome.message);

@@ -54,7 +54,13 @@ export async function parkCalls(batch: BatchApprovals, uses: readonly ToolUseBlo
     if (kind === undefined || pending.decisions.has(use.id) || askerFor(batch.deciders, kind) !== undefined) continue;
     if (request !== undefined) {
       if (batch.timeoutMs !== undefined && now - Date.parse(request.requested_at) >= batch.timeoutMs) {
-        await journalDecision(batch, { tool_use_id: use.id, decision: "deny", text: "timed out", decided_by: "timeout", decided_at: new Date(now).toISOString() });
+        await journalDecision(batch, {
+          tool_use_id: use.id,
+          decision: "deny",
+          text: "timed out",
+          decided_by: "timeout",
+          decided_at: new Date(now).toISOString(),
+        });
       } else {
         waiting.add(use.id);
       }

@@ -56,12 +56,15 @@ export function compactionSettingsFor(model: string, given: CompactionOptions | 
   const keepRecent = given?.keepRecent ?? COMPACTION_DEFAULTS.keepRecent;
   if (!(threshold > 0 && threshold <= 1)) throw new ConfigError(`${where}.threshold: expected a share of the window above 0 and at most 1, such as 0.8`);
   if (!Number.isInteger(keepRecent) || keepRecent < 1) throw new ConfigError(`${where}.keep_recent: expected a whole number of messages, at least 1`);
-  if (given?.window !== undefined && (!Number.isInteger(given.window) || given.window < 1)) throw new ConfigError(`${where}.window: expected the model's context window as a whole number of tokens`);
+  if (given?.window !== undefined && (!Number.isInteger(given.window) || given.window < 1))
+    throw new ConfigError(`${where}.window: expected the model's context window as a whole number of tokens`);
   const window = given?.window ?? KNOWN_CONTEXT_WINDOWS[model];
   if (window === undefined) {
     // Off, it needs no window: only a compaction by hand is made, and that needs none.
     if (given === undefined || given.auto === false) return undefined;
-    throw new ConfigError(`${where}.window: the context window of model ${model} is not known to fisk-ai: give it in tokens (window: 128000), or turn compaction off (auto: false)`);
+    throw new ConfigError(
+      `${where}.window: the context window of model ${model} is not known to fisk-ai: give it in tokens (window: 128000), or turn compaction off (auto: false)`,
+    );
   }
   return { auto: given?.auto ?? true, threshold, window, keepRecent };
 }
@@ -152,7 +155,8 @@ function viewStart(state: RunState): ViewStart {
 
 /** Why no compaction may be journaled now, or undefined when one may. */
 function notAtRest(state: RunState): string | undefined {
-  if (state.pending !== undefined) return `session ${state.runId} has a batch of tool calls waiting for results (seq ${state.pending.seq}): resume it to finish the batch, then compact`;
+  if (state.pending !== undefined)
+    return `session ${state.runId} has a batch of tool calls waiting for results (seq ${state.pending.seq}): resume it to finish the batch, then compact`;
   if (state.paused) return `session ${state.runId} ends on a paused turn: resume it to let the model continue, then compact`;
   return undefined;
 }
@@ -197,7 +201,12 @@ export function summarizingMessages(prefix: readonly Message[]): Message[] {
  * step is one journaled record. Returns the records' payloads; throws a CompactionError
  * when nothing could be done, or when the conversation is still over the window.
  */
-export async function compactConversation(recorder: RunRecorder, summarizer: Summarizer, request: CompactionRequest, events: AgentEvents = {}): Promise<CompactionPayload[]> {
+export async function compactConversation(
+  recorder: RunRecorder,
+  summarizer: Summarizer,
+  request: CompactionRequest,
+  events: AgentEvents = {},
+): Promise<CompactionPayload[]> {
   const refusal = notAtRest(recorder.state());
   if (refusal !== undefined) throw new CompactionError("at-rest", refusal);
   const { window } = request;

@@ -129,7 +129,8 @@ export function diffFingerprints(saved: Fingerprint, current: Fingerprint, style
   if (providerChanged) changes.push(`provider: ${providerOf(saved)} -> ${providerOf(current)}`);
   if (saved.model !== current.model) changes.push(`model: ${saved.model} -> ${current.model}`);
   if (saved.system_hash !== current.system_hash) changes.push("system prompt: changed");
-  if (style === "go-v2") changes.push("tool set: not comparable (the journal holds the Go implementation's version 2 hash of it, which this fisk-ai cannot compute)");
+  if (style === "go-v2")
+    changes.push("tool set: not comparable (the journal holds the Go implementation's version 2 hash of it, which this fisk-ai cannot compute)");
   else if (saved.tools_hash !== current.tools_hash) changes.push(`tool set: changed${changedServers(saved, current)}`);
   if (saved.thinking_mode !== current.thinking_mode) changes.push(`thinking: ${saved.thinking_mode} -> ${current.thinking_mode}`);
   if (saved.max_tokens !== current.max_tokens) changes.push(`max_tokens: ${saved.max_tokens} -> ${current.max_tokens}`);

@@ -152,7 +152,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   if (options.resume !== undefined) {
     if (options.store === undefined) throw new ConfigError("resume needs the store the session is in: pass store");
     if (options.prompt !== undefined) throw new ConfigError("a resumed session continues its own conversation: pass no prompt (a followUp takes it further)");
-    return resumeRun({ ...run, store: options.store }, { runId: options.resume, force: options.force === true, followUp: options.followUp, movedHeld: options.movedHeld });
+    return resumeRun(
+      { ...run, store: options.store },
+      { runId: options.resume, force: options.force === true, followUp: options.followUp, movedHeld: options.movedHeld },
+    );
   }
   if (options.prompt === undefined || options.prompt.trim() === "") throw new ConfigError("prompt is empty: say what the agent should do");
   if (options.followUp !== undefined) throw new ConfigError("followUp takes a resumed session further: pass it with resume");
@@ -202,4 +205,3 @@ export function agentSettings(options: RunAgentOptions): AgentSettings {
     ...(compaction === undefined ? {} : { compaction }),
   };
 }
-

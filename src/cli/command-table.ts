@@ -12,14 +12,24 @@ export interface CommandEntry {
 
 export const COMMANDS: readonly CommandEntry[] = [
   { name: "run", usage: "[PROMPT] [options]", summary: "run the agent on PROMPT, or resume a session", load: () => import("./commands/run.js") },
-  { name: "submit", usage: "PROMPT --config FILE [options]", summary: "journal a session and queue it for the worker pool", load: () => import("./commands/submit.js") },
+  {
+    name: "submit",
+    usage: "PROMPT --config FILE [options]",
+    summary: "journal a session and queue it for the worker pool",
+    load: () => import("./commands/submit.js"),
+  },
   {
     name: "worker",
     usage: "--config FILE... [options]",
     summary: "take queued runs and drive them to their end, taking over those of workers that died",
     load: () => import("./commands/worker.js"),
   },
-  { name: "queue", usage: "COMMAND [options]", summary: "list and withdraw the sessions queued for the worker pool", load: () => import("./commands/queue.js") },
+  {
+    name: "queue",
+    usage: "COMMAND [options]",
+    summary: "list and withdraw the sessions queued for the worker pool",
+    load: () => import("./commands/queue.js"),
+  },
   {
     name: "session",
     usage: "COMMAND [options]",

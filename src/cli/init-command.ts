@@ -62,7 +62,10 @@ export async function initCommand(args: string[], io: CommandIO): Promise<number
   // Both files or neither: the script first, so a refused agent.yaml leaves nothing behind.
   const written: string[] = [];
   try {
-    for (const [name, text] of [[SCRIPT_FILE, SCRIPT], ["agent.yaml", agentYaml()]] as const) {
+    for (const [name, text] of [
+      [SCRIPT_FILE, SCRIPT],
+      ["agent.yaml", agentYaml()],
+    ] as const) {
       writeFileSync(join(dir, name), text, { flag: "wx" });
       written.push(name);
     }
@@ -70,7 +73,9 @@ export async function initCommand(args: string[], io: CommandIO): Promise<number
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new UsageError(`cannot write in ${dir}: ${(error as Error).message}`);
     const existing = written.length === 0 ? SCRIPT_FILE : "agent.yaml";
     for (const name of written) rmSync(join(dir, name), { force: true });
-    io.stderr.write(`fisk-ai: ${join(relative(process.cwd(), dir) || ".", existing)} already exists: init writes only new files (move it aside, or init another directory)\n`);
+    io.stderr.write(
+      `fisk-ai: ${join(relative(process.cwd(), dir) || ".", existing)} already exists: init writes only new files (move it aside, or init another directory)\n`,
+    );
     return EXIT.exists;
   }
   const config = relative(process.cwd(), join(dir, "agent.yaml")) || "agent.yaml";

@@ -49,5 +49,15 @@ export function widthOf(out: NodeJS.WritableStream & { isTTY?: boolean; columns?
 export function table(rows: readonly string[][], width = Number.POSITIVE_INFINITY): string {
   const columns = Math.max(...rows.map((row) => row.length));
   const widths = Array.from({ length: columns - 1 }, (_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
-  return `${rows.map((row) => cut(row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column] as number) : cell)).join("  ").trimEnd(), width)).join("\n")}\n`;
+  return `${rows
+    .map((row) =>
+      cut(
+        row
+          .map((cell, column) => (column < widths.length ? cell.padEnd(widths[column] as number) : cell))
+          .join("  ")
+          .trimEnd(),
+        width,
+      ),
+    )
+    .join("\n")}\n`;
 }

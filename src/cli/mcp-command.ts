@@ -19,7 +19,8 @@ export interface McpFlags {
 const SERVER_NAME = /^[a-zA-Z0-9-]{1,32}$/;
 
 export async function mcpCommand(command: McpCommandName, [name]: string[], flags: McpFlags, io: CommandIO): Promise<number> {
-  if (name === undefined || !SERVER_NAME.test(name)) throw new UsageError(`mcp ${command} takes the name of an MCP server in agent.yaml (1 to 32 letters, digits or '-')`);
+  if (name === undefined || !SERVER_NAME.test(name))
+    throw new UsageError(`mcp ${command} takes the name of an MCP server in agent.yaml (1 to 32 letters, digits or '-')`);
   const file = new SignInFile(mcpSignInDir(io.env), name);
   if (command === "logout") {
     io.stderr.write(file.remove() ? `fisk-ai: signed out of MCP server ${name}\n` : `fisk-ai: there was no sign-in to MCP server ${name} to remove\n`);
@@ -34,7 +35,11 @@ export async function mcpCommand(command: McpCommandName, [name]: string[], flag
   const connected = await connectMcpServers([definition as NonNullable<typeof definition>]);
   await connected.close();
   const tools = `${connected.tools.length} tool${connected.tools.length === 1 ? "" : "s"}`;
-  io.stderr.write(file.read().tokens === undefined ? `fisk-ai: MCP server ${name} did not ask for a sign-in; its ${tools} are ready\n` : `fisk-ai: signed in to MCP server ${name} (${tools})\n`);
+  io.stderr.write(
+    file.read().tokens === undefined
+      ? `fisk-ai: MCP server ${name} did not ask for a sign-in; its ${tools} are ready\n`
+      : `fisk-ai: signed in to MCP server ${name} (${tools})\n`,
+  );
   return EXIT.completed;
 }
 
@@ -43,10 +48,13 @@ function signInServer(config: AgentConfig, name: string): McpServerConfig {
   const server = config.mcpServers.find((candidate) => candidate.name === name);
   if (server === undefined) {
     const names = config.mcpServers.map((candidate) => candidate.name);
-    throw new UsageError(`there is no MCP server ${name} in the configuration (${names.length === 0 ? "it has none" : `it has: ${names.join(", ")}`}); give --config FILE for another`);
+    throw new UsageError(
+      `there is no MCP server ${name} in the configuration (${names.length === 0 ? "it has none" : `it has: ${names.join(", ")}`}); give --config FILE for another`,
+    );
   }
   if (server.url === undefined) throw new UsageError(`MCP server ${name} is started over stdio: there is nothing to sign in to`);
-  if (server.auth?.grant === "client_credentials") throw new UsageError(`MCP server ${name} signs in with its client's own credentials (grant: client_credentials): no person signs in`);
+  if (server.auth?.grant === "client_credentials")
+    throw new UsageError(`MCP server ${name} signs in with its client's own credentials (grant: client_credentials): no person signs in`);
   if (server.headers !== undefined && server.auth === undefined && Object.keys(server.headers).some((header) => header.toLowerCase() === "authorization")) {
     throw new UsageError(`MCP server ${name} sends its own Authorization header: remove it from headers: to sign in instead`);
   }

@@ -103,14 +103,15 @@ export async function commandWords(io: CommandIO): Promise<CommandWords[]> {
       path,
       words: [...help.visibleCommands(command).map((sub) => sub.name()), ...command.registeredArguments.flatMap((argument) => argument.argChoices ?? [])],
       options: options.flatMap((option) => option.long ?? []),
-      valued: options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short].filter((flag) => flag !== undefined)),
+      valued: options
+        .filter((option) => option.required || option.optional)
+        .flatMap((option) => [option.long, option.short].filter((flag) => flag !== undefined)),
     });
     for (const sub of command.commands) visit(sub, [...path, sub.name()]);
   };
   visit(program, []);
   return words;
 }
-
 
 async function cliProgram(io: CommandIO, action: Action, argv: readonly string[], all = false): Promise<Command> {
   const program = rootCommand(io);
@@ -165,7 +166,9 @@ function refuseDashValues(command: Command, argv: readonly string[]): void {
     const value = words[index + 1];
     const option = command.options.find((candidate) => candidate.required && (candidate.long === word || candidate.short === word));
     if (option !== undefined && value !== undefined && value.length > 1 && value.startsWith("-")) {
-      throw new UsageError(`option ${word} needs a value (a value that starts with '-' is written ${option.long ?? word}=-VALUE); see '${helpPath(command)} --help'`);
+      throw new UsageError(
+        `option ${word} needs a value (a value that starts with '-' is written ${option.long ?? word}=-VALUE); see '${helpPath(command)} --help'`,
+      );
     }
   }
 }

@@ -23,7 +23,17 @@ export async function queueCommand(name: QueueCommandName, positionals: string[]
     }
     const rows = await Promise.all((await queue.list()).map(async (entry) => ({ entry, summary: await store.summarize(entry.runId).catch(() => undefined) })));
     if (flags.json === true) {
-      io.stdout.write(`${JSON.stringify(rows.map(({ entry, summary }) => ({ ...entry, status: waitText(entry, summary), ...(summary?.holder === undefined ? {} : { worker: summary.holder }) })), null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify(
+          rows.map(({ entry, summary }) => ({
+            ...entry,
+            status: waitText(entry, summary),
+            ...(summary?.holder === undefined ? {} : { worker: summary.holder }),
+          })),
+          null,
+          2,
+        )}\n`,
+      );
       return 0;
     }
     if (rows.length === 0) {

@@ -14,9 +14,7 @@ export function describeToolUse(use: ToolUseBlock): string {
 /** A result's content as text, images named in brackets. */
 export function toolResultText(result: ToolResultBlock): string {
   const text =
-    typeof result.content === "string"
-      ? result.content
-      : result.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
+    typeof result.content === "string" ? result.content : result.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
   return text.trimEnd();
 }
 

@@ -60,7 +60,10 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, comm
       for (const message of messages) {
         if (message.role === "user") {
           for (const block of message.content) if (block.type === "text") say(style.bold(`› ${block.text}`));
-          narrate(message.content.filter((block) => block.type === "tool_result"), names);
+          narrate(
+            message.content.filter((block) => block.type === "tool_result"),
+            names,
+          );
         } else {
           narrate(message.content, names);
         }
@@ -88,7 +91,8 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, comm
     toolFinished: (use, result, reused) => {
       say(renderResult(style, use.name, result, reused, refusedIds.has(use.id)));
     },
-    compactionStarted: ({ trigger, tokensBefore }) => say(style.dim(`compacting the conversation (${trigger}, about ${tokensBefore} tokens): asking the model for a summary`)),
+    compactionStarted: ({ trigger, tokensBefore }) =>
+      say(style.dim(`compacting the conversation (${trigger}, about ${tokensBefore} tokens): asking the model for a summary`)),
     compaction: ({ seq, compaction }) => say(style.dim(compactionLine(seq, compaction))),
     compactionRefused: (error) => say(style.dim(`no compaction: ${error.message}`)),
     runFinished: (outcome) => {
@@ -107,7 +111,9 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, comm
 
 /** A parked run: the calls that wait, and the commands that decide them and go on. */
 function waitingLines({ runId, waiting = [] }: RunOutcome, command: (args: readonly string[]) => string): string[] {
-  const calls = waiting.map((call) => `  ${call.toolUseId}  ${call.kind === "question" ? `asks: ${questionOf(call.input)}` : `${call.name} ${JSON.stringify(call.input)}`}`);
+  const calls = waiting.map(
+    (call) => `  ${call.toolUseId}  ${call.kind === "question" ? `asks: ${questionOf(call.input)}` : `${call.name} ${JSON.stringify(call.input)}`}`,
+  );
   const approvals = waiting.some((call) => call.kind === "approval");
   const questions = waiting.some((call) => call.kind === "question");
   return [
@@ -129,7 +135,9 @@ function resumeHint(runId: string, command: (args: readonly string[]) => string)
 function raiseHint(outcome: RunOutcome, command: (args: readonly string[]) => string): string {
   const key = outcome.reason === "max_iterations" ? "budget.max_iterations" : outcome.reason === "budget" ? "budget.max_tokens" : undefined;
   if (key === undefined) return "";
-  return outcome.checkpointed ? `: raise ${key} in agent.yaml, then resume with: ${resumeHint(outcome.runId, command)} --force` : `: raise ${key} in agent.yaml`;
+  return outcome.checkpointed
+    ? `: raise ${key} in agent.yaml, then resume with: ${resumeHint(outcome.runId, command)} --force`
+    : `: raise ${key} in agent.yaml`;
 }
 
 /** The end of a run that went on without calls it was refused: so its answer does not read as if they had run. */

@@ -85,7 +85,8 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   if (streamJson && chat) throw new UsageError("--output-format stream-json cannot go with a chat: give one prompt, or drop --output-format");
   const input = chat ? chatInput(io.stdin, io.stderr) : undefined;
   let prompt = "";
-  if (resumeId === undefined) prompt = input === undefined || positionals[0] !== undefined ? await readPrompt(positionals[0], io.stdin) : await firstChatPrompt(input);
+  if (resumeId === undefined)
+    prompt = input === undefined || positionals[0] !== undefined ? await readPrompt(positionals[0], io.stdin) : await firstChatPrompt(input);
 
   const signals = new RunSignals(checkpoint, target.where, io);
   const prompts = input === undefined ? undefined : new ChatPrompts(input, signals);
@@ -97,7 +98,13 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     const tracingEnv = telemetryEnvironment(config.telemetry, io.env);
     const runId = values.name ?? (tracingWanted(tracingEnv) && resumeId === undefined ? newRunId() : undefined);
     if (tracingWanted(tracingEnv)) {
-      const where = { provider: config.provider, model: config.model, runId: resumeId ?? (runId as string), ...(store === undefined ? {} : { store }), ...(resumeId === undefined ? {} : { resumeId }) };
+      const where = {
+        provider: config.provider,
+        model: config.model,
+        runId: resumeId ?? (runId as string),
+        ...(store === undefined ? {} : { store }),
+        ...(resumeId === undefined ? {} : { resumeId }),
+      };
       traced = await (await import("../telemetry/traced-run.js")).tracedRun(tracingEnv, where);
     }
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
@@ -129,14 +136,20 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       store,
       ...(prompts === undefined ? {} : { nextPrompt: () => prompts.next() }),
     };
-    const outcome = await runSessions({ ...options, movedHeld: (to) => storeHolds(to, target.resumeId as string, io.stderr) }, target, { prompt, runId }, prompts);
+    const outcome = await runSessions(
+      { ...options, movedHeld: (to) => storeHolds(to, target.resumeId as string, io.stderr) },
+      target,
+      { prompt, runId },
+      prompts,
+    );
     signals.finishedWith = prompts?.ended === true && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
     if (!chat && !streamJson && outcome.reason === "completed") output.printAnswer(outcome.answer ?? "");
     return signals.finishedWith;
   } finally {
     input?.close();
     const notSent = await traced?.shutdown();
-    if (notSent !== undefined) io.stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
+    if (notSent !== undefined)
+      io.stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
     await agent?.close();
     await store?.close();
     signals.release();
@@ -148,7 +161,13 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
  * names) can sign in and answer questions; where there is none, a server that needs a
  * sign-in stops the run here, before any model call, naming the commands that go on from there.
  */
-async function startAgentAsking(config: AgentConfig, io: CommandIO, target: RunTarget, asks: boolean, traceEnvironment: Record<string, string> = {}): Promise<LoadedAgent> {
+async function startAgentAsking(
+  config: AgentConfig,
+  io: CommandIO,
+  target: RunTarget,
+  asks: boolean,
+  traceEnvironment: Record<string, string> = {},
+): Promise<LoadedAgent> {
   const terminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
   const canSignIn = terminal || (io.env.BROWSER ?? "") !== "";
   const ask = asks ? terminalElicit(io.stdin, io.stderr) : undefined;
@@ -326,7 +345,11 @@ class ChatPrompts {
 }
 
 /** Where a run's narration and answer go: stderr (with a live status on a terminal), stdout, and stream-json on stdout when asked. */
-function outputFor(io: CommandIO, where: ResumeWhere, streamJson: boolean): { stderrEvents: AgentEvents; events: AgentEvents; printAnswer: (text: string) => void } {
+function outputFor(
+  io: CommandIO,
+  where: ResumeWhere,
+  streamJson: boolean,
+): { stderrEvents: AgentEvents; events: AgentEvents; printAnswer: (text: string) => void } {
   const style = styleFor(io.stderr, io.env);
   const showLive = wantsLiveStatus(io.stderr, io.env);
   const narration = stderrRenderer(io.stderr, style, (args) => commandLine(args, where, io.env), showLive);
@@ -365,7 +388,10 @@ async function latestToContinue(store: Store, here: string | undefined, withFoll
   if (latest !== undefined) return latest.runId;
   const none = withFollowUp ? "none is free to take a follow-up" : "none is suspended or stopped early and free";
   if (here !== undefined) {
-    throw new RunStateError("ERR_NOT_FOUND", `there is no session to continue in ${here}: ${none} ('fisk-ai run --continue --all' looks at the sessions of every directory)`);
+    throw new RunStateError(
+      "ERR_NOT_FOUND",
+      `there is no session to continue in ${here}: ${none} ('fisk-ai run --continue --all' looks at the sessions of every directory)`,
+    );
   }
   throw new RunStateError("ERR_NOT_FOUND", `there is no session to continue: ${none} ('fisk-ai session ls' lists them)`);
 }

@@ -36,7 +36,8 @@ export async function compactStoredSession(
     events: {
       // Progress is for a person watching, as the run's narration is: on a terminal only.
       compactionStarted: ({ tokensBefore }) => {
-        if ((io.stderr as { isTTY?: boolean }).isTTY === true) io.stderr.write(`fisk-ai: compacting session ${runId} (about ${tokensBefore} tokens): asking ${config.model} for a summary\n`);
+        if ((io.stderr as { isTTY?: boolean }).isTTY === true)
+          io.stderr.write(`fisk-ai: compacting session ${runId} (about ${tokensBefore} tokens): asking ${config.model} for a summary\n`);
       },
       compaction: ({ seq, compaction }) => io.stdout.write(`${compactionLine(seq, compaction)}\n`),
     },

@@ -42,7 +42,9 @@ export async function decideCalls(
         ? await deny(store, runId, text as string, toolUseIds, options)
         : await answer(store, runId, text as string, { ...options, ...(toolUseIds[0] === undefined ? {} : { toolUseId: toolUseIds[0] }) });
   if (result.waiting.length > 0) {
-    out.write(`${result.waiting.length} more ${result.waiting.length === 1 ? "call waits" : "calls wait"}: ${result.waiting.map((call) => `${call.name} (${call.toolUseId})`).join(", ")}\n`);
+    out.write(
+      `${result.waiting.length} more ${result.waiting.length === 1 ? "call waits" : "calls wait"}: ${result.waiting.map((call) => `${call.name} (${call.toolUseId})`).join(", ")}\n`,
+    );
   } else if (result.queued === true) {
     out.write(`no call waits now; session ${runId} is queued for the worker pool again\n`);
   } else if (!where.resuming) {
@@ -52,11 +54,16 @@ export async function decideCalls(
 }
 
 /** Checks a decision command's words: the session, then the calls (or, for answer, the text). */
-export function decideRequest(command: DecideRequest["command"], positionals: string[], flags: { all?: boolean; reason?: string; call?: string }): DecideRequest {
+export function decideRequest(
+  command: DecideRequest["command"],
+  positionals: string[],
+  flags: { all?: boolean; reason?: string; call?: string },
+): DecideRequest {
   const [runId, ...rest] = positionals;
   if (runId === undefined) throw new UsageError(`session ${command} needs a session id; 'fisk-ai session pending' lists the calls that wait`);
   if (command === "answer") {
-    if (rest.length !== 1 || rest[0]?.trim() === "") throw new UsageError('session answer takes the session id and the answer, as one argument: fisk-ai session answer ID "the answer"');
+    if (rest.length !== 1 || rest[0]?.trim() === "")
+      throw new UsageError('session answer takes the session id and the answer, as one argument: fisk-ai session answer ID "the answer"');
     return { command, runId, toolUseIds: flags.call === undefined ? [] : [flags.call], text: rest[0] };
   }
   if (flags.all === true && rest.length > 0) throw new UsageError(`session ${command}: give TOOL_USE_IDs or --all, not both`);
@@ -70,7 +77,13 @@ export function decideRequest(command: DecideRequest["command"], positionals: st
 export async function showPending(store: Store, json: boolean, out: NodeJS.WritableStream, now = Date.now()): Promise<void> {
   const waiting = await listPending(store);
   if (json) {
-    out.write(`${JSON.stringify(waiting.map((call) => pendingJson(call, now)), null, 2)}\n`);
+    out.write(
+      `${JSON.stringify(
+        waiting.map((call) => pendingJson(call, now)),
+        null,
+        2,
+      )}\n`,
+    );
     return;
   }
   if (waiting.length === 0) {
@@ -79,7 +92,15 @@ export async function showPending(store: Store, json: boolean, out: NodeJS.Writa
   }
   // A call in a child session shows the way down to it from its top-level session, which is the one to resume.
   const paths = waiting.some((call) => call.path !== undefined);
-  const rows = waiting.map((call) => [call.runId, call.toolUseId, call.name, call.kind, ageText(now - Date.parse(call.requestedAt)), ...(paths ? [(call.path ?? [call.runId]).join(" > ")] : []), JSON.stringify(call.input)]);
+  const rows = waiting.map((call) => [
+    call.runId,
+    call.toolUseId,
+    call.name,
+    call.kind,
+    ageText(now - Date.parse(call.requestedAt)),
+    ...(paths ? [(call.path ?? [call.runId]).join(" > ")] : []),
+    JSON.stringify(call.input),
+  ]);
   const header = ["SESSION", "CALL", "TOOL", "KIND", "WAITING", ...(paths ? ["PATH"] : []), "INPUT"];
   const widths = header.slice(0, -1).map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
   const lines = [header, ...rows].map((row) => row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column] as number) : cell)).join("  "));

@@ -84,7 +84,13 @@ export function stateJson(state: ShownState, summary: RunSummary) {
           },
     approvals: [...(state.pending?.approvals.values() ?? [])].map(({ request }) => {
       const decided = state.pending?.decisions.get(request.tool_use_id)?.decision;
-      return { ...request, decision: decided === undefined ? null : { decision: decided.decision, text: decided.text ?? null, decided_by: decided.decided_by, decided_at: decided.decided_at } };
+      return {
+        ...request,
+        decision:
+          decided === undefined
+            ? null
+            : { decision: decided.decision, text: decided.text ?? null, decided_by: decided.decided_by, decided_at: decided.decided_at },
+      };
     }),
     terminal: state.terminal ?? null,
     fingerprint: state.meta.fingerprint,

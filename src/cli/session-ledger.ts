@@ -79,14 +79,28 @@ export function treeLines(tree: TreeCost): [string, string][] {
 
 /** A ledger's cost and tokens on one line. */
 function ledgerText(ledger: Ledger): string {
-  const cost = ledger.lines.length === 0 ? dollarsText(0) : costText(ledger.cost, ledger.unpriced, ledger.lines.some((line) => line.cost !== undefined));
+  const cost =
+    ledger.lines.length === 0
+      ? dollarsText(0)
+      : costText(
+          ledger.cost,
+          ledger.unpriced,
+          ledger.lines.some((line) => line.cost !== undefined),
+        );
   return `${cost} for ${usageText(ledger.usage)}`;
 }
 
 /** The tree's cost as `show --json` gives it: the sessions below, those shared, and the total. */
 export function treeJson(tree: TreeCost) {
   const cost = (ledger: Ledger) => (ledger.lines.some((line) => line.cost !== undefined) || ledger.lines.length === 0 ? ledger.cost : null);
-  const child = ({ runId, depth, status, ledger }: ChildCost) => ({ id: runId, depth, status, ...usageJson(ledger.usage), cost_usd: cost(ledger), unpriced: ledger.unpriced });
+  const child = ({ runId, depth, status, ledger }: ChildCost) => ({
+    id: runId,
+    depth,
+    status,
+    ...usageJson(ledger.usage),
+    cost_usd: cost(ledger),
+    unpriced: ledger.unpriced,
+  });
   return {
     children: tree.children.map(child),
     shared_children: tree.shared.map(child),
@@ -103,7 +117,10 @@ export function ledgerLines(ledger: Ledger, digest: RunDigest): [string, string]
   const anyPriced = ledger.lines.some((line) => line.cost !== undefined);
   fields.push(["cost", ledger.lines.length === 0 ? dollarsText(0) : costText(ledger.cost, ledger.unpriced, anyPriced)]);
   if (digest.origin !== undefined) {
-    fields.push(["copied", `records 2 to ${digest.origin.through_seq} from ${digest.origin.run_id} (${digest.origin.kind}), counted there: ${usageText(digest.copied)}`]);
+    fields.push([
+      "copied",
+      `records 2 to ${digest.origin.through_seq} from ${digest.origin.run_id} (${digest.origin.kind}), counted there: ${usageText(digest.copied)}`,
+    ]);
   }
   return fields;
 }
@@ -128,7 +145,10 @@ export function ledgerJson(digest: RunDigest, prices: PriceTable) {
     cost_usd: ledger.lines.some((line) => line.cost !== undefined) || ledger.lines.length === 0 ? ledger.cost : null,
     unpriced: ledger.unpriced,
     models: ledger.lines.map((line) => ({ model: line.model, kind: line.kind, ...usageJson(line.usage), cost_usd: line.cost ?? null })),
-    copied: digest.origin === undefined ? null : { from: digest.origin.run_id, through_seq: digest.origin.through_seq, kind: digest.origin.kind, ...usageJson(digest.copied) },
+    copied:
+      digest.origin === undefined
+        ? null
+        : { from: digest.origin.run_id, through_seq: digest.origin.through_seq, kind: digest.origin.kind, ...usageJson(digest.copied) },
     calls: STREAMED,
   };
 }

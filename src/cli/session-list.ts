@@ -91,7 +91,9 @@ export async function listSessions(
   const header = ["ID", "STATUS", "MODEL", "UPDATED", "TITLE/PROMPT"];
   const widths = header.slice(0, -1).map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
   const width = widthOf(out);
-  const lines = [header, ...rows].map((row) => cut(row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column] as number) : cell)).join("  "), width));
+  const lines = [header, ...rows].map((row) =>
+    cut(row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column] as number) : cell)).join("  "), width),
+  );
   // One write: ten thousand rows written one by one cost more than building them.
   out.write(`${lines.join("\n")}\n`);
 }

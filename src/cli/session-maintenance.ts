@@ -84,4 +84,3 @@ export function verifySessions(store: Store, runIds: string[], streams: Streams)
     return EXIT.corrupt;
   });
 }
-

@@ -24,11 +24,7 @@ export async function resolveSession(store: Store, text: string): Promise<string
   }
   const titled = (await store.list()).filter((summary) => summary.digest?.title !== undefined);
   const lower = text.toLowerCase();
-  const tiers = [
-    (title: string) => title === text,
-    (title: string) => title.toLowerCase() === lower,
-    (title: string) => title.toLowerCase().includes(lower),
-  ];
+  const tiers = [(title: string) => title === text, (title: string) => title.toLowerCase() === lower, (title: string) => title.toLowerCase().includes(lower)];
   const matches = tiers.map((fits) => titled.filter((summary) => fits(summary.digest?.title ?? ""))).find((found) => found.length > 0) ?? [];
   const [only] = matches;
   if (only !== undefined && matches.length === 1) return only.runId;

@@ -11,7 +11,12 @@ import { timeText } from "./session-list.js";
 /** Journals read at once: enough to keep the disk or the server busy, few enough to hold little. */
 const READS_AT_ONCE = 8;
 
-export async function searchSessions(store: Store, text: string, options: { json: boolean }, out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Promise<number> {
+export async function searchSessions(
+  store: Store,
+  text: string,
+  options: { json: boolean },
+  out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+): Promise<number> {
   if (text.trim() === "") throw new UsageError("session search needs the text to find: fisk-ai session search TEXT");
   const search = new SearchText(text);
   const hits = new Map<string, SearchHit>();
@@ -35,14 +40,24 @@ export async function searchSessions(store: Store, text: string, options: { json
   }
   // A session the text was found in is read as a session: one that does not fold is refused, naming its line, as every reader does.
   const broken = found.find(({ summary }) => summary.status === "corrupt");
-  if (broken !== undefined) throw new RunStateError("ERR_CORRUPT", broken.summary.problem ?? `session ${broken.summary.runId} cannot be read`, { runId: broken.summary.runId });
+  if (broken !== undefined)
+    throw new RunStateError("ERR_CORRUPT", broken.summary.problem ?? `session ${broken.summary.runId} cannot be read`, { runId: broken.summary.runId });
   found.sort((a, b) => (a.summary.updated < b.summary.updated ? 1 : a.summary.updated > b.summary.updated ? -1 : a.summary.runId < b.summary.runId ? -1 : 1));
   if (options.json) {
-    out.write(`${JSON.stringify(found.map(({ summary, hit }) => ({ ...summaryJson(summary), seq: hit.seq, field: hit.field, line: hit.line })), null, 2)}\n`);
+    out.write(
+      `${JSON.stringify(
+        found.map(({ summary, hit }) => ({ ...summaryJson(summary), seq: hit.seq, field: hit.field, line: hit.line })),
+        null,
+        2,
+      )}\n`,
+    );
     return found.length;
   }
   const width = widthOf(out);
-  const lines = found.flatMap(({ summary, hit }) => [cut(`${summary.runId}  ${timeText(summary.updated)}  ${nameText(summary)}`, width), cut(`  ${hit.field} (seq ${hit.seq}): ${around(hit, width)}`, width)]);
+  const lines = found.flatMap(({ summary, hit }) => [
+    cut(`${summary.runId}  ${timeText(summary.updated)}  ${nameText(summary)}`, width),
+    cut(`  ${hit.field} (seq ${hit.seq}): ${around(hit, width)}`, width),
+  ]);
   out.write(found.length === 0 ? `No session holds ${JSON.stringify(text)}.\n` : `${lines.join("\n")}\n`);
   return found.length;
 }

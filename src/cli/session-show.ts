@@ -99,7 +99,10 @@ function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashP
     ...ledger,
   ];
   if (tally.compactions.length > 0) {
-    fields.push(["summarizing calls", `${counters.compactionCalls}: tokens in ${counters.compactionInTokens}, out ${counters.compactionOutTokens} (apart from the model calls above)`]);
+    fields.push([
+      "summarizing calls",
+      `${counters.compactionCalls}: tokens in ${counters.compactionInTokens}, out ${counters.compactionOutTokens} (apart from the model calls above)`,
+    ]);
     for (const entry of tally.compactions) fields.push(["compaction", compactedText(entry)]);
   }
   if (tally.pending !== undefined) {
@@ -111,7 +114,8 @@ function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashP
         return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
       });
     fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
-    for (const { request } of tally.pending.approvals.values()) fields.push(["approval", approvalLine(request, tally.pending.decisions.get(request.tool_use_id)?.decision)]);
+    for (const { request } of tally.pending.approvals.values())
+      fields.push(["approval", approvalLine(request, tally.pending.decisions.get(request.tool_use_id)?.decision)]);
   }
   const title = summary.digest?.title;
   if (title !== undefined && title !== null) fields.push(["title", title]);

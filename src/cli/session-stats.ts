@@ -23,7 +23,8 @@ interface Group {
 export function checkStatsFlags(flags: { since?: string; by?: string }): { sinceMs: number | undefined; by: StatsBy | undefined } {
   const sinceMs = flags.since === undefined ? undefined : ageMs(flags.since);
   if (flags.since !== undefined && sinceMs === undefined) throw new UsageError(`--since ${JSON.stringify(flags.since)}: expected ${AGE_FORM}`);
-  if (flags.by !== undefined && flags.by !== "model" && flags.by !== "day" && flags.by !== "cwd") throw new UsageError(`--by is model, day or cwd, not '${flags.by}'`);
+  if (flags.by !== undefined && flags.by !== "model" && flags.by !== "day" && flags.by !== "cwd")
+    throw new UsageError(`--by is model, day or cwd, not '${flags.by}'`);
   return { sinceMs, by: flags.by as StatsBy | undefined };
 }
 
@@ -39,7 +40,9 @@ export async function sessionStats(
   const total: Group = { key: "total", sessions: summaries.length, ledger: ledgerOf(digests.values(), options.prices) };
   const groups = options.by === undefined ? [] : groupsBy(options.by, digests, options.prices);
   if (options.json) {
-    out.write(`${JSON.stringify({ since: since ?? null, by: options.by ?? null, prices_as_of: PRICES_AS_OF, groups: groups.map(groupJson), total: groupJson(total) }, null, 2)}\n`);
+    out.write(
+      `${JSON.stringify({ since: since ?? null, by: options.by ?? null, prices_as_of: PRICES_AS_OF, groups: groups.map(groupJson), total: groupJson(total) }, null, 2)}\n`,
+    );
     return;
   }
   const header = [(options.by ?? "").toUpperCase() || "SESSIONS", "SESSIONS", "CALLS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST"];
@@ -54,7 +57,9 @@ export async function sessionStats(
     groupCost(group.ledger),
   ]);
   out.write(table(options.by === undefined ? [header.slice(1), ...rows.map((row) => row.slice(1))] : [header, ...rows]));
-  out.write(`prices as of ${PRICES_AS_OF}${Object.keys(options.prices).length > 0 ? ", with agent.yaml's pricing:" : ""}; records a fork or an import copied are counted in the session they came from\n`);
+  out.write(
+    `prices as of ${PRICES_AS_OF}${Object.keys(options.prices).length > 0 ? ", with agent.yaml's pricing:" : ""}; records a fork or an import copied are counted in the session they came from\n`,
+  );
 }
 
 function groupsBy(by: StatsBy, digests: Map<RunSummary, RunDigest>, prices: PriceTable): Group[] {
@@ -63,7 +68,11 @@ function groupsBy(by: StatsBy, digests: Map<RunSummary, RunDigest>, prices: Pric
     const ledger = ledgerOf(digests.values(), prices);
     return ledger.lines.map((line) => {
       const used = [...digests.values()].filter((digest) => (line.kind === "agent" ? digest.calls : digest.compactions)[line.model] !== undefined);
-      return { key: line.kind === "agent" ? line.model : `${line.model} (compaction)`, sessions: used.length, ledger: { lines: [line], usage: line.usage, cost: line.cost ?? 0, unpriced: line.cost === undefined ? [line.model] : [] } };
+      return {
+        key: line.kind === "agent" ? line.model : `${line.model} (compaction)`,
+        sessions: used.length,
+        ledger: { lines: [line], usage: line.usage, cost: line.cost ?? 0, unpriced: line.cost === undefined ? [line.model] : [] },
+      };
     });
   }
   const keyOf = (summary: RunSummary) => (by === "day" ? timeText(summary.updated).slice(0, 10) : (summary.meta?.cwd ?? "-"));
@@ -81,7 +90,13 @@ function groupsBy(by: StatsBy, digests: Map<RunSummary, RunDigest>, prices: Pric
 }
 
 function groupCost(ledger: Ledger): string {
-  return ledger.lines.length === 0 ? "$0.0000" : costText(ledger.cost, ledger.unpriced, ledger.lines.some((line) => line.cost !== undefined));
+  return ledger.lines.length === 0
+    ? "$0.0000"
+    : costText(
+        ledger.cost,
+        ledger.unpriced,
+        ledger.lines.some((line) => line.cost !== undefined),
+      );
 }
 
 function groupJson({ key, sessions, ledger }: Group) {

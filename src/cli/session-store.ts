@@ -28,7 +28,14 @@ export function storeFromUrl(url: string): JetStreamStoreConfig {
     parsed = undefined;
   }
   const stream = parsed?.pathname.slice(1) ?? "";
-  if (parsed === undefined || (parsed.protocol !== "nats:" && parsed.protocol !== "tls:") || parsed.host === "" || !/^[A-Za-z0-9_-]+$/.test(stream) || parsed.username !== "" || parsed.password !== "") {
+  if (
+    parsed === undefined ||
+    (parsed.protocol !== "nats:" && parsed.protocol !== "tls:") ||
+    parsed.host === "" ||
+    !/^[A-Za-z0-9_-]+$/.test(stream) ||
+    parsed.username !== "" ||
+    parsed.password !== ""
+  ) {
     throw new UsageError(
       `--store ${JSON.stringify(url)}: expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)`,
     );

@@ -7,7 +7,12 @@ import { exportJournal, forkSession, importJournal } from "../session/transfer.j
 import { UsageError } from "./cli-errors.js";
 
 /** Writes the session's complete records to `output`, or to stdout without one. */
-export async function exportSession(store: Store, runId: string, output: string | undefined, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<void> {
+export async function exportSession(
+  store: Store,
+  runId: string,
+  output: string | undefined,
+  streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): Promise<void> {
   const { journal, tornTail } = await exportJournal(store, runId);
   if (tornTail) streams.stderr.write(`fisk-ai: left out the torn final line of session ${runId}\n`);
   if (output === undefined) {
@@ -59,7 +64,10 @@ async function readToEnd(stream: NodeJS.ReadableStream): Promise<Buffer> {
 /** `session fork ID [--at SEQ] [--name NEW]`, with the flag named when the seq is not one of the session's. */
 export async function forkStoredSession(store: Store, runId: string, options: { at?: string; name?: string }): Promise<{ forkId: string; at: number }> {
   try {
-    return await forkSession(store, runId, { ...(options.at === undefined ? {} : { at: Number(options.at) }), ...(options.name === undefined ? {} : { name: options.name }) });
+    return await forkSession(store, runId, {
+      ...(options.at === undefined ? {} : { at: Number(options.at) }),
+      ...(options.name === undefined ? {} : { name: options.name }),
+    });
   } catch (error) {
     if (isRunStateError(error, "ERR_NO_SEQ")) throw new UsageError(`--at takes a seq of session ${runId}, from ${error.expected}`);
     throw error;

@@ -32,7 +32,11 @@ export async function writeStateJson(
 ): Promise<void> {
   const { messages: _, ...state } = stateJson({ ...tally, messages: [] }, summary);
   const arrays: Record<string, StreamedArray> = { ...streamed, messages: (records) => modelMessages(tally, records) };
-  const text = JSON.stringify({ ...state, ...more, messages: PLACEHOLDER("messages") }, (key, value: unknown) => (value === STREAMED ? PLACEHOLDER(key) : value), 2);
+  const text = JSON.stringify(
+    { ...state, ...more, messages: PLACEHOLDER("messages") },
+    (key, value: unknown) => (value === STREAMED ? PLACEHOLDER(key) : value),
+    2,
+  );
   // Each placeholder stands alone as a string value on its line: `<indent>"name": "\u0000name\u0000"`.
   const pieces = text.split(/"\\u0000([a-z_]+)\\u0000"/);
   for (let index = 0; index < pieces.length; index++) {

@@ -36,7 +36,14 @@ export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
       }),
     compaction: ({ seq, compaction }) => emit({ type: "compaction", ...compactionJson(seq, compaction) }),
     approvalRequested: (request) =>
-      emit({ type: "approval_request", id: request.tool_use_id, name: request.name, input: request.input, kind: request.kind, requested_at: request.requested_at }),
+      emit({
+        type: "approval_request",
+        id: request.tool_use_id,
+        name: request.name,
+        input: request.input,
+        kind: request.kind,
+        requested_at: request.requested_at,
+      }),
     approvalDecided: (decision) =>
       emit({
         type: "approval_decision",
@@ -53,7 +60,17 @@ export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
         reason: outcome.reason,
         ...(outcome.answer === undefined ? {} : { answer: outcome.answer }),
         ...(outcome.message === undefined ? {} : { message: outcome.message }),
-        ...(outcome.waiting === undefined ? {} : { waiting: outcome.waiting.map((call) => ({ id: call.toolUseId, name: call.name, input: call.input, kind: call.kind, requested_at: call.requestedAt })) }),
+        ...(outcome.waiting === undefined
+          ? {}
+          : {
+              waiting: outcome.waiting.map((call) => ({
+                id: call.toolUseId,
+                name: call.name,
+                input: call.input,
+                kind: call.kind,
+                requested_at: call.requestedAt,
+              })),
+            }),
         counters: {
           model_calls: outcome.counters.modelCalls,
           tool_calls: outcome.counters.toolCalls,

@@ -34,7 +34,8 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
   if (flags.resume !== undefined) assertRunId(flags.resume);
   if (flags.title !== undefined) checkedTitle(flags.title, "--title");
   const ifRunning = flags.ifRunning ?? "queue";
-  if (!isIfRunning(ifRunning)) throw new UsageError(`--if-running is queue (wait behind the run), reject or interrupt (stop it at its next boundary), not ${JSON.stringify(ifRunning)}`);
+  if (!isIfRunning(ifRunning))
+    throw new UsageError(`--if-running is queue (wait behind the run), reject or interrupt (stop it at its next boundary), not ${JSON.stringify(ifRunning)}`);
   if (flags.ifRunning !== undefined && flags.resume === undefined) throw new UsageError("--if-running applies to a follow-up: add --resume ID");
   const named = storeFromFlags(flags);
   const agent = await loadAgent(configPathFrom(flags.config), { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) });

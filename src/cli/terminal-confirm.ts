@@ -17,7 +17,9 @@ export function terminalAskRerun(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteS
   if (ask === undefined) return undefined;
   return async (tool, input) =>
     /^y(es)?$/i.test(
-      (await ask(`${tool.name} ${JSON.stringify(input)} may have been running when the run was interrupted. Run it again? (no: the model is told its effect is unknown) [y/N] `)) ?? "",
+      (await ask(
+        `${tool.name} ${JSON.stringify(input)} may have been running when the run was interrupted. Run it again? (no: the model is told its effect is unknown) [y/N] `,
+      )) ?? "",
     );
 }
 

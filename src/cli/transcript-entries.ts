@@ -44,7 +44,6 @@ export class TranscriptReader {
     this.#children = children;
   }
 
-
   /** The calls of the latest turn by id: a result answers a call of the turn before it. */
   #names = new Map<string, string>();
   #paused = false;
@@ -63,25 +62,27 @@ export class TranscriptReader {
         this.#paused = turn.stop_reason === "pause_turn";
         const ms = durationOf(turn);
         const call: TranscriptEntry[] = ms === undefined ? [] : [{ seq, kind: "model_call", ms }];
-        return call.concat(turn.message.content.flatMap((block): TranscriptEntry | TranscriptEntry[] => {
-          if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
-          switch (block.type) {
-            case "text":
-              return { seq, kind: "text", text: block.text };
-            case "thinking":
-              return { seq, kind: "thinking", text: block.thinking, redacted: false };
-            case "redacted_thinking":
-              return { seq, kind: "thinking", text: "", redacted: true };
-            case "tool_use": {
-              this.#names.set(block.id, block.name);
-              const call: TranscriptEntry = { seq, kind: "tool_call", name: block.name, input: block.input, server: false };
-              const child = this.#children.get(block.id);
-              return child === undefined ? call : [call, { seq, kind: "child", name: block.name, ...child }];
+        return call.concat(
+          turn.message.content.flatMap((block): TranscriptEntry | TranscriptEntry[] => {
+            if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
+            switch (block.type) {
+              case "text":
+                return { seq, kind: "text", text: block.text };
+              case "thinking":
+                return { seq, kind: "thinking", text: block.thinking, redacted: false };
+              case "redacted_thinking":
+                return { seq, kind: "thinking", text: "", redacted: true };
+              case "tool_use": {
+                this.#names.set(block.id, block.name);
+                const call: TranscriptEntry = { seq, kind: "tool_call", name: block.name, input: block.input, server: false };
+                const child = this.#children.get(block.id);
+                return child === undefined ? call : [call, { seq, kind: "child", name: block.name, ...child }];
+              }
+              case "server_tool_use":
+                return { seq, kind: "tool_call", name: block.name, input: block.input, server: true };
             }
-            case "server_tool_use":
-              return { seq, kind: "tool_call", name: block.name, input: block.input, server: true };
-          }
-        }));
+          }),
+        );
       }
       case "tool_result": {
         const payload = (record as Extract<JournalRecord, { tool_result: unknown }>).tool_result;

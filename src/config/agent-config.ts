@@ -20,14 +20,16 @@ import { AGE_FORM, ageMs } from "./age.js";
 import type { PriceTable } from "../ledger/prices.js";
 import { PRUNABLE_STATUSES } from "../runstate/store/store.js";
 
-
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 
 /** A duration as `30s`, `500ms`, `2m`, `1h`, or a number of seconds; in milliseconds. */
 const Duration = z.union(
   [
-    z.number().positive().transform((seconds) => seconds * 1000),
+    z
+      .number()
+      .positive()
+      .transform((seconds) => seconds * 1000),
     z
       .string()
       .regex(DURATION)
@@ -58,24 +60,35 @@ const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an enviro
 
 // A command tool (`command:`) or another agent (`agent:`, the path of its agent.yaml): one
 // shape with a check of which is given, so a mistake is named rather than "invalid input".
-const ToolConfig = z.strictObject({
-  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "expected 1 to 64 letters, digits, '_' or '-'"),
-  description: z.string().min(1),
-  command: z.array(z.string()).min(1, "expected the program and its arguments").optional(),
-  /** A child agent: the path of its agent.yaml, relative to this file (docs/sub-agents.md). */
-  agent: z.string().min(1).optional(),
-  input_schema: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
-  timeout: Duration.default(30_000),
-  output_limit: z.int().positive().default(64 * 1024),
-  confirm: z.boolean().default(false),
-  on_crash: CrashPolicy.default("rerun"),
-  /** Withheld variables this tool gets anyway, by name. */
-  env: z.array(EnvName).default([]),
-}).superRefine((tool, context) => {
-  if ((tool.command === undefined) === (tool.agent === undefined)) {
-    context.addIssue({ code: "custom", message: tool.command === undefined ? "expected command: (the program and its arguments) or agent: (the path of a child agent's agent.yaml)" : "give command: or agent:, not both" });
-  }
-});
+const ToolConfig = z
+  .strictObject({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "expected 1 to 64 letters, digits, '_' or '-'"),
+    description: z.string().min(1),
+    command: z.array(z.string()).min(1, "expected the program and its arguments").optional(),
+    /** A child agent: the path of its agent.yaml, relative to this file (docs/sub-agents.md). */
+    agent: z.string().min(1).optional(),
+    input_schema: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
+    timeout: Duration.default(30_000),
+    output_limit: z
+      .int()
+      .positive()
+      .default(64 * 1024),
+    confirm: z.boolean().default(false),
+    on_crash: CrashPolicy.default("rerun"),
+    /** Withheld variables this tool gets anyway, by name. */
+    env: z.array(EnvName).default([]),
+  })
+  .superRefine((tool, context) => {
+    if ((tool.command === undefined) === (tool.agent === undefined)) {
+      context.addIssue({
+        code: "custom",
+        message:
+          tool.command === undefined
+            ? "expected command: (the program and its arguments) or agent: (the path of a child agent's agent.yaml)"
+            : "give command: or agent:, not both",
+      });
+    }
+  });
 
 /**
  * How to sign in to an HTTP MCP server that asks (OAuth). Without a client of its own a
@@ -104,7 +117,8 @@ const McpAuthConfig = z
     const problem = (message: string) => context.addIssue({ code: "custom", message });
     if (auth.grant === "client_credentials") {
       if (auth.client_id === undefined) problem("grant: client_credentials needs client_id:");
-      else if ((auth.client_secret_env === undefined) === (auth.private_key_file === undefined)) problem("grant: client_credentials needs either client_secret_env: or private_key_file:");
+      else if ((auth.client_secret_env === undefined) === (auth.private_key_file === undefined))
+        problem("grant: client_credentials needs either client_secret_env: or private_key_file:");
     } else if (auth.private_key_file !== undefined) {
       problem("private_key_file goes with grant: client_credentials");
     } else if (auth.client_secret_env !== undefined && auth.client_id === undefined) {
@@ -194,7 +208,11 @@ export const AgentConfigSchema = z.strictObject({
   compaction: z
     .strictObject({
       auto: z.boolean().optional(),
-      threshold: z.number().gt(0, "expected a share of the window above 0 and at most 1, such as 0.8").max(1, "expected a share of the window above 0 and at most 1, such as 0.8").optional(),
+      threshold: z
+        .number()
+        .gt(0, "expected a share of the window above 0 and at most 1, such as 0.8")
+        .max(1, "expected a share of the window above 0 and at most 1, such as 0.8")
+        .optional(),
       window: z.int().positive("expected the model's context window in tokens").optional(),
       keep_recent: z.int().min(1, "expected a whole number of messages, at least 1").optional(),
     })
@@ -218,9 +236,15 @@ export const AgentConfigSchema = z.strictObject({
       state_dir: z.string().min(1).optional(),
       // jetstream only. Credentials never come from here: NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN.
       servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
-      stream: z.string().regex(/^[A-Za-z0-9_-]+$/, "a stream name is letters, digits, '_' and '-'").optional(),
+      stream: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+$/, "a stream name is letters, digits, '_' and '-'")
+        .optional(),
       lease_ttl: Duration.optional(),
-      prefix: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, "a prefix is dot-separated tokens of letters, digits, '_' and '-'").optional(),
+      prefix: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, "a prefix is dot-separated tokens of letters, digits, '_' and '-'")
+        .optional(),
       retention: Retention.optional(),
     })
     .prefault({}),
@@ -346,7 +370,9 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     baseUrl: config.base_url,
     script: config.script === undefined ? undefined : resolve(base, config.script),
     system: config.system,
-    tools: config.tools.map((tool, index) => (tool.agent === undefined ? tool : { ...tool, agent: childConfigPath(tool.agent, base, `${label}: tools[${index}].agent`) })),
+    tools: config.tools.map((tool, index) =>
+      tool.agent === undefined ? tool : { ...tool, agent: childConfigPath(tool.agent, base, `${label}: tools[${index}].agent`) },
+    ),
     mcpServers: config.mcp_servers.map((server) => ({
       ...server,
       ...(server.cwd === undefined ? {} : { cwd: expandPath(server.cwd, base) }),
@@ -373,7 +399,12 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     telemetry:
       config.telemetry === undefined
         ? undefined
-        : { endpoint: config.telemetry.endpoint, serviceName: config.telemetry.service_name, headersEnv: config.telemetry.headers_env ?? {}, captureContent: config.telemetry.capture_content === true },
+        : {
+            endpoint: config.telemetry.endpoint,
+            serviceName: config.telemetry.service_name,
+            headersEnv: config.telemetry.headers_env ?? {},
+            captureContent: config.telemetry.capture_content === true,
+          },
     store:
       overrides.store ??
       (session.backend === "jetstream"
@@ -430,7 +461,10 @@ function expandPath(path: string, base: string): string {
 function describeIssue(error: z.ZodError, raw: unknown): string {
   // A misspelt key usually explains the missing one next to it: name it first.
   const issue = error.issues.find((candidate) => candidate.code === "unrecognized_keys") ?? (error.issues[0] as z.core.$ZodIssue);
-  const field = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "");
+  const field = issue.path
+    .map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`))
+    .join("")
+    .replace(/^\./, "");
   if (issue.code === "unrecognized_keys") {
     const where = field === "" ? "" : `${field}: `;
     const valid = keysAt(AgentConfigSchema, issue.path);

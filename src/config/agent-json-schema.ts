@@ -14,7 +14,8 @@ export function agentConfigJsonSchema(): Record<string, unknown> {
     $schema,
     $id: `https://choria.io/schemas/io.choria.fisk-ai.v1/${AGENT_SCHEMA_FILE}`,
     title: "fisk-ai agent.yaml",
-    description: "An agent's configuration: provider, model, system prompt, tools, budgets and the session store. Every key is described in docs/agent-yaml.md.",
+    description:
+      "An agent's configuration: provider, model, system prompt, tools, budgets and the session store. Every key is described in docs/agent-yaml.md.",
     ...rest,
   };
 }

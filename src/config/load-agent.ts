@@ -41,7 +41,12 @@ export async function loadAgent(path: string | undefined, options: LoadAgentOpti
  * where its tools run. `people` says who can sign in to them and answer their questions
  * (no one by default: a server that needs a sign-in rejects with McpSignInNeededError).
  */
-export async function startAgent(config: AgentConfig, path: string | undefined, env: NodeJS.ProcessEnv = process.env, people: McpPeople = {}): Promise<LoadedAgent> {
+export async function startAgent(
+  config: AgentConfig,
+  path: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  people: McpPeople = {},
+): Promise<LoadedAgent> {
   const started = await startConfiguredAgent(config, path, env, people);
   return {
     path: path === undefined ? undefined : resolve(path),

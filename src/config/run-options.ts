@@ -26,7 +26,9 @@ function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
     case "anthropic": {
       const apiKey = env.ANTHROPIC_API_KEY;
       if (apiKey === undefined || apiKey === "") {
-        throw new ConfigError("ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config examples/notes/agent.yaml \"Remember to buy milk\" (docs/script-provider.md)");
+        throw new ConfigError(
+          'ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config examples/notes/agent.yaml "Remember to buy milk" (docs/script-provider.md)',
+        );
       }
       return new AnthropicProvider({ apiKey, baseURL: config.baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) });
     }
@@ -34,7 +36,9 @@ function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
       const baseURL = config.baseUrl ?? nonEmpty(env.OPENAI_BASE_URL);
       const apiKey = nonEmpty(env.OPENAI_API_KEY);
       if (apiKey === undefined && baseURL === undefined) {
-        throw new ConfigError("OPENAI_API_KEY is not set: type export OPENAI_API_KEY=<your OpenAI API key> and run again, or set base_url for a local server such as Ollama");
+        throw new ConfigError(
+          "OPENAI_API_KEY is not set: type export OPENAI_API_KEY=<your OpenAI API key> and run again, or set base_url for a local server such as Ollama",
+        );
       }
       // Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) take any key.
       return new OpenAIProvider({ apiKey: apiKey ?? "unused", baseURL });
@@ -52,7 +56,19 @@ function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
 /** What an agent.yaml says of a run: everything runAgent takes but the session (prompt or resume, store) and the callbacks. */
 export type AgentRunOptions = Pick<
   RunAgentOptions,
-  "provider" | "model" | "system" | "tools" | "parallelTools" | "budget" | "thinking" | "retry" | "memory" | "compaction" | "approvalTimeoutMs" | "recordVersion" | "configPath"
+  | "provider"
+  | "model"
+  | "system"
+  | "tools"
+  | "parallelTools"
+  | "budget"
+  | "thinking"
+  | "retry"
+  | "memory"
+  | "compaction"
+  | "approvalTimeoutMs"
+  | "recordVersion"
+  | "configPath"
 >;
 
 /** The tools are the config's own: loadAgent adds its MCP servers' once they are started. */
@@ -81,16 +97,16 @@ function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: Fi
       tool.agent !== undefined
         ? childAgentTool(tool, tool.agent, config.maxDepth, env)
         : commandTool({
-        name: tool.name,
-        description: tool.description,
-        command: tool.command as string[],
-        input_schema: tool.input_schema,
-        timeoutMs: tool.timeout,
-        outputLimitBytes: tool.output_limit,
-        confirm: tool.confirm,
-        onCrash: tool.on_crash,
-        env: toolEnvironment(env, config.envDeny, tool.env),
-      }),
+            name: tool.name,
+            description: tool.description,
+            command: tool.command as string[],
+            input_schema: tool.input_schema,
+            timeoutMs: tool.timeout,
+            outputLimitBytes: tool.output_limit,
+            confirm: tool.confirm,
+            onCrash: tool.on_crash,
+            env: toolEnvironment(env, config.envDeny, tool.env),
+          }),
     ),
     ...(memory === undefined ? [] : memoryTools(memory)),
     ...(config.askUser ? [askUserTool] : []),
@@ -108,7 +124,12 @@ function childAgentTool(tool: AgentConfig["tools"][number], path: string, maxDep
 }
 
 /** A loaded agent.yaml's run options, its MCP servers started (they stop on close). */
-export async function startConfiguredAgent(config: AgentConfig, path: string | undefined, env: NodeJS.ProcessEnv, people: McpPeople = {}): Promise<{ options: AgentRunOptions; close(): Promise<void> }> {
+export async function startConfiguredAgent(
+  config: AgentConfig,
+  path: string | undefined,
+  env: NodeJS.ProcessEnv,
+  people: McpPeople = {},
+): Promise<{ options: AgentRunOptions; close(): Promise<void> }> {
   const absolute = path === undefined ? undefined : resolve(path);
   // Built before any server starts: a missing key fails without starting and stopping them.
   const options = runOptionsFromConfig(config, env);
@@ -136,7 +157,14 @@ export function mcpDefinitions(config: AgentConfig, env: NodeJS.ProcessEnv = pro
     name: server.name,
     transport:
       server.url !== undefined
-        ? httpTransport(server, server.url, expandHeaders(server.headers ?? {}, env, `mcp_servers[${index}].headers`), env, people, `mcp_servers[${index}].auth`)
+        ? httpTransport(
+            server,
+            server.url,
+            expandHeaders(server.headers ?? {}, env, `mcp_servers[${index}].headers`),
+            env,
+            people,
+            `mcp_servers[${index}].auth`,
+          )
         : {
             kind: "stdio",
             command: server.command as string,
@@ -158,7 +186,14 @@ function elicitFor(server: McpServerConfig, people: McpPeople): { elicit?: McpEl
 }
 
 /** An HTTP server signs in when it asks, unless the config sends its own Authorization header. */
-function httpTransport(server: McpServerConfig, url: string, headers: Record<string, string>, env: NodeJS.ProcessEnv, people: McpPeople, field: string): McpTransportDefinition {
+function httpTransport(
+  server: McpServerConfig,
+  url: string,
+  headers: Record<string, string>,
+  env: NodeJS.ProcessEnv,
+  people: McpPeople,
+  field: string,
+): McpTransportDefinition {
   const auth = server.auth;
   if (auth === undefined && Object.keys(headers).some((name) => name.toLowerCase() === "authorization")) return { kind: "http", url, headers };
   const secret = auth?.client_secret_env === undefined ? undefined : env[auth.client_secret_env];
@@ -174,7 +209,9 @@ function httpTransport(server: McpServerConfig, url: string, headers: Record<str
     try {
       privateKey = readFileSync(keyFile, "utf8");
     } catch (error) {
-      throw new ConfigError(`${field}.private_key_file: cannot read ${keyFile} (${(error as NodeJS.ErrnoException).code ?? "unreadable"}): give the path of the client's PEM private key`);
+      throw new ConfigError(
+        `${field}.private_key_file: cannot read ${keyFile} (${(error as NodeJS.ErrnoException).code ?? "unreadable"}): give the path of the client's PEM private key`,
+      );
     }
     return { kind: "http", url, headers, auth: { kind: "private-key-jwt", clientId, privateKey, algorithm: auth.algorithm, ...scope } };
   }

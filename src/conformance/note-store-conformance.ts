@@ -115,7 +115,10 @@ export function runNoteStoreConformance(harness: NoteStoreHarness): void {
       assert.equal((await store.read("full"))?.content, full);
       await rejectsWith(store.write("over", note("d", `${full}x`), false), "ERR_INVALID_NOTE");
       await rejectsWith(store.write("blank", note(" \n\t ", "v"), false), "ERR_INVALID_NOTE");
-      assert.deepEqual((await store.list()).map((item) => item.key), ["full"]);
+      assert.deepEqual(
+        (await store.list()).map((item) => item.key),
+        ["full"],
+      );
     });
 
     it("keeps a description as one trimmed line", async () => {

@@ -90,7 +90,10 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
     it("enqueue: the entry is listed as given, and a second enqueue of the run is ERR_EXISTS", async () => {
       const entry = await queued();
       assert.deepEqual(await first.queue.get(entry.runId), entry);
-      assert.deepEqual((await second.queue.list()).map((each) => each.runId), [entry.runId]);
+      assert.deepEqual(
+        (await second.queue.list()).map((each) => each.runId),
+        [entry.runId],
+      );
       await assert.rejects(first.queue.enqueue(entry), (error: unknown) => error instanceof RunStateError && error.code === "ERR_EXISTS");
       await drain();
     });
@@ -98,7 +101,10 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
     it("list: oldest first", async () => {
       const later = await queued(first.queue, new Date(Date.now() + 60_000));
       const sooner = await queued(first.queue, new Date(Date.now() - 60_000));
-      assert.deepEqual((await first.queue.list()).map((each) => each.runId), [sooner.runId, later.runId]);
+      assert.deepEqual(
+        (await first.queue.list()).map((each) => each.runId),
+        [sooner.runId, later.runId],
+      );
       await drain();
     });
 
@@ -115,7 +121,9 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
 
     it("claim: two workers claiming at once never get the same run", async () => {
       const entries = [await queued(), await queued(), await queued()];
-      const claims = (await Promise.all([first, second, first, second, first, second].map((each) => each.queue.claim(accepts)))).filter((claim) => claim !== undefined);
+      const claims = (await Promise.all([first, second, first, second, first, second].map((each) => each.queue.claim(accepts)))).filter(
+        (claim) => claim !== undefined,
+      );
       const ids = claims.map((claim) => claim.entry.runId).sort();
       assert.deepEqual(ids, entries.map((entry) => entry.runId).sort(), "each run claimed exactly once");
       for (const claim of claims) await claim.finish();
@@ -128,7 +136,10 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
       const held = await first.store.open(entry.runId);
       assert.equal(await second.queue.claim(accepts), undefined, "a held run is not claimed");
       await held.close();
-      assert.deepEqual((await first.queue.list()).map((each) => each.runId), [entry.runId]);
+      assert.deepEqual(
+        (await first.queue.list()).map((each) => each.runId),
+        [entry.runId],
+      );
       await drain();
     });
 
@@ -196,7 +207,11 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
       const followUp = (text: string, at: number): QueuedRun => ({ ...entry, queued: new Date(at).toISOString(), followUp: text });
       await second.queue.enqueue(followUp("first", Date.now()));
       await second.queue.enqueue(followUp("second", Date.now() + 1), { interrupt: true });
-      await assert.rejects(second.queue.enqueue(entry), (error: unknown) => error instanceof RunStateError && error.code === "ERR_EXISTS", "a run without a follow-up is still refused");
+      await assert.rejects(
+        second.queue.enqueue(entry),
+        (error: unknown) => error instanceof RunStateError && error.code === "ERR_EXISTS",
+        "a run without a follow-up is still refused",
+      );
       await waitUntil(() => claim?.interrupted.aborted === true, "the claim to hear of the interrupt");
       await claim?.journal.append(2, terminalEntry("suspended"));
       await claim?.finish();

@@ -59,10 +59,7 @@ export function assistantEntry(iteration: number, text: string, toolUseIds: stri
       iteration,
       message: {
         role: "assistant",
-        content: [
-          { type: "text", text },
-          ...toolUseIds.map((id) => ({ type: "tool_use" as const, id, name: "note", input: { text: id } })),
-        ],
+        content: [{ type: "text", text }, ...toolUseIds.map((id) => ({ type: "tool_use" as const, id, name: "note", input: { text: id } }))],
       },
       stop_reason: toolUseIds.length > 0 ? "tool_use" : "end_turn",
       in_tokens: 100,

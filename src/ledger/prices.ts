@@ -44,5 +44,8 @@ export function priceOf(model: string, overrides: PriceTable = {}): ModelPrice |
 
 /** What `usage` costs at `price`, in US dollars. */
 export function costOf(usage: TokenUsage, price: ModelPrice): number {
-  return (usage.inTokens * price.input + usage.outTokens * price.output + usage.cacheReadTokens * price.cache_read + usage.cacheWriteTokens * price.cache_write) / 1_000_000;
+  return (
+    (usage.inTokens * price.input + usage.outTokens * price.output + usage.cacheReadTokens * price.cache_read + usage.cacheWriteTokens * price.cache_write) /
+    1_000_000
+  );
 }

@@ -50,7 +50,8 @@ export async function treeCostOf(
   const tree = treeOf(summaries, runId);
   const costs = async (nodes: readonly SessionNode[]) => {
     const result: ChildCost[] = [];
-    for (const node of nodes) result.push({ runId: node.summary.runId, depth: node.depth, status: node.summary.status, ledger: ledgerOf([await digestFor(node.summary)], prices) });
+    for (const node of nodes)
+      result.push({ runId: node.summary.runId, depth: node.depth, status: node.summary.status, ledger: ledgerOf([await digestFor(node.summary)], prices) });
     return result;
   };
   const own = tree === undefined ? [] : sessionsOf(tree);

@@ -1,13 +1,7 @@
 // The anthropic provider: the official SDK, streaming. The journal already holds the
 // Messages API shape, so the request is the conversation as recorded plus prompt-caching
 // breakpoints, and the turn comes back with its thinking blocks (and signatures) verbatim.
-import Anthropic, {
-  AnthropicError,
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from "@anthropic-ai/sdk";
+import Anthropic, { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { RECORD_SCHEMAS } from "../runstate/records/record-schemas.js";
 import { isOtherBlock, type AssistantMessage, type Message } from "../runstate/records/records.js";
 import {

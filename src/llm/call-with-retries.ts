@@ -17,12 +17,7 @@ export interface RetryHooks {
   onText?(text: string): void;
 }
 
-export async function callWithRetries(
-  provider: ModelProvider,
-  request: ModelRequest,
-  policy: RetryPolicy,
-  hooks: RetryHooks,
-): Promise<ModelTurn> {
+export async function callWithRetries(provider: ModelProvider, request: ModelRequest, policy: RetryPolicy, hooks: RetryHooks): Promise<ModelTurn> {
   for (let attempt = 1; ; attempt++) {
     // A timer of our own rather than AbortSignal.timeout, whose timer does not keep the
     // process alive: a call stuck on nothing else would end the process, not time out.

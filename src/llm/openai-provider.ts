@@ -12,7 +12,14 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
-import { isOtherBlock, type AssistantMessage, type ImageBlock, type ToolResultBlock, type ToolUseBlock, type UserMessage } from "../runstate/records/records.js";
+import {
+  isOtherBlock,
+  type AssistantMessage,
+  type ImageBlock,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type UserMessage,
+} from "../runstate/records/records.js";
 import { oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ModelUsage } from "./model-provider.js";
 
@@ -196,7 +203,12 @@ function toModelTurn(completion: ChatCompletion): ModelTurn {
   // Some servers (older Ollama) report "stop" for a turn that calls tools.
   const calledTools = content.some((block) => block.type === "tool_use");
   const stop_reason = calledTools ? "tool_use" : (STOP_REASONS[choice.finish_reason] ?? choice.finish_reason ?? "end_turn");
-  return { message: { role: "assistant", content }, stop_reason, usage: modelUsage(completion.usage), ...(completion.model ? { model: completion.model } : {}) };
+  return {
+    message: { role: "assistant", content },
+    stop_reason,
+    usage: modelUsage(completion.usage),
+    ...(completion.model ? { model: completion.model } : {}),
+  };
 }
 
 function toolUse(call: ChatCompletionMessageToolCall): ToolUseBlock {

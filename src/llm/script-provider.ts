@@ -13,15 +13,10 @@ const ScriptedReply = z.strictObject({
   /** Chosen when the latest tool result contains this text. */
   when: z.string().min(1).optional(),
   text: z.string().default(""),
-  tool_calls: z
-    .array(z.strictObject({ name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) }))
-    .default([]),
+  tool_calls: z.array(z.strictObject({ name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) })).default([]),
 });
 
-const ScriptedTurn = z.union([
-  z.strictObject({ choose: z.array(ScriptedReply).min(1) }),
-  ScriptedReply.omit({ when: true }),
-]);
+const ScriptedTurn = z.union([z.strictObject({ choose: z.array(ScriptedReply).min(1) }), ScriptedReply.omit({ when: true })]);
 
 const ScriptFile = z
   .strictObject({
@@ -54,7 +49,10 @@ function readScript(path: string): unknown {
   try {
     return parseYaml(readFileSync(path, "utf8"));
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file (check script: in agent.yaml, a path relative to that file)" : (error as Error).message.split("\n")[0];
+    const reason =
+      (error as NodeJS.ErrnoException).code === "ENOENT"
+        ? "no such file (check script: in agent.yaml, a path relative to that file)"
+        : (error as Error).message.split("\n")[0];
     throw new Error(`cannot read script ${path}: ${reason}`);
   }
 }
@@ -105,7 +103,9 @@ export class ScriptProvider implements ModelProvider {
   async complete(request: ModelRequest, signal: AbortSignal, onText?: (text: string) => void): Promise<ModelTurn> {
     if (signal.aborted) throw new ModelCallError("the model call was aborted", { retryable: false });
     const played = turnsPlayed(request.messages);
-    const reply = isSummarizing(request.messages) ? { text: `${this.#script.summary} [script provider: ${played} turns played]`, tool_calls: [] } : this.#reply(played, request.messages);
+    const reply = isSummarizing(request.messages)
+      ? { text: `${this.#script.summary} [script provider: ${played} turns played]`, tool_calls: [] }
+      : this.#reply(played, request.messages);
     const message = replyMessage(reply, played);
     // Played as one chunk, so the streaming path is exercised offline too.
     if (reply.text !== "") onText?.(reply.text);
@@ -123,7 +123,8 @@ export class ScriptProvider implements ModelProvider {
 
   #reply(played: number, messages: readonly Message[]): ScriptedReply | Omit<ScriptedReply, "when"> {
     const { turns, repeat_from } = this.#script;
-    const position = played < turns.length || repeat_from === undefined ? played : repeat_from - 1 + ((played - turns.length) % (turns.length - repeat_from + 1));
+    const position =
+      played < turns.length || repeat_from === undefined ? played : repeat_from - 1 + ((played - turns.length) % (turns.length - repeat_from + 1));
     const turn = turns[position];
     if (turn === undefined) {
       throw new ModelCallError(

@@ -121,7 +121,8 @@ export class FileNoteStore implements NoteStore {
     try {
       handle = await fs.open(this.#path(key), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new NoteError("ERR_INVALID_NOTE", `note ${key} is a symlink: memory reads only regular files`);
+      if ((error as NodeJS.ErrnoException).code === "ELOOP")
+        throw new NoteError("ERR_INVALID_NOTE", `note ${key} is a symlink: memory reads only regular files`);
       throw error;
     }
     try {

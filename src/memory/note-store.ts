@@ -111,6 +111,10 @@ export function checkRoom(count: number): void {
 
 /** Control characters become spaces and runs of space one, capped: a clean index line. */
 function oneLine(text: string): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f]/g, " ").split(/\s+/).filter((word) => word !== "").join(" ");
+  const flat = text
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .split(/\s+/)
+    .filter((word) => word !== "")
+    .join(" ");
   return [...flat].slice(0, MAX_DESCRIPTION_LENGTH).join("");
 }

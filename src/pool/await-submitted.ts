@@ -44,7 +44,8 @@ export async function awaitSubmitted(store: Store, queue: RunQueue, runId: strin
   const terminal = state.terminal;
   if (terminal === undefined) throw new RunStateError("ERR_NOT_FOUND", `session ${runId} left the queue before it ended (withdrawn with queue rm?)`, { runId });
   const last = state.messages.at(-1);
-  const answer = terminal.reason === "completed" && last?.role === "assistant" ? last.content.map((block) => (block.type === "text" ? block.text : "")).join("") : undefined;
+  const answer =
+    terminal.reason === "completed" && last?.role === "assistant" ? last.content.map((block) => (block.type === "text" ? block.text : "")).join("") : undefined;
   return {
     runId,
     reason: terminal.reason,

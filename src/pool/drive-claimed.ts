@@ -94,7 +94,9 @@ export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Set
   }
   // Finishing queues the follow-up that waits behind the run, the one that interrupted it first.
   await claim.finish();
-  return outcome.reason === "suspended" && claim.interrupted.aborted ? { how: "finished", outcome, message: "interrupted by a follow-up, which is queued next" } : { how: "finished", outcome };
+  return outcome.reason === "suspended" && claim.interrupted.aborted
+    ? { how: "finished", outcome, message: "interrupted by a follow-up, which is queued next" }
+    : { how: "finished", outcome };
 }
 
 /** The entry's follow-up, unless a worker that died journaled it already (a `user` record after the seq it was queued at). */

@@ -57,17 +57,31 @@ export type IfRunning = (typeof IF_RUNNING)[number];
  * `interrupt` has the worker driving it suspend it at its next boundary, then runs the
  * follow-up (ERR_LOCKED for a run held outside the pool, which no worker can interrupt).
  */
-export async function submitFollowUp({ store, queue }: Omit<SubmitRunOptions, "agent">, runId: string, prompt: string, ifRunning: IfRunning = "queue"): Promise<void> {
+export async function submitFollowUp(
+  { store, queue }: Omit<SubmitRunOptions, "agent">,
+  runId: string,
+  prompt: string,
+  ifRunning: IfRunning = "queue",
+): Promise<void> {
   const summary = await store.summarize(runId);
   if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
   const { holder } = summary;
   const pooled = (await queue.get(runId)) !== undefined;
   if (ifRunning === "reject" && (holder !== undefined || pooled)) {
-    if (holder === undefined) throw new RunStateError("ERR_LOCKED", `session ${runId} is queued for the worker pool: the follow-up is refused, as --if-running reject asks`);
-    throw new RunStateError("ERR_LOCKED", `session ${runId} is running (pid ${holder.pid} on ${holder.host}): the follow-up is refused, as --if-running reject asks`, { runId, holder });
+    if (holder === undefined)
+      throw new RunStateError("ERR_LOCKED", `session ${runId} is queued for the worker pool: the follow-up is refused, as --if-running reject asks`);
+    throw new RunStateError(
+      "ERR_LOCKED",
+      `session ${runId} is running (pid ${holder.pid} on ${holder.host}): the follow-up is refused, as --if-running reject asks`,
+      { runId, holder },
+    );
   }
   if (ifRunning === "interrupt" && holder !== undefined && !pooled) {
-    throw new RunStateError("ERR_LOCKED", `session ${runId} is run outside the worker pool (pid ${holder.pid} on ${holder.host}), which no worker can interrupt: stop it there, or submit with --if-running queue to wait for it`, { runId, holder });
+    throw new RunStateError(
+      "ERR_LOCKED",
+      `session ${runId} is run outside the worker pool (pid ${holder.pid} on ${holder.host}), which no worker can interrupt: stop it there, or submit with --if-running queue to wait for it`,
+      { runId, holder },
+    );
   }
   await queue.enqueue(entryFor(summary.meta, summary.lastSeq, prompt), { interrupt: ifRunning === "interrupt" });
 }

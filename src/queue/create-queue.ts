@@ -11,7 +11,10 @@ import type { RunQueue } from "./run-queue.js";
 export function queueFor(store: Store): RunQueue {
   const queue = queueOf(store);
   if (queue !== undefined) return queue;
-  throw new RunStateError("ERR_STORE_CONFIG", "the worker pool needs sessions kept in files (session.backend: file, or --state-dir DIR) or on NATS JetStream (--store nats://HOST:PORT/STREAM): this store has no queue");
+  throw new RunStateError(
+    "ERR_STORE_CONFIG",
+    "the worker pool needs sessions kept in files (session.backend: file, or --state-dir DIR) or on NATS JetStream (--store nats://HOST:PORT/STREAM): this store has no queue",
+  );
 }
 
 /** The queue of `store`'s pool, or undefined for a store that has none. */

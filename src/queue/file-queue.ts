@@ -85,7 +85,10 @@ export class FileQueue implements RunQueue {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw error;
     }
-    const ids = names.filter((name) => name.endsWith(ENTRY_SUFFIX)).map((name) => name.slice(0, -ENTRY_SUFFIX.length)).filter(isValidRunId);
+    const ids = names
+      .filter((name) => name.endsWith(ENTRY_SUFFIX))
+      .map((name) => name.slice(0, -ENTRY_SUFFIX.length))
+      .filter(isValidRunId);
     const entries = await Promise.all(ids.map((runId) => this.get(runId)));
     return entries.filter((entry) => entry !== undefined).sort(byQueuedTime);
   }
@@ -144,7 +147,8 @@ export class FileQueue implements RunQueue {
     const interrupt = new AbortController();
     const look = async () => {
       const waiting = await this.#waiting(entry.runId).catch(() => []);
-      if (waiting.some(({ path, entry: behind }) => path.endsWith(INTERRUPT_MARK + ENTRY_SUFFIX) && !isPromotionOf(entry, behind))) interrupt.abort(new Error("a follow-up interrupts the run"));
+      if (waiting.some(({ path, entry: behind }) => path.endsWith(INTERRUPT_MARK + ENTRY_SUFFIX) && !isPromotionOf(entry, behind)))
+        interrupt.abort(new Error("a follow-up interrupts the run"));
     };
     const looking = setInterval(() => void look().then(() => interrupt.signal.aborted && clearInterval(looking)), INTERRUPT_POLL_MS);
     looking.unref();

@@ -7,7 +7,20 @@
 // is the store's lease TTL: by then the dead worker's lease on the run has run out too,
 // and the next worker's open of the run (its lease, the fence) succeeds. A parked run is
 // a message on a subject no consumer reads, until a decision moves it back.
-import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type Consumer,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import { performance } from "node:perf_hooks";
 import { RunStateError } from "../runstate/errors.js";
@@ -15,7 +28,18 @@ import { DEFAULT_TIMEOUT_MS, ioError, slotTaken } from "../runstate/backends/jet
 import type { JetStreamStore } from "../runstate/backends/jetstream/jetstream-store.js";
 import { assertRunId } from "../runstate/records/run-id.js";
 import type { Journal } from "../runstate/store/store.js";
-import { alreadyQueuedError, byQueuedTime, decodeEntry, drivenError, encodeEntry, notQueuedError, type Accepts, type Claim, type QueuedRun, type RunQueue } from "./run-queue.js";
+import {
+  alreadyQueuedError,
+  byQueuedTime,
+  decodeEntry,
+  drivenError,
+  encodeEntry,
+  notQueuedError,
+  type Accepts,
+  type Claim,
+  type QueuedRun,
+  type RunQueue,
+} from "./run-queue.js";
 
 /** The consumer every worker of a store pulls from: JetStream gives each message to one of them. */
 const WORKERS_CONSUMER = "workers";

@@ -72,7 +72,8 @@ export function deny(store: Store, runId: string, reason: string, toolUseIds: re
 export function answer(store: Store, runId: string, text: string, options: DecideOptions & { toolUseId?: string } = {}): Promise<DecisionResult> {
   return decide(store, runId, options, (state) => {
     const ids = chooseCalls(state, options.toolUseId === undefined ? [] : [options.toolUseId], "question", "answer");
-    if (ids.length > 1) throw new DecisionRefusedError("ambiguous", `session ${runId} has ${ids.length} questions waiting (${ids.join(", ")}): name the one to answer`, runId);
+    if (ids.length > 1)
+      throw new DecisionRefusedError("ambiguous", `session ${runId} has ${ids.length} questions waiting (${ids.join(", ")}): name the one to answer`, runId);
     return ids.map((id) => ({ id, decision: "answer", text }));
   });
 }
@@ -123,13 +124,21 @@ function chooseCalls(state: RunState, ids: readonly string[], kind: ApprovalKind
   for (const id of ids) {
     const earlier = pending?.decisions.get(id)?.decision;
     if (earlier !== undefined) {
-      throw new DecisionRefusedError("already-decided", `call ${id} of session ${runId} is already decided: ${earlier.decision} by ${earlier.decided_by} at ${earlier.decided_at}`, runId);
+      throw new DecisionRefusedError(
+        "already-decided",
+        `call ${id} of session ${runId} is already decided: ${earlier.decision} by ${earlier.decided_by} at ${earlier.decided_at}`,
+        runId,
+      );
     }
     const parked = pending?.approvals.get(id)?.request;
     if (parked === undefined) throw new DecisionRefusedError("not-waiting", `session ${runId} has no call ${id} waiting for a decision`, runId);
     if (!fits(parked.kind)) {
       const instead = parked.kind === "question" ? "answer it (or deny it)" : "approve or deny it";
-      throw new DecisionRefusedError("wrong-kind", `call ${id} of session ${runId} is ${parked.kind === "question" ? "a question" : "an approval"}, which ${verb} does not decide: ${instead}`, runId);
+      throw new DecisionRefusedError(
+        "wrong-kind",
+        `call ${id} of session ${runId} is ${parked.kind === "question" ? "a question" : "an approval"}, which ${verb} does not decide: ${instead}`,
+        runId,
+      );
     }
   }
   return [...new Set(ids)];

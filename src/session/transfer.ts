@@ -73,7 +73,10 @@ export async function forkSession(store: Store, runId: string, options: { at?: n
   const lastSeq = verification.records.length;
   const at = options.at ?? lastSeq;
   if (!Number.isInteger(at) || at < 1 || at > lastSeq) {
-    throw new RunStateError("ERR_NO_SEQ", `session ${runId} has no seq ${at} to fork at: its seqs run from 1 to ${lastSeq}`, { runId, expected: `1 to ${lastSeq}` });
+    throw new RunStateError("ERR_NO_SEQ", `session ${runId} has no seq ${at} to fork at: its seqs run from 1 to ${lastSeq}`, {
+      runId,
+      expected: `1 to ${lastSeq}`,
+    });
   }
   const forkId = options.name ?? newRunId();
   assertRunId(forkId);
@@ -86,7 +89,11 @@ export async function forkSession(store: Store, runId: string, options: { at?: n
   // have run in the original.
   const state = fold(verification.records.slice(0, at));
   const unanswered = state.pending?.toolUses.some((use) => !state.pending?.answered.has(use.id)) ?? false;
-  const suspended = encodeRecordIn(meta.version, { seq: at + 2, protocol: PROTOCOLS.terminal, terminal: { reason: "suspended", message: `forked from ${runId} at seq ${at}` } });
+  const suspended = encodeRecordIn(meta.version, {
+    seq: at + 2,
+    protocol: PROTOCOLS.terminal,
+    terminal: { reason: "suspended", message: `forked from ${runId} at seq ${at}` },
+  });
   await store.importJournal(forkId, state.terminal !== undefined || unanswered ? fork : Buffer.concat([fork, Buffer.from(suspended)]));
   return { forkId, at };
 }

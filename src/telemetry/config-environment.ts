@@ -9,7 +9,8 @@ export function telemetryEnvironment(telemetry: TelemetryConfig | undefined, env
   if (telemetry === undefined) return env;
   const headers = Object.entries(telemetry.headersEnv).map(([header, variable]) => {
     const value = env[variable];
-    if (value === undefined || value === "") throw new ConfigError(`telemetry.headers_env.${header}: ${variable} is not set: export the collector's key in it, or remove the header`);
+    if (value === undefined || value === "")
+      throw new ConfigError(`telemetry.headers_env.${header}: ${variable} is not set: export the collector's key in it, or remove the header`);
     return `${header}=${encodeURIComponent(value)}`;
   });
   return {

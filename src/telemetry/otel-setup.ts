@@ -39,7 +39,12 @@ export interface ProgramTracer {
  * ends (an export that ends right after).
  */
 export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?: string; batch: boolean }): Promise<ProgramTracer> {
-  const [{ TracerProvider: SdkTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, RandomIdGenerator }, { OTLPTraceExporter }, { resourceFromAttributes }, { sessionIdGenerator }] = await Promise.all([
+  const [
+    { TracerProvider: SdkTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, RandomIdGenerator },
+    { OTLPTraceExporter },
+    { resourceFromAttributes },
+    { sessionIdGenerator },
+  ] = await Promise.all([
     import("@opentelemetry/sdk-trace"),
     import("@opentelemetry/exporter-trace-otlp-http"),
     import("@opentelemetry/resources"),

@@ -80,7 +80,11 @@ export function runTracing(options: RunTracingOptions): RunTracing {
       retries = [];
     },
     modelCallRetrying(attempt, delayMs, error) {
-      retries.push({ name: "gen_ai.retry", time: now(), attributes: { "fisk_ai.retry.attempt": attempt, "fisk_ai.retry.delay_ms": delayMs, "error.type": error.name } });
+      retries.push({
+        name: "gen_ai.retry",
+        time: now(),
+        attributes: { "fisk_ai.retry.attempt": attempt, "fisk_ai.retry.delay_ms": delayMs, "error.type": error.name },
+      });
     },
     assistantTurn(turn) {
       const retried = retries;

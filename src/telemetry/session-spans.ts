@@ -4,7 +4,17 @@
 // `fisk_ai.*`. The live tracer (run-tracing.ts) and `session trace` (the journal walked by
 // journalSpans) build them with these same functions, so both export the same tree.
 // Nothing here imports OpenTelemetry: emitting a span is span-emitter.ts's job.
-import { PROTOCOLS, type ApprovalDecisionPayload, type ApprovalRequestPayload, type AssistantPayload, type CompactionPayload, type JournalRecord, type TerminalReason, type ToolResultPayload, type ToolUseBlock } from "../runstate/records/records.js";
+import {
+  PROTOCOLS,
+  type ApprovalDecisionPayload,
+  type ApprovalRequestPayload,
+  type AssistantPayload,
+  type CompactionPayload,
+  type JournalRecord,
+  type TerminalReason,
+  type ToolResultPayload,
+  type ToolUseBlock,
+} from "../runstate/records/records.js";
 import { sessionSpanId, toolSpanId } from "./trace-ids.js";
 
 export type SpanAttribute = string | number | boolean | string[];
@@ -76,7 +86,9 @@ export function partSpan(session: SessionContext, part: RunPart): SessionSpan {
       ...(part.afterCrash ? { "fisk_ai.resumed_after_crash": true } : {}),
     },
     ...(part.previousFirstSeq === undefined ? {} : { links: [partSpanId(runId, part.previousFirstSeq)] }),
-    ...(part.status === undefined || part.status === "error" ? { error: part.status === "error" ? "the run stopped on an error" : "the part ended without a terminal record: its process died" } : {}),
+    ...(part.status === undefined || part.status === "error"
+      ? { error: part.status === "error" ? "the run stopped on an error" : "the part ended without a terminal record: its process died" }
+      : {}),
   };
 }
 
@@ -98,10 +110,23 @@ function callSpan(
 }
 
 /** A model call's span; `retries` only live (no record keeps them). */
-export function chatSpan(session: SessionContext, partSeq: number, turn: AssistantPayload, fallbackTime: string, retries: SessionSpan["events"] = []): SessionSpan {
+export function chatSpan(
+  session: SessionContext,
+  partSeq: number,
+  turn: AssistantPayload,
+  fallbackTime: string,
+  retries: SessionSpan["events"] = [],
+): SessionSpan {
   const cacheRead = turn.cache_read_tokens ?? 0;
   const cacheCreate = turn.cache_create_tokens ?? 0;
-  const span = callSpan(session, partSeq, { spanId: sessionSpanId(session.runId, "chat", turn.iteration), operation: "chat", name: `chat ${session.model}`, kind: "client", times: turn, fallbackTime });
+  const span = callSpan(session, partSeq, {
+    spanId: sessionSpanId(session.runId, "chat", turn.iteration),
+    operation: "chat",
+    name: `chat ${session.model}`,
+    kind: "client",
+    times: turn,
+    fallbackTime,
+  });
   return {
     ...span,
     attributes: {
@@ -116,7 +141,9 @@ export function chatSpan(session: SessionContext, partSeq: number, turn: Assista
       ...(turn.cache_read_tokens === undefined ? {} : { "gen_ai.usage.cache_read.input_tokens": cacheRead }),
       ...(turn.cache_create_tokens === undefined ? {} : { "gen_ai.usage.cache_creation.input_tokens": cacheCreate }),
       "fisk_ai.iteration": turn.iteration,
-      ...(session.captureContent ? { "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: turn.message.content, finish_reason: turn.stop_reason }]) } : {}),
+      ...(session.captureContent
+        ? { "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: turn.message.content, finish_reason: turn.stop_reason }]) }
+        : {}),
     },
     ...(retries.length === 0 ? {} : { events: retries }),
   };
@@ -124,7 +151,14 @@ export function chatSpan(session: SessionContext, partSeq: number, turn: Assista
 
 export function toolSpan(session: SessionContext, partSeq: number, use: ToolUseBlock, result: ToolResultPayload, fallbackTime: string): SessionSpan {
   const failed = result.result.is_error === true;
-  const span = callSpan(session, partSeq, { spanId: toolSpanId(session.runId, use.id), operation: "execute_tool", name: `execute_tool ${use.name}`, kind: "internal", times: result, fallbackTime });
+  const span = callSpan(session, partSeq, {
+    spanId: toolSpanId(session.runId, use.id),
+    operation: "execute_tool",
+    name: `execute_tool ${use.name}`,
+    kind: "internal",
+    times: result,
+    fallbackTime,
+  });
   return {
     ...span,
     attributes: {
@@ -133,7 +167,9 @@ export function toolSpan(session: SessionContext, partSeq: number, use: ToolUseB
       "gen_ai.tool.call.id": use.id,
       "gen_ai.tool.type": result.remote === true ? "extension" : "function",
       ...(failed ? { "error.type": "tool_error" } : {}),
-      ...(session.captureContent ? { "gen_ai.tool.call.arguments": JSON.stringify(use.input), "gen_ai.tool.call.result": JSON.stringify(result.result.content) } : {}),
+      ...(session.captureContent
+        ? { "gen_ai.tool.call.arguments": JSON.stringify(use.input), "gen_ai.tool.call.result": JSON.stringify(result.result.content) }
+        : {}),
     },
     ...(failed ? { error: "the tool answered with an error" } : {}),
   };
@@ -144,7 +180,14 @@ export function toolSpan(session: SessionContext, partSeq: number, use: ToolUseB
  * are fisk-ai's own; its summarizing call's model and tokens use the conventions' names.
  */
 export function compactionSpan(session: SessionContext, partSeq: number, seq: number, compaction: CompactionPayload, fallbackTime: string): SessionSpan {
-  const span = callSpan(session, partSeq, { spanId: sessionSpanId(session.runId, "compaction", seq), operation: "fisk_ai.compaction", name: "fisk_ai.compaction", kind: "internal", times: compaction, fallbackTime });
+  const span = callSpan(session, partSeq, {
+    spanId: sessionSpanId(session.runId, "compaction", seq),
+    operation: "fisk_ai.compaction",
+    name: "fisk_ai.compaction",
+    kind: "internal",
+    times: compaction,
+    fallbackTime,
+  });
   return {
     ...span,
     attributes: {
@@ -187,7 +230,12 @@ export function approvalSpan(session: SessionContext, partSeq: number, request: 
 export function journalSpans(records: readonly JournalRecord[], captureContent: boolean): SessionSpan[] {
   const meta = records[0];
   if (meta?.protocol !== PROTOCOLS.meta) return [];
-  const session: SessionContext = { runId: meta.meta.run_id, provider: meta.meta.fingerprint.provider ?? "anthropic", model: meta.meta.fingerprint.model, captureContent };
+  const session: SessionContext = {
+    runId: meta.meta.run_id,
+    provider: meta.meta.fingerprint.provider ?? "anthropic",
+    model: meta.meta.fingerprint.model,
+    captureContent,
+  };
   const spans: SessionSpan[] = [];
   const uses = new Map<string, ToolUseBlock>();
   const requests = new Map<string, { request: ApprovalRequestPayload; partSeq: number }>();

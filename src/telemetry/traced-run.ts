@@ -20,7 +20,10 @@ export interface TracedRun extends RunTracing {
 }
 
 /** `runId`: the session the run starts or resumes (a new one's id chosen before it starts, so that its servers know it). */
-export async function tracedRun(env: NodeJS.ProcessEnv, run: { provider: string; model: string; runId: string; store?: Store; resumeId?: string }): Promise<TracedRun> {
+export async function tracedRun(
+  env: NodeJS.ProcessEnv,
+  run: { provider: string; model: string; runId: string; store?: Store; resumeId?: string },
+): Promise<TracedRun> {
   const captureContent = captureContentFrom(env);
   const records = run.store === undefined || run.resumeId === undefined ? [] : await journalOf(run.store, run.resumeId);
   const before = journalSpans(records, captureContent);

@@ -61,7 +61,12 @@ function runCommand(definition: CommandToolDefinition, input: Record<string, unk
   if (context.signal.aborted) return Promise.resolve({ content: `${definition.name} stopped: the run is shutting down`, is_error: true });
   return new Promise((resolve) => {
     // Its own process group, so a timeout also ends whatever the command started.
-    const child = spawnWatched(program, args, { shell: false, ...(context.cwd === undefined ? {} : { cwd: context.cwd }), env: context.env === undefined ? definition.env : { ...definition.env, ...context.env }, stdio: ["ignore", "pipe", "pipe"] }) as ChildProcessByStdio<null, Readable, Readable>;
+    const child = spawnWatched(program, args, {
+      shell: false,
+      ...(context.cwd === undefined ? {} : { cwd: context.cwd }),
+      env: context.env === undefined ? definition.env : { ...definition.env, ...context.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    }) as ChildProcessByStdio<null, Readable, Readable>;
     const stdout = new CappedBuffer(definition.outputLimitBytes);
     const stderr = new TailBuffer(STDERR_TAIL_BYTES);
     child.stdout.on("data", (chunk: Buffer) => stdout.add(chunk));

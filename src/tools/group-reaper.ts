@@ -63,7 +63,10 @@ export function spawnWatched(command: string, args: readonly string[], options: 
 function isRunnable(command: string, options: SpawnOptions): boolean {
   const candidates = command.includes("/")
     ? [resolve(String(options.cwd ?? "."), command)]
-    : (options.env?.PATH ?? process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== "").map((dir) => resolve(String(options.cwd ?? "."), dir, command));
+    : (options.env?.PATH ?? process.env.PATH ?? "")
+        .split(delimiter)
+        .filter((dir) => dir !== "")
+        .map((dir) => resolve(String(options.cwd ?? "."), dir, command));
   return candidates.some((path) => {
     try {
       accessSync(path, constants.X_OK);

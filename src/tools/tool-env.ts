@@ -21,11 +21,7 @@ export const CREDENTIAL_VARIABLES: readonly string[] = [
 ];
 
 /** The environment a tool process starts with. */
-export function toolEnvironment(
-  base: NodeJS.ProcessEnv,
-  deny: readonly string[],
-  passOn: readonly string[],
-): Record<string, string> {
+export function toolEnvironment(base: NodeJS.ProcessEnv, deny: readonly string[], passOn: readonly string[]): Record<string, string> {
   const withheld = new Set([...CREDENTIAL_VARIABLES, ...deny]);
   for (const name of passOn) withheld.delete(name);
   const env: Record<string, string> = {};

@@ -88,8 +88,7 @@ export class ToolSet {
       const known = [...this.#tools.keys()].join(", ") || "none";
       return { block: toolResultBlock(use.id, { content: `no tool named ${use.name}; the tools are: ${known}`, is_error: true }), called: false };
     }
-    const decide = async (): Promise<boolean> =>
-      typeof tool.confirm === "function" ? tool.confirm(use.input) : !tool.confirm || confirm(tool, use.input);
+    const decide = async (): Promise<boolean> => (typeof tool.confirm === "function" ? tool.confirm(use.input) : !tool.confirm || confirm(tool, use.input));
     if (!(await decide().catch(() => false))) {
       const denied = `the operator did not allow this call of ${tool.name} (a confirm tool is denied where there is no terminal to ask on)`;
       return { block: toolResultBlock(use.id, { content: denied, is_error: true }), called: false };

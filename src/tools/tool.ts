@@ -147,18 +147,16 @@ export interface ToolDefinition<Input> {
  * (a mismatch goes back to the model as an error, the handler never sees it) and typed;
  * with a JSON Schema it is passed as the model sent it, typed as `Input`.
  */
-export function defineTool<Schema extends z.ZodType<Record<string, unknown>>>(
-  definition: ToolDefinition<z.output<Schema>> & { input: Schema },
-): Tool;
-export function defineTool<Input extends Record<string, unknown> = Record<string, unknown>>(
-  definition: ToolDefinition<Input> & { input: JsonSchema },
-): Tool;
+export function defineTool<Schema extends z.ZodType<Record<string, unknown>>>(definition: ToolDefinition<z.output<Schema>> & { input: Schema }): Tool;
+export function defineTool<Input extends Record<string, unknown> = Record<string, unknown>>(definition: ToolDefinition<Input> & { input: JsonSchema }): Tool;
 export function defineTool(definition: ToolDefinition<Record<string, unknown>> & { input: JsonSchema | z.ZodType<Record<string, unknown>> }): Tool {
   const schema = isZodSchema(definition.input) ? definition.input : undefined;
   const parse = (input: Record<string, unknown>): { input: Record<string, unknown> } | { problem: string } => {
     if (schema === undefined) return { input };
     const parsed = schema.safeParse(input);
-    return parsed.success ? { input: parsed.data } : { problem: parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ") };
+    return parsed.success
+      ? { input: parsed.data }
+      : { problem: parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ") };
   };
   const confirm = definition.confirm ?? false;
   return {
@@ -166,7 +164,13 @@ export function defineTool(definition: ToolDefinition<Record<string, unknown>> &
     description: definition.description,
     input_schema: schema === undefined ? (definition.input as JsonSchema) : jsonSchemaOf(schema),
     // A refused parse is not asked about: the call fails in run() with the reason.
-    confirm: typeof confirm === "function" ? async (input) => { const checked = parse(input); return "problem" in checked || (await confirm(checked.input)); } : confirm,
+    confirm:
+      typeof confirm === "function"
+        ? async (input) => {
+            const checked = parse(input);
+            return "problem" in checked || (await confirm(checked.input));
+          }
+        : confirm,
     onCrash: definition.onCrash ?? "rerun",
     run: async (input, context) => {
       const checked = parse(input);

@@ -84,7 +84,9 @@ export async function runCompactingChat(options: { followUps: number; window: nu
       { prompt: "read the first page", runId: "compacting-chat" },
     );
     await store.close();
-    const lines = readFileSync(join(options.dir, "compacting-chat.json"), "utf8").split("\n").filter((line) => line !== "");
+    const lines = readFileSync(join(options.dir, "compacting-chat.json"), "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
     const records = lines.map((line) => JSON.parse(line) as JournalRecord);
     const bytes = lines.map((line) => Buffer.byteLength(line) + 1);
     const compactions = records

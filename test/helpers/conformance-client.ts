@@ -49,7 +49,10 @@ function authFor(context: Context, dir: string): { yaml: string; env: NodeJS.Pro
       return { yaml: `{ grant: client_credentials, client_id: ${context.client_id}, client_secret_env: ${SECRET_VARIABLE} }`, env: secretEnv };
     case "auth/client-credentials-jwt": {
       writeFileSync(join(dir, "client-key.pem"), context.private_key_pem ?? "", { mode: 0o600 });
-      return { yaml: `{ grant: client_credentials, client_id: ${context.client_id}, private_key_file: client-key.pem, algorithm: ${context.signing_algorithm ?? "ES256"} }`, env: {} };
+      return {
+        yaml: `{ grant: client_credentials, client_id: ${context.client_id}, private_key_file: client-key.pem, algorithm: ${context.signing_algorithm ?? "ES256"} }`,
+        env: {},
+      };
     }
     case "auth/pre-registration":
       return { yaml: `{ client_id: ${context.client_id}, client_secret_env: ${SECRET_VARIABLE} }`, env: secretEnv };
@@ -77,7 +80,16 @@ mcp_servers:
     elicitation: { answers: {} }
 `,
   );
-  const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: model.url, NO_COLOR: "1", BROWSER: `"${process.execPath}" "${BROWSER}"`, ...auth.env };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    XDG_STATE_HOME: join(dir, "state"),
+    ANTHROPIC_API_KEY: API_KEY,
+    ANTHROPIC_BASE_URL: model.url,
+    NO_COLOR: "1",
+    BROWSER: `"${process.execPath}" "${BROWSER}"`,
+    ...auth.env,
+  };
   const run = await startScript(CLI, ["run", "--checkpoint", "call every tool"], { cwd: dir, env }).done;
   process.stdout.write(run.stdout);
   process.stderr.write(run.stderr);

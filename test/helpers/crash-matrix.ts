@@ -81,15 +81,18 @@ export interface MatrixReport {
 
 export async function runCrashMatrix(options: MatrixOptions): Promise<MatrixReport> {
   const root = mkdtempSync(join(tmpdir(), "fisk-ai-crash-matrix-"));
-  const server = await startFakeAnthropic(async (request) => {
-    const messages = (request.body as { messages?: { role: string }[] }).messages ?? [];
-    const position = messages.filter((message) => message.role === "assistant").length;
-    // A little latency, so kills land inside model calls as well as between them.
-    await new Promise((resolve) => setTimeout(resolve, 5 + position * 10));
-    const reply = TURNS[position];
-    if (reply === undefined) throw new Error(`no turn ${position}`);
-    return reply;
-  }, { apiKey: API_KEY });
+  const server = await startFakeAnthropic(
+    async (request) => {
+      const messages = (request.body as { messages?: { role: string }[] }).messages ?? [];
+      const position = messages.filter((message) => message.role === "assistant").length;
+      // A little latency, so kills land inside model calls as well as between them.
+      await new Promise((resolve) => setTimeout(resolve, 5 + position * 10));
+      const reply = TURNS[position];
+      if (reply === undefined) throw new Error(`no turn ${position}`);
+      return reply;
+    },
+    { apiKey: API_KEY },
+  );
   const trials: TrialReport[] = [];
   let kills = 0;
   let next = 0;
@@ -174,13 +177,18 @@ async function runTrial(context: {
       break;
     }
   }
-  if (answer !== undefined && answer !== context.answer) report.failures.push(`the answer was ${JSON.stringify(answer)}, not the uninterrupted run's ${JSON.stringify(context.answer)}`);
+  if (answer !== undefined && answer !== context.answer)
+    report.failures.push(`the answer was ${JSON.stringify(answer)}, not the uninterrupted run's ${JSON.stringify(context.answer)}`);
   if (answer === undefined && report.failures.length === 0) report.failures.push(`not completed after ${MAX_PROCESSES} processes`);
   if (existsSync(journalPath)) {
     for (const problem of verifyJournal(readFileSync(journalPath), "run").problems) report.failures.push(`journal: ${problem.message}`);
     if (lastKind(journalPath) !== "terminal") report.failures.push(`the journal ends on ${lastKind(journalPath)}, not terminal`);
   }
-  const executions = existsSync(sideLog) ? readFileSync(sideLog, "utf8").split("\n").filter((line) => line !== "") : [];
+  const executions = existsSync(sideLog)
+    ? readFileSync(sideLog, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+    : [];
   const notes = executions.filter((line) => line.startsWith("note:"));
   report.noteRepeats = notes.length - new Set(notes).size;
   report.sends = executions.filter((line) => line.startsWith("send:")).length;
@@ -251,7 +259,9 @@ function completedAnswer(journalPath: string): string | undefined {
 
 function lastKind(journalPath: string): string {
   if (!existsSync(journalPath)) return "none";
-  const lines = readFileSync(journalPath, "utf8").split("\n").filter((line) => line !== "");
+  const lines = readFileSync(journalPath, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
   const last = lines.at(-1);
   if (last === undefined) return "none";
   try {

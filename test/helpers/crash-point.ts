@@ -22,7 +22,8 @@ type CrashPoint =
   | "after-summary"
   | "after-compaction";
 
-const SPEC = /^(before-model|after-assistant|after-tool|after-request|after-decision|after-decide-command|before-summary|after-summary|after-compaction):(\d+)$/;
+const SPEC =
+  /^(before-model|after-assistant|after-tool|after-request|after-decision|after-decide-command|before-summary|after-summary|after-compaction):(\d+)$/;
 
 /** The hook `session mv` calls after each durable step. */
 export function moveCrashPoint(spec: string | undefined): ((step: "marked" | "copied") => void) | undefined {

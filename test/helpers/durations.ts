@@ -6,7 +6,10 @@ import type { RecordEntry } from "../../src/journal.js";
 import { assistantEntry, journalOf, terminalEntry, toolResultEntry } from "./record-builders.js";
 
 /** A model call of 2350 ms (shown 2.4 s) and a tool of 312 ms. */
-export const TIMES = { call: ["2026-01-02T10:00:00.000Z", "2026-01-02T10:00:02.350Z"], tool: ["2026-01-02T10:00:02.400Z", "2026-01-02T10:00:02.712Z"] } satisfies Record<string, [string, string]>;
+export const TIMES = {
+  call: ["2026-01-02T10:00:00.000Z", "2026-01-02T10:00:02.350Z"],
+  tool: ["2026-01-02T10:00:02.400Z", "2026-01-02T10:00:02.712Z"],
+} satisfies Record<string, [string, string]>;
 
 /** A turn calling `note`, its result, and the answer: with the times given, or none. */
 export function timedSession(runId: string, times: { call?: [string, string]; tool?: [string, string] }): JournalRecord[] {

@@ -110,10 +110,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 // Removed in API version 2026-10-21, which the 1.x SDK sends.
 const REMOVED_PARAMS = ["temperature", "top_p", "top_k"];
 
-export async function startFakeAnthropic(
-  responder: Responder<AnthropicReply>,
-  options: FakeAnthropicOptions = {},
-): Promise<FakeServer> {
+export async function startFakeAnthropic(responder: Responder<AnthropicReply>, options: FakeAnthropicOptions = {}): Promise<FakeServer> {
   let calls = 0;
   return startLoopbackServer(async (req, res, record) => {
     const { parsed, body } = await readJsonBody(req);
@@ -255,13 +252,7 @@ interface Refusal {
   message: string;
 }
 
-function refuse(
-  req: IncomingMessage,
-  record: RecordedRequest,
-  parsed: boolean,
-  body: unknown,
-  options: FakeAnthropicOptions,
-): Refusal | undefined {
+function refuse(req: IncomingMessage, record: RecordedRequest, parsed: boolean, body: unknown, options: FakeAnthropicOptions): Refusal | undefined {
   if (record.method !== "POST" || record.path.split("?")[0] !== "/v1/messages") {
     return { status: 404, type: "not_found_error", message: `${record.method} ${record.path} not found` };
   }
@@ -306,11 +297,7 @@ export function checkBody(body: JsonObject): string | undefined {
   if (!Array.isArray(body.messages)) return "messages: Input should be a valid list";
   if (body.messages.length === 0) return "messages: at least one message is required";
   return (
-    checkSystem(body.system) ??
-    checkTools(body.tools) ??
-    checkThinking(body.thinking, maxTokens) ??
-    checkMessages(body.messages) ??
-    checkCacheBreakpoints(body)
+    checkSystem(body.system) ?? checkTools(body.tools) ?? checkThinking(body.thinking, maxTokens) ?? checkMessages(body.messages) ?? checkCacheBreakpoints(body)
   );
 }
 

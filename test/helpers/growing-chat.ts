@@ -37,7 +37,11 @@ export function growingChat(options: { toolCalls: number; reportedInput?: number
       const usage = { input_tokens: options.reportedInput ?? requestTokens(body), output_tokens: 20 };
       if (isSummarizing(request)) {
         chat.summaries++;
-        return { content: [{ type: "text", text: `Summary ${chat.summaries}: the user asked for pages; they were fetched and read.` }], stop_reason: "end_turn", usage };
+        return {
+          content: [{ type: "text", text: `Summary ${chat.summaries}: the user asked for pages; they were fetched and read.` }],
+          stop_reason: "end_turn",
+          usage,
+        };
       }
       chat.calls++;
       const latest = latestPrompt(body.messages as SentMessage[]);
@@ -46,7 +50,11 @@ export function growingChat(options: { toolCalls: number; reportedInput?: number
         sincePrompt = 0;
       }
       if (sincePrompt++ >= options.toolCalls) return { content: [{ type: "text", text: `Done with: ${prompt ?? ""}` }], stop_reason: "end_turn", usage };
-      return { content: [{ type: "tool_use", id: `toolu_${String(chat.calls).padStart(5, "0")}`, name: "fetch", input: { page: chat.calls } }], stop_reason: "tool_use", usage };
+      return {
+        content: [{ type: "tool_use", id: `toolu_${String(chat.calls).padStart(5, "0")}`, name: "fetch", input: { page: chat.calls } }],
+        stop_reason: "tool_use",
+        usage,
+      };
     },
   };
   return chat;

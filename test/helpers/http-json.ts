@@ -108,13 +108,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<{ parsed: bool
   }
 }
 
-export function sendJson(
-  res: ServerResponse,
-  record: RecordedRequest,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
+export function sendJson(res: ServerResponse, record: RecordedRequest, status: number, body: unknown, headers: Record<string, string> = {}): void {
   // The client may have gone away while a held reply was pending.
   if (res.destroyed) return;
   record.status = status;
@@ -124,11 +118,7 @@ export function sendJson(
 }
 
 /** Starts a server-sent-events response; returns a writer for `data:` lines with an optional event name. */
-export function startEventStream(
-  res: ServerResponse,
-  record: RecordedRequest,
-  headers: Record<string, string> = {},
-): (data: unknown, event?: string) => void {
+export function startEventStream(res: ServerResponse, record: RecordedRequest, headers: Record<string, string> = {}): (data: unknown, event?: string) => void {
   if (!res.destroyed) {
     record.status = 200;
     res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...headers });

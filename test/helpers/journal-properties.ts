@@ -35,7 +35,12 @@ export const RUN_ID = "generated";
 /** Valid journals covering every record kind, beyond the loop's own (simulated runs). */
 function builtJournals(): RecordEntry[][] {
   const conversation = twoBatchConversation();
-  const parked: RecordEntry[] = [assistantEntry(0, "may I?", ["toolu_1", "toolu_2"]), toolResultEntry("toolu_1"), approvalRequestEntry("toolu_2"), terminalEntry("awaiting_approval")];
+  const parked: RecordEntry[] = [
+    assistantEntry(0, "may I?", ["toolu_1", "toolu_2"]),
+    toolResultEntry("toolu_1"),
+    approvalRequestEntry("toolu_2"),
+    terminalEntry("awaiting_approval"),
+  ];
   const moved = { protocol: PROTOCOLS.moved, moved: { to: "/elsewhere/runs", moved_at: "2026-01-01T00:00:00.000Z" } } as RecordEntry;
   return [
     [...conversation, compactionEntry(1, 3), titleEntry("compacted"), compactionUndoEntry(8), userEntry("and then?")],
@@ -76,13 +81,21 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constantFrom("drop-line" as const, "repeat-line" as const), line: fc.nat() }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant("swap-lines" as const), line: fc.nat(), other: fc.nat() }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constantFrom("set-byte" as const, "insert-byte" as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({ kind: fc.constantFrom("set-byte" as const, "insert-byte" as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
+    weight: 2,
+  },
   {
     arbitrary: fc.record({
       kind: fc.constant("set-field" as const),
       line: fc.nat(),
       path: fc.nat(),
-      value: fc.oneof(fc.integer({ min: -2, max: 40 }), fc.constantFrom("toolu_1", "toolu_2", "toolu_9", "", "end_turn", "tool_use", PROTOCOLS.meta, PROTOCOLS.assistant), fc.constant(null), fc.constant({})),
+      value: fc.oneof(
+        fc.integer({ min: -2, max: 40 }),
+        fc.constantFrom("toolu_1", "toolu_2", "toolu_9", "", "end_turn", "tool_use", PROTOCOLS.meta, PROTOCOLS.assistant),
+        fc.constant(null),
+        fc.constant({}),
+      ),
     }),
     weight: 3,
   },
@@ -143,7 +156,9 @@ function mutate(lines: string[], change: Mutation): Buffer {
 /** A journal's bytes: valid, then changed by up to two mutations. */
 export const generatedJournal: fc.Arbitrary<Buffer> = fc
   .tuple(validRecords, fc.array(mutation, { maxLength: 2 }))
-  .map(([{ version, records }, changes]) => changes.reduce<Buffer>((bytes, change) => mutate(bytes.toString("utf8").split(/(?<=\n)/), change), Buffer.from(linesOf(version, records).join(""))));
+  .map(([{ version, records }, changes]) =>
+    changes.reduce<Buffer>((bytes, change) => mutate(bytes.toString("utf8").split(/(?<=\n)/), change), Buffer.from(linesOf(version, records).join(""))),
+  );
 
 /** What a reader did with a journal: accepted it, or refused it naming a line. */
 type Outcome = { accepted: true } | { accepted: false; line: number | undefined; message: string };
@@ -184,12 +199,18 @@ export async function checkReadersAgree(bytes: Buffer, dir: string): Promise<voi
   // decode and fold do not know the run's name: verify without it is theirs to agree with.
   const unnamed = verifyJournal(bytes).problems.find((problem) => !problem.repairable);
   assert.equal(decodeAndFold.accepted, unnamed === undefined, `decode + fold: ${JSON.stringify(decodeAndFold)}\n${said}`);
-  if (!decodeAndFold.accepted && unnamed?.kind !== "fold") assert.equal(decodeAndFold.line, unnamed?.line, `decode names verify's line: ${decodeAndFold.message}\n${said}`);
-  if (!decodeAndFold.accepted) assert.ok(decodeAndFold.line !== undefined || /\bseq \d+/.test(decodeAndFold.message), `decode + fold names a line or seq: ${decodeAndFold.message}`);
+  if (!decodeAndFold.accepted && unnamed?.kind !== "fold")
+    assert.equal(decodeAndFold.line, unnamed?.line, `decode names verify's line: ${decodeAndFold.message}\n${said}`);
+  if (!decodeAndFold.accepted)
+    assert.ok(decodeAndFold.line !== undefined || /\bseq \d+/.test(decodeAndFold.message), `decode + fold names a line or seq: ${decodeAndFold.message}`);
   for (const [reader, outcome] of Object.entries(readers)) {
     assert.equal(outcome.accepted, firstProblem === undefined, `${reader}: ${JSON.stringify(outcome)}\n${said}`);
     // A streaming reader stops at the first line that breaks any rule; verify names a line that does not decode before one that does not fold.
-    if (!outcome.accepted) assert.ok(outcome.line !== undefined && outcome.line <= (firstProblem?.line ?? 0), `${reader} names a line no later than verify's: ${outcome.message}\n${said}`);
+    if (!outcome.accepted)
+      assert.ok(
+        outcome.line !== undefined && outcome.line <= (firstProblem?.line ?? 0),
+        `${reader} names a line no later than verify's: ${outcome.message}\n${said}`,
+      );
   }
   const [listed] = await store.list();
   assert.equal(listed?.status === "corrupt", firstProblem !== undefined, `ls: ${JSON.stringify(listed)}\n${said}`);

@@ -25,7 +25,12 @@ export interface MalformedJournal {
 }
 
 const conversation = twoBatchConversation();
-const parked: RecordEntry[] = [assistantEntry(0, "may I?", ["toolu_1", "toolu_2"]), toolResultEntry("toolu_1"), approvalRequestEntry("toolu_2"), terminalEntry("awaiting_approval")];
+const parked: RecordEntry[] = [
+  assistantEntry(0, "may I?", ["toolu_1", "toolu_2"]),
+  toolResultEntry("toolu_1"),
+  approvalRequestEntry("toolu_2"),
+  terminalEntry("awaiting_approval"),
+];
 
 /** Lines of records, given as records or as raw objects a builder would not make. */
 function lines(records: readonly unknown[]): string {

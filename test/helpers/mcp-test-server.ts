@@ -96,7 +96,10 @@ function sessionHandler(env: NodeJS.ProcessEnv): (req: IncomingMessage, res: Ser
     const id = req.headers["mcp-session-id"];
     let transport = typeof id === "string" ? sessions.get(id) : undefined;
     if (transport === undefined) {
-      const fresh = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sessionId) => void sessions.set(sessionId, fresh) });
+      const fresh = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sessionId) => void sessions.set(sessionId, fresh),
+      });
       await testServer(env).connect(fresh);
       transport = fresh;
     }

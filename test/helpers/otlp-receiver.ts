@@ -67,14 +67,17 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   let refusal: number | undefined;
   const server: FakeServer = await startLoopbackServer(async (req, res) => {
     const body = await bodyOf(req);
-    if (req.url !== "/v1/traces" || !String(req.headers["content-type"]).startsWith("application/json")) throw new Error(`unexpected ${req.method} ${req.url} (${req.headers["content-type"]})`);
+    if (req.url !== "/v1/traces" || !String(req.headers["content-type"]).startsWith("application/json"))
+      throw new Error(`unexpected ${req.method} ${req.url} (${req.headers["content-type"]})`);
     if (refusal !== undefined) {
       res.writeHead(refusal, { "content-type": "application/json" }).end("{}");
       return;
     }
     bodies.push(body);
     headers.push(req.headers);
-    const request = JSON.parse(body) as { resourceSpans: { resource?: { attributes?: { key: string; value: OtlpValue }[] }; scopeSpans: { spans: Record<string, unknown>[] }[] }[] };
+    const request = JSON.parse(body) as {
+      resourceSpans: { resource?: { attributes?: { key: string; value: OtlpValue }[] }; scopeSpans: { spans: Record<string, unknown>[] }[] }[];
+    };
     for (const resourceSpans of request.resourceSpans) {
       const service = attributesOf(resourceSpans.resource?.attributes)["service.name"] as string | undefined;
       for (const scope of resourceSpans.scopeSpans) {
@@ -89,7 +92,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
             endMs: Number(BigInt(span.endTimeUnixNano as string) / 1_000_000n),
             attributes: attributesOf(span.attributes as never),
             links: ((span.links ?? []) as { traceId: string; spanId: string }[]).map(({ traceId, spanId }) => ({ traceId, spanId })),
-            events: ((span.events ?? []) as { name: string; attributes?: never }[]).map((event) => ({ name: event.name, attributes: attributesOf(event.attributes) })),
+            events: ((span.events ?? []) as { name: string; attributes?: never }[]).map((event) => ({
+              name: event.name,
+              attributes: attributesOf(event.attributes),
+            })),
             status: (span.status ?? {}) as ReceivedSpan["status"],
             service,
           });

@@ -12,7 +12,11 @@ export const POOL_API_KEY = "sk-ant-pool-test";
 export const FOLLOW_UP = "Follow-up:";
 
 const usage = { input_tokens: 10, output_tokens: 5 };
-const note = (text: string): AnthropicReply => ({ content: [{ type: "tool_use", id: `toolu_${text}`, name: "note", input: { text } }], stop_reason: "tool_use", usage });
+const note = (text: string): AnthropicReply => ({
+  content: [{ type: "tool_use", id: `toolu_${text}`, name: "note", input: { text } }],
+  stop_reason: "tool_use",
+  usage,
+});
 const say = (text: string): AnthropicReply => ({ content: [{ type: "text", text }], stop_reason: "end_turn", usage });
 const script = (tag: string) => [note(`${tag}one`), note(`${tag}two`), say("two notes written")];
 

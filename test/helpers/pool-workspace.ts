@@ -26,8 +26,17 @@ export interface PoolWorkspace {
 }
 
 /** `system` changes the agent's fingerprint, for a worker that must not take another agent's runs. */
-export function writePoolConfig(dir: string, file = "agent.yaml", system = "You are a pool test agent.", confirm = false, model: "script" | "fake" = "script"): void {
-  const provider = model === "script" ? "provider: script\nmodel: script-test\nscript: ./notes.script.yaml" : "provider: anthropic\nmodel: claude-sonnet-4-5\nretry: { max_attempts: 3, base_delay: 10ms }";
+export function writePoolConfig(
+  dir: string,
+  file = "agent.yaml",
+  system = "You are a pool test agent.",
+  confirm = false,
+  model: "script" | "fake" = "script",
+): void {
+  const provider =
+    model === "script"
+      ? "provider: script\nmodel: script-test\nscript: ./notes.script.yaml"
+      : "provider: anthropic\nmodel: claude-sonnet-4-5\nretry: { max_attempts: 3, base_delay: 10ms }";
   writeFileSync(
     join(dir, file),
     `${provider}
@@ -59,8 +68,20 @@ export function poolWorkspace(dir: string, { gateOpen = true, model }: { gateOpe
   - text: "two notes written"
 `,
   );
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, SIDE_LOG: sideLog, GATE: gate, NO_COLOR: "1", ...(model === undefined ? {} : { ANTHROPIC_API_KEY: POOL_API_KEY, ANTHROPIC_BASE_URL: model.url }) };
-  const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter((line) => line !== "") : []);
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    SIDE_LOG: sideLog,
+    GATE: gate,
+    NO_COLOR: "1",
+    ...(model === undefined ? {} : { ANTHROPIC_API_KEY: POOL_API_KEY, ANTHROPIC_BASE_URL: model.url }),
+  };
+  const lines = (path: string) =>
+    existsSync(path)
+      ? readFileSync(path, "utf8")
+          .split("\n")
+          .filter((line) => line !== "")
+      : [];
   return {
     dir,
     env,
@@ -68,7 +89,12 @@ export function poolWorkspace(dir: string, { gateOpen = true, model }: { gateOpe
     executions: () => lines(sideLog),
     directories: () => lines(`${sideLog}.pwd`),
     journal: (runId) => journalRecords(join(dir, "state", `${runId}.json`)),
-    queued: () => (existsSync(join(dir, "state", "queue")) ? readdirSync(join(dir, "state", "queue")).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -5)) : []),
+    queued: () =>
+      existsSync(join(dir, "state", "queue"))
+        ? readdirSync(join(dir, "state", "queue"))
+            .filter((name) => name.endsWith(".json"))
+            .map((name) => name.slice(0, -5))
+        : [],
     worker: (extra = []) => startCli(["worker", "--poll", "20", ...extra], { cwd: dir, env }),
   };
 }

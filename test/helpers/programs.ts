@@ -35,7 +35,12 @@ export function programPath(program: Program, env: NodeJS.ProcessEnv = process.e
 
 /** The programs FISK_AI_REQUIRE names: their absence is a failure, not a skip. */
 export function requiredPrograms(env: NodeJS.ProcessEnv = process.env): Set<string> {
-  return new Set((env.FISK_AI_REQUIRE ?? "").split(",").map((name) => name.trim()).filter((name) => name !== ""));
+  return new Set(
+    (env.FISK_AI_REQUIRE ?? "")
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== ""),
+  );
 }
 
 /** Why tests that run `program` cannot run here, or undefined when they can. */

@@ -6,14 +6,22 @@ import { CHILD_RECORD_VERSION, PROTOCOLS, type RecordEntry } from "../../src/jou
 import { metaPayload, terminalEntry, toolResultEntry } from "./record-builders.js";
 
 /** A model turn: text, then a call of `tool` per id given, with these tokens. */
-export function turnEntry(iteration: number, text: string, calls: { id: string; tool: string; prompt: string }[], tokens: { in: number; out: number }): RecordEntry {
+export function turnEntry(
+  iteration: number,
+  text: string,
+  calls: { id: string; tool: string; prompt: string }[],
+  tokens: { in: number; out: number },
+): RecordEntry {
   return {
     protocol: PROTOCOLS.assistant,
     assistant: {
       iteration,
       message: {
         role: "assistant",
-        content: [{ type: "text", text }, ...calls.map((call) => ({ type: "tool_use" as const, id: call.id, name: call.tool, input: { prompt: call.prompt } }))],
+        content: [
+          { type: "text", text },
+          ...calls.map((call) => ({ type: "tool_use" as const, id: call.id, name: call.tool, input: { prompt: call.prompt } })),
+        ],
       },
       stop_reason: calls.length > 0 ? "tool_use" : "end_turn",
       in_tokens: tokens.in,
@@ -33,7 +41,10 @@ export interface PlantedSession {
 
 export async function plantTree(store: Store, sessions: readonly PlantedSession[]): Promise<void> {
   for (const session of sessions) {
-    const link = session.parent === undefined ? {} : { version: CHILD_RECORD_VERSION, parent: { run_id: session.parent.runId, call_id: session.parent.callId, depth: session.parent.depth } };
+    const link =
+      session.parent === undefined
+        ? {}
+        : { version: CHILD_RECORD_VERSION, parent: { run_id: session.parent.runId, call_id: session.parent.callId, depth: session.parent.depth } };
     const journal = await store.create(session.runId, metaPayload(session.runId, { prompt: session.prompt, created: session.created, ...link }));
     let seq = 2;
     for (const entry of session.entries) await journal.append(seq++, entry);
@@ -52,7 +63,15 @@ export function surveyTree(): PlantedSession[] {
       prompt: "Survey the notes",
       created: "2026-12-02T10:00:00Z",
       entries: [
-        turnEntry(0, "Two researchers.", [{ id: "toolu_r1", tool: "researcher", prompt: "Read notes A" }, { id: "toolu_r2", tool: "researcher", prompt: "Read notes B" }], { in: 1000, out: 100 }),
+        turnEntry(
+          0,
+          "Two researchers.",
+          [
+            { id: "toolu_r1", tool: "researcher", prompt: "Read notes A" },
+            { id: "toolu_r2", tool: "researcher", prompt: "Read notes B" },
+          ],
+          { in: 1000, out: 100 },
+        ),
         toolResultEntry("toolu_r2", "notes B say blue"),
         toolResultEntry("toolu_r1", "notes A say red"),
         turnEntry(1, "A says red, B says blue.", [], { in: 1300, out: 40 }),

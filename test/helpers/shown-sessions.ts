@@ -17,7 +17,10 @@ function assistant(iteration: number, content: unknown[], stopReason: "tool_use"
 }
 
 function result(id: string, content: string, isError = false): RecordEntry {
-  return { protocol: PROTOCOLS.tool_result, tool_result: { tool_use_id: id, result: { type: "tool_result", tool_use_id: id, content, is_error: isError } } } as RecordEntry;
+  return {
+    protocol: PROTOCOLS.tool_result,
+    tool_result: { tool_use_id: id, result: { type: "tool_result", tool_use_id: id, content, is_error: isError } },
+  } as RecordEntry;
 }
 
 const TEST_OUTPUT = [
@@ -54,22 +57,44 @@ export function tourRecords(runId: string): JournalRecord[] {
     ),
     result(
       "toolu_02",
-      ["func Total(cart Cart, shipping Shipping) int {", "\tsum := cart.Subtotal()", "\tif shipping.Kind == \"express\" {", "\t\tsum += shipping.Price", "\t}", "\treturn sum", "}"].join("\n"),
+      [
+        "func Total(cart Cart, shipping Shipping) int {",
+        "\tsum := cart.Subtotal()",
+        '\tif shipping.Kind == "express" {',
+        "\t\tsum += shipping.Price",
+        "\t}",
+        "\treturn sum",
+        "}",
+      ].join("\n"),
     ),
     assistant(
       2,
       [
         { type: "text", text: "Standard shipping is never added. Fixing the condition." },
-        { type: "tool_use", id: "toolu_03", name: "edit_file", input: { path: "internal/checkout/totals.go", old: 'if shipping.Kind == "express" {', new: "if shipping.Kind != \"free\" {" } },
+        {
+          type: "tool_use",
+          id: "toolu_03",
+          name: "edit_file",
+          input: { path: "internal/checkout/totals.go", old: 'if shipping.Kind == "express" {', new: 'if shipping.Kind != "free" {' },
+        },
       ],
       "tool_use",
       [7105, 140],
     ),
     result("toolu_03", "internal/checkout/totals.go: replaced 1 occurrence at line 3"),
-    compactionEntry(1, 5, { summary: "Ran the checkout tests: TestCheckoutTotals failed because Total added shipping only for express.", tokens_before: 17335, tokens_after: 2950 }),
+    compactionEntry(1, 5, {
+      summary: "Ran the checkout tests: TestCheckoutTotals failed because Total added shipping only for express.",
+      tokens_before: 17335,
+      tokens_after: 2950,
+    }),
     assistant(3, [{ type: "tool_use", id: "toolu_04", name: "run_command", input: { command: "go test ./internal/checkout/" } }], "tool_use", [3010, 60]),
     result("toolu_04", "ok  \tgithub.com/example/shop/internal/checkout\t0.351s"),
-    assistant(4, [{ type: "text", text: "Fixed: Total now adds every shipping price but free shipping, and the checkout tests pass." }], "end_turn", [3390, 70]),
+    assistant(
+      4,
+      [{ type: "text", text: "Fixed: Total now adds every shipping price but free shipping, and the checkout tests pass." }],
+      "end_turn",
+      [3390, 70],
+    ),
     userEntry("Does the payment package need the same change?"),
     assistant(
       5,
@@ -92,7 +117,15 @@ export function tourRecords(runId: string): JournalRecord[] {
 export function hostileRecords(runId: string): JournalRecord[] {
   return journalOf(
     runId,
-    assistant(0, [{ type: "text", text: "Reading the page." }, { type: "tool_use", id: "toolu_h1", name: "fetch_page", input: { url: "<script>alert(1)</script>" } }], "tool_use", [100, 10]),
+    assistant(
+      0,
+      [
+        { type: "text", text: "Reading the page." },
+        { type: "tool_use", id: "toolu_h1", name: "fetch_page", input: { url: "<script>alert(1)</script>" } },
+      ],
+      "tool_use",
+      [100, 10],
+    ),
     result("toolu_h1", HOSTILE_RESULT),
     assistant(1, [{ type: "text", text: "Done: the page says \u001b[2J\u001b]0;pwned\u0007 nothing." }], "end_turn", [120, 12]),
     terminalEntry("completed"),

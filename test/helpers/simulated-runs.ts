@@ -2,7 +2,16 @@
 // generated tests of fold. Everything is driven by a seeded PRNG so that a failing
 // seed reproduces the exact same journal.
 import type { JournalRecord } from "../../src/index.js";
-import { PROTOCOLS, RECORD_VERSION, type AssistantMessage, type RecordEntry, type TerminalReason, type ToolResultBlock, type ToolUseBlock, type UserMessage } from "../../src/journal.js";
+import {
+  PROTOCOLS,
+  RECORD_VERSION,
+  type AssistantMessage,
+  type RecordEntry,
+  type TerminalReason,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type UserMessage,
+} from "../../src/journal.js";
 
 /** mulberry32: tiny, fast, and good enough to drive a simulation. */
 export function mulberry32(seed: number): () => number {

@@ -22,7 +22,11 @@ export const NOTES = 3;
 /** What a lead prompt makes the lead do: ask alpha and beta, one researcher that publishes (a confirm tool), one that goes one level too deep, or one whose model call fails. */
 export const PROMPTS = { research: "Research alpha and beta", publish: "Publish gamma", deeper: "Go deeper", fail: "Research doomed" } as const;
 
-const turn = (content: unknown[], stop = "tool_use"): AnthropicReply => ({ content: content as never, stop_reason: stop, usage: { input_tokens: 100, output_tokens: 10 } });
+const turn = (content: unknown[], stop = "tool_use"): AnthropicReply => ({
+  content: content as never,
+  stop_reason: stop,
+  usage: { input_tokens: 100, output_tokens: 10 },
+});
 const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: "tool_use", id, name, input });
 const text = (words: string) => ({ type: "text", text: words });
 
@@ -53,15 +57,24 @@ function reply(body: Sent): AnthropicReply {
   if (agentOf(body) === LEAD) {
     const prompt = firstText(body);
     if (turns === 0) {
-      const topics = prompt === PROMPTS.research ? ["alpha", "beta"] : prompt === PROMPTS.publish ? ["publish-gamma"] : prompt === PROMPTS.deeper ? ["deeper-delta"] : ["fail-doomed"];
+      const topics =
+        prompt === PROMPTS.research
+          ? ["alpha", "beta"]
+          : prompt === PROMPTS.publish
+            ? ["publish-gamma"]
+            : prompt === PROMPTS.deeper
+              ? ["deeper-delta"]
+              : ["fail-doomed"];
       return turn([text("Asking."), ...topics.map((topic, index) => use(LEAD_CALLS[index] as string, "researcher", { prompt: topic, title: `On ${topic}` }))]);
     }
     return turn([text(`Report: ${resultsOf(body).sort().join(" | ")}`)], "end_turn");
   }
   const topic = agentOf(body);
   if (topic.startsWith("fail")) return { status: 400, message: "the fake refuses this topic" } as AnthropicReply;
-  if (topic.startsWith("publish")) return turns === 0 ? turn([use("toolu_publish", "publish", { text: topic })]) : turn([text(`${topic}: published`)], "end_turn");
-  if (topic.startsWith("deeper")) return turns === 0 ? turn([use("toolu_deeper", "researcher", { prompt: "alpha" })]) : turn([text(`${topic}: ${resultsOf(body).join("")}`)], "end_turn");
+  if (topic.startsWith("publish"))
+    return turns === 0 ? turn([use("toolu_publish", "publish", { text: topic })]) : turn([text(`${topic}: published`)], "end_turn");
+  if (topic.startsWith("deeper"))
+    return turns === 0 ? turn([use("toolu_deeper", "researcher", { prompt: "alpha" })]) : turn([text(`${topic}: ${resultsOf(body).join("")}`)], "end_turn");
   if (turns < NOTES) return turn([text(`Noting ${turns}.`), use(`toolu_${topic}_${turns}`, "note", { text: `${topic}-${turns}` })]);
   return turn([text(`${topic}: found ${NOTES} notes`)], "end_turn");
 }
@@ -70,7 +83,9 @@ function reply(body: Sent): AnthropicReply {
 function resultsOf(body: Sent): string[] {
   const last = body.messages.at(-1)?.content;
   if (typeof last === "string" || last === undefined) return [];
-  return last.filter((block) => block.type === "tool_result").map((block) => (typeof block.content === "string" ? block.content : JSON.stringify(block.content)));
+  return last
+    .filter((block) => block.type === "tool_result")
+    .map((block) => (typeof block.content === "string" ? block.content : JSON.stringify(block.content)));
 }
 
 export interface Tree {
@@ -126,10 +141,20 @@ export async function startTree(options: { parallel?: boolean } = {}): Promise<T
       released = new Promise<void>((resolve) => (release = resolve));
       for (const name of readdirSync(holds)) rmSync(join(holds, name));
     },
-    effects: () => (existsSync(sideLog) ? readFileSync(sideLog, "utf8").split("\n").filter((line) => line !== "") : []),
+    effects: () =>
+      existsSync(sideLog)
+        ? readFileSync(sideLog, "utf8")
+            .split("\n")
+            .filter((line) => line !== "")
+        : [],
     called: (key) => server.requests.some((request) => request.accepted && requestKey(request) === key),
     journal: (id) => join(state, `${id}.json`),
-    sessions: () => (existsSync(state) ? readdirSync(state).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -".json".length)) : []),
+    sessions: () =>
+      existsSync(state)
+        ? readdirSync(state)
+            .filter((name) => name.endsWith(".json"))
+            .map((name) => name.slice(0, -".json".length))
+        : [],
     close: async () => {
       release();
       await server.close();

@@ -14,7 +14,18 @@ export class TmuxTerminal {
     size: { width: number; height: number },
   ) {
     const variables = Object.entries(env).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
-    this.tmux("new-session", "-d", "-s", name, "-x", String(size.width), "-y", String(size.height), ...variables, "env -u CI -u FORCE_COLOR bash --norc --noprofile");
+    this.tmux(
+      "new-session",
+      "-d",
+      "-s",
+      name,
+      "-x",
+      String(size.width),
+      "-y",
+      String(size.height),
+      ...variables,
+      "env -u CI -u FORCE_COLOR bash --norc --noprofile",
+    );
   }
 
   protected tmux(...args: string[]): string {

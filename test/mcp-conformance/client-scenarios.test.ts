@@ -22,7 +22,9 @@ const UNSUPPORTED: Record<string, string> = {
 };
 
 if (!existsSync(NODE_22) || !existsSync(SUITE)) {
-  throw new Error(`the conformance suite is not installed in ${HERE}: run 'npm run test:mcp-conformance', which installs it (npm ci --prefix test/mcp-conformance)`);
+  throw new Error(
+    `the conformance suite is not installed in ${HERE}: run 'npm run test:mcp-conformance', which installs it (npm ci --prefix test/mcp-conformance)`,
+  );
 }
 
 const results = mkdtempSync(join(tmpdir(), "fisk-ai-conformance-results-"));
@@ -50,7 +52,17 @@ describe("the MCP conformance suite's client scenarios, against the CLI", () => 
   for (const { name } of scenarios) {
     const unsupported = UNSUPPORTED[name];
     it(unsupported === undefined ? `${name} passes` : `${name} is not supported: ${unsupported}`, () => {
-      const run = suite(["client", "--command", `"${process.execPath}" "${CLIENT}"`, "--scenario", name, "--timeout", "60000", "-o", join(results, name.replaceAll("/", "-"))]);
+      const run = suite([
+        "client",
+        "--command",
+        `"${process.execPath}" "${CLIENT}"`,
+        "--scenario",
+        name,
+        "--timeout",
+        "60000",
+        "-o",
+        join(results, name.replaceAll("/", "-")),
+      ]);
       const failed = run.stdout.split("\n").filter((line) => /FAILURE|WARNING/.test(line));
       if (unsupported === undefined) assert.equal(run.status, 0, `${name} failed:\n${failed.join("\n")}\n${run.stderr}`);
       else assert.equal(run.status, 1, `${name} passes now: remove it from UNSUPPORTED`);

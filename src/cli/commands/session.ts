@@ -30,7 +30,8 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
   {
     name: "show",
     usage: "ID|TITLE [options]",
-    description: "status, counters, tokens, the pending batch, the prompt; --transcript adds the conversation (--full: whole tool results), in a full-screen viewer on a terminal (q leaves)",
+    description:
+      "status, counters, tokens, the pending batch, the prompt; --transcript adds the conversation (--full: whole tool results), in a full-screen viewer on a terminal (q leaves)",
     statusHelp: true,
     load: () => import("./session/show.js"),
   },
@@ -47,7 +48,12 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
     description: "the journal as it is (JSON Lines), after verifying it; --format html: one self-contained page to read it in a browser",
     load: () => import("./session/export.js"),
   },
-  { name: "import", usage: "FILE [options]", description: "a verified journal into the store, atomically ('-' reads stdin)", load: () => import("./session/import.js") },
+  {
+    name: "import",
+    usage: "FILE [options]",
+    description: "a verified journal into the store, atomically ('-' reads stdin)",
+    load: () => import("./session/import.js"),
+  },
   {
     name: "mv",
     usage: "ID --to STORE [options]",
@@ -58,10 +64,16 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
   {
     name: "compact",
     usage: "ID [options]",
-    description: "summarize all but the latest messages of ID with its model, journaled as one record the model is sent in their place (--undo: revert the latest)",
+    description:
+      "summarize all but the latest messages of ID with its model, journaled as one record the model is sent in their place (--undo: revert the latest)",
     load: () => import("./session/compact.js"),
   },
-  { name: "pending", usage: "[options]", description: "every call waiting for a decision, oldest first: SESSION, CALL, TOOL, KIND, WAITING, INPUT", load: () => import("./session/pending.js") },
+  {
+    name: "pending",
+    usage: "[options]",
+    description: "every call waiting for a decision, oldest first: SESSION, CALL, TOOL, KIND, WAITING, INPUT",
+    load: () => import("./session/pending.js"),
+  },
   {
     name: "approve",
     usage: "ID [TOOL_USE_ID...] [options]",
@@ -86,7 +98,12 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
     description: "tokens and cost over the store: sessions, calls, the four token tiers, US dollars (a model with no price: its tokens and 'no price')",
     load: () => import("./session/stats.js"),
   },
-  { name: "du", usage: "[options]", description: "the bytes each session takes (its journal, and its lock file while there is one), largest first, and the total", load: () => import("./session/du.js") },
+  {
+    name: "du",
+    usage: "[options]",
+    description: "the bytes each session takes (its journal, and its lock file while there is one), largest first, and the total",
+    load: () => import("./session/du.js"),
+  },
   {
     name: "prune",
     usage: "[options]",
@@ -94,7 +111,12 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
       "remove the sessions matching every filter given (with none, agent.yaml's session.retention); running, open, suspended, awaiting_approval and corrupt ones only when --status names their status",
     load: () => import("./session/prune.js"),
   },
-  { name: "rename", usage: "ID TITLE [options]", description: "give a session a title, journaled: ls shows it, and --resume and show take it in place of the id", load: () => import("./session/rename.js") },
+  {
+    name: "rename",
+    usage: "ID TITLE [options]",
+    description: "give a session a title, journaled: ls shows it, and --resume and show take it in place of the id",
+    load: () => import("./session/rename.js"),
+  },
   {
     name: "search",
     usage: "TEXT [options]",
@@ -124,7 +146,10 @@ export async function define(session: Command, { io, action, argv, all }: Comman
       .command(entry.name)
       .usage(entry.usage)
       .description(entry.description)
-      .option("--state-dir <DIR>", "where sessions are kept (default: the config's session.state_dir, else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)")
+      .option(
+        "--state-dir <DIR>",
+        "where sessions are kept (default: the config's session.state_dir, else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)",
+      )
       .option("--store <URL>", STORE_OPTION)
       .option("--config <FILE>", "the agent configuration whose session block to use (default: ./agent.yaml)")
       .addHelpText("after", `\n${entry.statusHelp === true ? `${STATUS_HELP}\n\n` : ""}${EXIT_CODES_POINTER}`)

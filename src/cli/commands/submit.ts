@@ -13,7 +13,10 @@ export async function define(command: Command, { io, action }: CommandContext): 
     .option("--title <TEXT>", "a title for the session")
     .option("--resume <ID>", "queue PROMPT as a follow-up to session ID")
     .option("--wait", "follow the run to its end: its narration on stderr, its answer on stdout, its exit code")
-    .option("--if-running <WHAT>", "with --resume, when the session is running or queued: queue (default: wait behind it), reject (exit 7) or interrupt (suspend it at its next boundary, then run this)")
+    .option(
+      "--if-running <WHAT>",
+      "with --resume, when the session is running or queued: queue (default: wait behind it), reject (exit 7) or interrupt (suspend it at its next boundary, then run this)",
+    )
     .option("--state-dir <DIR>", "where sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)")
     .option("--store <URL>", STORE_OPTION)
     .addHelpText("after", `\n${EXIT_CODES_POINTER}`)

@@ -528,7 +528,10 @@ export class TranscriptPager {
     if (cached !== undefined && cached.width === this.#width && cached.open === open) return cached.rows;
     const whole = open ? this.#bodies.get(foldKey(item)) : undefined;
     const work = item.entry.kind === "child" ? (this.#childWork.get(item.entry.runId) ?? "") : "";
-    const rows = [...(item.gap ? [{ text: "", style: "blank" as const, current: false }] : []), ...entryRows(item.entry, { open, lines: item.lines, whole }, this.#width, work)];
+    const rows = [
+      ...(item.gap ? [{ text: "", style: "blank" as const, current: false }] : []),
+      ...entryRows(item.entry, { open, lines: item.lines, whole }, this.#width, work),
+    ];
     this.#rowCache.set(item, { width: this.#width, open, rows });
     return rows;
   }
@@ -596,7 +599,12 @@ function entryRows(entry: TranscriptEntry, fold: { open: boolean; lines: number;
     }
     case "tool_result": {
       const style = entry.error ? "error" : "dim";
-      return folded(`← ${entry.name}${entry.error ? " (error)" : ""}${entry.ms === undefined ? "" : ` (${durationText(entry.ms)})`}: ${entry.text}`, { text: fold.whole ?? entry.text, lines: fold.lines, style }, open, width);
+      return folded(
+        `← ${entry.name}${entry.error ? " (error)" : ""}${entry.ms === undefined ? "" : ` (${durationText(entry.ms)})`}: ${entry.text}`,
+        { text: fold.whole ?? entry.text, lines: fold.lines, style },
+        open,
+        width,
+      );
     }
     case "model_call":
       return rows(`(model call, ${durationText(entry.ms)})`, "dim");
@@ -620,8 +628,16 @@ const BODY_INDENT = "  ";
 function folded(head: string, body: { text: string; lines: number; style: ScreenRow["style"] }, open: boolean, width: number): ScreenRow[] {
   const { lines } = body;
   const more = lines > 1 ? ` (+${counted(lines - 1, "line")})` : "";
-  const first = { text: `${open ? "▾" : "▸"} ${oneRow(head, width - 2 - more.length)}${more}`, style: body.style === "text" ? ("marker" as const) : body.style, current: false };
+  const first = {
+    text: `${open ? "▾" : "▸"} ${oneRow(head, width - 2 - more.length)}${more}`,
+    style: body.style === "text" ? ("marker" as const) : body.style,
+    current: false,
+  };
   if (!open) return [first];
-  const rows = wrapText(body.text, Math.max(1, width - BODY_INDENT.length)).map((text) => ({ text: `${BODY_INDENT}${text}`, style: body.style, current: false }));
+  const rows = wrapText(body.text, Math.max(1, width - BODY_INDENT.length)).map((text) => ({
+    text: `${BODY_INDENT}${text}`,
+    style: body.style,
+    current: false,
+  }));
   return [first, ...rows];
 }

@@ -121,13 +121,9 @@ export function Viewer({ pager, title, follow, endedTitle, checked, onLeave }: V
   return h(
     Box,
     { flexDirection: "column", width },
-    ...pager.rows().map((row, index) =>
-      h(
-        Text,
-        { key: index, wrap: "truncate-end" },
-        ...rowRuns(row).map((run, at) => h(Text, { key: at, ...run.style }, run.text)),
-      ),
-    ),
+    ...pager
+      .rows()
+      .map((row, index) => h(Text, { key: index, wrap: "truncate-end" }, ...rowRuns(row).map((run, at) => h(Text, { key: at, ...run.style }, run.text)))),
     h(Text, { key: "status", inverse: true, wrap: "truncate-end" }, statusLine(pager, shownTitle, following, searching.current, width)),
   );
 }

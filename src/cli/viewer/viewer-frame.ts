@@ -49,7 +49,13 @@ export function rowRuns(row: ScreenRow): { text: string; style: TextStyle }[] {
 }
 
 /** The status bar's text: the session, where the reader is, the search, the follow, the keys; or the search being typed. */
-export function statusLine(pager: TranscriptPager, title: string, following: string, typing: { text: string; backward: boolean } | undefined, width: number): string {
+export function statusLine(
+  pager: TranscriptPager,
+  title: string,
+  following: string,
+  typing: { text: string; backward: boolean } | undefined,
+  width: number,
+): string {
   const text =
     typing !== undefined
       ? `${typing.backward ? "?" : "/"}${typing.text}`
@@ -78,7 +84,11 @@ function ansi(text: string, style: TextStyle, colors: boolean): string {
  */
 export function plainFrame(pager: TranscriptPager, title: string, following: string, size: { width: number; colors: boolean }): string {
   const { width, colors } = size;
-  const lines = pager.rows().map((row) => rowRuns(row).map((run) => ansi(run.text, run.style, colors)).join(""));
+  const lines = pager.rows().map((row) =>
+    rowRuns(row)
+      .map((run) => ansi(run.text, run.style, colors))
+      .join(""),
+  );
   lines.push(ansi(statusLine(pager, title, following, undefined, width), { inverse: true }, colors));
   return `\u001b[H${lines.map((line) => `${line}\u001b[K`).join("\r\n")}\u001b[H`;
 }

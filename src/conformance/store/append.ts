@@ -5,7 +5,18 @@ import { describe, it } from "node:test";
 import { fold } from "../../runstate/views/fold.js";
 import type { Journal } from "../../runstate/store/store.js";
 import { isRunStateError } from "../../runstate/errors.js";
-import { approvalRequestEntry, assistantEntry, compactionEntry, compactionUndoEntry, completedRun, decisionEntry, metaPayload, metaRecord, terminalEntry, toolResultEntry } from "../record-builders.js";
+import {
+  approvalRequestEntry,
+  assistantEntry,
+  compactionEntry,
+  compactionUndoEntry,
+  completedRun,
+  decisionEntry,
+  metaPayload,
+  metaRecord,
+  terminalEntry,
+  toolResultEntry,
+} from "../record-builders.js";
 import { appendCompletedRun, journalTakenOver, journalWithFailedWrite, rejectsWith, type Suite } from "./suite.js";
 
 export function appendCases(suite: Suite): void {
@@ -66,7 +77,10 @@ export function appendCases(suite: Suite): void {
       const journal = await suite.store.create("version-3", metaPayload("version-3", { version: 3 }));
       await appendCompletedRun(journal);
       await journal.close();
-      const lines = Buffer.from(await suite.store.readJournal("version-3")).toString("utf8").split("\n").slice(0, -1);
+      const lines = Buffer.from(await suite.store.readJournal("version-3"))
+        .toString("utf8")
+        .split("\n")
+        .slice(0, -1);
       const first = JSON.parse(lines[0] as string) as { meta: { version: number } };
       const turn = JSON.parse(lines[1] as string) as { assistant: { message: { content: object[] } } };
       assert.equal(first.meta.version, 3);
@@ -88,7 +102,13 @@ export function appendCases(suite: Suite): void {
           approvalRequestEntry("toolu_2"),
           terminalEntry("awaiting_approval"),
           decisionEntry("toolu_2", "deny", "not on a Friday"),
-          { ...toolResultEntry("toolu_2", "denied: not on a Friday"), tool_result: { tool_use_id: "toolu_2", result: { type: "tool_result" as const, tool_use_id: "toolu_2", content: "denied: not on a Friday", is_error: true } } },
+          {
+            ...toolResultEntry("toolu_2", "denied: not on a Friday"),
+            tool_result: {
+              tool_use_id: "toolu_2",
+              result: { type: "tool_result" as const, tool_use_id: "toolu_2", content: "denied: not on a Friday", is_error: true },
+            },
+          },
           compactionEntry(1, 3),
           compactionUndoEntry(9),
         ];
@@ -97,7 +117,10 @@ export function appendCases(suite: Suite): void {
         const reopened = await suite.store.open(runId);
         const records = await reopened.records();
         await reopened.close();
-        assert.deepEqual(records.slice(3), entries.slice(2).map((entry, index) => ({ seq: index + 4, ...entry })));
+        assert.deepEqual(
+          records.slice(3),
+          entries.slice(2).map((entry, index) => ({ seq: index + 4, ...entry })),
+        );
         const state = await suite.store.load(runId);
         assert.equal(state.compactions.length, 1);
         assert.equal(state.compactions[0]?.undoneAt, 10);
@@ -109,7 +132,10 @@ export function appendCases(suite: Suite): void {
       const journal = await suite.store.create("version-3-image", metaPayload("version-3-image", { version: 3 }));
       await journal.append(2, assistantEntry(0, "Looking.", ["toolu_1"]));
       const image = { type: "image" as const, source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } };
-      const result = { ...toolResultEntry("toolu_1"), tool_result: { tool_use_id: "toolu_1", result: { type: "tool_result" as const, tool_use_id: "toolu_1", content: [image] } } };
+      const result = {
+        ...toolResultEntry("toolu_1"),
+        tool_result: { tool_use_id: "toolu_1", result: { type: "tool_result" as const, tool_use_id: "toolu_1", content: [image] } },
+      };
       await rejectsWith(journal.append(3, result), "ERR_INVALID_RECORD", /version 3 .*cannot hold this tool_result record/);
       await journal.append(3, toolResultEntry("toolu_1"));
       await journal.close();
@@ -131,11 +157,16 @@ export function appendCases(suite: Suite): void {
       await rejectsWith(second.append(2, assistantEntry(0, "second")), "ERR_LOCKED");
       await Promise.all([first.close(), second.close()]);
       const reopened = await other.open("open-3");
-      assert.deepEqual((await reopened.records()).map((record) => record.protocol), [metaRecord("open-3").protocol, assistantEntry(0, "").protocol]);
+      assert.deepEqual(
+        (await reopened.records()).map((record) => record.protocol),
+        [metaRecord("open-3").protocol, assistantEntry(0, "").protocol],
+      );
       await reopened.close();
     });
 
-    it("fails with ERR_IO when its write fails, and so do the appends written with it and every later one, a retry included", { skip: suite.skip.unlessFailingWrites }, async () => {
+    it("fails with ERR_IO when its write fails, and so do the appends written with it and every later one, a retry included", {
+      skip: suite.skip.unlessFailingWrites,
+    }, async () => {
       const { journal, heal } = await journalWithFailedWrite(suite, "append-failed-1");
       heal();
       // A retry of the failed seq, the next seq, and one that skips ahead: the journal refuses them all alike.

@@ -43,7 +43,12 @@ export function createCases(suite: Suite): void {
 
     it("refuses a parent link that is not one: a bad session id, an empty call id, a depth below 1, a field it does not know", async () => {
       const link = { run_id: "create-parent", call_id: "toolu_01", depth: 1 };
-      const bad = [{ ...link, run_id: "../up" }, { ...link, call_id: "" }, { ...link, depth: 0 }, { ...link, extra: true }];
+      const bad = [
+        { ...link, run_id: "../up" },
+        { ...link, call_id: "" },
+        { ...link, depth: 0 },
+        { ...link, extra: true },
+      ];
       for (const parent of bad) {
         const meta = metaPayload("create-5", { version: CHILD_RECORD_VERSION, parent: parent as MetaPayload["parent"] });
         await rejectsWith(suite.store.create("create-5", meta), "ERR_INVALID_RECORD", /parent/);

@@ -49,7 +49,10 @@ async function linesOf(store: BulkStore, stopAfterFirst = new Set<string>()): Pr
 
 /** A run's lines as readJournal gives them, in the order of their seq. */
 async function journalLines(store: Store, runId: string): Promise<string[]> {
-  return Buffer.from(await store.readJournal(runId)).toString("utf8").split("\n").filter((line) => line !== "");
+  return Buffer.from(await store.readJournal(runId))
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => line !== "");
 }
 
 export function readJournalsCases(suite: Suite): void {

@@ -36,7 +36,10 @@ export function readRecordsCases(suite: Suite): void {
       const journal = await suite.store.create("stream-live", metaPayload("stream-live"));
       await journal.append(2, assistantEntry(0, "first"));
       const before = await collect(suite.store.readRecords("stream-live"));
-      assert.deepEqual(before.map((record) => record.seq), [1, 2]);
+      assert.deepEqual(
+        before.map((record) => record.seq),
+        [1, 2],
+      );
       await journal.append(3, userEntry("more"));
       await journal.append(4, terminalEntry("completed"));
       const after = await collect(suite.store.readRecords("stream-live", 3));

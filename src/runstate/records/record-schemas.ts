@@ -36,34 +36,42 @@ const instant = z.iso.datetime({ offset: true });
 // Content blocks are stored verbatim as the provider returned them, so fields this
 // version does not know (citations, cache markers from elsewhere) are kept, not refused.
 const TextBlock = exactly<T.TextBlock>()(z.looseObject({ type: z.literal("text"), text: z.string() }));
-const ThinkingBlock = exactly<T.ThinkingBlock>()(z.looseObject({
-  type: z.literal("thinking"),
-  thinking: z.string(),
-  signature: z.string(),
-}));
+const ThinkingBlock = exactly<T.ThinkingBlock>()(
+  z.looseObject({
+    type: z.literal("thinking"),
+    thinking: z.string(),
+    signature: z.string(),
+  }),
+);
 const RedactedThinkingBlock = exactly<T.RedactedThinkingBlock>()(z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() }));
-const ToolUseBlock = exactly<T.ToolUseBlock>()(z.looseObject({
-  type: z.literal("tool_use"),
-  id: z.string().min(1),
-  name: z.string().min(1),
-  input: z.record(z.string(), z.unknown()),
-}));
+const ToolUseBlock = exactly<T.ToolUseBlock>()(
+  z.looseObject({
+    type: z.literal("tool_use"),
+    id: z.string().min(1),
+    name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+  }),
+);
 const ImageBlock = exactly<T.ImageBlock>()(z.looseObject({ type: z.literal("image"), source: z.record(z.string(), z.unknown()) }));
-const ToolResultBlock = exactly<T.ToolResultBlock>()(z.looseObject({
-  type: z.literal("tool_result"),
-  tool_use_id: z.string().min(1),
-  content: z.union([z.string(), z.array(z.discriminatedUnion("type", [TextBlock, ImageBlock]))]),
-  is_error: z.boolean().optional(),
-}));
+const ToolResultBlock = exactly<T.ToolResultBlock>()(
+  z.looseObject({
+    type: z.literal("tool_result"),
+    tool_use_id: z.string().min(1),
+    content: z.union([z.string(), z.array(z.discriminatedUnion("type", [TextBlock, ImageBlock]))]),
+    is_error: z.boolean().optional(),
+  }),
+);
 
 // Tools the API runs itself (tool search, web search, code execution): the call and its
 // result both come back in the assistant turn, so they need no tool_result from us.
-const ServerToolUseBlock = exactly<T.ServerToolUseBlock>()(z.looseObject({
-  type: z.literal("server_tool_use"),
-  id: z.string().min(1),
-  name: z.string().min(1),
-  input: z.record(z.string(), z.unknown()),
-}));
+const ServerToolUseBlock = exactly<T.ServerToolUseBlock>()(
+  z.looseObject({
+    type: z.literal("server_tool_use"),
+    id: z.string().min(1),
+    name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+  }),
+);
 const ServerToolResultBlock = z.looseObject({
   type: z.string().regex(/^[a-z0-9_]+_tool_result$/),
   tool_use_id: z.string().min(1),
@@ -95,103 +103,129 @@ const V3ToolResult = z.strictObject({ tool_result: V3ToolResultBody });
 /** A block of the provider's own, `raw` as it sent it; its `kind` is the raw block's type. */
 const v3Provider = (raw: z.ZodType) => z.strictObject({ provider: z.strictObject({ kind: z.string().min(1), raw }) });
 
-const Fingerprint = exactly<T.Fingerprint>()(z.strictObject({
-  // Absent in version 1 journals and in the Go implementation's: it means anthropic.
-  provider: z.string().min(1).optional(),
-  model: z.string(),
-  system_hash: z.string(),
-  tools_hash: z.string(),
-  thinking_mode: z.string(),
-  max_tokens: count,
-  max_iterations: count,
-  // Written only by runs with MCP servers: each server's tools hashed apart, to name the one that changed.
-  mcp_tools_hashes: z.record(z.string(), z.string()).optional(),
-}));
+const Fingerprint = exactly<T.Fingerprint>()(
+  z.strictObject({
+    // Absent in version 1 journals and in the Go implementation's: it means anthropic.
+    provider: z.string().min(1).optional(),
+    model: z.string(),
+    system_hash: z.string(),
+    tools_hash: z.string(),
+    thinking_mode: z.string(),
+    max_tokens: count,
+    max_iterations: count,
+    // Written only by runs with MCP servers: each server's tools hashed apart, to name the one that changed.
+    mcp_tools_hashes: z.record(z.string(), z.string()).optional(),
+  }),
+);
 
-const ParentLink = exactly<T.ParentLink>()(z.strictObject({
-  run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
-  call_id: z.string().min(1),
-  depth: z.int().min(1),
-}));
+const ParentLink = exactly<T.ParentLink>()(
+  z.strictObject({
+    run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
+    call_id: z.string().min(1),
+    depth: z.int().min(1),
+  }),
+);
 
-const MetaPayload = exactly<T.MetaPayload>()(z.strictObject({
-  version: z.int().min(1),
-  run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
-  created: z.iso.datetime({ offset: true }),
-  fingerprint: Fingerprint,
-  prompt: z.string(),
-  interactive: z.boolean().optional(),
-  // Where the run started, so a resume from elsewhere runs its tools in the same place and
-  // finds its agent.yaml. Optional: older journals and other writers leave them out.
-  cwd: z.string().min(1).optional(),
-  config: z.string().min(1).optional(),
-  // Only a child session's meta has it, and that meta is version 5, which older readers refuse.
-  parent: ParentLink.optional(),
-}));
+const MetaPayload = exactly<T.MetaPayload>()(
+  z.strictObject({
+    version: z.int().min(1),
+    run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
+    created: z.iso.datetime({ offset: true }),
+    fingerprint: Fingerprint,
+    prompt: z.string(),
+    interactive: z.boolean().optional(),
+    // Where the run started, so a resume from elsewhere runs its tools in the same place and
+    // finds its agent.yaml. Optional: older journals and other writers leave them out.
+    cwd: z.string().min(1).optional(),
+    config: z.string().min(1).optional(),
+    // Only a child session's meta has it, and that meta is version 5, which older readers refuse.
+    parent: ParentLink.optional(),
+  }),
+);
 
-const TerminalPayload = exactly<T.TerminalPayload>()(z.strictObject({
-  reason: z.enum(TERMINAL_REASONS),
-  message: z.string().optional(),
-}));
+const TerminalPayload = exactly<T.TerminalPayload>()(
+  z.strictObject({
+    reason: z.enum(TERMINAL_REASONS),
+    message: z.string().optional(),
+  }),
+);
 
 const seq = z.int().min(1);
 
-const TrimmedResult = exactly<T.TrimmedResult>()(z.strictObject({
-  tool_use_id: z.string().min(1),
-  kept_chars: count,
-  cut_chars: z.int().min(1),
-}));
+const TrimmedResult = exactly<T.TrimmedResult>()(
+  z.strictObject({
+    tool_use_id: z.string().min(1),
+    kept_chars: count,
+    cut_chars: z.int().min(1),
+  }),
+);
 
-const CompactionPayload = exactly<T.CompactionPayload>()(z.strictObject({
-  from_seq: seq,
-  through_seq: count,
-  summary: z.string(),
-  model: z.string().min(1),
-  trigger: z.enum(COMPACTION_TRIGGERS),
-  tokens_before: count,
-  tokens_after: count,
-  in_tokens: count,
-  out_tokens: count,
-  trimmed: z.array(TrimmedResult).min(1).optional(),
-  started_at: instant.optional(),
-  ended_at: instant.optional(),
-}));
+const CompactionPayload = exactly<T.CompactionPayload>()(
+  z.strictObject({
+    from_seq: seq,
+    through_seq: count,
+    summary: z.string(),
+    model: z.string().min(1),
+    trigger: z.enum(COMPACTION_TRIGGERS),
+    tokens_before: count,
+    tokens_after: count,
+    in_tokens: count,
+    out_tokens: count,
+    trimmed: z.array(TrimmedResult).min(1).optional(),
+    started_at: instant.optional(),
+    ended_at: instant.optional(),
+  }),
+);
 
 const CompactionUndoPayload = exactly<T.CompactionUndoPayload>()(z.strictObject({ compaction_seq: seq }));
 
-const ApprovalRequestPayload = exactly<T.ApprovalRequestPayload>()(z.strictObject({
-  tool_use_id: z.string().min(1),
-  name: z.string().min(1),
-  input: z.record(z.string(), z.unknown()),
-  kind: z.enum(APPROVAL_KINDS),
-  requested_at: z.iso.datetime({ offset: true }),
-}));
+const ApprovalRequestPayload = exactly<T.ApprovalRequestPayload>()(
+  z.strictObject({
+    tool_use_id: z.string().min(1),
+    name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+    kind: z.enum(APPROVAL_KINDS),
+    requested_at: z.iso.datetime({ offset: true }),
+  }),
+);
 
 const ResumedPayload = exactly<T.ResumedPayload>()(z.strictObject({ resumed_at: z.iso.datetime({ offset: true }) }));
 
-const ApprovalDecisionPayload = exactly<T.ApprovalDecisionPayload>()(z.strictObject({
-  tool_use_id: z.string().min(1),
-  decision: z.enum(DECISIONS),
-  text: z.string().optional(),
-  decided_by: z.string().min(1),
-  decided_at: z.iso.datetime({ offset: true }),
-}));
+const ApprovalDecisionPayload = exactly<T.ApprovalDecisionPayload>()(
+  z.strictObject({
+    tool_use_id: z.string().min(1),
+    decision: z.enum(DECISIONS),
+    text: z.string().optional(),
+    decided_by: z.string().min(1),
+    decided_at: z.iso.datetime({ offset: true }),
+  }),
+);
 
-const TitlePayload = exactly<T.TitlePayload>()(z.strictObject({
-  // One line: a title is what a listing shows on one.
-  title: z.string().min(1).max(TITLE_MAX_LENGTH).regex(/^[^\n\r]*$/, "one line"),
-}));
+const TitlePayload = exactly<T.TitlePayload>()(
+  z.strictObject({
+    // One line: a title is what a listing shows on one.
+    title: z
+      .string()
+      .min(1)
+      .max(TITLE_MAX_LENGTH)
+      .regex(/^[^\n\r]*$/, "one line"),
+  }),
+);
 
-const OriginPayload = exactly<T.OriginPayload>()(z.strictObject({
-  run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
-  through_seq: seq,
-  kind: z.enum(ORIGIN_KINDS),
-}));
+const OriginPayload = exactly<T.OriginPayload>()(
+  z.strictObject({
+    run_id: z.string().regex(RUN_ID_PATTERN).max(RUN_ID_MAX_LENGTH),
+    through_seq: seq,
+    kind: z.enum(ORIGIN_KINDS),
+  }),
+);
 
-const MovedPayload = exactly<T.MovedPayload>()(z.strictObject({
-  to: z.string().min(1),
-  moved_at: z.iso.datetime({ offset: true }),
-}));
+const MovedPayload = exactly<T.MovedPayload>()(
+  z.strictObject({
+    to: z.string().min(1),
+    moved_at: z.iso.datetime({ offset: true }),
+  }),
+);
 
 /** The record kinds over the blocks their messages and tool results may hold. */
 function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; toolResult: z.ZodType }) {

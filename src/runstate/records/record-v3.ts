@@ -56,7 +56,12 @@ function fromV3Block(block: unknown): unknown {
     case "tool_result":
       // Text only in version 3: anything else stays as it is and is refused as a block.
       if (typeof body.content !== "string") return block;
-      return { type: "tool_result", tool_use_id: body.tool_use_id, content: body.content, ...(body.is_error === undefined || body.is_error === false ? {} : { is_error: body.is_error }) };
+      return {
+        type: "tool_result",
+        tool_use_id: body.tool_use_id,
+        content: body.content,
+        ...(body.is_error === undefined || body.is_error === false ? {} : { is_error: body.is_error }),
+      };
     case "provider":
       // The provider's block as it sent it: the kind is its type.
       return isObject(body.raw) && body.raw.type === body.kind ? body.raw : block;
@@ -189,7 +194,12 @@ function toV3Block(block: Json): Json {
     case "thinking": {
       // Base64 of the signature's UTF-8; a lone surrogate has no such bytes and would not come back.
       const signature = typeof block.signature === "string" ? Buffer.from(block.signature, "utf8") : undefined;
-      if (typeof block.thinking === "string" && signature !== undefined && signature.toString("utf8") === block.signature && onlyFields(block, ["type", "thinking", "signature"])) {
+      if (
+        typeof block.thinking === "string" &&
+        signature !== undefined &&
+        signature.toString("utf8") === block.signature &&
+        onlyFields(block, ["type", "thinking", "signature"])
+      ) {
         return { thinking: present({ text: block.thinking, signature: signature.toString("base64") }) };
       }
       break;

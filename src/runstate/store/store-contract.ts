@@ -145,18 +145,14 @@ function foldedRun(runId: string, decoded: DecodedJournal, where: string): Decod
  * each decoded and checked (ERR_CORRUPT naming its line, ERR_VERSION), its seq the one
  * after the last, the meta record's run the one asked for. `where` names the storage.
  */
-export async function* recordsOfLines(
-  runId: string,
-  where: string,
-  fromSeq: number,
-  lines: AsyncIterable<Uint8Array | string>,
-): AsyncGenerator<JournalRecord> {
+export async function* recordsOfLines(runId: string, where: string, fromSeq: number, lines: AsyncIterable<Uint8Array | string>): AsyncGenerator<JournalRecord> {
   let seq = fromSeq;
   try {
     for await (const line of lines) {
       const record = decodeRecordLine(line, seq);
       if (record.seq !== seq) throw new RunStateError("ERR_CORRUPT", `line ${seq} holds seq ${record.seq}: seqs must increase by one`, { line: seq });
-      if (seq === 1 && record.protocol !== PROTOCOLS.meta) throw new RunStateError("ERR_NO_META", "line 1: the first record is not the meta record", { seq: 1, line: 1 });
+      if (seq === 1 && record.protocol !== PROTOCOLS.meta)
+        throw new RunStateError("ERR_NO_META", "line 1: the first record is not the meta record", { seq: 1, line: 1 });
       if (record.protocol === PROTOCOLS.meta) assertHoldsRun(where, runId, { runId: record.meta.run_id });
       seq++;
       yield record;

@@ -26,7 +26,18 @@ export interface Journal {
 export type RunStatus = TerminalReason | "open" | "moved" | "running" | "corrupt";
 
 /** Every status a run can be listed with: the ones a prune may be told to remove. */
-export const PRUNABLE_STATUSES = ["completed", "error", "budget", "max_iterations", "suspended", "awaiting_approval", "open", "moved", "running", "corrupt"] as const satisfies readonly RunStatus[];
+export const PRUNABLE_STATUSES = [
+  "completed",
+  "error",
+  "budget",
+  "max_iterations",
+  "suspended",
+  "awaiting_approval",
+  "open",
+  "moved",
+  "running",
+  "corrupt",
+] as const satisfies readonly RunStatus[];
 
 /** One run as `list()` and `summarize()` see it, without folding its journal. */
 export interface RunSummary {

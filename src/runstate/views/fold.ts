@@ -300,8 +300,7 @@ function foldAssistant(s: Folding, turn: AssistantPayload, seq: number): void {
     throw corrupt(seq, "an assistant turn that does not follow a user message or a paused turn");
   }
   // The API takes consecutive assistant messages as one turn; one message keeps roles alternating.
-  const message: AssistantMessage =
-    last.role === "assistant" ? { role: "assistant", content: [...last.content, ...turn.message.content] } : turn.message;
+  const message: AssistantMessage = last.role === "assistant" ? { role: "assistant", content: [...last.content, ...turn.message.content] } : turn.message;
   if (last.role === "assistant") {
     // Paused turns are never cut or compacted, so the last message is the same one in both arrays.
     s.history.pop();
@@ -434,7 +433,8 @@ function foldCompaction(s: Folding, compaction: CompactionPayload, seq: number):
   if (through < cut || through >= seq) throw corrupt(seq, `a compaction through seq ${through}, outside seqs ${cut} to ${seq - 1}`);
   const historyIndex = historyIndexAfter(s, through);
   if (through === cut) {
-    if (summary !== "" || compaction.trimmed === undefined) throw corrupt(seq, "a compaction that summarizes nothing new must only trim results, with an empty summary");
+    if (summary !== "" || compaction.trimmed === undefined)
+      throw corrupt(seq, "a compaction that summarizes nothing new must only trim results, with an empty summary");
   } else {
     if (summary === "") throw corrupt(seq, `a compaction through seq ${through} with an empty summary`);
     if (s.historySeqs[historyIndex - 1] !== through) throw corrupt(seq, `a compaction through seq ${through}, which does not end a message`);

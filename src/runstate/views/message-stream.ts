@@ -28,7 +28,8 @@ export class HistoryStream {
         const turn = (record as Extract<JournalRecord, { assistant: unknown }>).assistant;
         const last = this.#held?.message;
         // A paused turn's continuation joins it, as fold joins them.
-        const message: AssistantMessage = last?.role === "assistant" ? { role: "assistant", content: [...last.content, ...turn.message.content] } : turn.message;
+        const message: AssistantMessage =
+          last?.role === "assistant" ? { role: "assistant", content: [...last.content, ...turn.message.content] } : turn.message;
         if (last?.role === "assistant") this.#held = undefined;
         const calls = turn.message.content.filter((block) => block.type === "tool_use").length;
         if (calls > 0) this.#pending = { message, seq: record.seq, calls, results: [] };

@@ -102,7 +102,13 @@ export interface LedgerCall {
 export function callOf(record: JournalRecord, runModel: string): LedgerCall | undefined {
   if (record.protocol === PROTOCOLS.assistant) {
     const turn = record.assistant;
-    const usage = { calls: 1, inTokens: turn.in_tokens, outTokens: turn.out_tokens, cacheReadTokens: turn.cache_read_tokens ?? 0, cacheWriteTokens: turn.cache_create_tokens ?? 0 };
+    const usage = {
+      calls: 1,
+      inTokens: turn.in_tokens,
+      outTokens: turn.out_tokens,
+      cacheReadTokens: turn.cache_read_tokens ?? 0,
+      cacheWriteTokens: turn.cache_create_tokens ?? 0,
+    };
     return { seq: record.seq, kind: "agent", model: runModel, usage };
   }
   // A compaction that only trims made no call.

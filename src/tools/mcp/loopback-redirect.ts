@@ -60,7 +60,9 @@ export async function awaitRedirect(port: number, state: string, server: string)
     then();
   }
   await new Promise<void>((resolve, reject) =>
-    listener.once("error", (error) => reject(new Error(`cannot listen on 127.0.0.1:${port} for the sign-in to MCP server ${server}: ${error.message}`))).listen(port, "127.0.0.1", resolve),
+    listener
+      .once("error", (error) => reject(new Error(`cannot listen on 127.0.0.1:${port} for the sign-in to MCP server ${server}: ${error.message}`)))
+      .listen(port, "127.0.0.1", resolve),
   );
   return { code };
 }

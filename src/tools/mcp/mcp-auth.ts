@@ -59,9 +59,20 @@ export async function authProviderFor(server: string, url: string, auth: McpAuth
       return new SignInProvider({ ...auth, server, url, file, port });
     }
     case "client-credentials":
-      return new ClientCredentialsProvider({ clientId: auth.clientId, clientSecret: auth.clientSecret, clientName: "fisk-ai", ...(auth.scope === undefined ? {} : { scope: auth.scope }) });
+      return new ClientCredentialsProvider({
+        clientId: auth.clientId,
+        clientSecret: auth.clientSecret,
+        clientName: "fisk-ai",
+        ...(auth.scope === undefined ? {} : { scope: auth.scope }),
+      });
     case "private-key-jwt":
-      return new PrivateKeyJwtProvider({ clientId: auth.clientId, privateKey: auth.privateKey, algorithm: auth.algorithm, clientName: "fisk-ai", ...(auth.scope === undefined ? {} : { scope: auth.scope }) });
+      return new PrivateKeyJwtProvider({
+        clientId: auth.clientId,
+        privateKey: auth.privateKey,
+        algorithm: auth.algorithm,
+        clientName: "fisk-ai",
+        ...(auth.scope === undefined ? {} : { scope: auth.scope }),
+      });
   }
 }
 

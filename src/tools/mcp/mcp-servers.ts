@@ -115,7 +115,8 @@ async function connectServer(definition: McpServerDefinition): Promise<Connected
   let auth: OAuthClientProvider | undefined;
   let session: Session | undefined;
   try {
-    if (definition.transport.kind === "http" && definition.transport.auth !== undefined) auth = await authProviderFor(definition.name, definition.transport.url, definition.transport.auth);
+    if (definition.transport.kind === "http" && definition.transport.auth !== undefined)
+      auth = await authProviderFor(definition.name, definition.transport.url, definition.transport.auth);
     session = newSession(definition, stderr, auth);
     try {
       await session.client.connect(session.transport, { timeout: START_TIMEOUT_MS });
@@ -185,7 +186,10 @@ async function finishSignIn(error: unknown, transport: Transport, auth: OAuthCli
 
 function transportFor(definition: McpTransportDefinition, stderr: StderrTail, authProvider: OAuthClientProvider | undefined): Transport {
   if (definition.kind === "http") {
-    return new StreamableHTTPClientTransport(new URL(definition.url), { requestInit: { headers: definition.headers ?? {} }, ...(authProvider === undefined ? {} : { authProvider }) });
+    return new StreamableHTTPClientTransport(new URL(definition.url), {
+      requestInit: { headers: definition.headers ?? {} },
+      ...(authProvider === undefined ? {} : { authProvider }),
+    });
   }
   const server = { ...definition, args: definition.args ?? [], env: definition.env ?? toolEnvironment(process.env, [], []) };
   return new GroupedStdioTransport(server, (chunk) => stderr.add(chunk));
@@ -259,7 +263,10 @@ class StderrTail {
   }
 
   lastLine(): string | undefined {
-    const lines = this.#text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+    const lines = this.#text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
     return lines.at(-1);
   }
 }

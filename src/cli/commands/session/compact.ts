@@ -5,10 +5,7 @@ import { EXIT } from "../../exit-codes.js";
 import { ids, type SessionContext } from "../../session-command.js";
 
 export function options(command: Command): void {
-  command.option(
-    "--undo",
-    "journal the undo of the latest compaction: the next model call is sent the whole conversation again",
-  );
+  command.option("--undo", "journal the undo of the latest compaction: the next model call is sent the whole conversation again");
 }
 
 export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {

@@ -8,7 +8,12 @@ export async function decide(command: "approve" | "deny" | "answer", { positiona
   const { decideRequest, decideCalls } = await import("../../session-decide.js");
   const request = decideRequest(command, positionals, values);
   assertRunId(request.runId);
-  await decideCalls(await sessionStore(values), request, io.stdout, { where: storeWhere(values), env: io.env, decisionsJournaled: io.decisionsJournaled, resuming: values.resume === true });
+  await decideCalls(await sessionStore(values), request, io.stdout, {
+    where: storeWhere(values),
+    env: io.env,
+    decisionsJournaled: io.decisionsJournaled,
+    resuming: values.resume === true,
+  });
   if (values.resume !== true) return EXIT.completed;
   const { runCommand } = await import("../../run-command.js");
   return runCommand([], { resume: request.runId, config: values.config, stateDir: values.stateDir, store: values.store }, io);

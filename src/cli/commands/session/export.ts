@@ -8,7 +8,11 @@ import { ids, type SessionContext } from "../../session-command.js";
 export function options(command: Command): void {
   command
     .option("-o, --output <FILE>", "write it to FILE (default: stdout)")
-    .addOption(new Option("--format <FORMAT>", "jsonl: the journal; html: a page with the conversation, its folds, a search and the tokens per call").choices(["jsonl", "html"]).default("jsonl"));
+    .addOption(
+      new Option("--format <FORMAT>", "jsonl: the journal; html: a page with the conversation, its folds, a search and the tokens per call")
+        .choices(["jsonl", "html"])
+        .default("jsonl"),
+    );
 }
 
 export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {

@@ -5,9 +5,7 @@ import { EXIT } from "../../exit-codes.js";
 import { ids, storeWhere, type SessionContext } from "../../session-command.js";
 
 export function options(command: Command): void {
-  command
-    .option("--at <SEQ>", "the last record to repeat (default: the last one)")
-    .option("--name <NEW>", "the new session's id (default: a new KSUID)");
+  command.option("--at <SEQ>", "the last record to repeat (default: the last one)").option("--name <NEW>", "the new session's id (default: a new KSUID)");
 }
 
 export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {

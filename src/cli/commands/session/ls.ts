@@ -14,7 +14,8 @@ export function options(command: Command): void {
 
 export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {
   if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
-  if (values.tree === true && values.flat === true) throw new UsageError("session ls lays children out as a tree (--tree) or not at all (--flat): give one of them");
+  if (values.tree === true && values.flat === true)
+    throw new UsageError("session ls lays children out as a tree (--tree) or not at all (--flat): give one of them");
   const layout = values.tree === true ? "tree" : values.flat === true ? "flat" : "indented";
   const { listSessions } = await import("../../session-list.js");
   await listSessions(await sessionStore(values), { json: values.json === true, here: values.here === true ? process.cwd() : undefined, layout }, io.stdout);

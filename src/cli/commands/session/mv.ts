@@ -17,7 +17,10 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
   if (values.to === undefined) throw new UsageError("session mv needs --to STORE: nats://HOST:PORT/STREAM, or a directory");
   const from = { store: await sessionStore(values), config: await sessionStoreConfig(values) };
   const { outcome, where } = await moveStoredSession(from, (flags) => sessionStore(flags), runId, values.to, io.moveStep);
-  const done = outcome === "done" ? `session ${runId} is in ${where.store ?? where.stateDir} already` : `${outcome === "finished" ? "finished moving" : "moved"} session ${runId} to ${where.store ?? where.stateDir}`;
+  const done =
+    outcome === "done"
+      ? `session ${runId} is in ${where.store ?? where.stateDir} already`
+      : `${outcome === "finished" ? "finished moving" : "moved"} session ${runId} to ${where.store ?? where.stateDir}`;
   io.stdout.write(`${done}; resume with: ${resumeCommand(runId, where, io.env)}\n`);
   return EXIT.completed;
 }

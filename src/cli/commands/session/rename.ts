@@ -7,7 +7,11 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
   if (positionals.length !== 2) throw new UsageError('session rename takes a session (its id or title) and the new title: fisk-ai session rename ID "TITLE"');
   const [named, title] = positionals as [string, string];
   const store = await sessionStore(values);
-  const [{ resolveSession }, { checkedTitle }, { titleSession }] = await Promise.all([import("../../session-resolve.js"), import("../../session-title.js"), import("../../../session/session-title.js")]);
+  const [{ resolveSession }, { checkedTitle }, { titleSession }] = await Promise.all([
+    import("../../session-resolve.js"),
+    import("../../session-title.js"),
+    import("../../../session/session-title.js"),
+  ]);
   const runId = await resolveSession(store, named);
   await titleSession(store, runId, checkedTitle(title, "the title"));
   io.stdout.write(`session ${runId} is titled ${JSON.stringify(title)}\n`);

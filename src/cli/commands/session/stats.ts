@@ -15,6 +15,10 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
   if (positionals.length > 0) throw new UsageError("session stats takes no arguments");
   const [{ checkStatsFlags, sessionStats }, { pricesFrom }] = await Promise.all([import("../../session-stats.js"), import("../../session-ledger.js")]);
   const { sinceMs, by } = checkStatsFlags(values);
-  await sessionStats(await sessionStore(values), { sinceMs, by, json: values.json === true, prices: await pricesFrom(values.config), now: Date.now() }, io.stdout);
+  await sessionStats(
+    await sessionStore(values),
+    { sinceMs, by, json: values.json === true, prices: await pricesFrom(values.config), now: Date.now() },
+    io.stdout,
+  );
   return EXIT.completed;
 }

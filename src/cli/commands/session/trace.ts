@@ -5,10 +5,7 @@ import { UsageError } from "../../cli-errors.js";
 import { ids, type SessionContext } from "../../session-command.js";
 
 export function options(command: Command): void {
-  command.option(
-    "--endpoint <URL>",
-    "the collector's OTLP/HTTP address, such as http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT)",
-  );
+  command.option("--endpoint <URL>", "the collector's OTLP/HTTP address, such as http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT)");
 }
 
 export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {

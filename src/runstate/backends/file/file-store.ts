@@ -311,7 +311,13 @@ export class FileStore implements Store {
       updated = stat.mtime;
       if (!withDigest) {
         const ends = readJournalEnds(this.#fs.sync, fd, stat.size);
-        const { digest: _status, ...summary } = summarizeEnds(runId, path, ends, updated, statusOnlyDigest(completeLinesBackward(this.#fs.sync, fd, stat.size, 0)));
+        const { digest: _status, ...summary } = summarizeEnds(
+          runId,
+          path,
+          ends,
+          updated,
+          statusOnlyDigest(completeLinesBackward(this.#fs.sync, fd, stat.size, 0)),
+        );
         return summary;
       }
       const digest = emptyDigest();
@@ -482,7 +488,6 @@ export class FileStore implements Store {
       await this.#fs.close(fd);
     }
   }
-
 }
 
 /** The run ids among file names with that suffix; anything else in the directory is not ours. */

@@ -58,13 +58,9 @@ export const nodeFileSystem: FileSystem = {
   open: promisify(fs.open) as (path: string, flags: number, mode?: number) => Promise<number>,
   close: promisify(fs.close),
   write: (fd, data, position) =>
-    new Promise((resolve, reject) =>
-      fs.write(fd, data, 0, data.length, position, (error, written) => (error ? reject(error) : resolve(written))),
-    ),
+    new Promise((resolve, reject) => fs.write(fd, data, 0, data.length, position, (error, written) => (error ? reject(error) : resolve(written)))),
   read: (fd, into, offset, length, position) =>
-    new Promise((resolve, reject) =>
-      fs.read(fd, into, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))),
-    ),
+    new Promise((resolve, reject) => fs.read(fd, into, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead)))),
   fsync: promisify(fs.fsync),
   fdatasync: promisify(fs.fdatasync),
   fstat: promisify(fs.fstat),

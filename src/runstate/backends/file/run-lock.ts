@@ -15,7 +15,6 @@ import { errnoCode, type FileSystem } from "./file-system.js";
 const LOCK_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW;
 const FILE_MODE = 0o600;
 
-
 export interface RunLock {
   release(): Promise<void>;
 }

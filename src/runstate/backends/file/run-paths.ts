@@ -38,5 +38,8 @@ export function lockIds(names: readonly string[]): string[] {
 }
 
 function idsWithSuffix(names: readonly string[], suffix: string): string[] {
-  return names.filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length)).filter(isValidRunId);
+  return names
+    .filter((name) => name.endsWith(suffix))
+    .map((name) => name.slice(0, -suffix.length))
+    .filter(isValidRunId);
 }

@@ -48,7 +48,14 @@ type Entry = [
  * is what a listing spends its time on. Absent title and origin are 0; each model's tokens
  * are its name and the five counts, one after another.
  */
-type StoredDigest = [bytes: number, title: string | 0, origin: OriginPayload | 0, calls: (string | number)[], compactions: (string | number)[], copied: number[]];
+type StoredDigest = [
+  bytes: number,
+  title: string | 0,
+  origin: OriginPayload | 0,
+  calls: (string | number)[],
+  compactions: (string | number)[],
+  copied: number[],
+];
 /** A lock file whose holder was found dead, by its key. */
 type DeadLock = [runId: string, size: number, mtimeMs: number, ino: number];
 interface CacheFile {
@@ -166,7 +173,18 @@ export class SummaryCache {
       const text = JSON.stringify(fingerprint);
       let index = indexOf.get(text);
       if (index === undefined) indexOf.set(text, (index = fingerprints.push(fingerprint) - 1));
-      return [summary.runId, key.size, key.mtimeMs, key.ino, summary.status, summary.lastSeq, summary.updated, meta, index, storedDigest(summary.digest as RunDigest)];
+      return [
+        summary.runId,
+        key.size,
+        key.mtimeMs,
+        key.ino,
+        summary.status,
+        summary.lastSeq,
+        summary.updated,
+        meta,
+        index,
+        storedDigest(summary.digest as RunDigest),
+      ];
     });
     return { format: FORMAT, fingerprints, entries, deadLocks: this.#deadKept };
   }
@@ -183,7 +201,13 @@ function counts(usage: TokenUsage): number[] {
 
 function usageOf(values: readonly (string | number)[], at: number): TokenUsage {
   const [calls, inTokens, outTokens, cacheReadTokens, cacheWriteTokens] = values.slice(at, at + 5) as number[];
-  return { calls: calls ?? 0, inTokens: inTokens ?? 0, outTokens: outTokens ?? 0, cacheReadTokens: cacheReadTokens ?? 0, cacheWriteTokens: cacheWriteTokens ?? 0 };
+  return {
+    calls: calls ?? 0,
+    inTokens: inTokens ?? 0,
+    outTokens: outTokens ?? 0,
+    cacheReadTokens: cacheReadTokens ?? 0,
+    cacheWriteTokens: cacheWriteTokens ?? 0,
+  };
 }
 
 function digestOf([bytes, title, origin, calls, compactions, copied]: StoredDigest, status: RunStatus): RunDigest {
@@ -192,7 +216,13 @@ function digestOf([bytes, title, origin, calls, compactions, copied]: StoredDige
     for (let at = 0; at + 5 < flat.length; at += 6) usages[flat[at] as string] = usageOf(flat, at + 1);
     return usages;
   };
-  const digest: RunDigest = { bytes, status: status as RunDigest["status"], calls: byModel(calls), compactions: byModel(compactions), copied: usageOf(copied, 0) };
+  const digest: RunDigest = {
+    bytes,
+    status: status as RunDigest["status"],
+    calls: byModel(calls),
+    compactions: byModel(compactions),
+    copied: usageOf(copied, 0),
+  };
   if (title !== 0) digest.title = title;
   if (origin !== 0) digest.origin = origin;
   return digest;
@@ -243,5 +273,12 @@ function isStoredDigest(value: unknown): value is StoredDigest {
 }
 
 function isDeadLock(value: unknown): value is DeadLock {
-  return Array.isArray(value) && value.length === 4 && typeof value[0] === "string" && typeof value[1] === "number" && typeof value[2] === "number" && typeof value[3] === "number";
+  return (
+    Array.isArray(value) &&
+    value.length === 4 &&
+    typeof value[0] === "string" &&
+    typeof value[1] === "number" &&
+    typeof value[2] === "number" &&
+    typeof value[3] === "number"
+  );
 }

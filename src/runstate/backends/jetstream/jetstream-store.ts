@@ -4,7 +4,16 @@
 // `<prefix>.<run>.<seq>`, each body a journal line without its newline. The operator's
 // stream keeps one message per subject and refuses a second (discard new per subject),
 // so each slot is written once; a lease in a KV bucket names the one writer of a run.
-import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type OrderedConsumerOptions, type StoredMsg } from "@nats-io/jetstream";
+import {
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type OrderedConsumerOptions,
+  type StoredMsg,
+} from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { RunState } from "../../views/fold.js";
 import { encodeRecordIn } from "../../records/journal-codec.js";

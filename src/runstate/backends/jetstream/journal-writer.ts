@@ -95,11 +95,10 @@ export class JetStreamWriter implements JournalWriter {
       return;
     } catch (error) {
       if (!slotTaken(error)) {
-        throw new RunStateError(
-          "ERR_IO",
-          `the NATS server did not take record ${record.seq} of session ${this.#runId}: ${(error as Error).message}`,
-          { cause: error, seq: record.seq },
-        );
+        throw new RunStateError("ERR_IO", `the NATS server did not take record ${record.seq} of session ${this.#runId}: ${(error as Error).message}`, {
+          cause: error,
+          seq: record.seq,
+        });
       }
     }
     const holder = await this.#store.slotMessageId(this.#runId, record.seq).catch(() => undefined);

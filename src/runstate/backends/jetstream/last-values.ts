@@ -13,7 +13,13 @@ const IDLE_CHECK_MS = 200;
  * by subject; empty for a key's delete or purge marker. Rejects when the server does not
  * deliver them all within `timeoutMs`.
  */
-export async function readLastValues(nc: NatsConnection, jsm: JetStreamManager, stream: string, filter: string, timeoutMs: number): Promise<Map<string, string>> {
+export async function readLastValues(
+  nc: NatsConnection,
+  jsm: JetStreamManager,
+  stream: string,
+  filter: string,
+  timeoutMs: number,
+): Promise<Map<string, string>> {
   const values = new Map<string, string>();
   let consumer: string | undefined;
   let lastDelivery = Date.now();

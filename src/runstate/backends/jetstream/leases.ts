@@ -55,7 +55,12 @@ export class Leases {
   readonly #connection: { nc: NatsConnection; jsm: JetStreamManager; stream: string; timeoutMs: number };
 
   /** `ttlMs` is the bucket's own TTL, which sets the heartbeat whoever made the bucket. */
-  constructor(kv: KV, ttlMs: number, report: (line: string) => void, connection: { nc: NatsConnection; jsm: JetStreamManager; stream: string; timeoutMs: number }) {
+  constructor(
+    kv: KV,
+    ttlMs: number,
+    report: (line: string) => void,
+    connection: { nc: NatsConnection; jsm: JetStreamManager; stream: string; timeoutMs: number },
+  ) {
     this.#kv = kv;
     this.#ttlMs = ttlMs;
     this.#report = report;
@@ -106,7 +111,9 @@ export class Leases {
     const held = new Map<string, RunHolder>();
     let keys: string[];
     try {
-      keys = Object.keys((await jsm.streams.info(`KV_${name}`, { subjects_filter: `${prefix}>` })).state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+      keys = Object.keys((await jsm.streams.info(`KV_${name}`, { subjects_filter: `${prefix}>` })).state.subjects ?? {}).map((subject) =>
+        subject.slice(prefix.length),
+      );
     } catch (error) {
       throw ioError(`reading the leases of stream ${stream}`, error);
     }
@@ -168,7 +175,9 @@ export class HeldLease {
   /** Why this writer may no longer write, if it lost the lease (or may have: its TTL ran out unrenewed). */
   get lost(): string | undefined {
     if (!this.#lostController.signal.aborted && performance.now() >= this.#surelyUntil) {
-      this.#lose(`the lease of session ${this.#runId} ran out before it was renewed (this process was paused or cut off from the server for longer than the lease): another writer may hold it`);
+      this.#lose(
+        `the lease of session ${this.#runId} ran out before it was renewed (this process was paused or cut off from the server for longer than the lease): another writer may hold it`,
+      );
     }
     return this.#lostController.signal.aborted ? (this.#lostController.signal.reason as Error).message : undefined;
   }
@@ -199,7 +208,8 @@ export class HeldLease {
       },
       (error: unknown) => {
         // Another writer took it after it expired: this one may not write again.
-        if (slotTaken(error) || /wrong last sequence/i.test((error as Error).message)) this.#lose(`the lease of session ${this.#runId} passed to another writer`);
+        if (slotTaken(error) || /wrong last sequence/i.test((error as Error).message))
+          this.#lose(`the lease of session ${this.#runId} passed to another writer`);
       },
     );
   }

@@ -69,10 +69,20 @@ export async function checkStream(jsm: JetStreamManager, stream: string, wanted:
   }
   const wildcards = config.subjects.filter((subject) => subject.split(".").some((token) => token === "*" || token === ">"));
   const only = wildcards.length === 1 ? (wildcards[0] as string) : undefined;
-  const prefix = only?.endsWith(".>") && !only.slice(0, -2).split(".").some((token) => token === "*" || token === ">" || token === "") ? only.slice(0, -2) : undefined;
+  const prefix =
+    only?.endsWith(".>") &&
+    !only
+      .slice(0, -2)
+      .split(".")
+      .some((token) => token === "*" || token === ">" || token === "")
+      ? only.slice(0, -2)
+      : undefined;
   const command = streamAddCommand(stream, prefix ?? wanted ?? DEFAULT_PREFIX);
   const fix = (problem: string) =>
-    new RunStateError("ERR_STORE_CONFIG", `stream ${stream} ${problem}, so a record could be lost or overwritten: recreate it with: ${command}`, { expected: command, stream });
+    new RunStateError("ERR_STORE_CONFIG", `stream ${stream} ${problem}, so a record could be lost or overwritten: recreate it with: ${command}`, {
+      expected: command,
+      stream,
+    });
   if (prefix === undefined) throw fix(`must bind exactly one subject of the form <prefix>.> (it binds ${config.subjects.join(", ")})`);
   if (wanted !== undefined && wanted !== prefix) throw fix(`binds ${prefix}.>, not the configured prefix ${wanted}.>`);
   if (config.max_msgs_per_subject !== 1) throw fix(`keeps ${config.max_msgs_per_subject} messages per subject, not 1`);

@@ -131,7 +131,13 @@ function decode(runId: string, text: string): KeptSummary | undefined {
 function isDigest(value: unknown): value is RunDigest {
   if (typeof value !== "object" || value === null) return false;
   const digest = value as Partial<RunDigest>;
-  return typeof digest.bytes === "number" && typeof digest.status === "string" && typeof digest.calls === "object" && typeof digest.compactions === "object" && typeof digest.copied === "object";
+  return (
+    typeof digest.bytes === "number" &&
+    typeof digest.status === "string" &&
+    typeof digest.calls === "object" &&
+    typeof digest.compactions === "object" &&
+    typeof digest.copied === "object"
+  );
 }
 
 /** How long a writer's summary waits for later records before it is put: one put serves a burst of appends. */
