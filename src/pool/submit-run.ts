@@ -48,6 +48,7 @@ export async function submitRun({ store, queue, agent }: SubmitRunOptions, start
 
 /** What a follow-up does when its session is running or queued: wait behind it, be refused, or interrupt it at its next boundary. */
 export const IF_RUNNING = ["queue", "reject", "interrupt"] as const;
+/** One of IF_RUNNING: what a follow-up does when its session is running or queued. */
 export type IfRunning = (typeof IF_RUNNING)[number];
 
 /**
