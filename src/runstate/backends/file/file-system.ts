@@ -93,7 +93,7 @@ async function loadFsExt(): Promise<typeof import("fs-ext")> {
   try {
     return (await import("fs-ext")).default;
   } catch (error) {
-    const packageDir = fileURLToPath(new URL("../../../", import.meta.url));
+    const packageDir = fileURLToPath(new URL("../../../../", import.meta.url));
     throw new RunStateError(
       "ERR_IO",
       `the file lock addon (fs-ext) is missing or not built for Node.js ${process.versions.node}: run 'npm rebuild fs-ext' in ${packageDir} (it needs python3, make and g++)`,
