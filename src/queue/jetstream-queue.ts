@@ -9,8 +9,9 @@
 // a message on a subject no consumer reads, until a decision moves it back. A follow-up
 // to a run the queue has already waits behind it as a message of its own on
 // `behind.<id>.<waits|interrupts>.<token>` (no consumer reads those either), in stream
-// order; the claim ahead watches for an `interrupts` one with its heartbeat, and when it
-// finishes it moves the oldest to the run's subject, under the run's hold.
+// order; the claim ahead hears of an `interrupts` one by a subscription (and looks for one
+// with each heartbeat), and when it finishes it moves the oldest to the run's subject,
+// under the run's hold; a finish cut short between is completed by the next idle claim.
 import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
@@ -212,14 +213,7 @@ export class JetStreamQueue implements RunQueue {
     const every = Math.max(100, Math.floor(this.#ackWaitMs / 3));
     let beatAt = performance.now();
     let overdue = false;
-    const interrupt = new AbortController();
-    // With each beat: has a follow-up come to wait behind this run that asks to interrupt it?
-    const look = async () => {
-      if (interrupt.signal.aborted) return;
-      const waiting = await this.#waiting(entry.runId, "interrupts").catch(() => []);
-      if (waiting.some((behind) => !isPromotionOf(entry, behind.entry))) interrupt.abort(new Error("a follow-up interrupts the run"));
-    };
-    void look();
+    const interrupts = this.#interrupts(entry);
     const beat = setInterval(() => {
       const now = performance.now();
       if (held.lost.aborted || now - beatAt > every + this.#ackWaitMs / 2) {
@@ -229,7 +223,7 @@ export class JetStreamQueue implements RunQueue {
       }
       beatAt = now;
       message.working();
-      void look();
+      interrupts.look();
     }, every);
     beat.unref();
     held.lost.addEventListener("abort", () => clearInterval(beat), { once: true });
@@ -245,11 +239,13 @@ export class JetStreamQueue implements RunQueue {
       // Closed unsettled (a worker that dies): the message goes back to the queue after AckWait.
       close: async () => {
         clearInterval(beat);
+        interrupts.stop();
         await held.journal.close();
       },
     };
     const settle = (change: () => Promise<void>) => async () => {
       clearInterval(beat);
+      interrupts.stop();
       try {
         // A lost hold settles nothing: the message may be another worker's delivery by now.
         if (!held.lost.aborted && !overdue) await change();
@@ -261,7 +257,7 @@ export class JetStreamQueue implements RunQueue {
       entry,
       journal,
       lost: held.lost,
-      interrupted: interrupt.signal,
+      interrupted: interrupts.signal,
       finish: settle(async () => {
         await this.#ack(message, entry.runId);
         // Left by an unpark a crash cut short: the run is at rest now.
@@ -274,6 +270,39 @@ export class JetStreamQueue implements RunQueue {
       }),
       handBack: settle(async () => message.nak()),
     };
+  }
+
+  /**
+   * A claim's `interrupted`: aborted once a follow-up that interrupts the run waits behind
+   * it (not the one the claim was promoted from). A subscription to those subjects hears of
+   * one at once (a JetStream publish reaches core subscribers too); `look`, on each beat,
+   * finds one queued before the claim or published while the connection was down.
+   */
+  #interrupts(claimed: QueuedRun): { signal: AbortSignal; look(): void; stop(): void } {
+    const interrupt = new AbortController();
+    const heard = (behind: QueuedRun) => {
+      if (!isPromotionOf(claimed, behind)) interrupt.abort(new Error("a follow-up interrupts the run"));
+    };
+    const subscription = this.#store.connection.subscribe(`${this.#behindBase(claimed.runId)}.interrupts.*`, {
+      callback: (error, message) => {
+        if (error !== null) return;
+        try {
+          heard(decodeEntry(message.data, message.subject));
+        } catch {
+          // Not an entry: the look reads the stream, where `queue ls` shows what is there.
+        }
+      },
+    });
+    const look = () => {
+      if (interrupt.signal.aborted) return;
+      this.#waiting(claimed.runId, "interrupts").then(
+        (waiting) => waiting.forEach((behind) => heard(behind.entry)),
+        // Unreachable now: the next beat looks again.
+        () => undefined,
+      );
+    };
+    look();
+    return { signal: interrupt.signal, look, stop: () => subscription.unsubscribe() };
   }
 
   async #ack(message: JsMsg, runId: string): Promise<void> {
