@@ -37,7 +37,7 @@ describe("JetStream queue after a finish cut short", () => {
   let own: NatsServer | undefined;
   after(() => own?.stop());
 
-  it("the next idle claim queues the follow-up left waiting behind a run with no entry, after the run's last record, and a later claim takes it", async () => {
+  it("the next idle claim queues the follow-up left waiting behind a run with no entry, after the run's last record, and a later claim takes it; a waiting message that is no entry holds up no other run", async () => {
     own = await startNatsServer();
     await initRunStream({ backend: "jetstream", servers: own.url, stream: "STRANDED", leaseTtlMs: LEASE_TTL_MS });
     const store = (await createStore({ backend: "jetstream", servers: own.url, stream: "STRANDED", leaseTtlMs: LEASE_TTL_MS })) as JetStreamStore;
@@ -49,6 +49,8 @@ describe("JetStream queue after a finish cut short", () => {
       await journal.close();
       const waiting: QueuedRun = { runId: "stranded", queued: new Date().toISOString(), fingerprint: meta.fingerprint, version: meta.version, followUp: "go on", afterSeq: 1, state: "queued" };
       assert.deepEqual(await queue.list(), [], "the queue stream is made, and empty");
+      await (await store.create("garbled", metaPayload("garbled"))).close();
+      await jetstream(store.connection).publish(`$FISK_QUEUE.STRANDED.behind.garbled.waits.bad`, "not an entry");
       await jetstream(store.connection).publish(`$FISK_QUEUE.STRANDED.behind.stranded.waits.cut`, encodeEntry(waiting));
       assert.deepEqual(await queue.list(), [], "a follow-up waiting behind is no entry of its own");
 

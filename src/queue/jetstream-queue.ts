@@ -121,7 +121,8 @@ export class JetStreamQueue implements RunQueue {
     try {
       await this.#remove(runId);
       const { jsm } = await this.#setUp();
-      for (const { subject } of await this.#waiting(runId)) await this.#purge(jsm, subject);
+      // By subject, unread: a follow-up that is not an entry goes with its run too.
+      for (const subject of await this.#subjects(`${this.#behindBase(runId)}.>`)) await this.#purge(jsm, subject);
     } finally {
       await held?.journal.close();
     }
@@ -368,6 +369,9 @@ export class JetStreamQueue implements RunQueue {
       try {
         // Read again under the hold: a finish may have queued one just before.
         if ((await this.get(runId)) === undefined) await this.#promoteNext(runId, undefined, held.journal.lastSeq);
+      } catch (error) {
+        // A waiting message that is no entry keeps only its own run's follow-ups back, not this claim.
+        if (!(error instanceof RunStateError && error.code === "ERR_CORRUPT")) throw error;
       } finally {
         await held.journal.close();
       }
