@@ -235,7 +235,11 @@ describe("worker pool on NATS JetStream", () => {
     const worker = ws.worker();
     await printedLine(worker, /^finished held: completed$[\s\S]*^finished held: completed$/m);
     const journal = await ws.journal("held");
-    assert.deepEqual(kinds(journal).slice(-7), ["terminal", "user", "assistant", "terminal", "user", "assistant", "terminal"], "each follow-up went on after the run it waited for, in the order submitted");
+    assert.deepEqual(
+      kinds(journal).slice(-7),
+      ["terminal", "user", "assistant", "terminal", "user", "assistant", "terminal"],
+      "each follow-up went on after the run it waited for, in the order submitted",
+    );
     assert.deepEqual(
       journal.flatMap((record) => ("user" in record ? [JSON.stringify(record.user)] : [])).map((user) => /And more|Even more/.exec(user)?.[0]),
       ["And more", "Even more"],
@@ -253,9 +257,16 @@ describe("worker pool on NATS JetStream", () => {
     assert.equal(interrupting.code, 0, interrupting.stderr);
     assert.deepEqual(await ws.queued(), ["cut"], "the follow-up waits behind the run it interrupts");
     ws.openGate();
-    await printedLine(worker, /^finished cut: suspended \(interrupted by a follow-up, which is queued next\)\ntook cut \(a follow-up\)\nfinished cut: completed$/m);
+    await printedLine(
+      worker,
+      /^finished cut: suspended \(interrupted by a follow-up, which is queued next\)\ntook cut \(a follow-up\)\nfinished cut: completed$/m,
+    );
     const journal = await ws.journal("cut");
-    assert.deepEqual(kinds(journal).slice(0, 5), ["meta", "assistant", "tool_result", "terminal", "user"], "suspended at the boundary after the tool it was in, then the follow-up");
+    assert.deepEqual(
+      kinds(journal).slice(0, 5),
+      ["meta", "assistant", "tool_result", "terminal", "user"],
+      "suspended at the boundary after the tool it was in, then the follow-up",
+    );
     assert.deepEqual(
       journal.flatMap((record) => ("terminal" in record ? [record.terminal.reason] : [])),
       ["suspended", "completed"],

@@ -47,7 +47,15 @@ describe("JetStream queue after a finish cut short", () => {
       const journal = await store.create("stranded", meta);
       await journal.append(2, terminalEntry("completed"));
       await journal.close();
-      const waiting: QueuedRun = { runId: "stranded", queued: new Date().toISOString(), fingerprint: meta.fingerprint, version: meta.version, followUp: "go on", afterSeq: 1, state: "queued" };
+      const waiting: QueuedRun = {
+        runId: "stranded",
+        queued: new Date().toISOString(),
+        fingerprint: meta.fingerprint,
+        version: meta.version,
+        followUp: "go on",
+        afterSeq: 1,
+        state: "queued",
+      };
       assert.deepEqual(await queue.list(), [], "the queue stream is made, and empty");
       await (await store.create("garbled", metaPayload("garbled"))).close();
       await jetstream(store.connection).publish(`$FISK_QUEUE.STRANDED.behind.garbled.waits.bad`, "not an entry");

@@ -12,7 +12,20 @@
 // order; the claim ahead hears of an `interrupts` one by a subscription (and looks for one
 // with each heartbeat), and when it finishes it moves the oldest to the run's subject,
 // under the run's hold; a finish cut short between is completed by the next idle claim.
-import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type Consumer,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
