@@ -205,7 +205,7 @@ describe("worker pool on NATS JetStream", () => {
     assert.deepEqual(ws.executions().sort(), ["one", "one", "two", "two"]);
   });
 
-  it("--if-running reject refuses a follow-up while a run holds the session, the default waits behind it; queue rm withdraws only what no worker drives", async () => {
+  it("--if-running reject refuses a follow-up while a run holds the session, the default waits behind it (a second behind the first); queue rm withdraws only what no worker drives", async () => {
     const ws = await workspace({ gateOpen: false });
     const holder = startCli(["run", "--checkpoint", "--name", "held", "Write two notes for held", ...ws.storeFlag], { cwd: ws.dir, env: ws.env });
     await waitFor(() => ws.executions().length === 1, "the run's tool to start");
@@ -214,8 +214,8 @@ describe("worker pool on NATS JetStream", () => {
     assert.match(refused.stderr, /session held is running .*: the follow-up is refused, as --if-running reject asks/);
     assert.equal((await ws.cli(["submit", "And more", "--resume", "held"])).code, 0);
     const again = await ws.cli(["submit", "Even more", "--resume", "held"]);
-    assert.equal(again.code, 9, again.stderr);
-    assert.match(again.stderr, /session held is queued already/);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(await ws.queued(), ["held"], "the second follow-up waits behind the first, not as an entry of its own");
 
     assert.equal((await ws.cli(["submit", "Write two notes for withdrawn", "--name", "withdrawn"])).code, 0);
     const withdrawn = await ws.cli(["queue", "rm", "withdrawn"]);
@@ -233,13 +233,46 @@ describe("worker pool on NATS JetStream", () => {
     ws.openGate();
     assert.equal((await holder.done).code, 0);
     const worker = ws.worker();
-    await printedLine(worker, /^finished held: completed$/m);
+    await printedLine(worker, /^finished held: completed$[\s\S]*^finished held: completed$/m);
+    const journal = await ws.journal("held");
     assert.deepEqual(
-      kinds(await ws.journal("held")).slice(-4),
-      ["terminal", "user", "assistant", "terminal"],
-      "the follow-up went on after the run it waited for",
+      kinds(journal).slice(-7),
+      ["terminal", "user", "assistant", "terminal", "user", "assistant", "terminal"],
+      "each follow-up went on after the run it waited for, in the order submitted",
+    );
+    assert.deepEqual(
+      journal.flatMap((record) => ("user" in record ? [JSON.stringify(record.user)] : [])).map((user) => /And more|Even more/.exec(user)?.[0]),
+      ["And more", "Even more"],
     );
     assert.doesNotMatch(printed.get(worker)?.() ?? "", /took withdrawn/);
+    assert.deepEqual(await ws.queued(), []);
+  });
+
+  it("--if-running interrupt: the worker's claim hears of it, suspends the run at its next boundary (journaled once), then the follow-up runs", async () => {
+    const ws = await workspace({ gateOpen: false });
+    assert.equal((await ws.cli(["submit", "Write two notes for cut", "--name", "cut"])).code, 0);
+    const worker = ws.worker();
+    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    const interrupting = await ws.cli(["submit", "Stop there", "--resume", "cut", "--if-running", "interrupt"]);
+    assert.equal(interrupting.code, 0, interrupting.stderr);
+    assert.deepEqual(await ws.queued(), ["cut"], "the follow-up waits behind the run it interrupts");
+    ws.openGate();
+    await printedLine(
+      worker,
+      /^finished cut: suspended \(interrupted by a follow-up, which is queued next\)\ntook cut \(a follow-up\)\nfinished cut: completed$/m,
+    );
+    const journal = await ws.journal("cut");
+    assert.deepEqual(
+      kinds(journal).slice(0, 5),
+      ["meta", "assistant", "tool_result", "terminal", "user"],
+      "suspended at the boundary after the tool it was in, then the follow-up",
+    );
+    assert.deepEqual(
+      journal.flatMap((record) => ("terminal" in record ? [record.terminal.reason] : [])),
+      ["suspended", "completed"],
+      "the interrupt journaled once, as a suspend",
+    );
+    assert.deepEqual(ws.executions(), ["one", "two"], "each note written once");
     assert.deepEqual(await ws.queued(), []);
   });
 

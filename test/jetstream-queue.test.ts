@@ -1,8 +1,12 @@
 // The JetStream queue passes the queue conformance suite on a real nats-server: each
-// case's two queues are two connections, as two worker processes would have.
-import { after } from "node:test";
-import { runQueueConformance } from "../src/conformance/index.js";
+// case's two queues are two connections, as two worker processes would have. And a
+// finish a crash cut short leaves no follow-up stranded.
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { jetstream } from "@nats-io/jetstream";
+import { metaPayload, runQueueConformance, terminalEntry } from "../src/conformance/index.js";
 import { JetStreamQueue } from "../src/queue/jetstream-queue.js";
+import { encodeEntry, type QueuedRun } from "../src/queue/run-queue.js";
 import { createStore } from "../src/runstate/backends/create-store.js";
 import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
 import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
@@ -25,4 +29,48 @@ runQueueConformance("jetstream", {
   makeQueue: async () => over((server as NatsServer).url),
   again: async () => over((server as NatsServer).url),
   takeoverMs: LEASE_TTL_MS,
+});
+
+// What only a crash leaves: a finish that acked its run's entry and died before it queued
+// the follow-up waiting behind (the entry and the waiting message cannot change at once).
+describe("JetStream queue after a finish cut short", () => {
+  let own: NatsServer | undefined;
+  after(() => own?.stop());
+
+  it("the next idle claim queues the follow-up left waiting behind a run with no entry, after the run's last record, and a later claim takes it; a waiting message that is no entry holds up no other run", async () => {
+    own = await startNatsServer();
+    await initRunStream({ backend: "jetstream", servers: own.url, stream: "STRANDED", leaseTtlMs: LEASE_TTL_MS });
+    const store = (await createStore({ backend: "jetstream", servers: own.url, stream: "STRANDED", leaseTtlMs: LEASE_TTL_MS })) as JetStreamStore;
+    const queue = new JetStreamQueue(store);
+    try {
+      const meta = metaPayload("stranded");
+      const journal = await store.create("stranded", meta);
+      await journal.append(2, terminalEntry("completed"));
+      await journal.close();
+      const waiting: QueuedRun = {
+        runId: "stranded",
+        queued: new Date().toISOString(),
+        fingerprint: meta.fingerprint,
+        version: meta.version,
+        followUp: "go on",
+        afterSeq: 1,
+        state: "queued",
+      };
+      assert.deepEqual(await queue.list(), [], "the queue stream is made, and empty");
+      await (await store.create("garbled", metaPayload("garbled"))).close();
+      await jetstream(store.connection).publish(`$FISK_QUEUE.STRANDED.behind.garbled.waits.bad`, "not an entry");
+      await jetstream(store.connection).publish(`$FISK_QUEUE.STRANDED.behind.stranded.waits.cut`, encodeEntry(waiting));
+      assert.deepEqual(await queue.list(), [], "a follow-up waiting behind is no entry of its own");
+
+      let claim = await queue.claim(() => true);
+      for (const until = Date.now() + 10_000; claim === undefined && Date.now() < until; ) claim = await queue.claim(() => true);
+      assert.deepEqual([claim?.entry.runId, claim?.entry.followUp, claim?.entry.afterSeq, claim?.entry.state], ["stranded", "go on", 2, "queued"]);
+      await claim?.finish();
+      assert.deepEqual(await queue.list(), []);
+      assert.equal(await queue.claim(() => true), undefined, "queued once, not again");
+    } finally {
+      await queue.close();
+      await store.close();
+    }
+  });
 });

@@ -6,7 +6,12 @@
 // that dies stops acknowledging, and the message is delivered again after AckWait, which
 // is the store's lease TTL: by then the dead worker's lease on the run has run out too,
 // and the next worker's open of the run (its lease, the fence) succeeds. A parked run is
-// a message on a subject no consumer reads, until a decision moves it back.
+// a message on a subject no consumer reads, until a decision moves it back. A follow-up
+// to a run the queue has already waits behind it as a message of its own on
+// `behind.<id>.<waits|interrupts>.<token>` (no consumer reads those either), in stream
+// order; the claim ahead hears of an `interrupts` one by a subscription (and looks for one
+// with each heartbeat), and when it finishes it moves the oldest to the run's subject,
+// under the run's hold; a finish cut short between is completed by the next idle claim.
 import {
   AckPolicy,
   DeliverPolicy,
@@ -22,6 +27,7 @@ import {
   type JsMsg,
 } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
+import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { RunStateError } from "../runstate/errors.js";
 import { DEFAULT_TIMEOUT_MS, ioError, slotTaken } from "../runstate/backends/jetstream/connection.js";
@@ -34,9 +40,12 @@ import {
   decodeEntry,
   drivenError,
   encodeEntry,
+  isPromotionOf,
   notQueuedError,
+  promotedFollowUp,
   type Accepts,
   type Claim,
+  type EnqueueOptions,
   type QueuedRun,
   type RunQueue,
 } from "./run-queue.js";
@@ -61,9 +70,19 @@ export function queueStreamName(runsStream: string): string {
   return `${runsStream}_QUEUE`;
 }
 
-/** Its subjects: `$FISK_QUEUE.<STREAM>.run.<id>` (delivered to workers) and `….parked.<id>` (waiting for a decision). */
+/** Its subjects: `$FISK_QUEUE.<STREAM>.run.<id>` (delivered to workers), `….parked.<id>` (waiting for a decision) and `….behind.<id>.<how>.<token>` (a follow-up waiting behind the run). */
 function subjectBase(runsStream: string): string {
   return `$FISK_QUEUE.${runsStream}`;
+}
+
+/** How a follow-up waits behind its run: `interrupts` asks the claim ahead to suspend it. */
+type BehindHow = "waits" | "interrupts";
+
+/** A follow-up waiting behind its run, with the subject and stream sequence it is kept at. */
+interface Waiting {
+  subject: string;
+  seq: number;
+  entry: QueuedRun;
 }
 
 /** The JetStream backend of RunQueue: see the top of this module. */
@@ -81,26 +100,17 @@ export class JetStreamQueue implements RunQueue {
     this.#ackWaitMs = store.leaseTtlMs;
   }
 
-  async enqueue(entry: QueuedRun): Promise<void> {
-    const body = encodeEntry(entry);
+  async enqueue(entry: QueuedRun, options: EnqueueOptions = {}): Promise<void> {
     const { jsm, js } = await this.#setUp();
-    if ((await this.#read(jsm, this.#subject("parked", entry.runId))) !== undefined) throw alreadyQueuedError(entry.runId);
-    try {
-      await js.publish(this.#subject("run", entry.runId), body, { expect: { lastSubjectSequence: 0 } });
-    } catch (error) {
-      if (slotTaken(error)) throw alreadyQueuedError(entry.runId);
-      throw ioError(`queueing session ${entry.runId}`, error);
-    }
+    const parked = (await this.#read(jsm, this.#subject("parked", entry.runId))) !== undefined;
+    if (!parked && (await this.#publishOnce(js, "run", entry))) return;
+    if (entry.followUp === undefined) throw alreadyQueuedError(entry.runId);
+    await this.#waitBehind(entry, options.interrupt === true ? "interrupts" : "waits");
   }
 
   async list(): Promise<QueuedRun[]> {
     const { jsm } = await this.#setUp();
-    let subjects: string[];
-    try {
-      subjects = Object.keys((await jsm.streams.info(this.stream, { subjects_filter: `${this.#base}.>` })).state.subjects ?? {});
-    } catch (error) {
-      throw ioError(`listing the queue ${this.stream}`, error);
-    }
+    const subjects = [...(await this.#subjects(`${this.#base}.run.*`)), ...(await this.#subjects(`${this.#base}.parked.*`))];
     const byRun = new Map<string, QueuedRun>();
     for (const entry of await Promise.all(subjects.map((subject) => this.#read(jsm, subject)))) {
       // Both while an unpark is half done: the queued one is the newer.
@@ -123,6 +133,9 @@ export class JetStreamQueue implements RunQueue {
     if (held === "held") throw drivenError(runId);
     try {
       await this.#remove(runId);
+      const { jsm } = await this.#setUp();
+      // By subject, unread: a follow-up that is not an entry goes with its run too.
+      for (const subject of await this.#subjects(`${this.#behindBase(runId)}.>`)) await this.#purge(jsm, subject);
     } finally {
       await held?.journal.close();
     }
@@ -143,7 +156,11 @@ export class JetStreamQueue implements RunQueue {
     const passed = new Set<number>();
     for (let looked = 0; looked < MOST_LOOKED_AT; looked++) {
       const message = await this.#next(consumer);
-      if (message === null) return undefined;
+      if (message === null) {
+        // Nothing to do: the time to queue follow-ups a finish that crashed left behind no entry.
+        await this.#promoteStranded();
+        return undefined;
+      }
       // Back again within this claim (a short nak delay): every run it could take was looked at.
       if (passed.has(message.seq)) {
         message.nak(HELD_DELAY_MS);
@@ -210,6 +227,7 @@ export class JetStreamQueue implements RunQueue {
     const every = Math.max(100, Math.floor(this.#ackWaitMs / 3));
     let beatAt = performance.now();
     let overdue = false;
+    const interrupts = this.#interrupts(entry);
     const beat = setInterval(() => {
       const now = performance.now();
       if (held.lost.aborted || now - beatAt > every + this.#ackWaitMs / 2) {
@@ -219,6 +237,7 @@ export class JetStreamQueue implements RunQueue {
       }
       beatAt = now;
       message.working();
+      interrupts.look();
     }, every);
     beat.unref();
     held.lost.addEventListener("abort", () => clearInterval(beat), { once: true });
@@ -234,11 +253,13 @@ export class JetStreamQueue implements RunQueue {
       // Closed unsettled (a worker that dies): the message goes back to the queue after AckWait.
       close: async () => {
         clearInterval(beat);
+        interrupts.stop();
         await held.journal.close();
       },
     };
     const settle = (change: () => Promise<void>) => async () => {
       clearInterval(beat);
+      interrupts.stop();
       try {
         // A lost hold settles nothing: the message may be another worker's delivery by now.
         if (!held.lost.aborted && !overdue) await change();
@@ -250,12 +271,12 @@ export class JetStreamQueue implements RunQueue {
       entry,
       journal,
       lost: held.lost,
-      // Not yet heard of on JetStream: a follow-up submitted with interrupt does not reach a running claim.
-      interrupted: new AbortController().signal,
+      interrupted: interrupts.signal,
       finish: settle(async () => {
         await this.#ack(message, entry.runId);
         // Left by an unpark a crash cut short: the run is at rest now.
         await this.#purge((await this.#setUp()).jsm, this.#subject("parked", entry.runId));
+        await this.#promoteNext(entry.runId, entry, held.journal.lastSeq);
       }),
       park: settle(async () => {
         await this.#publishOnce((await this.#setUp()).js, "parked", { ...entry, state: "parked" });
@@ -263,6 +284,39 @@ export class JetStreamQueue implements RunQueue {
       }),
       handBack: settle(async () => message.nak()),
     };
+  }
+
+  /**
+   * A claim's `interrupted`: aborted once a follow-up that interrupts the run waits behind
+   * it (not the one the claim was promoted from). A subscription to those subjects hears of
+   * one at once (a JetStream publish reaches core subscribers too); `look`, on each beat,
+   * finds one queued before the claim or published while the connection was down.
+   */
+  #interrupts(claimed: QueuedRun): { signal: AbortSignal; look(): void; stop(): void } {
+    const interrupt = new AbortController();
+    const heard = (behind: QueuedRun) => {
+      if (!isPromotionOf(claimed, behind)) interrupt.abort(new Error("a follow-up interrupts the run"));
+    };
+    const subscription = this.#store.connection.subscribe(`${this.#behindBase(claimed.runId)}.interrupts.*`, {
+      callback: (error, message) => {
+        if (error !== null) return;
+        try {
+          heard(decodeEntry(message.data, message.subject));
+        } catch {
+          // Not an entry: the look reads the stream, where `queue ls` shows what is there.
+        }
+      },
+    });
+    const look = () => {
+      if (interrupt.signal.aborted) return;
+      this.#waiting(claimed.runId, "interrupts").then(
+        (waiting) => waiting.forEach((behind) => heard(behind.entry)),
+        // Unreachable now: the next beat looks again.
+        () => undefined,
+      );
+    };
+    look();
+    return { signal: interrupt.signal, look, stop: () => subscription.unsubscribe() };
   }
 
   async #ack(message: JsMsg, runId: string): Promise<void> {
@@ -273,12 +327,95 @@ export class JetStreamQueue implements RunQueue {
     }
   }
 
-  /** Publishes an entry unless its subject holds one already (a retry after a crash). */
-  async #publishOnce(js: JetStreamClient, kind: "run" | "parked", entry: QueuedRun): Promise<void> {
+  /** Publishes an entry unless its subject holds one already (a retry after a crash, or a run queued already): whether it did. */
+  async #publishOnce(js: JetStreamClient, kind: "run" | "parked", entry: QueuedRun): Promise<boolean> {
     try {
       await js.publish(this.#subject(kind, entry.runId), encodeEntry(entry), { expect: { lastSubjectSequence: 0 } });
+      return true;
     } catch (error) {
       if (!slotTaken(error)) throw ioError(`queueing session ${entry.runId}`, error);
+      return false;
+    }
+  }
+
+  /** A follow-up whose run has an entry already: it waits behind it; queued here if the claim ahead finished meanwhile without seeing it. */
+  async #waitBehind(entry: QueuedRun, how: BehindHow): Promise<void> {
+    const { js } = await this.#setUp();
+    try {
+      await js.publish(`${this.#behindBase(entry.runId)}.${how}.${randomBytes(8).toString("hex")}`, encodeEntry(entry));
+    } catch (error) {
+      throw ioError(`queueing a follow-up to session ${entry.runId}`, error);
+    }
+    if ((await this.get(entry.runId)) !== undefined) return;
+    const held = await this.#hold(entry.runId);
+    try {
+      const lastSeq = held === "held" || held === undefined ? (await this.#store.summarize(entry.runId)).lastSeq : held.journal.lastSeq;
+      await this.#promoteNext(entry.runId, undefined, lastSeq);
+    } finally {
+      if (held !== "held") await held?.journal.close();
+    }
+  }
+
+  /**
+   * The oldest follow-up waiting behind a run is queued as its entry, after `lastSeq`,
+   * unless an entry stands already (another promoted one first). One `done` was promoted
+   * from (a promotion a crash cut short before its waiting message went) is dropped.
+   */
+  async #promoteNext(runId: string, done: QueuedRun | undefined, lastSeq: number): Promise<void> {
+    const { jsm, js } = await this.#setUp();
+    for (const { subject, entry } of await this.#waiting(runId)) {
+      const promotedAlready = done !== undefined && isPromotionOf(done, entry);
+      if (!promotedAlready && !(await this.#publishOnce(js, "run", promotedFollowUp(entry, lastSeq)))) return;
+      await this.#purge(jsm, subject);
+      if (!promotedAlready) return;
+    }
+  }
+
+  /** Follow-ups waiting behind a run that has no entry (a finish that crashed between its ack and the promotion) are queued, under the run's hold. */
+  async #promoteStranded(): Promise<void> {
+    const prefix = `${this.#base}.behind.`;
+    const runIds = new Set((await this.#subjects(`${prefix}>`)).map((subject) => subject.slice(prefix.length).split(".")[0] ?? ""));
+    for (const runId of runIds) {
+      if ((await this.get(runId)) !== undefined) continue;
+      const held = await this.#hold(runId);
+      if (held === "held" || held === undefined) continue;
+      try {
+        // Read again under the hold: a finish may have queued one just before.
+        if ((await this.get(runId)) === undefined) await this.#promoteNext(runId, undefined, held.journal.lastSeq);
+      } catch (error) {
+        // A waiting message that is no entry keeps only its own run's follow-ups back, not this claim.
+        if (!(error instanceof RunStateError && error.code === "ERR_CORRUPT")) throw error;
+      } finally {
+        await held.journal.close();
+      }
+    }
+  }
+
+  /** The follow-ups waiting behind a run (those that interrupt it, with `how`), oldest first. */
+  async #waiting(runId: string, how?: BehindHow): Promise<Waiting[]> {
+    const { jsm } = await this.#setUp();
+    const subjects = await this.#subjects(`${this.#behindBase(runId)}.${how ?? "*"}.*`);
+    const waiting: Waiting[] = [];
+    for (const subject of subjects) {
+      let stored;
+      try {
+        stored = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+      } catch (error) {
+        throw ioError(`reading the queue ${this.stream}`, error);
+      }
+      // Gone since the subjects were listed: promoted or withdrawn.
+      if (stored !== null) waiting.push({ subject, seq: stored.seq, entry: decodeEntry(stored.data, `${subject} on stream ${this.stream}`) });
+    }
+    return waiting.sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The subjects of the queue stream that hold a message and match `filter`. */
+  async #subjects(filter: string): Promise<string[]> {
+    const { jsm } = await this.#setUp();
+    try {
+      return Object.keys((await jsm.streams.info(this.stream, { subjects_filter: filter })).state.subjects ?? {});
+    } catch (error) {
+      throw ioError(`listing the queue ${this.stream}`, error);
     }
   }
 
@@ -328,6 +465,11 @@ export class JetStreamQueue implements RunQueue {
   #subject(kind: "run" | "parked", runId: string): string {
     assertRunId(runId);
     return `${this.#base}.${kind}.${runId}`;
+  }
+
+  #behindBase(runId: string): string {
+    assertRunId(runId);
+    return `${this.#base}.behind.${runId}`;
   }
 
   /** The stream and the workers' consumer, made on first use (as the lease bucket is), or used as they are. */
