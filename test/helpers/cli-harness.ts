@@ -68,7 +68,9 @@ export function runCli(args: string[], options: { cwd: string; env: NodeJS.Proce
 }
 
 /** Polls until `check` holds; for waiting on another process's files. */
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+// The deadline only turns a hang into a failure naming what never came: generous, as a loaded
+// 2-core machine takes many seconds to start a process, and a test passes as soon as its wait ends.
+export async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
