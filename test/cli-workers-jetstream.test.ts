@@ -18,6 +18,7 @@ import type { JournalRecord } from "../src/runstate/records/records.js";
 import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
+import { skipWithout } from "./helpers/programs.js";
 import { kinds, stdoutLines } from "./helpers/pool-workspace.js";
 
 const API_KEY = "sk-ant-test-pool";
@@ -157,7 +158,7 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs 
 
 const COMPLETED = ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"];
 
-describe("worker pool on NATS JetStream", () => {
+describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, () => {
   before(async () => {
     nats = await startNatsServer();
     model = await startFakeAnthropic(

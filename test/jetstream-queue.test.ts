@@ -11,6 +11,7 @@ import { createStore } from "../src/runstate/backends/create-store.js";
 import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
 import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
+import { skipWithout } from "./helpers/programs.js";
 
 const LEASE_TTL_MS = 1500;
 let server: NatsServer | undefined;
@@ -21,19 +22,24 @@ async function over(url: string): Promise<{ store: JetStreamStore; queue: JetStr
   return { store, queue: new JetStreamQueue(store) };
 }
 
-runQueueConformance("jetstream", {
-  setup: async () => {
-    server = await startNatsServer();
-    await initRunStream({ backend: "jetstream", servers: server.url, stream: "QUEUED", leaseTtlMs: LEASE_TTL_MS });
-  },
-  makeQueue: async () => over((server as NatsServer).url),
-  again: async () => over((server as NatsServer).url),
-  takeoverMs: LEASE_TTL_MS,
+const skip = skipWithout("nats-server");
+
+// The suite as a group of its own, so a machine without nats-server skips it in one line.
+describe("jetstream queue conformance", { skip }, () => {
+  runQueueConformance("jetstream", {
+    setup: async () => {
+      server = await startNatsServer();
+      await initRunStream({ backend: "jetstream", servers: server.url, stream: "QUEUED", leaseTtlMs: LEASE_TTL_MS });
+    },
+    makeQueue: async () => over((server as NatsServer).url),
+    again: async () => over((server as NatsServer).url),
+    takeoverMs: LEASE_TTL_MS,
+  });
 });
 
 // What only a crash leaves: a finish that acked its run's entry and died before it queued
 // the follow-up waiting behind (the entry and the waiting message cannot change at once).
-describe("JetStream queue after a finish cut short", () => {
+describe("JetStream queue after a finish cut short", { skip }, () => {
   let own: NatsServer | undefined;
   after(() => own?.stop());
 
