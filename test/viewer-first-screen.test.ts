@@ -29,7 +29,11 @@ async function countingStore(records: JournalRecord[], runId = "long"): Promise<
   let read = 0;
   const store = new Proxy(inner, {
     get(target, name) {
-      if (name !== "readRecords") return Reflect.get(target, name, target);
+      if (name !== "readRecords") {
+        // Bound to the store itself: its methods read private fields, which a proxy does not have.
+        const value: unknown = Reflect.get(target, name, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
       return async function* (runId: string, fromSeq?: number) {
         for await (const record of target.readRecords(runId, fromSeq)) {
           read++;
