@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { FileNoteStore, memoryDir } from "../src/memory/file-note-store.js";
 import { CLI, runCli } from "./helpers/cli-harness.js";
-import { COMMANDS } from "./helpers/cli-commands.js";
+import { COMMANDS, SESSION_SUBCOMMANDS } from "./helpers/cli-commands.js";
 import { startOtlpReceiver, type OtlpReceiver } from "./helpers/otlp-receiver.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
@@ -153,25 +153,7 @@ describe("a reader that goes away mid-run", () => {
 });
 
 describe("session <command> --help", () => {
-  for (const command of [
-    "ls",
-    "show",
-    "rm",
-    "verify",
-    "export",
-    "import",
-    "fork",
-    "pending",
-    "approve",
-    "deny",
-    "answer",
-    "stats",
-    "du",
-    "prune",
-    "rename",
-    "search",
-    "init-stream",
-  ]) {
+  for (const command of SESSION_SUBCOMMANDS) {
     it(`session ${command} --help prints that command's usage`, async () => {
       const result = await runCli(["session", command, "--help"], { cwd: ROOT, env: ENV });
       assert.equal(result.code, 0);

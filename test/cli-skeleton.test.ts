@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { commandWords } from "../src/cli/program.js";
 import { runCli } from "./helpers/cli-harness.js";
-import { COMMANDS } from "./helpers/cli-commands.js";
+import { COMMANDS, SESSION_SUBCOMMANDS } from "./helpers/cli-commands.js";
 import { skipWithout } from "./helpers/programs.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-skeleton-"));
@@ -139,29 +139,7 @@ describe("shell completion", () => {
     ],
     [
       ["fisk-ai", "session", ""],
-      [
-        "ls",
-        "show",
-        "rm",
-        "verify",
-        "export",
-        "import",
-        "mv",
-        "fork",
-        "compact",
-        "pending",
-        "approve",
-        "deny",
-        "answer",
-        "stats",
-        "du",
-        "prune",
-        "rename",
-        "search",
-        "trace",
-        "init-stream",
-        "help",
-      ],
+      [...SESSION_SUBCOMMANDS, "help"],
     ],
     [["fisk-ai", "session", "f"], ["fork"]],
     [["fisk-ai", "help", "me"], ["memory"]],

@@ -1,5 +1,29 @@
-// Every command the CLI has, groups first: the tests of help and of a closed pipe go through
-// each, and check this list against the command tree so a new command cannot be left out.
+/** The subcommands of `session`, in the order its help lists them. */
+export const SESSION_SUBCOMMANDS: readonly string[] = [
+  "ls",
+  "show",
+  "rm",
+  "verify",
+  "export",
+  "import",
+  "mv",
+  "fork",
+  "compact",
+  "pending",
+  "approve",
+  "deny",
+  "answer",
+  "stats",
+  "du",
+  "prune",
+  "rename",
+  "search",
+  "trace",
+  "init-stream",
+];
+
+/** Every command the CLI has, groups first: the tests of help and of a closed pipe go through
+ * each, and check this list against the command tree so a new command cannot be left out. */
 export const COMMANDS: string[][] = [
   ["run"],
   ["submit"],
@@ -7,28 +31,7 @@ export const COMMANDS: string[][] = [
   ["queue"],
   ...["ls", "rm"].map((sub) => ["queue", sub]),
   ["session"],
-  ...[
-    "ls",
-    "show",
-    "rm",
-    "verify",
-    "export",
-    "import",
-    "mv",
-    "fork",
-    "compact",
-    "pending",
-    "approve",
-    "deny",
-    "answer",
-    "stats",
-    "du",
-    "prune",
-    "rename",
-    "search",
-    "trace",
-    "init-stream",
-  ].map((sub) => ["session", sub]),
+  ...SESSION_SUBCOMMANDS.map((sub) => ["session", sub]),
   ["memory"],
   ...["ls", "show", "rm"].map((sub) => ["memory", sub]),
   ["mcp"],
