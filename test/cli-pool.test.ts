@@ -11,7 +11,7 @@ import type { JournalRecord } from "../src/runstate/records/records.js";
 import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
 import type { FakeServer } from "./helpers/fake-anthropic-server.js";
 import { FOLLOW_UP, followUpAnswer, refusedCalls, startPoolModel } from "./helpers/pool-model.js";
-import { kinds, poolWorkspace, stdoutLines, type PoolWorkspace } from "./helpers/pool-workspace.js";
+import { kinds, poolWorkspace, StartedWorkers, type PoolWorkspace } from "./helpers/pool-workspace.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-pool-"));
 let model: FakeServer;
@@ -23,20 +23,11 @@ after(async () => {
 let made = 0;
 const fresh = (options: { gateOpen?: boolean } = {}) => poolWorkspace(join(root, `ws-${++made}`), { ...options, model });
 
-const workers: CliRun[] = [];
-after(() => {
-  for (const worker of workers) worker.child.kill("SIGKILL");
-});
-const printed = new Map<CliRun, () => string>();
-function started(worker: CliRun): CliRun {
-  workers.push(worker);
-  printed.set(worker, stdoutLines(worker));
-  return worker;
-}
-const output = (worker: CliRun) => printed.get(worker)?.() ?? "";
-function printedLine(worker: CliRun, line: RegExp): Promise<void> {
-  return waitFor(() => line.test(output(worker)), `a worker to print ${String(line)}`, 60_000);
-}
+const workers = new StartedWorkers();
+after(() => workers.killAll());
+const started = (worker: CliRun): CliRun => workers.add(worker);
+const output = (worker: CliRun): string => workers.output(worker);
+const printedLine = (worker: CliRun, line: RegExp): Promise<void> => workers.printedLine(worker, line);
 const cli = (ws: PoolWorkspace, args: string[]) => runCli(args, { cwd: ws.dir, env: ws.env });
 const terminals = (journal: JournalRecord[]) => journal.flatMap((record) => ("terminal" in record ? [record.terminal.reason] : []));
 const texts = (journal: JournalRecord[]) =>

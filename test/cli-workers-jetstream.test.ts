@@ -19,7 +19,7 @@ import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
-import { kinds, stdoutLines } from "./helpers/pool-workspace.js";
+import { kinds, StartedWorkers } from "./helpers/pool-workspace.js";
 
 const API_KEY = "sk-ant-test-pool";
 /** Short, so that a takeover waits little: the lease bucket (and the queue's AckWait) is made with it. */
@@ -91,8 +91,7 @@ tools:
 }
 
 const opened: { store: JetStreamStore }[] = [];
-const workers: CliRun[] = [];
-const printed = new Map<CliRun, () => string>();
+const workers = new StartedWorkers();
 
 async function workspace({ gateOpen = true } = {}): Promise<Workspace> {
   const dir = join(root, `ws-${++made}`);
@@ -132,20 +131,13 @@ async function workspace({ gateOpen = true } = {}): Promise<Workspace> {
     queued: async () => (await queue.list()).map((entry) => entry.runId),
     cli: (args) => runCli([...args, ...storeFlag], { cwd: dir, env }),
     worker: (extra = []) => {
-      const worker = startCli(["worker", "--poll", "20", ...extra, ...storeFlag], { cwd: dir, env });
-      workers.push(worker);
-      printed.set(worker, stdoutLines(worker));
-      return worker;
+      return workers.add(startCli(["worker", "--poll", "20", ...extra, ...storeFlag], { cwd: dir, env }));
     },
   };
 }
 
 /** Waits for a worker's line; a timeout says what the worker printed instead. */
-async function printedLine(worker: CliRun, line: RegExp, timeoutMs = 30_000): Promise<void> {
-  await waitFor(() => line.test(printed.get(worker)?.() ?? ""), `a worker to print ${String(line)}`, timeoutMs).catch((error: Error) => {
-    throw new Error(`${error.message}; it printed:\n${printed.get(worker)?.() ?? ""}${worker.stderr()}`);
-  });
-}
+const printedLine = (worker: CliRun, line: RegExp, timeoutMs = 30_000): Promise<void> => workers.printedLine(worker, line, timeoutMs);
 
 /** Polls an async check: the journal and the queue are on the server. */
 async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
@@ -174,8 +166,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
   });
   after(async () => {
     await closeJsm();
-    for (const worker of workers) worker.child.kill("SIGKILL");
-    await Promise.all(workers.map((worker) => worker.done));
+    await workers.killAll();
     for (const { store } of opened) await store.close();
     await model.close();
     await nats.stop();
@@ -245,7 +236,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
       journal.flatMap((record) => ("user" in record ? [JSON.stringify(record.user)] : [])).map((user) => /And more|Even more/.exec(user)?.[0]),
       ["And more", "Even more"],
     );
-    assert.doesNotMatch(printed.get(worker)?.() ?? "", /took withdrawn/);
+    assert.doesNotMatch(workers.output(worker), /took withdrawn/);
     assert.deepEqual(await ws.queued(), []);
   });
 
@@ -285,7 +276,14 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
       [1, ["one"]],
       [2, ["one", "two"]],
     ] as const) {
-      await waitFor(() => (printed.get(worker)?.() ?? "").split("\n").filter((line) => line.startsWith("parked asks:")).length === round, `park ${round}`);
+      await waitFor(
+        () =>
+          workers
+            .output(worker)
+            .split("\n")
+            .filter((line) => line.startsWith("parked asks:")).length === round,
+        `park ${round}`,
+      );
       // The worker's line can come a moment before queue ls on JetStream shows the park (noted in issue 34's closing note).
       let listed = "";
       for (const deadline = Date.now() + 60_000; !/^asks .* parked: waits for a decision/m.test(listed) && Date.now() < deadline; )

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
-import { kinds, poolWorkspace, stdoutLines, writePoolConfig } from "./helpers/pool-workspace.js";
+import { kinds, poolWorkspace, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-workers-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -15,22 +15,10 @@ let made = 0;
 const fresh = (options?: { gateOpen?: boolean }) => poolWorkspace(join(root, `ws-${++made}`), options);
 
 /** Every worker a test started is gone when it ends, whatever it asserted. */
-const workers: CliRun[] = [];
-after(() => {
-  for (const worker of workers) worker.child.kill("SIGKILL");
-});
-const printed = new Map<CliRun, () => string>();
-function started(worker: CliRun): CliRun {
-  workers.push(worker);
-  printed.set(worker, stdoutLines(worker));
-  return worker;
-}
-
-/** Waits until the worker has printed a line matching `line`. */
-/** A worker's start, a look for adoptable runs every 5 s and the run itself: on a loaded machine that can take a while. */
-function printedLine(worker: CliRun, line: RegExp): Promise<void> {
-  return waitFor(() => line.test(printed.get(worker)?.() ?? ""), `a worker to print ${String(line)}`, 60_000);
-}
+const workers = new StartedWorkers();
+after(() => workers.killAll());
+const started = (worker: CliRun): CliRun => workers.add(worker);
+const printedLine = (worker: CliRun, line: RegExp): Promise<void> => workers.printedLine(worker, line);
 
 /** What a worker printed, once it has stopped at a SIGTERM. */
 async function stdoutOf(worker: CliRun): Promise<string> {
@@ -151,7 +139,14 @@ describe("worker pool on files", () => {
       [1, ["one"]],
       [2, ["one", "two"]],
     ] as const) {
-      await waitFor(() => (printed.get(worker)?.() ?? "").split("\n").filter((line) => line.startsWith("parked asks:")).length === round, `park ${round}`);
+      await waitFor(
+        () =>
+          workers
+            .output(worker)
+            .split("\n")
+            .filter((line) => line.startsWith("parked asks:")).length === round,
+        `park ${round}`,
+      );
       assert.match((await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^asks .* parked: waits for a decision/m);
       const approved = await runCli(["session", "approve", "asks"], { cwd: ws.dir, env: ws.env });
       assert.equal(approved.code, 0, approved.stderr);

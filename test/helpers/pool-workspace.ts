@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JournalRecord } from "../../src/runstate/records/records.js";
-import { startCli, type CliRun } from "./cli-harness.js";
+import { startCli, waitFor, type CliRun } from "./cli-harness.js";
 import type { FakeServer } from "./fake-anthropic-server.js";
 import { POOL_API_KEY } from "./pool-model.js";
 import { journalRecords } from "./journal-file.js";
@@ -109,4 +109,36 @@ export function stdoutLines(run: CliRun): () => string {
   let text = "";
   run.child.stdout?.on("data", (chunk: Buffer) => (text += chunk.toString()));
   return () => text;
+}
+
+/** The workers a test file starts: what each printed so far, a wait for one of its lines, and their end. */
+export class StartedWorkers {
+  readonly #printed = new Map<CliRun, () => string>();
+
+  /** Keeps what `worker` prints, to wait on; returns it. */
+  add(worker: CliRun): CliRun {
+    this.#printed.set(worker, stdoutLines(worker));
+    return worker;
+  }
+
+  /** What `worker` printed so far. */
+  output(worker: CliRun): string {
+    return this.#printed.get(worker)?.() ?? "";
+  }
+
+  /**
+   * Waits until `worker` printed a line matching `line`; a timeout says what it printed
+   * instead. A worker's start and a run on a loaded machine can take a while.
+   */
+  async printedLine(worker: CliRun, line: RegExp, timeoutMs = 60_000): Promise<void> {
+    await waitFor(() => line.test(this.output(worker)), `a worker to print ${String(line)}`, timeoutMs).catch((error: Error) => {
+      throw new Error(`${error.message}; it printed:\n${this.output(worker)}${worker.stderr()}`);
+    });
+  }
+
+  /** SIGKILLs every worker, whatever the test asserted, and waits until each is gone. */
+  async killAll(): Promise<void> {
+    for (const worker of this.#printed.keys()) worker.child.kill("SIGKILL");
+    await Promise.all([...this.#printed.keys()].map((worker) => worker.done));
+  }
 }
