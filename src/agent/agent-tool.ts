@@ -8,14 +8,15 @@ import { RunStateError } from "../runstate/errors.js";
 import type { RunState } from "../runstate/views/fold.js";
 import { childRunId } from "../runstate/records/run-id.js";
 import type { Store } from "../runstate/store/store.js";
-import { CallHeld, type CallingRun, type Tool, type ToolContext, type ToolOutput } from "../tools/tool.js";
+import { CallHeld, defineTool, type CallingRun, type Tool, type ToolContext, type ToolOutput } from "../tools/tool.js";
 import { answerText } from "./agent-loop.js";
+import { AGENT_DEFAULTS } from "./defaults.js";
 import type { RunOutcome } from "./events.js";
 import { runAgent, type RunAgentOptions } from "./run-agent.js";
 import type { WaitingCall } from "./waiting-calls.js";
 
 /** How deep children may nest when the definition does not say: a child is 1, its child 2, ... */
-export const DEFAULT_MAX_DEPTH = 3;
+export const DEFAULT_MAX_DEPTH = AGENT_DEFAULTS.maxDepth;
 
 /** What a child agent is run with: runAgent's options but those the call and the calling run give. */
 export type ChildAgentOptions = Omit<
@@ -74,21 +75,13 @@ const OVER: readonly string[] = ["completed", "error", "budget", "max_iterations
  */
 export function agentTool(definition: AgentToolDefinition): Tool {
   const maxDepth = definition.maxDepth ?? DEFAULT_MAX_DEPTH;
-  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(Input, { io: "input" }) as Record<string, unknown>;
-  return {
+  return defineTool({
     name: definition.name,
     description: definition.description,
-    input_schema: inputSchema,
-    confirm: false,
+    input: Input,
     // Running the call again resumes the child where its journal ends: never a second child.
     onCrash: "rerun",
     run: async (input, context) => {
-      const parsed = Input.safeParse(input);
-      if (!parsed.success)
-        return {
-          content: `invalid input for ${definition.name}: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`,
-          is_error: true,
-        };
       const depth = (context.run?.depth ?? 0) + 1;
       if (depth > maxDepth) {
         return {
@@ -98,12 +91,12 @@ export function agentTool(definition: AgentToolDefinition): Tool {
       }
       const child = typeof definition.agent === "function" ? await definition.agent() : { options: definition.agent };
       try {
-        return await callChild(definition.name, child.options, { ...parsed.data, depth }, context);
+        return await callChild(definition.name, child.options, { ...input, depth }, context);
       } finally {
         await child.close?.();
       }
     },
-  };
+  });
 }
 
 interface ChildCall {
@@ -118,7 +111,7 @@ async function callChild(name: string, options: ChildAgentOptions, call: ChildCa
     ...options,
     ...(caller?.suspend === undefined ? {} : { signal: caller.suspend }),
     abort: context.signal,
-    ...deciderOptions(caller),
+    ...caller?.deciders,
   };
   const title = call.title === undefined ? {} : { title: call.title };
   if (caller?.store === undefined) return answerOf(name, await runAgent({ ...base, prompt: call.prompt, ...title }), caller);
@@ -131,16 +124,6 @@ async function callChild(name: string, options: ChildAgentOptions, call: ChildCa
   // A child that ended before the caller journaled its answer (a crash in between): its journal answers.
   if (before.terminal !== undefined && OVER.includes(before.terminal.reason)) return endedAnswer(name, before);
   return answerOf(name, await runAgent({ ...base, store: caller.store, resume: runId }), caller);
-}
-
-function deciderOptions(caller: CallingRun | undefined): Pick<RunAgentOptions, "confirm" | "askUser" | "askRerun" | "decidedBy"> {
-  const deciders = caller?.deciders ?? {};
-  return {
-    ...(deciders.confirm === undefined ? {} : { confirm: deciders.confirm }),
-    ...(deciders.askUser === undefined ? {} : { askUser: deciders.askUser }),
-    ...(deciders.askRerun === undefined ? {} : { askRerun: deciders.askRerun }),
-    ...(deciders.decidedBy === undefined ? {} : { decidedBy: deciders.decidedBy }),
-  };
 }
 
 async function loadIfAny(store: Store, runId: string): Promise<RunState | undefined> {

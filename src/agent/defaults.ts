@@ -11,4 +11,6 @@ export const AGENT_DEFAULTS = {
   mcpCallTimeoutMs: MCP_CALL_TIMEOUT_MS,
   retryAttempts: 4,
   retryBaseDelayMs: 1000,
+  /** How deep sub-agents may nest: a child is 1, its child 2, ... */
+  maxDepth: 3,
 } as const;

@@ -12,7 +12,6 @@ import { RECORD_VERSION } from "../runstate/records/records.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { ConfigError } from "../agent/agent-errors.js";
-import { DEFAULT_MAX_DEPTH } from "../agent/agent-tool.js";
 import { compactionSettingsFor, type CompactionOptions, type CompactionSettings } from "../agent/compaction.js";
 import { keysAt, nearest } from "./config-hints.js";
 import { AGENT_DEFAULTS } from "../agent/defaults.js";
@@ -184,7 +183,7 @@ export const AgentConfigSchema = z.strictObject({
     .refine((servers) => new Set(servers.map((server) => server.name)).size === servers.length, "two servers have the same name: names must be unique"),
   parallel_tools: z.boolean().default(false),
   /** The deepest a child session of this agent's `agent:` tools may be: a child is 1 deep, its child 2. */
-  max_depth: z.int().min(1).default(DEFAULT_MAX_DEPTH),
+  max_depth: z.int().min(1).default(AGENT_DEFAULTS.maxDepth),
   /** The built-in ask_user tool: the model may ask the operator a question. */
   ask_user: z.boolean().default(false),
   /** A parked call undecided this long is denied ("timed out") at the next resume. */
