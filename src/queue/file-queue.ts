@@ -146,9 +146,9 @@ export class FileQueue implements RunQueue {
   #claimOf(entry: QueuedRun, journal: Journal): Claim {
     const interrupt = new AbortController();
     const look = async () => {
-      const waiting = await this.#waiting(entry.runId).catch(() => []);
-      if (waiting.some(({ path, entry: behind }) => path.endsWith(INTERRUPT_MARK + ENTRY_SUFFIX) && !isPromotionOf(entry, behind)))
-        interrupt.abort(new Error("a follow-up interrupts the run"));
+      // Only the follow-ups that interrupt are read: their names say so.
+      const interrupting = await this.#waiting(entry.runId, INTERRUPT_MARK + ENTRY_SUFFIX).catch(() => []);
+      if (interrupting.some(({ entry: behind }) => !isPromotionOf(entry, behind))) interrupt.abort(new Error("a follow-up interrupts the run"));
     };
     const looking = setInterval(() => void look().then(() => interrupt.signal.aborted && clearInterval(looking)), INTERRUPT_POLL_MS);
     looking.unref();
@@ -163,7 +163,19 @@ export class FileQueue implements RunQueue {
     };
     return {
       entry,
-      journal,
+      journal: {
+        runId: journal.runId,
+        get lastSeq() {
+          return journal.lastSeq;
+        },
+        append: (seq, record) => journal.append(seq, record),
+        records: () => journal.records(),
+        // Closed unsettled (a worker that dies): the look for interrupts ends with it.
+        close: async () => {
+          clearInterval(looking);
+          await journal.close();
+        },
+      },
       interrupted: interrupt.signal,
       finish: settle(async () => {
         if (await this.#promoteNext(entry.runId, entry, journal.lastSeq, "replace")) return;
@@ -226,12 +238,12 @@ export class FileQueue implements RunQueue {
     return false;
   }
 
-  /** The follow-ups waiting behind a run, oldest first. */
-  async #waiting(runId: string): Promise<{ path: string; entry: QueuedRun }[]> {
+  /** The follow-ups waiting behind a run, oldest first: those whose file name ends in `suffix` (every one, by default). */
+  async #waiting(runId: string, suffix = ENTRY_SUFFIX): Promise<{ path: string; entry: QueuedRun }[]> {
     const dir = this.#behindDir(runId);
     let names: string[];
     try {
-      names = (await readdir(dir)).filter((name) => name.endsWith(ENTRY_SUFFIX)).sort();
+      names = (await readdir(dir)).filter((name) => name.endsWith(suffix)).sort();
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw error;
