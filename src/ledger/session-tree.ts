@@ -26,7 +26,11 @@ export function sessionForest(summaries: readonly RunSummary[]): SessionNode[] {
   for (const summary of summaries) {
     const parent = parentIdOf(summary);
     if (parent === undefined || !ids.has(parent) || parent === summary.runId) roots.push(summary);
-    else byParent.set(parent, [...(byParent.get(parent) ?? []), summary]);
+    else {
+      const siblings = byParent.get(parent);
+      if (siblings === undefined) byParent.set(parent, [summary]);
+      else siblings.push(summary);
+    }
   }
   const seen = new Set<string>();
   const node = (summary: RunSummary, depth: number): SessionNode => {

@@ -7,7 +7,7 @@ import { digestOf, type RunDigest } from "../runstate/views/run-digest.js";
 import type { RunStatus, RunSummary, Store } from "../runstate/store/store.js";
 import { ledgerOf, type Ledger } from "./ledger.js";
 import type { PriceTable } from "./prices.js";
-import { sessionsOf, treeOf, type SessionNode } from "./session-tree.js";
+import { parentIdOf, sessionsOf, treeOf, type SessionNode } from "./session-tree.js";
 
 /** A run's digest: the store's, or (from a store that keeps none) read from its journal. */
 export async function storedDigest(store: Store, summary: RunSummary): Promise<RunDigest> {
@@ -48,20 +48,23 @@ export async function treeCostOf(
   copied: { from: string; results: ReadonlySet<string> } | undefined,
 ): Promise<TreeCost> {
   const tree = treeOf(summaries, runId);
-  const costs = async (nodes: readonly SessionNode[]) => {
-    const result: ChildCost[] = [];
-    for (const node of nodes)
-      result.push({ runId: node.summary.runId, depth: node.depth, status: node.summary.status, ledger: ledgerOf([await digestFor(node.summary)], prices) });
-    return result;
-  };
+  const cost = (node: SessionNode, digest: RunDigest): ChildCost => ({
+    runId: node.summary.runId,
+    depth: node.depth,
+    status: node.summary.status,
+    ledger: ledgerOf([digest], prices),
+  });
+  // Each session's digest is got once: a store that keeps none reads the journal for it.
   const own = tree === undefined ? [] : sessionsOf(tree);
   const digests: RunDigest[] = [];
   for (const node of own) digests.push(await digestFor(node.summary));
   const origin = copied === undefined ? undefined : treeOf(summaries, copied.from);
   const sharedRoots = (origin?.children ?? []).filter((child) => copied?.results.has(child.summary.meta?.parent?.call_id ?? "") === true);
+  const shared: ChildCost[] = [];
+  for (const node of sharedRoots.flatMap(sessionsOf)) shared.push(cost(node, await digestFor(node.summary)));
   return {
-    children: await costs(own.slice(1)),
-    shared: await costs(sharedRoots.flatMap(sessionsOf)),
+    children: own.slice(1).map((node, index) => cost(node, digests[index + 1] as RunDigest)),
+    shared,
     total: ledgerOf(digests, prices),
   };
 }
@@ -69,7 +72,7 @@ export async function treeCostOf(
 /** Whether the store holds sessions below `runId`, or ones a fork of it shares: whether a tree cost says more than the session's own. */
 export function hasTree(summaries: readonly RunSummary[], runId: string, originId: string | undefined): boolean {
   return summaries.some((summary) => {
-    const parent = summary.meta?.parent?.run_id;
+    const parent = parentIdOf(summary);
     return parent !== undefined && (parent === runId || parent === originId);
   });
 }
