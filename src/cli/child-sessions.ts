@@ -11,7 +11,7 @@ import { TranscriptReader, type ChildLinks, type TranscriptEntry } from "./trans
  * The child sessions of `runId`'s calls by call id: its own, and for a fork those of the
  * session it was forked from, whose calls it copied (a call of its own comes first).
  */
-export function childLinksOf(summaries: readonly RunSummary[], runId: string): ChildLinks {
+function childLinksOf(summaries: readonly RunSummary[], runId: string): ChildLinks {
   const origin = summaries.find((summary) => summary.runId === runId)?.digest?.origin?.run_id;
   const links = new Map<string, { runId: string; status: string; title: string }>();
   for (const parent of origin === undefined ? [runId] : [runId, origin]) {

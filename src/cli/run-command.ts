@@ -96,8 +96,9 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   try {
     // Traced, a new session's id is chosen now, so that the MCP servers started for it know its trace.
     const tracingEnv = telemetryEnvironment(config.telemetry, io.env);
-    const runId = values.name ?? (tracingWanted(tracingEnv) && resumeId === undefined ? newRunId() : undefined);
-    if (tracingWanted(tracingEnv)) {
+    const tracing = tracingWanted(tracingEnv);
+    const runId = values.name ?? (tracing && resumeId === undefined ? newRunId() : undefined);
+    if (tracing) {
       const where = {
         provider: config.provider,
         model: config.model,

@@ -16,7 +16,8 @@ import { UsageError } from "./cli-errors.js";
 import { durationText } from "./duration-text.js";
 import { dollarsText } from "./ledger-text.js";
 import { PacedOutput } from "./paced-output.js";
-import { digestFor, ledgerLines, tokensText } from "./session-ledger.js";
+import { ledgerLines, tokensText } from "./session-ledger.js";
+import { storedDigest } from "../ledger/tree-ledger.js";
 import { statusText } from "./session-list.js";
 import { fileErrorText } from "./session-transfer.js";
 import { ChildSessions } from "./child-sessions.js";
@@ -144,7 +145,7 @@ async function writePage(store: Store, runId: string, out: PacedOutput, prices: 
   }
   if (tally === undefined) throw new RunStateError("ERR_EMPTY", `session ${runId}: line 1: the journal holds no records`, { runId, line: 1 });
   const summary = await store.summarize(runId);
-  const digest = await digestFor(store, summary);
+  const digest = await storedDigest(store, summary);
   await out.write(head(runId, tally, summary, chart, ledgerLines(ledgerOf([digest], prices), digest)));
   await writeEntries(store, new ChildSessions(store), runId, tally.lastSeq, "", out);
   await out.write(`</main>\n<script>${SCRIPT}</script>\n</body>\n</html>\n`);

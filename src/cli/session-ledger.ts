@@ -44,9 +44,6 @@ async function pricingOf(path: string, required: boolean): Promise<PriceTable> {
   }
 }
 
-/** A run's digest: the store's, or (from a store that keeps none) read from its journal. */
-export const digestFor = storedDigest;
-
 /**
  * What the session and its child sessions cost, or undefined when it has none (and, a fork,
  * shares none): a fork's children are those of the calls whose results it copied.
@@ -63,7 +60,7 @@ export async function treeCostFor(store: Store, summary: RunSummary, digest: Run
       if (record.protocol === PROTOCOLS.tool_result) copied.results.add(record.tool_result.tool_use_id);
     }
   }
-  return treeCostOf(summaries, summary.runId, prices, (each) => digestFor(store, each), copied);
+  return treeCostOf(summaries, summary.runId, prices, (each) => storedDigest(store, each), copied);
 }
 
 /** The show's lines of a tree's cost: each session below, indented by depth, those a fork shares, and the total. */

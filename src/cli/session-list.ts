@@ -113,8 +113,6 @@ function forestRows(forest: readonly SessionNode[], drawn: boolean): { summary: 
   return rows;
 }
 
-/** A session as `ls --json --tree` gives it: its summary and its children's, nested. */
-
 /** The pool's queue, its JetStream module loaded only for a JetStream store: listing files loads no NATS client. */
 async function poolQueueOf(store: Store): Promise<RunQueue | undefined> {
   if (store instanceof FileStore) return new FileQueue({ dir: fileQueueDir(store.dir), store });

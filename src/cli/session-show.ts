@@ -11,7 +11,8 @@ import type { CrashPolicy } from "../tools/tool.js";
 import { compactionLine } from "./compaction-text.js";
 import { durationText } from "./duration-text.js";
 import { PacedOutput } from "./paced-output.js";
-import { digestFor, ledgerCalls, ledgerJson, ledgerLines, tokensText, treeCostFor, treeJson, treeLines } from "./session-ledger.js";
+import { ledgerCalls, ledgerJson, ledgerLines, tokensText, treeCostFor, treeJson, treeLines } from "./session-ledger.js";
+import { storedDigest } from "../ledger/tree-ledger.js";
 import { writeStateJson } from "./show-json.js";
 import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
@@ -43,7 +44,7 @@ export async function showSession(
   const out = new PacedOutput(stdout);
   const tally = await tallyRecords(runId, store.readRecords(runId));
   const summary = await store.summarize(runId);
-  const digest = await digestFor(store, summary);
+  const digest = await storedDigest(store, summary);
   const tree = await treeCostFor(store, summary, digest, prices);
   if (options.json) {
     const ledger = { ...ledgerJson(digest, prices), ...(tree === undefined ? {} : { tree: treeJson(tree) }) };

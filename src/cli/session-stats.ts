@@ -7,7 +7,8 @@ import type { RunDigest } from "../runstate/views/run-digest.js";
 import type { RunSummary, Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 import { costText, table } from "./ledger-text.js";
-import { digestFor, usageJson } from "./session-ledger.js";
+import { usageJson } from "./session-ledger.js";
+import { storedDigest } from "../ledger/tree-ledger.js";
 import { timeText } from "./session-list.js";
 
 /** How stats groups the sessions. */
@@ -36,7 +37,7 @@ export async function sessionStats(
   const since = options.sinceMs === undefined ? undefined : new Date(options.now - options.sinceMs).toISOString();
   const summaries = (await store.list()).filter((summary) => summary.status !== "corrupt" && (since === undefined || summary.updated >= since));
   const digests = new Map<RunSummary, RunDigest>();
-  for (const summary of summaries) digests.set(summary, await digestFor(store, summary));
+  for (const summary of summaries) digests.set(summary, await storedDigest(store, summary));
   const total: Group = { key: "total", sessions: summaries.length, ledger: ledgerOf(digests.values(), options.prices) };
   const groups = options.by === undefined ? [] : groupsBy(options.by, digests, options.prices);
   if (options.json) {

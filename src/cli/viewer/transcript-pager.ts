@@ -256,7 +256,7 @@ export class TranscriptPager {
   /** The body of `item` as its record holds it, read again from the store. */
   async #wholeBody(item: Item): Promise<string> {
     for await (const record of this.#store.readRecords(this.#runId, item.entry.seq)) {
-      const entry = new TranscriptReader().entriesOf(record)[item.index];
+      const entry = this.#newReader().entriesOf(record)[item.index];
       return entry === undefined ? "" : foldBody(entry);
     }
     return "";

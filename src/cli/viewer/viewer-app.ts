@@ -21,7 +21,7 @@ export interface ViewerProps {
   onLeave(how: "quit" | "interrupt"): void;
 }
 
-export function Viewer({ pager, title, follow, endedTitle, checked, onLeave }: ViewerProps): ReactElement {
+function Viewer({ pager, title, follow, endedTitle, checked, onLeave }: ViewerProps): ReactElement {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [, setFrame] = useState(0);
