@@ -12,7 +12,7 @@ export async function queueCommand(name: QueueCommandName, positionals: string[]
   if (name === "rm" && positionals.length === 0) throw new UsageError("queue rm needs the id of a queued session: fisk-ai queue ls lists them");
   if (name === "ls" && positionals.length > 0) throw new UsageError("queue ls takes no arguments");
   const store = await openStore(await sessionStoreConfig(flags), io.stderr);
-  const queue = queueFor(store);
+  const queue = await queueFor(store);
   try {
     if (name === "rm") {
       for (const runId of positionals) {

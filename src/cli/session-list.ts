@@ -3,9 +3,7 @@
 import { sessionForest, sessionsOf, type SessionNode } from "../ledger/session-tree.js";
 import type { RunSummary, Store } from "../runstate/store/store.js";
 import { isOrphan, queuedRunIds } from "../pool/orphans.js";
-import type { RunQueue } from "../queue/run-queue.js";
-import { FileStore } from "../runstate/backends/file/file-store.js";
-import { FileQueue, fileQueueDir } from "../queue/file-queue.js";
+import { queueOf } from "../queue/create-queue.js";
 import { cut, nameText, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./session-json.js";
 
@@ -68,7 +66,7 @@ export async function listSessions(
   const layout = options.layout ?? "indented";
   const summaries = newestFirst((await store.list()).filter((summary) => startedIn(summary, options.here)));
   // Open sessions the pool has no entry for: what `worker --adopt` would take.
-  const queued = await queuedRunIds(await poolQueueOf(store));
+  const queued = await queuedRunIds(await queueOf(store));
   const orphaned = (summary: RunSummary) => isOrphan(summary, queued);
   const json = (summary: RunSummary) => ({ ...summaryJson(summary), orphaned: orphaned(summary) });
   const nested = (node: SessionNode): ReturnType<typeof json> & { children: unknown[] } => ({ ...json(node.summary), children: node.children.map(nested) });
@@ -111,10 +109,4 @@ function forestRows(forest: readonly SessionNode[], drawn: boolean): { summary: 
   };
   for (const root of forest) walk(root, "", true);
   return rows;
-}
-
-/** The pool's queue, its JetStream module loaded only for a JetStream store: listing files loads no NATS client. */
-async function poolQueueOf(store: Store): Promise<RunQueue | undefined> {
-  if (store instanceof FileStore) return new FileQueue({ dir: fileQueueDir(store.dir), store });
-  return (await import("../queue/create-queue.js")).queueOf(store);
 }

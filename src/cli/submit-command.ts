@@ -40,7 +40,7 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
   const named = storeFromFlags(flags);
   const agent = await loadAgent(configPathFrom(flags.config), { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) });
   const store = await agent.openStore((line) => io.stderr.write(`fisk-ai: ${line}\n`));
-  const queue = queueFor(store);
+  const queue = await queueFor(store);
   try {
     let runId: string;
     let fromSeq = 1;

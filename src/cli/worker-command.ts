@@ -29,7 +29,7 @@ export async function workerCommand(positionals: string[], flags: WorkerFlags, i
   try {
     for (const path of paths) agents.push(await loadAgent(path, { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) }));
     const store = await (agents[0] as LoadedAgent).openStore((line) => io.stderr.write(`fisk-ai: ${line}\n`));
-    const queue = queueFor(store);
+    const queue = await queueFor(store);
     const say = (line: string) => io.stdout.write(`${line}\n`);
     const worker = new Worker({
       store,

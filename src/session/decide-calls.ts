@@ -40,7 +40,7 @@ export interface DecisionResult {
 
 /** Queues the continuation of a run the pool parked; false when it was not the pool's (or the store has no queue). */
 async function continueParked(store: Store, runId: string): Promise<boolean> {
-  const queue = queueOf(store);
+  const queue = await queueOf(store);
   if ((await queue?.get(runId))?.state !== "parked") return false;
   await queue?.unpark(runId);
   return true;
