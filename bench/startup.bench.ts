@@ -1,8 +1,12 @@
 // Start-up benchmark (issue 13): `fisk-ai --help` and `fisk-ai session ls` on an empty
 // directory against `node -e 0`, each a fresh process, interleaved round by round.
 // Goal: both within 2x of bare Node.     npm run bench:startup    (STARTUP_ROUNDS=<n>)
+// STARTUP_BEFORE=<path of another build's dist/cli/main.js> times that build beside this one,
+// in the same rounds, for a before/after of a change (issue 33: the command table).
+// Each process's CPU time (user + system, from /usr/bin/time) is printed beside its wall time:
+// on a shared machine the wall time follows the load, the CPU time much less.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -12,15 +16,39 @@ import { interleave, median } from "./stats.js";
 const ROUNDS = Number(process.env.STARTUP_ROUNDS ?? 30);
 const GOAL = 2;
 const CLI = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const BEFORE = process.env.STARTUP_BEFORE;
 
-function run(args: string[], cwd: string): () => Promise<number> {
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+}
+
+function run(args: string[], cwd: string): () => Promise<Sample> {
+  const timing = join(cwd, "time.txt");
   return async () => {
     const started = performance.now();
-    const child = spawnSync(process.execPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    const ms = performance.now() - started;
+    const child = spawnSync("/usr/bin/time", ["-f", "%U %S", "-o", timing, process.execPath, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const wallMs = performance.now() - started;
     if (child.status !== 0) throw new Error(`node ${args.join(" ")} failed: ${child.stderr.toString()}`);
-    return ms;
+    const [user, system] = readFileSync(timing, "utf8").trim().split(/\s+/).map(Number);
+    return { wallMs, cpuMs: ((user ?? 0) + (system ?? 0)) * 1000 };
   };
+}
+
+function row(label: string, samples: readonly Sample[], node: Sample, goal: boolean): string[] {
+  const wall = median(samples.map((sample) => sample.wallMs));
+  const cpu = median(samples.map((sample) => sample.cpuMs));
+  const ratio = wall / node.wallMs;
+  return [label, formatMs(wall), formatMs(cpu), goal ? goalRatio(ratio, ratio <= GOAL) : formatRatio(ratio)];
+}
+
+/** This build against the before build, per command: the ratio of the medians, wall and CPU. */
+function afterVersusBefore(results: Record<string, Sample[]>): string[] {
+  const medians = (label: string, key: keyof Sample): number => median((results[label] ?? []).map((sample) => sample[key]));
+  return ["fisk-ai --help", "fisk-ai session ls (empty dir)"].map(
+    (label) =>
+      `${label}, this build / before: wall ${formatRatio(medians(label, "wallMs") / medians(`before: ${label}`, "wallMs"))}, cpu ${formatRatio(medians(label, "cpuMs") / medians(`before: ${label}`, "cpuMs"))}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -28,32 +56,19 @@ async function main(): Promise<void> {
   try {
     const empty = join(dir, "runs");
     mkdirSync(empty);
-    const results = await interleave(
-      {
-        node: run(["-e", "0"], dir),
-        help: run([CLI, "--help"], dir),
-        ls: run([CLI, "session", "ls", "--state-dir", empty], dir),
-      },
-      ROUNDS,
-      3,
-    );
-    const node = median(results.node);
-    const rows = [
-      ["node -e 0", formatMs(node), formatRatio(1), ""],
-      [
-        "fisk-ai --help",
-        formatMs(median(results.help)),
-        formatRatio(median(results.help) / node),
-        goalRatio(median(results.help) / node, median(results.help) <= GOAL * node),
-      ],
-      [
-        "fisk-ai session ls (empty dir)",
-        formatMs(median(results.ls)),
-        formatRatio(median(results.ls) / node),
-        goalRatio(median(results.ls) / node, median(results.ls) <= GOAL * node),
-      ],
-    ];
-    printTable(`Start-up: median wall ms of ${ROUNDS} fresh processes each, interleaved`, ["", "ms", "vs node", `goal ${GOAL}x`], rows, [machineLine(dir)]);
+    const builds: Record<string, string> = BEFORE === undefined ? { "": CLI } : { "": CLI, "before: ": BEFORE };
+    const sides: Record<string, () => Promise<Sample>> = { node: run(["-e", "0"], dir) };
+    for (const [prefix, cli] of Object.entries(builds)) {
+      sides[`${prefix}fisk-ai --help`] = run([cli, "--help"], dir);
+      sides[`${prefix}fisk-ai session ls (empty dir)`] = run([cli, "session", "ls", "--state-dir", empty], dir);
+    }
+    const results = await interleave(sides, ROUNDS, 3);
+    const nodeSamples = results.node ?? [];
+    const node = { wallMs: median(nodeSamples.map((s) => s.wallMs)), cpuMs: median(nodeSamples.map((s) => s.cpuMs)) };
+    const rows = Object.entries(results).map(([label, samples]) => row(label, samples, node, label !== "node" && !label.startsWith("before")));
+    const notes = [machineLine(dir)];
+    if (BEFORE !== undefined) notes.unshift(`before: ${BEFORE}`, ...afterVersusBefore(results));
+    printTable(`Start-up: median of ${ROUNDS} fresh processes each, interleaved`, ["", "wall ms", "cpu ms", `wall vs node (goal ${GOAL}x)`], rows, notes);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
