@@ -1,7 +1,7 @@
 // Start-up cost is paid in modules loaded: `fisk-ai --help` loads no package but the argument
 // parser (no zod, model SDKs, YAML or NATS) and none of the runtime, only the few CLI modules it
 // prints from; a command loads only the packages it uses, and `session ls` loads zod only when
-// it has journals to read rather than a warm summary cache.
+// it has journals to read rather than a warm summary cache; a run loads only its own provider's SDK.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -95,6 +95,18 @@ test("a command loads the packages it uses and no other: no model SDK, NATS or Y
     ],
   ];
   for (const [args, packages] of cases) assert.deepEqual(modulesLoadedBy(args).packages.sort(), packages, `fisk-ai ${args.join(" ")}`);
+});
+
+test("a run on the script provider loads neither model SDK, nor NATS or OpenTelemetry", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fisk-startup-run-"));
+  try {
+    const init = spawnSync(process.execPath, [CLI, "init", dir], { encoding: "utf8" });
+    assert.equal(init.status, 0, init.stderr);
+    const packages = modulesLoadedBy(["run", "--config", join(dir, "agent.yaml"), "--state-dir", join(dir, "runs"), "Say hello"]).packages.sort();
+    assert.deepEqual(packages, ["commander", "yaml", "yocto-spinner", "yoctocolors", "zod"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("session ls loads zod only to read journals, not from the summary cache a listing wrote", async () => {

@@ -21,42 +21,45 @@ function file(name: string, text: string): string {
 }
 
 const refuses = (path: string, pattern: RegExp) =>
-  assert.throws(
-    () => runOptionsFromConfig(loadAgentConfig(path), { ANTHROPIC_API_KEY: "k" }),
+  assert.rejects(
+    async () => runOptionsFromConfig(loadAgentConfig(path), { ANTHROPIC_API_KEY: "k" }),
     (error: unknown) => error instanceof ConfigError && pattern.test(error.message) && !error.message.includes("\n"),
   );
 
 describe("agent: tools in agent.yaml", () => {
-  it("refuses a child agent.yaml that cannot be read, naming the field and the path", () => {
-    refuses(
+  it("refuses a child agent.yaml that cannot be read, naming the field and the path", async () => {
+    await refuses(
       file("missing.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./nowhere.yaml\n"),
       /tools\[0\]\.agent: cannot read \.\/nowhere\.yaml .*no such file; give the path of the child agent's agent\.yaml/,
     );
   });
 
-  it("refuses an entry with both command: and agent:, and one with neither", () => {
-    refuses(
+  it("refuses an entry with both command: and agent:, and one with neither", async () => {
+    await refuses(
       file("both.yaml", "tools:\n  - name: r\n    description: d\n    command: [echo]\n    agent: ./x.yaml\n"),
       /tools\[0\]: give command: or agent:, not both/,
     );
-    refuses(file("neither.yaml", "tools:\n  - name: r\n    description: d\n"), /tools\[0\]: expected command: \(the program and its arguments\) or agent: /);
+    await refuses(
+      file("neither.yaml", "tools:\n  - name: r\n    description: d\n"),
+      /tools\[0\]: expected command: \(the program and its arguments\) or agent: /,
+    );
   });
 
-  it("refuses a child agent.yaml that does not check, naming its file", () => {
+  it("refuses a child agent.yaml that does not check, naming its file", async () => {
     file("bad-child.yaml", "modle: x\n");
-    refuses(
+    await refuses(
       file("parent.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./bad-child.yaml\n"),
       /bad-child\.yaml: unknown key "modle": did you mean "model"\?/,
     );
   });
 
-  it("refuses a max_depth below 1", () => {
-    refuses(file("depth.yaml", "max_depth: 0\n"), /max_depth: /);
+  it("refuses a max_depth below 1", async () => {
+    await refuses(file("depth.yaml", "max_depth: 0\n"), /max_depth: /);
   });
 
-  it("offers the model a tool of prompt and title", () => {
+  it("offers the model a tool of prompt and title", async () => {
     file("child.yaml", "system: child\n");
-    const options = runOptionsFromConfig(loadAgentConfig(file("ok.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./child.yaml\n")), {
+    const options = await runOptionsFromConfig(loadAgentConfig(file("ok.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./child.yaml\n")), {
       ANTHROPIC_API_KEY: "k",
     });
     const tool = options.tools?.find((candidate) => candidate.name === "r");

@@ -23,7 +23,7 @@ export async function compactStoredSession(
   const recorded = (await store.summarize(runId)).meta?.config;
   const config = loadAgentConfig(flags.config ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined)));
   // The session's own model, prompt and tools (not its MCP servers', which this does not start).
-  const { provider, model, system, tools, budget } = runOptionsFromConfig(config, io.env);
+  const { provider, model, system, tools, budget } = await runOptionsFromConfig(config, io.env);
   await compactSession({
     store,
     session: runId,

@@ -2,10 +2,7 @@
 // environment is read here and only here: credentials never enter the config or a record.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { AnthropicProvider } from "../llm/anthropic-provider.js";
 import type { ModelProvider } from "../llm/model-provider.js";
-import { OpenAIProvider } from "../llm/openai-provider.js";
-import { ScriptProvider } from "../llm/script-provider.js";
 import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
 import { memoryTools } from "../memory/memory-tools.js";
 import { askUserTool } from "../tools/ask-user.js";
@@ -21,7 +18,9 @@ import type { RunAgentOptions } from "../agent/run-agent.js";
 import { loadAgentConfig, type AgentConfig, type McpServerConfig } from "./agent-config.js";
 import { agentTool } from "../agent/agent-tool.js";
 
-function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): ModelProvider {
+// Each provider's module (and its SDK, hundreds of files) is loaded only for the provider the
+// config names: a run on the script provider loads neither SDK.
+async function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): Promise<ModelProvider> {
   switch (config.provider) {
     case "anthropic": {
       const apiKey = env.ANTHROPIC_API_KEY;
@@ -30,6 +29,7 @@ function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
           'ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config examples/notes/agent.yaml "Remember to buy milk" (docs/script-provider.md)',
         );
       }
+      const { AnthropicProvider } = await import("../llm/anthropic-provider.js");
       return new AnthropicProvider({ apiKey, baseURL: config.baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) });
     }
     case "openai": {
@@ -41,9 +41,11 @@ function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
         );
       }
       // Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) take any key.
+      const { OpenAIProvider } = await import("../llm/openai-provider.js");
       return new OpenAIProvider({ apiKey: apiKey ?? "unused", baseURL });
     }
     case "script": {
+      const { ScriptProvider } = await import("../llm/script-provider.js");
       try {
         return new ScriptProvider(config.script as string);
       } catch (error) {
@@ -72,10 +74,10 @@ export type AgentRunOptions = Pick<
 >;
 
 /** The tools are the config's own: loadAgent adds its MCP servers' once they are started. */
-export function runOptionsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): AgentRunOptions {
+export async function runOptionsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): Promise<AgentRunOptions> {
   const memory = config.memoryNamespace === undefined ? undefined : new FileNoteStore(memoryDir(config.memoryNamespace, env));
   return {
-    provider: providerFromConfig(config, env),
+    provider: await providerFromConfig(config, env),
     model: config.model,
     system: config.system,
     tools: configuredTools(config, env, memory),
@@ -132,7 +134,7 @@ export async function startConfiguredAgent(
 ): Promise<{ options: AgentRunOptions; close(): Promise<void> }> {
   const absolute = path === undefined ? undefined : resolve(path);
   // Built before any server starts: a missing key fails without starting and stopping them.
-  const options = runOptionsFromConfig(config, env);
+  const options = await runOptionsFromConfig(config, env);
   let mcp: McpServers | undefined;
   if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, env, people));
   return {
