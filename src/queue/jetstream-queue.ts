@@ -11,7 +11,7 @@
 // `behind.<id>.<waits|interrupts>.<token>` (no consumer reads those either), in stream
 // order; the claim ahead hears of an `interrupts` one by a subscription (and looks for one
 // with each heartbeat), and when it finishes it moves the oldest to the run's subject,
-// under the run's hold; a finish cut short between is completed by the next idle claim.
+// under the run's hold; a finish cut short between is completed by an idle claim within AckWait.
 import {
   AckPolicy,
   DeliverPolicy,
