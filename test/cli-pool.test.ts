@@ -3,7 +3,7 @@
 // rolling deploy (SIGTERM chaos) and a second SIGTERM, tools run where the run was
 // submitted, and orphans (session ls marks them, worker --adopt takes exactly those).
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -12,6 +12,7 @@ import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js
 import type { FakeServer } from "./helpers/fake-anthropic-server.js";
 import { FOLLOW_UP, followUpAnswer, refusedCalls, startPoolModel } from "./helpers/pool-model.js";
 import { kinds, poolWorkspace, StartedWorkers, type PoolWorkspace } from "./helpers/pool-workspace.js";
+import { rollingDeploy } from "./helpers/rolling-deploy.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-pool-"));
 let model: FakeServer;
@@ -33,10 +34,44 @@ const terminals = (journal: JournalRecord[]) => journal.flatMap((record) => ("te
 const texts = (journal: JournalRecord[]) =>
   journal.flatMap((record) => ("assistant" in record ? record.assistant.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])) : []));
 
+const REPO = new URL("../../", import.meta.url).pathname;
+
+/** The lines of the first ```sh block of `text`. */
+function fewLines(text: string): string[] {
+  return (/```sh\n([^`]*)```/.exec(text)?.[1] ?? "").split("\n").filter((line) => line !== "");
+}
+
+/** A shell line's words, quotes taken off, its comment left out. */
+function words(line: string): string[] {
+  return [...(line.replace(/\s+#.*$/, "").matchAll(/"([^"]*)"|(\S+)/g) ?? [])].map((match) => (match[1] ?? match[2]) as string);
+}
+
 describe("worker pool on files, against the strict fake model", () => {
   after(() => assert.deepEqual(refusedCalls(model), [], "the strict fake refused no call"));
 
-  it("docs/workers.md's few lines: submit, queue ls, worker, submit --wait, an interrupting follow-up, kill -9 and kill of a worker", async () => {
+  it("docs/workers.md's few lines (and the README's, a part of them): submit, queue ls, worker, submit --wait, an interrupting follow-up, kill -9 and kill of a worker", async () => {
+    const page = fewLines(readFileSync(join(REPO, "docs/workers.md"), "utf8"));
+    assert.deepEqual(
+      page.map(words),
+      [
+        ["fisk-ai", "submit", "Write two notes", "--config", "agent.yaml", "--name", "first"],
+        ["fisk-ai", "queue", "ls"],
+        ["fisk-ai", "worker", "--config", "agent.yaml", "--concurrency", "2", "&"],
+        ["fisk-ai", "submit", "Write two notes", "--config", "agent.yaml", "--wait"],
+        ["fisk-ai", "submit", "And now?", "--resume", "first", "--if-running", "interrupt"],
+        ["kill", "-9", "%1"],
+        ["kill", "%1"],
+        ["fisk-ai", "queue", "rm", "ID"],
+      ],
+      "the page shows the commands this case runs, in its order (queue rm: test/cli-workers.test.ts)",
+    );
+    const readme = fewLines(/\*\*Workers\.\*\*[\s\S]*?(```sh\n[^`]*```)/.exec(readFileSync(join(REPO, "README.md"), "utf8"))?.[1] ?? "");
+    assert.deepEqual(
+      readme,
+      [0, 1, 2, 5, 6].map((index) => page[index]),
+      "the README's lines are the page's submit, queue ls, worker, kill -9 and kill, as written",
+    );
+
     const ws = fresh();
     assert.equal((await cli(ws, ["submit", "Write two notes", "--config", "agent.yaml", "--name", "first"])).stdout, "first\n");
     assert.match((await cli(ws, ["queue", "ls"])).stdout, /^first {2}\S+Z {2}queued: waits for a worker with its agent/m);
@@ -86,6 +121,28 @@ describe("worker pool on files, against the strict fake model", () => {
       assert.equal(queued.code, 0, queued.stderr);
       assert.equal(queued.stdout, "busy\n");
     }
+    const listed = (await cli(ws, ["queue", "ls"])).stdout;
+    assert.match(
+      listed,
+      /^busy {2}\S+ {2}running: worker pid \d+.*\n {2}busy {2}\S+ {2}follow-up: waits behind busy .*\n {2}busy {2}\S+ {2}follow-up: waits behind busy /m,
+    );
+    const json = JSON.parse((await cli(ws, ["queue", "ls", "--json"])).stdout) as {
+      runId: string;
+      behind: { followUp: string; interrupts: boolean; status: string }[];
+    }[];
+    assert.deepEqual(
+      json.map(({ runId, behind }) => [runId, behind.map(({ followUp, interrupts, status }) => [followUp, interrupts, status.split(" (")[0]])]),
+      [
+        [
+          "busy",
+          [
+            [`${FOLLOW_UP} first`, false, "waits behind busy"],
+            [`${FOLLOW_UP} second`, false, "waits behind busy"],
+          ],
+        ],
+      ],
+      "queue ls --json lists the follow-ups under their run, in the order they will go",
+    );
     const runningReject = await cli(ws, ["submit", `${FOLLOW_UP} never`, "--resume", "busy", "--if-running", "reject"]);
     assert.equal(runningReject.code, 7, runningReject.stderr);
     assert.match(runningReject.stderr, /session busy is running \(pid \d+ on .*\): the follow-up is refused/);
@@ -122,6 +179,10 @@ describe("worker pool on files, against the strict fake model", () => {
     await waitFor(() => ws.executions().length === 1, "the run's tool to start");
     const interrupting = await cli(ws, ["submit", `${FOLLOW_UP} stop there`, "--resume", "cut", "--if-running", "interrupt"]);
     assert.equal(interrupting.code, 0, interrupting.stderr);
+    assert.match(
+      (await cli(ws, ["queue", "ls"])).stdout,
+      /^cut {2}.*\n {2}cut {2}\S+ {2}follow-up: interrupts cut \(suspends it at its next boundary, then runs\)\n$/,
+    );
     ws.openGate();
     await printedLine(
       worker,
@@ -150,59 +211,19 @@ describe("worker pool on files, against the strict fake model", () => {
   it("a rolling deploy (a random worker of three SIGTERMed and replaced, again and again): every run ends with its answer, each suspend journaled once, nothing repeats", async () => {
     const ws = fresh();
     ws.env.TOOL_SLEEP = "0.2";
-    const runs = Array.from({ length: 9 }, (_, index) => `deploy${index}`);
-    for (const runId of runs) assert.equal((await cli(ws, ["submit", `Write two notes for ${runId}`, "--name", runId])).code, 0);
-    const callsBefore = model.requests.length;
-    const pool = [started(ws.worker()), started(ws.worker()), started(ws.worker())];
-    const stopped: CliRun[] = [];
-    /** Workers driving a run now: more runs taken than let go of. */
-    const busy = () =>
-      pool.filter(
-        (worker) =>
-          output(worker)
-            .split("\n")
-            .filter((line) => line.startsWith("took ")).length >
-          output(worker)
-            .split("\n")
-            .filter((line) => /^(finished|handed back|parked|dropped) /.test(line)).length,
-      );
-    for (let round = 0; round < 4 && ws.queued().length > 0; round++) {
-      const seen = ws.executions().length;
-      await waitFor(() => (ws.executions().length > seen && busy().length > 0) || ws.queued().length === 0, "a tool to run", 60_000);
-      const driving = busy();
-      if (driving.length === 0) break;
-      const leaving = driving[Math.floor(Math.random() * driving.length)] as CliRun;
-      const index = pool.indexOf(leaving);
-      leaving.child.kill("SIGTERM");
-      const exit = await leaving.done;
-      assert.equal(exit.code, 0, `a worker SIGTERMed once exits 0: ${exit.stderr}`);
-      stopped.push(leaving);
-      pool[index] = started(ws.worker());
-      // A worker signalled before it has started dies of the signal: it held nothing yet.
-      await printedLine(pool[index] as CliRun, /^worker \d+ taking runs/m);
-    }
-    await waitFor(() => ws.queued().length === 0, "every run to end", 120_000);
-    const everyLine = [...stopped, ...pool].map(output).join("\n");
-    for (const runId of runs) {
-      const journal = ws.journal(runId);
-      const handedBack = everyLine.split("\n").filter((line) => line === `handed back ${runId}: suspended, queued for the pool`).length;
-      assert.deepEqual(
-        terminals(journal),
-        [...Array<string>(handedBack).fill("suspended"), "completed"],
-        `${runId}: one suspended per hand-back, then completed`,
-      );
-      assert.deepEqual(
-        kinds(journal).filter((kind) => kind !== "terminal"),
-        ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant"],
-        `${runId}: each model turn journaled once`,
-      );
-      assert.deepEqual(texts(journal), ["two notes written"]);
-    }
-    assert.ok(/handed back deploy\d/.test(everyLine), `at least one run was handed back mid-run:\n${everyLine}`);
-    assert.deepEqual([...ws.executions()].sort(), runs.flatMap((runId) => [`${runId}-one`, `${runId}-two`]).sort(), "every tool call ran exactly once");
-    assert.equal(model.requests.length - callsBefore, runs.length * 3, "no model call made twice");
-    for (const worker of pool) worker.child.kill("SIGTERM");
-    await Promise.all(pool.map((worker) => worker.done));
+    await rollingDeploy(
+      {
+        submit: async (runId) => assert.equal((await cli(ws, ["submit", `Write two notes for ${runId}`, "--name", runId])).code, 0),
+        worker: () => started(ws.worker()),
+        queued: async () => ws.queued(),
+        journal: async (runId) => ws.journal(runId),
+        executions: () => ws.executions(),
+        model,
+        workers,
+      },
+      Array.from({ length: 9 }, (_, index) => `deploy${index}`),
+      4,
+    );
   });
 
   it("a second SIGTERM aborts as a crash does: exit 130, nothing journaled after, the next worker reruns the cut tool once", async () => {

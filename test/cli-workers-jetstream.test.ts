@@ -1,8 +1,9 @@
 // The worker pool on NATS JetStream, through the real CLI on a real nats-server and the
 // strict fake Anthropic server: submit, worker, queue ls/rm, follow-ups, approvals; a
 // worker SIGKILLed mid-tool (another takes over once its lease runs out); a worker
-// SIGSTOPped past its lease and woken (it appends nothing and runs nothing more); and
-// chaos: three workers, random SIGKILLs, and the nats-server itself killed and restarted.
+// SIGSTOPped past its lease and woken (it appends nothing and runs nothing more); a
+// rolling deploy (SIGTERMs: nothing repeats); and chaos: three workers, random SIGKILLs,
+// and the nats-server itself killed and restarted.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,9 @@ import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
-import { kinds, StartedWorkers } from "./helpers/pool-workspace.js";
+import { POOL_API_KEY, refusedCalls, startPoolModel } from "./helpers/pool-model.js";
+import { kinds, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace.js";
+import { rollingDeploy } from "./helpers/rolling-deploy.js";
 
 const API_KEY = "sk-ant-test-pool";
 /** Short, so that a takeover waits little: the lease bucket (and the queue's AckWait) is made with it. */
@@ -93,12 +96,13 @@ tools:
 const opened: { store: JetStreamStore }[] = [];
 const workers = new StartedWorkers();
 
-async function workspace({ gateOpen = true } = {}): Promise<Workspace> {
+/** `leaseTtlMs`: the lease (and AckWait) of the workspace's stream, LEASE_TTL_MS unless a test needs no quick takeover. */
+async function workspace({ gateOpen = true, leaseTtlMs = LEASE_TTL_MS } = {}): Promise<Workspace> {
   const dir = join(root, `ws-${++made}`);
   mkdirSync(dir);
   const stream = `POOL${made}`;
   // Streams on one server may not share subjects: each its own prefix.
-  await initRunStream({ backend: "jetstream", servers: nats.url, stream, prefix: `pool${made}.runs`, leaseTtlMs: LEASE_TTL_MS });
+  await initRunStream({ backend: "jetstream", servers: nats.url, stream, prefix: `pool${made}.runs`, leaseTtlMs });
   const store = (await createStore({ backend: "jetstream", servers: nats.url, stream })) as JetStreamStore;
   opened.push({ store });
   const queue = new JetStreamQueue(store);
@@ -208,6 +212,15 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
     const again = await ws.cli(["submit", "Even more", "--resume", "held"]);
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual(await ws.queued(), ["held"], "the second follow-up waits behind the first, not as an entry of its own");
+    assert.match(
+      (await ws.cli(["queue", "ls"])).stdout,
+      /^held {2}\S+ {2}running: .*\n {2}held {2}\S+ {2}follow-up: waits behind held \(runs once it is at rest\)\n$/,
+    );
+    const json = JSON.parse((await ws.cli(["queue", "ls", "--json"])).stdout) as { followUp: string; behind: { followUp: string; interrupts: boolean }[] }[];
+    assert.deepEqual(
+      json.map(({ followUp, behind }) => [followUp, behind.map((waiting) => [waiting.followUp, waiting.interrupts])]),
+      [["And more", [["Even more", false]]]],
+    );
 
     assert.equal((await ws.cli(["submit", "Write two notes for withdrawn", "--name", "withdrawn"])).code, 0);
     const withdrawn = await ws.cli(["queue", "rm", "withdrawn"]);
@@ -248,6 +261,10 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
     const interrupting = await ws.cli(["submit", "Stop there", "--resume", "cut", "--if-running", "interrupt"]);
     assert.equal(interrupting.code, 0, interrupting.stderr);
     assert.deepEqual(await ws.queued(), ["cut"], "the follow-up waits behind the run it interrupts");
+    assert.match(
+      (await ws.cli(["queue", "ls"])).stdout,
+      /^cut {2}\S+ {2}running: .*\n {2}cut {2}\S+ {2}follow-up: interrupts cut \(suspends it at its next boundary, then runs\)\n$/,
+    );
     ws.openGate();
     await printedLine(
       worker,
@@ -284,11 +301,8 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
             .filter((line) => line.startsWith("parked asks:")).length === round,
         `park ${round}`,
       );
-      // The worker's line can come a moment before queue ls on JetStream shows the park (noted in issue 34's closing note).
-      let listed = "";
-      for (const deadline = Date.now() + 60_000; !/^asks .* parked: waits for a decision/m.test(listed) && Date.now() < deadline; )
-        listed = (await ws.cli(["queue", "ls"])).stdout;
-      assert.match(listed, /^asks .* parked: waits for a decision/m);
+      // Once the worker says so, the park is in the queue and the run's lease is let go.
+      assert.match((await ws.cli(["queue", "ls"])).stdout, /^asks .* parked: waits for a decision/m);
       const approved = await ws.cli(["session", "approve", "asks", "--config", "confirm.yaml"]);
       assert.equal(approved.code, 0, approved.stderr);
       assert.match(approved.stdout, /session asks is queued for the worker pool again/);
@@ -347,6 +361,35 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
     // It is still a worker: it takes the next run.
     await ws.cli(["submit", "Write two notes for next", "--name", "next"]);
     await Promise.race([printedLine(stale, /^finished next: completed$/m), printedLine(successor, /^finished next: completed$/m)]);
+  });
+
+  it("a rolling deploy (a random worker of three SIGTERMed and replaced, again and again): every run ends with its answer, each suspend journaled once, nothing repeats", async () => {
+    // No takeover is waited for here, and a short lease on a loaded machine drops runs instead of handing them back.
+    const ws = await workspace({ leaseTtlMs: 5000 });
+    // The pool's model names each run's notes, so each side effect can be counted.
+    const poolModel = await startPoolModel();
+    try {
+      writePoolConfig(ws.dir, "deploy.yaml", undefined, undefined, "fake");
+      const env = { ...ws.env, ANTHROPIC_API_KEY: POOL_API_KEY, ANTHROPIC_BASE_URL: poolModel.url, TOOL_SLEEP: "0.2" };
+      const onPool = (args: string[]) => [...args, "--config", "deploy.yaml", ...ws.storeFlag];
+      await rollingDeploy(
+        {
+          submit: async (runId) =>
+            assert.equal((await runCli(onPool(["submit", `Write two notes for ${runId}`, "--name", runId]), { cwd: ws.dir, env })).code, 0),
+          worker: () => workers.add(startCli(onPool(["worker", "--poll", "20"]), { cwd: ws.dir, env })),
+          queued: () => ws.queued(),
+          journal: (runId) => ws.journal(runId),
+          executions: () => ws.executions(),
+          model: poolModel,
+          workers,
+        },
+        Array.from({ length: 8 }, (_, index) => `deploy${index}`),
+        4,
+      );
+      assert.deepEqual(refusedCalls(poolModel), [], "the strict fake refused no call");
+    } finally {
+      await poolModel.close();
+    }
   });
 
   it("chaos: three workers, random SIGKILLs, then the nats-server killed and restarted: every run ends, each model turn journaled once", async () => {

@@ -6,6 +6,7 @@ import { after } from "node:test";
 import { runQueueConformance } from "../src/conformance/index.js";
 import { FileStore } from "../src/runstate/backends/file/file-store.js";
 import { FileQueue, fileQueueDir } from "../src/queue/file-queue.js";
+import { WORKER_DEFAULTS } from "../src/pool/worker.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-queue-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -20,4 +21,6 @@ function over(dir: string) {
 runQueueConformance("file", {
   makeQueue: async () => over(join(scratch, `runs-${++dirs}`)),
   again: async (of) => over((of.store as FileStore).dir),
+  // The claim is the run's kernel lock, free once its holder is gone: a worker takes it at its next poll.
+  takeoverMs: WORKER_DEFAULTS.pollMs,
 });

@@ -2,6 +2,7 @@
 // case's two queues are two connections, as two worker processes would have. And a
 // finish a crash cut short leaves no follow-up stranded.
 import assert from "node:assert/strict";
+import { performance } from "node:perf_hooks";
 import { after, describe, it } from "node:test";
 import { jetstream } from "@nats-io/jetstream";
 import { metaPayload, runQueueConformance, terminalEntry } from "../src/conformance/index.js";
@@ -74,6 +75,14 @@ describe("JetStream queue after a finish cut short", { skip }, () => {
       await claim?.finish();
       assert.deepEqual(await queue.list(), []);
       assert.equal(await queue.claim(() => true), undefined, "queued once, not again");
+
+      // Stranded again just after a sweep: the next sweep, within AckWait (the lease), queues it.
+      const again = { ...waiting, queued: new Date().toISOString(), followUp: "and on" };
+      await jetstream(store.connection).publish(`$FISK_QUEUE.STRANDED.behind.stranded.waits.cut2`, encodeEntry(again));
+      claim = undefined;
+      for (const until = performance.now() + LEASE_TTL_MS + 1000; claim === undefined && performance.now() < until; ) claim = await queue.claim(() => true);
+      assert.deepEqual([claim?.entry.followUp, claim?.entry.afterSeq], ["and on", 2], "queued by a sweep within AckWait and one claim");
+      await claim?.finish();
     } finally {
       await queue.close();
       await store.close();

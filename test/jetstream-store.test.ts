@@ -9,7 +9,9 @@ import { assistantEntry, metaPayload, terminalEntry } from "../src/conformance/r
 import { createStore, isRunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";
 import { encodeRecord } from "../src/journal.js";
 import { connectJetStreamStore, type JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
+import { leaseBucket } from "../src/runstate/backends/jetstream/leases.js";
 import { initRunStream, runStreamConfig } from "../src/runstate/backends/jetstream/run-stream.js";
+import { waitFor } from "./helpers/cli-harness.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -178,6 +180,34 @@ describe("jetstream backend", { skip }, () => {
       assert.deepEqual([listed?.status, listed?.holder?.pid], ["running", process.pid]);
       await journal.close();
       await (await second.open("held-1")).close();
+    });
+
+    it("lets go of its lease on close even while a renewal is in flight, so nobody waits for the lease to run out", async () => {
+      await addStream(runStreamConfig("RELEASE", "release"));
+      // Renewals every second, and the lease surely ours for three: the stall below loses nothing.
+      const config = { backend: "jetstream", servers: own.url, stream: "RELEASE", leaseTtlMs: 3000 } as const;
+      const store = (await createStore(config)) as JetStreamStore;
+      stores.push(store);
+      const journal = await store.create("released-1", metaPayload("released-1"));
+      const nc = await connect({ servers: own.url });
+      try {
+        // Past the first renewal, so that nothing else of the store's is in flight below.
+        const leases = await leaseBucket(nc, config);
+        const revision = async () => (await leases.get("released-1"))?.revision ?? 0;
+        const taken = await revision();
+        while ((await revision()) === taken) await new Promise((resolve) => setTimeout(resolve, 50));
+        // The server stalls until the next renewal is sent, which waits for its answer when the close comes.
+        const sent = store.connection.stats().outMsgs;
+        own.pause();
+        await waitFor(() => store.connection.stats().outMsgs > sent, "a renewal of the lease to be sent");
+        const closing = journal.close();
+        own.resume();
+        await closing;
+      } finally {
+        own.resume();
+        await nc.close();
+      }
+      assert.equal((await store.summarize("released-1")).holder, undefined, "the lease is gone at once, not after its TTL");
     });
 
     it("lets a lease whose holder stopped beating expire by itself", async () => {

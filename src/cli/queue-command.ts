@@ -1,7 +1,7 @@
 // `fisk-ai queue ls|rm`: the runs waiting for the pool, and who drives those running.
 import { queueFor } from "../queue/create-queue.js";
-import type { QueuedRun } from "../queue/run-queue.js";
-import type { RunSummary } from "../runstate/store/store.js";
+import type { QueuedRun, RunQueue, WaitingFollowUp } from "../queue/run-queue.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 import type { CommandIO } from "./run-command.js";
 import { openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";
@@ -21,31 +21,47 @@ export async function queueCommand(name: QueueCommandName, positionals: string[]
       }
       return 0;
     }
-    const rows = await Promise.all((await queue.list()).map(async (entry) => ({ entry, summary: await store.summarize(entry.runId).catch(() => undefined) })));
-    if (flags.json === true) {
-      io.stdout.write(
-        `${JSON.stringify(
-          rows.map(({ entry, summary }) => ({
-            ...entry,
-            status: waitText(entry, summary),
-            ...(summary?.holder === undefined ? {} : { worker: summary.holder }),
-          })),
-          null,
-          2,
-        )}\n`,
-      );
-      return 0;
-    }
-    if (rows.length === 0) {
-      io.stdout.write("no session is queued\n");
-      return 0;
-    }
-    for (const { entry, summary } of rows) io.stdout.write(`${entry.runId}  ${entry.queued}  ${waitText(entry, summary)}\n`);
+    await listQueue(queue, store, flags.json === true, io);
     return 0;
   } finally {
     await queue.close();
     await store.close();
   }
+}
+
+/** `queue ls`: each entry, then the follow-ups waiting behind it. */
+async function listQueue(queue: RunQueue, store: Store, json: boolean, io: CommandIO): Promise<void> {
+  const rows = await Promise.all(
+    (await queue.list()).map(async (entry) => ({
+      entry,
+      summary: await store.summarize(entry.runId).catch(() => undefined),
+      behind: await queue.behind(entry.runId),
+    })),
+  );
+  if (json) io.stdout.write(`${JSON.stringify(rows.map(jsonRow), null, 2)}\n`);
+  else if (rows.length === 0) io.stdout.write("no session is queued\n");
+  else {
+    for (const { entry, summary, behind } of rows) {
+      io.stdout.write(`${entry.runId}  ${entry.queued}  ${waitText(entry, summary)}\n`);
+      // Each follow-up under the run it waits for, indented, in the order they will go.
+      for (const waiting of behind) io.stdout.write(`  ${waiting.entry.runId}  ${waiting.entry.queued}  follow-up: ${behindText(waiting)}\n`);
+    }
+  }
+}
+
+/** A row of `queue ls --json`: the entry, where it is, who runs it, and the follow-ups behind it. */
+function jsonRow({ entry, summary, behind }: { entry: QueuedRun; summary: RunSummary | undefined; behind: WaitingFollowUp[] }): object {
+  return {
+    ...entry,
+    status: waitText(entry, summary),
+    ...(summary?.holder === undefined ? {} : { worker: summary.holder }),
+    behind: behind.map((waiting) => ({ ...waiting.entry, interrupts: waiting.interrupts, status: behindText(waiting) })),
+  };
+}
+
+/** Why a follow-up waits: behind its run, or to interrupt it. */
+function behindText({ entry, interrupts }: WaitingFollowUp): string {
+  return interrupts ? `interrupts ${entry.runId} (suspends it at its next boundary, then runs)` : `waits behind ${entry.runId} (runs once it is at rest)`;
 }
 
 /** Where a queued run is: run by which worker, parked, or waiting for one. */

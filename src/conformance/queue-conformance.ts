@@ -3,6 +3,7 @@
 // `node --test`; nothing here knows how a backend keeps an entry or hands out work.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { performance } from "node:perf_hooks";
 import { RunStateError } from "../runstate/errors.js";
 import type { Store } from "../runstate/store/store.js";
 import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
@@ -27,12 +28,17 @@ export interface QueueHarness {
   /** A second store and queue over the storage of `of`, as another worker process would make them: its claims compete with the first's. */
   again(of: QueueUnderTest): Promise<QueueUnderTest>;
   /**
-   * How long a run whose worker died stays with it before another claim can take it, in
-   * milliseconds: 0 (the default) where the claim is a kernel lock, freed with the process;
-   * the lease's TTL where the queue redelivers after an acknowledgement deadline.
+   * The backend's stated bound on a takeover, in milliseconds: how long a run whose worker
+   * died stays with it before another claim can take it. The poll interval of the worker
+   * where the claim is a kernel lock, freed with the process; the lease's TTL where the
+   * queue redelivers after an acknowledgement deadline. A backend slower than this bound
+   * (and the slack of one claim's own round trip) fails the takeover case.
    */
-  takeoverMs?: number;
+  takeoverMs: number;
 }
+
+/** What a takeover may take past the backend's bound: one claim's own round trip (a pull that waits for the redelivery, a lock taken). */
+const TAKEOVER_SLACK_MS = 1000;
 
 const accepts = () => true;
 
@@ -166,11 +172,13 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
       const entry = await queued();
       const claim = await first.queue.claim(accepts);
       await claim?.journal.close();
-      // Claimed again at once where a claim is a kernel lock; polled for past the deadline where it is a lease.
-      const until = Date.now() + (harness.takeoverMs ?? 0) + 5000;
+      // Claimed again by the backend's bound: a claim that is still waiting for it then comes too late.
+      const until = performance.now() + harness.takeoverMs + TAKEOVER_SLACK_MS;
       let again = await second.queue.claim(accepts);
-      while (again === undefined && Date.now() < until) again = await second.queue.claim(accepts);
-      assert.equal(again?.entry.runId, entry.runId);
+      while (again === undefined && performance.now() < until) again = await second.queue.claim(accepts);
+      const late = performance.now() - until;
+      assert.equal(again?.entry.runId, entry.runId, `taken over within ${harness.takeoverMs} ms (+${TAKEOVER_SLACK_MS} ms)`);
+      assert.ok(late <= 0, `taken over ${Math.round(late)} ms past the backend's bound of ${harness.takeoverMs} ms (+${TAKEOVER_SLACK_MS} ms)`);
       await again?.finish();
     });
 
@@ -207,6 +215,15 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
       const followUp = (text: string, at: number): QueuedRun => ({ ...entry, queued: new Date(at).toISOString(), followUp: text });
       await second.queue.enqueue(followUp("first", Date.now()));
       await second.queue.enqueue(followUp("second", Date.now() + 1), { interrupt: true });
+      const behind = async () => (await second.queue.behind(entry.runId)).map((waiting) => [waiting.entry.followUp, waiting.interrupts]);
+      assert.deepEqual(
+        await behind(),
+        [
+          ["first", false],
+          ["second", true],
+        ],
+        "both wait behind the run, in the order submitted, the second to interrupt it",
+      );
       await assert.rejects(
         second.queue.enqueue(entry),
         (error: unknown) => error instanceof RunStateError && error.code === "ERR_EXISTS",
@@ -217,12 +234,14 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
       await claim?.finish();
       const next = await first.queue.claim(accepts);
       assert.deepEqual([next?.entry.runId, next?.entry.followUp, next?.entry.afterSeq, next?.entry.state], [entry.runId, "first", 2, "queued"]);
+      assert.deepEqual(await behind(), [["second", true]], "the first is the entry now, no longer behind");
       await waitUntil(() => next?.interrupted.aborted === true, "the interrupting follow-up behind it to interrupt it too");
       await next?.finish();
       const last = await second.queue.claim(accepts);
       assert.deepEqual([last?.entry.followUp, last?.entry.afterSeq], ["second", 2]);
       await last?.finish();
       assert.deepEqual(await first.queue.list(), []);
+      assert.deepEqual(await behind(), []);
     });
 
     it("withdraw and finish leave every other queued run to be claimed", async () => {

@@ -28,6 +28,7 @@ import {
   type EnqueueOptions,
   type QueuedRun,
   type RunQueue,
+  type WaitingFollowUp,
 } from "./run-queue.js";
 
 const ENTRY_SUFFIX = ".json";
@@ -115,6 +116,10 @@ export class FileQueue implements RunQueue {
     } finally {
       await journal?.close();
     }
+  }
+
+  async behind(runId: string): Promise<WaitingFollowUp[]> {
+    return (await this.#waiting(runId)).map(({ path, entry }) => ({ entry, interrupts: path.endsWith(INTERRUPT_MARK + ENTRY_SUFFIX) }));
   }
 
   async unpark(runId: string): Promise<void> {

@@ -11,7 +11,7 @@
 // `behind.<id>.<waits|interrupts>.<token>` (no consumer reads those either), in stream
 // order; the claim ahead hears of an `interrupts` one by a subscription (and looks for one
 // with each heartbeat), and when it finishes it moves the oldest to the run's subject,
-// under the run's hold; a finish cut short between is completed by the next idle claim.
+// under the run's hold; a finish cut short between is completed by an idle claim within AckWait.
 import {
   AckPolicy,
   DeliverPolicy,
@@ -48,6 +48,7 @@ import {
   type EnqueueOptions,
   type QueuedRun,
   type RunQueue,
+  type WaitingFollowUp,
 } from "./run-queue.js";
 
 /** The consumer every worker of a store pulls from: JetStream gives each message to one of them. */
@@ -79,10 +80,23 @@ function subjectBase(runsStream: string): string {
 type BehindHow = "waits" | "interrupts";
 
 /** A follow-up waiting behind its run, with the subject and stream sequence it is kept at. */
-interface Waiting {
+interface Waiting extends Stored {
   subject: string;
+}
+
+/** An entry and the stream sequence it is kept at. */
+interface Stored {
   seq: number;
   entry: QueuedRun;
+}
+
+/**
+ * Of a run's queued and parked entries, the one that stands: the newer. Both are there
+ * while a park (parked, then the run's message acked) or an unpark (queued, then the
+ * parked one removed) is half done, or was cut short by a crash.
+ */
+function newer(a: Stored | undefined, b: Stored | undefined): Stored | undefined {
+  return a === undefined || (b !== undefined && b.seq > a.seq) ? b : a;
 }
 
 /** The JetStream backend of RunQueue: see the top of this module. */
@@ -92,6 +106,8 @@ export class JetStreamQueue implements RunQueue {
   readonly #base: string;
   readonly #ackWaitMs: number;
   #ready: Promise<{ jsm: JetStreamManager; js: JetStreamClient; consumer: Consumer }> | undefined;
+  /** When this process last swept for stranded follow-ups (performance.now()). */
+  #sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(store: JetStreamStore) {
     this.#store = store;
@@ -111,19 +127,18 @@ export class JetStreamQueue implements RunQueue {
   async list(): Promise<QueuedRun[]> {
     const { jsm } = await this.#setUp();
     const subjects = [...(await this.#subjects(`${this.#base}.run.*`)), ...(await this.#subjects(`${this.#base}.parked.*`))];
-    const byRun = new Map<string, QueuedRun>();
-    for (const entry of await Promise.all(subjects.map((subject) => this.#read(jsm, subject)))) {
-      // Both while an unpark is half done: the queued one is the newer.
-      if (entry !== undefined && byRun.get(entry.runId)?.state !== "queued") byRun.set(entry.runId, entry);
+    const byRun = new Map<string, Stored>();
+    for (const stored of await Promise.all(subjects.map((subject) => this.#stored(jsm, subject)))) {
+      if (stored !== undefined) byRun.set(stored.entry.runId, newer(byRun.get(stored.entry.runId), stored) as Stored);
     }
-    return [...byRun.values()].sort(byQueuedTime);
+    return [...byRun.values()].map((stored) => stored.entry).sort(byQueuedTime);
   }
 
   async get(runId: string): Promise<QueuedRun | undefined> {
     assertRunId(runId);
     const { jsm } = await this.#setUp();
-    const [queued, parked] = await Promise.all([this.#read(jsm, this.#subject("run", runId)), this.#read(jsm, this.#subject("parked", runId))]);
-    return queued ?? parked;
+    const [queued, parked] = await Promise.all([this.#stored(jsm, this.#subject("run", runId)), this.#stored(jsm, this.#subject("parked", runId))]);
+    return newer(queued, parked)?.entry;
   }
 
   async withdraw(runId: string): Promise<void> {
@@ -139,6 +154,10 @@ export class JetStreamQueue implements RunQueue {
     } finally {
       await held?.journal.close();
     }
+  }
+
+  async behind(runId: string): Promise<WaitingFollowUp[]> {
+    return (await this.#waiting(runId)).map(({ subject, entry }) => ({ entry, interrupts: subject.startsWith(`${this.#behindBase(runId)}.interrupts.`) }));
   }
 
   async unpark(runId: string): Promise<void> {
@@ -157,8 +176,7 @@ export class JetStreamQueue implements RunQueue {
     for (let looked = 0; looked < MOST_LOOKED_AT; looked++) {
       const message = await this.#next(consumer);
       if (message === null) {
-        // Nothing to do: the time to queue follow-ups a finish that crashed left behind no entry.
-        await this.#promoteStranded();
+        await this.#sweep();
         return undefined;
       }
       // Back again within this claim (a short nak delay): every run it could take was looked at.
@@ -220,14 +238,16 @@ export class JetStreamQueue implements RunQueue {
     // The connection is the store's, closed with it; a claim still open is the caller's to settle.
   }
 
-  #claimOf(message: JsMsg, entry: QueuedRun, held: { journal: Journal; lost: AbortSignal }): Claim {
-    // In-progress acknowledgements keep the message ours while the run is driven. They stop
-    // with the lease, and for good once a beat comes late by half of AckWait (this process
-    // was paused): the message may have gone to another worker meanwhile.
+  /**
+   * In-progress acknowledgements keep the message ours while the run is driven, each beat
+   * also looking for a follow-up that interrupts it. They stop with the lease, and for good
+   * once a beat comes late by half of AckWait (this process was paused): the message may
+   * have gone to another worker meanwhile, so the claim settles nothing.
+   */
+  #keepWorking(message: JsMsg, held: { lost: AbortSignal }, interrupts: { look(): void }): { stop(): void; readonly overdue: boolean } {
     const every = Math.max(100, Math.floor(this.#ackWaitMs / 3));
     let beatAt = performance.now();
     let overdue = false;
-    const interrupts = this.#interrupts(entry);
     const beat = setInterval(() => {
       const now = performance.now();
       if (held.lost.aborted || now - beatAt > every + this.#ackWaitMs / 2) {
@@ -241,6 +261,17 @@ export class JetStreamQueue implements RunQueue {
     }, every);
     beat.unref();
     held.lost.addEventListener("abort", () => clearInterval(beat), { once: true });
+    return {
+      stop: () => clearInterval(beat),
+      get overdue() {
+        return overdue;
+      },
+    };
+  }
+
+  #claimOf(message: JsMsg, entry: QueuedRun, held: { journal: Journal; lost: AbortSignal }): Claim {
+    const interrupts = this.#interrupts(entry);
+    const working = this.#keepWorking(message, held, interrupts);
     const journal: Journal = {
       get runId() {
         return held.journal.runId;
@@ -252,17 +283,17 @@ export class JetStreamQueue implements RunQueue {
       records: () => held.journal.records(),
       // Closed unsettled (a worker that dies): the message goes back to the queue after AckWait.
       close: async () => {
-        clearInterval(beat);
+        working.stop();
         interrupts.stop();
         await held.journal.close();
       },
     };
     const settle = (change: () => Promise<void>) => async () => {
-      clearInterval(beat);
+      working.stop();
       interrupts.stop();
       try {
         // A lost hold settles nothing: the message may be another worker's delivery by now.
-        if (!held.lost.aborted && !overdue) await change();
+        if (!held.lost.aborted && !working.overdue) await change();
       } finally {
         await held.journal.close();
       }
@@ -371,6 +402,19 @@ export class JetStreamQueue implements RunQueue {
     }
   }
 
+  /**
+   * An idle claim's chore, at most once per AckWait in a process (the first idle claim of a
+   * new one sweeps at once): it lists the queue stream's subjects, a request to the server
+   * that every idle poll of every worker would otherwise make. So a follow-up stranded by a
+   * crash is queued within AckWait and one idle poll of any worker, the bound a dead
+   * worker's run is taken over within too.
+   */
+  async #sweep(): Promise<void> {
+    if (performance.now() - this.#sweptAt < this.#ackWaitMs) return;
+    this.#sweptAt = performance.now();
+    await this.#promoteStranded();
+  }
+
   /** Follow-ups waiting behind a run that has no entry (a finish that crashed between its ack and the promotion) are queued, under the run's hold. */
   async #promoteStranded(): Promise<void> {
     const prefix = `${this.#base}.behind.`;
@@ -442,13 +486,17 @@ export class JetStreamQueue implements RunQueue {
   }
 
   async #read(jsm: JetStreamManager, subject: string): Promise<QueuedRun | undefined> {
+    return (await this.#stored(jsm, subject))?.entry;
+  }
+
+  async #stored(jsm: JetStreamManager, subject: string): Promise<Stored | undefined> {
     let stored;
     try {
       stored = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
     } catch (error) {
       throw ioError(`reading the queue ${this.stream}`, error);
     }
-    return stored === null ? undefined : decodeEntry(stored.data, `${subject} on stream ${this.stream}`);
+    return stored === null ? undefined : { seq: stored.seq, entry: decodeEntry(stored.data, `${subject} on stream ${this.stream}`) };
   }
 
   /** The run's journal held by us, with its lost signal; "held" when another holds it; undefined when the session is gone. */

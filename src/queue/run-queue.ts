@@ -55,6 +55,14 @@ export interface Claim {
   readonly lost?: AbortSignal;
 }
 
+/** A follow-up waiting behind its run's entry (RunQueue.behind). */
+export interface WaitingFollowUp {
+  /** The follow-up as submitted: it becomes the run's entry once the claim ahead of it finishes. */
+  entry: QueuedRun;
+  /** Whether it asks the claim ahead to suspend the run at its next boundary (`submit --if-running interrupt`). */
+  interrupts: boolean;
+}
+
 /** How an entry is queued. */
 export interface EnqueueOptions {
   /** For a follow-up that waits behind its run: have the run's claim suspend it at its next boundary (Claim.interrupted). */
@@ -80,6 +88,8 @@ export interface RunQueue {
   list(): Promise<QueuedRun[]>;
   /** A run's entry, or undefined. */
   get(runId: string): Promise<QueuedRun | undefined>;
+  /** The follow-ups waiting behind a run, in the order they will be queued (none when nothing waits). */
+  behind(runId: string): Promise<WaitingFollowUp[]>;
   /** Withdraws a run no worker has taken, with the follow-ups waiting behind it: ERR_NOT_FOUND when not queued, ERR_LOCKED while a worker drives it. */
   withdraw(runId: string): Promise<void>;
   /** A parked run's decision was journaled: it is queued again (ERR_NOT_FOUND when not parked). */

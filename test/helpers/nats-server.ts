@@ -16,6 +16,10 @@ export interface NatsServer {
   readonly port: number;
   /** SIGKILL: no flush, no goodbye, as a crash. */
   kill(): Promise<void>;
+  /** SIGSTOP: it takes requests but answers none until resume(), as a server stalled mid-request. */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
   /** Starts it again on the same port and store directory. */
   restart(): Promise<void>;
   /** Stops it and removes its store. */
@@ -64,6 +68,8 @@ export async function startNatsServer(extra: readonly string[] = []): Promise<Na
       await end(child, "SIGKILL");
       child = undefined;
     },
+    pause: () => void child?.kill("SIGSTOP"),
+    resume: () => void child?.kill("SIGCONT"),
     restart: async () => {
       child = await launch(port, storeDir, extra);
     },

@@ -154,6 +154,8 @@ export class HeldLease {
   readonly #report: (line: string) => void;
   readonly #lostController = new AbortController();
   #revision: number;
+  /** The renewal in flight, if any: a release waits for it, since it moves the revision the release deletes at. */
+  #beating: Promise<void> | undefined;
   /** Until then (performance.now()) the lease is surely ours: the TTL from when its last acknowledged beat was sent. */
   #surelyUntil: number;
 
@@ -189,6 +191,7 @@ export class HeldLease {
 
   async release(): Promise<void> {
     clearInterval(this.#timer);
+    await this.#beating;
     if (this.lost !== undefined) return;
     // Only our own lease: a successor's (after ours expired) is not ours to remove.
     await this.#kv.delete(this.#runId, { previousSeq: this.#revision }).catch(() => undefined);
@@ -201,7 +204,7 @@ export class HeldLease {
       return;
     }
     const sent = performance.now();
-    this.#kv.update(this.#runId, this.#body, this.#revision).then(
+    this.#beating = this.#kv.update(this.#runId, this.#body, this.#revision).then(
       (next) => {
         this.#revision = next;
         this.#surelyUntil = Math.max(this.#surelyUntil, sent + this.#ttlMs - clockMargin(this.#ttlMs));
