@@ -10,6 +10,7 @@ import {
   askUserTool,
   DecisionRefusedError,
   defineTool,
+  isRunStateError,
   deny,
   listPending,
   MemoryStore,
@@ -20,6 +21,7 @@ import {
   type Store,
 } from "../src/index.js";
 import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import { storeContract } from "../src/journal.js";
 import { ToolSet } from "../src/tools/tool-set.js";
 import { startFakeAnthropic, type AnthropicReply, type AnthropicTurn, type FakeServer } from "./helpers/fake-anthropic-server.js";
 
@@ -201,6 +203,36 @@ describe("approvals in the library", () => {
     const decisions = (await records(store, "r")).filter((record) => "approval_decision" in record);
     assert.equal(decisions.length, 4, "one decision a call, whatever was tried");
     assert.equal((await store.summarize("r")).status, "suspended");
+  });
+
+  it("waits for one holder of the session at most lockWaitMs, and again for each new one: a line of deciders that moves is waited out", async (t) => {
+    const server = await fake(t, [callsTurn(["toolu_a", "send", { n: 1 }])]);
+    const store = new MemoryStore();
+    t.after(() => store.close());
+    await runAgent(options(server, store, { prompt: "go", tools: tools().list, runId: "r" }));
+    // The session looks held by someone else for `tries` opens: by a new process each try, or by one.
+    const heldFor = (tries: number, holderOf: (attempt: number) => number): { store: Store; attempts: () => number } => {
+      let attempts = 0;
+      const held = new Proxy(store, {
+        get(target, key) {
+          if (key !== "open") return Reflect.get(target, key, target);
+          return (runId: string) => {
+            attempts++;
+            if (attempts > tries) return target.open(runId);
+            throw storeContract.lockedError(runId, { pid: holderOf(attempts), host: "elsewhere", started: "2026-12-06T08:00:00.000Z" });
+          };
+        },
+      });
+      return { store: held, attempts: () => attempts };
+    };
+    const fixed = heldFor(Number.POSITIVE_INFINITY, () => 7);
+    const started = Date.now();
+    await assert.rejects(approve(fixed.store, "r", [], { lockWaitMs: 150 }), (error: unknown) => isRunStateError(error, "ERR_LOCKED"));
+    assert.ok(Date.now() - started >= 150, "one holder is waited for lockWaitMs before the refusal");
+    // Each try meets the next decider: 20 turns take longer than lockWaitMs, and the decision is still made.
+    const moving = heldFor(20, (attempt) => 1000 + attempt);
+    const decided = await approve(moving.store, "r", [], { lockWaitMs: 150 });
+    assert.deepEqual([decided.decided.map((decision) => decision.tool_use_id), moving.attempts()], [["toolu_a"], 21]);
   });
 
   it("asks ask_user through askUser on the spot, journaling the answer before the model gets it; without it the question parks for answer", async (t) => {

@@ -20,7 +20,7 @@ import { queueOf } from "../queue/create-queue.js";
 export interface DecideOptions {
   /** Who decides, journaled as `decided_by` (default: this process's user@host). */
   decidedBy?: string;
-  /** How long to wait for a session another process holds (a decider, a run) before failing ERR_LOCKED; default 5000 ms. */
+  /** How long to wait for one process that holds the session (a decider, a run) before failing ERR_LOCKED; default 5000 ms, again for each new holder. */
   lockWaitMs?: number;
   /** Called once the decisions are durable, before the terminal record that follows them. */
   onDecided?: (decisions: readonly ApprovalDecisionPayload[]) => void;
@@ -144,14 +144,23 @@ function chooseCalls(state: RunState, ids: readonly string[], kind: ApprovalKind
   return [...new Set(ids)];
 }
 
-/** Opens the session for writing, waiting out a holder for at most `waitMs`: deciders take turns. */
+/**
+ * Opens the session for writing, waiting out one holder for at most `waitMs`: deciders take
+ * turns, and while the holder keeps changing (deciders of one park, each holding it a
+ * moment, on a machine slow enough that the turns add up past `waitMs`) the line is moving,
+ * so the wait starts again. A holder that keeps it `waitMs` (a running resume) fails ERR_LOCKED.
+ */
 async function openWithin(store: Store, runId: string, waitMs: number): Promise<RunRecorder> {
-  const deadline = Date.now() + waitMs;
+  let holder: string | undefined;
+  let deadline = Date.now() + waitMs;
   for (;;) {
     try {
       return await RunRecorder.open(store, runId);
     } catch (error) {
-      if (!isRunStateError(error) || error.code !== "ERR_LOCKED" || Date.now() >= deadline) throw error;
+      if (!isRunStateError(error, "ERR_LOCKED")) throw error;
+      const now = JSON.stringify(error.holder ?? null);
+      if (error.holder !== undefined && now !== holder) [holder, deadline] = [now, Date.now() + waitMs];
+      else if (Date.now() >= deadline) throw error;
       await sleep(20 + Math.random() * 40);
     }
   }
