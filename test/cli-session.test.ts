@@ -1161,7 +1161,7 @@ describe("fisk-ai run --continue and --resume without an id", () => {
       child.stdin.end();
     }
     assert.equal(code, 0, output);
-    assert.match(output, /^ +1 {2}crashed {2}open .*\n +2 {2}paused {2}suspended /m, "newest first, done left out");
+    assert.match(output, /^1 {2}crashed {2}open +\S.*\n2 {2}paused {3}suspended /m, "newest first, done left out");
     assert.match(output, /resuming paused/);
     assert.match(output, new RegExp(ANSWER));
     const statuses = lsRows(await fisk(["session", "ls", "--state-dir", dir])).map((row) => `${row[0]} ${row[1]}`);
