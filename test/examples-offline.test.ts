@@ -56,7 +56,7 @@ describe("the library examples, offline", () => {
     const result = await startScript(example("function-tool.js"), [], { cwd: REPO, env }).done;
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "2 to the power of 10 is 1024.\n");
-    assert.equal(result.stderr, "calling power\n2 model calls, 1 tool calls\n");
+    assert.equal(result.stderr, "calling power\nmodel calls: 2, tool calls: 1\n");
   });
 
   it("the README's library example loads the notes agent.yaml and runs it", async (t) => {
@@ -89,6 +89,12 @@ describe("the library examples, offline", () => {
     const result = journalRecords(journal).find((record) => record.protocol === PROTOCOLS.tool_result);
     assert.match(JSON.stringify(result), /stopped at \d+ of 10: the run was asked to suspend/);
     assert.equal(terminalReason(journal), "suspended");
+    const meta = journalRecords(journal)[0];
+    assert.equal(
+      meta?.protocol === PROTOCOLS.meta ? meta.meta.fingerprint.model : undefined,
+      "script-demo",
+      "offline, the session names the script's model, not Claude's",
+    );
 
     const resumed = await startScript(script, ["resume", "sessions", suspended.runId], { cwd: dir, env }).done;
     assert.equal(resumed.code, 0, resumed.stderr);

@@ -221,7 +221,7 @@ describe("the examples", () => {
     const result = await startScript(join(REPO, ".test-build/examples/library/function-tool.js"), ["2^10?"], { cwd: REPO, env: env(server) }).done;
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "1024\n");
-    assert.equal(result.stderr, "calling power\n2 model calls, 1 tool calls\n");
+    assert.equal(result.stderr, "calling power\nmodel calls: 2, tool calls: 1\n");
     const [power] = toolResultsSent(server, 1) as { content: string; tool_use_id: string }[];
     assert.deepEqual([power?.tool_use_id, power?.content], ["toolu_01", "1024"]);
     const page = readFileSync(join(REPO, "docs/library.md"), "utf8");

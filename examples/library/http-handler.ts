@@ -9,15 +9,19 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { AnthropicProvider, defineTool, FileStore, isRunStateError, ResumeRefusedError, runAgent, ScriptProvider } from "fisk-ai";
 
 const store = new FileStore({ dir: process.argv[2] ?? "sessions" });
+const key = process.env.ANTHROPIC_API_KEY;
 // Offline, the script fetches a data: URL, which needs no network.
-const provider = process.env.ANTHROPIC_API_KEY
-  ? new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL })
-  : new ScriptProvider({
-      turns: [
-        { tool_calls: [{ name: "fetch_url", input: { url: "data:text/plain,Hello from a data URL" } }] },
-        { text: "The page says: Hello from a data URL" },
-      ],
-    });
+const model = key
+  ? { provider: new AnthropicProvider({ apiKey: key, baseURL: process.env.ANTHROPIC_BASE_URL }), model: "claude-sonnet-4-5" }
+  : {
+      provider: new ScriptProvider({
+        turns: [
+          { tool_calls: [{ name: "fetch_url", input: { url: "data:text/plain,Hello from a data URL" } }] },
+          { text: "The page says: Hello from a data URL" },
+        ],
+      }),
+      model: "script-demo",
+    };
 const fetchUrl = defineTool<{ url: string }>({
   name: "fetch_url",
   description: "Fetches a URL and returns its body",
@@ -44,8 +48,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   });
   try {
     const outcome = await runAgent({
-      provider,
-      model: "claude-sonnet-4-5",
+      ...model,
       tools: [fetchUrl],
       store,
       signal: hungUp.signal,

@@ -37,18 +37,21 @@ const count = defineTool({
   },
 });
 
+const key = process.env.ANTHROPIC_API_KEY;
 const store = new FileStore({ dir });
 try {
   const outcome = await runAgent({
-    provider: process.env.ANTHROPIC_API_KEY
-      ? new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL })
-      : new ScriptProvider({
-          turns: [
-            { tool_calls: [{ name: "count", input: { to: 10 } }] },
-            { choose: [{ when: "stopped at", text: "The count was stopped before 10, and that is where it stays." }, { text: "Counted to 10." }] },
-          ],
+    ...(key
+      ? { provider: new AnthropicProvider({ apiKey: key, baseURL: process.env.ANTHROPIC_BASE_URL }), model: "claude-sonnet-4-5" }
+      : {
+          provider: new ScriptProvider({
+            turns: [
+              { tool_calls: [{ name: "count", input: { to: 10 } }] },
+              { choose: [{ when: "stopped at", text: "The count was stopped before 10, and that is where it stays." }, { text: "Counted to 10." }] },
+            ],
+          }),
+          model: "script-demo",
         }),
-    model: "claude-sonnet-4-5",
     tools: [count],
     store,
     signal: suspend.signal,
