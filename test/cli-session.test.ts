@@ -339,7 +339,9 @@ before(async () => {
 // ---------------------------------------------------------------------------------
 
 describe("fisk-ai session ls", () => {
-  it("lists every session newest first: ID, STATUS (terminal reason, open, corrupt), MODEL, UPDATED, PROMPT", async () => {
+  it("lists every session newest first: ID, STATUS (terminal reason, open, corrupt), MODEL, UPDATED, TITLE/PROMPT, as session --help says", async () => {
+    const help = await fisk(["session", "--help"]);
+    assert.match(help.stdout, /newest first: ID, STATUS, MODEL, UPDATED, TITLE\/PROMPT/);
     const rows = lsRows(await fisk(["session", "ls"]));
     const expected = new Map<string, string[]>([
       ["done", ["completed", MODEL, PROMPT]],
