@@ -526,7 +526,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       assertOneLineError(
         await runCli(START, { cwd: ws.dir, env }),
         2,
-        /^fisk-ai: ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config examples\/notes\/agent.yaml "Remember to buy milk"/,
+        /^fisk-ai: ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config \/\S+\/examples\/notes\/agent.yaml "Remember to buy milk"/,
       );
     });
 

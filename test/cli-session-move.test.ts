@@ -213,6 +213,7 @@ describe("session mv", () => {
     const there = await cli(["session", "mv", "travel", "--to", natsStore, ...file]);
     assert.equal(there.code, 0, there.stderr);
     assertMovedAway(await followUp("travel", file), "travel", natsStore, "--store");
+    assert.equal(statusIn(await cli(["session", "ls", "--json", ...file]), "travel"), "moved");
     assert.equal(statusIn(await cli(["session", "ls", "--json", "--store", natsStore]), "travel"), "completed");
     const back = join(ROOT, "n");
     const killed = await cli(["session", "mv", "travel", "--to", back, "--store", natsStore], { ...ENV, FISK_AI_TEST_CRASH_AT: "after-move-mark:1" });
@@ -223,6 +224,26 @@ describe("session mv", () => {
     assert.equal(finished.code, 0, finished.stderr);
     assert.equal(statusIn(await cli(["session", "ls", "--json", "--store", natsStore]), "travel"), "moved");
     assertMovedAway(await followUp("travel", ["--store", natsStore]), "travel", back, "--state-dir");
+    assert.equal(statusIn(await cli(["session", "ls", "--json", "--state-dir", back]), "travel"), "completed");
     assertResumed(await followUp("travel", ["--state-dir", back]), "back in a file store");
+  });
+
+  it("goes to JetStream and back through export | import - pipes: each copy keeps its status, and the copy back resumes", { skip: natsSkip }, async () => {
+    const file = ["--state-dir", join(ROOT, "o")];
+    const back = ["--state-dir", join(ROOT, "p")];
+    await completedSession("piped", file);
+    const pipe = async (from: string[], to: string[]): Promise<void> => {
+      const line = `node "$1" session export piped ${from.map((_, i) => `"$${i + 2}"`).join(" ")} | node "$1" session import - ${to.map((_, i) => `"$${i + 2 + from.length}"`).join(" ")}`;
+      const pipeline = spawn("sh", ["-c", line, "sh", CLI, ...from, ...to], { cwd: ROOT, env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      pipeline.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const [code] = await once(pipeline, "close");
+      assert.equal(code, 0, stderr);
+    };
+    await pipe(file, ["--store", natsStore]);
+    await pipe(["--store", natsStore], back);
+    for (const store of [file, ["--store", natsStore], back])
+      assert.equal(statusIn(await cli(["session", "ls", "--json", ...store]), "piped"), "completed", store.join(" "));
+    assertResumed(await followUp("piped", back), "piped back to a file store");
   });
 });

@@ -339,7 +339,9 @@ before(async () => {
 // ---------------------------------------------------------------------------------
 
 describe("fisk-ai session ls", () => {
-  it("lists every session newest first: ID, STATUS (terminal reason, open, corrupt), MODEL, UPDATED, PROMPT", async () => {
+  it("lists every session newest first: ID, STATUS (terminal reason, open, corrupt), MODEL, UPDATED, TITLE/PROMPT, as session --help says", async () => {
+    const help = await fisk(["session", "--help"]);
+    assert.match(help.stdout, /newest first: ID, STATUS, MODEL, UPDATED, TITLE\/PROMPT/);
     const rows = lsRows(await fisk(["session", "ls"]));
     const expected = new Map<string, string[]>([
       ["done", ["completed", MODEL, PROMPT]],
@@ -1161,7 +1163,7 @@ describe("fisk-ai run --continue and --resume without an id", () => {
       child.stdin.end();
     }
     assert.equal(code, 0, output);
-    assert.match(output, /^ +1 {2}crashed {2}open .*\n +2 {2}paused {2}suspended /m, "newest first, done left out");
+    assert.match(output, /^1 {2}crashed {2}open +\S.*\n2 {2}paused {3}suspended /m, "newest first, done left out");
     assert.match(output, /resuming paused/);
     assert.match(output, new RegExp(ANSWER));
     const statuses = lsRows(await fisk(["session", "ls", "--state-dir", dir])).map((row) => `${row[0]} ${row[1]}`);

@@ -6,7 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
+import { PROTOCOLS } from "../src/journal.js";
 import { runCli, startScript } from "./helpers/cli-harness.js";
+import { journalRecords } from "./helpers/journal-file.js";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const NOTES = join(REPO, "examples/notes/agent.yaml");
@@ -54,7 +56,7 @@ describe("the library examples, offline", () => {
     const result = await startScript(example("function-tool.js"), [], { cwd: REPO, env }).done;
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "2 to the power of 10 is 1024.\n");
-    assert.equal(result.stderr, "calling power\n2 model calls, 1 tool calls\n");
+    assert.equal(result.stderr, "calling power\nmodel calls: 2, tool calls: 1\n");
   });
 
   it("the README's library example loads the notes agent.yaml and runs it", async (t) => {
@@ -71,4 +73,69 @@ describe("the library examples, offline", () => {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "Noted. Your notes file says: buy milk.\n");
   });
+
+  it("suspend-resume suspends on Ctrl-C while its tool counts and resumes in a second process without counting again", async (t) => {
+    const { dir, env } = home(t);
+    const script = example("suspend-resume.js");
+    const first = startScript(script, ["start", "sessions", "Count to 10"], { cwd: dir, env });
+    await first.stderrIncludes("counting 1 of 10");
+    first.child.kill("SIGINT");
+    const stopped = await first.done;
+    assert.equal(stopped.code, 0, stopped.stderr);
+    const suspended = JSON.parse(stopped.stdout) as { runId: string; reason: string; toolCalls: number };
+    assert.deepEqual([suspended.reason, suspended.toolCalls], ["suspended", 1]);
+    assert.match(stopped.stderr, new RegExp(`\\nresume it with: node .*suspend-resume\\.js resume sessions ${suspended.runId}\\n$`));
+    const journal = join(dir, "sessions", `${suspended.runId}.json`);
+    const result = journalRecords(journal).find((record) => record.protocol === PROTOCOLS.tool_result);
+    assert.match(JSON.stringify(result), /stopped at \d+ of 10: the run was asked to suspend/);
+    assert.equal(terminalReason(journal), "suspended");
+    const meta = journalRecords(journal)[0];
+    assert.equal(
+      meta?.protocol === PROTOCOLS.meta ? meta.meta.fingerprint.model : undefined,
+      "script-demo",
+      "offline, the session names the script's model, not Claude's",
+    );
+
+    const resumed = await startScript(script, ["resume", "sessions", suspended.runId], { cwd: dir, env }).done;
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(resumed.stderr, "", "the resume does not count again");
+    assert.deepEqual(JSON.parse(resumed.stdout), {
+      runId: suspended.runId,
+      reason: "completed",
+      answer: "The count was stopped before 10, and that is where it stays.",
+      toolCalls: 1,
+    });
+    assert.equal(journalRecords(journal).filter((record) => record.protocol === PROTOCOLS.tool_result).length, 1);
+    assert.equal(terminalReason(journal), "completed");
+  });
+
+  it("http-handler answers a POST on a free port, refuses to resume the completed session, and stops on SIGTERM", async (t) => {
+    const { dir, env } = home(t);
+    const app = startScript(example("http-handler.js"), ["sessions"], { cwd: dir, env: { ...env, PORT: "0" } });
+    t.after(() => app.child.kill("SIGKILL"));
+    await app.stderrIncludes("listening on ");
+    const base = `http://127.0.0.1:${/listening on (\d+)/.exec(app.stderr())?.[1]}/sessions/first`;
+    const answered = await postJson(base, { prompt: "What does the page say?" });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.deepEqual([answered.body.runId, answered.body.reason, answered.body.answer], ["first", "completed", "The page says: Hello from a data URL"]);
+    const again = await postJson(base, {});
+    assert.equal(again.status, 409);
+    assert.match(String(again.body.error), /is completed/);
+    assert.equal(terminalReason(join(dir, "sessions", "first.json")), "completed");
+    app.child.kill("SIGTERM");
+    const stopped = await app.done;
+    assert.equal(stopped.code, 0, stopped.stderr);
+  });
 });
+
+/** POSTs `body` as JSON, as curl -d does, and reads the JSON answer. */
+async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(url, { method: "POST", body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** How the journal at `path` ended, from its terminal record. */
+function terminalReason(path: string): string | undefined {
+  const last = journalRecords(path).at(-1);
+  return last?.protocol === PROTOCOLS.terminal ? last.terminal.reason : undefined;
+}

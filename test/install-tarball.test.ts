@@ -4,7 +4,7 @@
 // runs offline from the installed command: init's agent and the shipped notes example.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -15,8 +15,8 @@ after(() => rmSync(ROOT, { recursive: true, force: true }));
 const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];
 const VERSION = JSON.parse(spawnSync("npm", ["pkg", "get", "version", "--json"], { cwd: REPO, encoding: "utf8" }).stdout) as string;
 
-function run(program: string, args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(program, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+function run(program: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): { code: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(program, args, { cwd, encoding: "utf8", env: { ...env, NO_COLOR: "1" } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -61,6 +61,18 @@ describe("installing from the tarball", { timeout: 600_000, skip: toolchainMissi
     const notes = join(prefix, "lib", "node_modules", "fisk-ai", "examples", "notes", "agent.yaml");
     const answer = succeeded(run(fisk, ["run", "--config", notes, "--checkpoint", "Remember to buy milk"], join(ROOT, "global")), "the notes example");
     assert.equal(answer, "Noted. Your notes file says: buy milk.\n");
+
+    // Without a key, the hint's offline command is typed as it stands, from another directory.
+    const elsewhere = join(ROOT, "elsewhere");
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, "agent.yaml"), "provider: anthropic\nmodel: claude-sonnet-4-5\n");
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(prefix, "bin")}:${process.env.PATH ?? ""}` };
+    delete env.ANTHROPIC_API_KEY;
+    const keyless = run(fisk, ["run", "hello"], elsewhere, env);
+    assert.equal(keyless.code, 2, keyless.stderr);
+    const hinted = /run offline with a script: (.*) \(docs\/script-provider\.md\)$/m.exec(keyless.stderr)?.[1];
+    assert.equal(hinted, `fisk-ai run --config ${notes} "Remember to buy milk"`, keyless.stderr);
+    assert.equal(succeeded(run("sh", ["-c", hinted], elsewhere, env), "the hint's command"), "Noted. Your notes file says: buy milk.\n");
   });
 
   it("npx --package ./fisk-ai-*.tgz fisk-ai runs the same quick start", () => {

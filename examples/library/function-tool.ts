@@ -11,17 +11,20 @@ const power = defineTool({
   run: async ({ base, exponent }) => String(base ** exponent),
 });
 
+const key = process.env.ANTHROPIC_API_KEY;
 const outcome = await runAgent({
-  provider: process.env.ANTHROPIC_API_KEY
-    ? new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL })
-    : new ScriptProvider({
-        turns: [{ tool_calls: [{ name: "power", input: { base: 2, exponent: 10 } }] }, { text: "2 to the power of 10 is 1024." }],
+  ...(key
+    ? { provider: new AnthropicProvider({ apiKey: key, baseURL: process.env.ANTHROPIC_BASE_URL }), model: "claude-sonnet-4-5" }
+    : {
+        provider: new ScriptProvider({
+          turns: [{ tool_calls: [{ name: "power", input: { base: 2, exponent: 10 } }] }, { text: "2 to the power of 10 is 1024." }],
+        }),
+        model: "script-demo",
       }),
-  model: "claude-sonnet-4-5",
   prompt: process.argv[2] ?? "What is 2 to the power of 10?",
   tools: [power],
   budget: { maxIterations: 5 },
   events: { toolStarted: (use) => console.error(`calling ${use.name}`) },
 });
 console.log(outcome.reason === "completed" ? outcome.answer : `stopped: ${outcome.reason}: ${outcome.message}`);
-console.error(`${outcome.counters.modelCalls} model calls, ${outcome.counters.toolCalls} tool calls`);
+console.error(`model calls: ${outcome.counters.modelCalls}, tool calls: ${outcome.counters.toolCalls}`);

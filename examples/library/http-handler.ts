@@ -2,12 +2,26 @@
 // next: POST /sessions/ID {"prompt": "..."} starts session ID, POST /sessions/ID with no
 // prompt resumes it. A client that hangs up suspends its run at the next step, so the
 // session is left resumable instead of running for no one.
-//   PORT=8080 node http-handler.js STATE_DIR
+// Run (after npm run build:test), offline on the script provider; with ANTHROPIC_API_KEY set, Claude plays the model:
+//   PORT=8080 node .test-build/examples/library/http-handler.js sessions
+//   curl -d '{"prompt": "What does the page say?"}' http://127.0.0.1:8080/sessions/first
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { AnthropicProvider, defineTool, FileStore, isRunStateError, ResumeRefusedError, runAgent } from "fisk-ai";
+import { AnthropicProvider, defineTool, FileStore, isRunStateError, ResumeRefusedError, runAgent, ScriptProvider } from "fisk-ai";
 
 const store = new FileStore({ dir: process.argv[2] ?? "sessions" });
-const provider = new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY ?? "", baseURL: process.env.ANTHROPIC_BASE_URL });
+const key = process.env.ANTHROPIC_API_KEY;
+// Offline, the script fetches a data: URL, which needs no network.
+const model = key
+  ? { provider: new AnthropicProvider({ apiKey: key, baseURL: process.env.ANTHROPIC_BASE_URL }), model: "claude-sonnet-4-5" }
+  : {
+      provider: new ScriptProvider({
+        turns: [
+          { tool_calls: [{ name: "fetch_url", input: { url: "data:text/plain,Hello from a data URL" } }] },
+          { text: "The page says: Hello from a data URL" },
+        ],
+      }),
+      model: "script-demo",
+    };
 const fetchUrl = defineTool<{ url: string }>({
   name: "fetch_url",
   description: "Fetches a URL and returns its body",
@@ -34,8 +48,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   });
   try {
     const outcome = await runAgent({
-      provider,
-      model: "claude-sonnet-4-5",
+      ...model,
       tools: [fetchUrl],
       store,
       signal: hungUp.signal,

@@ -1,8 +1,12 @@
 // Suspend a run with Ctrl-C, resume it in another process: the session is journaled to a
 // directory, and the tool whose result is journaled does not run again.
-//   node suspend-resume.js start DIR "prompt"   (Ctrl-C while it works: it suspends)
-//   node suspend-resume.js resume DIR SESSION_ID
-import { AnthropicProvider, defineTool, FileStore, runAgent } from "fisk-ai";
+// Run (after npm run build:test), offline on the script provider; with ANTHROPIC_API_KEY set, Claude plays the model:
+//   node .test-build/examples/library/suspend-resume.js start sessions "Count to 10"   (Ctrl-C while it counts: it suspends)
+//   node .test-build/examples/library/suspend-resume.js resume sessions SESSION_ID
+import { relative } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { AnthropicProvider, defineTool, FileStore, runAgent, ScriptProvider } from "fisk-ai";
+import * as z from "zod";
 
 const [command, dir, argument] = process.argv.slice(2);
 if ((command !== "start" && command !== "resume") || dir === undefined || argument === undefined) {
@@ -17,28 +21,44 @@ process.once("SIGINT", () => {
   suspend.abort();
 });
 
-const fetchUrl = defineTool<{ url: string }>({
-  name: "fetch_url",
-  description: "Fetches a URL and returns its body",
-  input: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
-  run: async ({ url }, { signal }) => {
-    console.error(`fetching ${url}`);
-    const response = await fetch(url, { signal });
-    return response.text();
+// A stand-in for slow work. Asked to suspend, it stops where it is: its result is journaled,
+// and the resumed run goes on from it instead of counting again.
+const count = defineTool({
+  name: "count",
+  description: "Counts from 1 to a number, one a second",
+  input: z.object({ to: z.int().min(1).max(60) }),
+  run: async ({ to }, { signal }) => {
+    for (let n = 1; ; n++) {
+      console.error(`counting ${n} of ${to}`);
+      if (n === to) return `counted to ${to}`;
+      await sleep(1000, undefined, { signal: AbortSignal.any([signal, suspend.signal]) }).catch(() => signal.throwIfAborted());
+      if (suspend.signal.aborted) return `stopped at ${n} of ${to}: the run was asked to suspend`;
+    }
   },
 });
 
+const key = process.env.ANTHROPIC_API_KEY;
 const store = new FileStore({ dir });
 try {
   const outcome = await runAgent({
-    provider: new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY ?? "", baseURL: process.env.ANTHROPIC_BASE_URL }),
-    model: "claude-sonnet-4-5",
-    tools: [fetchUrl],
+    ...(key
+      ? { provider: new AnthropicProvider({ apiKey: key, baseURL: process.env.ANTHROPIC_BASE_URL }), model: "claude-sonnet-4-5" }
+      : {
+          provider: new ScriptProvider({
+            turns: [
+              { tool_calls: [{ name: "count", input: { to: 10 } }] },
+              { choose: [{ when: "stopped at", text: "The count was stopped before 10, and that is where it stays." }, { text: "Counted to 10." }] },
+            ],
+          }),
+          model: "script-demo",
+        }),
+    tools: [count],
     store,
     signal: suspend.signal,
     ...(command === "start" ? { prompt: argument } : { resume: argument }),
   });
   console.log(JSON.stringify({ runId: outcome.runId, reason: outcome.reason, answer: outcome.answer, toolCalls: outcome.counters.toolCalls }));
+  if (outcome.reason === "suspended") console.error(`resume it with: node ${relative(process.cwd(), process.argv[1] ?? "")} resume ${dir} ${outcome.runId}`);
 } finally {
   await store.close();
 }

@@ -40,9 +40,9 @@ export function cut(line: string, width: number): string {
   return line.length <= width ? line : `${line.slice(0, Math.max(0, width - 1))}…`;
 }
 
-/** The terminal's width, or no limit when `out` is not a terminal. */
+/** The terminal's width, or no limit when `out` is not a terminal or says it has no width (a pseudo-terminal of 0 columns). */
 export function widthOf(out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): number {
-  return out.isTTY === true && out.columns !== undefined ? out.columns : Number.POSITIVE_INFINITY;
+  return out.isTTY === true && out.columns !== undefined && out.columns > 0 ? out.columns : Number.POSITIVE_INFINITY;
 }
 
 /** Rows as columns padded to their widest cell, the last column left free; one string. */

@@ -4,6 +4,7 @@
 import { realpathSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shellWord } from "../config/shell-word.js";
 
 const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
 
@@ -44,8 +45,4 @@ function realpathOrUndefined(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

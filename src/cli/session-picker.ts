@@ -1,9 +1,11 @@
 // `fisk-ai run --resume` without an id: on a terminal, a numbered list of the sessions a
-// resume could continue, newest first, to choose from.
+// resume could continue, newest first, to choose from: id, status, age and title (else
+// prompt) in columns, each line cut to the terminal's width.
 import { createInterface } from "node:readline/promises";
-import type { Store } from "../runstate/store/store.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
-import { resumableSessions, statusText, timeText } from "./session-list.js";
+import { nameText, table, widthOf } from "./ledger-text.js";
+import { ageText, resumableSessions, statusText } from "./session-list.js";
 
 const SHOWN = 20;
 
@@ -20,10 +22,7 @@ export async function pickSession(store: Store, stdin: NodeJS.ReadStream, stderr
         : `there is no session to resume in ${here}: 'fisk-ai run --resume --all' offers the sessions of every directory`,
     );
   }
-  sessions.forEach((session, index) => {
-    const prompt = (session.meta?.prompt ?? "").replace(/\s+/g, " ").slice(0, 60);
-    stderr.write(`${String(index + 1).padStart(3)}  ${session.runId}  ${statusText(session)}  ${timeText(session.updated)}  ${prompt}\n`);
-  });
+  stderr.write(pickerTable(sessions, Date.now(), widthOf(stderr)));
   const prompt = createInterface({ input: stdin, output: stderr });
   try {
     const answer = (await prompt.question(`Resume which session? [1-${sessions.length}] `)).trim();
@@ -33,4 +32,17 @@ export async function pickSession(store: Store, stdin: NodeJS.ReadStream, stderr
   } finally {
     prompt.close();
   }
+}
+
+/** The numbered rows under a header, their columns lined up, no line wider than `width`. */
+function pickerTable(sessions: readonly RunSummary[], now: number, width: number): string {
+  const numberWidth = String(sessions.length).length;
+  const rows = sessions.map((session, index) => [
+    String(index + 1).padStart(numberWidth),
+    session.runId,
+    statusText(session),
+    ageText(now - Date.parse(session.updated)),
+    nameText(session),
+  ]);
+  return table([["#".padStart(numberWidth), "ID", "STATUS", "AGE", "TITLE/PROMPT"], ...rows], width);
 }

@@ -2,6 +2,7 @@
 // environment is read here and only here: credentials never enter the config or a record.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ModelProvider } from "../llm/model-provider.js";
 import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
 import { memoryTools } from "../memory/memory-tools.js";
@@ -17,6 +18,10 @@ import { ConfigError } from "../agent/agent-errors.js";
 import type { RunAgentOptions } from "../agent/run-agent.js";
 import { loadAgentConfig, type AgentConfig, type McpServerConfig } from "./agent-config.js";
 import { agentTool } from "../agent/agent-tool.js";
+import { shellWord } from "./shell-word.js";
+
+/** The notes example the package ships, by absolute path: the offline run a missing key's hint names works from any directory. */
+const NOTES_EXAMPLE = fileURLToPath(new URL("../../examples/notes/agent.yaml", import.meta.url));
 
 // Each provider's module (and its SDK, hundreds of files) is loaded only for the provider the
 // config names: a run on the script provider loads neither SDK.
@@ -26,7 +31,7 @@ async function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = 
       const apiKey = env.ANTHROPIC_API_KEY;
       if (apiKey === undefined || apiKey === "") {
         throw new ConfigError(
-          'ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config examples/notes/agent.yaml "Remember to buy milk" (docs/script-provider.md)',
+          `ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config ${shellWord(NOTES_EXAMPLE)} "Remember to buy milk" (docs/script-provider.md)`,
         );
       }
       const { AnthropicProvider } = await import("../llm/anthropic-provider.js");

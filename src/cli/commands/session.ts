@@ -23,7 +23,7 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
   {
     name: "ls",
     usage: "[options]",
-    description: "every session (--here: those started in this directory), newest first: ID, STATUS, MODEL, UPDATED, PROMPT",
+    description: "every session (--here: those started in this directory), newest first: ID, STATUS, MODEL, UPDATED, TITLE/PROMPT (its title, else its prompt)",
     statusHelp: true,
     load: () => import("./session/ls.js"),
   },
