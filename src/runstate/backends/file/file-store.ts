@@ -18,7 +18,7 @@ import {
   summarizeEnds,
   withLiveHolder,
 } from "../../store/store-contract.js";
-import { errnoCode, nodeFileSystem, writeFully, type FileSystem } from "./file-system.js";
+import { errnoCode, nodeFileSystem, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
 import { digestLines, emptyDigest, emptyDigestFold, statusOnlyDigest, type RunDigest } from "../../views/run-digest.js";
 import { fileJournal } from "./file-journal.js";
 import { journalLines, lineOffset, lineWindows } from "./journal-lines.js";
@@ -33,7 +33,7 @@ const FILE_MODE = 0o600;
 /** What a journal is read in when it is decoded: large enough that a read costs little, small beside a long run's journal. */
 const READ_CHUNK = 8 * 1024 * 1024;
 const LIST_SLICE = 256;
-const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW, O_DIRECTORY } = constants;
+const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW } = constants;
 
 /** How to make a FileStore. */
 export interface FileStoreOptions {
@@ -47,6 +47,14 @@ export interface FileStoreSeams {
   groupCommit?: boolean;
   /** The file-system calls, replaced to count and fail them. */
   fileSystem?: FileSystem;
+}
+
+/** The file system each FileStore calls, for the queue beside its runs to call the same (a test's recording one). */
+const fileSystems = new WeakMap<FileStore, FileSystem>();
+
+/** The file system `store` calls: what its queue calls too. */
+export function fileSystemOf(store: FileStore): FileSystem {
+  return fileSystems.get(store) ?? nodeFileSystem;
 }
 
 /** A FileStore with its seams set: for this package's tests and benchmarks only. */
@@ -78,6 +86,7 @@ export class FileStore implements Store {
     // Set only through fileStoreWithSeams: the public options have neither.
     const seams = options as FileStoreSeams;
     this.#fs = seams.fileSystem ?? nodeFileSystem;
+    fileSystems.set(this, this.#fs);
     this.#groupCommit = seams.groupCommit ?? true;
     this.#paths = new RunPaths(this.dir);
   }
@@ -480,13 +489,8 @@ export class FileStore implements Store {
     return missing;
   }
 
-  async #syncDir(dir: string = this.dir): Promise<void> {
-    const fd = await this.#fs.open(dir, O_RDONLY | O_DIRECTORY);
-    try {
-      await this.#fs.fsync(fd);
-    } finally {
-      await this.#fs.close(fd);
-    }
+  #syncDir(dir: string = this.dir): Promise<void> {
+    return syncDirectory(this.#fs, dir);
   }
 }
 
