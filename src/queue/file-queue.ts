@@ -11,7 +11,15 @@ import { constants } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { RunStateError } from "../runstate/errors.js";
-import { errnoCode, nodeFileSystem, readWholeFile, syncDirectory, writeFully, type FileSystem } from "../runstate/backends/file/file-system.js";
+import {
+  errnoCode,
+  makeDirectoryDurably,
+  nodeFileSystem,
+  readWholeFile,
+  syncDirectory,
+  writeFully,
+  type FileSystem,
+} from "../runstate/backends/file/file-system.js";
 import { assertRunId, isValidRunId } from "../runstate/records/run-id.js";
 import type { Journal, Store } from "../runstate/store/store.js";
 import {
@@ -328,7 +336,9 @@ export class FileQueue implements RunQueue {
   }
 
   #ensureDir(): Promise<void> {
-    this.#dirReady ??= this.#fs.mkdir(this.dir, 0o700);
+    // Synced into the runs' directory as made: an entry linked and synced in a queue
+    // directory whose own name a power cut takes is lost with it.
+    this.#dirReady ??= makeDirectoryDurably(this.#fs, this.dir, 0o700);
     return this.#dirReady;
   }
 

@@ -1,7 +1,7 @@
 // The embedded default backend (docs/durability.md, The file backend): each run is `<id>.json`, the journal,
 // beside `<id>.lock`, in a 0700 directory of 0600 files.
 import { constants } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { RunState } from "../../views/fold.js";
 import type { DecodedJournal } from "../../records/journal-codec.js";
 import type { JournalRecord, MetaPayload } from "../../records/records.js";
@@ -18,7 +18,7 @@ import {
   summarizeEnds,
   withLiveHolder,
 } from "../../store/store-contract.js";
-import { errnoCode, nodeFileSystem, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
+import { errnoCode, makeDirectoryDurably, nodeFileSystem, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
 import { digestLines, emptyDigest, emptyDigestFold, statusOnlyDigest, type RunDigest } from "../../views/run-digest.js";
 import { fileJournal } from "./file-journal.js";
 import { journalLines, lineOffset, lineWindows } from "./journal-lines.js";
@@ -461,10 +461,7 @@ export class FileStore implements Store {
    */
   #ensureDir(): Promise<void> {
     this.#dirReady ??= (async () => {
-      const made = await this.#missingLevels();
-      await this.#fs.mkdir(this.dir, DIR_MODE);
-      // Deepest first: a level's name is durable in its parent before the parent's own name is synced.
-      for (const level of made) await this.#syncDir(dirname(level));
+      await makeDirectoryDurably(this.#fs, this.dir, DIR_MODE);
       const stat = await this.#fs.lstat(this.dir);
       if ((stat.mode & 0o777) !== DIR_MODE) await this.#fs.chmod(this.dir, DIR_MODE);
     })().catch((error: unknown) => {
@@ -472,21 +469,6 @@ export class FileStore implements Store {
       throw error;
     });
     return this.#dirReady;
-  }
-
-  /** The directories from this.dir up that do not exist yet, this.dir first. */
-  async #missingLevels(): Promise<string[]> {
-    const missing: string[] = [];
-    for (let level = this.dir; dirname(level) !== level; level = dirname(level)) {
-      try {
-        await this.#fs.lstat(level);
-        break;
-      } catch (error) {
-        if (errnoCode(error) !== "ENOENT") throw error;
-        missing.push(level);
-      }
-    }
-    return missing;
   }
 
   #syncDir(dir: string = this.dir): Promise<void> {

@@ -2,6 +2,7 @@
 // can count fsyncs and bytes read and inject faults without touching the real code path.
 import * as fs from "node:fs";
 import { constants } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { RunStateError } from "../../errors.js";
@@ -132,6 +133,27 @@ export async function syncDirectory(fs: FileSystem, dir: string): Promise<void> 
   } finally {
     await fs.close(fd);
   }
+}
+
+/**
+ * Makes `dir` and any missing level above it, and syncs each level it made into its
+ * parent, deepest first (a level's name is durable before its parent's is synced): a
+ * power cut must not take away a new directory, and what was written in it, after its
+ * maker returned.
+ */
+export async function makeDirectoryDurably(fs: FileSystem, dir: string, mode: number): Promise<void> {
+  const missing: string[] = [];
+  for (let level = dir; dirname(level) !== level; level = dirname(level)) {
+    try {
+      await fs.lstat(level);
+      break;
+    } catch (error) {
+      if (errnoCode(error) !== "ENOENT") throw error;
+      missing.push(level);
+    }
+  }
+  await fs.mkdir(dir, mode);
+  for (const level of missing) await syncDirectory(fs, dirname(level));
 }
 
 /** The whole of a small file (a queue entry), not following a symlink. */
