@@ -13,7 +13,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { explorePowerCuts, removePowerCutBase, type Scenario } from "./helpers/power-cut-explorer.js";
-import { oneShot } from "./helpers/power-cut-scenarios.js";
+import { chat, compaction, fork, imported, move, oneShot, park, pooled, pruned, subAgent } from "./helpers/power-cut-scenarios.js";
 
 const CAP = 12;
 const MAX_STATES = 150;
@@ -21,7 +21,7 @@ const SEED = 38;
 
 after(removePowerCutBase);
 
-const SCENARIOS: Scenario[] = [oneShot];
+const SCENARIOS: Scenario[] = [oneShot, chat, compaction, park, fork, imported, move, pruned, pooled, subAgent];
 
 describe("power cuts at the file-system seam", () => {
   for (const scenario of SCENARIOS) {

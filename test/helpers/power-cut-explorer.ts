@@ -110,7 +110,7 @@ export async function explorePowerCuts(scenario: Scenario, options: ExploreOptio
   const { distinct, crashPoints } = distinctStates(root, snapshot, recorder.ops, options.cap, executions, violations);
   const sampled = sample([...distinct.values()], options.maxStates, options.seed);
   for (const state of sampled) {
-    writeTree(root, state.tree);
+    writeTree(root, afterReboot(state.tree));
     for (const violation of await checkState(scenario, root, state, recorder.ops, executions))
       violations.push(`cut after op ${state.crashPoint}: ${violation}`);
   }
@@ -276,4 +276,22 @@ function repeats(before: readonly Execution[], after: readonly Execution[], jour
 /** The run's state from its records, for a scenario's resume to decide what to do. */
 export function stateOf(records: readonly JournalRecord[]) {
   return fold(records);
+}
+
+/**
+ * The state as the next boot finds it: no process of before the cut is alive. The lock
+ * notes name this test's own process, which is; their start time is set to one no live
+ * process has, so that ls and the pool see the holder gone, as they would after a reboot.
+ */
+function afterReboot(tree: Tree): Tree {
+  const rebooted: Tree = new Map(tree);
+  for (const [path, bytes] of tree) {
+    if (bytes === null || !path.endsWith(".lock")) continue;
+    try {
+      rebooted.set(path, Buffer.from(JSON.stringify({ ...JSON.parse(bytes.toString("utf8")), started: new Date(0).toISOString() })));
+    } catch {
+      // Empty or torn: it names no one already.
+    }
+  }
+  return rebooted;
 }

@@ -2,7 +2,29 @@
 // recorded, and resumes or repeats it after each cut as the user would. Tools log each run
 // to the explorer's list, outside the simulated disk: `note` reruns after a crash, `send`
 // (on_crash: never) does not.
-import { defineTool, runAgent, ScriptProvider, type RunAgentOptions, type Tool } from "../../src/index.js";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import {
+  agentTool,
+  approve,
+  compactSession,
+  defineTool,
+  exportJournal,
+  forkSession,
+  holdsSession,
+  importJournal,
+  isFiskError,
+  moveSession,
+  queueFor,
+  runAgent,
+  ScriptProvider,
+  submitRun,
+  undoCompaction,
+  Worker,
+  type RunAgentOptions,
+  type Tool,
+} from "../../src/index.js";
+import { pruneSessions } from "../../src/cli/session-prune.js";
 import type { ScriptSource } from "../../src/llm/script-provider.js";
 import type { Scenario, ScenarioContext, StateView } from "./power-cut-explorer.js";
 import { stateOf } from "./power-cut-explorer.js";
@@ -19,7 +41,17 @@ function loggingTools(context: ScenarioContext): Tool[] {
         return `${name} ${String(input.text)}`;
       },
     });
-  return [tool("note", "rerun"), tool("send", "never")];
+  const deploy = defineTool({
+    name: "deploy",
+    description: "deploys, once approved",
+    input: { type: "object" },
+    confirm: true,
+    run: (_input, call) => {
+      context.executions.push({ call: `${call.run?.runId}/${call.run?.toolUseId}`, tool: "deploy", atOp: context.opsSoFar() });
+      return "deployed";
+    },
+  });
+  return [tool("note", "rerun"), tool("send", "never"), deploy];
 }
 
 /** A turn that calls `note` with each text, then `send` with the last. */
@@ -33,6 +65,7 @@ const TURNS = {
   },
   note: (text: string) => ({ tool_calls: [{ name: "note", input: { text } }] }),
   answer: (text: string) => ({ text }),
+  call: (name: string, input: Record<string, unknown>) => ({ tool_calls: [{ name, input }] }),
 };
 
 function agent(context: ScenarioContext, script: ScriptSource, dir: "runs" | "other" = "runs"): Omit<RunAgentOptions, "prompt"> {
@@ -78,4 +111,217 @@ export const oneShot: Scenario = {
     await runAgent({ ...agent(context, ONE_SHOT), prompt: "Note, send, note", runId: "oneshot" });
   },
   resume: (context, state) => resumeIfOpen(context, state, "oneshot", ONE_SHOT),
+};
+
+/** A script that answers from its last turn on, however many more turns a resume asks for. */
+function script(...turns: Record<string, unknown>[]): ScriptSource {
+  return { turns, repeat_from: turns.length };
+}
+
+/** A completed session `runId` in store `dir`, made before the recording. */
+async function completedSession(context: ScenarioContext, runId: string, dir: "runs" | "other" = "runs"): Promise<void> {
+  await runAgent({ ...agent(context, FOLLOWED, dir), prompt: "Note twice", runId });
+}
+
+const FOLLOWED = script(TURNS.note("first"), TURNS.note("second"), TURNS.answer("Noted twice."), TURNS.answer("More."));
+
+const CHAT = script(TURNS.note("a"), TURNS.answer("A."), TURNS.answer("B."), TURNS.note("c"), TURNS.answer("C."));
+
+export const chat: Scenario = {
+  name: "a chat with follow-ups",
+  async run(context) {
+    const prompts = ["and then?", "note c", undefined];
+    await runAgent({
+      ...agent(context, CHAT),
+      prompt: "Note a",
+      runId: "chat",
+      // Listing between turns, as `session ls` in another terminal would: the summary cache is written too.
+      nextPrompt: async () => {
+        await context.store().list();
+        return prompts.shift();
+      },
+    });
+  },
+  resume: (context, state) => resumeIfOpen(context, state, "chat", CHAT, { extra: { nextPrompt: async () => undefined }, ends: ["suspended", "completed"] }),
+};
+
+export const compaction: Scenario = {
+  name: "a compaction and its undo",
+  prepare: (context) => completedSession(context, "compacted"),
+  async run(context) {
+    const store = context.store();
+    await compactSession({
+      store,
+      session: "compacted",
+      provider: new ScriptProvider(FOLLOWED),
+      model: "scripted",
+      tools: loggingTools(context),
+      keepRecent: 2,
+      window: 100_000,
+    });
+    await undoCompaction({ store, session: "compacted" });
+  },
+  resume: (context, state) => resumeIfOpen(context, state, "compacted", FOLLOWED, { extra: { followUp: "once more" } }),
+};
+
+const PARKED = script(TURNS.call("deploy", {}), TURNS.answer("Deployed."));
+
+export const park: Scenario = {
+  name: "a park for approval, a decision and the resume",
+  async run(context) {
+    await runAgent({ ...agent(context, PARKED), prompt: "Deploy", runId: "parked" });
+    await approve(context.store(), "parked");
+    await runAgent({ ...agent(context, PARKED), resume: "parked" });
+  },
+  // Cut before the decision was durable, the resume parks it again: that is for the operator to decide again.
+  resume: (context, state) => resumeIfOpen(context, state, "parked", PARKED, { ends: ["completed", "awaiting_approval"] }),
+};
+
+export const fork: Scenario = {
+  name: "a fork",
+  prepare: (context) => completedSession(context, "base"),
+  async run(context) {
+    await forkSession(context.store(), "base", { name: "forked", at: 3 });
+  },
+  async resume(context, state) {
+    const problems = state.journals.has("runs/base") ? [] : ["the session forked from is gone"];
+    return [...problems, ...(await resumeIfOpen(context, state, "forked", FOLLOWED))];
+  },
+};
+
+export const imported: Scenario = {
+  name: "an import",
+  prepare: (context) => completedSession(context, "exported", "other"),
+  async run(context) {
+    const { journal } = await exportJournal(context.store("other"), "exported");
+    await importJournal(context.store(), journal);
+    await importJournal(context.store(), journal, { name: "renamed" });
+  },
+  async resume(context, state) {
+    const problems: string[] = [];
+    for (const runId of ["exported", "renamed"]) problems.push(...(await resumeIfOpen(context, state, runId, FOLLOWED, { extra: { followUp: "once more" } })));
+    return problems;
+  },
+};
+
+export const move: Scenario = {
+  name: "a move between stores",
+  prepare: (context) => completedSession(context, "moving"),
+  async run(context) {
+    await moveSession(context.store(), context.store("other"), "moving", join(context.root, "other"));
+  },
+  async resume(context, state) {
+    const where = join(context.root, "other");
+    const there = await holdsSession(context.store("other"), "moving");
+    const marked = stateOf(state.journals.get("runs/moving") ?? []).moved !== undefined;
+    // Never none that goes on, never two: a mark counts once the other store holds the session.
+    if (marked && !there) {
+      const refused = await runAgent({
+        ...agent(context, FOLLOWED),
+        resume: "moving",
+        followUp: "here?",
+        movedHeld: () => holdsSession(context.store("other"), "moving"),
+      }).catch((error: unknown) => error);
+      if (isFiskError(refused)) return [`the marked original, not yet held there, refuses to resume: ${refused.message}`];
+      return [];
+    }
+    try {
+      await moveSession(context.store(), context.store("other"), "moving", where);
+    } catch (error) {
+      return [`the move run again failed: ${(error as Error).message}`];
+    }
+    const original = await runAgent({
+      ...agent(context, FOLLOWED),
+      resume: "moving",
+      followUp: "here?",
+      movedHeld: () => holdsSession(context.store("other"), "moving"),
+    }).catch((error: unknown) => error);
+    const problems = isFiskError(original) && original.code === "ERR_MOVED" ? [] : ["the original resumed after the move, besides its copy"];
+    const copy = await runAgent({ ...agent(context, FOLLOWED, "other"), resume: "moving", followUp: "there" }).catch((error: unknown) => error);
+    if (isFiskError(copy) || (copy as { reason?: string }).reason !== "completed")
+      problems.push(`the moved copy did not resume: ${String((copy as Error).message ?? (copy as { reason?: string }).reason)}`);
+    return problems;
+  },
+};
+
+const SILENT = { stdout: new Writable({ write: (_chunk, _encoding, done) => done() }), stderr: new Writable({ write: (_chunk, _encoding, done) => done() }) };
+
+async function prune(context: ScenarioContext): Promise<void> {
+  await pruneSessions(context.store(), { statuses: ["completed"] }, { dryRun: false, json: false, now: Date.now() }, SILENT);
+}
+
+export const pruned: Scenario = {
+  name: "a prune",
+  async prepare(context) {
+    for (const runId of ["old-1", "old-2", "old-3"]) await completedSession(context, runId);
+    await runAgent({ ...agent(context, CHAT), prompt: "Note a", runId: "kept", nextPrompt: async () => undefined });
+  },
+  run: prune,
+  async resume(context, state) {
+    if (!state.journals.has("runs/kept")) return ["the session the prune keeps is gone"];
+    await prune(context);
+    const left = (await context.store().list()).filter((summary) => summary.status === "completed").map((summary) => summary.runId);
+    return left.length === 0 ? [] : [`the prune run again left ${left.join(", ")}`];
+  },
+};
+
+const CHILD = script(TURNS.note("child"), TURNS.answer("Child done."));
+const PARENT = script(TURNS.call("helper", { prompt: "Note child" }), TURNS.note("parent"), TURNS.answer("Parent done."));
+
+function withHelper(context: ScenarioContext): Omit<RunAgentOptions, "prompt"> {
+  const parent = agent(context, PARENT);
+  const helper = agentTool({
+    name: "helper",
+    description: "a sub-agent",
+    agent: { provider: new ScriptProvider(CHILD), model: "scripted", tools: loggingTools(context), retry: { attempts: 1 } },
+  });
+  return { ...parent, tools: [...(parent.tools ?? []), helper] };
+}
+
+export const subAgent: Scenario = {
+  name: "a sub-agent's child session",
+  async run(context) {
+    await runAgent({ ...withHelper(context), prompt: "Delegate", runId: "parent" });
+  },
+  async resume(context, state) {
+    const records = state.journals.get("runs/parent");
+    if (records === undefined || stateOf(records).terminal?.reason === "completed") return [];
+    const outcome = await runAgent({ ...withHelper(context), resume: "parent" }).catch((error: unknown) => error as Error);
+    return "reason" in outcome && outcome.reason === "completed" ? [] : [`the parent's resume: ${"message" in outcome ? outcome.message : outcome.reason}`];
+  },
+};
+
+const POOLED = script(TURNS.batch, TURNS.answer("Pooled done."));
+
+/** The op count when submitRun returned: from then on the run must be in the queue or done. */
+let submittedAt = Number.POSITIVE_INFINITY;
+
+/** Drives the queue until the run settles (stopping there), or aborts after a while and says so. */
+async function work(context: ScenarioContext, adopt: boolean): Promise<string[]> {
+  const store = context.store();
+  const queue = await queueFor(store);
+  const agentOptions = agent(context, POOLED);
+  const worker = new Worker({ store, queue, agents: [agentOptions], pollMs: 5, adopt, adoptEveryMs: 5, events: { settled: () => worker.stop() } });
+  const timer = setTimeout(() => worker.abort(), 10_000);
+  await worker.run();
+  clearTimeout(timer);
+  const summary = await store.summarize("pooled");
+  return summary.status === "completed" ? [] : [`the pool left the run ${summary.status}`];
+}
+
+export const pooled: Scenario = {
+  name: "a pool worker's run on the file queue",
+  async run(context) {
+    await submitRun({ store: context.store(), queue: await queueFor(context.store()), agent: agent(context, POOLED) }, { prompt: "Pool it", runId: "pooled" });
+    submittedAt = context.opsSoFar();
+    await work(context, false);
+  },
+  async resume(context, state) {
+    const records = state.journals.get("runs/pooled");
+    if (records === undefined || stateOf(records).terminal?.reason === "completed") return [];
+    const queued = (await (await queueFor(context.store())).get("pooled")) !== undefined;
+    if (!queued && state.crashPoint >= submittedAt) return ["the submitted run, not done, is no longer queued"];
+    // Cut between the journal and the entry: an open session no one queued, for `worker --adopt`.
+    return work(context, !queued);
+  },
 };
