@@ -7,7 +7,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileStoreWithSeams, type FileStore } from "../../src/runstate/backends/file/file-store.js";
 import { nodeFileSystem, type FileSystem } from "../../src/runstate/backends/file/file-system.js";
-import { fold } from "../../src/runstate/views/fold.js";
 import { verifyJournal } from "../../src/runstate/views/journal-verify.js";
 import { PROTOCOLS, type JournalRecord } from "../../src/runstate/records/records.js";
 import { recordingFileSystem, type FsOp } from "./power-cut-recorder.js";
@@ -124,9 +123,12 @@ function missedWrites(root: string, snapshot: ReturnType<typeof snapshotOf>, ops
   let kept: Tree | undefined;
   for (const state of crashStates(root, snapshot, everything, 1)) if (state.crashPoint === everything.length) kept = state.durable;
   const actual = readTree(root);
-  if (treeHash(kept as Tree) === treeHash(actual)) return [];
-  const paths = new Set([...(kept as Tree).keys(), ...actual.keys()]);
-  const differ = [...paths].filter((path) => !(kept as Tree).get(path)?.equals(actual.get(path) ?? Buffer.alloc(0)) && kept?.get(path) !== actual.get(path));
+  const replayed = kept as Tree;
+  if (treeHash(replayed) === treeHash(actual)) return [];
+  const differ = [...new Set([...replayed.keys(), ...actual.keys()])].filter(
+    (path) =>
+      treeHash(new Map([[path, replayed.get(path) ?? Buffer.from("absent")]])) !== treeHash(new Map([[path, actual.get(path) ?? Buffer.from("absent")]])),
+  );
   return [`the recorder missed a change: replaying its ops does not give what is on disk at ${differ.join(", ")}`];
 }
 
@@ -271,11 +273,6 @@ function repeats(before: readonly Execution[], after: readonly Execution[], jour
   }
   for (const execution of after) if (answered.has(execution.call)) problems.push(`${execution.call} ran again though its result was durable`);
   return [...new Set(problems)];
-}
-
-/** The run's state from its records, for a scenario's resume to decide what to do. */
-export function stateOf(records: readonly JournalRecord[]) {
-  return fold(records);
 }
 
 /**

@@ -82,6 +82,17 @@ export function recordingFileSystem(inner: FileSystem = nodeFileSystem): Recordi
       const file = fileOf(fd);
       ops.push({ kind: "truncate", dir: dirname(file.path), path: file.path, ino: file.ino, length });
     },
+    ...namingCalls(inner, ops, exists),
+  };
+}
+
+/** The calls that only make, move or remove names. */
+function namingCalls(
+  inner: FileSystem,
+  ops: FsOp[],
+  exists: (path: string) => Promise<boolean>,
+): Pick<FileSystem, "mkdir" | "rmdir" | "link" | "rename" | "unlink"> {
+  return {
     async mkdir(path, mode) {
       const missing: string[] = [];
       for (let level = path; dirname(level) !== level && !(await exists(level)); level = dirname(level)) missing.unshift(level);

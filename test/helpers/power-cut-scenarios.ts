@@ -10,6 +10,7 @@ import {
   compactSession,
   defineTool,
   exportJournal,
+  fold,
   forkSession,
   holdsSession,
   importJournal,
@@ -27,7 +28,6 @@ import {
 import { pruneSessions } from "../../src/cli/session-prune.js";
 import type { ScriptSource } from "../../src/llm/script-provider.js";
 import type { Scenario, ScenarioContext, StateView } from "./power-cut-explorer.js";
-import { stateOf } from "./power-cut-explorer.js";
 
 function loggingTools(context: ScenarioContext): Tool[] {
   const tool = (name: string, onCrash: "rerun" | "never") =>
@@ -93,7 +93,7 @@ async function resumeIfOpen(
   const dir = options.dir ?? "runs";
   const records = state.journals.get(`${dir}/${runId}`);
   if (records === undefined || records.length === 0) return [];
-  if (stateOf(records).terminal?.reason === "completed" && options.extra?.followUp === undefined) return [];
+  if (fold(records).terminal?.reason === "completed" && options.extra?.followUp === undefined) return [];
   try {
     const outcome = await runAgent({ ...agent(context, script, dir), resume: runId, ...options.extra });
     const ends = options.ends ?? ["completed"];
@@ -204,6 +204,12 @@ export const imported: Scenario = {
   },
 };
 
+/** A resume of the original of the moved session, in the store it leaves: what it rejects with, or how it ends. */
+function resumeOriginal(context: ScenarioContext): Promise<unknown> {
+  const movedHeld = () => holdsSession(context.store("other"), "moving");
+  return runAgent({ ...agent(context, FOLLOWED), resume: "moving", followUp: "here?", movedHeld }).catch((error: unknown) => error);
+}
+
 export const move: Scenario = {
   name: "a move between stores",
   prepare: (context) => completedSession(context, "moving"),
@@ -211,35 +217,25 @@ export const move: Scenario = {
     await moveSession(context.store(), context.store("other"), "moving", join(context.root, "other"));
   },
   async resume(context, state) {
-    const where = join(context.root, "other");
+    const records = state.journals.get("runs/moving");
+    if (records === undefined) return ["the session being moved is gone from its store"];
+    // Never none that goes on, never two: the mark counts only once the other store holds the session.
+    const marked = fold(records).moved !== undefined;
     const there = await holdsSession(context.store("other"), "moving");
-    const marked = stateOf(state.journals.get("runs/moving") ?? []).moved !== undefined;
-    // Never none that goes on, never two: a mark counts once the other store holds the session.
+    if (!marked && there) return ["both stores hold the session unmarked: two copies would go on"];
     if (marked && !there) {
-      const refused = await runAgent({
-        ...agent(context, FOLLOWED),
-        resume: "moving",
-        followUp: "here?",
-        movedHeld: () => holdsSession(context.store("other"), "moving"),
-      }).catch((error: unknown) => error);
-      if (isFiskError(refused)) return [`the marked original, not yet held there, refuses to resume: ${refused.message}`];
-      return [];
+      const resumed = await resumeOriginal(context);
+      return isFiskError(resumed) ? [`the marked original, not yet held there, refuses to resume: ${resumed.message}`] : [];
     }
     try {
-      await moveSession(context.store(), context.store("other"), "moving", where);
+      await moveSession(context.store(), context.store("other"), "moving", join(context.root, "other"));
     } catch (error) {
       return [`the move run again failed: ${(error as Error).message}`];
     }
-    const original = await runAgent({
-      ...agent(context, FOLLOWED),
-      resume: "moving",
-      followUp: "here?",
-      movedHeld: () => holdsSession(context.store("other"), "moving"),
-    }).catch((error: unknown) => error);
-    const problems = isFiskError(original) && original.code === "ERR_MOVED" ? [] : ["the original resumed after the move, besides its copy"];
-    const copy = await runAgent({ ...agent(context, FOLLOWED, "other"), resume: "moving", followUp: "there" }).catch((error: unknown) => error);
-    if (isFiskError(copy) || (copy as { reason?: string }).reason !== "completed")
-      problems.push(`the moved copy did not resume: ${String((copy as Error).message ?? (copy as { reason?: string }).reason)}`);
+    const left = await resumeOriginal(context);
+    const problems = isFiskError(left) && left.code === "ERR_MOVED" ? [] : ["the original resumed after the move, besides its copy"];
+    const copy = await runAgent({ ...agent(context, FOLLOWED, "other"), resume: "moving", followUp: "there" }).catch((error: unknown) => error as Error);
+    if (!("reason" in copy) || copy.reason !== "completed") problems.push(`the moved copy did not resume: ${"message" in copy ? copy.message : copy.reason}`);
     return problems;
   },
 };
@@ -283,12 +279,7 @@ export const subAgent: Scenario = {
   async run(context) {
     await runAgent({ ...withHelper(context), prompt: "Delegate", runId: "parent" });
   },
-  async resume(context, state) {
-    const records = state.journals.get("runs/parent");
-    if (records === undefined || stateOf(records).terminal?.reason === "completed") return [];
-    const outcome = await runAgent({ ...withHelper(context), resume: "parent" }).catch((error: unknown) => error as Error);
-    return "reason" in outcome && outcome.reason === "completed" ? [] : [`the parent's resume: ${"message" in outcome ? outcome.message : outcome.reason}`];
-  },
+  resume: (context, state) => resumeIfOpen(context, state, "parent", PARENT, { extra: { tools: withHelper(context).tools } }),
 };
 
 const POOLED = script(TURNS.batch, TURNS.answer("Pooled done."));
@@ -314,11 +305,12 @@ export const pooled: Scenario = {
   async run(context) {
     await submitRun({ store: context.store(), queue: await queueFor(context.store()), agent: agent(context, POOLED) }, { prompt: "Pool it", runId: "pooled" });
     submittedAt = context.opsSoFar();
-    await work(context, false);
+    const problems = await work(context, false);
+    if (problems.length > 0) throw new Error(`the recorded run: ${problems.join("; ")}`);
   },
   async resume(context, state) {
     const records = state.journals.get("runs/pooled");
-    if (records === undefined || stateOf(records).terminal?.reason === "completed") return [];
+    if (records === undefined || fold(records).terminal?.reason === "completed") return [];
     const queued = (await (await queueFor(context.store())).get("pooled")) !== undefined;
     if (!queued && state.crashPoint >= submittedAt) return ["the submitted run, not done, is no longer queued"];
     // Cut between the journal and the entry: an open session no one queued, for `worker --adopt`.
