@@ -64,6 +64,8 @@ export interface ExploreOptions {
 export interface ExploreReport {
   ops: number;
   crashPoints: number;
+  /** Crash points with more states than the cap, of which a sample was taken. */
+  sampledPoints: number;
   /** Distinct states the cuts can leave, and how many of them were checked. */
   states: number;
   checked: number;
@@ -106,7 +108,7 @@ export async function explorePowerCuts(scenario: Scenario, options: ExploreOptio
   const executions: Execution[] = [];
   await scenario.run(contextOn(root, recorder, executions, () => recorder.ops.length));
   const violations = missedWrites(root, snapshot, recorder.ops);
-  const { distinct, crashPoints } = distinctStates(root, snapshot, recorder.ops, options.cap, executions, violations);
+  const { distinct, crashPoints, sampledPoints } = distinctStates(root, snapshot, recorder.ops, options.cap, executions, violations);
   const sampled = sample([...distinct.values()], options.maxStates, options.seed);
   for (const state of sampled) {
     writeTree(root, afterReboot(state.tree));
@@ -114,7 +116,7 @@ export async function explorePowerCuts(scenario: Scenario, options: ExploreOptio
       violations.push(`cut after op ${state.crashPoint}: ${violation}`);
   }
   rmSync(root, { recursive: true, force: true });
-  return { ops: recorder.ops.length, crashPoints, states: distinct.size, checked: sampled.length, violations };
+  return { ops: recorder.ops.length, crashPoints, sampledPoints, states: distinct.size, checked: sampled.length, violations };
 }
 
 /** The recorder saw every change: replaying every op, everything kept, gives what is on disk. */
@@ -158,11 +160,13 @@ function distinctStates(
 ) {
   const distinct = new Map<string, CrashState>();
   let crashPoints = 0;
+  let sampledPoints = 0;
   let last = -1;
   for (const state of crashStates(root, snapshot, ops, cap)) {
     if (state.crashPoint !== last) {
       last = state.crashPoint;
       crashPoints++;
+      if (state.sampled) sampledPoints++;
       for (const execution of executions.filter((candidate) => candidate.atOp === state.crashPoint)) {
         if (!callDurable(state.durable, execution.call))
           violations.push(`${execution.tool} (${execution.call}) started after op ${execution.atOp}, before its turn was durable`);
@@ -170,7 +174,7 @@ function distinctStates(
     }
     distinct.set(treeHash(state.tree), state);
   }
-  return { distinct, crashPoints };
+  return { distinct, crashPoints, sampledPoints };
 }
 
 function callDurable(durable: Tree, call: string): boolean {

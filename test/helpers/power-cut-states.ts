@@ -38,6 +38,8 @@ export interface CrashState {
   tree: Tree;
   /** The state where nothing unsynced survived: everything in it was durable at the cut. */
   durable: Tree;
+  /** Whether this crash point had more states than the cap, so that a sample of them was taken. */
+  sampled: boolean;
 }
 
 /** What was under a root before a scenario: its tree, and the inode number of each file in it. */
@@ -136,14 +138,12 @@ export function* crashStates(root: string, snapshot: Snapshot, ops: readonly FsO
       choices.push({ count: variants.length, apply: (disk, choice) => applyVariant(disk, inode, writes, variants[choice] as Variant) });
     }
     const durableTree = treeOf(root, durable);
-    for (const picks of combinations(
-      choices.map((choice) => choice.count),
-      cap,
-      crashPoint,
-    )) {
+    const counts = choices.map((choice) => choice.count);
+    const sampled = counts.reduce((product, count) => product * count, 1) > cap;
+    for (const picks of combinations(counts, cap, crashPoint)) {
       const disk = cloneDisk(durable);
       picks.forEach((pick, at) => choices[at]?.apply(disk, pick));
-      yield { crashPoint, tree: treeOf(root, disk), durable: durableTree };
+      yield { crashPoint, tree: treeOf(root, disk), durable: durableTree, sampled };
     }
   }
 }
