@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
+import { queueFor } from "../src/queue/create-queue.js";
 import { countingFileSystem } from "./helpers/counting-file-system.js";
 import { metaPayload } from "./helpers/record-builders.js";
 
@@ -28,5 +29,24 @@ describe("directories synced as made", () => {
     const journal = await store.create("second", metaPayload("second"));
     await journal.close();
     assert.deepEqual(fs.syncedDirs, [join(ROOT, "xdg", "fisk-ai", "runs")]);
+  });
+
+  it("syncs the queue's directory into the runs' directory when the first entry makes it, then the queue's for the entry", async () => {
+    const fs = countingFileSystem();
+    const dir = join(ROOT, "pool", "runs");
+    const store = fileStoreWithSeams({ dir, fileSystem: fs });
+    const meta = metaPayload("queued");
+    await (await store.create("queued", meta)).close();
+    fs.reset();
+    const queue = await queueFor(store);
+    await queue.enqueue({
+      runId: "queued",
+      queued: new Date().toISOString(),
+      fingerprint: meta.fingerprint,
+      version: meta.version,
+      afterSeq: 1,
+      state: "queued",
+    });
+    assert.deepEqual(fs.syncedDirs, [dir, join(dir, "queue")]);
   });
 });

@@ -8,10 +8,18 @@
 // names sort in submission order (`.interrupt` in the name asks the claim ahead to stop);
 // the claim ahead promotes the oldest when it finishes, under the run's hold.
 import { constants } from "node:fs";
-import { link, mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { RunStateError } from "../runstate/errors.js";
+import {
+  errnoCode,
+  makeDirectoryDurably,
+  nodeFileSystem,
+  readWholeFile,
+  syncDirectory,
+  writeFully,
+  type FileSystem,
+} from "../runstate/backends/file/file-system.js";
 import { assertRunId, isValidRunId } from "../runstate/records/run-id.js";
 import type { Journal, Store } from "../runstate/store/store.js";
 import {
@@ -43,6 +51,8 @@ export interface FileQueueOptions {
   dir: string;
   /** The store the queued runs are in: a claim is its open(). */
   store: Store;
+  /** The file-system calls (default the real ones): a file store's, so that a test that records the store's records the queue's too. */
+  fileSystem?: FileSystem;
 }
 
 /** The queue directory of a file store's directory of runs. */
@@ -55,25 +65,27 @@ export class FileQueue implements RunQueue {
   /** The queue's directory. */
   readonly dir: string;
   readonly #store: Store;
+  readonly #fs: FileSystem;
   #dirReady: Promise<void> | undefined;
 
   constructor(options: FileQueueOptions) {
     this.dir = options.dir;
     this.#store = options.store;
+    this.#fs = options.fileSystem ?? nodeFileSystem;
   }
 
   async enqueue(entry: QueuedRun, options: EnqueueOptions = {}): Promise<void> {
     await this.#ensureDir();
     const aside = await this.#writeAside(entry);
     try {
-      await link(aside, this.#path(entry.runId));
+      await this.#fs.link(aside, this.#path(entry.runId));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (errnoCode(error) !== "EEXIST") throw error;
       if (entry.followUp === undefined) throw alreadyQueuedError(entry.runId);
       await this.#waitBehind(aside, entry.runId, options.interrupt === true);
       return;
     } finally {
-      await unlink(aside).catch(() => undefined);
+      await this.#fs.unlink(aside).catch(() => undefined);
     }
     await this.#syncDir();
   }
@@ -81,9 +93,9 @@ export class FileQueue implements RunQueue {
   async list(): Promise<QueuedRun[]> {
     let names: string[];
     try {
-      names = await readdir(this.dir);
+      names = await this.#fs.readdir(this.dir);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      if (errnoCode(error) === "ENOENT") return [];
       throw error;
     }
     const ids = names
@@ -97,10 +109,10 @@ export class FileQueue implements RunQueue {
   async get(runId: string): Promise<QueuedRun | undefined> {
     const path = this.#path(runId);
     try {
-      return decodeEntry(await readFile(path), path);
+      return decodeEntry(await readWholeFile(this.#fs, path), path);
     } catch (error) {
       // Removed since the directory was read: a worker finished it, or it was withdrawn.
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      if (errnoCode(error) === "ENOENT") return undefined;
       throw error;
     }
   }
@@ -112,7 +124,7 @@ export class FileQueue implements RunQueue {
     if (journal === "held") throw drivenError(runId);
     try {
       await this.#remove(runId);
-      await rm(this.#behindDir(runId), { recursive: true, force: true });
+      await this.#removeBehind(runId);
     } finally {
       await journal?.close();
     }
@@ -196,9 +208,9 @@ export class FileQueue implements RunQueue {
   /** A follow-up whose run has an entry already: it waits behind it; promoted here if the claim ahead finished meanwhile without seeing it. */
   async #waitBehind(aside: string, runId: string, interrupt: boolean): Promise<void> {
     const dir = this.#behindDir(runId);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await this.#fs.mkdir(dir, 0o700);
     const name = `${String(Date.now()).padStart(15, "0")}-${randomBytes(4).toString("hex")}${interrupt ? INTERRUPT_MARK : ""}${ENTRY_SUFFIX}`;
-    await link(aside, join(dir, name));
+    await this.#fs.link(aside, join(dir, name));
     await this.#syncDir(dir);
     await this.#syncDir();
     if ((await this.get(runId)) !== undefined) return;
@@ -219,7 +231,7 @@ export class FileQueue implements RunQueue {
   async #promoteNext(runId: string, done: QueuedRun | undefined, lastSeq: number, how: "replace" | "link"): Promise<boolean> {
     for (const { path, entry } of await this.#waiting(runId)) {
       if (done !== undefined && isPromotionOf(done, entry)) {
-        await unlink(path).catch(() => undefined);
+        await this.#fs.unlink(path).catch(() => undefined);
         continue;
       }
       const next = promotedFollowUp(entry, lastSeq);
@@ -227,16 +239,16 @@ export class FileQueue implements RunQueue {
       else {
         const aside = await this.#writeAside(next);
         try {
-          await link(aside, this.#path(runId));
+          await this.#fs.link(aside, this.#path(runId));
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+          if (errnoCode(error) !== "EEXIST") throw error;
           return true;
         } finally {
-          await unlink(aside).catch(() => undefined);
+          await this.#fs.unlink(aside).catch(() => undefined);
         }
         await this.#syncDir();
       }
-      await unlink(path).catch(() => undefined);
+      await this.#fs.unlink(path).catch(() => undefined);
       await this.#syncDir(this.#behindDir(runId));
       return true;
     }
@@ -248,18 +260,18 @@ export class FileQueue implements RunQueue {
     const dir = this.#behindDir(runId);
     let names: string[];
     try {
-      names = (await readdir(dir)).filter((name) => name.endsWith(suffix)).sort();
+      names = (await this.#fs.readdir(dir)).filter((name) => name.endsWith(suffix)).sort();
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      if (errnoCode(error) === "ENOENT") return [];
       throw error;
     }
     const waiting: { path: string; entry: QueuedRun }[] = [];
     for (const name of names) {
       const path = join(dir, name);
       try {
-        waiting.push({ path, entry: decodeEntry(await readFile(path), path) });
+        waiting.push({ path, entry: decodeEntry(await readWholeFile(this.#fs, path), path) });
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        if (errnoCode(error) !== "ENOENT") throw error;
       }
     }
     return waiting;
@@ -278,43 +290,55 @@ export class FileQueue implements RunQueue {
 
   async #remove(runId: string): Promise<void> {
     try {
-      await unlink(this.#path(runId));
+      await this.#fs.unlink(this.#path(runId));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      if (errnoCode(error) !== "ENOENT") throw error;
     }
+    await this.#syncDir();
+  }
+
+  /** The follow-ups waiting behind a withdrawn run, and their directory. */
+  async #removeBehind(runId: string): Promise<void> {
+    const dir = this.#behindDir(runId);
+    let names: string[];
+    try {
+      names = await this.#fs.readdir(dir);
+    } catch (error) {
+      if (errnoCode(error) === "ENOENT") return;
+      throw error;
+    }
+    for (const name of names) await this.#fs.unlink(join(dir, name));
+    await this.#fs.rmdir(dir);
     await this.#syncDir();
   }
 
   /** An entry rewritten in place, atomically: written aside, then renamed over it. */
   async #replace(entry: QueuedRun): Promise<void> {
     const aside = await this.#writeAside(entry);
-    await rename(aside, this.#path(entry.runId));
+    await this.#fs.rename(aside, this.#path(entry.runId));
     await this.#syncDir();
   }
 
   async #writeAside(entry: QueuedRun): Promise<string> {
     const aside = join(this.dir, `.${entry.runId}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-    const file = await open(aside, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const fd = await this.#fs.open(aside, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     try {
-      await file.writeFile(encodeEntry(entry));
-      await file.sync();
+      await writeFully(this.#fs, fd, Buffer.from(encodeEntry(entry)));
+      await this.#fs.fsync(fd);
     } finally {
-      await file.close();
+      await this.#fs.close(fd);
     }
     return aside;
   }
 
-  async #syncDir(path = this.dir): Promise<void> {
-    const dir = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
+  #syncDir(path = this.dir): Promise<void> {
+    return syncDirectory(this.#fs, path);
   }
 
   #ensureDir(): Promise<void> {
-    this.#dirReady ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined);
+    // Synced into the runs' directory as made: an entry linked and synced in a queue
+    // directory whose own name a power cut takes is lost with it.
+    this.#dirReady ??= makeDirectoryDurably(this.#fs, this.dir, 0o700);
     return this.#dirReady;
   }
 

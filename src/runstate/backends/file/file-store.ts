@@ -1,7 +1,7 @@
 // The embedded default backend (docs/durability.md, The file backend): each run is `<id>.json`, the journal,
 // beside `<id>.lock`, in a 0700 directory of 0600 files.
 import { constants } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { RunState } from "../../views/fold.js";
 import type { DecodedJournal } from "../../records/journal-codec.js";
 import type { JournalRecord, MetaPayload } from "../../records/records.js";
@@ -18,7 +18,7 @@ import {
   summarizeEnds,
   withLiveHolder,
 } from "../../store/store-contract.js";
-import { errnoCode, nodeFileSystem, writeFully, type FileSystem } from "./file-system.js";
+import { errnoCode, makeDirectoryDurably, nodeFileSystem, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
 import { digestLines, emptyDigest, emptyDigestFold, statusOnlyDigest, type RunDigest } from "../../views/run-digest.js";
 import { fileJournal } from "./file-journal.js";
 import { journalLines, lineOffset, lineWindows } from "./journal-lines.js";
@@ -33,7 +33,7 @@ const FILE_MODE = 0o600;
 /** What a journal is read in when it is decoded: large enough that a read costs little, small beside a long run's journal. */
 const READ_CHUNK = 8 * 1024 * 1024;
 const LIST_SLICE = 256;
-const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW, O_DIRECTORY } = constants;
+const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW } = constants;
 
 /** How to make a FileStore. */
 export interface FileStoreOptions {
@@ -47,6 +47,14 @@ export interface FileStoreSeams {
   groupCommit?: boolean;
   /** The file-system calls, replaced to count and fail them. */
   fileSystem?: FileSystem;
+}
+
+/** The file system each FileStore calls, for the queue beside its runs to call the same (a test's recording one). */
+const fileSystems = new WeakMap<FileStore, FileSystem>();
+
+/** The file system `store` calls: what its queue calls too. */
+export function fileSystemOf(store: FileStore): FileSystem {
+  return fileSystems.get(store) ?? nodeFileSystem;
 }
 
 /** A FileStore with its seams set: for this package's tests and benchmarks only. */
@@ -78,6 +86,7 @@ export class FileStore implements Store {
     // Set only through fileStoreWithSeams: the public options have neither.
     const seams = options as FileStoreSeams;
     this.#fs = seams.fileSystem ?? nodeFileSystem;
+    fileSystems.set(this, this.#fs);
     this.#groupCommit = seams.groupCommit ?? true;
     this.#paths = new RunPaths(this.dir);
   }
@@ -452,10 +461,7 @@ export class FileStore implements Store {
    */
   #ensureDir(): Promise<void> {
     this.#dirReady ??= (async () => {
-      const made = await this.#missingLevels();
-      await this.#fs.mkdir(this.dir, DIR_MODE);
-      // Deepest first: a level's name is durable in its parent before the parent's own name is synced.
-      for (const level of made) await this.#syncDir(dirname(level));
+      await makeDirectoryDurably(this.#fs, this.dir, DIR_MODE);
       const stat = await this.#fs.lstat(this.dir);
       if ((stat.mode & 0o777) !== DIR_MODE) await this.#fs.chmod(this.dir, DIR_MODE);
     })().catch((error: unknown) => {
@@ -465,28 +471,8 @@ export class FileStore implements Store {
     return this.#dirReady;
   }
 
-  /** The directories from this.dir up that do not exist yet, this.dir first. */
-  async #missingLevels(): Promise<string[]> {
-    const missing: string[] = [];
-    for (let level = this.dir; dirname(level) !== level; level = dirname(level)) {
-      try {
-        await this.#fs.lstat(level);
-        break;
-      } catch (error) {
-        if (errnoCode(error) !== "ENOENT") throw error;
-        missing.push(level);
-      }
-    }
-    return missing;
-  }
-
-  async #syncDir(dir: string = this.dir): Promise<void> {
-    const fd = await this.#fs.open(dir, O_RDONLY | O_DIRECTORY);
-    try {
-      await this.#fs.fsync(fd);
-    } finally {
-      await this.#fs.close(fd);
-    }
+  #syncDir(dir: string = this.dir): Promise<void> {
+    return syncDirectory(this.#fs, dir);
   }
 }
 

@@ -1,6 +1,8 @@
 // The few file-system calls the file backend makes, behind one interface so tests
 // can count fsyncs and bytes read and inject faults without touching the real code path.
 import * as fs from "node:fs";
+import { constants } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { RunStateError } from "../../errors.js";
@@ -41,6 +43,7 @@ export interface FileSystem {
   fchmod(fd: number, mode: number): Promise<void>;
   lstat(path: string): Promise<FileStat>;
   mkdir(path: string, mode: number): Promise<void>;
+  rmdir(path: string): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
   readdir(path: string): Promise<string[]>;
   link(existing: string, created: string): Promise<void>;
@@ -70,6 +73,7 @@ export const nodeFileSystem: FileSystem = {
   mkdir: async (path, mode) => {
     await fs.promises.mkdir(path, { recursive: true, mode });
   },
+  rmdir: (path) => fs.promises.rmdir(path),
   chmod: promisify(fs.chmod),
   readdir: (path) => fs.promises.readdir(path),
   link: promisify(fs.link),
@@ -118,5 +122,49 @@ export function readFullySync(fs: SyncReads, fd: number, into: Uint8Array, posit
 export async function writeFully(fs: FileSystem, fd: number, data: Uint8Array): Promise<void> {
   for (let written = 0; written < data.length; ) {
     written += await fs.write(fd, data.subarray(written), null);
+  }
+}
+
+/** Syncs a directory, so the names made, linked or removed in it survive a power cut. */
+export async function syncDirectory(fs: FileSystem, dir: string): Promise<void> {
+  const fd = await fs.open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await fs.fsync(fd);
+  } finally {
+    await fs.close(fd);
+  }
+}
+
+/**
+ * Makes `dir` and any missing level above it, and syncs each level it made into its
+ * parent, deepest first (a level's name is durable before its parent's is synced): a
+ * power cut must not take away a new directory, and what was written in it, after its
+ * maker returned.
+ */
+export async function makeDirectoryDurably(fs: FileSystem, dir: string, mode: number): Promise<void> {
+  const missing: string[] = [];
+  for (let level = dir; dirname(level) !== level; level = dirname(level)) {
+    try {
+      await fs.lstat(level);
+      break;
+    } catch (error) {
+      if (errnoCode(error) !== "ENOENT") throw error;
+      missing.push(level);
+    }
+  }
+  await fs.mkdir(dir, mode);
+  for (const level of missing) await syncDirectory(fs, dirname(level));
+}
+
+/** The whole of a small file (a queue entry), not following a symlink. */
+export async function readWholeFile(fs: FileSystem, path: string): Promise<Buffer> {
+  const fd = await fs.open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const bytes = Buffer.allocUnsafe((await fs.fstat(fd)).size);
+    let done = 0;
+    for (let read = -1; done < bytes.length && read !== 0; done += read) read = await fs.read(fd, bytes, done, bytes.length - done, done);
+    return bytes.subarray(0, done);
+  } finally {
+    await fs.close(fd);
   }
 }
