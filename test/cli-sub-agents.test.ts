@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
-import { type JournalRecord, type MetaRecord } from "../src/index.js";
+import type { JournalRecord, MetaRecord } from "../src/index.js";
 import { childRunId, PROTOCOLS, type MetaPayload } from "../src/journal.js";
 import { verifyJournal } from "../src/runstate/views/journal-verify.js";
 import { readFileSync } from "node:fs";

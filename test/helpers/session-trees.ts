@@ -1,7 +1,7 @@
 // Sessions with child sessions (docs/sub-agents.md), written through a store's own writer
 // as the runtime leaves them: a parent whose two `researcher` calls each started a child,
 // one of which started a child of its own; and a parent stopped while its child still works.
-import { type Store } from "../../src/index.js";
+import type { Store } from "../../src/index.js";
 import { CHILD_RECORD_VERSION, PROTOCOLS, type RecordEntry } from "../../src/journal.js";
 import { metaPayload, terminalEntry, toolResultEntry } from "./record-builders.js";
 
