@@ -149,3 +149,39 @@ describe("a run killed mid-run and resumed in another process", () => {
     assert.deepEqual(parentOf("execute_tool hold"), [again.spanId]);
   });
 });
+
+describe("a decision whose spans cannot be sent", () => {
+  const guarded = ["  - { name: guarded, description: Guarded, command: [echo, ok], confirm: true }"];
+  const script = "turns:\n  - tool_calls: [{ name: guarded }]\n  - text: done\n";
+  async function parkedIn(dir: string, runId: string): Promise<void> {
+    const parked = await startCli(["run", "--checkpoint", "--approvals", "defer", "--name", runId, "go"], { cwd: dir, env: traced(dir) }).done;
+    assert.equal(parked.code, 10, parked.stderr);
+  }
+  const decisions = (dir: string, runId: string) =>
+    journalRecords(join(dir, "state", `${runId}.json`)).filter((record) => record.protocol === "io.choria.fisk-ai.v1.session.approval_decision");
+
+  it("is still journaled when the collector is down, exit 0, and says so in one line", async () => {
+    const dir = workspace(guarded, script);
+    await parkedIn(dir, "down1");
+    const gone = await startOtlpReceiver();
+    await gone.close();
+    const approved = await startCli(["session", "approve", "down1"], { cwd: dir, env: { ...traced(dir), OTEL_EXPORTER_OTLP_ENDPOINT: gone.url } }).done;
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.match(approved.stdout, /^approved /);
+    assert.equal(decisions(dir, "down1").length, 1);
+    const lines = approved.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, approved.stderr);
+    assert.match(lines[0] as string, /^fisk-ai: the decision's traces were not sent: .*'fisk-ai session trace ID' sends a session's spans again$/);
+  });
+
+  it("is refused before anything is decided when agent.yaml's telemetry block names a header variable that is not set", async () => {
+    const dir = workspace(guarded, script);
+    await parkedIn(dir, "unset1");
+    writeFileSync(join(dir, "agent.yaml"), "\ntelemetry: { endpoint: http://127.0.0.1:4318, headers_env: { x-team: TEAM_KEY_NOT_SET } }\n", { flag: "a" });
+    const approved = await startCli(["session", "approve", "unset1"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+    assert.equal(approved.code, 2, approved.stderr);
+    assert.equal(approved.stderr.trim().split("\n").length, 1, approved.stderr);
+    assert.match(approved.stderr, /telemetry\.headers_env\.x-team: TEAM_KEY_NOT_SET is not set/);
+    assert.equal(decisions(dir, "unset1").length, 0);
+  });
+});
