@@ -25,13 +25,10 @@ after(async () => {
 
 let workspaces = 0;
 /** A workspace with this agent.yaml (its script and session lines added) and script. */
-function workspace(tools: string[], script: string): string {
+function workspace(tools: string[], script: string, session = "{ state_dir: ./state }"): string {
   const dir = join(root, `ws-${++workspaces}`);
   mkdirSync(dir);
-  writeFileSync(
-    join(dir, "agent.yaml"),
-    ["provider: script", "model: script-test", "script: ./s.yaml", "session: { state_dir: ./state }", "tools:", ...tools].join("\n"),
-  );
+  writeFileSync(join(dir, "agent.yaml"), ["provider: script", "model: script-test", "script: ./s.yaml", `session: ${session}`, "tools:", ...tools].join("\n"));
   writeFileSync(join(dir, "s.yaml"), script);
   return dir;
 }
@@ -183,5 +180,28 @@ describe("a decision whose spans cannot be sent", () => {
     assert.equal(approved.stderr.trim().split("\n").length, 1, approved.stderr);
     assert.match(approved.stderr, /telemetry\.headers_env\.x-team: TEAM_KEY_NOT_SET is not set/);
     assert.equal(decisions(dir, "unset1").length, 0);
+  });
+});
+
+describe("a version 3 session killed and resumed", () => {
+  it("keeps its lines as the Go implementation writes them: no part_started_at, and its parts told apart only by terminal records", async () => {
+    const dir = workspace(
+      ["  - { name: note, description: Note, command: [echo, noted] }"],
+      "turns:\n  - tool_calls: [{ name: note }]\n  - text: done\n",
+      "{ state_dir: ./state, record_version: 3 }",
+    );
+    const env = { PATH: process.env.PATH, HOME: dir };
+    const killed = await startCli(["run", "--checkpoint", "--name", "v3k", "go"], { cwd: dir, env: { ...env, FISK_AI_TEST_CRASH_AT: "after-tool:1" } }).done;
+    assert.equal(killed.signal, "SIGKILL");
+    const resumed = await startCli(["run", "--resume", "v3k"], { cwd: dir, env }).done;
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const records = journalRecords(join(dir, "state", "v3k.json"));
+    assert.equal((records[0] as { meta: { version: number } }).meta.version, 3);
+    assert.ok(records.length > 4 && records.every((record) => !("part_started_at" in record)));
+    const parts = (await sessionTrace(dir, "v3k")).filter((span) => span.name === "invoke_agent");
+    assert.deepEqual(
+      parts.map((span) => span.attributes["fisk_ai.status"]),
+      ["completed"],
+    );
   });
 });
