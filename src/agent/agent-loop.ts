@@ -32,6 +32,7 @@ import type { NoteStore } from "../memory/note-store.js";
 import { RunRecorder } from "./run-recorder.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { waitingCalls, type WaitingCall } from "./waiting-calls.js";
+import { partFirstSeq } from "./run-parts.js";
 import { movedError } from "../runstate/errors.js";
 
 export interface AgentSettings {
@@ -145,7 +146,7 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
   const recorder = await RunRecorder.create(options.store, meta);
   try {
     if (start.title !== undefined) await recorder.append({ protocol: PROTOCOLS.title, title: { title: start.title } });
-    options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed, firstSeq: 1, afterCrash: false });
+    options.events?.runStarted?.({ runId, resumed: false, checkpointed: recorder.checkpointed, firstSeq: 1, afterCrash: false, startedAt: meta.created });
     return await drive(
       recorder,
       options,
@@ -166,12 +167,17 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
     refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
     // A submitted run that no model call has touched yet starts as a new run would.
     const resumed = state.nextIteration > 0;
+    const startedAt = new Date().toISOString();
+    const firstSeq = partFirstSeq(state);
+    // A part of its own begins at its first record, which says so.
+    if (firstSeq > 1) recorder.markPart(startedAt);
     options.events?.runStarted?.({
       runId: resume.runId,
       resumed,
       checkpointed: true,
-      firstSeq: state.lastSeq + 1,
+      firstSeq,
       afterCrash: resumed && state.terminal === undefined,
+      startedAt,
     });
     if (resumed) options.events?.replay?.(replayed(state));
     return await drive(

@@ -50,6 +50,8 @@ export interface AgentEvents {
     firstSeq: number;
     /** Resumed from a journal that ends without a terminal record: the process before it died. */
     afterCrash: boolean;
+    /** When this part began, RFC 3339: the meta's `created`, or the time a resume journals as its first record's `part_started_at`. */
+    startedAt: string;
   }): void;
   /** On resume: the conversation so far, before anything new happens. */
   replay?(messages: readonly Message[]): void;

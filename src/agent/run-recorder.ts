@@ -14,6 +14,8 @@ export class RunRecorder {
   readonly runId: string;
   readonly #journal: Journal | undefined;
   readonly #state: FoldState;
+  /** The PartMark the next entry carries: set by a resume, so its first record says where its part begins. */
+  #partStartedAt: string | undefined;
 
   private constructor(runId: string, state: FoldState, journal: Journal | undefined) {
     this.runId = runId;
@@ -67,9 +69,16 @@ export class RunRecorder {
    */
   async append(entry: RecordEntry): Promise<void> {
     const seq = this.#state.lastSeq + 1;
-    const record = heldIn(this.#state.meta.version, { seq, ...entry } as JournalRecord);
+    const mark = this.#partStartedAt === undefined ? {} : { part_started_at: this.#partStartedAt };
+    this.#partStartedAt = undefined;
+    const record = heldIn(this.#state.meta.version, { seq, ...entry, ...mark } as JournalRecord);
     foldStep(this.#state, record);
     await this.#journal?.append(seq, record);
+  }
+
+  /** This process's part of the run began at `startedAt` (RFC 3339): the next record journaled says so. */
+  markPart(startedAt: string): void {
+    this.#partStartedAt = startedAt;
   }
 
   async close(): Promise<void> {

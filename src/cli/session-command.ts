@@ -109,6 +109,22 @@ export async function retentionFrom(flags: StoreFlags): Promise<Retention | unde
   return loadAgentConfig(path).retention;
 }
 
+/**
+ * The tracing environment of a session command that sends spans of its own: the
+ * environment with agent.yaml's telemetry block beneath it, as a run reads it (--config,
+ * else ./agent.yaml when there is one); undefined when it does not turn tracing on.
+ */
+export async function tracingEnvironment(flags: StoreFlags, env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv | undefined> {
+  const path = configPathFrom(flags.config);
+  const [{ telemetryEnvironment }, { tracingWanted }, { loadAgentConfig }] = await Promise.all([
+    import("../telemetry/config-environment.js"),
+    import("../telemetry/otel-setup.js"),
+    import("../config/agent-config.js"),
+  ]);
+  const traced = telemetryEnvironment(path === undefined ? undefined : loadAgentConfig(path).telemetry, env);
+  return tracingWanted(traced) ? traced : undefined;
+}
+
 /** Whether the full-screen viewer may take the terminal: both ends a terminal, and NO_TUI not set (to anything but "" or "0"). */
 export function onTerminal(io: CommandIO): boolean {
   const refused = (io.env.NO_TUI ?? "") !== "" && io.env.NO_TUI !== "0";

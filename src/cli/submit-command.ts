@@ -57,7 +57,14 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
     }
     const where = { config: agent.path, stateDir: flags.stateDir === undefined ? undefined : resolve(flags.stateDir), store: flags.store };
     const events = stderrRenderer(io.stderr, styleFor(io.stderr, io.env), (args) => commandLine(args, where, io.env));
-    events.runStarted?.({ runId, resumed: flags.resume !== undefined, checkpointed: true, firstSeq: fromSeq, afterCrash: false });
+    events.runStarted?.({
+      runId,
+      resumed: flags.resume !== undefined,
+      checkpointed: true,
+      firstSeq: fromSeq,
+      afterCrash: false,
+      startedAt: new Date().toISOString(),
+    });
     const outcome = await awaitSubmitted(store, queue, runId, { fromSeq, onRecord: narrator(events) });
     events.runFinished?.(outcome);
     if (outcome.reason === "completed") io.stdout.write(`${(outcome.answer ?? "").replace(/\n?$/, "\n")}`);

@@ -2,6 +2,7 @@
 // has its own TracerProvider. Apart from the main entry so that a program without
 // tracing never loads @opentelemetry/api.
 export { captureContentFrom, runTracing, type RunTracing, type RunTracingOptions } from "./run-tracing.js";
-export { journalSpans, type SessionSpan } from "./session-spans.js";
+export { journalSpans } from "./journal-spans.js";
+export type { SessionSpan } from "./session-spans.js";
 export { emitSpan } from "./span-emitter.js";
 export { sessionIdGenerator, sessionTraceId, traceparent } from "./trace-ids.js";

@@ -3,8 +3,19 @@
 // is one more consumer of AgentEvents, plus the trace context a call's processes get.
 import type { TracerProvider } from "@opentelemetry/api";
 import type { AgentEvents } from "../agent/events.js";
-import type { ApprovalRequestPayload, ToolUseBlock } from "../runstate/records/records.js";
-import { approvalSpan, chatSpan, compactionSpan, partSpan, toolSpan, type RunPart, type SessionContext, type SessionSpan } from "./session-spans.js";
+import type { JournalRecord, ToolUseBlock } from "../runstate/records/records.js";
+import { journalTrace } from "./journal-spans.js";
+import {
+  approvalSpan,
+  chatSpan,
+  compactionSpan,
+  partSpan,
+  toolSpan,
+  type AskedApproval,
+  type RunPart,
+  type SessionContext,
+  type SessionSpan,
+} from "./session-spans.js";
 import { emitSpan } from "./span-emitter.js";
 import { toolSpanId, traceparent } from "./trace-ids.js";
 
@@ -22,10 +33,11 @@ export interface RunTracingOptions {
   /** Prompt and result text on the spans (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT). */
   captureContent?: boolean;
   /**
-   * On a resume, the session's spans so far (journalSpans of its records): the new part
-   * links the last one, and emits it when its process died before it could.
+   * On a resume, the session's records so far: the new part links the last one, and emits
+   * it when its process died before it could; a call parked there and decided here gets
+   * its wait's span from its request on.
    */
-  before?: readonly SessionSpan[];
+  journal?: readonly JournalRecord[];
   /**
    * Keep the spans as plain data until `flush()` hands them to the provider (default
    * false: each as it ends). A program that flushes on its export schedule keeps the
@@ -47,34 +59,57 @@ export function captureContentFrom(env: NodeJS.ProcessEnv): boolean {
   return env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === "true";
 }
 
-export function runTracing(options: RunTracingOptions): RunTracing {
+/** Where a run's spans go: to the provider as each ends or, `deferred`, kept as the calls that build them until the flush. */
+function spanOutlet(options: RunTracingOptions) {
   const tracer = options.tracerProvider.getTracer("fisk-ai");
+  const kept: { runId: string; span: () => SessionSpan }[] = [];
+  const toProvider = (runId: string, span: SessionSpan) => emitSpan(tracer, runId, span, options.sessionIds ?? true);
+  return {
+    send(runId: string, span: () => SessionSpan): void {
+      if (options.deferred === true) kept.push({ runId, span });
+      else toProvider(runId, span());
+    },
+    flush(): void {
+      for (const { runId, span } of kept.splice(0)) toProvider(runId, span());
+    },
+  };
+}
+
+/** A part that starts: its session, itself, what the journal before it holds, and the part before it, when that one's process died without sending it. */
+function partStarting(options: RunTracingOptions, info: Parameters<NonNullable<AgentEvents["runStarted"]>>[0]) {
+  const { runId, firstSeq, afterCrash, startedAt } = info;
+  const captureContent = options.captureContent ?? false;
+  const before = journalTrace(options.journal ?? [], captureContent);
+  const previous = before?.spans.filter((span) => span.name === "invoke_agent").at(-1);
+  const previousFirstSeq = previous?.attributes["fisk_ai.seq.first"];
+  const part: RunPart = { firstSeq, start: startedAt, end: startedAt, status: undefined, afterCrash };
+  return {
+    session: { runId, provider: options.provider, model: options.model, captureContent } satisfies SessionContext,
+    part: typeof previousFirstSeq === "number" ? { ...part, previousFirstSeq } : part,
+    requests: before?.requests ?? new Map<string, AskedApproval>(),
+    unsent: afterCrash ? previous : undefined,
+  };
+}
+
+export function runTracing(options: RunTracingOptions): RunTracing {
+  const outlet = spanOutlet(options);
   let session: SessionContext | undefined;
   let part: RunPart | undefined;
   let retries: NonNullable<SessionSpan["events"]> = [];
-  const requests = new Map<string, ApprovalRequestPayload>();
-  // Deferred, a span is kept as the call that builds it: its attributes are made at the flush.
-  const kept: { runId: string; span: () => SessionSpan }[] = [];
-  const toProvider = (runId: string, span: SessionSpan) => emitSpan(tracer, runId, span, options.sessionIds ?? true);
+  let requests = new Map<string, AskedApproval>();
   const now = () => new Date().toISOString();
   /** `build` is given the session, the part the span belongs to (as it is now) and the time now. */
   const emit = (build: (context: SessionContext, current: RunPart, time: string) => SessionSpan) => {
     if (session === undefined || part === undefined) return;
     const [context, current, time] = [session, part, now()];
-    if (options.deferred === true) kept.push({ runId: context.runId, span: () => build(context, current, time) });
-    else toProvider(context.runId, build(context, current, time));
-  };
-  const flush = () => {
-    for (const { runId, span } of kept.splice(0)) toProvider(runId, span());
+    outlet.send(context.runId, () => build(context, current, time));
   };
   const events: AgentEvents = {
-    runStarted({ runId, firstSeq, afterCrash }) {
-      session = { runId, provider: options.provider, model: options.model, captureContent: options.captureContent ?? false };
-      const start = now();
-      const previous = options.before?.filter((span) => span.name === "invoke_agent").at(-1);
-      const previousFirstSeq = previous?.attributes["fisk_ai.seq.first"];
-      part = { firstSeq, start, end: start, status: undefined, afterCrash, ...(typeof previousFirstSeq === "number" ? { previousFirstSeq } : {}) };
-      if (afterCrash && previous !== undefined) emit(() => previous);
+    runStarted(info) {
+      const started = partStarting(options, info);
+      ({ session, part, requests } = started);
+      const { unsent } = started;
+      if (unsent !== undefined) emit(() => unsent);
     },
     modelCallStarted() {
       retries = [];
@@ -98,15 +133,15 @@ export function runTracing(options: RunTracingOptions): RunTracing {
       emit((context, current, time) => compactionSpan(context, current.firstSeq, seq, compaction, time));
     },
     approvalRequested(request) {
-      requests.set(request.tool_use_id, request);
+      if (part !== undefined) requests.set(request.tool_use_id, { request, partSeq: part.firstSeq });
     },
     approvalDecided(decision) {
-      const request = requests.get(decision.tool_use_id);
-      if (request !== undefined) emit((context, current) => approvalSpan(context, current.firstSeq, request, decision));
+      const asked = requests.get(decision.tool_use_id);
+      if (asked !== undefined) emit((context) => approvalSpan(context, asked, decision));
     },
     runFinished(outcome) {
       emit((context, current, time) => partSpan(context, { ...current, end: time, status: outcome.reason }));
     },
   };
-  return { events, flush, callEnvironment: (runId, use) => ({ TRACEPARENT: traceparent(runId, toolSpanId(runId, use.id)) }) };
+  return { events, flush: outlet.flush, callEnvironment: (runId, use) => ({ TRACEPARENT: traceparent(runId, toolSpanId(runId, use.id)) }) };
 }

@@ -1,19 +1,17 @@
 // What a session's trace holds, as plain data: the spans of a part of a run (invoke_agent),
 // of each model call (chat), tool call (execute_tool), compaction and approval wait, named and
 // attributed by the OpenTelemetry GenAI conventions, with fisk-ai's own attributes under
-// `fisk_ai.*`. The live tracer (run-tracing.ts) and `session trace` (the journal walked by
-// journalSpans) build them with these same functions, so both export the same tree.
+// `fisk_ai.*`. The live tracer (run-tracing.ts) and `session trace` (the journal walked in
+// journal-spans.ts) build them with these same functions, so both export the same tree.
 // Nothing here imports OpenTelemetry: emitting a span is span-emitter.ts's job.
-import {
-  PROTOCOLS,
-  type ApprovalDecisionPayload,
-  type ApprovalRequestPayload,
-  type AssistantPayload,
-  type CompactionPayload,
-  type JournalRecord,
-  type TerminalReason,
-  type ToolResultPayload,
-  type ToolUseBlock,
+import type {
+  ApprovalDecisionPayload,
+  ApprovalRequestPayload,
+  AssistantPayload,
+  CompactionPayload,
+  TerminalReason,
+  ToolResultPayload,
+  ToolUseBlock,
 } from "../runstate/records/records.js";
 import { sessionSpanId, toolSpanId } from "./trace-ids.js";
 
@@ -206,10 +204,22 @@ export function compactionSpan(session: SessionContext, partSeq: number, seq: nu
   };
 }
 
-/** The wait for a person's decision, from the request to the decision, however long it took. */
-export function approvalSpan(session: SessionContext, partSeq: number, request: ApprovalRequestPayload, decision: ApprovalDecisionPayload): SessionSpan {
+/** The span id of the wait for a decision on a call. */
+export function approvalSpanId(runId: string, toolUseId: string): string {
+  return sessionSpanId(runId, "approval", toolUseId);
+}
+
+/** A call parked for a decision, and the part that parked it: its span's parent. */
+export interface AskedApproval {
+  request: ApprovalRequestPayload;
+  partSeq: number;
+}
+
+/** The wait for a person's decision, from the request to the decision, however long it took and whichever process decided. */
+export function approvalSpan(session: SessionContext, asked: AskedApproval, decision: ApprovalDecisionPayload): SessionSpan {
+  const { request, partSeq } = asked;
   return {
-    spanId: sessionSpanId(session.runId, "approval", request.tool_use_id),
+    spanId: approvalSpanId(session.runId, request.tool_use_id),
     parentSpanId: partSpanId(session.runId, partSeq),
     name: `await_approval ${request.name}`,
     kind: "internal",
@@ -224,76 +234,4 @@ export function approvalSpan(session: SessionContext, partSeq: number, request: 
       "fisk_ai.approval.decided_by": decision.decided_by,
     },
   };
-}
-
-/** Every span of a journaled session, in journal order: what `session trace` exports. */
-export function journalSpans(records: readonly JournalRecord[], captureContent: boolean): SessionSpan[] {
-  const meta = records[0];
-  if (meta?.protocol !== PROTOCOLS.meta) return [];
-  const session: SessionContext = {
-    runId: meta.meta.run_id,
-    provider: meta.meta.fingerprint.provider ?? "anthropic",
-    model: meta.meta.fingerprint.model,
-    captureContent,
-  };
-  const spans: SessionSpan[] = [];
-  const uses = new Map<string, ToolUseBlock>();
-  const requests = new Map<string, { request: ApprovalRequestPayload; partSeq: number }>();
-  let part: RunPart = { firstSeq: 1, start: meta.meta.created, end: meta.meta.created, status: undefined, afterCrash: false };
-  let lastTime = meta.meta.created;
-  const seen = (time: string | undefined): string => {
-    if (time !== undefined && time > lastTime) lastTime = time;
-    if (time !== undefined && time < part.start) part.start = time;
-    return time ?? lastTime;
-  };
-  for (const record of records.slice(1)) {
-    if (part.status !== undefined) {
-      // A record after a terminal one is a later process taking the run further.
-      spans.push(partSpan(session, part));
-      // Its start is its first record's time; "\uffff" sorts after any time until one is seen.
-      part = { firstSeq: record.seq, start: "\uffff", end: lastTime, status: undefined, previousFirstSeq: part.firstSeq, afterCrash: false };
-    }
-    switch (record.protocol) {
-      case PROTOCOLS.assistant:
-        seen(record.assistant.started_at);
-        seen(record.assistant.ended_at);
-        for (const block of record.assistant.message.content) if (block.type === "tool_use") uses.set((block as ToolUseBlock).id, block as ToolUseBlock);
-        spans.push(chatSpan(session, part.firstSeq, record.assistant, lastTime));
-        break;
-      case PROTOCOLS.tool_result: {
-        seen(record.tool_result.started_at);
-        seen(record.tool_result.ended_at);
-        const use = uses.get(record.tool_result.tool_use_id);
-        if (use !== undefined) spans.push(toolSpan(session, part.firstSeq, use, record.tool_result, lastTime));
-        break;
-      }
-      case PROTOCOLS.approval_request:
-        seen(record.approval_request.requested_at);
-        requests.set(record.approval_request.tool_use_id, { request: record.approval_request, partSeq: part.firstSeq });
-        break;
-      case PROTOCOLS.approval_decision: {
-        seen(record.approval_decision.decided_at);
-        const asked = requests.get(record.approval_decision.tool_use_id);
-        if (asked !== undefined) spans.push(approvalSpan(session, asked.partSeq, asked.request, record.approval_decision));
-        break;
-      }
-      case PROTOCOLS.compaction:
-        seen(record.compaction.started_at);
-        seen(record.compaction.ended_at);
-        spans.push(compactionSpan(session, part.firstSeq, record.seq, record.compaction, lastTime));
-        break;
-      case PROTOCOLS.resumed:
-        seen(record.resumed.resumed_at);
-        break;
-      case PROTOCOLS.terminal:
-        part.status = record.terminal.reason;
-        break;
-      default:
-        break;
-    }
-    if (part.start === "\uffff") part.start = lastTime;
-    part.end = lastTime;
-  }
-  spans.push(partSpan(session, part));
-  return spans;
 }

@@ -5,9 +5,12 @@ import type { Store } from "../runstate/store/store.js";
 import { programTracer } from "./otel-setup.js";
 import { emitSpan } from "./span-emitter.js";
 import { captureContentFrom, runTracing, type RunTracing } from "./run-tracing.js";
-import { journalSpans, partSpanId, type SessionSpan } from "./session-spans.js";
+import { journalSpans } from "./journal-spans.js";
+import { approvalSpanId, partSpanId, type SessionSpan } from "./session-spans.js";
 import { traceparent } from "./trace-ids.js";
 import type { JournalRecord } from "../runstate/records/records.js";
+import { fold } from "../runstate/views/fold.js";
+import { partFirstSeq } from "../agent/run-parts.js";
 
 export interface TracedRun extends RunTracing {
   /**
@@ -26,11 +29,17 @@ export async function tracedRun(
 ): Promise<TracedRun> {
   const captureContent = captureContentFrom(env);
   const records = run.store === undefined || run.resumeId === undefined ? [] : await journalOf(run.store, run.resumeId);
-  const before = journalSpans(records, captureContent);
-  // The part's span is named by the first record it journals: the one after the journal's last.
-  const firstSeq = (records.at(-1)?.seq ?? 0) + 1;
+  // The part's span is named by the first record it journals.
+  const firstSeq = records.length === 0 ? 1 : partFirstSeq(fold(records));
   const program = await programTracer(env, { batch: true });
-  const tracing = runTracing({ tracerProvider: program.tracerProvider, provider: run.provider, model: run.model, captureContent, before, deferred: true });
+  const tracing = runTracing({
+    tracerProvider: program.tracerProvider,
+    provider: run.provider,
+    model: run.model,
+    captureContent,
+    journal: records,
+    deferred: true,
+  });
   // The spans go out on the batch schedule: made into SDK spans and sent together, off
   // the run's path between its calls; whatever is left, at the end, after the answer.
   const schedule = setInterval(() => {
@@ -65,10 +74,26 @@ export async function spansSoFar(store: Store, runId: string, captureContent: bo
  */
 export async function exportSessionTrace(store: Store, runId: string, env: NodeJS.ProcessEnv, endpoint: string | undefined): Promise<number> {
   const spans = await spansSoFar(store, runId, captureContentFrom(env));
+  const failure = await sendSpans(env, runId, spans, endpoint);
+  if (failure !== undefined) throw new Error(`the collector did not take the spans: ${failure}`);
+  return spans.length;
+}
+
+/**
+ * Sends the waits that decisions made here ended, when no run of this process is there
+ * to: their await_approval spans, from each call's request to its decision, as the
+ * journal gives them. Resolves to why the collector did not take them, if it did not.
+ */
+export async function sendDecisionSpans(store: Store, runId: string, toolUseIds: readonly string[], env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const ended = new Set(toolUseIds.map((id) => approvalSpanId(runId, id)));
+  const spans = (await spansSoFar(store, runId, captureContentFrom(env))).filter((span) => ended.has(span.spanId));
+  return sendSpans(env, runId, spans, undefined);
+}
+
+/** Sends spans of the session through a provider of this program's own, each as it is handed over. */
+async function sendSpans(env: NodeJS.ProcessEnv, runId: string, spans: readonly SessionSpan[], endpoint: string | undefined): Promise<string | undefined> {
   const program = await programTracer(env, { batch: false, ...(endpoint === undefined ? {} : { endpoint }) });
   const tracer = program.tracerProvider.getTracer("fisk-ai");
   for (const span of spans) emitSpan(tracer, runId, span);
-  const failure = await program.shutdown();
-  if (failure !== undefined) throw new Error(`the collector did not take the spans: ${failure}`);
-  return spans.length;
+  return program.shutdown();
 }

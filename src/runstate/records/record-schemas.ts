@@ -252,20 +252,22 @@ function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; tool
     started_at: instant.optional(),
     ended_at: instant.optional(),
   });
+  // The PartMark any record but the meta may carry.
+  const part_started_at = instant.optional();
   return {
     meta: z.strictObject({ seq: z.literal(1), protocol: z.literal(PROTOCOLS.meta), meta: MetaPayload }),
-    assistant: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.assistant), assistant: AssistantPayload }),
-    tool_result: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.tool_result), tool_result: ToolResultPayload }),
-    user: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.user), user: z.strictObject({ message: UserMessage }) }),
-    terminal: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.terminal), terminal: TerminalPayload }),
-    compaction: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.compaction), compaction: CompactionPayload }),
-    compaction_undo: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.compaction_undo), compaction_undo: CompactionUndoPayload }),
-    approval_request: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.approval_request), approval_request: ApprovalRequestPayload }),
-    approval_decision: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.approval_decision), approval_decision: ApprovalDecisionPayload }),
-    resumed: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.resumed), resumed: ResumedPayload }),
-    title: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.title), title: TitlePayload }),
-    origin: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.origin), origin: OriginPayload }),
-    moved: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.moved), moved: MovedPayload }),
+    assistant: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.assistant), assistant: AssistantPayload, part_started_at }),
+    tool_result: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.tool_result), tool_result: ToolResultPayload, part_started_at }),
+    user: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.user), user: z.strictObject({ message: UserMessage }), part_started_at }),
+    terminal: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.terminal), terminal: TerminalPayload, part_started_at }),
+    compaction: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.compaction), compaction: CompactionPayload, part_started_at }),
+    compaction_undo: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.compaction_undo), compaction_undo: CompactionUndoPayload, part_started_at }),
+    approval_request: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.approval_request), approval_request: ApprovalRequestPayload, part_started_at }),
+    approval_decision: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.approval_decision), approval_decision: ApprovalDecisionPayload, part_started_at }),
+    resumed: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.resumed), resumed: ResumedPayload, part_started_at }),
+    title: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.title), title: TitlePayload, part_started_at }),
+    origin: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.origin), origin: OriginPayload, part_started_at }),
+    moved: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.moved), moved: MovedPayload, part_started_at }),
   } as const;
 }
 

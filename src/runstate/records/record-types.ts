@@ -458,9 +458,25 @@ export interface MovedRecord {
   moved: MovedPayload;
 }
 
+/**
+ * What a record of any kind but the meta may carry beside its payload, an optional field
+ * under the version rule (docs/backends.md): a version 3 journal, the Go implementation's,
+ * does not get it.
+ */
+export interface PartMark {
+  /**
+   * Set on the first record a resumed run journals: when the process that resumed it took
+   * it up, RFC 3339. It says where one process's part of the run begins, so a part cut short
+   * by a crash (no terminal record before the mark) is told from the one that resumed it.
+   */
+  part_started_at?: string;
+}
+
 /** Any record of a journal: one line of JSON, its kind named by `protocol` and its payload under the kind's key. */
-export type JournalRecord =
-  | MetaRecord
+export type JournalRecord = MetaRecord | (MarkableRecord & PartMark);
+
+/** The records that may carry a PartMark: every kind but the meta, which begins the first part. */
+type MarkableRecord =
   | AssistantRecord
   | ToolResultRecord
   | UserRecord

@@ -58,6 +58,7 @@ export type {
   OriginPayload,
   OriginRecord,
   ParentLink,
+  PartMark,
   MovedPayload,
   MovedRecord,
   RedactedThinkingBlock,
