@@ -157,6 +157,32 @@ describe("sub-agents through the CLI", () => {
     assert.deepEqual(t.effects(), ["published publish-gamma"]);
   });
 
+  it("forks a child as a session of its own: no parent in its meta, listed as a root, resumed alone, and left by the parent's rm", async () => {
+    tree = await startTree();
+    const t = tree;
+    const [alpha] = CHILDREN as [string, string];
+    assert.equal((await runCli(START(PROMPTS.research), { cwd: t.dir, env: t.env })).code, 0);
+    // Forked after its first note's result: the fork goes on from there, on its own.
+    const firstResult = journalRecords(t.journal(alpha)).find((record) => record.protocol === PROTOCOLS.tool_result);
+    const at = String(firstResult?.seq);
+    const session = (args: string[]) => runCli(["session", ...args, "--state-dir", "state"], { cwd: t.dir, env: t.env });
+    const forked = await session(["fork", alpha, "--at", at, "--name", "alpha-fork"]);
+    assert.equal(forked.code, 0, forked.stderr);
+    const meta = metaOf(t, "alpha-fork");
+    assert.equal(meta.parent, undefined, "a fork is no child of the child's parent");
+    assert.equal(meta.version, 5, "it keeps the child's version: its journal is a child's");
+    const rows = JSON.parse((await session(["ls", "--json"])).stdout) as { id: string; parent: unknown }[];
+    assert.equal(rows.find((row) => row.id === "alpha-fork")?.parent, null);
+    // Resumed on its own, with the agent.yaml the child ran (its meta names it).
+    const resumed = await runCli(["run", "--resume", "alpha-fork", "--state-dir", "state"], { cwd: t.dir, env: t.env });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(resumed.stdout, `alpha: found ${NOTES} notes\n`);
+    assert.deepEqual(terminals(journalRecords(t.journal(alpha))), ["completed"], "the child it came from is untouched");
+    const removed = await session(["rm", LEAD]);
+    assert.equal(removed.stdout, `removed ${LEAD} and its 2 child sessions\n`, removed.stderr);
+    assert.deepEqual(t.sessions(), ["alpha-fork"]);
+  });
+
   it("answers a call past the depth limit with an error result, starting no session for it", async () => {
     tree = await startTree();
     const t = tree;
