@@ -4,19 +4,18 @@
 // Ctrl-C suspends every run of the tree once; an approval in a child parks the tree; the
 // depth limit and a failing child are error results the parent's model sees.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
-import type { JournalRecord, MetaRecord } from "../src/index.js";
+import type { MetaRecord } from "../src/index.js";
 import { childRunId, PROTOCOLS, type MetaPayload } from "../src/journal.js";
-import { verifyJournal } from "../src/runstate/views/journal-verify.js";
-import { readFileSync } from "node:fs";
 import { runCli, startCli, waitFor } from "./helpers/cli-harness.js";
 
 const EXAMPLE = new URL("../../examples/sub-agents/agent.yaml", import.meta.url).pathname;
 import { journalRecords } from "./helpers/journal-file.js";
-import { CHILDREN, LEAD, LEAD_CALLS, NOTES, PROMPTS, requestKey, RESEARCH_ANSWER, startTree, type Tree } from "./helpers/sub-agent-tree.js";
+import { CHILDREN, LEAD, LEAD_CALLS, NOTES, PROMPTS, RESEARCH_ANSWER, startTree, type Tree } from "./helpers/sub-agent-tree.js";
+import { assertResearchTreeHeld, callCounts, terminals } from "./helpers/sub-agent-tree-checks.js";
 
 let tree: Tree | undefined;
 afterEach(async () => {
@@ -27,53 +26,10 @@ afterEach(async () => {
 const START = (prompt: string) => ["run", "--config", "lead.yaml", "--checkpoint", "--name", LEAD, prompt];
 const RESUME = ["run", "--config", "lead.yaml", "--resume", LEAD];
 
-function terminals(records: readonly JournalRecord[]): string[] {
-  return records.flatMap((record) => (record.protocol === PROTOCOLS.terminal ? [record.terminal.reason] : []));
-}
-
-/** How often each model call (by requestKey) reached the fake. */
-function callCounts(t: Tree): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const request of t.server.requests.filter((candidate) => candidate.accepted))
-    counts.set(requestKey(request), (counts.get(requestKey(request)) ?? 0) + 1);
-  return counts;
-}
-
 function metaOf(t: Tree, id: string): MetaPayload {
   const first = journalRecords(t.journal(id))[0];
   assert.equal(first?.protocol, PROTOCOLS.meta);
   return (first as MetaRecord).meta;
-}
-
-/** The runs of the research tree, by the prefix of their request keys. */
-const RUNS = [LEAD, "alpha", "beta"] as const;
-
-/** Checks every promise of a research tree that ran to its answer, after `kills` kills. */
-function assertResearchTreeHeld(t: Tree, kills: number): void {
-  assert.deepEqual(
-    t.server.requests.filter((request) => !request.accepted).map((request) => request.rejection),
-    [],
-    "every request the CLI sent was one the API accepts",
-  );
-  assert.deepEqual(t.sessions().sort(), [LEAD, ...CHILDREN].sort(), "one lead and two children: no child was started twice");
-  for (const id of [LEAD, ...CHILDREN]) {
-    assert.deepEqual(verifyJournal(readFileSync(t.journal(id)), id).problems, [], `${id}'s journal verifies`);
-    assert.equal(terminals(journalRecords(t.journal(id))).at(-1), "completed", `${id} completed`);
-  }
-  const counts = callCounts(t);
-  for (const run of RUNS) {
-    const keys = [...counts].filter(([key]) => key.startsWith(`${run}:`));
-    const repeated = keys.reduce((sum, [, count]) => sum + count - 1, 0);
-    // A model call repeats only when a kill landed inside it: its turn never reached the journal.
-    assert.ok(repeated <= kills, `${run}: ${repeated} model calls made again after ${kills} kills (${JSON.stringify(keys)})`);
-  }
-  const effects = t.effects();
-  for (const topic of ["alpha", "beta"]) {
-    const lines = effects.filter((line) => line.startsWith(`${topic}-`));
-    for (let step = 0; step < NOTES; step++) assert.ok(lines.includes(`${topic}-${step}`), `${topic}-${step} was noted`);
-    // Each run in flight repeats at most the one tool call a kill cut short.
-    assert.ok(lines.length - NOTES <= kills, `${topic}: ${lines.length - NOTES} repeated notes after ${kills} kills: ${lines.join(", ")}`);
-  }
 }
 
 describe("sub-agents through the CLI", () => {
@@ -199,6 +155,32 @@ describe("sub-agents through the CLI", () => {
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(resumed.stdout, "Report: publish-gamma: published\n");
     assert.deepEqual(t.effects(), ["published publish-gamma"]);
+  });
+
+  it("forks a child as a session of its own: no parent in its meta, listed as a root, resumed alone, and left by the parent's rm", async () => {
+    tree = await startTree();
+    const t = tree;
+    const [alpha] = CHILDREN as [string, string];
+    assert.equal((await runCli(START(PROMPTS.research), { cwd: t.dir, env: t.env })).code, 0);
+    // Forked after its first note's result: the fork goes on from there, on its own.
+    const firstResult = journalRecords(t.journal(alpha)).find((record) => record.protocol === PROTOCOLS.tool_result);
+    const at = String(firstResult?.seq);
+    const session = (args: string[]) => runCli(["session", ...args, "--state-dir", "state"], { cwd: t.dir, env: t.env });
+    const forked = await session(["fork", alpha, "--at", at, "--name", "alpha-fork"]);
+    assert.equal(forked.code, 0, forked.stderr);
+    const meta = metaOf(t, "alpha-fork");
+    assert.equal(meta.parent, undefined, "a fork is no child of the child's parent");
+    assert.equal(meta.version, 5, "it keeps the child's version: its journal is a child's");
+    const rows = JSON.parse((await session(["ls", "--json"])).stdout) as { id: string; parent: unknown }[];
+    assert.equal(rows.find((row) => row.id === "alpha-fork")?.parent, null);
+    // Resumed on its own, with the agent.yaml the child ran (its meta names it).
+    const resumed = await runCli(["run", "--resume", "alpha-fork", "--state-dir", "state"], { cwd: t.dir, env: t.env });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(resumed.stdout, `alpha: found ${NOTES} notes\n`);
+    assert.deepEqual(terminals(journalRecords(t.journal(alpha))), ["completed"], "the child it came from is untouched");
+    const removed = await session(["rm", LEAD]);
+    assert.equal(removed.stdout, `removed ${LEAD} and its 2 child sessions\n`, removed.stderr);
+    assert.deepEqual(t.sessions(), ["alpha-fork"]);
   });
 
   it("answers a call past the depth limit with an error result, starting no session for it", async () => {

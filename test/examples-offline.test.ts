@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
+import { FileStore } from "../src/index.js";
 import { PROTOCOLS } from "../src/journal.js";
 import { runCli, startScript } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
@@ -57,6 +58,26 @@ describe("the library examples, offline", () => {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "2 to the power of 10 is 1024.\n");
     assert.equal(result.stderr, "calling power\nmodel calls: 2, tool calls: 1\n");
+  });
+
+  it("sub-agents, the library example of docs/sub-agents.md, runs two researchers as child sessions of the lead", async (t) => {
+    const { dir, env } = home(t);
+    const source = readFileSync(join(REPO, "examples/library/sub-agents.ts"), "utf8");
+    const shown = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(REPO, "docs/sub-agents.md"), "utf8"))?.[1];
+    assert.equal(shown, source.slice(source.indexOf("import {")), "the docs show the example as it is");
+    const result = await startScript(example("sub-agents.js"), [join(REPO, "examples/sub-agents/researcher.yaml")], { cwd: dir, env }).done;
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, "Both researchers noted their findings in research.txt.\n");
+    assert.equal(readFileSync(join(dir, "research.txt"), "utf8"), "a finding\na finding\n");
+    const sessions = await new FileStore({ dir: join(dir, "sessions") }).list();
+    const lead = sessions.find((session) => session.meta?.parent === undefined);
+    assert.deepEqual(
+      sessions.filter((session) => session !== lead).map((session) => [session.meta?.parent?.run_id, session.status]),
+      [
+        [lead?.runId, "completed"],
+        [lead?.runId, "completed"],
+      ],
+    );
   });
 
   it("the README's library example loads the notes agent.yaml and runs it", async (t) => {

@@ -51,6 +51,26 @@ describe("the viewer folds a child session's work into the call that started it"
       terminal.close();
     }
   });
+
+  it("finds a search's term inside a child's folded work, a grandchild's included, and opens the child to show it", async () => {
+    const terminal = new TmuxTerminal(SOCKET, "search", { PS1: "$ ", NO_COLOR: "1", HOME: ROOT, PATH: process.env.PATH ?? "" }, { width: 100, height: 30 });
+    try {
+      terminal.line(`clear; node ${CLI} session show survey --transcript --state-dir ${STORE}; echo "exit=$?"`);
+      await terminal.waitFor((screen) => / · q quit/.test(screen), "the viewer's status bar");
+      terminal.type("/");
+      terminal.type("-l", "in short");
+      await terminal.waitFor((screen) => /^\/in short$/m.test(screen), "the search typed in the status bar");
+      terminal.type("Enter");
+      const found = await terminal.waitFor((screen) => /^▾ ⤷ researcher: child session survey-r1/m.test(screen), "the child opened at the match");
+      assert.match(found, /^ {2}│ red, in short$/m, "the grandchild's answer, inside the child's work");
+      assert.match(found, /^▸ ⤷ researcher: child session survey-r2/m, "the child without the term stays folded");
+      await terminal.waitFor((screen) => /\/in short 1 of 1 · /.test(screen), "the matches counted: the one child whose work has it");
+      terminal.type("q");
+      await terminal.waitFor((screen) => /^exit=0$/m.test(screen), "the viewer's exit");
+    } finally {
+      terminal.close();
+    }
+  });
 });
 
 describe("the HTML page folds a child session's work into the call that started it", { skip: skipWithout("chromium") }, () => {

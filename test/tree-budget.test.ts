@@ -1,12 +1,12 @@
 // The tree's budget rule (docs/sub-agents.md): what a session's children spent, read from the
-// store, counts against its max_tokens beside its own; a child starts under what is left.
+// store, counts against its max_tokens beside its own.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { FileStore, MemoryStore } from "../src/index.js";
-import { childTokenLimit, childTokens } from "../src/ledger/tree-budget.js";
+import { childTokens } from "../src/ledger/tree-budget.js";
 import { plantTree, surveyTree } from "./helpers/session-trees.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-tree-budget-"));
@@ -28,10 +28,4 @@ describe("the tree's token budget", () => {
       await store.close();
     });
   }
-
-  it("starts a child under its own max_tokens or what its parent has left, whichever is less, never below 0", () => {
-    assert.equal(childTokenLimit(1000, 5000, 100), 1000);
-    assert.equal(childTokenLimit(1000, 5000, 4500), 500);
-    assert.equal(childTokenLimit(1000, 5000, 6000), 0);
-  });
 });

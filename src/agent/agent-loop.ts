@@ -4,7 +4,7 @@
 // so a crash repeats at most the one tool whose result never reached the journal.
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
 import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig } from "../llm/model-provider.js";
-import type { Counters, RunState } from "../runstate/views/fold.js";
+import type { RunState } from "../runstate/views/fold.js";
 import {
   CHILD_RECORD_VERSION,
   isOtherBlock,
@@ -22,7 +22,7 @@ import {
 import { newRunId } from "../runstate/records/run-id.js";
 import type { Store } from "../runstate/store/store.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
-import { CallHeld, type ToolContext } from "../tools/tool.js";
+import { CallHeld, type ToolContext, type TreeBudget } from "../tools/tool.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
 import { RunCompaction, type CompactionSettings } from "./compaction.js";
 import { cannotHaveRun, decideCall, parkCalls, waitingMessage, type AskUser, type BatchApprovals } from "./approvals.js";
@@ -31,6 +31,7 @@ import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, t
 import type { NoteStore } from "../memory/note-store.js";
 import { RunRecorder } from "./run-recorder.js";
 import { buildSystemPrompt } from "./system-prompt.js";
+import { TreeTally } from "./tree-tally.js";
 import { waitingCalls, type WaitingCall } from "./waiting-calls.js";
 import { partFirstSeq } from "./run-parts.js";
 import { movedError } from "../runstate/errors.js";
@@ -83,6 +84,8 @@ export interface RunOptions {
   callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
   /** The directory command tools run in; the process's own when absent. A worker drives a pooled run in the directory it was submitted from. */
   toolCwd?: string;
+  /** For a child session: its parent's budget, which its tokens count against too and which stops it when used up. */
+  parentBudget?: TreeBudget;
 }
 
 /** What `nextPrompt` answers to have the conversation compacted before the next prompt. */
@@ -150,6 +153,7 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
     return await drive(
       recorder,
       options,
+      await TreeTally.of(options.store, recorder.state(), options.settings.maxTokens, options.parentBudget),
       await buildSystemPrompt({ system: options.settings.system, resumed: false, memory: options.settings.memory }),
       undefined,
     );
@@ -164,7 +168,8 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
     const state = recorder.state();
     // Asked while this copy is held, so a move cannot finish between the question and the resume.
     if (state.moved !== undefined && (resume.movedHeld === undefined || (await resume.movedHeld(state.moved.to)))) throw movedError(resume.runId, state.moved);
-    refuseResume(state, options.settings, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
+    const tally = await TreeTally.of(options.store, state, options.settings.maxTokens, options.parentBudget);
+    refuseResume(state, options.settings, tally, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
     // A submitted run that no model call has touched yet starts as a new run would.
     const resumed = state.nextIteration > 0;
     const startedAt = new Date().toISOString();
@@ -183,6 +188,7 @@ export async function resumeRun(options: RunOptions & { store: Store }, resume: 
     return await drive(
       recorder,
       options,
+      tally,
       await buildSystemPrompt({ system: options.settings.system, resumed, memory: options.settings.memory }),
       resume.followUp,
     );
@@ -219,7 +225,7 @@ export function fingerprintOf(settings: AgentSettings, style: FingerprintStyle) 
 }
 
 /** `goesOn`: the resume brings a follow-up (or reopens a chat), so a finished session is taken further. */
-function refuseResume(state: RunState, settings: AgentSettings, { force, goesOn }: { force: boolean; goesOn: boolean }): void {
+function refuseResume(state: RunState, settings: AgentSettings, tally: TreeTally, { force, goesOn }: { force: boolean; goesOn: boolean }): void {
   const { runId } = state;
   if (state.terminal?.reason === "completed" && !goesOn) {
     throw new ResumeRefusedError("completed", `session ${runId} is completed: there is nothing to resume`, { runId });
@@ -251,11 +257,11 @@ function refuseResume(state: RunState, settings: AgentSettings, { force, goesOn 
   // Asked before the pending batch runs: a session stopped at a limit it still exceeds
   // would only run the held-back tools and stop again. Raising a limit changes the
   // configuration, hence "then pass force".
-  const overBudget = budgetExhausted(state, settings);
+  const overBudget = tally.ownExhausted(state.counters);
   if (overBudget !== undefined) {
     throw new ResumeRefusedError("token-budget", `cannot resume session ${runId}: ${overBudget}; raise the token budget, then pass force to resume it`, {
       runId,
-      limit: { used: totalTokens(state.counters), max: settings.maxTokens },
+      limit: { used: tally.spent(state.counters), max: settings.maxTokens },
     });
   }
   // A follow-up starts a new count; a chat resting at an answer asks for one first.
@@ -272,13 +278,6 @@ function refuseResume(state: RunState, settings: AgentSettings, { force, goesOn 
 /** `max_iterations` counts the model calls since the latest prompt: each follow-up gets its own. */
 function iterationCapReached(state: RunState, settings: AgentSettings): boolean {
   return state.nextIteration - state.promptIteration >= settings.maxIterations;
-}
-
-/** The tokens the budget counts: every tier of the run's model calls, and the summarizing calls of its compactions, which cost as much. */
-function totalTokens(counters: Counters): number {
-  return (
-    counters.inTokens + counters.outTokens + counters.cacheReadTokens + counters.cacheCreateTokens + counters.compactionInTokens + counters.compactionOutTokens
-  );
 }
 
 function firstRepeatedToolUseId(content: AssistantMessage["content"]): string | undefined {
@@ -316,12 +315,6 @@ export function answerText(message: AssistantMessage): string {
   return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
 }
 
-/** Why the run must stop for its token budget, or undefined while it may go on. */
-function budgetExhausted(state: RunState, settings: AgentSettings): string | undefined {
-  const spent = totalTokens(state.counters);
-  return spent >= settings.maxTokens ? `token budget reached: ${spent} of ${settings.maxTokens} tokens used` : undefined;
-}
-
 /** What driving one run works with, resolved once: the pieces below share it instead of closing over it. */
 interface Drive {
   recorder: RunRecorder;
@@ -332,9 +325,11 @@ interface Drive {
   signal: AbortSignal;
   events: AgentEvents;
   compaction: RunCompaction;
+  /** The run's budget over its tree: its own tokens and those of the sessions below it. */
+  tally: TreeTally;
 }
 
-async function drive(recorder: RunRecorder, options: RunOptions, system: string, followUp: string | undefined): Promise<RunOutcome> {
+async function drive(recorder: RunRecorder, options: RunOptions, tally: TreeTally, system: string, followUp: string | undefined): Promise<RunOutcome> {
   const { settings } = options;
   const signal = options.signal ?? new AbortController().signal;
   const events = options.events ?? {};
@@ -347,7 +342,8 @@ async function drive(recorder: RunRecorder, options: RunOptions, system: string,
     retry: settings.retry,
     signal,
   };
-  const run: Drive = { recorder, options, settings, system, signal, events, compaction: new RunCompaction(settings.compaction, recorder, summarizer, events) };
+  const compaction = new RunCompaction(settings.compaction, recorder, summarizer, events);
+  const run: Drive = { recorder, options, settings, system, signal, events, compaction, tally };
   const stopped = await stopForHeld(run, await finishPendingBatch(run));
   if (stopped !== undefined) return stopped;
   if (followUp !== undefined) {
@@ -382,7 +378,8 @@ async function iterate(run: Drive): Promise<RunOutcome | undefined> {
 async function limitReached(run: Drive, state: RunState): Promise<RunOutcome | undefined> {
   const { options, settings } = run;
   if (options.suspend?.aborted === true) return finish(run, "suspended", { message: "suspended by the operator" });
-  const overBudget = budgetExhausted(state, settings);
+  run.tally.report(state.counters);
+  const overBudget = run.tally.exhausted(state.counters);
   if (overBudget !== undefined) return finish(run, "budget", { message: overBudget });
   if (iterationCapReached(state, settings)) {
     return finish(run, "max_iterations", { message: `iteration cap reached: ${settings.maxIterations} model calls` });
@@ -461,6 +458,7 @@ async function recordTurn(run: Drive, iteration: number, turn: ModelTurn, times:
     ...times,
   };
   await run.recorder.append({ protocol: PROTOCOLS.assistant, assistant });
+  run.tally.report(run.recorder.state().counters);
   run.events.assistantTurn?.(assistant);
   return assistant;
 }
@@ -477,7 +475,7 @@ async function afterTurn(run: Drive, assistant: AssistantPayload): Promise<RunOu
     run.events.answer?.(answerText(answer));
     return atAnswer(run, answer);
   }
-  const overBudget = budgetExhausted(run.recorder.state(), run.settings);
+  const overBudget = run.tally.exhausted(run.recorder.state().counters);
   if (overBudget !== undefined) return finish(run, "budget", { message: overBudget });
   return stopForHeld(run, await runTools(run, uses));
 }
@@ -599,6 +597,7 @@ function callContext(run: Drive, use: ToolUseBlock): ToolContext {
       ...(options.store === undefined ? {} : { store: options.store }),
       ...(options.suspend === undefined ? {} : { suspend: options.suspend }),
       deciders: { confirm, askUser, askRerun, decidedBy },
+      budget: run.tally.budgetBelow(() => recorder.state()),
     },
   };
 }
@@ -672,6 +671,7 @@ async function finish(run: Drive, reason: TerminalReason, detail: Pick<RunOutcom
     protocol: PROTOCOLS.terminal,
     terminal: detail.message === undefined ? { reason } : { reason, message: detail.message },
   });
+  run.tally.report(recorder.state().counters);
   const outcome: RunOutcome = { runId: recorder.runId, reason, checkpointed: recorder.checkpointed, counters: recorder.state().counters, ...detail };
   run.events.runFinished?.(outcome);
   return outcome;

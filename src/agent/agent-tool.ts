@@ -7,7 +7,7 @@ import * as z from "zod";
 import { RunStateError } from "../runstate/errors.js";
 import type { RunState } from "../runstate/views/fold.js";
 import { childRunId } from "../runstate/records/run-id.js";
-import type { Store } from "../runstate/store/store.js";
+import type { RunStatus, Store } from "../runstate/store/store.js";
 import { CallHeld, defineTool, type CallingRun, type Tool, type ToolContext, type ToolOutput } from "../tools/tool.js";
 import { answerText } from "./agent-loop.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
@@ -38,6 +38,7 @@ export type ChildAgentOptions = Omit<
   | "askRerun"
   | "decidedBy"
   | "movedHeld"
+  | "parentBudget"
 >;
 
 /** A child agent made for one call, closed after it (loadAgent's, whose MCP servers it stops). */
@@ -112,23 +113,26 @@ async function callChild(name: string, options: ChildAgentOptions, call: ChildCa
     ...(caller?.suspend === undefined ? {} : { signal: caller.suspend }),
     abort: context.signal,
     ...caller?.deciders,
+    ...(caller?.budget === undefined ? {} : { parentBudget: caller.budget }),
   };
   const title = call.title === undefined ? {} : { title: call.title };
   if (caller?.store === undefined) return answerOf(name, await runAgent({ ...base, prompt: call.prompt, ...title }), caller);
   const runId = childRunId(caller.runId, caller.toolUseId);
-  const before = await loadIfAny(caller.store, runId);
+  // Its status from the journal's ends: the child's journal is folded once, by whichever of
+  // the two below reads it.
+  const before = await statusIfAny(caller.store, runId);
   if (before === undefined) {
     const parent = { run_id: caller.runId, call_id: caller.toolUseId, depth: call.depth };
     return answerOf(name, await runAgent({ ...base, store: caller.store, prompt: call.prompt, runId, parent, ...title }), caller);
   }
   // A child that ended before the caller journaled its answer (a crash in between): its journal answers.
-  if (before.terminal !== undefined && OVER.includes(before.terminal.reason)) return endedAnswer(name, before);
+  if (OVER.includes(before)) return endedAnswer(name, await caller.store.load(runId));
   return answerOf(name, await runAgent({ ...base, store: caller.store, resume: runId }), caller);
 }
 
-async function loadIfAny(store: Store, runId: string): Promise<RunState | undefined> {
+async function statusIfAny(store: Store, runId: string): Promise<RunStatus | undefined> {
   try {
-    return await store.load(runId);
+    return (await store.summarize(runId, { digest: false })).status;
   } catch (error) {
     if (error instanceof RunStateError && error.code === "ERR_NOT_FOUND") return undefined;
     throw error;

@@ -3,7 +3,7 @@
 // model, the prompt and its tools, and the outcome says how the run ended.
 import type { ModelProvider, ThinkingConfig } from "../llm/model-provider.js";
 import type { Store } from "../runstate/store/store.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool, TreeBudget } from "../tools/tool.js";
 import { ToolSet, type ConfirmToolCall } from "../tools/tool-set.js";
 import { ConfigError } from "./agent-errors.js";
 import { COMPACT, resumeRun, startRun, type AgentSettings, type RunOptions } from "./agent-loop.js";
@@ -124,6 +124,8 @@ export interface RunAgentOptions {
   toolCwd?: string;
   /** For a session marked moved: whether the store it was moved to holds it (then the resume is refused as ERR_MOVED); without it, a moved session is refused. */
   movedHeld?: (to: string) => Promise<boolean>;
+  /** For a child session (agentTool sets it): its parent's token budget, which its tokens count against too and which stops it when used up. */
+  parentBudget?: TreeBudget;
 }
 
 /** How the run ended, as the runFinished event reports it. A failed model call or an over-budget run is an outcome (reason `error`, `budget`), not a rejection. */
@@ -148,6 +150,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     ...(options.nextPrompt === undefined ? {} : { nextPrompt: options.nextPrompt }),
     ...(options.callEnvironment === undefined ? {} : { callEnvironment: options.callEnvironment }),
     ...(options.toolCwd === undefined ? {} : { toolCwd: options.toolCwd }),
+    ...(options.parentBudget === undefined ? {} : { parentBudget: options.parentBudget }),
   };
   if (options.resume !== undefined) {
     if (options.store === undefined) throw new ConfigError("resume needs the store the session is in: pass store");

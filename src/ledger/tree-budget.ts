@@ -1,7 +1,7 @@
 // A parent's max_tokens bounds its whole tree (docs/sub-agents.md): a child's tokens count
-// against its own budget and against each session above it. Two small pieces the agent loop
-// calls: what a session's children spent (read from the store, so it holds across resumes
-// and processes), and the budget a child starts under.
+// against its own budget and against each session above it. What a session's children spent,
+// read from the store, so that it holds across resumes and processes; the agent loop's
+// TreeTally (src/agent/tree-tally.ts) starts from it.
 import type { Store } from "../runstate/store/store.js";
 import { tokensOf } from "./ledger.js";
 import { sessionsOf, treeOf } from "./session-tree.js";
@@ -20,9 +20,4 @@ export async function childTokens(store: Store, runId: string): Promise<number> 
     for (const usage of [...Object.values(digest.calls), ...Object.values(digest.compactions)]) spent += tokensOf(usage);
   }
   return spent;
-}
-
-/** The max_tokens a child runs under: its own, or what its parent has left of its own (the parent's and its tree's spent so far), whichever is less. */
-export function childTokenLimit(childMax: number, parentMax: number, parentTreeSpent: number): number {
-  return Math.max(0, Math.min(childMax, parentMax - parentTreeSpent));
 }

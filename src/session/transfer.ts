@@ -64,7 +64,10 @@ export interface Fork {
 /**
  * Copies session `runId` through seq `at` (its last, by default) as a new session named
  * `name` (a new id, by default). ERR_NO_SEQ when `at` is not one of its seqs (`expected`
- * holds the range).
+ * holds the range). A fork of a child session is a session of its own, no child of its
+ * parent: no parent resumes into it, counts its tokens or removes it. Its origin record says
+ * which child it was forked from; its meta keeps the child's version, since its journal may
+ * hold what only a reader of child sessions reads (a park on a child of its own).
  */
 export async function forkSession(store: Store, runId: string, options: { at?: number; name?: string } = {}): Promise<Fork> {
   const bytes = Buffer.from(await store.readJournal(runId));
@@ -82,7 +85,8 @@ export async function forkSession(store: Store, runId: string, options: { at?: n
   assertRunId(forkId);
   const meta = (verification.records[0] as MetaRecord).meta;
   const kept = bytes.subarray(0, lineEnd(bytes, at));
-  const fork = withOrigin(withNewMeta(kept, { ...meta, run_id: forkId, created: new Date().toISOString() }), meta, at, "fork");
+  const { parent: _child, ...own } = meta;
+  const fork = withOrigin(withNewMeta(kept, { ...own, run_id: forkId, created: new Date().toISOString() }), meta, at, "fork");
   // Cut where the run had not stopped, the fork would read `open`, a run whose process died.
   // At rest (no call unanswered) it is a session to resume, so it says so: suspended. Cut
   // with calls unanswered it stays open, so a resume treats them as a crash would: they may

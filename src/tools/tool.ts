@@ -39,6 +39,16 @@ export interface CallingRun {
   suspend?: AbortSignal;
   /** Who decides the calls of the caller, so a child asks the same people (or parks as the caller would). */
   deciders: CallDeciders;
+  /** The caller's token budget, which a child's tokens count against too. */
+  budget?: TreeBudget;
+}
+
+/** A session's token budget as the sessions below it see it: a parent's max_tokens bounds its whole tree. */
+export interface TreeBudget {
+  /** Counts tokens a session below journaled against this session's budget and those of the sessions above it. */
+  spent(tokens: number): void;
+  /** Why a session below must stop: this session's budget, or one above it, is used up; undefined while it may go on. */
+  exhausted(): string | undefined;
 }
 
 /** The callbacks a run asks people through; each absent one means no one is there to ask. */

@@ -22,10 +22,12 @@ export const NOTES = 3;
 /** What a lead prompt makes the lead do: ask alpha and beta, one researcher that publishes (a confirm tool), one that goes one level too deep, or one whose model call fails. */
 export const PROMPTS = { research: "Research alpha and beta", publish: "Publish gamma", deeper: "Go deeper", fail: "Research doomed" } as const;
 
+/** The tokens every model call of the tree uses. */
+export const CALL_TOKENS = 110;
 const turn = (content: unknown[], stop = "tool_use"): AnthropicReply => ({
   content: content as never,
   stop_reason: stop,
-  usage: { input_tokens: 100, output_tokens: 10 },
+  usage: { input_tokens: 100, output_tokens: CALL_TOKENS - 100 },
 });
 const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: "tool_use", id, name, input });
 const text = (words: string) => ({ type: "text", text: words });
@@ -109,8 +111,8 @@ export interface Tree {
   close(): Promise<void>;
 }
 
-/** A workspace with lead.yaml and researcher.yaml (`parallel_tools` for the lead), and a fake serving it. */
-export async function startTree(options: { parallel?: boolean } = {}): Promise<Tree> {
+/** A workspace with lead.yaml and researcher.yaml (`parallel_tools` and the max_tokens of the lead), and a fake serving it. */
+export async function startTree(options: { parallel?: boolean; leadMaxTokens?: number } = {}): Promise<Tree> {
   const dir = mkdtempSync(join(tmpdir(), "fisk-ai-tree-"));
   const holds = join(dir, "holds");
   mkdirSync(holds);
@@ -125,7 +127,7 @@ export async function startTree(options: { parallel?: boolean } = {}): Promise<T
     { apiKey: API_KEY },
   );
   const sideLog = join(dir, "effects.log");
-  writeFileSync(join(dir, "lead.yaml"), leadYaml(options.parallel ?? true));
+  writeFileSync(join(dir, "lead.yaml"), leadYaml(options.parallel ?? true, options.leadMaxTokens));
   writeFileSync(join(dir, "researcher.yaml"), researcherYaml());
   const env = { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: server.url, SIDE_LOG: sideLog, HOLDS: holds, NO_COLOR: "1" };
   const state = join(dir, "state");
@@ -163,7 +165,7 @@ export async function startTree(options: { parallel?: boolean } = {}): Promise<T
   };
 }
 
-function leadYaml(parallel: boolean): string {
+function leadYaml(parallel: boolean, maxTokens: number | undefined): string {
   return `provider: anthropic
 model: claude-sonnet-4-5
 system: You lead a research team.
@@ -174,7 +176,7 @@ tools:
 parallel_tools: ${parallel}
 retry: { max_attempts: 2, base_delay: 10ms }
 session: { state_dir: ./state }
-`;
+${maxTokens === undefined ? "" : `budget: { max_tokens: ${maxTokens} }\n`}`;
 }
 
 function researcherYaml(): string {

@@ -287,9 +287,10 @@ export class TranscriptPager {
 
   /**
    * Searches forward from the entry at the top of the screen (`backward`: back from it) for
-   * `term`, case-insensitively, in what the store holds (a folded body whole, not its head),
-   * and shows the match with its fold open. Then counts every match in the journal, after
-   * the jump: the status says "n of m" once that pass is done.
+   * `term`, case-insensitively, in what the store holds (a folded body whole, not its head,
+   * and a child session's work, read from its journal), and shows the match with its fold
+   * open. Then counts every match in the journal, after the jump: the status says "n of m"
+   * once that pass is done.
    */
   async search(term: string, backward = false): Promise<void> {
     this.#term = term;
@@ -297,18 +298,18 @@ export class TranscriptPager {
     this.#found = undefined;
     if (term === "") return;
     const needle = term.toLowerCase();
-    const matches = (item: Item) => entryText(item.entry).toLowerCase().includes(needle);
+    const matches = async (item: Item) => entryText(item.entry).toLowerCase().includes(needle) || (await this.#childMatches(item.entry, needle));
     const top = this.#items[this.#top.item];
     const from = top === undefined ? { seq: this.#first, index: -1 } : { seq: top.entry.seq, index: top.index };
     let found: { seq: number; index: number } | undefined;
     if (backward) {
-      await this.#scan(1, from.seq, (item) => {
-        if ((item.entry.seq < from.seq || item.index < from.index) && matches(item)) found = { seq: item.entry.seq, index: item.index };
+      await this.#scan(1, from.seq, async (item) => {
+        if ((item.entry.seq < from.seq || item.index < from.index) && (await matches(item))) found = { seq: item.entry.seq, index: item.index };
         return false;
       });
     } else {
-      await this.#scan(from.seq, Number.POSITIVE_INFINITY, (item) => {
-        if ((item.entry.seq > from.seq || item.index > from.index) && matches(item)) found = { seq: item.entry.seq, index: item.index };
+      await this.#scan(from.seq, Number.POSITIVE_INFINITY, async (item) => {
+        if ((item.entry.seq > from.seq || item.index > from.index) && (await matches(item))) found = { seq: item.entry.seq, index: item.index };
         return found !== undefined;
       });
     }
@@ -329,12 +330,19 @@ export class TranscriptPager {
     return this.search(this.#term, backward);
   }
 
+  /** Whether `needle` is in the work of the child session `entry` names: the work an open fold shows, or read for the search and let go. */
+  async #childMatches(entry: TranscriptEntry, needle: string): Promise<boolean> {
+    if (entry.kind !== "child") return false;
+    const work = this.#childWork.get(entry.runId) ?? (await this.#workOf(entry.runId));
+    return work.toLowerCase().includes(needle);
+  }
+
   /** Counts the matches of `term` in the whole journal, outside the queue of operations so that keys are not kept waiting; a newer search's count replaces it. */
-  #count(term: string, matches: (item: Item) => boolean): void {
+  #count(term: string, matches: (item: Item) => Promise<boolean>): void {
     const pass = ++this.#counting;
     const counted = { term, seqs: [] as number[], indexes: [] as number[] };
-    void this.#scan(1, Number.POSITIVE_INFINITY, (item) => {
-      if (matches(item)) {
+    void this.#scan(1, Number.POSITIVE_INFINITY, async (item) => {
+      if (await matches(item)) {
         counted.seqs.push(item.entry.seq);
         counted.indexes.push(item.index);
       }
@@ -353,8 +361,8 @@ export class TranscriptPager {
   /** The match at window index `index` on screen, its fold opened: at the top, or its first marked row near it when that is further down than a screen. */
   async #showMatch(index: number): Promise<void> {
     const item = this.#items[index] as Item;
-    // A child session's fold opens with Enter, which reads its work.
-    if (isFoldable(item.entry) && item.entry.kind !== "child") await this.#openFold(item);
+    // A child session's fold opens too: the match may be in its work, read as Enter reads it.
+    if (isFoldable(item.entry)) await this.#openFold(item);
     const first = item.gap ? 1 : 0;
     const marked = this.#rowsOf(item).findIndex((row, at) => at > first && this.#marksIn(row.text) !== undefined);
     this.#top = { item: index, row: marked >= this.#height - 1 ? marked - 2 : first };
@@ -371,7 +379,7 @@ export class TranscriptPager {
   }
 
   /** Reads records from..through (stopping at the run's end) outside the window, through a reader of their own, until `visit` says stop. */
-  async #scan(from: number, through: number, visit: (item: Item) => boolean): Promise<void> {
+  async #scan(from: number, through: number, visit: (item: Item) => Promise<boolean>): Promise<void> {
     if (from > through) return;
     const reader = this.#newReader();
     for await (const record of this.#store.readRecords(this.#runId, Math.max(1, from - PRIME))) {
@@ -379,7 +387,7 @@ export class TranscriptPager {
       this.#known = Math.max(this.#known, record.seq);
       const entries = reader.entriesOf(record);
       if (record.seq < from) continue;
-      for (const [index, entry] of entries.entries()) if (visit({ entry, index, gap: false, lines: 0, cut: false })) return;
+      for (const [index, entry] of entries.entries()) if (await visit({ entry, index, gap: false, lines: 0, cut: false })) return;
     }
   }
 
