@@ -4,7 +4,7 @@
 // cut. The summarizing call is made before anything is journaled, so a crash during it
 // leaves no record and the next run compacts again.
 import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
-import { ModelCallError, SUMMARY_REQUEST, type ModelProvider, type ModelUsage, type ToolSpec } from "../llm/model-provider.js";
+import { ModelCallError, SUMMARY_REQUEST, type ModelProvider, type ModelTurn, type ModelUsage, type ToolSpec } from "../llm/model-provider.js";
 import type { CompactionState, RunState } from "../runstate/views/fold.js";
 import { resultText, summaryText, trimmedResultText } from "../runstate/views/model-view.js";
 import { isOtherBlock, PROTOCOLS, type CompactionPayload, type CompactionTrigger, type Message, type TrimmedResult } from "../runstate/records/records.js";
@@ -110,7 +110,7 @@ export class ContextGauge {
 
   /** Takes in what the provider reported for a call sent `messages` (the state's own array, appended to in place). */
   observe(messages: readonly Message[], usage: ModelUsage): void {
-    this.#reported = { messages, length: messages.length, tokens: usage.in_tokens + (usage.cache_read_tokens ?? 0) + (usage.cache_create_tokens ?? 0) };
+    this.#reported = { messages, length: messages.length, tokens: inputTokens(usage) };
   }
 
   estimate(state: RunState, system: string, tools: readonly ToolSpec[]): number {
@@ -252,46 +252,20 @@ async function summarizeOnce(
 ): Promise<CompactionPayload | undefined> {
   const state = recorder.state();
   const { window, trigger } = request;
-  const summaryLimit = Math.min(summarizer.maxOutputTokens, window === undefined ? summarizer.maxOutputTokens : Math.max(256, Math.floor(window / 8)));
-  const base = textTokens(summarizer.system.length + JSON.stringify(summarizer.tools).length + SUMMARY_REQUEST.length);
-  // A tenth to spare: the estimate is not the provider's tokenizer.
-  const limit = window === undefined ? Number.POSITIVE_INFINITY : (window - summaryLimit) * 0.9;
-  const cut = chooseCut(state, request.keepRecent, base, limit);
+  const summaryLimit = summaryTokenLimit(summarizer, window);
+  const cut = chooseCut(state, request.keepRecent, summarizingBase(summarizer), summarizingLimit(window, summaryLimit));
   if (cut === undefined) return undefined;
   const { cut: cutSeq, start, offset } = viewStart(state);
   const prefix = state.messages.slice(0, offset + cut - start);
   const kept = state.messages.slice(offset + cut - start);
   events.compactionStarted?.({ trigger, tokensBefore: before });
   const startedAt = new Date().toISOString();
-  const turn = await callWithRetries(
-    summarizer.provider,
-    {
-      model: summarizer.model,
-      system: summarizer.system,
-      messages: summarizingMessages(prefix),
-      tools: summarizer.tools,
-      maxOutputTokens: summaryLimit,
-      thinking: { mode: "off" },
-    },
-    summarizer.retry,
-    { signal: summarizer.signal },
-  );
-  summarizer.signal.throwIfAborted();
-  const inTokens = turn.usage.in_tokens + (turn.usage.cache_read_tokens ?? 0) + (turn.usage.cache_create_tokens ?? 0);
+  const turn = await summarizingCall(summarizer, prefix, summaryLimit);
+  const inTokens = inputTokens(turn.usage);
   events.compactionSummarized?.({ trigger, inTokens, outTokens: turn.usage.out_tokens });
-  const summary = turn.message.content
-    .map((block) => (!isOtherBlock(block) && block.type === "text" ? block.text : ""))
-    .join("")
-    .trim();
+  const summary = textOf(turn.message);
   const after = requestTokens(summarizer.system, summarizer.tools, kept) + textTokens(summaryText(summary).length + 40);
-  if (summary === "" || after >= before) {
-    throw new CompactionError(
-      "no-shrink",
-      summary === ""
-        ? `the model wrote no summary of session ${state.runId} (it stopped with ${turn.stop_reason}): nothing was journaled`
-        : `the summary of session ${state.runId} leaves ${after} tokens where there were ${before}: it is no shorter, so it was not journaled`,
-    );
-  }
+  if (summary === "" || after >= before) throw noShrink(state, turn, summary, before, after);
   const compaction: CompactionPayload = {
     from_seq: cutSeq + 1,
     through_seq: state.historySeqs[cut - 1] as number,
@@ -308,6 +282,64 @@ async function summarizeOnce(
   await recorder.append({ protocol: PROTOCOLS.compaction, compaction });
   events.compaction?.({ seq: recorder.state().lastSeq, compaction });
   return compaction;
+}
+
+/** The output limit of a summary: the run's own, and at most an eighth of the window (never under 256). */
+function summaryTokenLimit(summarizer: Summarizer, window: number | undefined): number {
+  return Math.min(summarizer.maxOutputTokens, window === undefined ? summarizer.maxOutputTokens : Math.max(256, Math.floor(window / 8)));
+}
+
+/** The tokens of a summarizing request before its messages: the system prompt, the tools and the request for a summary. */
+function summarizingBase(summarizer: Summarizer): number {
+  return textTokens(summarizer.system.length + JSON.stringify(summarizer.tools).length + SUMMARY_REQUEST.length);
+}
+
+/** The most a summarizing request may hold so that its summary still fits the window. */
+function summarizingLimit(window: number | undefined, summaryLimit: number): number {
+  // A tenth to spare: the estimate is not the provider's tokenizer.
+  return window === undefined ? Number.POSITIVE_INFINITY : (window - summaryLimit) * 0.9;
+}
+
+/** Asks the run's model for a summary of `prefix`, with retries, and no thinking. */
+async function summarizingCall(summarizer: Summarizer, prefix: readonly Message[], summaryLimit: number): Promise<ModelTurn> {
+  const turn = await callWithRetries(
+    summarizer.provider,
+    {
+      model: summarizer.model,
+      system: summarizer.system,
+      messages: summarizingMessages(prefix),
+      tools: summarizer.tools,
+      maxOutputTokens: summaryLimit,
+      thinking: { mode: "off" },
+    },
+    summarizer.retry,
+    { signal: summarizer.signal },
+  );
+  summarizer.signal.throwIfAborted();
+  return turn;
+}
+
+/** The input tokens a call was billed for, cached ones included. */
+function inputTokens(usage: ModelUsage): number {
+  return usage.in_tokens + (usage.cache_read_tokens ?? 0) + (usage.cache_create_tokens ?? 0);
+}
+
+/** The text of a message's text blocks, trimmed. */
+function textOf(message: Message): string {
+  return message.content
+    .map((block) => (!isOtherBlock(block) && block.type === "text" ? block.text : ""))
+    .join("")
+    .trim();
+}
+
+/** The error when a summary is empty or leaves the conversation no shorter: nothing is journaled. */
+function noShrink(state: RunState, turn: ModelTurn, summary: string, before: number, after: number): CompactionError {
+  return new CompactionError(
+    "no-shrink",
+    summary === ""
+      ? `the model wrote no summary of session ${state.runId} (it stopped with ${turn.stop_reason}): nothing was journaled`
+      : `the summary of session ${state.runId} leaves ${after} tokens where there were ${before}: it is no shorter, so it was not journaled`,
+  );
 }
 
 /**

@@ -3,7 +3,7 @@
 // turn and a one-line summary at the end. Only on a terminal: a pipe, NO_COLOR, TERM=dumb
 // and CI get the plain narration alone.
 import yoctoSpinner from "yocto-spinner";
-import type { AgentEvents } from "../agent/events.js";
+import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import type { Style } from "./render.js";
 import { counted } from "./counted.js";
 
@@ -19,34 +19,13 @@ export interface LiveStatus {
 
 /** Wraps `inner` (the narration), keeping the spinner out of its way. */
 export function liveStatus(inner: AgentEvents, stderr: NodeJS.WriteStream, style: Style, now = Date.now): LiveStatus {
-  // handleSignals off: Ctrl-C belongs to the run (suspend, then abort), not to the spinner.
-  const spinner = yoctoSpinner({ stream: stderr, handleSignals: false });
   const started = now();
-  let busySince = 0;
-  let busyLabel = "";
-  let ticker: NodeJS.Timeout | undefined;
+  const { busy, idle } = busyIndicator(stderr, style, now);
+  const text = streamedText(stderr);
   const running = new Map<string, string>();
-  let midLine = false;
+  const busyRunning = () => busy(`running ${[...running.values()].join(", ")}`);
   let lastTurnHadText = false;
   let lastTurnHadTools = false;
-
-  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
-  const busy = (label: string) => {
-    busyLabel = label;
-    busySince = now();
-    spinner.start(`${label} ${style.dim("0.0s")}`);
-    ticker ??= setInterval(() => (spinner.text = `${busyLabel} ${style.dim(seconds(now() - busySince))}`), 100);
-    ticker.unref();
-  };
-  const idle = () => {
-    clearInterval(ticker);
-    ticker = undefined;
-    spinner.stop();
-  };
-  const endLine = () => {
-    if (midLine) stderr.write("\n");
-    midLine = false;
-  };
 
   const events: AgentEvents = {
     ...inner,
@@ -57,21 +36,20 @@ export function liveStatus(inner: AgentEvents, stderr: NodeJS.WriteStream, style
     },
     modelCallRetrying: (attempt, delayMs, error) => {
       idle();
-      endLine();
+      text.endLine();
       inner.modelCallRetrying?.(attempt, delayMs, error);
       busy(`model call, retry ${attempt}`);
     },
-    textDelta: (text) => {
-      inner.textDelta?.(text);
-      if (text === "") return;
+    textDelta: (delta) => {
+      inner.textDelta?.(delta);
+      if (delta === "") return;
       idle();
-      stderr.write(text);
-      midLine = !text.endsWith("\n");
+      text.write(delta);
       lastTurnHadText = true;
     },
     assistantTurn: (turn) => {
       idle();
-      endLine();
+      text.endLine();
       lastTurnHadTools = turn.message.content.some((block) => block.type === "tool_use");
       stderr.write(`${style.dim(`  ${turn.in_tokens} tokens in, ${turn.out_tokens} out`)}\n`);
       inner.assistantTurn?.(turn);
@@ -79,22 +57,69 @@ export function liveStatus(inner: AgentEvents, stderr: NodeJS.WriteStream, style
     toolStarted: (use) => {
       inner.toolStarted?.(use);
       running.set(use.id, use.name);
-      busy(`running ${[...running.values()].join(", ")}`);
+      busyRunning();
     },
     toolFinished: (use, result, reused) => {
       running.delete(use.id);
       idle();
       inner.toolFinished?.(use, result, reused);
-      if (running.size > 0) busy(`running ${[...running.values()].join(", ")}`);
+      if (running.size > 0) busyRunning();
     },
     runFinished: (outcome) => {
       idle();
-      endLine();
+      text.endLine();
       inner.runFinished?.(outcome);
-      const { modelCalls, toolCalls, inTokens, outTokens } = outcome.counters;
-      const summary = `${outcome.reason}: ${counted(modelCalls, "model call")}, ${counted(toolCalls, "tool")}, ${inTokens + outTokens} tokens, ${seconds(now() - started)}`;
-      stderr.write(`${style.dim(outcome.checkpointed ? `${summary}, session ${outcome.runId}` : summary)}\n`);
+      stderr.write(`${style.dim(runSummary(outcome, now() - started))}\n`);
     },
   };
   return { events, answerShown: () => lastTurnHadText && !lastTurnHadTools };
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** The spinner with the time spent on what it names, ticking while the run waits. */
+function busyIndicator(stderr: NodeJS.WriteStream, style: Style, now: () => number): { busy(label: string): void; idle(): void } {
+  // handleSignals off: Ctrl-C belongs to the run (suspend, then abort), not to the spinner.
+  const spinner = yoctoSpinner({ stream: stderr, handleSignals: false });
+  let busySince = 0;
+  let busyLabel = "";
+  let ticker: NodeJS.Timeout | undefined;
+  return {
+    busy: (label) => {
+      busyLabel = label;
+      busySince = now();
+      spinner.start(`${label} ${style.dim("0.0s")}`);
+      ticker ??= setInterval(() => (spinner.text = `${busyLabel} ${style.dim(seconds(now() - busySince))}`), 100);
+      ticker.unref();
+    },
+    idle: () => {
+      clearInterval(ticker);
+      ticker = undefined;
+      spinner.stop();
+    },
+  };
+}
+
+/** The model's streamed text, and the newline it lacks before anything else is written. */
+function streamedText(stderr: NodeJS.WriteStream): { write(text: string): void; endLine(): void } {
+  let midLine = false;
+  return {
+    write: (text) => {
+      stderr.write(text);
+      midLine = !text.endsWith("\n");
+    },
+    endLine: () => {
+      if (midLine) stderr.write("\n");
+      midLine = false;
+    },
+  };
+}
+
+/** The one line at the end of a run: how it ended, its calls and tokens, its time and, when checkpointed, its session. */
+function runSummary(outcome: RunOutcome, elapsedMs: number): string {
+  const { modelCalls, toolCalls, inTokens, outTokens } = outcome.counters;
+  const summary = `${outcome.reason}: ${counted(modelCalls, "model call")}, ${counted(toolCalls, "tool")}, ${inTokens + outTokens} tokens, ${seconds(elapsedMs)}`;
+  return outcome.checkpointed ? `${summary}, session ${outcome.runId}` : summary;
 }

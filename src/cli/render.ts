@@ -33,20 +33,7 @@ export function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): St
  * `textStreamed`, the model's text has been shown as it arrived, and turns narrate the rest.
  */
 export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, command: (args: readonly string[]) => string, textStreamed = false): AgentEvents {
-  const say = (line: string) => stderr.write(`${line}\n`);
-  const narrate = (blocks: readonly ContentBlockLike[], toolNames: Map<string, string>) => {
-    for (const block of blocks) {
-      if (isOtherBlock(block)) say(style.dim(describeOtherBlock(block)));
-      else if (block.type === "text" && block.text.trim() !== "") say(block.text.trimEnd());
-      else if (block.type === "thinking") say(style.dim(`(thinking) ${firstLine(block.thinking)}`));
-      else if (block.type === "tool_use") {
-        toolNames.set(block.id, block.name);
-        say(style.dim(`→ ${describeToolUse(block as ToolUseBlock)}`));
-      } else if (block.type === "tool_result") {
-        say(renderResult(style, toolNames.get(block.tool_use_id) ?? "tool", block));
-      }
-    }
-  };
+  const say: Say = (line) => stderr.write(`${line}\n`);
   // Calls refused in this process: their results read "refused", and the end names them.
   const refused: string[] = [];
   const refusedIds = new Set<string>();
@@ -54,22 +41,7 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, comm
     runStarted: ({ runId, resumed, checkpointed }) => {
       if (checkpointed) say(style.dim(`${resumed ? "resuming" : "session"} ${runId}`));
     },
-    replay: (messages: readonly Message[]) => {
-      say(style.bold("── the conversation so far ──"));
-      const names = new Map<string, string>();
-      for (const message of messages) {
-        if (message.role === "user") {
-          for (const block of message.content) if (block.type === "text") say(style.bold(`› ${block.text}`));
-          narrate(
-            message.content.filter((block) => block.type === "tool_result"),
-            names,
-          );
-        } else {
-          narrate(message.content, names);
-        }
-      }
-      say(style.bold("── resuming ──"));
-    },
+    replay: (messages: readonly Message[]) => replayConversation(say, style, messages),
     pendingBatch: ({ rerun, interrupted }) => {
       const calls = (uses: readonly ToolUseBlock[]) => uses.map((use) => `${use.name} (${use.id})`).join(", ");
       if (rerun.length > 0) say(style.bold(`completing the pending batch: running ${calls(rerun)}, whose results never reached the journal`));
@@ -82,7 +54,7 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, comm
       const hasTools = turn.message.content.some((block) => block.type === "tool_use");
       // The final answer's text goes to stdout; only narration between tool calls here.
       const shown = hasTools ? turn.message.content : turn.message.content.filter((block) => block.type === "thinking");
-      narrate(textStreamed ? shown.filter((block) => block.type !== "text") : shown, new Map());
+      narrate(say, style, textStreamed ? shown.filter((block) => block.type !== "text") : shown, new Map());
     },
     callRefused: (use) => {
       refused.push(use.name);
@@ -96,17 +68,60 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, comm
     compaction: ({ seq, compaction }) => say(style.dim(compactionLine(seq, compaction))),
     compactionRefused: (error) => say(style.dim(`no compaction: ${error.message}`)),
     runFinished: (outcome) => {
-      if (refused.length > 0) say(style.red(refusedLine(refused, outcome.checkpointed)));
-      if (outcome.reason === "awaiting_approval") {
-        for (const line of waitingLines(outcome, command)) say(line);
-      } else if (outcome.reason === "suspended" && outcome.checkpointed) {
-        say(`Suspended session ${outcome.runId}; resume with: ${resumeHint(outcome.runId, command)}`);
-      } else if (outcome.reason !== "completed") {
-        const resume = outcome.checkpointed ? ` (session ${outcome.runId})` : "";
-        say(style.red(`fisk-ai: ${outcome.message ?? outcome.reason}${resume}${raiseHint(outcome, command)}`));
-      }
+      for (const line of endLines(outcome, refused, style, command)) say(line);
     },
   };
+}
+
+type Say = (line: string) => void;
+
+/** Says each block of a turn: its text, thinking, tool calls and results; `toolNames` learns each call's name for its result. */
+function narrate(say: Say, style: Style, blocks: readonly ContentBlockLike[], toolNames: Map<string, string>): void {
+  for (const block of blocks) {
+    if (isOtherBlock(block)) say(style.dim(describeOtherBlock(block)));
+    else if (block.type === "text" && block.text.trim() !== "") say(block.text.trimEnd());
+    else if (block.type === "thinking") say(style.dim(`(thinking) ${firstLine(block.thinking)}`));
+    else if (block.type === "tool_use") {
+      toolNames.set(block.id, block.name);
+      say(style.dim(`→ ${describeToolUse(block as ToolUseBlock)}`));
+    } else if (block.type === "tool_result") {
+      say(renderResult(style, toolNames.get(block.tool_use_id) ?? "tool", block));
+    }
+  }
+}
+
+/** A resumed session's conversation so far: the user's prompts, then what the model said and did. */
+function replayConversation(say: Say, style: Style, messages: readonly Message[]): void {
+  say(style.bold("── the conversation so far ──"));
+  const names = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role === "user") {
+      for (const block of message.content) if (block.type === "text") say(style.bold(`› ${block.text}`));
+      narrate(
+        say,
+        style,
+        message.content.filter((block) => block.type === "tool_result"),
+        names,
+      );
+    } else {
+      narrate(say, style, message.content, names);
+    }
+  }
+  say(style.bold("── resuming ──"));
+}
+
+/** What is said when a run ends: the calls refused, then what waits, how to resume, or why it stopped. */
+function endLines(outcome: RunOutcome, refused: readonly string[], style: Style, command: (args: readonly string[]) => string): string[] {
+  const lines = refused.length > 0 ? [style.red(refusedLine(refused, outcome.checkpointed))] : [];
+  if (outcome.reason === "awaiting_approval") {
+    lines.push(...waitingLines(outcome, command));
+  } else if (outcome.reason === "suspended" && outcome.checkpointed) {
+    lines.push(`Suspended session ${outcome.runId}; resume with: ${resumeHint(outcome.runId, command)}`);
+  } else if (outcome.reason !== "completed") {
+    const resume = outcome.checkpointed ? ` (session ${outcome.runId})` : "";
+    lines.push(style.red(`fisk-ai: ${outcome.message ?? outcome.reason}${resume}${raiseHint(outcome, command)}`));
+  }
+  return lines;
 }
 
 /** A parked run: the calls that wait, and the commands that decide them and go on. */

@@ -84,41 +84,20 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
   const chat = values.chat === true || (meta?.interactive === true && target.followUp === undefined);
   if (streamJson && chat) throw new UsageError("--output-format stream-json cannot go with a chat: give one prompt, or drop --output-format");
   const input = chat ? chatInput(io.stdin, io.stderr) : undefined;
-  let prompt = "";
-  if (resumeId === undefined)
-    prompt = input === undefined || positionals[0] !== undefined ? await readPrompt(positionals[0], io.stdin) : await firstChatPrompt(input);
+  const prompt = resumeId === undefined ? await newSessionPrompt(positionals[0], input, io.stdin) : "";
 
   const signals = new RunSignals(checkpoint, target.where, io);
   const prompts = input === undefined ? undefined : new ChatPrompts(input, signals);
   const output = outputFor(io, target.where, streamJson);
+  // stream-json's stdout is a program's, not a person's: its decisions are made apart.
+  const asks = values.approvals !== "defer" && !streamJson;
   let agent: LoadedAgent | undefined;
   let traced: TracedRun | undefined;
   try {
-    // Traced, a new session's id is chosen now, so that the MCP servers started for it know its trace.
-    const tracingEnv = telemetryEnvironment(config.telemetry, io.env);
-    const tracing = tracingWanted(tracingEnv);
-    const runId = values.name ?? (tracing && resumeId === undefined ? newRunId() : undefined);
-    if (tracing) {
-      const where = {
-        provider: config.provider,
-        model: config.model,
-        runId: resumeId ?? (runId as string),
-        ...(store === undefined ? {} : { store }),
-        ...(resumeId === undefined ? {} : { resumeId }),
-      };
-      traced = await (await import("../telemetry/traced-run.js")).tracedRun(tracingEnv, where);
-    }
+    const start = await tracedStart(config, target, values.name, io.env);
+    traced = start.traced;
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
-    agent = await startAgentAsking(config, io, target, values.approvals !== "defer" && !streamJson, traced?.serverEnvironment);
-    const events = bothEvents(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, {
-      runStarted: ({ runId }) => (signals.currentRunId = runId),
-    });
-    // stream-json's stdout is a program's, not a person's: its decisions are made apart.
-    const asks = values.approvals !== "defer" && !streamJson;
-    const confirm = asks ? terminalConfirm(io.stdin, io.stderr) : undefined;
-    const askUser = asks ? terminalAskUser(io.stdin, io.stderr) : undefined;
-    const askRerun = terminalAskRerun(io.stdin, io.stderr);
-    const runEvents = traced === undefined ? events : bothEvents(events, traced.events);
+    agent = await startAgentAsking(config, io, target, asks, traced?.serverEnvironment);
     const options: RunAgentOptions = {
       ...agent.options,
       // The recorded path is the one the run was started with, also when the defaults ran.
@@ -126,11 +105,9 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       cwd: process.cwd(),
       title: values.title,
       force: values.force === true,
-      events: io.wrapRunEvents?.(runEvents) ?? runEvents,
+      events: runEventsFor(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, signals, traced, io),
       ...(traced === undefined ? {} : { callEnvironment: traced.callEnvironment }),
-      ...(confirm === undefined ? {} : { confirm }),
-      ...(askUser === undefined ? {} : { askUser }),
-      ...(askRerun === undefined ? {} : { askRerun }),
+      ...terminalDecisions(io, asks),
       decidedBy: "terminal",
       signal: signals.suspend.signal,
       abort: signals.abort.signal,
@@ -140,7 +117,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     const outcome = await runSessions(
       { ...options, movedHeld: (to) => storeHolds(to, target.resumeId as string, io.stderr) },
       target,
-      { prompt, runId },
+      { prompt, runId: start.runId },
       prompts,
     );
     signals.finishedWith = prompts?.ended === true && outcome.reason === "suspended" ? EXIT.completed : exitCodeFor(outcome.reason);
@@ -148,13 +125,67 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     return signals.finishedWith;
   } finally {
     input?.close();
-    const notSent = await traced?.shutdown();
-    if (notSent !== undefined)
-      io.stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
+    await shutDownTracing(traced, io.stderr);
     await agent?.close();
     await store?.close();
     signals.release();
   }
+}
+
+/** A new session's prompt: the argument or stdin, or in a chat given none, the first line typed. */
+async function newSessionPrompt(argument: string | undefined, input: ChatInput | undefined, stdin: NodeJS.ReadStream): Promise<string> {
+  return input === undefined || argument !== undefined ? await readPrompt(argument, stdin) : await firstChatPrompt(input);
+}
+
+/**
+ * The run's tracing when the environment or agent.yaml asks for it, and the id of the session
+ * it starts. Traced, a new session's id is chosen now, so that the MCP servers started for it
+ * know its trace.
+ */
+async function tracedStart(
+  config: AgentConfig,
+  { store, resumeId }: RunTarget,
+  name: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<{ runId: string | undefined; traced: TracedRun | undefined }> {
+  const tracingEnv = telemetryEnvironment(config.telemetry, env);
+  const tracing = tracingWanted(tracingEnv);
+  const runId = name ?? (tracing && resumeId === undefined ? newRunId() : undefined);
+  if (!tracing) return { runId, traced: undefined };
+  const where = {
+    provider: config.provider,
+    model: config.model,
+    runId: resumeId ?? (runId as string),
+    ...(store === undefined ? {} : { store }),
+    ...(resumeId === undefined ? {} : { resumeId }),
+  };
+  return { runId, traced: await (await import("../telemetry/traced-run.js")).tracedRun(tracingEnv, where) };
+}
+
+/** Sends the run's last spans; says so when some could not be sent. */
+async function shutDownTracing(traced: TracedRun | undefined, stderr: NodeJS.WritableStream): Promise<void> {
+  const notSent = await traced?.shutdown();
+  if (notSent !== undefined)
+    stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
+}
+
+/** What the run reports to: `shown` (the terminal's or stream-json), the signals that name the run to resume, and its traces. */
+function runEventsFor(shown: AgentEvents, signals: RunSignals, traced: TracedRun | undefined, io: CommandIO): AgentEvents {
+  const events = bothEvents(shown, { runStarted: ({ runId }) => (signals.currentRunId = runId) });
+  const runEvents = traced === undefined ? events : bothEvents(events, traced.events);
+  return io.wrapRunEvents?.(runEvents) ?? runEvents;
+}
+
+/** Who decides at the terminal: approvals and the agent's questions when `asks`, and always whether to rerun an interrupted call. */
+function terminalDecisions(io: CommandIO, asks: boolean): Pick<RunAgentOptions, "confirm" | "askUser" | "askRerun"> {
+  const confirm = asks ? terminalConfirm(io.stdin, io.stderr) : undefined;
+  const askUser = asks ? terminalAskUser(io.stdin, io.stderr) : undefined;
+  const askRerun = terminalAskRerun(io.stdin, io.stderr);
+  return {
+    ...(confirm === undefined ? {} : { confirm }),
+    ...(askUser === undefined ? {} : { askUser }),
+    ...(askRerun === undefined ? {} : { askRerun }),
+  };
 }
 
 /**

@@ -1,7 +1,9 @@
 // `run --output-format stream-json`: every event of the run as one JSON object a line on
 // stdout, so a script or a web page can follow it live. The field names are a contract
 // (documented in docs/cli-and-sessions.md): add fields, never rename or remove them.
-import type { AgentEvents } from "../agent/events.js";
+import type { AgentEvents, RunOutcome } from "../agent/events.js";
+import type { AssistantPayload } from "../runstate/records/records.js";
+import type { Counters } from "../runstate/views/fold.js";
 import { compactionJson } from "./session-json.js";
 
 export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
@@ -11,17 +13,7 @@ export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
     modelCallStarted: (iteration) => emit({ type: "model_call_started", iteration }),
     modelCallRetrying: (attempt, delayMs, error) => emit({ type: "model_call_retrying", attempt, delay_ms: delayMs, error: error.message }),
     textDelta: (text) => emit({ type: "text_delta", text }),
-    assistantTurn: (turn) =>
-      emit({
-        type: "turn_end",
-        iteration: turn.iteration,
-        stop_reason: turn.stop_reason,
-        text: turn.message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
-        in_tokens: turn.in_tokens,
-        out_tokens: turn.out_tokens,
-        cache_read_tokens: turn.cache_read_tokens ?? 0,
-        cache_create_tokens: turn.cache_create_tokens ?? 0,
-      }),
+    assistantTurn: (turn) => emit(turnEndJson(turn)),
     toolStarted: (use) => emit({ type: "tool_call", id: use.id, name: use.name, input: use.input }),
     // A refused call never starts, but it was the model's call all the same: its tool_result says why.
     callRefused: (use) => emit({ type: "tool_call", id: use.id, name: use.name, input: use.input, refused: true }),
@@ -53,36 +45,58 @@ export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
         decided_by: decision.decided_by,
         decided_at: decision.decided_at,
       }),
-    runFinished: (outcome) =>
-      emit({
-        type: "terminal",
-        session_id: outcome.runId,
-        reason: outcome.reason,
-        ...(outcome.answer === undefined ? {} : { answer: outcome.answer }),
-        ...(outcome.message === undefined ? {} : { message: outcome.message }),
-        ...(outcome.waiting === undefined
-          ? {}
-          : {
-              waiting: outcome.waiting.map((call) => ({
-                id: call.toolUseId,
-                name: call.name,
-                input: call.input,
-                kind: call.kind,
-                requested_at: call.requestedAt,
-              })),
-            }),
-        counters: {
-          model_calls: outcome.counters.modelCalls,
-          tool_calls: outcome.counters.toolCalls,
-          in_tokens: outcome.counters.inTokens,
-          out_tokens: outcome.counters.outTokens,
-          cache_read_tokens: outcome.counters.cacheReadTokens,
-          cache_create_tokens: outcome.counters.cacheCreateTokens,
-          compaction_calls: outcome.counters.compactionCalls,
-          compaction_in_tokens: outcome.counters.compactionInTokens,
-          compaction_out_tokens: outcome.counters.compactionOutTokens,
-        },
-      }),
+    runFinished: (outcome) => emit(terminalJson(outcome)),
+  };
+}
+
+/** A model turn, once journaled: its text and tokens. */
+function turnEndJson(turn: AssistantPayload): Record<string, unknown> {
+  return {
+    type: "turn_end",
+    iteration: turn.iteration,
+    stop_reason: turn.stop_reason,
+    text: turn.message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
+    in_tokens: turn.in_tokens,
+    out_tokens: turn.out_tokens,
+    cache_read_tokens: turn.cache_read_tokens ?? 0,
+    cache_create_tokens: turn.cache_create_tokens ?? 0,
+  };
+}
+
+/** How the run ended: its answer or why it stopped, the calls that wait, and its counters. */
+function terminalJson(outcome: RunOutcome): Record<string, unknown> {
+  return {
+    type: "terminal",
+    session_id: outcome.runId,
+    reason: outcome.reason,
+    ...(outcome.answer === undefined ? {} : { answer: outcome.answer }),
+    ...(outcome.message === undefined ? {} : { message: outcome.message }),
+    ...(outcome.waiting === undefined
+      ? {}
+      : {
+          waiting: outcome.waiting.map((call) => ({
+            id: call.toolUseId,
+            name: call.name,
+            input: call.input,
+            kind: call.kind,
+            requested_at: call.requestedAt,
+          })),
+        }),
+    counters: countersJson(outcome.counters),
+  };
+}
+
+function countersJson(counters: Counters): Record<string, number> {
+  return {
+    model_calls: counters.modelCalls,
+    tool_calls: counters.toolCalls,
+    in_tokens: counters.inTokens,
+    out_tokens: counters.outTokens,
+    cache_read_tokens: counters.cacheReadTokens,
+    cache_create_tokens: counters.cacheCreateTokens,
+    compaction_calls: counters.compactionCalls,
+    compaction_in_tokens: counters.compactionInTokens,
+    compaction_out_tokens: counters.compactionOutTokens,
   };
 }
 

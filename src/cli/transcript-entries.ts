@@ -1,7 +1,23 @@
 // A run's conversation as the things a reader sees, record by record in journal order:
 // what the plain print, the full-screen viewer and the HTML export each lay out their own
 // way. One record at a time, so a journal of any size is shown as it is read.
-import { isOtherBlock, kindOfProtocol, type JournalRecord } from "../runstate/records/records.js";
+import {
+  isOtherBlock,
+  kindOfProtocol,
+  type ApprovalDecisionRecord,
+  type ApprovalRequestRecord,
+  type AssistantPayload,
+  type AssistantRecord,
+  type CompactionPayload,
+  type CompactionRecord,
+  type CompactionUndoRecord,
+  type JournalRecord,
+  type MetaRecord,
+  type ToolResultPayload,
+  type ToolResultRecord,
+  type UserPayload,
+  type UserRecord,
+} from "../runstate/records/records.js";
 import { durationOf } from "./duration-text.js";
 import { describeOtherBlock, toolResultText } from "./render-blocks.js";
 
@@ -52,73 +68,29 @@ export class TranscriptReader {
     const { seq } = record;
     switch (kindOfProtocol(record.protocol)) {
       case "meta": {
-        const { prompt } = (record as Extract<JournalRecord, { meta: unknown }>).meta;
+        const { prompt } = (record as MetaRecord).meta;
         return prompt === "" ? [] : [{ seq, kind: "user", text: prompt }];
       }
-      case "assistant": {
-        const turn = (record as Extract<JournalRecord, { assistant: unknown }>).assistant;
-        // A paused turn's continuation may still be answered for the calls before the pause.
-        if (!this.#paused) this.#names = new Map();
-        this.#paused = turn.stop_reason === "pause_turn";
-        const ms = durationOf(turn);
-        const call: TranscriptEntry[] = ms === undefined ? [] : [{ seq, kind: "model_call", ms }];
-        return call.concat(
-          turn.message.content.flatMap((block): TranscriptEntry | TranscriptEntry[] => {
-            if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
-            switch (block.type) {
-              case "text":
-                return { seq, kind: "text", text: block.text };
-              case "thinking":
-                return { seq, kind: "thinking", text: block.thinking, redacted: false };
-              case "redacted_thinking":
-                return { seq, kind: "thinking", text: "", redacted: true };
-              case "tool_use": {
-                this.#names.set(block.id, block.name);
-                const call: TranscriptEntry = { seq, kind: "tool_call", name: block.name, input: block.input, server: false };
-                const child = this.#children.get(block.id);
-                return child === undefined ? call : [call, { seq, kind: "child", name: block.name, ...child }];
-              }
-              case "server_tool_use":
-                return { seq, kind: "tool_call", name: block.name, input: block.input, server: true };
-            }
-          }),
-        );
-      }
-      case "tool_result": {
-        const payload = (record as Extract<JournalRecord, { tool_result: unknown }>).tool_result;
-        const { result } = payload;
-        const name = this.#names.get(result.tool_use_id) ?? "tool";
-        const ms = durationOf(payload);
-        return [{ seq, kind: "tool_result", name, text: toolResultText(result), error: result.is_error === true, ...(ms === undefined ? {} : { ms }) }];
-      }
-      case "user": {
-        const { message } = (record as Extract<JournalRecord, { user: unknown }>).user;
+      case "assistant":
+        return this.#turnEntries(seq, (record as AssistantRecord).assistant);
+      case "tool_result":
+        return [this.#resultEntry(seq, (record as ToolResultRecord).tool_result)];
+      case "user":
         this.#paused = false;
-        return message.content.map((block): TranscriptEntry => {
-          if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
-          if (block.type === "text") return { seq, kind: "user", text: block.text };
-          return { seq, kind: "other", text: block.type === "image" ? "[image]" : `[${block.type}]` };
-        });
-      }
-      case "compaction": {
-        const { compaction } = record as Extract<JournalRecord, { compaction: unknown }>;
-        const trimmed = compaction.trimmed?.length ?? 0;
-        const cut = trimmed === 0 ? "" : `, ${trimmed} tool result${trimmed === 1 ? "" : "s"} trimmed`;
-        if (compaction.summary === "") return [{ seq, kind: "marker", text: `── compacted: ${trimmed} tool result${trimmed === 1 ? "" : "s"} trimmed ──` }];
-        const text = `── compacted: records ${compaction.from_seq} to ${compaction.through_seq} summarized (${compaction.tokens_before} → ${compaction.tokens_after} tokens${cut}) ──`;
-        return [{ seq, kind: "marker", text, detail: compaction.summary }];
-      }
+        return userEntries(seq, (record as UserRecord).user.message);
+      case "compaction":
+        return [compactionMarker(seq, (record as CompactionRecord).compaction)];
       case "compaction_undo": {
-        const { compaction_seq: target } = (record as Extract<JournalRecord, { compaction_undo: unknown }>).compaction_undo;
+        const { compaction_seq: target } = (record as CompactionUndoRecord).compaction_undo;
         return [{ seq, kind: "marker", text: `── the compaction at seq ${target} undone ──` }];
       }
       case "approval_request": {
-        const request = (record as Extract<JournalRecord, { approval_request: unknown }>).approval_request;
+        const request = (record as ApprovalRequestRecord).approval_request;
         const what = request.kind === "question" ? "an answer" : "approval";
         return [{ seq, kind: "marker", text: `── ${request.name} (${request.tool_use_id}) waits for ${what} ──` }];
       }
       case "approval_decision": {
-        const decision = (record as Extract<JournalRecord, { approval_decision: unknown }>).approval_decision;
+        const decision = (record as ApprovalDecisionRecord).approval_decision;
         const text = `── ${decision.tool_use_id}: ${decision.decision} by ${decision.decided_by} ──`;
         return [decision.text === undefined ? { seq, kind: "marker", text } : { seq, kind: "marker", text, detail: decision.text }];
       }
@@ -126,4 +98,61 @@ export class TranscriptReader {
         return [];
     }
   }
+
+  /** A model turn: how long its call took, then each of its blocks; its tool calls are named for their results. */
+  #turnEntries(seq: number, turn: AssistantPayload): TranscriptEntry[] {
+    // A paused turn's continuation may still be answered for the calls before the pause.
+    if (!this.#paused) this.#names = new Map();
+    this.#paused = turn.stop_reason === "pause_turn";
+    const ms = durationOf(turn);
+    const call: TranscriptEntry[] = ms === undefined ? [] : [{ seq, kind: "model_call", ms }];
+    return call.concat(turn.message.content.flatMap((block) => this.#blockEntries(seq, block)));
+  }
+
+  /** One block of a model turn; a call that started a child session is followed by it. */
+  #blockEntries(seq: number, block: AssistantPayload["message"]["content"][number]): TranscriptEntry | TranscriptEntry[] {
+    if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
+    switch (block.type) {
+      case "text":
+        return { seq, kind: "text", text: block.text };
+      case "thinking":
+        return { seq, kind: "thinking", text: block.thinking, redacted: false };
+      case "redacted_thinking":
+        return { seq, kind: "thinking", text: "", redacted: true };
+      case "tool_use": {
+        this.#names.set(block.id, block.name);
+        const call: TranscriptEntry = { seq, kind: "tool_call", name: block.name, input: block.input, server: false };
+        const child = this.#children.get(block.id);
+        return child === undefined ? call : [call, { seq, kind: "child", name: block.name, ...child }];
+      }
+      case "server_tool_use":
+        return { seq, kind: "tool_call", name: block.name, input: block.input, server: true };
+    }
+  }
+
+  /** A tool's result, named after the call it answers. */
+  #resultEntry(seq: number, payload: ToolResultPayload): TranscriptEntry {
+    const { result } = payload;
+    const name = this.#names.get(result.tool_use_id) ?? "tool";
+    const ms = durationOf(payload);
+    return { seq, kind: "tool_result", name, text: toolResultText(result), error: result.is_error === true, ...(ms === undefined ? {} : { ms }) };
+  }
+}
+
+/** What a person said: their text, and any other block by its description. */
+function userEntries(seq: number, message: UserPayload["message"]): TranscriptEntry[] {
+  return message.content.map((block): TranscriptEntry => {
+    if (isOtherBlock(block)) return { seq, kind: "other", text: describeOtherBlock(block) };
+    if (block.type === "text") return { seq, kind: "user", text: block.text };
+    return { seq, kind: "other", text: block.type === "image" ? "[image]" : `[${block.type}]` };
+  });
+}
+
+/** A compaction: the records it summarized and the tokens it saved, its summary the detail; or only the results it trimmed. */
+function compactionMarker(seq: number, compaction: CompactionPayload): TranscriptEntry {
+  const trimmed = compaction.trimmed?.length ?? 0;
+  const cut = trimmed === 0 ? "" : `, ${trimmed} tool result${trimmed === 1 ? "" : "s"} trimmed`;
+  if (compaction.summary === "") return { seq, kind: "marker", text: `── compacted: ${trimmed} tool result${trimmed === 1 ? "" : "s"} trimmed ──` };
+  const text = `── compacted: records ${compaction.from_seq} to ${compaction.through_seq} summarized (${compaction.tokens_before} → ${compaction.tokens_after} tokens${cut}) ──`;
+  return { seq, kind: "marker", text, detail: compaction.summary };
 }

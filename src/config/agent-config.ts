@@ -333,36 +333,13 @@ export interface ConfigOverrides {
  */
 export function loadAgentConfig(path: string | undefined, overrides: ConfigOverrides = {}): AgentConfig {
   const label = path ?? "the default configuration";
-  let raw: unknown = {};
-  if (path !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-      throw new ConfigError(`cannot read config ${path}: ${reason}`);
-    }
-    try {
-      raw = parseYaml(text) ?? {};
-    } catch (error) {
-      const where = error instanceof YAMLParseError && error.linePos ? `:${error.linePos[0].line}` : "";
-      throw new ConfigError(`${path}${where}: not valid YAML: ${firstLine((error as Error).message)}`);
-    }
-  }
+  const raw = path === undefined ? {} : readYaml(path);
   const withOverrides = applyOverrides(raw, overrides, label);
   const parsed = AgentConfigSchema.safeParse(withOverrides);
   if (!parsed.success) throw new ConfigError(`${label}: ${describeIssue(parsed.error, withOverrides)}`);
   const config = parsed.data;
   const base = path === undefined ? process.cwd() : dirname(resolve(path));
-  if (config.provider === "script" && config.script === undefined) {
-    throw new ConfigError(
-      `${label}: script: the script provider plays the model's side from a script file: name it in agent.yaml (script: ./demo.script.yaml, as examples/notes/agent.yaml does) and give that file with --config`,
-    );
-  }
-  const session = config.session;
-  if (session.backend === "jetstream" && overrides.store === undefined && (session.servers === undefined || session.stream === undefined)) {
-    throw new ConfigError(`${label}: session: the jetstream backend needs servers: (nats://HOST:PORT) and stream: (its stream's name)`);
-  }
+  checkNeeds(config, overrides, label);
   return {
     provider: config.provider,
     model: config.model,
@@ -392,36 +369,72 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     thinking: config.thinking,
     compaction: compactionSettingsFor(config.model, config.compaction === undefined ? undefined : compactionOptions(config.compaction), `${label}: compaction`),
     memoryNamespace: config.memory.enabled ? config.memory.namespace : undefined,
-    recordVersion: session.record_version,
+    recordVersion: config.session.record_version,
     pricing: config.pricing,
-    retention: session.retention,
-    telemetry:
-      config.telemetry === undefined
-        ? undefined
-        : {
-            endpoint: config.telemetry.endpoint,
-            serviceName: config.telemetry.service_name,
-            headersEnv: config.telemetry.headers_env ?? {},
-            captureContent: config.telemetry.capture_content === true,
-          },
-    store:
-      overrides.store ??
-      (session.backend === "jetstream"
-        ? {
-            backend: "jetstream",
-            servers: session.servers as string | string[],
-            stream: session.stream as string,
-            prefix: session.prefix,
-            leaseTtlMs: session.lease_ttl,
-          }
-        : {
-            backend: "file",
-            dir: session.state_dir === undefined ? undefined : expandPath(session.state_dir, base),
-          }),
+    retention: config.session.retention,
+    telemetry: config.telemetry === undefined ? undefined : telemetryConfig(config.telemetry),
+    store: overrides.store ?? storeConfig(config.session, base),
   };
 }
 
-function compactionOptions(block: NonNullable<z.output<typeof AgentConfigSchema>["compaction"]>): CompactionOptions {
+/** The file's YAML, or a ConfigError naming the file (and the line) and what is wrong. */
+function readYaml(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+    throw new ConfigError(`cannot read config ${path}: ${reason}`);
+  }
+  try {
+    return parseYaml(text) ?? {};
+  } catch (error) {
+    const where = error instanceof YAMLParseError && error.linePos ? `:${error.linePos[0].line}` : "";
+    throw new ConfigError(`${path}${where}: not valid YAML: ${firstLine((error as Error).message)}`);
+  }
+}
+
+type ParsedConfig = z.output<typeof AgentConfigSchema>;
+
+/** What one field needs of another, which the schema alone does not say: the script provider a script, the jetstream backend its servers and stream. */
+function checkNeeds(config: ParsedConfig, overrides: ConfigOverrides, label: string): void {
+  if (config.provider === "script" && config.script === undefined) {
+    throw new ConfigError(
+      `${label}: script: the script provider plays the model's side from a script file: name it in agent.yaml (script: ./demo.script.yaml, as examples/notes/agent.yaml does) and give that file with --config`,
+    );
+  }
+  const session = config.session;
+  if (session.backend === "jetstream" && overrides.store === undefined && (session.servers === undefined || session.stream === undefined)) {
+    throw new ConfigError(`${label}: session: the jetstream backend needs servers: (nats://HOST:PORT) and stream: (its stream's name)`);
+  }
+}
+
+function telemetryConfig(block: NonNullable<ParsedConfig["telemetry"]>): TelemetryConfig {
+  return {
+    endpoint: block.endpoint,
+    serviceName: block.service_name,
+    headersEnv: block.headers_env ?? {},
+    captureContent: block.capture_content === true,
+  };
+}
+
+/** The store the session block names, its state_dir relative to the file's directory. */
+function storeConfig(session: ParsedConfig["session"], base: string): StoreConfig {
+  return session.backend === "jetstream"
+    ? {
+        backend: "jetstream",
+        servers: session.servers as string | string[],
+        stream: session.stream as string,
+        prefix: session.prefix,
+        leaseTtlMs: session.lease_ttl,
+      }
+    : {
+        backend: "file",
+        dir: session.state_dir === undefined ? undefined : expandPath(session.state_dir, base),
+      };
+}
+
+function compactionOptions(block: NonNullable<ParsedConfig["compaction"]>): CompactionOptions {
   return {
     ...(block.auto === undefined ? {} : { auto: block.auto }),
     ...(block.threshold === undefined ? {} : { threshold: block.threshold }),

@@ -8,7 +8,16 @@
 // back into it, as Go's encoding/json writes it, for a session that is version 3.
 import { isUtf8 } from "node:buffer";
 import { isDeepStrictEqual } from "node:util";
-import { kindOfProtocol, PROTOCOLS, type ImageBlock, type JournalRecord, type ToolResultBlock } from "./records.js";
+import {
+  kindOfProtocol,
+  PROTOCOLS,
+  type AssistantPayload,
+  type ImageBlock,
+  type JournalRecord,
+  type MetaPayload,
+  type ToolResultBlock,
+  type ToolResultPayload,
+} from "./records.js";
 
 type Json = Record<string, unknown>;
 
@@ -122,63 +131,62 @@ function present(fields: Json): Json {
 function toV3Record(record: JournalRecord): Json {
   const envelope = { seq: record.seq, protocol: record.protocol };
   switch (record.protocol) {
-    case PROTOCOLS.meta: {
-      const { meta } = record;
-      const { fingerprint } = meta;
-      return {
-        ...envelope,
-        meta: {
-          version: meta.version,
-          run_id: meta.run_id,
-          created: goTime(meta.created),
-          fingerprint: {
-            provider: fingerprint.provider ?? "anthropic",
-            model: fingerprint.model,
-            system_hash: fingerprint.system_hash,
-            tools_hash: fingerprint.tools_hash,
-            thinking_mode: fingerprint.thinking_mode,
-            max_tokens: fingerprint.max_tokens,
-            max_iterations: fingerprint.max_iterations,
-          },
-          prompt: meta.prompt,
-          ...present({ interactive: meta.interactive }),
-        },
-      };
-    }
-    case PROTOCOLS.assistant: {
-      const { assistant } = record;
-      return {
-        ...envelope,
-        assistant: {
-          iteration: assistant.iteration,
-          message: { role: "assistant", content: assistant.message.content.map((block) => toV3Block(block as Json)) },
-          ...present({ stop_reason: assistant.stop_reason }),
-          in_tokens: assistant.in_tokens,
-          out_tokens: assistant.out_tokens,
-          ...present({ cache_read_tokens: assistant.cache_read_tokens, cache_create_tokens: assistant.cache_create_tokens }),
-        },
-      };
-    }
+    case PROTOCOLS.meta:
+      return { ...envelope, meta: toV3Meta(record.meta) };
+    case PROTOCOLS.assistant:
+      return { ...envelope, assistant: toV3Assistant(record.assistant) };
     case PROTOCOLS.user:
       return { ...envelope, user: { message: { role: "user", content: record.user.message.content.map((block) => toV3Block(block as Json)) } } };
-    case PROTOCOLS.tool_result: {
-      const { tool_result: toolResult } = record;
-      const { result } = toolResult;
-      return {
-        ...envelope,
-        tool_result: {
-          tool_use_id: toolResult.tool_use_id,
-          result: { tool_use_id: result.tool_use_id, content: resultText(result.content), ...present({ is_error: result.is_error }) },
-          ...present({ remote: toolResult.remote }),
-        },
-      };
-    }
+    case PROTOCOLS.tool_result:
+      return { ...envelope, tool_result: toV3ToolResult(record.tool_result) };
     case PROTOCOLS.terminal:
       return { ...envelope, terminal: { reason: record.terminal.reason, ...present({ message: record.terminal.message }) } };
     default:
       // The kinds of version 4 hold no content blocks: they are written as they are.
       return { ...record };
   }
+}
+
+/** The meta as Go's struct holds it: no cwd, config or MCP tool hashes, the provider always named. */
+function toV3Meta(meta: MetaPayload): Json {
+  const { fingerprint } = meta;
+  return {
+    version: meta.version,
+    run_id: meta.run_id,
+    created: goTime(meta.created),
+    fingerprint: {
+      provider: fingerprint.provider ?? "anthropic",
+      model: fingerprint.model,
+      system_hash: fingerprint.system_hash,
+      tools_hash: fingerprint.tools_hash,
+      thinking_mode: fingerprint.thinking_mode,
+      max_tokens: fingerprint.max_tokens,
+      max_iterations: fingerprint.max_iterations,
+    },
+    prompt: meta.prompt,
+    ...present({ interactive: meta.interactive }),
+  };
+}
+
+function toV3Assistant(assistant: AssistantPayload): Json {
+  return {
+    iteration: assistant.iteration,
+    message: { role: "assistant", content: assistant.message.content.map((block) => toV3Block(block as Json)) },
+    ...present({ stop_reason: assistant.stop_reason }),
+    in_tokens: assistant.in_tokens,
+    out_tokens: assistant.out_tokens,
+    ...present({ cache_read_tokens: assistant.cache_read_tokens, cache_create_tokens: assistant.cache_create_tokens }),
+  };
+}
+
+/** A tool result as text, which is all version 3 keeps of one. */
+function toV3ToolResult(toolResult: ToolResultPayload): Json {
+  const { result } = toolResult;
+  return {
+    tool_use_id: toolResult.tool_use_id,
+    result: { tool_use_id: result.tool_use_id, content: resultText(result.content), ...present({ is_error: result.is_error }) },
+    ...present({ remote: toolResult.remote }),
+  };
 }
 
 /** Whether every field of a block beyond `names` is empty (the API sends `citations: null`). */
