@@ -12,10 +12,22 @@ import type { MetaRecord } from "../src/index.js";
 import { childRunId, PROTOCOLS, type MetaPayload } from "../src/journal.js";
 import { runCli, startCli, waitFor } from "./helpers/cli-harness.js";
 
-const EXAMPLE = new URL("../../examples/sub-agents/agent.yaml", import.meta.url).pathname;
 import { journalRecords } from "./helpers/journal-file.js";
 import { CHILDREN, LEAD, LEAD_CALLS, NOTES, PROMPTS, RESEARCH_ANSWER, startTree, type Tree } from "./helpers/sub-agent-tree.js";
 import { assertResearchTreeHeld, callCounts, terminals } from "./helpers/sub-agent-tree-checks.js";
+
+const REPO = new URL("../../", import.meta.url).pathname;
+const EXAMPLE = join(REPO, "examples/sub-agents/agent.yaml");
+
+/** The README's sub-agents commands, each as the arguments after `node dist/cli/main.js`. */
+function readmeCommands(): string[][] {
+  const readme = readFileSync(join(REPO, "README.md"), "utf8");
+  const block = /\*\*Sub-agents\.\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  return block
+    .split("\n")
+    .filter((line) => line.startsWith("node dist/cli/main.js "))
+    .map((line) => (line.replace(/\s+#.*$/, "").match(/"[^"]*"|\S+/g) ?? []).slice(2).map((word) => word.replace(/^"|"$/g, "")));
+}
 
 let tree: Tree | undefined;
 afterEach(async () => {
@@ -33,21 +45,43 @@ function metaOf(t: Tree, id: string): MetaPayload {
 }
 
 describe("sub-agents through the CLI", () => {
-  it("runs the example of docs/sub-agents.md: two researchers as child sessions, listed beside the lead", async () => {
+  it("runs the example of docs/sub-agents.md and the README: two researchers as child sessions, listed under the lead, their cost rolled up", async () => {
     const dir = mkdtempSync(join(tmpdir(), "fisk-ai-sub-agents-example-"));
     try {
       const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
-      const result = await runCli(["run", "--config", EXAMPLE, "--checkpoint", "Research prices"], { cwd: dir, env });
+      const commands = readmeCommands();
+      assert.deepEqual(
+        commands.map((args) => args.slice(0, 2)),
+        [
+          ["run", "--config"],
+          ["session", "ls"],
+          ["session", "show"],
+        ],
+        "the README's commands",
+      );
+      const [run, ls, show] = commands.map((args) => args.map((word) => (word === "examples/sub-agents/agent.yaml" ? EXAMPLE : word))) as [
+        string[],
+        string[],
+        string[],
+      ];
+      const result = await runCli(run, { cwd: dir, env });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, "Both researchers noted their findings in research.txt.\n");
       assert.equal(readFileSync(join(dir, "research.txt"), "utf8"), "a finding\na finding\n");
-      const listed = await runCli(["session", "ls", "--json"], { cwd: dir, env });
-      const sessions = JSON.parse(listed.stdout) as { id?: string; session_id?: string; status: string }[];
-      assert.equal(sessions.length, 3, listed.stdout);
-      assert.ok(
-        sessions.every((session) => session.status === "completed"),
-        listed.stdout,
+      const listed = (await runCli(ls, { cwd: dir, env })).stdout.split("\n").slice(1, -1);
+      assert.deepEqual(
+        listed.map((line) => line.split(/ +/).slice(0, 3)),
+        [
+          ["research", "completed", "claude-sonnet-4-5"],
+          ["", "research-7a6873d731f9a2183f73e871", "completed"],
+          ["", "research-a9323bb36573241a1d7899fa", "completed"],
+        ],
+        "the lead, its children indented under it",
       );
+      const shown = (await runCli(show, { cwd: dir, env })).stdout;
+      assert.match(shown, /\nown cost +\$0\.0020\n/);
+      assert.equal(shown.split("\n").filter((line) => /^child +research-[0-9a-f]{24} \(completed\): \$0\.0010 /.test(line)).length, 2);
+      assert.match(shown, /\ntotal cost +\$0\.0040 for 6 calls: .* over this session and 2 child sessions\n/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
