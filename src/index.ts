@@ -37,6 +37,7 @@ export {
   type ToolDefinition,
   type CallingRun,
   type CallDeciders,
+  type TreeBudget,
 } from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";
 

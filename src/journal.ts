@@ -69,6 +69,8 @@ export {
   type ImageBlock,
   type ServerToolUseBlock,
   type OtherBlock,
+  type MarkableRecord,
+  type PartMark,
 } from "./runstate/records/records.js";
 export {
   fold,

@@ -1,6 +1,6 @@
 // The queue that goes with a store: the pool's runs wait beside the runs themselves.
 import { RunStateError } from "../runstate/errors.js";
-import { FileStore, fileSystemOf } from "../runstate/backends/file/file-store.js";
+import { FileStore } from "../runstate/backends/file/file-store.js";
 import type { Store } from "../runstate/store/store.js";
 import { FileQueue, fileQueueDir } from "./file-queue.js";
 import type { RunQueue } from "./run-queue.js";
@@ -20,7 +20,7 @@ export async function queueFor(store: Store): Promise<RunQueue> {
  * module (and the NATS client) is loaded only for a store that is not a file store.
  */
 export async function queueOf(store: Store): Promise<RunQueue | undefined> {
-  if (store instanceof FileStore) return new FileQueue({ dir: fileQueueDir(store.dir), store, fileSystem: fileSystemOf(store) });
+  if (store instanceof FileStore) return new FileQueue({ dir: fileQueueDir(store.dir), store });
   const [{ JetStreamStore }, { JetStreamQueue }] = await Promise.all([
     import("../runstate/backends/jetstream/jetstream-store.js"),
     import("./jetstream-queue.js"),

@@ -20,6 +20,7 @@ import {
   writeFully,
   type FileSystem,
 } from "../runstate/backends/file/file-system.js";
+import { FileStore, fileSystemOf } from "../runstate/backends/file/file-store.js";
 import { assertRunId, isValidRunId } from "../runstate/records/run-id.js";
 import type { Journal, Store } from "../runstate/store/store.js";
 import {
@@ -51,8 +52,6 @@ export interface FileQueueOptions {
   dir: string;
   /** The store the queued runs are in: a claim is its open(). */
   store: Store;
-  /** The file-system calls (default the real ones): a file store's, so that a test that records the store's records the queue's too. */
-  fileSystem?: FileSystem;
 }
 
 /** The queue directory of a file store's directory of runs. */
@@ -71,7 +70,8 @@ export class FileQueue implements RunQueue {
   constructor(options: FileQueueOptions) {
     this.dir = options.dir;
     this.#store = options.store;
-    this.#fs = options.fileSystem ?? nodeFileSystem;
+    // A file store's own calls, so that a test that records the store's records the queue's too.
+    this.#fs = options.store instanceof FileStore ? fileSystemOf(options.store) : nodeFileSystem;
   }
 
   async enqueue(entry: QueuedRun, options: EnqueueOptions = {}): Promise<void> {

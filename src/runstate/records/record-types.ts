@@ -476,7 +476,7 @@ export interface PartMark {
 export type JournalRecord = MetaRecord | (MarkableRecord & PartMark);
 
 /** The records that may carry a PartMark: every kind but the meta, which begins the first part. */
-type MarkableRecord =
+export type MarkableRecord =
   | AssistantRecord
   | ToolResultRecord
   | UserRecord

@@ -76,6 +76,7 @@ export type {
   UserMessage,
   UserPayload,
   UserRecord,
+  MarkableRecord,
 } from "./record-types.js";
 
 /** A record as handed to `Journal.append`: the journal supplies the seq. */
