@@ -160,6 +160,16 @@ describe("fisk-ai run --chat", () => {
     assertEveryRequestValid();
   });
 
+  it("a chat that is not saved ends at the end of its input without a word after its answers; a saved one says how to resume", async () => {
+    const ws = workspace();
+    const unsaved = await ws.fisk(["run", "--chat", "first"], { stdin: "second\n" });
+    assertDone(unsaved, 0, "the unsaved chat");
+    assert.deepEqual([unsaved.stdout, unsaved.stderr], ["Answer: first\nAnswer: second\n", ""]);
+    const saved = await ws.fisk(["run", "--chat", "--checkpoint", "--name", "kept", "first"], { stdin: "" });
+    assertDone(saved, 0, "the saved chat");
+    assert.match(saved.stderr, /^Suspended session kept; resume with: .*--resume kept/m);
+  });
+
   it("Ctrl-C at the prompt ends the chat as /exit does: suspended, exit 0", async () => {
     const ws = workspace();
     // stdin stays open: the chat waits at its prompt until the signal.

@@ -105,7 +105,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       cwd: process.cwd(),
       title: values.title,
       force: values.force === true,
-      events: runEventsFor(chat ? { ...output.stderrEvents, answer: output.printAnswer } : output.events, signals, traced, io),
+      events: runEventsFor(prompts === undefined ? output.events : chatEvents(output, prompts), signals, traced, io),
       ...(traced === undefined ? {} : { callEnvironment: traced.callEnvironment }),
       ...terminalDecisions(io, asks),
       decidedBy: "terminal",
@@ -167,6 +167,21 @@ async function shutDownTracing(traced: TracedRun | undefined, stderr: NodeJS.Wri
   const notSent = await traced?.shutdown();
   if (notSent !== undefined)
     stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
+}
+
+/**
+ * A chat's events: its answers on stdout, its narration on stderr, and no line at its end when
+ * the person ended a chat that is not saved (nothing waits to be resumed; a saved one says how).
+ */
+function chatEvents(output: ReturnType<typeof outputFor>, prompts: ChatPrompts): AgentEvents {
+  return {
+    ...output.stderrEvents,
+    answer: output.printAnswer,
+    runFinished: (outcome) => {
+      if (prompts.ended && outcome.reason === "suspended" && !outcome.checkpointed) return;
+      output.stderrEvents.runFinished?.(outcome);
+    },
+  };
 }
 
 /** What the run reports to: `shown` (the terminal's or stream-json), the signals that name the run to resume, and its traces. */
