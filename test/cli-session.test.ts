@@ -142,6 +142,7 @@ function journalBytes(dir: string, runId: string): Buffer {
 function untimedRecords(dir: string, runId: string): unknown[] {
   return journalLines(dir, runId).map((line) => {
     const record = JSON.parse(line) as Record<string, Record<string, unknown>>;
+    delete record.part_started_at;
     for (const payload of [record.assistant, record.tool_result]) {
       if (payload === undefined) continue;
       delete payload.started_at;
