@@ -1,7 +1,7 @@
 // The stable JSON shapes of `session ls --json` and `session show --json`, documented in
 // docs/cli-and-sessions.md. Field names here are a contract with scripts: add, never rename.
 import { providerOf } from "../agent/fingerprint.js";
-import type { ApprovalState, CompactionState, DecisionState, RunState } from "../runstate/views/fold.js";
+import type { ApprovalState, CompactionState, Counters, DecisionState, RunState } from "../runstate/views/fold.js";
 import type { CompactionPayload } from "../runstate/records/records.js";
 import type { RunSummary } from "../runstate/store/store.js";
 
@@ -58,22 +58,10 @@ export function compactionJson(seq: number, compaction: CompactionPayload) {
 
 /** `messages` comes last: show-json.ts writes them after the rest, as it reads them. */
 export function stateJson(state: ShownState, summary: RunSummary) {
-  const { counters } = state;
   return {
     ...summaryJson(summary),
     next_iteration: state.nextIteration,
-    counters: {
-      model_calls: counters.modelCalls,
-      tool_calls: counters.toolCalls,
-      remote_tool_calls: counters.remoteToolCalls,
-      in_tokens: counters.inTokens,
-      out_tokens: counters.outTokens,
-      cache_read_tokens: counters.cacheReadTokens,
-      cache_create_tokens: counters.cacheCreateTokens,
-      compaction_calls: counters.compactionCalls,
-      compaction_in_tokens: counters.compactionInTokens,
-      compaction_out_tokens: counters.compactionOutTokens,
-    },
+    counters: countersJson(state.counters),
     pending:
       state.pending === undefined
         ? null
@@ -100,5 +88,21 @@ export function stateJson(state: ShownState, summary: RunSummary) {
       undone_at: undoneAt ?? null,
     })),
     messages: state.messages,
+  };
+}
+
+/** A session's counters as its JSON names them: `session show --json` and stream-json's terminal event. */
+export function countersJson(counters: Counters): Record<string, number> {
+  return {
+    model_calls: counters.modelCalls,
+    tool_calls: counters.toolCalls,
+    remote_tool_calls: counters.remoteToolCalls,
+    in_tokens: counters.inTokens,
+    out_tokens: counters.outTokens,
+    cache_read_tokens: counters.cacheReadTokens,
+    cache_create_tokens: counters.cacheCreateTokens,
+    compaction_calls: counters.compactionCalls,
+    compaction_in_tokens: counters.compactionInTokens,
+    compaction_out_tokens: counters.compactionOutTokens,
   };
 }

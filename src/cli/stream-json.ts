@@ -3,8 +3,7 @@
 // (documented in docs/cli-and-sessions.md): add fields, never rename or remove them.
 import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import type { AssistantPayload } from "../runstate/records/records.js";
-import type { Counters } from "../runstate/views/fold.js";
-import { compactionJson } from "./session-json.js";
+import { compactionJson, countersJson } from "./session-json.js";
 
 export function streamJsonEvents(stdout: NodeJS.WritableStream): AgentEvents {
   const emit = (event: Record<string, unknown>) => stdout.write(`${JSON.stringify(event)}\n`);
@@ -83,20 +82,6 @@ function terminalJson(outcome: RunOutcome): Record<string, unknown> {
           })),
         }),
     counters: countersJson(outcome.counters),
-  };
-}
-
-function countersJson(counters: Counters): Record<string, number> {
-  return {
-    model_calls: counters.modelCalls,
-    tool_calls: counters.toolCalls,
-    in_tokens: counters.inTokens,
-    out_tokens: counters.outTokens,
-    cache_read_tokens: counters.cacheReadTokens,
-    cache_create_tokens: counters.cacheCreateTokens,
-    compaction_calls: counters.compactionCalls,
-    compaction_in_tokens: counters.compactionInTokens,
-    compaction_out_tokens: counters.compactionOutTokens,
   };
 }
 
