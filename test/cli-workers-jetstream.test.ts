@@ -25,8 +25,14 @@ import { kinds, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace
 import { rollingDeploy } from "./helpers/rolling-deploy.js";
 
 const API_KEY = "sk-ant-test-pool";
-/** Short, so that a takeover waits little: the lease bucket (and the queue's AckWait) is made with it. */
-const LEASE_TTL_MS = 1500;
+/**
+ * The lease (and the queue's AckWait) of the tests that wait for a takeover: short, so that
+ * they wait little. The other tests take the steady one: on a loaded machine a short lease
+ * runs out while a worker is only slow, and another claim takes the run over (rerunning its
+ * cut tool, as after a crash), which those tests do not expect.
+ */
+const TAKEOVER_LEASE_MS = 1500;
+const STEADY_LEASE_MS = 5000;
 
 let nats: NatsServer;
 let model: FakeServer;
@@ -96,8 +102,8 @@ tools:
 const opened: { store: JetStreamStore }[] = [];
 const workers = new StartedWorkers();
 
-/** `leaseTtlMs`: the lease (and AckWait) of the workspace's stream, LEASE_TTL_MS unless a test needs no quick takeover. */
-async function workspace({ gateOpen = true, leaseTtlMs = LEASE_TTL_MS } = {}): Promise<Workspace> {
+/** `leaseTtlMs`: the lease (and AckWait) of the workspace's stream. */
+async function workspace({ gateOpen = true, leaseTtlMs = STEADY_LEASE_MS } = {}): Promise<Workspace> {
   const dir = join(root, `ws-${++made}`);
   mkdirSync(dir);
   const stream = `POOL${made}`;
@@ -314,7 +320,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
   });
 
   it("a worker SIGKILLed mid-tool loses its run to another once its lease runs out: the cut tool runs once more, no model turn is asked twice", async () => {
-    const ws = await workspace({ gateOpen: false });
+    const ws = await workspace({ gateOpen: false, leaseTtlMs: TAKEOVER_LEASE_MS });
     await ws.cli(["submit", "Write two notes for taken", "--name", "taken"]);
     const first = ws.worker();
     await waitFor(() => ws.executions().length === 1, "the first worker's tool to start");
@@ -330,7 +336,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
   });
 
   it("a worker SIGSTOPped past its lease and woken appends nothing to the run another worker took, and runs nothing more", async () => {
-    const ws = await workspace({ gateOpen: false });
+    const ws = await workspace({ gateOpen: false, leaseTtlMs: TAKEOVER_LEASE_MS });
     await ws.cli(["submit", "Write two notes for stale", "--name", "stale"]);
     const stale = ws.worker();
     await waitFor(() => ws.executions().length === 1, "the stale worker's tool to start");
@@ -364,8 +370,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
   });
 
   it("a rolling deploy (a random worker of three SIGTERMed and replaced, again and again): every run ends with its answer, each suspend journaled once, nothing repeats", async () => {
-    // No takeover is waited for here, and a short lease on a loaded machine drops runs instead of handing them back.
-    const ws = await workspace({ leaseTtlMs: 5000 });
+    const ws = await workspace();
     // The pool's model names each run's notes, so each side effect can be counted.
     const poolModel = await startPoolModel();
     try {
@@ -393,7 +398,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
   });
 
   it("chaos: three workers, random SIGKILLs, then the nats-server killed and restarted: every run ends, each model turn journaled once", async () => {
-    const ws = await workspace({ gateOpen: false });
+    const ws = await workspace({ gateOpen: false, leaseTtlMs: TAKEOVER_LEASE_MS });
     const runs = Array.from({ length: 5 }, (_, index) => `chaos${index}`);
     for (const runId of runs) assert.equal((await ws.cli(["submit", `Write two notes for ${runId}`, "--name", runId])).code, 0);
     const pool = [ws.worker(), ws.worker(), ws.worker()];
