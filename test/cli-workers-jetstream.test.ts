@@ -299,14 +299,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
       [1, ["one"]],
       [2, ["one", "two"]],
     ] as const) {
-      await waitFor(
-        () =>
-          workers
-            .output(worker)
-            .split("\n")
-            .filter((line) => line.startsWith("parked asks:")).length === round,
-        `park ${round}`,
-      );
+      await workers.printedTimes(worker, "parked asks:", round);
       // Once the worker says so, the park is in the queue and the run's lease is let go.
       assert.match((await ws.cli(["queue", "ls"])).stdout, /^asks .* parked: waits for a decision/m);
       const approved = await ws.cli(["session", "approve", "asks", "--config", "confirm.yaml"]);

@@ -139,14 +139,7 @@ describe("worker pool on files", () => {
       [1, ["one"]],
       [2, ["one", "two"]],
     ] as const) {
-      await waitFor(
-        () =>
-          workers
-            .output(worker)
-            .split("\n")
-            .filter((line) => line.startsWith("parked asks:")).length === round,
-        `park ${round}`,
-      );
+      await workers.printedTimes(worker, "parked asks:", round);
       assert.match((await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^asks .* parked: waits for a decision/m);
       const approved = await runCli(["session", "approve", "asks"], { cwd: ws.dir, env: ws.env });
       assert.equal(approved.code, 0, approved.stderr);

@@ -136,6 +136,15 @@ export class StartedWorkers {
     });
   }
 
+  /** Waits until `worker` printed `times` lines that start with `prefix` (a park each round, say). */
+  async printedTimes(worker: CliRun, prefix: string, times: number): Promise<void> {
+    const count = () =>
+      this.output(worker)
+        .split("\n")
+        .filter((line) => line.startsWith(prefix)).length;
+    await waitFor(() => count() === times, `${prefix} printed ${times} times`);
+  }
+
   /** SIGKILLs every worker, whatever the test asserted, and waits until each is gone. */
   async killAll(): Promise<void> {
     for (const worker of this.#printed.keys()) worker.child.kill("SIGKILL");
