@@ -69,9 +69,10 @@ export class RunRecorder {
    */
   async append(entry: RecordEntry): Promise<void> {
     const seq = this.#state.lastSeq + 1;
-    const mark = this.#partStartedAt === undefined ? {} : { part_started_at: this.#partStartedAt };
+    // Only a resume's first record carries the mark: every other append builds the record as before.
+    const marked = this.#partStartedAt === undefined ? { seq, ...entry } : { seq, ...entry, part_started_at: this.#partStartedAt };
     this.#partStartedAt = undefined;
-    const record = heldIn(this.#state.meta.version, { seq, ...entry, ...mark } as JournalRecord);
+    const record = heldIn(this.#state.meta.version, marked as JournalRecord);
     foldStep(this.#state, record);
     await this.#journal?.append(seq, record);
   }
