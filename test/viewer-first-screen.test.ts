@@ -9,6 +9,7 @@ import { MemoryStore, type JournalRecord, type Store } from "../src/index.js";
 import { encodeRecord } from "../src/journal.js";
 import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
 import { TranscriptPager } from "../src/cli/viewer/transcript-pager.js";
+import { ONE_COLUMN, wrapText } from "../src/cli/viewer/screen-text.js";
 import { countingFileSystem } from "./helpers/counting-file-system.js";
 import { assistantEntry, journalOf, terminalEntry, titleEntry, toolResultEntry } from "./helpers/record-builders.js";
 
@@ -144,5 +145,21 @@ describe("the viewer's search", () => {
     assert.equal(pager.searchStatus(), "/needle not found");
     await pager.repeatSearch(true);
     assert.equal(pager.searchStatus(), "/needle 2 of 3", "N goes back from the third");
+  });
+});
+
+describe("the width of screen text", () => {
+  it("counts a character of the one-column class as string-width does, and wraps wide text by its columns", async () => {
+    const { default: stringWidth } = await import("string-width");
+    const wrong: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      const char = String.fromCharCode(code);
+      if (ONE_COLUMN.test(char) && stringWidth(char) !== 1) wrong.push(code.toString(16));
+    }
+    assert.deepEqual(wrong, []);
+    // Outside the class, string-width decides: ideographs take two columns, a combining mark none.
+    assert.deepEqual(wrapText("日本語のテキスト", 6), ["日本語", "のテキ", "スト"]);
+    assert.deepEqual(wrapText("e\u0301e\u0301e\u0301", 2), ["e\u0301e\u0301", "e\u0301"]);
+    assert.deepEqual(wrapText("a · b … c → d ─", 8), ["a · b … ", "c → d ─"]);
   });
 });

@@ -1,13 +1,27 @@
 // Journal text made safe and laid out for a terminal: control characters shown, not sent
 // (a tool result holding an escape sequence must not move the cursor or retitle the
 // window), tabs expanded, and lines wrapped to the screen's width in columns.
-import stringWidth from "string-width";
+import { createRequire } from "node:module";
+import type StringWidth from "string-width";
 
 const TAB = "    ";
 // C0 and C1 controls, DEL: everything a terminal may act on. Newline is split on first.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/**
+ * Text whose every character is one column: printable ASCII, Latin-1 and the Latin and
+ * spacing-modifier blocks, dashes, quotes, bullets and ellipses, arrows, box drawing.
+ * Measured without string-width, whose first use (a segmenter and emoji tables) costs a
+ * first screen some 50 ms; test/screen-text.test.ts checks each against string-width.
+ */
+export const ONE_COLUMN = /^[\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u257f]*$/;
+
+let measure: typeof StringWidth | undefined;
+/** string-width, loaded on the first text that needs it; synchronously, as wrapping is a plain call. */
+function stringWidth(text: string): number {
+  measure ??= (createRequire(import.meta.url)("string-width") as { default: typeof StringWidth }).default;
+  return measure(text);
+}
 
 /** `text` with each control character shown as its caret form (ESC as ^[) or a code, tabs as spaces. */
 export function visibleText(text: string): string {
@@ -37,7 +51,7 @@ export function wrapText(text: string, width: number, indent = ""): string[] {
 
 /** How many UTF-16 units of `text` fit in `columns`: at least one character, so wrapping always advances. */
 function fitting(text: string, columns: number): number {
-  if (PRINTABLE_ASCII.test(text)) return Math.min(text.length, columns);
+  if (ONE_COLUMN.test(text)) return Math.min(text.length, columns);
   let used = 0;
   let units = 0;
   for (const char of text) {

@@ -18,14 +18,15 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
   const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true, follow: values.follow === true };
   if (flags.json && flags.follow) throw new UsageError("session show --json is the state as it is now: give --json or --follow, not both");
   const store = await sessionStore(values);
-  const [{ resolveSession }, { sessionPrices }] = await Promise.all([import("../../session-resolve.js"), import("../../session-ledger.js")]);
+  const { resolveSession } = await import("../../session-resolve.js");
   const runId = await resolveSession(store, named);
   if ((flags.transcript || flags.follow) && !flags.json && values.tui !== false && onTerminal(io)) {
     const { viewSession } = await import("../../viewer/view-session.js");
     return viewSession(store, runId, { follow: flags.follow }, io);
   }
   const recorded = (await store.summarize(runId)).meta?.config;
-  const { showSession } = await import("../../session-show.js");
+  // The viewer prices nothing on its first screen: the ledger loads only for the printed show.
+  const [{ showSession }, { sessionPrices }] = await Promise.all([import("../../session-show.js"), import("../../session-ledger.js")]);
   await showSession(store, runId, flags, io.stdout, await crashPolicies(values.config, recorded), await sessionPrices(values.config, recorded));
   return EXIT.completed;
 }
