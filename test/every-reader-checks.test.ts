@@ -1,6 +1,7 @@
 // Every reader of a whole session refuses a journal that breaks a rule of the fold, as
 // `session verify` does: exit 8 and one line naming the line the rule breaks on. The real
-// CLI in child processes, over the malformed journals of the fold and verify tests.
+// CLI, one spawned process per reader and the rest in this process, over the malformed
+// journals of the fold and verify tests.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import { decodeJournal } from "../src/runstate/records/journal-codec.js";
 import { verifyJournal } from "../src/runstate/views/journal-verify.js";
 import { tallyRecords } from "../src/runstate/views/run-tally.js";
 import { runCli } from "./helpers/cli-harness.js";
+import { runCliInProcess } from "./helpers/in-process-cli.js";
 import { malformedJournals } from "./helpers/malformed-journals.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-every-reader-"));
@@ -78,11 +80,12 @@ describe("every reader of a whole session checks the fold's rules", () => {
     const searched = JOURNALS.filter(({ text }) => text.includes("notes file"));
     assert.ok(searched.length >= JOURNALS.length - 2, `${searched.length} of ${JOURNALS.length} hold the prompt`);
     const results = await Promise.all(
-      searched.map(async (journal) => {
+      searched.map(async (journal, index) => {
         const root = join(ROOT, `search-${journal.name}`);
         mkdirSync(join(root, "state"), { recursive: true, mode: 0o700 });
         writeFileSync(join(root, "state", `${journal.name}.json`), journal.text, { mode: 0o600 });
-        return { journal, result: await runCli(["session", "search", "notes file", "--state-dir", join(root, "state")], { cwd: ROOT, env: ENV }) };
+        const cli = index === 0 ? runCli : runCliInProcess;
+        return { journal, result: await cli(["session", "search", "notes file", "--state-dir", join(root, "state")], { cwd: ROOT, env: ENV }) };
       }),
     );
     for (const { journal, result } of results) {
@@ -94,7 +97,13 @@ describe("every reader of a whole session checks the fold's rules", () => {
 
   for (const [reader, argv] of Object.entries(READERS)) {
     it(`${reader}: exit 8, one line naming the line, for each of ${JOURNALS.length} malformed journals`, async () => {
-      const results = await Promise.all(JOURNALS.map(async (journal) => ({ journal, result: await runCli(argv(journal.name), { cwd: ROOT, env: ENV }) })));
+      // The first journal through a spawned CLI, the others in this process: the same command, without a process start each.
+      const results = await Promise.all(
+        JOURNALS.map(async (journal, index) => ({
+          journal,
+          result: await (index === 0 ? runCli : runCliInProcess)(argv(journal.name), { cwd: ROOT, env: ENV }),
+        })),
+      );
       for (const { journal, result } of results) {
         const said = reader === "verify" ? result.stdout : result.stderr;
         assert.equal(result.code, 8, `${reader} ${journal.name}: exit ${result.code}\n${result.stdout}${result.stderr}`);
