@@ -1,5 +1,6 @@
 // `fisk-ai session stats|du|prune|rename|search`, `run --title` and titles in place of ids,
-// end to end: the real CLI in child processes over file stores of planted sessions (the
+// end to end: the real CLI (spawned, the later calls of a session subcommand in this
+// process) over file stores of planted sessions (the
 // store's own writer, then mtimes set so ages are known) and over JetStream on a real
 // nats-server, where a prune must purge the removed runs' messages.
 import assert from "node:assert/strict";
@@ -11,7 +12,8 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { createStore, FileStore, type Store } from "../src/index.js";
 import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
-import { runCli, type CliResult } from "./helpers/cli-harness.js";
+import type { CliResult } from "./helpers/cli-harness.js";
+import { sessionCommandsInProcess } from "./helpers/in-process-cli.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 import { assistantEntry, metaPayload, terminalEntry, titleEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
@@ -30,8 +32,10 @@ function freshDir(): string {
   return dir;
 }
 
+const cli = sessionCommandsInProcess();
+
 function fisk(args: string[], cwd: string, stdin?: string): Promise<CliResult> {
-  return runCli(args, { cwd, env: ENV, ...(stdin === undefined ? {} : { stdin }) });
+  return cli(args, { cwd, env: ENV, ...(stdin === undefined ? {} : { stdin }) });
 }
 
 function succeeded(result: CliResult, what: string): CliResult {

@@ -1,5 +1,6 @@
 // Child sessions as the CLI shows, counts and removes them (docs/sub-agents.md, "Seeing and
-// counting a tree"): the real CLI in child processes over file stores whose trees were
+// counting a tree"): the real CLI (spawned, the later calls of a session subcommand in
+// this process) over file stores whose trees were
 // written through the store's own writer, with the parent link a child's meta carries.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -8,6 +9,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { FileStore } from "../src/index.js";
 import { runCli, type CliResult } from "./helpers/cli-harness.js";
+import { sessionCommandsInProcess } from "./helpers/in-process-cli.js";
 import { terminalEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
 import { plantTree, surveyTree, turnEntry, waitingTree, type PlantedSession } from "./helpers/session-trees.js";
 
@@ -24,8 +26,10 @@ async function storeWith(sessions: readonly PlantedSession[]): Promise<string> {
   return dir;
 }
 
+const cli = sessionCommandsInProcess();
+
 function fisk(args: string[], dir: string): Promise<CliResult> {
-  return runCli([...args, "--state-dir", dir], { cwd: ROOT, env: ENV });
+  return cli([...args, "--state-dir", dir], { cwd: ROOT, env: ENV });
 }
 
 async function ok(args: string[], dir: string): Promise<string> {

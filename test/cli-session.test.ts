@@ -1,5 +1,6 @@
 // `fisk-ai session ls|show|rm|verify|export|import|fork` and `run --continue|--resume`,
-// end to end: the real CLI in child processes over a store of real sessions of every
+// end to end: the real CLI (spawned, the later calls of a session subcommand in this
+// process) over a store of real sessions of every
 // status (made by the offline script provider, suspended with SIGINT and killed with
 // SIGKILL), beside journals planted byte by byte to be corrupt, torn or too new, and
 // sessions held by a live (then SIGKILLed) process.
@@ -28,9 +29,10 @@ import { encodeRecord, type MetaPayload } from "../src/journal.js";
 import { timeText } from "../src/cli/session-list.js";
 import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";
 import { holdInChild } from "./helpers/run-holder.js";
-import { CLI, runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { assistantEntry, completedRun, journalOf, metaRecord, toolResultEntry } from "./helpers/record-builders.js";
 import { withoutDurations } from "./helpers/durations.js";
+import { sessionCommandsInProcess } from "./helpers/in-process-cli.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-session-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -99,8 +101,10 @@ ${budget}
 // ---------------------------------------------------------------------------------
 // Small helpers
 
+const cli = sessionCommandsInProcess();
+
 function fisk(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<CliResult> {
-  return runCli(args, { cwd: options.cwd ?? WS, env: { ...ENV, ...options.env }, stdin: options.stdin });
+  return cli(args, { cwd: options.cwd ?? WS, env: { ...ENV, ...options.env }, stdin: options.stdin });
 }
 
 /** A fresh side log for one process, so each resume's tool executions can be counted. */

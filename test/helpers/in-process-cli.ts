@@ -4,26 +4,34 @@
 // sessions the same question; the test keeps one spawned run of each command, which
 // proves the process around it.
 import { Readable, Writable } from "node:stream";
-import { reportFailure } from "../../src/cli/cli-errors.js";
-import { runCommandLine } from "../../src/cli/program.js";
-import type { CliResult } from "./cli-harness.js";
+import { CLI, runCli, type CliResult } from "./cli-harness.js";
 
+/** The built CLI's own modules, which the spawned one runs: what it prints names that program. */
+const BUILT: Promise<[typeof import("../../src/cli/program.js"), typeof import("../../src/cli/cli-errors.js")]> = Promise.all([
+  import(new URL("./program.js", `file://${CLI}`).href),
+  import(new URL("./cli-errors.js", `file://${CLI}`).href),
+]);
+
+/** The directory and environment the calls running now share, and how the next ones know they ended. */
 interface Inside {
   cwd: string;
-  env: NodeJS.ProcessEnv;
+  env: string;
   calls: number;
   restore: () => void;
+  left: Promise<void>;
+  leave: () => void;
 }
 
 let inside: Inside | undefined;
 
 /** Runs `fisk-ai ...args` in this process with `cwd` and `env` as its own; calls that overlap must share both. */
-export async function runCliInProcess(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CliResult> {
-  enter(options);
+export async function runCliInProcess(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): Promise<CliResult> {
+  const [{ runCommandLine }, { reportFailure }] = await BUILT;
+  await enter(options);
   try {
     const stdout = collected();
     const stderr = collected();
-    const stdin = Readable.from([]) as unknown as NodeJS.ReadStream;
+    const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as unknown as NodeJS.ReadStream;
     let code: number;
     try {
       code = await runCommandLine(args, { stdin, stdout: stdout.stream, stderr: stderr.stream as NodeJS.WriteStream, env: options.env });
@@ -36,30 +44,48 @@ export async function runCliInProcess(args: string[], options: { cwd: string; en
   }
 }
 
-/** The working directory and environment the command sees (homedir() reads HOME from process.env), kept while any call runs. */
-function enter(options: { cwd: string; env: NodeJS.ProcessEnv }): void {
+/**
+ * The working directory and environment the command sees, kept while any call runs: the
+ * environment is set key by key on process.env itself, whose TZ a date reads and whose HOME
+ * homedir() reads.
+ */
+async function enter(options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<void> {
+  const env = JSON.stringify(options.env);
+  // Calls in another directory or environment wait for the ones running to end.
+  while (inside !== undefined && (inside.cwd !== options.cwd || inside.env !== env)) await inside.left;
   if (inside !== undefined) {
-    if (inside.cwd !== options.cwd || inside.env !== options.env) throw new Error("in-process CLI calls that overlap must share one cwd and one env");
     inside.calls++;
     return;
   }
-  const [cwd, env] = [process.cwd(), process.env];
+  const [cwd, saved] = [process.cwd(), { ...process.env }];
   process.chdir(options.cwd);
-  process.env = options.env;
+  replaceEnvironment(options.env);
+  let leave = () => {};
+  const left = new Promise<void>((resolve) => (leave = resolve));
   inside = {
-    ...options,
+    cwd: options.cwd,
+    env,
     calls: 1,
+    left,
+    leave,
     restore: () => {
       process.chdir(cwd);
-      process.env = env;
+      replaceEnvironment(saved);
     },
   };
 }
 
+function replaceEnvironment(env: NodeJS.ProcessEnv): void {
+  for (const name of Object.keys(process.env)) delete process.env[name];
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) process.env[name] = value;
+}
+
 function leave(): void {
   if (inside === undefined || --inside.calls > 0) return;
-  inside.restore();
+  const { restore, leave: wake } = inside;
+  restore();
   inside = undefined;
+  wake();
 }
 
 function collected(): { stream: Writable; text(): string } {
@@ -71,4 +97,19 @@ function collected(): { stream: Writable; text(): string } {
     },
   });
   return { stream, text: () => text };
+}
+
+/**
+ * runCli for a file of many `session` commands: the first call of each session subcommand
+ * spawns the CLI, proving the process around it; the later ones run in this process.
+ * Everything else (run, submit, worker) is always spawned.
+ */
+export function sessionCommandsInProcess(): typeof runCli {
+  const spawned = new Set<string>();
+  return (args, options) => {
+    const command = args.slice(0, 2).join(" ");
+    const inProcess = args[0] === "session" && spawned.has(command);
+    spawned.add(command);
+    return (inProcess ? runCliInProcess : runCli)(args, options);
+  };
 }
