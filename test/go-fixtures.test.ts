@@ -14,6 +14,7 @@ import { FileStore } from "../src/runstate/backends/file/file-store.js";
 import { decodeRecordLine, encodeRecordIn } from "../src/runstate/records/journal-codec.js";
 import type { MetaRecord } from "../src/runstate/records/records.js";
 import { runCli } from "./helpers/cli-harness.js";
+import { sessionCommandsInProcess } from "./helpers/in-process-cli.js";
 import { latestBlocks, startFakeAnthropic, type SentMessage } from "./helpers/fake-anthropic-server.js";
 
 const FIXTURES = new URL("../../test/fixtures/go/", import.meta.url).pathname;
@@ -224,6 +225,8 @@ describe("journals written by the Go implementation", () => {
     assert.deepEqual(signatures[2], signatures[0], "version 3 against version 1");
   });
 
+  // Each command's first fixture through a spawned CLI, the others in this process.
+  const cli = sessionCommandsInProcess();
   for (const fixture of FIXTURE_LIST) {
     const expected = fixture.expected;
 
@@ -276,9 +279,9 @@ describe("journals written by the Go implementation", () => {
       const dir = stateDirOf(fixture, "cli");
       const options = { cwd: scratch, env: { ...process.env, NO_COLOR: "1" } };
       const [ls, show, verify] = await Promise.all([
-        runCli(["session", "ls", "--json", "--state-dir", dir], options),
-        runCli(["session", "show", expected.run_id, "--json", "--state-dir", dir], options),
-        runCli(["session", "verify", expected.run_id, "--state-dir", dir], options),
+        cli(["session", "ls", "--json", "--state-dir", dir], options),
+        cli(["session", "show", expected.run_id, "--json", "--state-dir", dir], options),
+        cli(["session", "verify", expected.run_id, "--state-dir", dir], options),
       ]);
       assert.equal(ls.code, 0, ls.stderr);
       assert.equal(show.code, 0, show.stderr);
