@@ -1,4 +1,5 @@
-// Moving a session between stores, end to end with the real CLI: `export | import -`
+// Moving a session between stores, end to end with the real CLI (a session subcommand's
+// later calls in this process, never one that is to crash): `export | import -`
 // through a slow, late pipe carrying a large journal, and `session mv` between file
 // stores and JetStream (a real nats-server), SIGKILLed after each durable step and run
 // again, checking at every point that exactly one copy of the session resumes.
@@ -7,10 +8,12 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { encodeRecord } from "../src/journal.js";
-import { CLI, runCli, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, type CliResult } from "./helpers/cli-harness.js";
+import { sessionCommandsInProcess } from "./helpers/in-process-cli.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
@@ -26,8 +29,10 @@ const SECOND = "The answer to the follow-up.";
 writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nmodel: script-move\nscript: answers.yaml\n");
 writeFileSync(join(ROOT, "answers.yaml"), `turns:\n  - text: "${FIRST}"\n  - text: "${SECOND}"\n`);
 
+const fisk = sessionCommandsInProcess();
+
 function cli(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<CliResult> {
-  return runCli(args, { cwd: ROOT, env });
+  return fisk(args, { cwd: ROOT, env });
 }
 
 async function completedSession(name: string, store: string[]): Promise<void> {
@@ -220,7 +225,10 @@ describe("session mv", () => {
     assert.equal(killed.signal, "SIGKILL", killed.stderr);
     // The killed move's hold on the session lapses with its lease: until then the session is in use (exit 7).
     let finished = await cli(["session", "mv", "travel", "--to", back, "--store", natsStore]);
-    for (let tries = 1; finished.code === 7 && tries < 60; tries++) finished = await cli(["session", "mv", "travel", "--to", back, "--store", natsStore]);
+    for (const deadline = Date.now() + 60_000; finished.code === 7 && Date.now() < deadline; ) {
+      await sleep(200);
+      finished = await cli(["session", "mv", "travel", "--to", back, "--store", natsStore]);
+    }
     assert.equal(finished.code, 0, finished.stderr);
     assert.equal(statusIn(await cli(["session", "ls", "--json", "--store", natsStore]), "travel"), "moved");
     assertMovedAway(await followUp("travel", ["--store", natsStore]), "travel", back, "--state-dir");

@@ -102,13 +102,14 @@ function collected(): { stream: Writable; text(): string } {
 /**
  * runCli for a file of many `session` commands: the first call of each session subcommand
  * spawns the CLI, proving the process around it; the later ones run in this process.
- * Everything else (run, submit, worker) is always spawned.
+ * Everything else (run, submit, worker, a call that is to crash) is always spawned.
  */
 export function sessionCommandsInProcess(): typeof runCli {
   const spawned = new Set<string>();
   return (args, options) => {
     const command = args.slice(0, 2).join(" ");
-    const inProcess = args[0] === "session" && spawned.has(command);
+    // A call that is to crash at a step needs the process the crash kills.
+    const inProcess = args[0] === "session" && spawned.has(command) && options.env.FISK_AI_TEST_CRASH_AT === undefined;
     spawned.add(command);
     return (inProcess ? runCliInProcess : runCli)(args, options);
   };
