@@ -1,0 +1,43 @@
+// The in-process CLI of the tests (test/helpers/in-process-cli.ts) stands in for a spawned
+// one only as long as it says and exits exactly as the spawned one does: compared here
+// command by command, on success and on each kind of failure.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { runCli } from "./helpers/cli-harness.js";
+import { runCliInProcess } from "./helpers/in-process-cli.js";
+
+const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-in-process-"));
+after(() => rmSync(ROOT, { recursive: true, force: true }));
+writeFileSync(join(ROOT, "script.yaml"), "turns:\n  - text: Noted.\n");
+writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nmodel: script-test\nscript: ./script.yaml\nsession: { state_dir: ./state }\n");
+const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: ROOT, XDG_STATE_HOME: join(ROOT, "xdg"), NO_COLOR: "1", TZ: "UTC" };
+
+describe("the in-process CLI of the tests", () => {
+  it("prints and exits as the spawned CLI does, and leaves the test's directory and environment as they were", async () => {
+    const made = await runCli(["run", "--checkpoint", "--name", "noted", "Note it"], { cwd: ROOT, env: ENV });
+    assert.equal(made.code, 0, made.stderr);
+    const [cwd, env] = [process.cwd(), { ...process.env }];
+    const commands = [
+      ["session", "ls"],
+      ["session", "show", "noted", "--json"],
+      ["session", "show", "noted", "--transcript"],
+      ["session", "verify", "noted"],
+      ["session", "show", "missing"],
+      ["session", "rm", "noted", "--state-dir", join(ROOT, "nowhere")],
+      ["session", "frob"],
+      ["session", "fork", "noted", "--name", "forked"],
+    ];
+    for (const args of commands) {
+      const spawned = await runCli(args, { cwd: ROOT, env: ENV });
+      // A fork made by the spawned one is removed, so the in-process one makes it again.
+      if (args[1] === "fork") await runCli(["session", "rm", "forked"], { cwd: ROOT, env: ENV });
+      const inProcess = await runCliInProcess(args, { cwd: ROOT, env: ENV });
+      assert.deepEqual({ ...inProcess, signal: null }, { ...spawned, signal: null }, args.join(" "));
+    }
+    assert.equal(process.cwd(), cwd);
+    assert.deepEqual({ ...process.env }, env);
+  });
+});
