@@ -4,7 +4,7 @@
 // Takeover: from a worker's SIGKILL mid-tool to the run's next record written by another
 // worker (which was idle, polling), beside the poll interval (on files the claim is the
 // kernel lock, free the instant the process dies: there is no lease to wait out).
-// Overhead: `submit --wait` (one idle worker) vs `run --checkpoint` of the same short run.
+// Overhead: `submit --wait` (one idle worker, woken by the queue's watch) vs `run --checkpoint` of the same short run.
 // Throughput: runs completed per second with 1, 2 and 4 workers against the strict fake
 // Anthropic server in its slow mode (every answer SLOW_MS late, as a busy model answers),
 // three model calls and two quick tool calls a run.
@@ -143,7 +143,7 @@ try {
     ["run --checkpoint ms", "submit --wait ms", "ratio"],
     [[runMs.toFixed(0), submitMs.toFixed(0), formatRatio(submitMs / runMs, 2)]],
     [
-      `a two-tool run of the script provider; one idle worker ${onNats ? "waiting on a pull" : "polling every 200 ms"}; goal 1.25x on files, reported on JetStream`,
+      `a two-tool run of the script provider; one idle worker waiting on the queue's watch (${onNats ? "a NATS subscription" : "fs.watch"}; polls every ${POLL_MS} ms at least); goal 1.25x on files, reported on JetStream`,
     ],
   );
 

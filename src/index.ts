@@ -83,4 +83,4 @@ export { submitRun, submitFollowUp, queueSession, IF_RUNNING, type IfRunning, ty
 export { awaitSubmitted, type AwaitOptions } from "./pool/await-submitted.js";
 export { FileQueue, fileQueueDir, type FileQueueOptions } from "./queue/file-queue.js";
 export { queueFor } from "./queue/create-queue.js";
-export type { RunQueue, QueuedRun, Claim, Accepts, EnqueueOptions, WaitingFollowUp } from "./queue/run-queue.js";
+export type { RunQueue, QueuedRun, QueueWatch, Claim, Accepts, EnqueueOptions, WaitingFollowUp } from "./queue/run-queue.js";

@@ -6,4 +6,4 @@ export * from "./record-builders.js";
 export { HOSTILE_IDS } from "./hostile-ids.js";
 export { BAD_NOTE_KEYS, runNoteStoreConformance, type NoteStoreHarness } from "./note-store-conformance.js";
 export { runQueueConformance, type QueueHarness, type QueueUnderTest } from "./queue-conformance.js";
-export type { RunQueue, QueuedRun, Claim, Accepts, WaitingFollowUp } from "../queue/run-queue.js";
+export type { RunQueue, QueuedRun, QueueWatch, Claim, Accepts, WaitingFollowUp } from "../queue/run-queue.js";

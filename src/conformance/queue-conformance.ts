@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { performance } from "node:perf_hooks";
 import { RunStateError } from "../runstate/errors.js";
 import type { Store } from "../runstate/store/store.js";
-import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
+import type { QueuedRun, QueueWatch, RunQueue } from "../queue/run-queue.js";
 import { metaPayload, terminalEntry } from "./record-builders.js";
 
 /** A queue under test and the store its runs are in. */
@@ -42,6 +42,23 @@ const TAKEOVER_SLACK_MS = 1000;
 
 const accepts = () => true;
 
+/** What a watch waits at most in the watch case: far longer than any backend takes to hear a change, so only a wake-up passes it. */
+const WATCH_TIMEOUT_MS = 20_000;
+
+/**
+ * Waits on `watch` until `check` holds, looking after each wake (one may be spurious);
+ * false once a wait ran out its timeout, so nothing woke the waiter.
+ */
+async function wokenUntil(watch: QueueWatch, check: () => Promise<boolean>): Promise<boolean> {
+  for (;;) {
+    const waitedFrom = performance.now();
+    await watch.next(WATCH_TIMEOUT_MS);
+    // A wait cut short by a wake, not by its timeout (the timer may fire a little early on some clocks).
+    if (performance.now() - waitedFrom > WATCH_TIMEOUT_MS * 0.9) return false;
+    if (await check()) return true;
+  }
+}
+
 /** Polls `check` (a backend hears of an interrupt when it looks). */
 async function waitUntil(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -57,6 +74,7 @@ let made = 0;
  * Declares the RunQueue conformance suite with node:test: one `describe` named after
  * `backend`, run under `node --test`. Each case makes its sessions in the harness's store
  * and queues them: enqueue and list, exclusive claims (two workers never get one run),
+ * watches woken by another queue's changes,
  * finish, hand-back, a claimer that dies, park and unpark, withdraw, bad ids.
  */
 export function runQueueConformance(backend: string, harness: QueueHarness): void {
@@ -258,6 +276,27 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
       }
       assert.deepEqual(rest.map((claim) => claim.entry.runId).sort(), [before?.runId, later?.runId].sort());
       for (const claim of rest) await claim.finish();
+    });
+
+    it("watch: a waiter wakes once another queue queues a run, and a run's follower once a record is journaled and once it parks, long before the timeout", async () => {
+      // A watch left open by a failed assertion is closed with its queue.
+      const waiter = first.queue.watch();
+      const before = new Set((await first.queue.list()).map((each) => each.runId));
+      const woken = wokenUntil(waiter, async () => (await first.queue.list()).some((each) => !before.has(each.runId)));
+      const { runId } = await queued(second.queue);
+      assert.ok(await woken, `the waiter was woken by the enqueue, not by its ${WATCH_TIMEOUT_MS} ms timeout`);
+      waiter.close();
+      const follower = first.queue.watch(runId);
+      const claim = await second.queue.claim(accepts);
+      assert.equal(claim?.entry.runId, runId);
+      const journaled = wokenUntil(follower, async () => (await first.store.summarize(runId)).lastSeq === 2);
+      await claim?.journal.append(2, terminalEntry("suspended"));
+      assert.ok(await journaled, `the follower was woken by the record, not by its ${WATCH_TIMEOUT_MS} ms timeout`);
+      const parked = wokenUntil(follower, async () => (await first.queue.get(runId))?.state === "parked");
+      await claim?.park();
+      assert.ok(await parked, `the follower was woken by the park, not by its ${WATCH_TIMEOUT_MS} ms timeout`);
+      follower.close();
+      await drain();
     });
 
     it("an id that is not a run id is ERR_INVALID_ID", async () => {

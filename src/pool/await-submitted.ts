@@ -1,7 +1,7 @@
 // Following a submitted run from anywhere that reaches its store: its records as the
 // worker journals them, until the run leaves the queue (at rest) or parks, then its
-// outcome as the run itself would have reported it.
-import { setTimeout as sleep } from "node:timers/promises";
+// outcome as the run itself would have reported it. It looks each time the queue's watch
+// of the run wakes it, and at least every pollMs.
 import type { RunOutcome } from "../agent/events.js";
 import { waitingCalls } from "../agent/waiting-calls.js";
 import { RunStateError } from "../runstate/errors.js";
@@ -15,7 +15,7 @@ export interface AwaitOptions {
   onRecord?(record: JournalRecord): void;
   /** The first record handed to onRecord (default: the record after the last one now stored). */
   fromSeq?: number;
-  /** How often the store and queue are asked, in milliseconds (default 100). */
+  /** How long it waits to hear of a change (RunQueue.watch) before it asks the store and queue anyway, in milliseconds (default 100). */
   pollMs?: number;
   /** Aborting it stops the waiting (rejects with the abort). */
   signal?: AbortSignal;
@@ -34,11 +34,18 @@ export async function awaitSubmitted(store: Store, queue: RunQueue, runId: strin
       options.onRecord?.(record);
     }
   };
-  for (;;) {
-    const entry = await queue.get(runId);
-    await readNew();
-    if (entry === undefined || entry.state === "parked") break;
-    await sleep(options.pollMs ?? 100, undefined, { signal: options.signal });
+  // Made before the first look, so a record or a finish meanwhile wakes the first wait.
+  const watch = queue.watch(runId);
+  try {
+    for (;;) {
+      const entry = await queue.get(runId);
+      await readNew();
+      if (entry === undefined || entry.state === "parked") break;
+      await watch.next(options.pollMs ?? 100, options.signal);
+      options.signal?.throwIfAborted();
+    }
+  } finally {
+    watch.close();
   }
   const state = await store.load(runId);
   const terminal = state.terminal;

@@ -6,7 +6,7 @@ import type { AgentEvents } from "../agent/events.js";
 import { diffFingerprints, fingerprintStyle, type FingerprintStyle } from "../agent/fingerprint.js";
 import { agentSettings } from "../agent/run-agent.js";
 import type { AgentRunOptions } from "../config/run-options.js";
-import type { Claim, QueuedRun, RunQueue } from "../queue/run-queue.js";
+import type { Claim, QueuedRun, QueueWatch, RunQueue } from "../queue/run-queue.js";
 import type { Fingerprint } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
 import { driveClaimed, type Settled } from "./drive-claimed.js";
@@ -36,7 +36,7 @@ export interface WorkerOptions {
   agents: readonly WorkerAgent[];
   /** Runs driven at once (default 1). */
   concurrency?: number;
-  /** How often an idle worker looks at the queue, in milliseconds (default 200). */
+  /** How long an idle worker waits to hear of a run (RunQueue.watch) before it looks at the queue anyway, in milliseconds (default 200). */
   pollMs?: number;
   /** One call per run taken and let go of. */
   events?: WorkerEvents;
@@ -79,7 +79,9 @@ export class Worker {
   readonly #fingerprints: Map<FingerprintStyle, Fingerprint>[];
   #stopping = false;
   #adoptedAt = 0;
-  #wake: (() => void) | undefined;
+  /** Set by #nudge since the worker last looked at the queue: its next idle is skipped. */
+  #nudged = false;
+  #idling: AbortController | undefined;
 
   constructor(options: WorkerOptions) {
     if (options.agents.length === 0) throw new TypeError("a worker needs at least one agent to drive");
@@ -99,8 +101,20 @@ export class Worker {
 
   /** Takes and drives runs until stopped; resolves once every run it held is settled. */
   async run(): Promise<void> {
+    // Made before the first look, so a run queued while the worker looks wakes it from its next idle.
+    const watch = this.#options.queue.watch();
+    try {
+      await this.#loop(watch);
+    } finally {
+      watch.close();
+    }
+    await Promise.all(this.#running.values());
+  }
+
+  async #loop(watch: QueueWatch): Promise<void> {
     const { queue, concurrency = WORKER_DEFAULTS.concurrency, pollMs = WORKER_DEFAULTS.pollMs, events } = this.#options;
     while (!this.#stopping) {
+      this.#nudged = false;
       let claim: Claim | undefined;
       if (this.#running.size < concurrency) {
         try {
@@ -114,16 +128,15 @@ export class Worker {
         break;
       }
       if (claim !== undefined) this.#drive(claim);
-      else if (!(await this.#adoptOrphans())) await this.#idle(pollMs);
+      else if (!(await this.#adoptOrphans())) await this.#idle(watch, pollMs);
     }
-    await Promise.all(this.#running.values());
   }
 
   /** Stops taking runs and suspends each one it drives at its next boundary, handing it back to the queue. */
   stop(): void {
     this.#stopping = true;
     this.#handBack.abort(new Error("the worker is stopping"));
-    this.#wake?.();
+    this.#nudge();
   }
 
   /** Stops every run at once, as a crash would: each waits for another worker from its last record. */
@@ -148,7 +161,7 @@ export class Worker {
       .then((settled) => {
         this.#running.delete(entry.runId);
         this.#options.events?.settled?.(entry, settled);
-        this.#wake?.();
+        this.#nudge();
       });
     this.#running.set(entry.runId, driving);
   }
@@ -184,14 +197,17 @@ export class Worker {
     });
   }
 
-  #idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.#wake = done;
-    });
+  /** Until the queue may have a run for it, a run of its own settled, or `ms` passed. */
+  async #idle(watch: QueueWatch, ms: number): Promise<void> {
+    if (this.#nudged) return;
+    this.#idling = new AbortController();
+    await watch.next(ms, this.#idling.signal);
+    this.#idling = undefined;
+  }
+
+  /** Looks at the queue again at once: a slot came free, or the worker stops. */
+  #nudge(): void {
+    this.#nudged = true;
+    this.#idling?.abort();
   }
 }

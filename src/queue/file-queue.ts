@@ -3,13 +3,14 @@
 // fsynced, linked into place, the directory fsynced) so a submit that returned survives
 // a crash. Workers poll the directory (a readdir) and claim a run by opening it in the
 // store, which takes its kernel lock: a dead worker's run is free the instant the kernel
-// drops that lock, and its entry still waits for the next worker. A follow-up to a run
+// drops that lock, and its entry still waits for the next worker. A waiting worker or
+// follower hears of a change by fs.watch on the directory (RunQueue.watch). A follow-up to a run
 // the queue has already waits behind it in `<id>.behind/`, one file each, named so that
 // names sort in submission order (`.interrupt` in the name asks the claim ahead to stop);
 // the claim ahead promotes the oldest when it finishes, under the run's hold.
 import { constants } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { RunStateError } from "../runstate/errors.js";
 import {
   errnoCode,
@@ -21,6 +22,7 @@ import {
   type FileSystem,
 } from "../runstate/backends/file/file-system.js";
 import { FileStore, fileSystemOf } from "../runstate/backends/file/file-store.js";
+import { RunPaths } from "../runstate/backends/file/run-paths.js";
 import { assertRunId, isValidRunId } from "../runstate/records/run-id.js";
 import type { Journal, Store } from "../runstate/store/store.js";
 import {
@@ -36,9 +38,12 @@ import {
   type Claim,
   type EnqueueOptions,
   type QueuedRun,
+  type QueueWatch,
   type RunQueue,
   type WaitingFollowUp,
 } from "./run-queue.js";
+import { DirectoryChanges, type ChangeListener } from "./directory-changes.js";
+import { QueueWatches } from "./queue-watch.js";
 
 const ENTRY_SUFFIX = ".json";
 const BEHIND_SUFFIX = ".behind";
@@ -65,6 +70,8 @@ export class FileQueue implements RunQueue {
   readonly dir: string;
   readonly #store: Store;
   readonly #fs: FileSystem;
+  readonly #changes = new DirectoryChanges();
+  readonly #watches = new QueueWatches();
   #dirReady: Promise<void> | undefined;
 
   constructor(options: FileQueueOptions) {
@@ -156,8 +163,35 @@ export class FileQueue implements RunQueue {
     return undefined;
   }
 
+  watch(runId?: string): QueueWatch {
+    const entryName = runId === undefined ? undefined : basename(this.#path(runId));
+    // An entry's file, not a file written aside to be linked into place.
+    const entryChanged = (name: string | null) => name === null || (entryName === undefined ? name.endsWith(ENTRY_SUFFIX) : name === entryName);
+    const journal = runId !== undefined && this.#store instanceof FileStore ? new RunPaths(this.#store.dir).journal(runId) : undefined;
+    return this.#watches.open((changed) => {
+      const stops: (() => void)[] = [];
+      let stopped = false;
+      const listen = (dir: string, heard: (name: string | null) => boolean) => {
+        const listener: ChangeListener = (name) => heard(name) && changed();
+        if (!stopped) stops.push(this.#changes.listen(dir, listener));
+      };
+      // Made if missing: a worker may wait before anything was ever queued.
+      void this.#ensureDir().then(
+        () => listen(this.dir, entryChanged),
+        () => undefined,
+      );
+      if (journal !== undefined) listen(dirname(journal), (name) => name === null || name === basename(journal));
+      return () => {
+        stopped = true;
+        for (const stop of stops) stop();
+      };
+    });
+  }
+
   async close(): Promise<void> {
-    // Nothing is held between calls: every claim holds its own journal.
+    // Nothing else is held between calls: every claim holds its own journal.
+    this.#watches.closeAll();
+    this.#changes.close();
   }
 
   #claimOf(entry: QueuedRun, journal: Journal): Claim {

@@ -12,6 +12,8 @@
 // order; the claim ahead hears of an `interrupts` one by a subscription (and looks for one
 // with each heartbeat), and when it finishes it moves the oldest to the run's subject,
 // under the run's hold; a finish cut short between is completed by an idle claim within AckWait.
+// A waiting worker or follower hears of what is published by a core NATS subscription
+// (RunQueue.watch); an ack or a nak publishes nothing it could hear.
 import {
   AckPolicy,
   DeliverPolicy,
@@ -47,9 +49,11 @@ import {
   type Claim,
   type EnqueueOptions,
   type QueuedRun,
+  type QueueWatch,
   type RunQueue,
   type WaitingFollowUp,
 } from "./run-queue.js";
+import { QueueWatches } from "./queue-watch.js";
 
 /** The consumer every worker of a store pulls from: JetStream gives each message to one of them. */
 const WORKERS_CONSUMER = "workers";
@@ -105,6 +109,7 @@ export class JetStreamQueue implements RunQueue {
   readonly #store: JetStreamStore;
   readonly #base: string;
   readonly #ackWaitMs: number;
+  readonly #watches = new QueueWatches();
   #ready: Promise<{ jsm: JetStreamManager; js: JetStreamClient; consumer: Consumer }> | undefined;
   /** When this process last swept for stranded follow-ups (performance.now()). */
   #sweptAt = Number.NEGATIVE_INFINITY;
@@ -234,8 +239,21 @@ export class JetStreamQueue implements RunQueue {
     }
   }
 
+  watch(runId?: string): QueueWatch {
+    // A JetStream publish reaches core subscribers too: an entry queued, unparked or promoted, a run parked, a record journaled.
+    const subjects =
+      runId === undefined ? [`${this.#base}.run.*`] : [this.#subject("run", runId), this.#subject("parked", runId), `${this.#store.prefix}.${runId}.*`];
+    return this.#watches.open((changed) => {
+      const subscriptions = subjects.map((subject) => this.#store.connection.subscribe(subject, { callback: changed }));
+      return () => {
+        for (const subscription of subscriptions) subscription.unsubscribe();
+      };
+    });
+  }
+
   async close(): Promise<void> {
     // The connection is the store's, closed with it; a claim still open is the caller's to settle.
+    this.#watches.closeAll();
   }
 
   /**

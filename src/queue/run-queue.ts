@@ -69,6 +69,23 @@ export interface EnqueueOptions {
   interrupt?: boolean;
 }
 
+/**
+ * Wake-ups for one waiter (an idle worker, a follower of a submitted run), from
+ * RunQueue.watch. It hears changes from the moment it is made, so a change between the
+ * waiter's look and its wait is not lost.
+ */
+export interface QueueWatch {
+  /**
+   * Resolves once what is watched may have changed since the watch was made or since `next`
+   * last resolved (at once if it has), after `timeoutMs` at the latest, or when `signal`
+   * aborts; never rejects. A wake may be spurious and a change may go unheard, so the
+   * waiter looks again after each, and the timeout is its bound.
+   */
+  next(timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Stops hearing changes (RunQueue.close stops every watch still open). */
+  close(): void;
+}
+
 /** Which queued runs a worker can take: those whose agent it was given. */
 export type Accepts = (entry: QueuedRun) => boolean;
 
@@ -96,7 +113,18 @@ export interface RunQueue {
   unpark(runId: string): Promise<void>;
   /** Takes the oldest queued run `accepts` and nobody holds, holding its journal; undefined when there is none. */
   claim(accepts: Accepts): Promise<Claim | undefined>;
-  /** Lets go of what the queue holds; claims still open are the caller's to settle first. */
+  /**
+   * Wake-ups for a waiter (QueueWatch): without `runId`, when an entry may have become
+   * claimable (queued, unparked, a follow-up promoted, handed back); with it, when that
+   * run's entry or journal may have changed (a record journaled, the entry parked or gone).
+   * The file queue hears every one of them by fs.watch (inotify) on its directory and, for
+   * a run, on the file store's directory. The JetStream queue hears what is published, by a
+   * core NATS subscription: an entry queued, unparked or promoted, a run parked, a record
+   * journaled; not a hand-back (a nak: a worker's claim, which waits in a pull, gets the
+   * run as it comes back) nor an entry acked away at a finish, which wait for the timeout.
+   */
+  watch(runId?: string): QueueWatch;
+  /** Lets go of what the queue holds (its watches too); claims still open are the caller's to settle first. */
   close(): Promise<void>;
 }
 

@@ -9,7 +9,7 @@ export async function define(command: Command, { io, action }: CommandContext): 
     )
     .option("--config <FILE...>", "the agents it drives (default: ./agent.yaml); the first names the store")
     .option("--concurrency <N>", "runs driven at once (default 1)")
-    .option("--poll <MS>", "how often an idle worker looks at the queue, in milliseconds (default 200)")
+    .option("--poll <MS>", "how long an idle worker waits to hear of a run before it looks at the queue anyway, in milliseconds (default 200)")
     .option("--adopt", "also take open sessions of its agents that no process holds (a run --checkpoint whose process died), looked for every 5 s")
     .option("--state-dir <DIR>", "where sessions are kept (default: the first config's session block)")
     .option("--store <URL>", STORE_OPTION)
