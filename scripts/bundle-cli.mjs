@@ -4,6 +4,7 @@
 // (dist/index.js and its subpaths) stays as tsc emits it. Run by `npm run build`, after tsc.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 const DIST = "dist";
@@ -15,21 +16,22 @@ const BUNDLE = "bundle";
 // their chunks (one zod in a process, whichever way it was reached).
 const REQUIRED = /createRequire\(import\.meta\.url\)\("([^"]+)"\)/g;
 
-function distModules(dir) {
+function jsFiles(dir, skipped) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return path === join(OUT, BUNDLE) ? [] : distModules(path);
+    if (entry.isDirectory()) return path === skipped ? [] : jsFiles(path, skipped);
     return entry.name.endsWith(".js") ? [path] : [];
   });
 }
 
-/** Each module a dist module requires through createRequire, as an entry named by its file. */
-function requiredEntries() {
+/** Each module a module of `dist` (but the bundle) requires through createRequire, as an entry named by its file. */
+export function requiredEntries(dist, bundleDir) {
   const entries = new Map();
-  for (const file of distModules(DIST)) {
+  for (const file of jsFiles(dist, bundleDir)) {
     for (const [, name] of readFileSync(file, "utf8").matchAll(REQUIRED)) {
-      if (!name.startsWith("./") || name.slice(2).includes("/"))
-        throw new Error(`${file} requires "${name}": the bundle can only place a sibling ("./name.js")`);
+      if (!name.startsWith("./") || name.slice(2).includes("/")) {
+        throw new Error(`${file} requires "${name}": the bundle finds only a sibling module ("./name.js"); require a sibling that re-exports it`);
+      }
       const input = join(file, "..", name);
       const out = `${BUNDLE}/${basename(name, ".js")}`;
       if (entries.has(out) && entries.get(out) !== input) throw new Error(`${input} and ${entries.get(out)} would both be ${out}.js in the bundle: rename one`);
@@ -55,28 +57,38 @@ function bundleContents(metafile) {
   return contents;
 }
 
-rmSync(join(OUT, BUNDLE), { recursive: true, force: true });
-const { metafile } = await build({
-  entryPoints: [
-    { in: join(OUT, "main.js"), out: "main" },
-    // The crash-test harness (test/helpers/crashing-cli.ts) runs the bundled CLI through this.
-    { in: join(OUT, "cli-process.js"), out: `${BUNDLE}/cli-process` },
-    ...requiredEntries(),
-  ],
-  outdir: OUT,
-  allowOverwrite: true,
-  bundle: true,
-  // Every dynamic import() stays a chunk loaded when it runs: `--help` loads no model SDK.
-  splitting: true,
-  chunkNames: `${BUNDLE}/[name]-[hash]`,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  // fs-ext is a native addon, found in node_modules at run time; react-devtools-core is ink's optional debugger.
-  external: ["fs-ext", "react-devtools-core"],
-  // The CommonJS packages bundled (commander among them) call require().
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  metafile: true,
-  logLevel: "warning",
-});
-writeFileSync(join(OUT, BUNDLE, "contents.json"), `${JSON.stringify(bundleContents(metafile), null, 1)}\n`);
+async function bundleCli() {
+  rmSync(join(OUT, BUNDLE), { recursive: true, force: true });
+  const { metafile } = await build({
+    entryPoints: [
+      { in: join(OUT, "main.js"), out: "main" },
+      // The crash-test harness (test/helpers/crashing-cli.ts) runs the bundled CLI through this.
+      { in: join(OUT, "cli-process.js"), out: `${BUNDLE}/cli-process` },
+      ...requiredEntries(DIST, join(OUT, BUNDLE)),
+    ],
+    outdir: OUT,
+    allowOverwrite: true,
+    bundle: true,
+    // Every dynamic import() stays a chunk loaded when it runs: `--help` loads no model SDK.
+    splitting: true,
+    chunkNames: `${BUNDLE}/[name]-[hash]`,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    // fs-ext is a native addon, found in node_modules at run time; react-devtools-core is ink's optional debugger.
+    external: ["fs-ext", "react-devtools-core"],
+    // The CommonJS packages bundled (commander among them) call require().
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    metafile: true,
+    logLevel: "warning",
+  });
+  writeFileSync(join(OUT, BUNDLE, "contents.json"), `${JSON.stringify(bundleContents(metafile), null, 1)}\n`);
+}
+
+// Run as a script; imported by test/cli-bundle.test.ts for requiredEntries.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  await bundleCli().catch((error) => {
+    console.error(`bundle-cli: ${error.message}`);
+    process.exit(1);
+  });
+}
