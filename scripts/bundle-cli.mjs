@@ -41,6 +41,21 @@ export function requiredEntries(dist, bundleDir) {
   return [...entries].map(([out, input]) => ({ in: input, out }));
 }
 
+/**
+ * The import() calls of ours whose target is a CommonJS module: the chunk esbuild makes of one
+ * exports only `default`, so the named exports the code destructures would be undefined at run
+ * time. Import such a package statically in a module of ours and import() that instead.
+ */
+export function commonJsImportedDynamically(metafile) {
+  return Object.entries(metafile.inputs).flatMap(([input, { imports }]) =>
+    input.includes("node_modules/")
+      ? []
+      : imports
+          .filter(({ path, kind }) => kind === "dynamic-import" && metafile.inputs[path]?.format === "cjs")
+          .map(({ path }) => `${input} imports the CommonJS ${path} with import(): import it statically from a module of ours and import() that instead`),
+  );
+}
+
 /** Which dist modules and packages each file of the bundle holds, for test/startup.test.ts to tell what a process loaded. */
 function bundleContents(metafile) {
   const contents = {};
@@ -82,6 +97,8 @@ async function bundleCli() {
     metafile: true,
     logLevel: "warning",
   });
+  const lost = commonJsImportedDynamically(metafile);
+  if (lost.length > 0) throw new Error(lost.join("\n"));
   writeFileSync(join(OUT, BUNDLE, "contents.json"), `${JSON.stringify(bundleContents(metafile), null, 1)}\n`);
 }
 

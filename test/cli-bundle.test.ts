@@ -10,8 +10,10 @@ import { packageFile } from "../src/package/package-files.js";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 type Entry = { in: string; out: string };
-const { requiredEntries } = (await import(new URL("../../scripts/bundle-cli.mjs", import.meta.url).href)) as {
+type Metafile = { inputs: Record<string, { format?: string; imports: { path: string; kind: string }[] }> };
+const { requiredEntries, commonJsImportedDynamically } = (await import(new URL("../../scripts/bundle-cli.mjs", import.meta.url).href)) as {
   requiredEntries: (dist: string, bundleDir: string) => Entry[];
+  commonJsImportedDynamically: (metafile: Metafile) => string[];
 };
 
 /** A dist/ of `files` (path from dist: text) in a fresh directory. */
@@ -79,4 +81,25 @@ test("package files are found from the package root: the same from the test buil
   } finally {
     rmSync(outside, { recursive: true, force: true });
   }
+});
+
+test("an import() of ours whose target is CommonJS fails the build, naming both; a package's own and a static one do not", () => {
+  const cjs = "node_modules/otel/build/src/index.js";
+  const metafile: Metafile = {
+    inputs: {
+      "dist/telemetry/setup.js": {
+        format: "esm",
+        imports: [
+          { path: cjs, kind: "dynamic-import" },
+          { path: "dist/telemetry/sdk.js", kind: "dynamic-import" },
+        ],
+      },
+      "dist/telemetry/sdk.js": { format: "esm", imports: [{ path: cjs, kind: "import-statement" }] },
+      "node_modules/otel/build/src/detect.js": { format: "cjs", imports: [{ path: cjs, kind: "dynamic-import" }] },
+      [cjs]: { format: "cjs", imports: [] },
+    },
+  };
+  assert.deepEqual(commonJsImportedDynamically(metafile), [
+    `dist/telemetry/setup.js imports the CommonJS ${cjs} with import(): import it statically from a module of ours and import() that instead`,
+  ]);
 });
