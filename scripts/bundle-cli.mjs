@@ -102,7 +102,7 @@ async function bundleCli() {
   writeFileSync(join(OUT, BUNDLE, "contents.json"), `${JSON.stringify(bundleContents(metafile), null, 1)}\n`);
 }
 
-// Run as a script; imported by test/cli-bundle.test.ts for requiredEntries.
+// Run as a script; imported by test/cli-bundle.test.ts for its checks.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   await bundleCli().catch((error) => {
     console.error(`bundle-cli: ${error.message}`);
