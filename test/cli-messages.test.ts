@@ -58,7 +58,7 @@ describe("messages that say what to do next", () => {
     assertOneLine(
       result,
       1,
-      new RegExp(`the file lock addon \\(fs-ext\\) is missing or not built .*: run 'npm rebuild fs-ext' in ${pkg}/ \\(it needs python3, make and g\\+\\+\\)`),
+      new RegExp(`the file lock addon \\(fs-ext\\) is missing or not built .*: run 'npm rebuild fs-ext' in ${pkg} \\(it needs python3, make and g\\+\\+\\)`),
     );
   });
 

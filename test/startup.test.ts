@@ -15,10 +15,16 @@ import { metaPayload } from "./helpers/record-builders.js";
 
 const DIST = new URL("../../dist/", import.meta.url).href;
 
+// The CLI is a bundle (scripts/bundle-cli.mjs): which dist modules and packages each of its
+// files holds. A file is loaded when any module in it would have been, so the files a process
+// loads name the same modules and packages as the unbundled tree's loads did.
+const BUNDLE: Record<string, { sources: string[]; packages: string[] }> = JSON.parse(readFileSync(new URL("cli/bundle/contents.json", DIST), "utf8"));
+
 /**
  * Runs the CLI with `args` in a directory holding an empty `empty/`, and returns the modules
  * it loaded from dist and from node_modules: every script V8 compiled, as its coverage output
- * lists them, so a module loaded by require() counts as much as one imported.
+ * lists them, so a module loaded by require() counts as much as one imported; a file of the
+ * bundle counts as the modules and packages in it.
  */
 function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] } {
   const dir = mkdtempSync(join(tmpdir(), "fisk-startup-"));
@@ -30,9 +36,14 @@ function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] }
     const urls = readdirSync(coverage).flatMap((name) =>
       (JSON.parse(readFileSync(join(coverage, name), "utf8")) as { result: { url: string }[] }).result.map(({ url }) => url),
     );
+    const bundled = urls
+      .filter((url) => url.startsWith(DIST))
+      .map((url) => BUNDLE[url.slice(DIST.length).replace(/^cli\//, "")] ?? assert.fail(`${url} is not in the bundle`));
     return {
-      dist: [...new Set(urls.filter((url) => url.startsWith(DIST)).map((url) => url.slice(DIST.length)))],
-      packages: [...new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []))],
+      dist: [...new Set(bundled.flatMap(({ sources }) => sources))],
+      packages: [
+        ...new Set([...urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []), ...bundled.flatMap(({ packages }) => packages)]),
+      ],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -49,6 +60,7 @@ const HELP_MODULES = [
   "cli/main.js",
   "cli/program.js",
   "errors/fisk-error.js",
+  "package/package-files.js",
   "runstate/errors.js",
 ];
 // Besides those, the definition of the command the line names, and no other.

@@ -3,14 +3,14 @@
 // editor at agent.yaml's JSON Schema, and never overwrites a file.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageFile } from "../package/package-files.js";
 import { AGENT_SCHEMA_FILE } from "../config/agent-json-schema.js";
 import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
 import type { CommandIO } from "./run-command.js";
 
 /** The schema shipped with this install, where an editor finds it offline. */
-const SCHEMA_PATH = fileURLToPath(new URL(`../../schemas/${AGENT_SCHEMA_FILE}`, import.meta.url));
+const SCHEMA_PATH = packageFile(`schemas/${AGENT_SCHEMA_FILE}`);
 
 const SCRIPT_FILE = "agent.script.yaml";
 

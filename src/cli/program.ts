@@ -3,6 +3,7 @@
 // action loads its handler only when it runs, so `--help` and `session ls` do not pay for
 // the model SDKs, zod or NATS. Usage errors become one line in fisk-ai's words.
 import { readFileSync } from "node:fs";
+import { packageFile } from "../package/package-files.js";
 import { Command, CommanderError, Option } from "commander";
 import { UsageError } from "./cli-errors.js";
 import type { CommandWords } from "./completion.js";
@@ -12,7 +13,7 @@ import { names, type Action } from "./command-context.js";
 import { COMMANDS } from "./command-table.js";
 
 function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  const manifest = JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string };
   return manifest.version;
 }
 

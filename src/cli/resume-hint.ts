@@ -3,10 +3,10 @@
 // here, and the options that find the same store and configuration.
 import { realpathSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageFile } from "../package/package-files.js";
 import { shellWord } from "../config/shell-word.js";
 
-const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+const MAIN = packageFile("dist/cli/main.js");
 
 export interface ResumeWhere {
   /** An absolute agent.yaml to name, when a bare resume would not find it (or the store it names). */

@@ -2,7 +2,7 @@
 // environment is read here and only here: credentials never enter the config or a record.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageFile } from "../package/package-files.js";
 import type { ModelProvider } from "../llm/model-provider.js";
 import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
 import { memoryTools } from "../memory/memory-tools.js";
@@ -21,7 +21,7 @@ import { agentTool } from "../agent/agent-tool.js";
 import { shellWord } from "./shell-word.js";
 
 /** The notes example the package ships, by absolute path: the offline run a missing key's hint names works from any directory. */
-const NOTES_EXAMPLE = fileURLToPath(new URL("../../examples/notes/agent.yaml", import.meta.url));
+const NOTES_EXAMPLE = packageFile("examples/notes/agent.yaml");
 
 // Each provider's module (and its SDK, hundreds of files) is loaded only for the provider the
 // config names: a run on the script provider loads neither SDK.

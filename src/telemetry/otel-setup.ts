@@ -40,16 +40,9 @@ export interface ProgramTracer {
  */
 export async function programTracer(env: NodeJS.ProcessEnv, options: { endpoint?: string; batch: boolean }): Promise<ProgramTracer> {
   const [
-    { TracerProvider: SdkTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, RandomIdGenerator },
-    { OTLPTraceExporter },
-    { resourceFromAttributes },
+    { TracerProvider: SdkTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, RandomIdGenerator, OTLPTraceExporter, resourceFromAttributes },
     { sessionIdGenerator },
-  ] = await Promise.all([
-    import("@opentelemetry/sdk-trace"),
-    import("@opentelemetry/exporter-trace-otlp-http"),
-    import("@opentelemetry/resources"),
-    import("./trace-ids.js"),
-  ]);
+  ] = await Promise.all([import("./otel-sdk.js"), import("./trace-ids.js")]);
   const url = tracesUrl(env, options.endpoint);
   // The SDK reads process.env itself; `env` may be another (agent.yaml's block beneath it), so its headers are passed.
   const headers = { ...headersFrom(env.OTEL_EXPORTER_OTLP_HEADERS), ...headersFrom(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) };

@@ -5,9 +5,10 @@
 import type * as CliProcess from "../../src/cli/cli-process.js";
 import { decideCrashPoint, moveCrashPoint, withCrashPoint } from "./crash-point.js";
 
-// Loaded from dist/, not this build's copy of src/, so that everything but the hook is
-// the shipped code: the resume commands it prints name dist/cli/main.js, as a user's do.
-const DIST_CLI_PROCESS = new URL("../../../dist/cli/cli-process.js", import.meta.url).href;
+// Loaded from the shipped bundle (an entry of its own beside dist/cli/main.js's chunks), not
+// this build's copy of src/, so that everything but the hook is the shipped code: the resume
+// commands it prints name dist/cli/main.js, as a user's do.
+const DIST_CLI_PROCESS = new URL("../../../dist/cli/bundle/cli-process.js", import.meta.url).href;
 const { runCliProcess } = (await import(DIST_CLI_PROCESS)) as typeof CliProcess;
 
 const crashAt = process.env.FISK_AI_TEST_CRASH_AT;

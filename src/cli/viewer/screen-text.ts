@@ -2,7 +2,7 @@
 // (a tool result holding an escape sequence must not move the cursor or retitle the
 // window), tabs expanded, and lines wrapped to the screen's width in columns.
 import { createRequire } from "node:module";
-import type StringWidth from "string-width";
+import type StringWidth from "./string-width.js";
 
 const TAB = "    ";
 // C0 and C1 controls, DEL: everything a terminal may act on. Newline is split on first.
@@ -19,7 +19,7 @@ export const ONE_COLUMN = /^[\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u2010-\u2027\u2
 let measure: typeof StringWidth | undefined;
 /** string-width, loaded on the first text that needs it; synchronously, as wrapping is a plain call. */
 function stringWidth(text: string): number {
-  measure ??= (createRequire(import.meta.url)("string-width") as { default: typeof StringWidth }).default;
+  measure ??= (createRequire(import.meta.url)("./string-width.js") as { default: typeof StringWidth }).default;
   return measure(text);
 }
 

@@ -102,7 +102,8 @@ let schemas: typeof Schemas | undefined;
 /**
  * The record schemas, loaded on first use and synchronously, so checking stays a plain
  * call: require() of an ES module (Node 20.19 and later) shares the one zod instance
- * with every import of it.
+ * with every import of it. The CLI's bundle keeps ./record-schemas.js a file of its own
+ * by that name (scripts/bundle-cli.mjs).
  */
 function recordSchemas(): typeof Schemas {
   schemas ??= createRequire(import.meta.url)("./record-schemas.js") as typeof Schemas;

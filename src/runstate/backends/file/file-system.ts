@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import { constants } from "node:fs";
 import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageFile } from "../../../package/package-files.js";
 import { promisify } from "node:util";
 import { RunStateError } from "../../errors.js";
 
@@ -97,7 +97,7 @@ async function loadFsExt(): Promise<typeof import("fs-ext")> {
   try {
     return (await import("fs-ext")).default;
   } catch (error) {
-    const packageDir = fileURLToPath(new URL("../../../../", import.meta.url));
+    const packageDir = dirname(packageFile("package.json"));
     throw new RunStateError(
       "ERR_IO",
       `the file lock addon (fs-ext) is missing or not built for Node.js ${process.versions.node}: run 'npm rebuild fs-ext' in ${packageDir} (it needs python3, make and g++)`,
