@@ -158,12 +158,16 @@ describe("worker pool on files", () => {
     orphan.child.kill("SIGKILL");
     await orphan.done;
     ws.openGate();
+    // First alone: a worker without --adopt never lists the store, so the session stays orphaned.
+    // (Beside an adopting worker it could take the run once that one queued it: a queued run is any worker's.)
     const plain = started(ws.worker());
+    await printedLine(plain, /taking runs/);
+    assert.match((await runCli(["session", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^orphan +open \(orphaned\) /m);
+    assert.doesNotMatch(await stdoutOf(plain), /took orphan/);
     const adopting = started(ws.worker(["--adopt"]));
     await printedLine(adopting, /^finished orphan: completed$/m);
     assert.deepEqual(ws.executions(), ["one", "one", "two"]);
     assert.deepEqual(kinds(ws.journal("orphan")), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"]);
-    assert.doesNotMatch(await stdoutOf(plain), /took orphan/);
   });
 
   it("a follow-up to a session a run holds waits for it by default, and --if-running reject refuses it", async () => {
