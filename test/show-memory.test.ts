@@ -1,8 +1,11 @@
 // A long session's journal is shown, printed as JSON and exported as a page in bounded
 // memory: each command reads records as it writes, never the whole journal. The journal
-// here is 256 MB (some 125,000 records shaped as a real run writes them), beside one of
-// 64 MB: four times the journal costs far less than the journal more. Before, `show --json` held
-// several times its journal's size (about 7 times: 750 MB for 100 MB), and died on 1 GB.
+// here is 64 MB (some 31,000 records shaped as a real run writes them), beside one of 16 MB,
+// and each command runs with a JavaScript heap capped at half the journal: a command that
+// held the journal, or any large part of it, dies of it, where a larger journal without the
+// cap only took longer to say less. Four times the journal costs far less than the journal
+// more. Before, `show --json` held several times its journal's size (about 7 times: 750 MB
+// for 100 MB), and died on 1 GB.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -14,7 +17,9 @@ import { writeLargeJournal } from "../bench/run-records.js";
 import { CLI } from "./helpers/cli-harness.js";
 
 const MB = 1024 * 1024;
-const JOURNAL_BYTES = 256 * MB;
+const JOURNAL_BYTES = 64 * MB;
+/** The old-space cap each command runs under: a 64 MB journal held whole needs some 450 MB. */
+const HEAP_CAP_MB = 32;
 /** The issue's goal for any journal size; --json, which also streams the ledger's calls, peaked at 200 MB here. */
 const PEAK_RSS_BOUND = 300 * MB;
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-show-memory-"));
@@ -26,7 +31,7 @@ async function measured(args: string[], output: string): Promise<{ code: number 
   const rssFile = `${output}.rss`;
   const out = openSync(output, "w");
   try {
-    const child = spawn(process.execPath, ["--import", PEAK_RSS, CLI, ...args, "--state-dir", STORE], {
+    const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_CAP_MB}`, "--import", PEAK_RSS, CLI, ...args, "--state-dir", STORE], {
       env: { ...process.env, NO_COLOR: "1", FISK_AI_TEST_RSS_FILE: rssFile },
       stdio: ["ignore", out, "pipe"],
     });
@@ -51,7 +56,7 @@ function tail(path: string, bytes: number): string {
   }
 }
 
-describe("showing a journal of 256 MB", () => {
+describe(`showing a journal of ${JOURNAL_BYTES / MB} MB with a heap of ${HEAP_CAP_MB} MB`, () => {
   let lastSeq = 0;
   before(() => {
     mkdirSync(STORE, { recursive: true, mode: 0o700 });
@@ -61,7 +66,11 @@ describe("showing a journal of 256 MB", () => {
   after(() => rmSync(ROOT, { recursive: true, force: true }));
 
   for (const [name, args, check] of [
-    ["session show --transcript (plain)", ["session", "show", "long", "--transcript"], (output: string) => assert.ok(statSync(output).size > 40 * MB)],
+    [
+      "session show --transcript (plain)",
+      ["session", "show", "long", "--transcript"],
+      (output: string) => assert.ok(statSync(output).size > JOURNAL_BYTES / 8),
+    ],
     [
       "session export --format html",
       ["session", "export", "long", "--format", "html"],
@@ -78,7 +87,7 @@ describe("showing a journal of 256 MB", () => {
     });
   }
 
-  it(`session show --json writes it all with a peak RSS under ${PEAK_RSS_BOUND / MB} MB, and of four times the journal takes far less than half of that more`, async (t) => {
+  it(`session show --json writes it all with a peak RSS under ${PEAK_RSS_BOUND / MB} MB, and of four times the journal takes less than the journal more`, async (t) => {
     const short = await measured(["session", "show", "short", "--json"], join(ROOT, "short.out"));
     const long = await measured(["session", "show", "long", "--json"], join(ROOT, "long.out"));
     assert.equal(short.code, 0, short.stderr);
@@ -86,12 +95,13 @@ describe("showing a journal of 256 MB", () => {
     const output = join(ROOT, "long.out");
     assert.ok(statSync(output).size > JOURNAL_BYTES / 2 && tail(output, 40).endsWith("\n    }\n  ]\n}\n"), "the whole state, its messages closed");
     assert.ok(long.peakRss < PEAK_RSS_BOUND, `peak RSS ${(long.peakRss / MB).toFixed(0)} MB, for a journal of ${JOURNAL_BYTES / MB} MB (${lastSeq} records)`);
-    t.diagnostic(`peak RSS ${(short.peakRss / MB).toFixed(0)} MB for 64 MB, ${(long.peakRss / MB).toFixed(0)} MB for 256 MB`);
-    // Peak RSS follows how lazily V8 collects, which varies with the machine's load: 56 to 81 MB
-    // more were measured here for 192 MB more journal. Held whole, it would be 7 times that.
-    assert.ok(
-      long.peakRss - short.peakRss < JOURNAL_BYTES / 2,
-      `${((long.peakRss - short.peakRss) / MB).toFixed(0)} MB more for ${(JOURNAL_BYTES * 3) / 4 / MB} MB more journal`,
+    t.diagnostic(
+      `peak RSS ${(short.peakRss / MB).toFixed(0)} MB for ${JOURNAL_BYTES / 4 / MB} MB, ${(long.peakRss / MB).toFixed(0)} MB for ${JOURNAL_BYTES / MB} MB`,
     );
+    // The heap cap bounds what V8 holds; this bounds the rest (buffers are outside the cap).
+    // Peak RSS follows how lazily V8 collects up to the cap: 17 MB more were measured here for
+    // 48 MB more journal. Held whole, even unparsed, it would be the 48 MB and more.
+    const more = (JOURNAL_BYTES * 3) / 4;
+    assert.ok(long.peakRss - short.peakRss < more, `${((long.peakRss - short.peakRss) / MB).toFixed(0)} MB more for ${more / MB} MB more journal`);
   });
 });
