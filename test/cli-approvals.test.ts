@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { CLI, runCli, type CliResult } from "./helpers/cli-harness.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -44,11 +45,15 @@ const SCRIPTS: Record<string, AnthropicReply[]> = {
 let root: string;
 let model: FakeServer;
 let workspaces = 0;
+/** The later runs and session commands in this process; the races and a tool that kills its parent spawn each process. */
+const cli = commandsInProcess(["session", "run"]);
 
 interface Workspace {
   dir: string;
   env: NodeJS.ProcessEnv;
   run(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
+  /** Always a process of its own: a race between processes, or a run whose tool kills its parent. */
+  spawned(args: string[]): Promise<CliResult>;
   /** The side effects of the tools, one line per execution. */
   executions(): string[];
   kinds(runId: string): string[];
@@ -84,7 +89,8 @@ ${tool("send", true)}${tool("note", false)}session: ${options.session ?? "{ stat
   return {
     dir,
     env,
-    run: (args, extraEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
+    run: (args, extraEnv = {}) => cli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
+    spawned: (args) => runCli(args, { cwd: dir, env }),
     executions: () =>
       existsSync(sideLog)
         ? readFileSync(sideLog, "utf8")
@@ -268,7 +274,9 @@ describe("approvals on the command line", () => {
       assert.equal((await ws.run(PARK(runId))).code, 10);
       const results = await Promise.all(
         Array.from({ length: 8 }, (_, index) =>
-          index % 2 === 0 ? ws.run(["session", "approve", runId, "toolu_01"]) : ws.run(["session", "deny", runId, "toolu_01", "--reason", `no ${index}`]),
+          index % 2 === 0
+            ? ws.spawned(["session", "approve", runId, "toolu_01"])
+            : ws.spawned(["session", "deny", runId, "toolu_01", "--reason", `no ${index}`]),
         ),
       );
       const codes = results.map((result) => result.code).sort();
@@ -400,7 +408,7 @@ describe("approvals on the command line", () => {
       assert.equal((await ws.run(PARK("k5"))).code, 10);
       assert.equal((await ws.run(["session", "approve", "k5"])).code, 0);
       writeFileSync(join(ws.dir, "side.log.kill"), "");
-      const killed = await ws.run(["run", "--resume", "k5"]);
+      const killed = await ws.spawned(["run", "--resume", "k5"]);
       assert.equal(killed.signal, "SIGKILL", killed.stderr);
       assert.deepEqual(ws.kinds("k5").slice(-2), ["terminal", "resumed"], "the resume said it took the batch up before the call ran");
       const done = await ws.run(["run", "--resume", "k5"]);
@@ -458,7 +466,9 @@ describe("approvals on the command line", () => {
       for (let trial = 0; trial < 3; trial++) {
         const runId = `race${trial}`;
         assert.equal((await a.run(PARK(runId))).code, 10);
-        const results = await Promise.all(Array.from({ length: 8 }, (_, index) => (index % 2 === 0 ? a : b).run(["session", "approve", runId, "toolu_01"])));
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, index) => (index % 2 === 0 ? a : b).spawned(["session", "approve", runId, "toolu_01"])),
+        );
         assert.deepEqual(results.map((result) => result.code).sort(), [0, 11, 11, 11, 11, 11, 11, 11], results.map((result) => result.stderr).join(""));
         const shown = JSON.parse((await a.run(["session", "show", runId, "--json"])).stdout) as { approvals: { decision: unknown }[] };
         assert.equal(shown.approvals.filter((approval) => approval.decision !== null).length, 1);

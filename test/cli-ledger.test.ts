@@ -13,7 +13,7 @@ import { connect } from "@nats-io/transport-node";
 import { createStore, FileStore, type Store } from "../src/index.js";
 import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
 import type { CliResult } from "./helpers/cli-harness.js";
-import { sessionCommandsInProcess } from "./helpers/in-process-cli.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 import { assistantEntry, metaPayload, terminalEntry, titleEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
@@ -32,7 +32,7 @@ function freshDir(): string {
   return dir;
 }
 
-const cli = sessionCommandsInProcess();
+const cli = commandsInProcess();
 
 function fisk(args: string[], cwd: string, stdin?: string): Promise<CliResult> {
   return cli(args, { cwd, env: ENV, ...(stdin === undefined ? {} : { stdin }) });

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { encodeRecord } from "../src/journal.js";
 import { CLI, type CliResult } from "./helpers/cli-harness.js";
-import { sessionCommandsInProcess } from "./helpers/in-process-cli.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
@@ -29,7 +29,7 @@ const SECOND = "The answer to the follow-up.";
 writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nmodel: script-move\nscript: answers.yaml\n");
 writeFileSync(join(ROOT, "answers.yaml"), `turns:\n  - text: "${FIRST}"\n  - text: "${SECOND}"\n`);
 
-const fisk = sessionCommandsInProcess();
+const fisk = commandsInProcess();
 
 function cli(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<CliResult> {
   return fisk(args, { cwd: ROOT, env });

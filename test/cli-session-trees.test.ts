@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { FileStore } from "../src/index.js";
 import { runCli, type CliResult } from "./helpers/cli-harness.js";
-import { sessionCommandsInProcess } from "./helpers/in-process-cli.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { terminalEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
 import { plantTree, surveyTree, turnEntry, waitingTree, type PlantedSession } from "./helpers/session-trees.js";
 
@@ -26,7 +26,7 @@ async function storeWith(sessions: readonly PlantedSession[]): Promise<string> {
   return dir;
 }
 
-const cli = sessionCommandsInProcess();
+const cli = commandsInProcess();
 
 function fisk(args: string[], dir: string): Promise<CliResult> {
   return cli([...args, "--state-dir", dir], { cwd: ROOT, env: ENV });

@@ -32,7 +32,7 @@ import { holdInChild } from "./helpers/run-holder.js";
 import { CLI, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { assistantEntry, completedRun, journalOf, metaRecord, toolResultEntry } from "./helpers/record-builders.js";
 import { withoutDurations } from "./helpers/durations.js";
-import { sessionCommandsInProcess } from "./helpers/in-process-cli.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-session-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -101,7 +101,7 @@ ${budget}
 // ---------------------------------------------------------------------------------
 // Small helpers
 
-const cli = sessionCommandsInProcess();
+const cli = commandsInProcess();
 
 function fisk(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<CliResult> {
   return cli(args, { cwd: options.cwd ?? WS, env: { ...ENV, ...options.env }, stdin: options.stdin });

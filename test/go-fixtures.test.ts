@@ -14,7 +14,7 @@ import { FileStore } from "../src/runstate/backends/file/file-store.js";
 import { decodeRecordLine, encodeRecordIn } from "../src/runstate/records/journal-codec.js";
 import type { MetaRecord } from "../src/runstate/records/records.js";
 import { runCli } from "./helpers/cli-harness.js";
-import { sessionCommandsInProcess } from "./helpers/in-process-cli.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { latestBlocks, startFakeAnthropic, type SentMessage } from "./helpers/fake-anthropic-server.js";
 
 const FIXTURES = new URL("../../test/fixtures/go/", import.meta.url).pathname;
@@ -226,7 +226,7 @@ describe("journals written by the Go implementation", () => {
   });
 
   // Each command's first fixture through a spawned CLI, the others in this process.
-  const cli = sessionCommandsInProcess();
+  const cli = commandsInProcess();
   for (const fixture of FIXTURE_LIST) {
     const expected = fixture.expected;
 

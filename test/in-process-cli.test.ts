@@ -13,13 +13,14 @@ const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-in-process-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
 writeFileSync(join(ROOT, "script.yaml"), "turns:\n  - text: Noted.\n");
 writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nmodel: script-test\nscript: ./script.yaml\nsession: { state_dir: ./state }\n");
+const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: ROOT, XDG_STATE_HOME: join(ROOT, "xdg"), NO_COLOR: "1", TZ: "UTC" };
 
 describe("the in-process CLI of the tests", () => {
-  it("prints and exits as the spawned CLI does, and leaves the test's directory and environment as they were", async () => {
+  it("prints and exits as the spawned CLI does, and leaves the test's directory, environment and signal handlers as they were", async () => {
     const made = await runCli(["run", "--checkpoint", "--name", "noted", "Note it"], { cwd: ROOT, env: ENV });
     assert.equal(made.code, 0, made.stderr);
-    const [cwd, env] = [process.cwd(), { ...process.env }];
+    const [cwd, env, handlers] = [process.cwd(), { ...process.env }, SIGNALS.map((signal) => process.listenerCount(signal))];
     const commands = [
       ["session", "ls"],
       ["session", "show", "noted", "--json"],
@@ -29,15 +30,25 @@ describe("the in-process CLI of the tests", () => {
       ["session", "rm", "noted", "--state-dir", join(ROOT, "nowhere")],
       ["session", "frob"],
       ["session", "fork", "noted", "--name", "forked"],
+      ["run", "--checkpoint", "--name", "again", "Note it"],
+      ["run", "--checkpoint", "--name", "streamed", "--output-format", "stream-json", "--cwd", tmpdir(), "Note it"],
+      ["run", "--resume", "noted"],
+      ["run", "--checkpoint", "--approvals", "later", "Note it"],
+      ["run", "--config", "missing.yaml", "Note it"],
     ];
     for (const args of commands) {
       const spawned = await runCli(args, { cwd: ROOT, env: ENV });
-      // A fork made by the spawned one is removed, so the in-process one makes it again.
-      if (args[1] === "fork") await runCli(["session", "rm", "forked"], { cwd: ROOT, env: ENV });
+      // A session made by the spawned one is removed, so the in-process one makes it again.
+      const made = args[1] === "fork" ? "forked" : args[0] === "run" ? args[args.indexOf("--name") + 1] : undefined;
+      if (made !== undefined) await runCli(["session", "rm", made], { cwd: ROOT, env: ENV });
       const inProcess = await runCliInProcess(args, { cwd: ROOT, env: ENV });
       assert.deepEqual({ ...inProcess, signal: null }, { ...spawned, signal: null }, args.join(" "));
     }
     assert.equal(process.cwd(), cwd);
     assert.deepEqual({ ...process.env }, env);
+    assert.deepEqual(
+      SIGNALS.map((signal) => process.listenerCount(signal)),
+      handlers,
+    );
   });
 });

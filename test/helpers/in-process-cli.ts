@@ -57,7 +57,7 @@ async function enter(options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<
     inside.calls++;
     return;
   }
-  const [cwd, saved] = [process.cwd(), { ...process.env }];
+  const [cwd, saved, handlers] = [process.cwd(), { ...process.env }, signalHandlers()];
   process.chdir(options.cwd);
   replaceEnvironment(options.env);
   let leave = () => {};
@@ -71,8 +71,16 @@ async function enter(options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<
     restore: () => {
       process.chdir(cwd);
       replaceEnvironment(saved);
+      // A run keeps its Ctrl-C handlers once its outcome is known, until its process is gone: here, until the calls end.
+      for (const [signal, listener] of signalHandlers()) if (!handlers.some(([s, l]) => s === signal && l === listener)) process.off(signal, listener);
     },
   };
+}
+
+const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+function signalHandlers(): [NodeJS.Signals, (...args: unknown[]) => void][] {
+  return SIGNALS.flatMap((signal) => process.listeners(signal).map((listener) => [signal, listener] as [NodeJS.Signals, (...args: unknown[]) => void]));
 }
 
 function replaceEnvironment(env: NodeJS.ProcessEnv): void {
@@ -99,17 +107,21 @@ function collected(): { stream: Writable; text(): string } {
   return { stream, text: () => text };
 }
 
+/** The commands whose later calls may run in the test's process. */
+type InProcessCommand = "session" | "run";
+
 /**
- * runCli for a file of many `session` commands: the first call of each session subcommand
- * spawns the CLI, proving the process around it; the later ones run in this process.
- * Everything else (run, submit, worker, a call that is to crash) is always spawned.
+ * runCli for a file of many calls of the same commands: the first call of each (a `session`
+ * subcommand, or `run`) spawns the CLI, proving the process around it; the later ones run in
+ * this process. Everything else (submit, worker, a call that is to crash at a step) is always
+ * spawned; a run whose tool kills its parent must be spawned by the test itself (runCli).
  */
-export function sessionCommandsInProcess(): typeof runCli {
+export function commandsInProcess(commands: readonly InProcessCommand[] = ["session"]): typeof runCli {
   const spawned = new Set<string>();
   return (args, options) => {
-    const command = args.slice(0, 2).join(" ");
+    const command = args[0] === "session" ? args.slice(0, 2).join(" ") : String(args[0]);
     // A call that is to crash at a step needs the process the crash kills.
-    const inProcess = args[0] === "session" && spawned.has(command) && options.env.FISK_AI_TEST_CRASH_AT === undefined;
+    const inProcess = commands.includes(args[0] as InProcessCommand) && spawned.has(command) && options.env.FISK_AI_TEST_CRASH_AT === undefined;
     spawned.add(command);
     return (inProcess ? runCliInProcess : runCli)(args, options);
   };
