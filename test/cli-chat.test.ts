@@ -11,9 +11,13 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { PROTOCOLS, type MetaPayload, type TerminalPayload } from "../src/journal.js";
-import { CLI, runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
 import { journalRecords } from "./helpers/journal-file.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const API_KEY = "sk-ant-test-chat";
 const root = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-cli-chat-")));
@@ -96,7 +100,7 @@ session: { state_dir: ${join(dir, "state")} }
             .filter((line) => line !== "")
         : [],
     fisk: (args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}) =>
-      runCli(args, { cwd: options.cwd ?? dir, env: { ...env, ...options.env }, stdin: options.stdin }),
+      cli(args, { cwd: options.cwd ?? dir, env: { ...env, ...options.env }, stdin: options.stdin }),
   };
 }
 

@@ -9,11 +9,15 @@ import { join } from "node:path";
 import { after, describe, it, type TestContext } from "node:test";
 import { fold } from "../src/index.js";
 import { PROTOCOLS } from "../src/journal.js";
-import { runCli, type CliResult } from "./helpers/cli-harness.js";
+import type { CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { growingChat, isSummarizing, type GrowingChat } from "./helpers/growing-chat.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { withoutDurations } from "./helpers/durations.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const API_KEY = "sk-ant-test-compaction";
 const WINDOW = 6000;
@@ -50,7 +54,7 @@ session: { state_dir: ${join(dir, "state")} }
     records,
     compactions: (runId: string) => records(runId).filter((record) => record.protocol === PROTOCOLS.compaction),
     fisk: (args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) =>
-      runCli(args, { cwd: dir, env: { ...env, ...options.env }, stdin: options.stdin }),
+      cli(args, { cwd: dir, env: { ...env, ...options.env }, stdin: options.stdin }),
   };
 }
 

@@ -9,10 +9,14 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createStore } from "../src/index.js";
 import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
-import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const API_KEY = "sk-ant-test-jetstream";
 const FINAL_ANSWER = "Final answer: three notes.";
@@ -73,7 +77,7 @@ session: { backend: jetstream, servers: "${nats.url}", stream: ${store}, prefix:
     GATE: shared.gate,
     NO_COLOR: "1",
   };
-  return { dir, env, run: (args) => runCli(args, { cwd: dir, env }) };
+  return { dir, env, run: (args) => cli(args, { cwd: dir, env }) };
 }
 
 interface Scene {

@@ -8,13 +8,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { spawnSync } from "node:child_process";
-import { CLI, runCli, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
 import { reply } from "./helpers/mcp-model-reply.js";
 import { startHttpMcpServer } from "./helpers/mcp-test-server.js";
 import { programPath, skipWithout } from "./helpers/programs.js";
 import { TmuxTerminal } from "./helpers/tmux-terminal.js";
 import { startOAuthMcpServer, type OAuthMcpServer } from "./helpers/oauth-mcp-server.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const API_KEY = "sk-ant-test-sign-in";
 const BROWSER = `"${process.execPath}" "${new URL("./helpers/headless-browser.js", import.meta.url).pathname}"`;
@@ -65,7 +69,7 @@ ${entry}`,
     dir,
     signInFile,
     journal: (runId: string) => readFileSync(join(dir, "runs", `${runId}.json`), "utf8"),
-    fisk: (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
+    fisk: (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => cli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
   };
 }
 

@@ -8,11 +8,15 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { PROTOCOLS } from "../src/journal.js";
-import { runCli, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
 import { reply } from "./helpers/mcp-model-reply.js";
 import { startHttpMcpServer, type HttpMcpServer } from "./helpers/mcp-test-server.js";
 import { isRunning } from "./helpers/processes.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const API_KEY = "sk-ant-test-mcp-secret";
 const SERVER = new URL("./helpers/mcp-test-server.js", import.meta.url).pathname;
@@ -70,7 +74,7 @@ ${servers}`,
             .split("\n")
             .filter((line) => line !== "")
         : [],
-    fisk: (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
+    fisk: (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => cli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
     start: (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => startCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
   };
 }

@@ -4,7 +4,11 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { runCli, startCli, startScript, type CliResult } from "./helpers/cli-harness.js";
+import { startCli, startScript, type CliResult } from "./helpers/cli-harness.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-cli-messages-"));
@@ -78,43 +82,43 @@ describe("messages that say what to do next", () => {
     assert.ok(hint, result.stderr);
     assert.match(hint[1] as string, /run --resume twice$/);
     writeFileSync(join(dir, "agent.yaml"), config(""));
-    const resumed = await runCli(["run", "--resume", "twice", "--force"], { cwd: dir, env });
+    const resumed = await cli(["run", "--resume", "twice", "--force"], { cwd: dir, env });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(resumed.stdout, "done\n");
   });
 
   it("the iteration cap and the token budget name the config key that raises them, and how to go on", async () => {
     const { dir, env } = project("limits", { "agent.yaml": config("budget: { max_iterations: 1 }\n"), "turns.yaml": TOOL_SCRIPT });
-    const capped = await runCli(["run", "--checkpoint", "--name", "capped", "go"], { cwd: dir, env });
+    const capped = await cli(["run", "--checkpoint", "--name", "capped", "go"], { cwd: dir, env });
     assert.equal(capped.code, 5, capped.stderr);
     assert.match(
       capped.stderr,
       /fisk-ai: iteration cap reached: 1 model calls \(session capped\): raise budget\.max_iterations in agent\.yaml, then resume with: .*run --resume capped --force\n$/,
     );
     writeFileSync(join(dir, "agent.yaml"), config("budget: { max_iterations: 5 }\n"));
-    const raised = await runCli(["run", "--resume", "capped", "--force"], { cwd: dir, env });
+    const raised = await cli(["run", "--resume", "capped", "--force"], { cwd: dir, env });
     assert.equal(raised.code, 0, raised.stderr);
     assert.equal(raised.stdout, "done\n");
 
     writeFileSync(join(dir, "agent.yaml"), config("budget: { max_tokens: 10 }\n"));
-    const spent = await runCli(["run", "go"], { cwd: dir, env });
+    const spent = await cli(["run", "go"], { cwd: dir, env });
     assert.equal(spent.code, 4, spent.stderr);
     assert.match(spent.stderr, /fisk-ai: token budget reached: \d+ of 10 tokens used: raise budget\.max_tokens in agent\.yaml\n$/);
   });
 
   it("a resume refused at a limit names the config key that raises it and --force", async () => {
     const { dir, env } = project("refused-limits", { "agent.yaml": config("budget: { max_iterations: 1 }\n"), "turns.yaml": TOOL_SCRIPT });
-    assert.equal((await runCli(["run", "--checkpoint", "--name", "capped", "go"], { cwd: dir, env })).code, 5);
+    assert.equal((await cli(["run", "--checkpoint", "--name", "capped", "go"], { cwd: dir, env })).code, 5);
     assertOneLine(
-      await runCli(["run", "--resume", "capped"], { cwd: dir, env }),
+      await cli(["run", "--resume", "capped"], { cwd: dir, env }),
       2,
       /^fisk-ai: cannot resume session capped: it has made 1 of its 1 model calls for its latest prompt; raise budget\.max_iterations, then resume with --force, or give a follow-up\n$/,
     );
 
     writeFileSync(join(dir, "agent.yaml"), config("budget: { max_tokens: 10 }\n"));
-    assert.equal((await runCli(["run", "--checkpoint", "--name", "spent", "go"], { cwd: dir, env })).code, 4);
+    assert.equal((await cli(["run", "--checkpoint", "--name", "spent", "go"], { cwd: dir, env })).code, 4);
     assertOneLine(
-      await runCli(["run", "--resume", "spent"], { cwd: dir, env }),
+      await cli(["run", "--resume", "spent"], { cwd: dir, env }),
       2,
       /^fisk-ai: cannot resume session spent: token budget reached: \d+ of 10 tokens used; raise budget\.max_tokens, then resume with --force\n$/,
     );
@@ -122,7 +126,7 @@ describe("messages that say what to do next", () => {
 
   it("a failed tool is marked failed in plain output", async () => {
     const { dir, env } = project("failed-tool", { "agent.yaml": config("", "[sh, -c, 'echo broken >&2; exit 3']"), "turns.yaml": TOOL_SCRIPT });
-    const result = await runCli(["run", "go"], { cwd: dir, env });
+    const result = await cli(["run", "go"], { cwd: dir, env });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /^← work failed: exit status 3/m);
     assert.doesNotMatch(result.stderr, /\x1b\[/, "no escape codes under NO_COLOR and a pipe");
@@ -131,7 +135,7 @@ describe("messages that say what to do next", () => {
   it("--provider script without a script names how to give one", async () => {
     const { dir, env } = project("no-script", {});
     assertOneLine(
-      await runCli(["run", "--provider", "script", "go"], { cwd: dir, env }),
+      await cli(["run", "--provider", "script", "go"], { cwd: dir, env }),
       2,
       /script provider plays the model's side from a script file: name it in agent\.yaml \(script: .*\) and give that file with --config/,
     );
@@ -139,13 +143,13 @@ describe("messages that say what to do next", () => {
 
   it("a missing script file is one line naming the file", async () => {
     const { dir, env } = project("missing-script", { "agent.yaml": "provider: script\nmodel: s\nscript: ./gone.yaml\n" });
-    assertOneLine(await runCli(["run", "go"], { cwd: dir, env }), 2, new RegExp(`cannot read script ${join(dir, "gone.yaml")}: no such file`));
+    assertOneLine(await cli(["run", "go"], { cwd: dir, env }), 2, new RegExp(`cannot read script ${join(dir, "gone.yaml")}: no such file`));
   });
 
   it("a number where a string is expected suggests quoting it", async () => {
     const { dir, env } = project("number", { "agent.yaml": "provider: script\nmodel: 4.1\nscript: ./turns.yaml\n", "turns.yaml": TOOL_SCRIPT });
     assertOneLine(
-      await runCli(["run", "go"], { cwd: dir, env }),
+      await cli(["run", "go"], { cwd: dir, env }),
       2,
       /agent\.yaml: model: expected a string, and YAML read 4\.1 as a number: quote it \(model: "4\.1"\)/,
     );
@@ -153,14 +157,10 @@ describe("messages that say what to do next", () => {
 
   it("a mistyped config key suggests the nearest valid one, also inside a list", async () => {
     const top = project("typo", { "agent.yaml": "provider: script\nmodle: s\nscript: ./turns.yaml\n" });
-    assertOneLine(await runCli(["run", "go"], { cwd: top.dir, env: top.env }), 2, /agent\.yaml: unknown key "modle": did you mean "model"\?/);
+    assertOneLine(await cli(["run", "go"], { cwd: top.dir, env: top.env }), 2, /agent\.yaml: unknown key "modle": did you mean "model"\?/);
     const nested = project("typo-nested", { "agent.yaml": config("").replace("description:", "descripton:"), "turns.yaml": TOOL_SCRIPT });
-    assertOneLine(await runCli(["run", "go"], { cwd: nested.dir, env: nested.env }), 2, /tools\[0\]: unknown key "descripton": did you mean "description"\?/);
+    assertOneLine(await cli(["run", "go"], { cwd: nested.dir, env: nested.env }), 2, /tools\[0\]: unknown key "descripton": did you mean "description"\?/);
     const unlike = project("typo-far", { "agent.yaml": "provider: script\nzzzzzz: s\n" });
-    assertOneLine(
-      await runCli(["run", "go"], { cwd: unlike.dir, env: unlike.env }),
-      2,
-      /unknown key "zzzzzz": check its spelling against docs\/agent-yaml\.md$/m,
-    );
+    assertOneLine(await cli(["run", "go"], { cwd: unlike.dir, env: unlike.env }), 2, /unknown key "zzzzzz": check its spelling against docs\/agent-yaml\.md$/m);
   });
 });

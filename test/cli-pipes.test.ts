@@ -9,11 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { FileNoteStore, memoryDir } from "../src/memory/file-note-store.js";
-import { CLI, runCli } from "./helpers/cli-harness.js";
+import { CLI } from "./helpers/cli-harness.js";
 import { COMMANDS, SESSION_SUBCOMMANDS } from "./helpers/cli-commands.js";
 import { startOtlpReceiver, type OtlpReceiver } from "./helpers/otlp-receiver.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-pipes-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -38,7 +42,7 @@ describe("a closed stdout", () => {
     writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nscript: answer.yaml\n");
     writeFileSync(join(ROOT, "answer.yaml"), `turns:\n  - text: "${"an answer long enough to fill a line ".repeat(4)}"\n`);
     for (const name of ["one", "two", "gone"]) {
-      const made = await runCli(["run", "--checkpoint", "--name", name, ...STATE, "hello"], { cwd: ROOT, env: ENV });
+      const made = await cli(["run", "--checkpoint", "--name", name, ...STATE, "hello"], { cwd: ROOT, env: ENV });
       assert.equal(made.code, 0, made.stderr);
     }
     // Sessions parked at a confirm call and a question, for the decision commands.
@@ -51,15 +55,15 @@ describe("a closed stdout", () => {
       "turns:\n  - tool_calls: [{ name: send, input: {} }, { name: ask_user, input: { question: Why? } }]\n  - text: done\n",
     );
     for (const name of ["parked-a", "parked-d", "parked-q"]) {
-      const parked = await runCli(["run", "--config", "park.yaml", "--checkpoint", "--name", name, ...STATE, "hello"], { cwd: ROOT, env: ENV });
+      const parked = await cli(["run", "--config", "park.yaml", "--checkpoint", "--name", name, ...STATE, "hello"], { cwd: ROOT, env: ENV });
       assert.equal(parked.code, 10, parked.stderr);
     }
     // A session with a long prompt and a short answer, which the script's one turn also summarizes, shorter.
     writeFileSync(join(ROOT, "compact.yaml"), "provider: script\nscript: compact-script.yaml\ncompaction: { auto: false, keep_recent: 1 }\n");
     writeFileSync(join(ROOT, "compact-script.yaml"), "turns:\n  - text: a short answer\n");
-    const long = await runCli(["run", "--config", "compact.yaml", "--checkpoint", "--name", "long", ...STATE, "hello ".repeat(200)], { cwd: ROOT, env: ENV });
+    const long = await cli(["run", "--config", "compact.yaml", "--checkpoint", "--name", "long", ...STATE, "hello ".repeat(200)], { cwd: ROOT, env: ENV });
     assert.equal(long.code, 0, long.stderr);
-    const exported = await runCli(["session", "export", "one", "-o", join(ROOT, "one.jsonl"), ...STATE], { cwd: ROOT, env: ENV });
+    const exported = await cli(["session", "export", "one", "-o", join(ROOT, "one.jsonl"), ...STATE], { cwd: ROOT, env: ENV });
     assert.equal(exported.code, 0, exported.stderr);
     for (const key of ["list", "gone"])
       await new FileNoteStore(memoryDir("default", ENV)).write(key, { description: "a note", content: "milk\n".repeat(20) }, false);
@@ -155,7 +159,7 @@ describe("a reader that goes away mid-run", () => {
 describe("session <command> --help", () => {
   for (const command of SESSION_SUBCOMMANDS) {
     it(`session ${command} --help prints that command's usage`, async () => {
-      const result = await runCli(["session", command, "--help"], { cwd: ROOT, env: ENV });
+      const result = await cli(["session", command, "--help"], { cwd: ROOT, env: ENV });
       assert.equal(result.code, 0);
       assert.match(result.stdout, new RegExp(`^Usage: fisk-ai session ${command} `));
       assert.doesNotMatch(result.stdout, /Commands:/);

@@ -10,7 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
-import { CLI, runCli, startCli, startScript, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, startCli, startScript, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const API_KEY = "sk-ant-test-MARKER-5f1e2d";
 const FINAL_ANSWER = "Final answer: three notes.";
@@ -188,7 +192,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
   it("completes a multi-turn run: the journal holds exactly its records, stdout only the answer", async () => {
     const ws = workspace(conversation.server);
     const before = conversation.accepted;
-    const result = await runCli(START, { cwd: ws.dir, env: ws.env });
+    const result = await cli(START, { cwd: ws.dir, env: ws.env });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, `${FINAL_ANSWER}\n`);
     assert.match(result.stderr, /Taking notes\.\n→ note \{"text":"one"\}/);
@@ -201,7 +205,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
   it("puts cache markers in every request and never in the journal, nor the API key in any file", async () => {
     const ws = workspace(conversation.server);
     const first = conversation.server.requests.length;
-    assert.equal((await runCli(START, { cwd: ws.dir, env: ws.env })).code, 0);
+    assert.equal((await cli(START, { cwd: ws.dir, env: ws.env })).code, 0);
     for (const request of conversation.server.requests.slice(first)) {
       const body = request.body as {
         system: { cache_control?: unknown }[];
@@ -296,7 +300,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
         ws.openGate();
         assert.notEqual(kinds(ws.journal("run1")).at(-1), "terminal", "the kill left the run open");
 
-        const resumed = await runCli(RESUME, { cwd: ws.dir, env: ws.env });
+        const resumed = await cli(RESUME, { cwd: ws.dir, env: ws.env });
         assert.equal(resumed.code, 0, resumed.stderr);
         assert.equal(resumed.stdout, `${FINAL_ANSWER}\n`);
         conversation.assertEveryRequestValid();
@@ -328,7 +332,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       run.child.kill("SIGKILL");
       assert.equal((await run.done).signal, "SIGKILL");
       ws.openGate();
-      const resumed = await (options.resume ?? ((workspace) => runCli(RESUME, { cwd: workspace.dir, env: workspace.env })))(ws);
+      const resumed = await (options.resume ?? ((workspace) => cli(RESUME, { cwd: workspace.dir, env: workspace.env })))(ws);
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.match(resumed.stdout, new RegExp(FINAL_ANSWER));
       conversation.assertEveryRequestValid();
@@ -395,7 +399,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
     );
     assert.deepEqual(kinds(ws.journal("run1")), ["meta", "assistant"], "no result, no terminal: a resume re-runs the tool");
     ws.openGate();
-    const resumed = await runCli(RESUME, { cwd: ws.dir, env: ws.env });
+    const resumed = await cli(RESUME, { cwd: ws.dir, env: ws.env });
     assert.equal(resumed.stdout, `${FINAL_ANSWER}\n`);
     conversation.assertEveryRequestValid();
   });
@@ -440,14 +444,14 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
   it("exits 4 at the token budget and 5 at the iteration cap", async () => {
     const budget = workspace(conversation.server);
     budget.writeConfig({ extraYaml: "budget: { max_tokens: 100 }" });
-    const overBudget = await runCli(START, { cwd: budget.dir, env: budget.env });
+    const overBudget = await cli(START, { cwd: budget.dir, env: budget.env });
     assert.equal(overBudget.code, 4, overBudget.stderr);
     assert.match(overBudget.stderr, /fisk-ai: token budget reached: 170 of 100 tokens used \(session run1\)/);
     assert.deepEqual(budget.executions(), [], "the tools of the turn over budget did not run");
 
     const capped = workspace(conversation.server);
     capped.writeConfig({ extraYaml: "budget: { max_iterations: 1 }" });
-    const overCap = await runCli(START, { cwd: capped.dir, env: capped.env });
+    const overCap = await cli(START, { cwd: capped.dir, env: capped.env });
     assert.equal(overCap.code, 5, overCap.stderr);
     assert.match(overCap.stderr, /iteration cap reached: 1 model calls/);
     assert.deepEqual(kinds(capped.journal("run1")).at(-1), "terminal");
@@ -455,7 +459,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
 
   describe("the resume guard", () => {
     async function openRun(ws: Workspace): Promise<void> {
-      const killed = await runCli(START, { cwd: ws.dir, env: { ...ws.env, FISK_AI_TEST_CRASH_AT: "after-tool:1" } });
+      const killed = await cli(START, { cwd: ws.dir, env: { ...ws.env, FISK_AI_TEST_CRASH_AT: "after-tool:1" } });
       assert.equal(killed.signal, "SIGKILL");
     }
 
@@ -467,7 +471,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
         noteDescription: "Append a line",
         extraYaml: "thinking: { mode: adaptive }\nbudget: { max_tokens: 90000, max_iterations: 9 }",
       });
-      const refused = await runCli([...RESUME, "--model", "claude-opus-4-1"], { cwd: ws.dir, env: ws.env });
+      const refused = await cli([...RESUME, "--model", "claude-opus-4-1"], { cwd: ws.dir, env: ws.env });
       assert.equal(refused.code, 2);
       assert.equal(
         refused.stderr,
@@ -484,7 +488,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
         ].join("\n"),
       );
       ws.writeConfig({ system: "You are a different agent." });
-      const forced = await runCli([...RESUME, "--force"], { cwd: ws.dir, env: ws.env });
+      const forced = await cli([...RESUME, "--force"], { cwd: ws.dir, env: ws.env });
       assert.equal(forced.code, 0, forced.stderr);
       assert.equal(forced.stdout, `${FINAL_ANSWER}\n`);
     });
@@ -492,7 +496,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
     it("refuses a provider change even with --force", async () => {
       const ws = workspace(conversation.server);
       await openRun(ws);
-      const refused = await runCli([...RESUME, "--force", "--provider", "openai"], {
+      const refused = await cli([...RESUME, "--force", "--provider", "openai"], {
         cwd: ws.dir,
         env: { ...ws.env, OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
       });
@@ -501,8 +505,8 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
 
     it("refuses a completed run", async () => {
       const ws = workspace(conversation.server);
-      assert.equal((await runCli(START, { cwd: ws.dir, env: ws.env })).code, 0);
-      assertOneLineError(await runCli(RESUME, { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: session run1 is completed: there is nothing to resume/);
+      assert.equal((await cli(START, { cwd: ws.dir, env: ws.env })).code, 0);
+      assertOneLineError(await cli(RESUME, { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: session run1 is completed: there is nothing to resume/);
     });
   });
 
@@ -510,13 +514,13 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
     it("a malformed config", async () => {
       const ws = workspace(conversation.server);
       writeFileSync(join(ws.dir, "agent.yaml"), "model: [unclosed\n");
-      assertOneLineError(await runCli(START, { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: agent\.yaml:\d+: not valid YAML: /);
+      assertOneLineError(await cli(START, { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: agent\.yaml:\d+: not valid YAML: /);
     });
 
     it("an unknown key", async () => {
       const ws = workspace(conversation.server);
       writeFileSync(join(ws.dir, "agent.yaml"), "provider: anthropic\nmodle: x\n");
-      assertOneLineError(await runCli(START, { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: agent\.yaml: unknown key "modle"/);
+      assertOneLineError(await cli(START, { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: agent\.yaml: unknown key "modle"/);
     });
 
     it("a missing credential", async () => {
@@ -524,7 +528,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       const env = { ...ws.env };
       delete env.ANTHROPIC_API_KEY;
       assertOneLineError(
-        await runCli(START, { cwd: ws.dir, env }),
+        await cli(START, { cwd: ws.dir, env }),
         2,
         /^fisk-ai: ANTHROPIC_API_KEY is not set: type export ANTHROPIC_API_KEY=<your Anthropic API key> and run again, or run offline with a script: fisk-ai run --config \/\S+\/examples\/notes\/agent.yaml "Remember to buy milk"/,
       );
@@ -534,7 +538,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       const ws = workspace(conversation.server);
       const closed = await startFakeAnthropic(() => TURNS[0] as AnthropicReply);
       await closed.close();
-      const result = await runCli(START, { cwd: ws.dir, env: { ...ws.env, ANTHROPIC_BASE_URL: closed.url } });
+      const result = await cli(START, { cwd: ws.dir, env: { ...ws.env, ANTHROPIC_BASE_URL: closed.url } });
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /^fisk-ai: model call failed: .*\(session run1\)$/m);
       assert.doesNotMatch(result.stderr, /^\s+at /m);
@@ -543,16 +547,16 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
 
     it("--resume of an unknown id, and of an invalid one", async () => {
       const ws = workspace(conversation.server);
-      assertOneLineError(await runCli(["run", "--resume", "nope"], { cwd: ws.dir, env: ws.env }), 6, /^fisk-ai: no session nope: /);
-      assertOneLineError(await runCli(["run", "--resume", "../x"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: invalid session id "\.\.\/x": /);
+      assertOneLineError(await cli(["run", "--resume", "nope"], { cwd: ws.dir, env: ws.env }), 6, /^fisk-ai: no session nope: /);
+      assertOneLineError(await cli(["run", "--resume", "../x"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: invalid session id "\.\.\/x": /);
     });
 
     it("an unknown flag, and --all without --continue", async () => {
       const ws = workspace(conversation.server);
-      assertOneLineError(await runCli(["run", "--chekpoint", "x"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: Unknown option '--chekpoint'/);
-      assertOneLineError(await runCli(["run", "--all", "hello"], { cwd: ws.dir, env: ws.env }), 2, /--all applies to --continue and to --resume without an id/);
+      assertOneLineError(await cli(["run", "--chekpoint", "x"], { cwd: ws.dir, env: ws.env }), 2, /^fisk-ai: Unknown option '--chekpoint'/);
+      assertOneLineError(await cli(["run", "--all", "hello"], { cwd: ws.dir, env: ws.env }), 2, /--all applies to --continue and to --resume without an id/);
       assertOneLineError(
-        await runCli(["run", "--checkpoint", "--name", "-x", "hi"], { cwd: ws.dir, env: ws.env }),
+        await cli(["run", "--checkpoint", "--name", "-x", "hi"], { cwd: ws.dir, env: ws.env }),
         2,
         /^fisk-ai: option --name needs a value \(a value that starts with '-' is written --name=-VALUE\); see 'fisk-ai run --help'$/,
       );
@@ -562,7 +566,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
   it("reads the prompt from stdin", async () => {
     const ws = workspace(conversation.server);
     const first = conversation.server.requests.length;
-    const result = await runCli(["run", "-"], { cwd: ws.dir, env: ws.env, stdin: "Notes from a pipe\n" });
+    const result = await cli(["run", "-"], { cwd: ws.dir, env: ws.env, stdin: "Notes from a pipe\n" });
     assert.equal(result.code, 0, result.stderr);
     const body = conversation.server.requests[first]?.body as { messages: { content: { text?: string }[] }[] };
     assert.equal(body.messages[0]?.content[0]?.text, "Notes from a pipe");

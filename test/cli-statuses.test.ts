@@ -7,7 +7,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { runCli, type CliResult } from "./helpers/cli-harness.js";
+import type { CliResult } from "./helpers/cli-harness.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const fisk = commandsInProcess(["session", "run"]);
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-statuses-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -21,7 +25,7 @@ writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nscript: turns.yaml\nc
 writeFileSync(join(ROOT, "turns.yaml"), `turns:\n${"  - text: An answer.\n".repeat(8)}`);
 
 function cli(args: string[], stdin = ""): Promise<CliResult> {
-  return runCli([...args, ...STATE], { cwd: ROOT, env: ENV, stdin });
+  return fisk([...args, ...STATE], { cwd: ROOT, env: ENV, stdin });
 }
 
 async function statusOf(name: string): Promise<string | undefined> {
@@ -78,7 +82,7 @@ describe("a call refused in a run without --checkpoint (examples/approvals)", ()
 
   it("is an error result the model takes as denied, the trace and the end say refused, and nothing ran", async () => {
     mkdirSync(dir, { recursive: true });
-    const text = await runCli(["run", "--config", config, "Tag release 1.4.2"], { cwd: dir, env: ENV });
+    const text = await fisk(["run", "--config", config, "Tag release 1.4.2"], { cwd: dir, env: ENV });
     assert.equal(text.code, 0, text.stderr);
     assert.equal(text.stdout, "I did not tag the release.\n", "the script's `when: denied` matched the refusal");
     assert.match(text.stderr, /^← release refused: denied: no one could be asked to allow this call of release \(no terminal or callback\)/m);
@@ -90,7 +94,7 @@ describe("a call refused in a run without --checkpoint (examples/approvals)", ()
   });
 
   it("shows in stream-json as a tool_call marked refused, then its error tool_result", async () => {
-    const streamed = await runCli(["run", "--config", config, "--output-format", "stream-json", "Tag release 1.4.2"], { cwd: dir, env: ENV });
+    const streamed = await fisk(["run", "--config", config, "--output-format", "stream-json", "Tag release 1.4.2"], { cwd: dir, env: ENV });
     assert.equal(streamed.code, 0, streamed.stderr);
     const events = streamed.stdout
       .trim()

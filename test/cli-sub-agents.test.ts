@@ -10,11 +10,15 @@ import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import type { MetaRecord } from "../src/index.js";
 import { childRunId, PROTOCOLS, type MetaPayload } from "../src/journal.js";
-import { runCli, startCli, waitFor } from "./helpers/cli-harness.js";
+import { startCli, waitFor } from "./helpers/cli-harness.js";
 
 import { journalRecords } from "./helpers/journal-file.js";
 import { CHILDREN, LEAD, LEAD_CALLS, NOTES, PROMPTS, RESEARCH_ANSWER, startTree, type Tree } from "./helpers/sub-agent-tree.js";
 import { assertResearchTreeHeld, callCounts, terminals } from "./helpers/sub-agent-tree-checks.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const EXAMPLE = join(REPO, "examples/sub-agents/agent.yaml");
@@ -64,11 +68,11 @@ describe("sub-agents through the CLI", () => {
         string[],
         string[],
       ];
-      const result = await runCli(run, { cwd: dir, env });
+      const result = await cli(run, { cwd: dir, env });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, "Both researchers noted their findings in research.txt.\n");
       assert.equal(readFileSync(join(dir, "research.txt"), "utf8"), "a finding\na finding\n");
-      const listed = (await runCli(ls, { cwd: dir, env })).stdout.split("\n").slice(1, -1);
+      const listed = (await cli(ls, { cwd: dir, env })).stdout.split("\n").slice(1, -1);
       assert.deepEqual(
         listed.map((line) => line.split(/ +/).slice(0, 3)),
         [
@@ -78,7 +82,7 @@ describe("sub-agents through the CLI", () => {
         ],
         "the lead, its children indented under it",
       );
-      const shown = (await runCli(show, { cwd: dir, env })).stdout;
+      const shown = (await cli(show, { cwd: dir, env })).stdout;
       assert.match(shown, /\nown cost +\$0\.0020\n/);
       assert.equal(shown.split("\n").filter((line) => /^child +research-[0-9a-f]{24} \(completed\): \$0\.0010 /.test(line)).length, 2);
       assert.match(shown, /\ntotal cost +\$0\.0040 for 6 calls: .* over this session and 2 child sessions\n/);
@@ -89,7 +93,7 @@ describe("sub-agents through the CLI", () => {
 
   it("runs two researchers side by side as child sessions of the lead, each linked to its call, and reports their answers", async () => {
     tree = await startTree();
-    const result = await runCli(START(PROMPTS.research), { cwd: tree.dir, env: tree.env });
+    const result = await cli(START(PROMPTS.research), { cwd: tree.dir, env: tree.env });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, RESEARCH_ANSWER);
     assertResearchTreeHeld(tree, 0);
@@ -127,7 +131,7 @@ describe("sub-agents through the CLI", () => {
       assert.equal((await run.done).signal, "SIGKILL");
       const before = callCounts(t);
       t.releaseAll();
-      const resumed = await runCli(RESUME, { cwd: t.dir, env: t.env });
+      const resumed = await cli(RESUME, { cwd: t.dir, env: t.env });
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.equal(resumed.stdout, RESEARCH_ANSWER);
       assertResearchTreeHeld(t, 1);
@@ -150,7 +154,7 @@ describe("sub-agents through the CLI", () => {
     const suspended = await run.done;
     assert.equal(suspended.code, 3, suspended.stderr);
     for (const id of [LEAD, ...CHILDREN]) assert.deepEqual(terminals(journalRecords(t.journal(id))), ["suspended"], `${id} suspended once`);
-    const resumed = await runCli(RESUME, { cwd: t.dir, env: t.env });
+    const resumed = await cli(RESUME, { cwd: t.dir, env: t.env });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(resumed.stdout, RESEARCH_ANSWER);
     assertResearchTreeHeld(t, 0);
@@ -161,31 +165,31 @@ describe("sub-agents through the CLI", () => {
   it("parks the tree at a child's call that needs approval; session pending shows its path from the root; approving and resuming the root goes down the tree", async () => {
     tree = await startTree();
     const t = tree;
-    const parked = await runCli(START(PROMPTS.publish), { cwd: t.dir, env: t.env });
+    const parked = await cli(START(PROMPTS.publish), { cwd: t.dir, env: t.env });
     assert.equal(parked.code, 10, parked.stderr);
     const child = childRunId(LEAD, LEAD_CALLS[0]);
     assert.deepEqual(terminals(journalRecords(t.journal(child))), ["awaiting_approval"]);
     assert.deepEqual(terminals(journalRecords(t.journal(LEAD))), ["awaiting_approval"]);
-    const pending = await runCli(["session", "pending", "--state-dir", "state", "--json"], { cwd: t.dir, env: t.env });
+    const pending = await cli(["session", "pending", "--state-dir", "state", "--json"], { cwd: t.dir, env: t.env });
     assert.equal(pending.code, 0, pending.stderr);
     const calls = JSON.parse(pending.stdout) as { session_id: string; tool_use_id: string; name: string; path?: string[] }[];
     assert.deepEqual(
       calls.map((call) => [call.session_id, call.tool_use_id, call.name, call.path]),
       [[child, "toolu_publish", "publish", [LEAD, child]]],
     );
-    const table = await runCli(["session", "pending", "--state-dir", "state"], { cwd: t.dir, env: t.env });
+    const table = await cli(["session", "pending", "--state-dir", "state"], { cwd: t.dir, env: t.env });
     assert.match(table.stdout, new RegExp(`PATH[\\s\\S]*${LEAD} > ${child}`));
     // Resuming the root before anyone decided parks it again, and journals nothing new.
     const lengths = [LEAD, child].map((id) => journalRecords(t.journal(id)).length);
-    const again = await runCli(RESUME, { cwd: t.dir, env: t.env });
+    const again = await cli(RESUME, { cwd: t.dir, env: t.env });
     assert.equal(again.code, 10, again.stderr);
     assert.deepEqual(
       [LEAD, child].map((id) => journalRecords(t.journal(id)).length),
       lengths,
     );
-    const approved = await runCli(["session", "approve", child, "toolu_publish", "--state-dir", "state"], { cwd: t.dir, env: t.env });
+    const approved = await cli(["session", "approve", child, "toolu_publish", "--state-dir", "state"], { cwd: t.dir, env: t.env });
     assert.equal(approved.code, 0, approved.stderr);
-    const resumed = await runCli(RESUME, { cwd: t.dir, env: t.env });
+    const resumed = await cli(RESUME, { cwd: t.dir, env: t.env });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(resumed.stdout, "Report: publish-gamma: published\n");
     assert.deepEqual(t.effects(), ["published publish-gamma"]);
@@ -195,11 +199,11 @@ describe("sub-agents through the CLI", () => {
     tree = await startTree();
     const t = tree;
     const [alpha] = CHILDREN as [string, string];
-    assert.equal((await runCli(START(PROMPTS.research), { cwd: t.dir, env: t.env })).code, 0);
+    assert.equal((await cli(START(PROMPTS.research), { cwd: t.dir, env: t.env })).code, 0);
     // Forked after its first note's result: the fork goes on from there, on its own.
     const firstResult = journalRecords(t.journal(alpha)).find((record) => record.protocol === PROTOCOLS.tool_result);
     const at = String(firstResult?.seq);
-    const session = (args: string[]) => runCli(["session", ...args, "--state-dir", "state"], { cwd: t.dir, env: t.env });
+    const session = (args: string[]) => cli(["session", ...args, "--state-dir", "state"], { cwd: t.dir, env: t.env });
     const forked = await session(["fork", alpha, "--at", at, "--name", "alpha-fork"]);
     assert.equal(forked.code, 0, forked.stderr);
     const meta = metaOf(t, "alpha-fork");
@@ -208,7 +212,7 @@ describe("sub-agents through the CLI", () => {
     const rows = JSON.parse((await session(["ls", "--json"])).stdout) as { id: string; parent: unknown }[];
     assert.equal(rows.find((row) => row.id === "alpha-fork")?.parent, null);
     // Resumed on its own, with the agent.yaml the child ran (its meta names it).
-    const resumed = await runCli(["run", "--resume", "alpha-fork", "--state-dir", "state"], { cwd: t.dir, env: t.env });
+    const resumed = await cli(["run", "--resume", "alpha-fork", "--state-dir", "state"], { cwd: t.dir, env: t.env });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(resumed.stdout, `alpha: found ${NOTES} notes\n`);
     assert.deepEqual(terminals(journalRecords(t.journal(alpha))), ["completed"], "the child it came from is untouched");
@@ -220,7 +224,7 @@ describe("sub-agents through the CLI", () => {
   it("answers a call past the depth limit with an error result, starting no session for it", async () => {
     tree = await startTree();
     const t = tree;
-    const result = await runCli(START(PROMPTS.deeper), { cwd: t.dir, env: t.env });
+    const result = await cli(START(PROMPTS.deeper), { cwd: t.dir, env: t.env });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Report: deeper-delta: researcher was not run: its session would be 2 deep, past the limit of 1 \(max_depth\)/);
     assert.deepEqual(t.sessions().sort(), [LEAD, childRunId(LEAD, LEAD_CALLS[0])].sort());
@@ -229,7 +233,7 @@ describe("sub-agents through the CLI", () => {
   it("answers the call of a child that failed with an error result naming how it ended and its session", async () => {
     tree = await startTree();
     const t = tree;
-    const result = await runCli(START(PROMPTS.fail), { cwd: t.dir, env: t.env });
+    const result = await cli(START(PROMPTS.fail), { cwd: t.dir, env: t.env });
     assert.equal(result.code, 0, result.stderr);
     const child = childRunId(LEAD, LEAD_CALLS[0]);
     assert.match(result.stdout, new RegExp(`^Report: researcher stopped without an answer \\(error: model call failed: .*\\); its session is ${child}\\n$`));

@@ -7,9 +7,13 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { PROTOCOLS } from "../src/journal.js";
-import { runCli, startCli, waitFor } from "./helpers/cli-harness.js";
+import { startCli, waitFor } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { CALL_TOKENS, CHILDREN, LEAD, NOTES, PROMPTS, requestKey, startTree, type Tree } from "./helpers/sub-agent-tree.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 let tree: Tree | undefined;
 afterEach(async () => {
@@ -65,7 +69,7 @@ function assertStoppedByLeadBudget(t: Tree, result: { code: number | null; stder
 describe("a parent's max_tokens bounds its tree", () => {
   it("stops the tree once the children together pass the lead's budget: the child in flight and the lead end `budget`", async () => {
     tree = await startTree({ parallel: false, leadMaxTokens: LEAD_MAX });
-    const result = await runCli(START, { cwd: tree.dir, env: tree.env });
+    const result = await cli(START, { cwd: tree.dir, env: tree.env });
     assertStoppedByLeadBudget(tree, result);
     assert.deepEqual(acceptedKeys(tree), [`${LEAD}:0`, "alpha:0", "alpha:1", "alpha:2", "alpha:3", "beta:0"]);
   });
@@ -84,7 +88,7 @@ describe("a parent's max_tokens bounds its tree", () => {
       run.child.kill("SIGKILL");
       assert.equal((await run.done).signal, "SIGKILL");
       t.releaseAll();
-      const resumed = await runCli(RESUME, { cwd: t.dir, env: t.env });
+      const resumed = await cli(RESUME, { cwd: t.dir, env: t.env });
       assertStoppedByLeadBudget(t, resumed);
       const keys = acceptedKeys(t);
       const repeated = keys.filter((key, index) => keys.indexOf(key) !== index);
@@ -95,7 +99,7 @@ describe("a parent's max_tokens bounds its tree", () => {
 
   it("stops children running side by side once their tokens together pass the lead's budget", async () => {
     tree = await startTree({ parallel: true, leadMaxTokens: LEAD_MAX });
-    const result = await runCli(START, { cwd: tree.dir, env: tree.env });
+    const result = await cli(START, { cwd: tree.dir, env: tree.env });
     assert.equal(result.code, 4, result.stderr);
     assert.deepEqual(
       terminals(journalRecords(tree.journal(LEAD))).map((terminal) => terminal.reason),
