@@ -13,6 +13,10 @@ import type { FakeServer } from "./helpers/fake-anthropic-server.js";
 import { FOLLOW_UP, followUpAnswer, refusedCalls, startPoolModel } from "./helpers/pool-model.js";
 import { kinds, poolWorkspace, StartedWorkers, type PoolWorkspace } from "./helpers/pool-workspace.js";
 import { rollingDeploy } from "./helpers/rolling-deploy.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const fisk = commandsInProcess(["session", "run", "submit", "queue"]);
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-pool-"));
 let model: FakeServer;
@@ -29,7 +33,7 @@ after(() => workers.killAll());
 const started = (worker: CliRun): CliRun => workers.add(worker);
 const output = (worker: CliRun): string => workers.output(worker);
 const printedLine = (worker: CliRun, line: RegExp): Promise<void> => workers.printedLine(worker, line);
-const cli = (ws: PoolWorkspace, args: string[]) => runCli(args, { cwd: ws.dir, env: ws.env });
+const cli = (ws: PoolWorkspace, args: string[]) => fisk(args, { cwd: ws.dir, env: ws.env });
 const terminals = (journal: JournalRecord[]) => journal.flatMap((record) => ("terminal" in record ? [record.terminal.reason] : []));
 const texts = (journal: JournalRecord[]) =>
   journal.flatMap((record) => ("assistant" in record ? record.assistant.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])) : []));
@@ -179,8 +183,10 @@ describe("worker pool on files, against the strict fake model", () => {
     await waitFor(() => ws.executions().length === 1, "the run's tool to start");
     const interrupting = await cli(ws, ["submit", `${FOLLOW_UP} stop there`, "--resume", "cut", "--if-running", "interrupt"]);
     assert.equal(interrupting.code, 0, interrupting.stderr);
+    // Spawned: the worker looks for interrupts every 100 ms, and a process takes longer than that
+    // to start, so the gate opens after the worker has seen the interrupt.
     assert.match(
-      (await cli(ws, ["queue", "ls"])).stdout,
+      (await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout,
       /^cut {2}.*\n {2}cut {2}\S+ {2}follow-up: interrupts cut \(suspends it at its next boundary, then runs\)\n$/,
     );
     ws.openGate();
@@ -250,7 +256,7 @@ describe("worker pool on files, against the strict fake model", () => {
     const ws = fresh();
     const project = join(ws.dir, "project");
     mkdirSync(project);
-    const submitted = await runCli(["submit", "Write two notes", "--name", "there", "--config", "../agent.yaml"], { cwd: project, env: ws.env });
+    const submitted = await fisk(["submit", "Write two notes", "--name", "there", "--config", "../agent.yaml"], { cwd: project, env: ws.env });
     assert.equal(submitted.code, 0, submitted.stderr);
     const worker = started(ws.worker());
     await printedLine(worker, /^finished there: completed$/m);

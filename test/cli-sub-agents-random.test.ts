@@ -7,11 +7,15 @@
 // done is suspended once, and the resume repeats nothing. FISK_AI_TREE_SEED=N reproduces a run.
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
+import { startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { mulberry32 } from "./helpers/simulated-runs.js";
 import { LEAD, NOTES, PROMPTS, RESEARCH_ANSWER, startTree, type Tree } from "./helpers/sub-agent-tree.js";
 import { assertResearchTreeHeld, callCounts, terminals } from "./helpers/sub-agent-tree-checks.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const SEED = Number(process.env.FISK_AI_TREE_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const ROUNDS = 3;
@@ -107,7 +111,7 @@ describe("a tree of sessions at seeded random points", () => {
         before = doneSoFar(t);
         t.releaseAll();
       }
-      const resumed = await runCli(RESUME, { cwd: t.dir, env: t.env });
+      const resumed = await cli(RESUME, { cwd: t.dir, env: t.env });
       assert.equal(resumed.code, 0, `seed ${SEED}: ${resumed.stderr}`);
       assert.equal(resumed.stdout, RESEARCH_ANSWER);
       if (before !== undefined) assertAtMostOneRepeat(repeatedSince(t, before), "the last resume");
@@ -135,7 +139,7 @@ describe("a tree of sessions at seeded random points", () => {
         assert.ok(ended.join() === "suspended" || ended.join() === "completed", `${id} ended ${ended.join(", ")}: once, suspended or done`);
       }
       assert.deepEqual(terminals(journalRecords(t.journal(LEAD))), ["suspended"]);
-      const resumed = await runCli(RESUME, { cwd: t.dir, env: t.env });
+      const resumed = await cli(RESUME, { cwd: t.dir, env: t.env });
       assert.equal(resumed.code, 0, `seed ${SEED}: ${resumed.stderr}`);
       assert.equal(resumed.stdout, RESEARCH_ANSWER);
       assertResearchTreeHeld(t, 0);

@@ -16,13 +16,17 @@ import { createStore } from "../src/runstate/backends/create-store.js";
 import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
 import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
 import type { JournalRecord } from "../src/runstate/records/records.js";
-import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
+import { type runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 import { POOL_API_KEY, refusedCalls, startPoolModel } from "./helpers/pool-model.js";
 import { kinds, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace.js";
 import { rollingDeploy } from "./helpers/rolling-deploy.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run", "submit", "queue"]);
 
 const API_KEY = "sk-ant-test-pool";
 /**
@@ -139,7 +143,7 @@ async function workspace({ gateOpen = true, leaseTtlMs = STEADY_LEASE_MS } = {})
       return records;
     },
     queued: async () => (await queue.list()).map((entry) => entry.runId),
-    cli: (args) => runCli([...args, ...storeFlag], { cwd: dir, env }),
+    cli: (args) => cli([...args, ...storeFlag], { cwd: dir, env }),
     worker: (extra = []) => {
       return workers.add(startCli(["worker", "--poll", "20", ...extra, ...storeFlag], { cwd: dir, env }));
     },
@@ -372,8 +376,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
       const onPool = (args: string[]) => [...args, "--config", "deploy.yaml", ...ws.storeFlag];
       await rollingDeploy(
         {
-          submit: async (runId) =>
-            assert.equal((await runCli(onPool(["submit", `Write two notes for ${runId}`, "--name", runId]), { cwd: ws.dir, env })).code, 0),
+          submit: async (runId) => assert.equal((await cli(onPool(["submit", `Write two notes for ${runId}`, "--name", runId]), { cwd: ws.dir, env })).code, 0),
           worker: () => workers.add(startCli(onPool(["worker", "--poll", "20"]), { cwd: ws.dir, env })),
           queued: () => ws.queued(),
           journal: (runId) => ws.journal(runId),

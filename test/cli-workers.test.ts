@@ -6,8 +6,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
+import { startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
 import { kinds, poolWorkspace, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run", "submit", "queue"]);
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-workers-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -29,14 +33,14 @@ async function stdoutOf(worker: CliRun): Promise<string> {
 describe("worker pool on files", () => {
   it("submit prints the id at once; a worker drives the run to its end; submit --wait answers as run does", async () => {
     const ws = fresh();
-    const submitted = await runCli(["submit", "Write two notes", "--name", "first"], { cwd: ws.dir, env: ws.env });
+    const submitted = await cli(["submit", "Write two notes", "--name", "first"], { cwd: ws.dir, env: ws.env });
     assert.equal(submitted.code, 0, submitted.stderr);
     assert.equal(submitted.stdout, "first\n");
-    const listed = await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env });
+    const listed = await cli(["queue", "ls"], { cwd: ws.dir, env: ws.env });
     assert.match(listed.stdout, /^first {2}\S+ {2}queued: waits for a worker/m);
 
     const worker = started(ws.worker(["--concurrency", "2"]));
-    const waited = await runCli(["submit", "Write two notes", "--name", "second", "--wait"], { cwd: ws.dir, env: ws.env });
+    const waited = await cli(["submit", "Write two notes", "--name", "second", "--wait"], { cwd: ws.dir, env: ws.env });
     assert.equal(waited.code, 0, waited.stderr);
     assert.equal(waited.stdout, "two notes written\n");
     assert.match(waited.stderr, /→ note \{"text":"one"\}\n← note: noted one\n→ note \{"text":"two"\}\n← note: noted two/);
@@ -46,12 +50,12 @@ describe("worker pool on files", () => {
     await printedLine(worker, /^finished first: completed$/m);
     await printedLine(worker, /^finished second: completed$/m);
     assert.match(await stdoutOf(worker), /^took first$/m);
-    assert.deepEqual((await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, "no session is queued\n");
+    assert.deepEqual((await cli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, "no session is queued\n");
   });
 
   it("a worker killed mid-tool loses its run to another at once: the cut tool runs once more, no model call is made again", async () => {
     const ws = fresh({ gateOpen: false });
-    await runCli(["submit", "Write two notes", "--name", "taken"], { cwd: ws.dir, env: ws.env });
+    await cli(["submit", "Write two notes", "--name", "taken"], { cwd: ws.dir, env: ws.env });
     const first = started(ws.worker());
     await waitFor(() => ws.executions().length === 1, "the first worker's tool to start");
     first.child.kill("SIGKILL");
@@ -71,7 +75,7 @@ describe("worker pool on files", () => {
 
   it("SIGTERM hands the worker's run back suspended, exactly once, and exits 0; the next worker repeats nothing", async () => {
     const ws = fresh({ gateOpen: false });
-    await runCli(["submit", "Write two notes", "--name", "deployed"], { cwd: ws.dir, env: ws.env });
+    await cli(["submit", "Write two notes", "--name", "deployed"], { cwd: ws.dir, env: ws.env });
     const first = started(ws.worker());
     await waitFor(() => ws.executions().length === 1, "the tool to start");
     first.child.kill("SIGTERM");
@@ -96,17 +100,17 @@ describe("worker pool on files", () => {
 
   it("a stopped worker (SIGSTOP) keeps its run: no other worker takes it while the kernel lock is held, and only it appends", async () => {
     const ws = fresh({ gateOpen: false });
-    await runCli(["submit", "Write two notes", "--name", "paused"], { cwd: ws.dir, env: ws.env });
+    await cli(["submit", "Write two notes", "--name", "paused"], { cwd: ws.dir, env: ws.env });
     const first = started(ws.worker());
     await waitFor(() => ws.executions().length === 1, "the tool to start");
     first.child.kill("SIGSTOP");
     const second = started(ws.worker());
     await printedLine(second, /^worker \d+ taking runs/m);
-    const listed = await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env });
+    const listed = await cli(["queue", "ls"], { cwd: ws.dir, env: ws.env });
     assert.match(listed.stdout, new RegExp(`^paused .* running: worker pid ${first.child.pid} `, "m"));
     // The second worker looks every 20 ms: while queue ls ran it found the run held, every time.
     const journalBefore = ws.journal("paused").length;
-    await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env });
+    await cli(["queue", "ls"], { cwd: ws.dir, env: ws.env });
     assert.equal(ws.journal("paused").length, journalBefore, "nothing appended while its worker is stopped");
     first.child.kill("SIGCONT");
     ws.openGate();
@@ -118,10 +122,10 @@ describe("worker pool on files", () => {
   it("a worker takes only runs of its own agents; queue ls says why a run waits", async () => {
     const ws = fresh();
     writePoolConfig(ws.dir, "other.yaml", "You are another agent.");
-    await runCli(["submit", "Write two notes", "--name", "mine", "--config", "agent.yaml"], { cwd: ws.dir, env: ws.env });
+    await cli(["submit", "Write two notes", "--name", "mine", "--config", "agent.yaml"], { cwd: ws.dir, env: ws.env });
     const other = started(ws.worker(["--config", "other.yaml"]));
     await printedLine(other, /^worker \d+ taking runs/m);
-    const listed = await runCli(["queue", "ls", "--json"], { cwd: ws.dir, env: ws.env });
+    const listed = await cli(["queue", "ls", "--json"], { cwd: ws.dir, env: ws.env });
     const [entry] = JSON.parse(listed.stdout) as { runId: string; status: string }[];
     assert.equal(entry?.runId, "mine");
     assert.match(entry?.status ?? "", /waits for a worker with its agent/);
@@ -134,14 +138,14 @@ describe("worker pool on files", () => {
     const ws = fresh();
     writePoolConfig(ws.dir, "confirm.yaml", "You are a pool test agent.", true);
     const worker = started(ws.worker(["--config", "confirm.yaml"]));
-    await runCli(["submit", "Write two notes", "--name", "asks", "--config", "confirm.yaml"], { cwd: ws.dir, env: ws.env });
+    await cli(["submit", "Write two notes", "--name", "asks", "--config", "confirm.yaml"], { cwd: ws.dir, env: ws.env });
     for (const [round, expected] of [
       [1, ["one"]],
       [2, ["one", "two"]],
     ] as const) {
       await workers.printedTimes(worker, "parked asks:", round);
-      assert.match((await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^asks .* parked: waits for a decision/m);
-      const approved = await runCli(["session", "approve", "asks"], { cwd: ws.dir, env: ws.env });
+      assert.match((await cli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^asks .* parked: waits for a decision/m);
+      const approved = await cli(["session", "approve", "asks"], { cwd: ws.dir, env: ws.env });
       assert.equal(approved.code, 0, approved.stderr);
       assert.match(approved.stdout, /no call waits now; session asks is queued for the worker pool again/);
       await waitFor(() => ws.executions().length === expected.length, `the approved call ${round} to run`);
@@ -162,7 +166,7 @@ describe("worker pool on files", () => {
     // (Beside an adopting worker it could take the run once that one queued it: a queued run is any worker's.)
     const plain = started(ws.worker());
     await printedLine(plain, /taking runs/);
-    assert.match((await runCli(["session", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^orphan +open \(orphaned\) /m);
+    assert.match((await cli(["session", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^orphan +open \(orphaned\) /m);
     assert.doesNotMatch(await stdoutOf(plain), /took orphan/);
     const adopting = started(ws.worker(["--adopt"]));
     await printedLine(adopting, /^finished orphan: completed$/m);
@@ -175,10 +179,10 @@ describe("worker pool on files", () => {
     writeFileSync(join(ws.dir, "notes.script.yaml"), readFileSync(join(ws.dir, "notes.script.yaml"), "utf8") + '  - text: "and more"\n');
     const holder = startCli(["run", "--checkpoint", "--name", "held", "Write two notes"], { cwd: ws.dir, env: ws.env });
     await waitFor(() => ws.executions().length === 1, "the run's tool to start");
-    const refused = await runCli(["submit", "And more", "--resume", "held", "--if-running", "reject"], { cwd: ws.dir, env: ws.env });
+    const refused = await cli(["submit", "And more", "--resume", "held", "--if-running", "reject"], { cwd: ws.dir, env: ws.env });
     assert.equal(refused.code, 7, refused.stderr);
     assert.match(refused.stderr, /session held is running .*: the follow-up is refused, as --if-running reject asks/);
-    const queued = await runCli(["submit", "And more", "--resume", "held"], { cwd: ws.dir, env: ws.env });
+    const queued = await cli(["submit", "And more", "--resume", "held"], { cwd: ws.dir, env: ws.env });
     assert.equal(queued.code, 0, queued.stderr);
     const worker = started(ws.worker());
     ws.openGate();
@@ -201,7 +205,7 @@ describe("worker pool on files", () => {
       [["queue", "rm", "nosuch"], 6, /session nosuch is not queued/],
     ];
     for (const [args, code, message] of cases) {
-      const result = await runCli(args, { cwd: ws.dir, env: ws.env });
+      const result = await cli(args, { cwd: ws.dir, env: ws.env });
       assert.equal(result.code, code, `${args.join(" ")}: ${result.stderr}`);
       const lines = result.stderr.trimEnd().split("\n");
       assert.equal(lines.length, 1, `${args.join(" ")}: one line, got ${result.stderr}`);
@@ -211,7 +215,7 @@ describe("worker pool on files", () => {
       [["submit", "x", "--resume", "a", "--if-running", "later"], /--if-running is queue .*, reject or interrupt .*, not "later"/],
       [["submit", "x", "--if-running", "reject"], /--if-running applies to a follow-up: add --resume ID/],
     ] as const) {
-      const result = await runCli([...args], { cwd: ws.dir, env: ws.env });
+      const result = await cli([...args], { cwd: ws.dir, env: ws.env });
       assert.equal(result.code, 2, result.stderr);
       assert.match(result.stderr, message);
     }
@@ -219,14 +223,14 @@ describe("worker pool on files", () => {
 
   it("queue rm withdraws a run no worker started, and refuses one a worker drives", async () => {
     const ws = fresh({ gateOpen: false });
-    await runCli(["submit", "Write two notes", "--name", "driven"], { cwd: ws.dir, env: ws.env });
+    await cli(["submit", "Write two notes", "--name", "driven"], { cwd: ws.dir, env: ws.env });
     const worker = started(ws.worker());
     await waitFor(() => ws.executions().length === 1, "the tool to start");
-    await runCli(["submit", "Write two notes", "--name", "withdrawn"], { cwd: ws.dir, env: ws.env });
-    const refused = await runCli(["queue", "rm", "driven"], { cwd: ws.dir, env: ws.env });
+    await cli(["submit", "Write two notes", "--name", "withdrawn"], { cwd: ws.dir, env: ws.env });
+    const refused = await cli(["queue", "rm", "driven"], { cwd: ws.dir, env: ws.env });
     assert.equal(refused.code, 7, refused.stderr);
     assert.match(refused.stderr, /session driven is being run by a worker/);
-    const withdrawn = await runCli(["queue", "rm", "withdrawn"], { cwd: ws.dir, env: ws.env });
+    const withdrawn = await cli(["queue", "rm", "withdrawn"], { cwd: ws.dir, env: ws.env });
     assert.equal(withdrawn.code, 0, withdrawn.stderr);
     assert.equal(withdrawn.stdout, "withdrew withdrawn\n");
     ws.openGate();
@@ -237,7 +241,7 @@ describe("worker pool on files", () => {
   it("chaos: three workers, runs submitted, a random worker SIGKILLed and replaced again and again: every run ends, at most one repeat per kill", async () => {
     const ws = fresh();
     const runs = Array.from({ length: 6 }, (_, index) => `chaos${index}`);
-    for (const runId of runs) await runCli(["submit", "Write two notes", "--name", runId], { cwd: ws.dir, env: ws.env });
+    for (const runId of runs) await cli(["submit", "Write two notes", "--name", runId], { cwd: ws.dir, env: ws.env });
     const pool = [started(ws.worker()), started(ws.worker()), started(ws.worker())];
     let kills = 0;
     for (let round = 0; round < 3 && ws.queued().length > 0; round++) {

@@ -8,9 +8,12 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { runCli } from "./helpers/cli-harness.js";
 import { programPath, skipWithout } from "./helpers/programs.js";
 import { HOSTILE_RESULT, hostileRecords, plantSession, tourRecords } from "./helpers/shown-sessions.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-html-"));
 const STORE = join(ROOT, "runs");
@@ -18,7 +21,7 @@ const env = { ...process.env, NO_COLOR: "1" };
 
 async function exportPage(runId: string): Promise<string> {
   const file = join(ROOT, `${runId}.html`);
-  const result = await runCli(["session", "export", runId, "--format", "html", "-o", file, "--state-dir", STORE], { cwd: ROOT, env });
+  const result = await cli(["session", "export", runId, "--format", "html", "-o", file, "--state-dir", STORE], { cwd: ROOT, env });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "");
   return file;
@@ -59,10 +62,10 @@ describe("session export --format html: the cost", () => {
 
   async function costs(runId: string, config: string[] = []): Promise<{ meta: string[]; shown: string[]; caption: string; bars: string[] }> {
     const file = join(dir, `${runId}.html`);
-    const result = await runCli(["session", "export", runId, "--format", "html", "-o", file, "--state-dir", store, ...config], { cwd: dir, env });
+    const result = await cli(["session", "export", runId, "--format", "html", "-o", file, "--state-dir", store, ...config], { cwd: dir, env });
     assert.equal(result.code, 0, result.stderr);
     const html = readFileSync(file, "utf8");
-    const show = await runCli(["session", "show", runId, "--no-tui", "--state-dir", store, ...config], { cwd: dir, env });
+    const show = await cli(["session", "show", runId, "--no-tui", "--state-dir", store, ...config], { cwd: dir, env });
     return {
       meta: metadataOf(file).filter((line) => line.startsWith("cost")),
       shown: show.stdout
@@ -125,8 +128,7 @@ describe("session export --format html", { skip: skipWithout("chromium") }, () =
   });
 
   it("the journals are sound, as a store would have written them", async () => {
-    for (const runId of ["tour", "hostile"])
-      assert.equal((await runCli(["session", "verify", runId, "--state-dir", STORE], { cwd: ROOT, env })).code, 0, runId);
+    for (const runId of ["tour", "hostile"]) assert.equal((await cli(["session", "verify", runId, "--state-dir", STORE], { cwd: ROOT, env })).code, 0, runId);
   });
 
   it("renders the metadata, the conversation and the token chart, with no request but the page's own and no error", async () => {
@@ -160,7 +162,7 @@ describe("session export --format html", { skip: skipWithout("chromium") }, () =
 
   it("is named by the session's title where it has one", async () => {
     plantSession(STORE, tourRecords("titled"));
-    const renamed = await runCli(["session", "rename", "titled", "Checkout <fix>", "--state-dir", STORE], { cwd: ROOT, env });
+    const renamed = await cli(["session", "rename", "titled", "Checkout <fix>", "--state-dir", STORE], { cwd: ROOT, env });
     assert.equal(renamed.code, 0, renamed.stderr);
     const { page } = await open(browser, await exportPage("titled"));
     assert.equal(await page.title(), "Checkout <fix> · fisk-ai session titled");
@@ -213,7 +215,7 @@ describe("session export --format html", { skip: skipWithout("chromium") }, () =
   });
 
   it("refuses a file it cannot write in one line, exit 2", async () => {
-    const result = await runCli(["session", "export", "tour", "--format", "html", "-o", join(ROOT, "missing-dir", "page.html"), "--state-dir", STORE], {
+    const result = await cli(["session", "export", "tour", "--format", "html", "-o", join(ROOT, "missing-dir", "page.html"), "--state-dir", STORE], {
       cwd: ROOT,
       env,
     });
