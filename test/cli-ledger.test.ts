@@ -32,7 +32,7 @@ function freshDir(): string {
   return dir;
 }
 
-const cli = commandsInProcess();
+const cli = commandsInProcess(["session", "run"]);
 
 function fisk(args: string[], cwd: string, stdin?: string): Promise<CliResult> {
   return cli(args, { cwd, env: ENV, ...(stdin === undefined ? {} : { stdin }) });

@@ -29,7 +29,7 @@ const SECOND = "The answer to the follow-up.";
 writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nmodel: script-move\nscript: answers.yaml\n");
 writeFileSync(join(ROOT, "answers.yaml"), `turns:\n  - text: "${FIRST}"\n  - text: "${SECOND}"\n`);
 
-const fisk = commandsInProcess();
+const fisk = commandsInProcess(["session", "run"]);
 
 function cli(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<CliResult> {
   return fisk(args, { cwd: ROOT, env });

@@ -26,7 +26,7 @@ async function storeWith(sessions: readonly PlantedSession[]): Promise<string> {
   return dir;
 }
 
-const cli = commandsInProcess();
+const cli = commandsInProcess(["session", "run"]);
 
 function fisk(args: string[], dir: string): Promise<CliResult> {
   return cli([...args, "--state-dir", dir], { cwd: ROOT, env: ENV });

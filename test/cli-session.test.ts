@@ -101,7 +101,7 @@ ${budget}
 // ---------------------------------------------------------------------------------
 // Small helpers
 
-const cli = commandsInProcess();
+const cli = commandsInProcess(["session", "run"]);
 
 function fisk(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<CliResult> {
   return cli(args, { cwd: options.cwd ?? WS, env: { ...ENV, ...options.env }, stdin: options.stdin });

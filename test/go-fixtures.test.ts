@@ -226,7 +226,7 @@ describe("journals written by the Go implementation", () => {
   });
 
   // Each command's first fixture through a spawned CLI, the others in this process.
-  const cli = commandsInProcess();
+  const cli = commandsInProcess(["session", "run"]);
   for (const fixture of FIXTURE_LIST) {
     const expected = fixture.expected;
 
