@@ -1,6 +1,7 @@
-// The command line's skeleton, by spawning the CLI: help for every command and subcommand,
-// the version, "did you mean" for a mistyped command or option, and the completion scripts,
-// run by a real bash and zsh.
+// The command line's skeleton: help for every command and subcommand, the version, "did you
+// mean" for a mistyped command or option, and the completion scripts, run by a real bash and
+// zsh. The first command line of each group spawns the CLI; the others, whose output and exit
+// code are all they check, run in this process (test/helpers/in-process-cli.ts).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,16 +10,26 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { commandWords } from "../src/cli/program.js";
 import { runCli } from "./helpers/cli-harness.js";
+import { runCliInProcess } from "./helpers/in-process-cli.js";
 import { COMMANDS, SESSION_SUBCOMMANDS } from "./helpers/cli-commands.js";
 import { skipWithout } from "./helpers/programs.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-skeleton-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
 const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: ROOT, XDG_STATE_HOME: join(ROOT, "xdg"), NO_COLOR: "1" };
-const cli = (args: string[]) => runCli(args, { cwd: ROOT, env: ENV });
+/** Runs fisk-ai: in a process the first time, in this one after that. */
+function spawningFirst(): (args: string[]) => ReturnType<typeof runCli> {
+  let spawned = false;
+  return (args) => {
+    const run = spawned ? runCliInProcess : runCli;
+    spawned = true;
+    return run(args, { cwd: ROOT, env: ENV });
+  };
+}
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 describe("help", () => {
+  const cli = spawningFirst();
   it("the list of commands these tests go through is the CLI's", async () => {
     const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {} };
     assert.deepEqual(
@@ -71,6 +82,7 @@ describe("help", () => {
 });
 
 describe("the version", () => {
+  const cli = spawningFirst();
   for (const flag of ["--version", "-V", "-v"]) {
     it(`fisk-ai ${flag} prints the package's version`, async () => {
       assert.deepEqual(await cli([flag]), { code: 0, signal: null, stdout: `${VERSION}\n`, stderr: "" });
@@ -79,6 +91,7 @@ describe("the version", () => {
 });
 
 describe("a mistyped command line: one line naming the nearest valid word, exit 2", () => {
+  const cli = spawningFirst();
   const cases: [string[], string][] = [
     [["rnu", "hello"], "unknown command 'rnu' (did you mean run?): see 'fisk-ai --help'"],
     [["session", "lss"], "unknown session command 'lss' (did you mean ls?): see 'fisk-ai session --help'"],
@@ -127,6 +140,7 @@ function zshCompletes(script: string, words: string[]): string[] {
 }
 
 describe("shell completion", () => {
+  const cli = spawningFirst();
   const cases: [string[], string[]][] = [
     [
       ["fisk-ai", ""],
