@@ -18,7 +18,7 @@ import { startOAuthMcpServer, type OAuthMcpServer } from "./helpers/oauth-mcp-se
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
 /** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
-const cli = commandsInProcess(["session", "run"]);
+const cli = commandsInProcess(["session", "run", "mcp"]);
 
 const API_KEY = "sk-ant-test-sign-in";
 const BROWSER = `"${process.execPath}" "${new URL("./helpers/headless-browser.js", import.meta.url).pathname}"`;

@@ -5,12 +5,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { runCli, startCli } from "./helpers/cli-harness.js";
+import { startCli } from "./helpers/cli-harness.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-cli-memory-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
-const cli = (args: string[]) => runCli(args, { cwd: dir, env });
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const fisk = commandsInProcess(["memory", "session", "run"]);
+const cli = (args: string[]) => fisk(args, { cwd: dir, env });
 const notesDir = join(dir, "state", "fisk-ai", "memory", "shop");
 
 writeFileSync(
@@ -20,7 +23,8 @@ writeFileSync(
     "script: ./s.yaml",
     "memory: { enabled: true, namespace: shop }",
     "tools:",
-    "  - { name: pause, description: Wait, command: [sleep, '30'] }",
+    // Waits for the test to open its gate, once the run has heard the Ctrl-C.
+    "  - { name: pause, description: Wait, command: [sh, -c, 'while [ ! -e gate ]; do sleep 0.05; done'] }",
   ].join("\n"),
 );
 writeFileSync(
@@ -42,6 +46,8 @@ describe("fisk-ai memory", () => {
     const run = startCli(["run", "--checkpoint", "--name", "shop", "what is on the list?"], { cwd: dir, env });
     await run.stderrIncludes("→ pause");
     run.child.kill("SIGINT");
+    await run.stderrIncludes("suspending at the next step");
+    writeFileSync(join(dir, "gate"), "");
     const suspended = await run.done;
     assert.equal(suspended.code, 3, suspended.stderr);
     assert.equal(readFileSync(join(notesDir, "list.md"), "utf8"), "---\ndescription: the shopping list\n---\n\nmilk\n");
