@@ -1,8 +1,8 @@
 // The CLI's command line run inside the test's own process: the same runCommandLine and
 // reportFailure that the shipped process runs, without the node start and module loads a
-// spawned command pays (a third of a second of CPU each). For a check that asks many
-// sessions the same question; the test keeps one spawned run of each command, which
-// proves the process around it.
+// spawned command pays (a third of a second of CPU or more each). For a file of many calls
+// of the same commands; the test keeps one spawned call of each command, which proves the
+// process around it, and spawns whatever needs a process: a crash, a kill, a race.
 import { Readable, Writable } from "node:stream";
 import { CLI, runCli, type CliResult } from "./cli-harness.js";
 
