@@ -14,6 +14,10 @@ import { sessionTraceId } from "../src/telemetry/trace-ids.js";
 import { startCli, waitFor } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-traces-parts-"));
 let receiver: OtlpReceiver;
@@ -52,7 +56,7 @@ function tree(spans: ReceivedSpan[]) {
 async function sessionTrace(dir: string, runId: string): Promise<ReceivedSpan[]> {
   const later = await startOtlpReceiver();
   try {
-    const sent = await startCli(["session", "trace", runId, "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+    const sent = await cli(["session", "trace", runId, "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
     assert.equal(sent.code, 0, sent.stderr);
     return later.spans;
   } finally {
@@ -72,7 +76,7 @@ describe("a call approved from another process", () => {
       ["  - { name: guarded, description: Guarded, command: [echo, ok], confirm: true }"],
       "turns:\n  - tool_calls: [{ name: guarded }]\n  - text: done\n",
     );
-    const at = (args: string[]) => startCli(args, { cwd: dir, env: traced(dir) }).done;
+    const at = (args: string[]) => cli(args, { cwd: dir, env: traced(dir) });
     const parked = await at(["run", "--checkpoint", "--approvals", "defer", "--name", "ap2", "go"]);
     assert.equal(parked.code, 10, parked.stderr);
     await waitFor(() => ofSession("ap2").some((span) => span.name === "invoke_agent"), "the parked part's span");
@@ -119,7 +123,7 @@ describe("a run killed mid-run and resumed in another process", () => {
     assert.equal((await first.done).signal, "SIGKILL");
     writeFileSync(join(dir, "go"), "");
 
-    const resumed = await startCli(["run", "--resume", "k1"], { cwd: dir, env: traced(dir) }).done;
+    const resumed = await cli(["run", "--resume", "k1"], { cwd: dir, env: traced(dir) });
     assert.equal(resumed.code, 0, resumed.stderr);
     await waitFor(() => ofSession("k1").filter((span) => span.name === "invoke_agent").length === 2, "both parts' spans");
     const live = ofSession("k1");
@@ -151,7 +155,7 @@ describe("a decision whose spans cannot be sent", () => {
   const guarded = ["  - { name: guarded, description: Guarded, command: [echo, ok], confirm: true }"];
   const script = "turns:\n  - tool_calls: [{ name: guarded }]\n  - text: done\n";
   async function parkedIn(dir: string, runId: string): Promise<void> {
-    const parked = await startCli(["run", "--checkpoint", "--approvals", "defer", "--name", runId, "go"], { cwd: dir, env: traced(dir) }).done;
+    const parked = await cli(["run", "--checkpoint", "--approvals", "defer", "--name", runId, "go"], { cwd: dir, env: traced(dir) });
     assert.equal(parked.code, 10, parked.stderr);
   }
   const decisions = (dir: string, runId: string) =>
@@ -162,7 +166,7 @@ describe("a decision whose spans cannot be sent", () => {
     await parkedIn(dir, "down1");
     const gone = await startOtlpReceiver();
     await gone.close();
-    const approved = await startCli(["session", "approve", "down1"], { cwd: dir, env: { ...traced(dir), OTEL_EXPORTER_OTLP_ENDPOINT: gone.url } }).done;
+    const approved = await cli(["session", "approve", "down1"], { cwd: dir, env: { ...traced(dir), OTEL_EXPORTER_OTLP_ENDPOINT: gone.url } });
     assert.equal(approved.code, 0, approved.stderr);
     assert.match(approved.stdout, /^approved /);
     assert.equal(decisions(dir, "down1").length, 1);
@@ -175,7 +179,7 @@ describe("a decision whose spans cannot be sent", () => {
     const dir = workspace(guarded, script);
     await parkedIn(dir, "unset1");
     writeFileSync(join(dir, "agent.yaml"), "\ntelemetry: { endpoint: http://127.0.0.1:4318, headers_env: { x-team: TEAM_KEY_NOT_SET } }\n", { flag: "a" });
-    const approved = await startCli(["session", "approve", "unset1"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+    const approved = await cli(["session", "approve", "unset1"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
     assert.equal(approved.code, 2, approved.stderr);
     assert.equal(approved.stderr.trim().split("\n").length, 1, approved.stderr);
     assert.match(approved.stderr, /telemetry\.headers_env\.x-team: TEAM_KEY_NOT_SET is not set/);
@@ -191,9 +195,9 @@ describe("a version 3 session killed and resumed", () => {
       "{ state_dir: ./state, record_version: 3 }",
     );
     const env = { PATH: process.env.PATH, HOME: dir };
-    const killed = await startCli(["run", "--checkpoint", "--name", "v3k", "go"], { cwd: dir, env: { ...env, FISK_AI_TEST_CRASH_AT: "after-tool:1" } }).done;
+    const killed = await cli(["run", "--checkpoint", "--name", "v3k", "go"], { cwd: dir, env: { ...env, FISK_AI_TEST_CRASH_AT: "after-tool:1" } });
     assert.equal(killed.signal, "SIGKILL");
-    const resumed = await startCli(["run", "--resume", "v3k"], { cwd: dir, env }).done;
+    const resumed = await cli(["run", "--resume", "v3k"], { cwd: dir, env });
     assert.equal(resumed.code, 0, resumed.stderr);
     const records = journalRecords(join(dir, "state", "v3k.json"));
     assert.equal((records[0] as { meta: { version: number } }).meta.version, 3);

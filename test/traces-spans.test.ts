@@ -9,10 +9,13 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { partSpanId } from "../src/telemetry/session-spans.js";
 import { sessionTraceId, traceparent } from "../src/telemetry/trace-ids.js";
-import { startCli } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-traces-spans-"));
 const MCP_SERVER = new URL("./helpers/mcp-test-server.js", import.meta.url).pathname;
@@ -61,7 +64,7 @@ describe("a traced run that compacts its conversation", () => {
 
   it("sends a fisk_ai.compaction span under its part, with its record's times, and session trace sends the same", async () => {
     const dir = workspace(agent, script);
-    const result = await startCli(["run", "--checkpoint", "--name", "c1", "go"], { cwd: dir, env: traced(dir) }).done;
+    const result = await cli(["run", "--checkpoint", "--name", "c1", "go"], { cwd: dir, env: traced(dir) });
     assert.equal(result.code, 0, result.stderr);
     const records = journalRecords(join(dir, "state", "c1.json"));
     const compactions = records.filter((record) => record.protocol === "io.choria.fisk-ai.v1.session.compaction");
@@ -88,7 +91,7 @@ describe("a traced run that compacts its conversation", () => {
 
     const later = await startOtlpReceiver();
     try {
-      const sent = await startCli(["session", "trace", "c1", "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      const sent = await cli(["session", "trace", "c1", "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
       assert.equal(sent.code, 0, sent.stderr);
       assert.deepEqual(tree(later.spans), tree(spans));
     } finally {
@@ -112,17 +115,17 @@ describe("a chat span", () => {
 
   it("names the model the provider's answer named as gen_ai.response.model, beside the one asked for, live and from the journal", async () => {
     const dir = workspace(["provider: anthropic", "model: claude-sonnet-4-5", "retry: { max_attempts: 1 }"], "");
-    const result = await startCli(["run", "--checkpoint", "--name", "m1", "say hello"], {
+    const result = await cli(["run", "--checkpoint", "--name", "m1", "say hello"], {
       cwd: dir,
       env: traced(dir, { ANTHROPIC_API_KEY: "sk-ant-traces-spans", ANTHROPIC_BASE_URL: model.url }),
-    }).done;
+    });
     assert.equal(result.code, 0, result.stderr);
     const chat = ofSession("m1").find((span) => span.name === "chat claude-sonnet-4-5") as ReceivedSpan;
     assert.equal(chat.attributes["gen_ai.request.model"], "claude-sonnet-4-5");
     assert.equal(chat.attributes["gen_ai.response.model"], "claude-sonnet-4-5-20250929");
     const later = await startOtlpReceiver();
     try {
-      const sent = await startCli(["session", "trace", "m1", "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      const sent = await cli(["session", "trace", "m1", "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
       assert.equal(sent.code, 0, sent.stderr);
       assert.equal(later.spans.find((span) => span.name === "chat claude-sonnet-4-5")?.attributes["gen_ai.response.model"], "claude-sonnet-4-5-20250929");
     } finally {
@@ -150,7 +153,7 @@ describe("an MCP server started by a traced run", () => {
 
   it("gets the TRACEPARENT of the run's part, and the TRACESTATE fisk-ai was given, so its spans join the session's trace", async () => {
     const dir = workspace(agent, script);
-    const result = await startCli(["run", "--checkpoint", "--name", "s1", "go"], { cwd: dir, env: traced(dir, { TRACESTATE: "vendor=abc" }) }).done;
+    const result = await cli(["run", "--checkpoint", "--name", "s1", "go"], { cwd: dir, env: traced(dir, { TRACESTATE: "vendor=abc" }) });
     assert.equal(result.code, 0, result.stderr);
     const env = serverEnvironment(dir, "s1");
     assert.equal(env.TRACEPARENT, traceparent("s1", partSpanId("s1", 1)));
@@ -161,7 +164,7 @@ describe("an MCP server started by a traced run", () => {
 
   it("on a run without --name, gets the trace of the session the run then journals", async () => {
     const dir = workspace(agent, script);
-    const result = await startCli(["run", "--checkpoint", "go"], { cwd: dir, env: traced(dir) }).done;
+    const result = await cli(["run", "--checkpoint", "go"], { cwd: dir, env: traced(dir) });
     assert.equal(result.code, 0, result.stderr);
     const journals = readdirSync(join(dir, "state")).filter((name) => name.endsWith(".json"));
     assert.equal(journals.length, 1);
@@ -173,7 +176,7 @@ describe("an MCP server started by a traced run", () => {
 
   it("gets no TRACEPARENT when the run is not traced", async () => {
     const dir = workspace(agent, script);
-    const result = await startCli(["run", "--checkpoint", "--name", "s3", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+    const result = await cli(["run", "--checkpoint", "--name", "s3", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(serverEnvironment(dir, "s3").TRACEPARENT, undefined);
   });
@@ -196,10 +199,10 @@ describe("agent.yaml's telemetry block", () => {
       script,
     );
     const sent = receiver.headers.length;
-    const result = await startCli(["run", "--checkpoint", "--name", "y1", "go"], {
+    const result = await cli(["run", "--checkpoint", "--name", "y1", "go"], {
       cwd: dir,
       env: { PATH: process.env.PATH, HOME: dir, TRACE_KEY: "key-from-the-environment" },
-    }).done;
+    });
     assert.equal(result.code, 0, result.stderr);
     const spans = ofSession("y1");
     assert.deepEqual(spans.map((span) => span.name).sort(), ["chat script-test", "chat script-test", "execute_tool peek", "invoke_agent"]);
@@ -215,10 +218,10 @@ describe("agent.yaml's telemetry block", () => {
     const other = await startOtlpReceiver();
     try {
       const dir = workspace(agent(`telemetry: { endpoint: ${receiver.url} }`), script);
-      const result = await startCli(["run", "--checkpoint", "--name", "y2", "go"], {
+      const result = await cli(["run", "--checkpoint", "--name", "y2", "go"], {
         cwd: dir,
         env: { PATH: process.env.PATH, HOME: dir, OTEL_EXPORTER_OTLP_ENDPOINT: other.url },
-      }).done;
+      });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(ofSession("y2").length, 0, "nothing went to the block's endpoint");
       const spans = ofSession("y2", other.spans);
@@ -231,7 +234,7 @@ describe("agent.yaml's telemetry block", () => {
 
   it("refuses an unknown key in one line naming it, exit 2", async () => {
     const dir = workspace(agent(`telemetry: { endpoint: ${receiver.url}, servce_name: x }`), script);
-    const result = await startCli(["run", "--checkpoint", "--name", "y3", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+    const result = await cli(["run", "--checkpoint", "--name", "y3", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
     assert.equal(result.code, 2);
     assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
     assert.match(result.stderr, /telemetry: unknown key "servce_name"/);
@@ -247,7 +250,7 @@ describe("agent.yaml's telemetry block", () => {
       ],
     ] as const) {
       const dir = workspace(agent(block), script);
-      const result = await startCli(["run", "--checkpoint", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      const result = await cli(["run", "--checkpoint", "go"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
       assert.equal(result.code, 2, result.stderr);
       assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
       assert.match(result.stderr, expected);

@@ -15,11 +15,15 @@ import { runTracing, sessionIdGenerator } from "../src/telemetry/index.js";
 import { sessionTraceId, toolSpanId } from "../src/telemetry/trace-ids.js";
 import { defineTool } from "../src/tools/tool.js";
 import { ToolSet } from "../src/tools/tool-set.js";
-import { startCli, waitFor } from "./helpers/cli-harness.js";
+import { waitFor } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { startNatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-traces-"));
 const PROMPT = "summarize the zebra ledger";
@@ -62,7 +66,7 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 async function run(args: string[], extra: NodeJS.ProcessEnv = {}) {
-  return startCli(args, { cwd: dir, env: env(extra) }).done;
+  return cli(args, { cwd: dir, env: env(extra) });
 }
 
 function ofTrace(runId: string): ReceivedSpan[] {
@@ -178,7 +182,7 @@ describe("a traced run", () => {
   it("is sent again by `session trace` from the journal, as the same tree", async () => {
     const later = await startOtlpReceiver();
     try {
-      const result = await startCli(["session", "trace", "t1", "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      const result = await cli(["session", "trace", "t1", "--endpoint", later.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, "sent 6 spans of session t1\n");
       assert.deepEqual(tree(later.spans), tree(ofTrace("t1")));
@@ -198,10 +202,10 @@ describe("a traced run journaled to JetStream", { skip: skipWithout("nats-server
       assert.equal(init.code, 0, init.stderr);
       const live = await run(["run", "--checkpoint", "--store", store, "--name", "js1", PROMPT]);
       assert.equal(live.code, 0, live.stderr);
-      const result = await startCli(["session", "trace", "js1", "--store", store, "--endpoint", later.url], {
+      const result = await cli(["session", "trace", "js1", "--store", store, "--endpoint", later.url], {
         cwd: dir,
         env: { PATH: process.env.PATH, HOME: dir },
-      }).done;
+      });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, "sent 6 spans of session js1\n");
       assert.deepEqual(tree(later.spans), tree(ofTrace("js1")));
@@ -227,14 +231,14 @@ describe("a call parked for approval", () => {
       ].join("\n"),
     );
     writeFileSync(join(ws, "s.yaml"), "turns:\n  - tool_calls: [{ name: guarded }]\n  - text: done\n");
-    const at = (args: string[], extra: NodeJS.ProcessEnv = {}) => startCli(args, { cwd: ws, env: env(extra) }).done;
+    const at = (args: string[], extra: NodeJS.ProcessEnv = {}) => cli(args, { cwd: ws, env: env(extra) });
     const parked = await at(["run", "--checkpoint", "--approvals", "defer", "--name", "ap1", PROMPT]);
     assert.equal(parked.code, 10, parked.stderr);
     const approved = await at(["session", "approve", "ap1", "--resume"]);
     assert.equal(approved.code, 0, approved.stderr);
     const later = await startOtlpReceiver();
     try {
-      const sent = await startCli(["session", "trace", "ap1", "--endpoint", later.url], { cwd: ws, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      const sent = await cli(["session", "trace", "ap1", "--endpoint", later.url], { cwd: ws, env: { PATH: process.env.PATH, HOME: dir } });
       assert.equal(sent.code, 0, sent.stderr);
       const wait = later.spans.find((span) => span.name === "await_approval guarded") as ReceivedSpan;
       assert.equal(wait.attributes["fisk_ai.approval.decision"], "approve");
@@ -299,14 +303,14 @@ describe("a traced run killed and resumed in another process", () => {
 
 describe("session trace", () => {
   it("without a collector to send to is refused with what to give", async () => {
-    const result = await startCli(["session", "trace", "t1"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+    const result = await cli(["session", "trace", "t1"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
     assert.equal(result.code, 2);
     assert.equal(result.stderr.trim().split("\n").length, 1);
     assert.match(result.stderr, /--endpoint URL/);
   });
 
   it("refuses an endpoint that is not an http URL", async () => {
-    const result = await startCli(["session", "trace", "t1", "--endpoint", "localhost:4318"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+    const result = await cli(["session", "trace", "t1", "--endpoint", "localhost:4318"], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /is not an http\(s\) URL/);
   });
@@ -315,7 +319,7 @@ describe("session trace", () => {
     const refusing = await startOtlpReceiver();
     refusing.refuseWith(400);
     try {
-      const result = await startCli(["session", "trace", "t1", "--endpoint", refusing.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } }).done;
+      const result = await cli(["session", "trace", "t1", "--endpoint", refusing.url], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
       assert.equal(result.code, 1);
       assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
       assert.match(result.stderr, /the collector did not take the spans/);
