@@ -7,10 +7,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createStore, type Store } from "../src/index.js";
-import { runCli, startCli, waitFor } from "./helpers/cli-harness.js";
+import { startCli, waitFor } from "./helpers/cli-harness.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 import { assistantEntry, metaPayload, terminalEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run", "init", "memory"]);
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-follow-"));
 const env = { ...process.env, NO_COLOR: "1" };
@@ -65,13 +69,13 @@ describe("fisk-ai session show --follow", () => {
     await journal.append(2, assistantEntry(0, "All done."));
     await journal.append(3, terminalEntry("completed"));
     await journal.close();
-    const result = await runCli(["session", "show", "ended", "--follow", "--state-dir", dir], { cwd: ROOT, env });
+    const result = await cli(["session", "show", "ended", "--follow", "--state-dir", dir], { cwd: ROOT, env });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /\n\n› What is in the notes file\?\nAll done\.\n── completed ──\n$/);
   });
 
   it("refuses --json with --follow in one line, exit 2", async () => {
-    const result = await runCli(["session", "show", "ended", "--follow", "--json", "--state-dir", join(ROOT, "ended")], { cwd: ROOT, env });
+    const result = await cli(["session", "show", "ended", "--follow", "--json", "--state-dir", join(ROOT, "ended")], { cwd: ROOT, env });
     assert.equal(result.code, 2);
     assert.equal(result.stderr, "fisk-ai: session show --json is the state as it is now: give --json or --follow, not both\n");
   });
@@ -87,7 +91,7 @@ describe("fisk-ai session show --follow", () => {
 
     it("prints each record of a running session as it is published, and ends with the session", async () => {
       const url = `nats://127.0.0.1:${nats.port}/FOLLOWED`;
-      const init = await runCli(["session", "init-stream", "--store", url], { cwd: ROOT, env });
+      const init = await cli(["session", "init-stream", "--store", url], { cwd: ROOT, env });
       assert.equal(init.code, 0, init.stderr);
       const store = await createStore({ backend: "jetstream", servers: nats.url, stream: "FOLLOWED" });
       try {

@@ -8,7 +8,10 @@ import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
-import { runCli } from "./helpers/cli-harness.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run", "init", "memory"]);
 
 function home(t: TestContext): { dir: string; env: NodeJS.ProcessEnv } {
   const dir = mkdtempSync(join(tmpdir(), "fisk-init-"));
@@ -19,7 +22,7 @@ function home(t: TestContext): { dir: string; env: NodeJS.ProcessEnv } {
 describe("fisk-ai init", () => {
   it("writes a commented agent.yaml that names its schema, passes it, and runs offline as its comment says", async (t) => {
     const { dir, env } = home(t);
-    const init = await runCli(["init", "agent"], { cwd: dir, env });
+    const init = await cli(["init", "agent"], { cwd: dir, env });
     assert.equal(init.code, 0, init.stderr);
     assert.equal(
       init.stdout,
@@ -31,7 +34,7 @@ describe("fisk-ai init", () => {
     assert.ok(validate(parseYaml(text)), JSON.stringify(validate.errors));
     assert.match(text, /docs\/agent-yaml\.md/);
     assert.match(text, /^# {3}fisk-ai run --config agent\.yaml --checkpoint "Say hello"$/m, "the command its comment gives");
-    const run = await runCli(["run", "--config", "agent.yaml", "--checkpoint", "Say hello"], { cwd: join(dir, "agent"), env });
+    const run = await cli(["run", "--config", "agent.yaml", "--checkpoint", "Say hello"], { cwd: join(dir, "agent"), env });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, "Hello! I looked at today's date with the today tool.\n");
     assert.match(run.stderr, /← today: \d{4}-\d{2}-\d{2}/, "the tool ran");
@@ -39,16 +42,16 @@ describe("fisk-ai init", () => {
 
   it("refuses to overwrite agent.yaml or its script: one line, exit 9, nothing changed or left behind", async (t) => {
     const { dir, env } = home(t);
-    assert.equal((await runCli(["init"], { cwd: dir, env })).code, 0);
+    assert.equal((await cli(["init"], { cwd: dir, env })).code, 0);
     const before = readFileSync(join(dir, "agent.yaml"), "utf8");
-    const again = await runCli(["init"], { cwd: dir, env });
+    const again = await cli(["init"], { cwd: dir, env });
     assert.deepEqual([again.code, again.stdout], [9, ""]);
     assert.equal(again.stderr, "fisk-ai: agent.script.yaml already exists: init writes only new files (move it aside, or init another directory)\n");
     assert.equal(readFileSync(join(dir, "agent.yaml"), "utf8"), before);
 
     rmSync(join(dir, "agent.script.yaml"));
     writeFileSync(join(dir, "agent.yaml"), "model: mine\n");
-    const ownFile = await runCli(["init", "."], { cwd: dir, env });
+    const ownFile = await cli(["init", "."], { cwd: dir, env });
     assert.deepEqual(
       [ownFile.code, ownFile.stderr],
       [9, "fisk-ai: agent.yaml already exists: init writes only new files (move it aside, or init another directory)\n"],
@@ -56,7 +59,7 @@ describe("fisk-ai init", () => {
     assert.equal(readFileSync(join(dir, "agent.yaml"), "utf8"), "model: mine\n", "the user's file untouched");
     assert.equal(existsSync(join(dir, "agent.script.yaml")), false, "no half of a new agent left behind");
 
-    const twoDirs = await runCli(["init", "a", "b"], { cwd: dir, env });
+    const twoDirs = await cli(["init", "a", "b"], { cwd: dir, env });
     assert.deepEqual([twoDirs.code, twoDirs.stderr], [2, "fisk-ai: init takes at most one directory: fisk-ai init [DIR]\n"]);
   });
 });

@@ -5,8 +5,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { runCli, startCli } from "./helpers/cli-harness.js";
+import { startCli } from "./helpers/cli-harness.js";
 import { scriptedReplies, startFakeOpenAI } from "./helpers/fake-openai-server.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run", "init", "memory"]);
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-cli-providers-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -60,7 +64,7 @@ tools:
 retry: { max_attempts: 2, base_delay: 10ms }
 `,
       );
-      const result = await runCli(["run", "--checkpoint", "--name", "oa", "note one"], {
+      const result = await cli(["run", "--checkpoint", "--name", "oa", "note one"], {
         cwd: dir,
         env: { ...baseEnv(dir), OPENAI_API_KEY: "sk-openai-test" },
       });
@@ -100,7 +104,7 @@ retry: { max_attempts: 2, base_delay: 10ms }
       const suspended = await run.done;
       assert.equal(suspended.code, 3, suspended.stderr);
       assert.match(suspended.stderr, /Suspended session \S+; resume with: /);
-      const resumed = await runCli(resume, { cwd: dir, env });
+      const resumed = await cli(resume, { cwd: dir, env });
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.equal(resumed.stdout, "Noted. Your notes file says: buy milk.\n");
       assert.equal(readFileSync(join(dir, "notes.txt"), "utf8"), "buy milk\n".repeat(round), "the note was written once a run");
@@ -108,7 +112,7 @@ retry: { max_attempts: 2, base_delay: 10ms }
   });
 
   it("points at the top-level help for the exit codes in --help", async () => {
-    const result = await runCli(["run", "--help"], { cwd: root, env: baseEnv(root) });
+    const result = await cli(["run", "--help"], { cwd: root, env: baseEnv(root) });
     assert.equal(result.code, 0);
     assert.match(result.stdout, /^Exit codes: 'fisk-ai --help' lists them \(0 done, 2 usage or configuration error, 3 suspended, 10 awaiting approval\)\.$/m);
   });

@@ -5,7 +5,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { runCli } from "./helpers/cli-harness.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run", "init", "memory"]);
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-stream-json-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -36,7 +39,7 @@ function events(stdout: string): Record<string, unknown>[] {
 
 describe("run --output-format stream-json", () => {
   it("prints every event of a run as one JSON object a line, and no plain answer", async () => {
-    const result = await runCli(["run", "--checkpoint", "--name", "sj1", "--output-format", "stream-json", "say hi"], { cwd: ROOT, env: ENV });
+    const result = await cli(["run", "--checkpoint", "--name", "sj1", "--output-format", "stream-json", "say hi"], { cwd: ROOT, env: ENV });
     assert.equal(result.code, 0, result.stderr);
     const all = events(result.stdout);
     assert.deepEqual(
@@ -76,7 +79,7 @@ describe("run --output-format stream-json", () => {
 
   it("ends a run that stops early with a terminal event naming the reason, and the exit code for it", async () => {
     writeFileSync(join(ROOT, "short-agent.yaml"), "provider: script\nscript: short.yaml\ntools:\n  - { name: echo, description: e, command: [echo, hi] }\n");
-    const stopped = await runCli(["run", "--config", "short-agent.yaml", "--output-format", "stream-json", "x"], { cwd: ROOT, env: ENV });
+    const stopped = await cli(["run", "--config", "short-agent.yaml", "--output-format", "stream-json", "x"], { cwd: ROOT, env: ENV });
     assert.equal(stopped.code, 1, stopped.stderr);
     const last = events(stopped.stdout).at(-1) as { type: string; reason: string; message: string };
     assert.deepEqual([last.type, last.reason], ["terminal", "error"]);
@@ -84,9 +87,9 @@ describe("run --output-format stream-json", () => {
   });
 
   it("refuses an unknown format and a chat in one line, exit 2", async () => {
-    const unknown = await runCli(["run", "--output-format", "json", "x"], { cwd: ROOT, env: ENV });
+    const unknown = await cli(["run", "--output-format", "json", "x"], { cwd: ROOT, env: ENV });
     assert.deepEqual([unknown.code, unknown.stdout, unknown.stderr], [2, "", "fisk-ai: --output-format is text or stream-json, not 'json'\n"]);
-    const chat = await runCli(["run", "--chat", "--output-format", "stream-json", "x"], { cwd: ROOT, env: ENV });
+    const chat = await cli(["run", "--chat", "--output-format", "stream-json", "x"], { cwd: ROOT, env: ENV });
     assert.equal(chat.code, 2);
     assert.match(chat.stderr, /^fisk-ai: --output-format stream-json cannot go with a chat/);
   });

@@ -12,8 +12,11 @@ import { PROTOCOLS, type ToolResultRecord } from "../src/journal.js";
 import { decodeRecordLine, encodeRecordIn, heldIn } from "../src/runstate/records/journal-codec.js";
 import { fromV3Record, v3Problem } from "../src/runstate/records/record-v3.js";
 import { assistantEntry, metaRecord } from "./helpers/record-builders.js";
-import { runCli } from "./helpers/cli-harness.js";
 import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run", "init", "memory"]);
 
 const KEY = "sk-ant-test-v3";
 const root = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-record-v3-")));
@@ -167,13 +170,13 @@ session: { state_dir: ./state, record_version: 3 }
 `,
     );
     const options = { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, NO_COLOR: "1", ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url } };
-    const first = await runCli(["run", "--checkpoint", "--config", "agent.yaml", "remember <milk> & eggs"], options);
+    const first = await cli(["run", "--checkpoint", "--config", "agent.yaml", "remember <milk> & eggs"], options);
     assert.equal(first.code, 0, first.stderr);
-    const ls = await runCli(["session", "ls", "--json", "--config", "agent.yaml"], options);
+    const ls = await cli(["session", "ls", "--json", "--config", "agent.yaml"], options);
     const [session] = JSON.parse(ls.stdout) as { id: string; status: string }[];
     assert.equal(session?.status, "completed");
     const runId = session?.id as string;
-    const followUp = await runCli(["run", "--config", "agent.yaml", "--resume", runId, "and bread"], options);
+    const followUp = await cli(["run", "--config", "agent.yaml", "--resume", runId, "and bread"], options);
     assert.equal(followUp.code, 0, followUp.stderr);
     assert.equal(followUp.stdout, 'Noted <"noted and bread\\n">\n');
     const lines = readFileSync(join(dir, "state", `${runId}.json`), "utf8")
@@ -187,10 +190,10 @@ session: { state_dir: ./state, record_version: 3 }
     // Go's escaping, in the prompt and in the model's text.
     assert.match(lines[0] as string, /"prompt":"remember \\u003cmilk\\u003e \\u0026 eggs"/);
     assert.ok(server.requests.every((request) => request.accepted));
-    const verified = await runCli(["session", "verify", runId, "--config", "agent.yaml"], options);
+    const verified = await cli(["session", "verify", runId, "--config", "agent.yaml"], options);
     assert.equal(verified.stdout, `${runId}: ok, 10 records\n`);
     // A fork's new meta line is written in its version too.
-    const forked = await runCli(["session", "fork", runId, "--at", "5", "--name", "forked", "--config", "agent.yaml"], options);
+    const forked = await cli(["session", "fork", runId, "--at", "5", "--name", "forked", "--config", "agent.yaml"], options);
     assert.equal(forked.code, 0, forked.stderr);
     const forkLines = readFileSync(join(dir, "state", "forked.json"), "utf8")
       .split("\n")

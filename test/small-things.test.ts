@@ -6,7 +6,10 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { counted } from "../src/cli/counted.js";
 import { describeToolResult } from "../src/cli/render-blocks.js";
-import { runCli } from "./helpers/cli-harness.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
+
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run", "init", "memory"]);
 
 const NOTES = new URL("../../examples/notes/agent.yaml", import.meta.url).pathname;
 
@@ -24,11 +27,11 @@ describe("counts", () => {
     const dir = mkdtempSync(join(tmpdir(), "fisk-plural-"));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const env = { PATH: process.env.PATH, HOME: dir, NO_COLOR: "1" };
-    const run = await runCli(["run", "--config", NOTES, "--checkpoint", "Remember to buy milk"], { cwd: dir, env });
+    const run = await cli(["run", "--config", NOTES, "--checkpoint", "Remember to buy milk"], { cwd: dir, env });
     assert.equal(run.code, 0, run.stderr);
-    const du = await runCli(["session", "du"], { cwd: dir, env });
+    const du = await cli(["session", "du"], { cwd: dir, env });
     assert.match(du.stdout, /total \(1 session, \d+ bytes\)/);
-    const prune = await runCli(["session", "prune", "--keep-last", "0", "--dry-run"], { cwd: dir, env });
+    const prune = await cli(["session", "prune", "--keep-last", "0", "--dry-run"], { cwd: dir, env });
     assert.match(prune.stdout, /^would remove 1 session, \d+ bytes/m);
   });
 });
@@ -39,14 +42,14 @@ describe("a session named by its title", () => {
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const env = { PATH: process.env.PATH, HOME: dir, NO_COLOR: "1" };
     for (const title of ["Milk Notes", "Milk notes archive"]) {
-      const run = await runCli(["run", "--config", NOTES, "--checkpoint", "--title", title, "Remember to buy milk"], { cwd: dir, env });
+      const run = await cli(["run", "--config", NOTES, "--checkpoint", "--title", title, "Remember to buy milk"], { cwd: dir, env });
       assert.equal(run.code, 0, run.stderr);
     }
-    const shown = await runCli(["session", "show", "milk notes", "--json"], { cwd: dir, env });
+    const shown = await cli(["session", "show", "milk notes", "--json"], { cwd: dir, env });
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /"Milk Notes"/);
     assert.doesNotMatch(shown.stdout, /Milk notes archive/);
-    const ambiguous = await runCli(["session", "show", "MILK", "--json"], { cwd: dir, env });
+    const ambiguous = await cli(["session", "show", "MILK", "--json"], { cwd: dir, env });
     assert.notEqual(ambiguous.code, 0);
     assert.match(ambiguous.stderr, /Milk Notes/);
     assert.match(ambiguous.stderr, /Milk notes archive/);

@@ -108,11 +108,13 @@ function collected(): { stream: Writable; text(): string } {
 }
 
 /** The commands whose later calls may run in the test's process. */
-type InProcessCommand = "session" | "queue" | "memory" | "mcp" | "run" | "submit";
+/** The commands whose calls are told apart by their subcommand. */
+const GROUPS = ["session", "queue", "memory", "mcp"] as const;
+type InProcessCommand = (typeof GROUPS)[number] | "run" | "submit" | "init";
 
 /**
  * runCli for a file of many calls of the same commands: the first call of each (a subcommand of
- * `session`, `queue`, `memory` or `mcp`; `run`; `submit`) of those `commands` spawns the CLI, proving the process
+ * `session`, `queue`, `memory` or `mcp`; `run`, `submit`, `init`) of those `commands` spawns the CLI, proving the process
  * around it; the later ones run in this process. Everything else (a worker, a call that is to
  * crash at a step) is always spawned; so must a race between processes, and a run whose tool
  * kills its parent, be (runCli).
@@ -120,7 +122,7 @@ type InProcessCommand = "session" | "queue" | "memory" | "mcp" | "run" | "submit
 export function commandsInProcess(commands: readonly InProcessCommand[] = ["session"]): typeof runCli {
   const spawned = new Set<string>();
   return (args, options) => {
-    const command = args[0] === "run" || args[0] === "submit" ? args[0] : args.slice(0, 2).join(" ");
+    const command = (GROUPS as readonly string[]).includes(String(args[0])) ? args.slice(0, 2).join(" ") : String(args[0]);
     // A call that is to crash at a step needs the process the crash kills.
     const inProcess = commands.includes(args[0] as InProcessCommand) && spawned.has(command) && options.env.FISK_AI_TEST_CRASH_AT === undefined;
     spawned.add(command);
