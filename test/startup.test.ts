@@ -14,6 +14,7 @@ import { CLI } from "./helpers/cli-harness.js";
 import { metaPayload } from "./helpers/record-builders.js";
 
 const DIST = new URL("../../dist/", import.meta.url).href;
+const REPO = new URL("../../", import.meta.url).pathname;
 
 // The CLI is a bundle (scripts/bundle-cli.mjs): which dist modules and packages each of its
 // files holds. A file is loaded when any module in it would have been, so the files a process
@@ -119,6 +120,42 @@ test("a run on the script provider loads neither model SDK, nor NATS or OpenTele
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** The packages a program of a library user's loads: `script`, an ES module run from the repository, where it imports fisk-ai. */
+function packagesLoadedByProgram(script: string, args: string[]): { packages: string[]; stdout: string } {
+  const dir = mkdtempSync(join(tmpdir(), "fisk-startup-library-"));
+  try {
+    const coverage = join(dir, "coverage");
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script, ...args], {
+      cwd: REPO,
+      env: { ...process.env, NODE_V8_COVERAGE: coverage },
+      encoding: "utf8",
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const urls = readdirSync(coverage).flatMap((name) =>
+      (JSON.parse(readFileSync(join(coverage, name), "utf8")) as { result: { url: string }[] }).result.map(({ url }) => url),
+    );
+    return { packages: [...new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []))], stdout: run.stdout };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("importing fisk-ai and making its providers loads no model SDK; a provider's first call loads its own and no other", () => {
+  const program = `import { AnthropicProvider, OpenAIProvider } from "fisk-ai";
+const anthropic = new AnthropicProvider({ apiKey: "sk-ant-startup", baseURL: "http://127.0.0.1:9" });
+new OpenAIProvider({ apiKey: "sk-startup" });
+if (process.argv[1] === "call") {
+  const request = { model: "claude-sonnet-4-5", system: "", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], tools: [], maxOutputTokens: 16, thinking: { mode: "off" } };
+  await anthropic.complete(request, new AbortController().signal).catch((error) => console.log(error.message));
+}`;
+  const made = packagesLoadedByProgram(program, []);
+  assert.ok(!made.packages.some((name) => ["@anthropic-ai/sdk", "openai"].includes(name)), made.packages.join(", "));
+  const called = packagesLoadedByProgram(program, ["call"]);
+  assert.ok(called.packages.includes("@anthropic-ai/sdk") && !called.packages.includes("openai"), called.packages.join(", "));
+  // The SDK's errors, loaded with it, are still told apart: a refused connection is "cannot reach".
+  assert.match(called.stdout, /^cannot reach the anthropic API at http:\/\/127\.0\.0\.1:9: /);
 });
 
 test("session ls loads zod only to read journals, not from the summary cache a listing wrote", async () => {

@@ -1,7 +1,7 @@
 // The anthropic provider: the official SDK, streaming. The journal already holds the
 // Messages API shape, so the request is the conversation as recorded plus prompt-caching
 // breakpoints, and the turn comes back with its thinking blocks (and signatures) verbatim.
-import Anthropic, { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { RECORD_SCHEMAS } from "../runstate/records/record-schemas.js";
 import { isOtherBlock, type AssistantMessage, type Message } from "../runstate/records/records.js";
 import {
@@ -13,7 +13,7 @@ import {
   type ThinkingConfig,
   type ToolSpec,
 } from "./model-provider.js";
-import { oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
+import { loadedOnce, oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError } from "./provider-errors.js";
 
 /** How an AnthropicProvider reaches the API. Nothing is read from the environment. */
 export interface AnthropicProviderOptions {
@@ -24,6 +24,8 @@ export interface AnthropicProviderOptions {
 }
 
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
+const anthropicSdk = loadedOnce(() => import("@anthropic-ai/sdk"));
+type AnthropicSdk = Awaited<ReturnType<typeof anthropicSdk>>;
 
 // The journal's assistant message schema: what a returned turn must satisfy to be recorded.
 const ASSISTANT_MESSAGE = RECORD_SCHEMAS.assistant.shape.assistant.shape.message;
@@ -46,24 +48,28 @@ type JsonRecord = Record<string, unknown>;
 export class AnthropicProvider implements ModelProvider {
   /** Always `"anthropic"`. */
   readonly name = "anthropic";
-  readonly #client: Anthropic;
+  readonly #apiKey: string;
   readonly #baseURL: string;
+  /** Made at the first call, with the SDK it loads. */
+  #client: Anthropic | undefined;
 
   constructor(options: AnthropicProviderOptions) {
+    this.#apiKey = options.apiKey;
     this.#baseURL = options.baseURL ?? DEFAULT_BASE_URL;
-    // The key and the URL are passed explicitly so the SDK does not fall back to the
-    // environment or a credentials profile; retries and timeouts belong to the caller.
-    this.#client = new Anthropic({ apiKey: options.apiKey, baseURL: this.#baseURL, maxRetries: 0 });
   }
 
   async complete(request: ModelRequest, signal: AbortSignal, onText?: (text: string) => void): Promise<ModelTurn> {
+    const sdk = await anthropicSdk();
+    // The key and the URL are passed explicitly so the SDK does not fall back to the
+    // environment or a credentials profile; retries and timeouts belong to the caller.
+    this.#client ??= new sdk.default({ apiKey: this.#apiKey, baseURL: this.#baseURL, maxRetries: 0 });
     let message: Anthropic.Message;
     try {
       const stream = this.#client.messages.stream(anthropicParams(request), { signal });
       if (onText !== undefined) stream.on("text", (delta) => onText(delta));
       message = await stream.finalMessage();
     } catch (error) {
-      throw anthropicCallError(error, signal, this.#baseURL);
+      throw anthropicCallError(error, signal, this.#baseURL, sdk);
     }
     return toModelTurn(message);
   }
@@ -175,17 +181,10 @@ function modelUsage(usage: Anthropic.Usage): ModelUsage {
   return mapped;
 }
 
-function transportFailure(error: unknown): TransportFailure {
-  if (error instanceof APIUserAbortError) return "aborted";
-  // The timeout class extends the connection class, so it is asked first.
-  if (error instanceof APIConnectionTimeoutError) return "timed_out";
-  return error instanceof APIConnectionError ? "unreachable" : undefined;
-}
-
-function anthropicCallError(error: unknown, signal: AbortSignal, baseURL: string): ModelCallError {
-  const transport = transportCallError("anthropic", baseURL, transportFailure(error), error, signal);
+function anthropicCallError(error: unknown, signal: AbortSignal, baseURL: string, sdk: AnthropicSdk): ModelCallError {
+  const transport = transportCallError("anthropic", baseURL, sdk, error, signal);
   if (transport !== undefined) return transport;
-  if (error instanceof APIError) {
+  if (error instanceof sdk.APIError) {
     const type = error.type ?? "error";
     const detail = error.apiMessage ?? error.message;
     if (error.status === undefined) {
@@ -202,7 +201,7 @@ function anthropicCallError(error: unknown, signal: AbortSignal, baseURL: string
       cause: error,
     });
   }
-  if (error instanceof AnthropicError) {
+  if (error instanceof sdk.AnthropicError) {
     // The stream helper wraps what breaks mid-response (a dropped connection, a cut-off stream).
     return new ModelCallError(oneLine(`the anthropic API stream from ${baseURL} broke off: ${rootCauseText(error)}`), {
       retryable: true,

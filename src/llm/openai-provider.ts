@@ -2,7 +2,7 @@
 // endpoint (OpenAI, Ollama, llama.cpp server, vLLM). The journal keeps the Anthropic
 // Messages shape, so each call converts the conversation there and the turn back.
 import { randomUUID } from "node:crypto";
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } from "openai";
+import type OpenAI from "openai";
 import type {
   ChatCompletion,
   ChatCompletionAssistantMessageParam,
@@ -20,7 +20,7 @@ import {
   type ToolUseBlock,
   type UserMessage,
 } from "../runstate/records/records.js";
-import { oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError, type TransportFailure } from "./provider-errors.js";
+import { loadedOnce, oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError } from "./provider-errors.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ModelUsage } from "./model-provider.js";
 
 /** The request field that carries a call's output limit: servers differ on which they honor. */
@@ -41,6 +41,8 @@ export interface OpenAIProviderOptions {
 }
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+const openaiSdk = loadedOnce(() => import("openai"));
+type OpenAISdk = Awaited<ReturnType<typeof openaiSdk>>;
 
 const STOP_REASONS: Record<string, string> = {
   tool_calls: "tool_use",
@@ -64,24 +66,22 @@ type Block = UserMessage["content"][number];
 export class OpenAIProvider implements ModelProvider {
   /** Always `"openai"`. */
   readonly name = "openai";
-  readonly #client: OpenAI;
+  readonly #apiKey: string;
   readonly #baseURL: string;
   readonly #maxTokensParam: MaxTokensParam;
+  /** Made at the first call, with the SDK it loads. */
+  #client: OpenAI | undefined;
 
   constructor(options: OpenAIProviderOptions) {
+    this.#apiKey = options.apiKey;
     this.#baseURL = options.baseURL ?? DEFAULT_BASE_URL;
     this.#maxTokensParam = options.maxTokensParam ?? defaultMaxTokensParam(this.#baseURL);
-    // Explicit organization and project keep the SDK from reading them from the environment.
-    this.#client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: this.#baseURL,
-      organization: null,
-      project: null,
-      maxRetries: 0,
-    });
   }
 
   async complete(request: ModelRequest, signal: AbortSignal, onText?: (text: string) => void): Promise<ModelTurn> {
+    const sdk = await openaiSdk();
+    // Explicit organization and project keep the SDK from reading them from the environment.
+    this.#client ??= new sdk.default({ apiKey: this.#apiKey, baseURL: this.#baseURL, organization: null, project: null, maxRetries: 0 });
     let completion: ChatCompletion;
     try {
       // Streamed, so the text can be shown as it arrives; usage comes in the last chunk.
@@ -89,7 +89,7 @@ export class OpenAIProvider implements ModelProvider {
       if (onText !== undefined) stream.on("content.delta", ({ delta }) => onText(delta));
       completion = await stream.finalChatCompletion();
     } catch (error) {
-      throw openaiCallError(error, signal, this.#baseURL);
+      throw openaiCallError(error, signal, this.#baseURL, sdk);
     }
     return toModelTurn(completion);
   }
@@ -246,17 +246,10 @@ function modelUsage(usage: ChatCompletion["usage"]): ModelUsage {
   return mapped;
 }
 
-function transportFailure(error: unknown): TransportFailure {
-  if (error instanceof APIUserAbortError) return "aborted";
-  // The timeout class extends the connection class, so it is asked first.
-  if (error instanceof APIConnectionTimeoutError) return "timed_out";
-  return error instanceof APIConnectionError ? "unreachable" : undefined;
-}
-
-function openaiCallError(error: unknown, signal: AbortSignal, baseURL: string): ModelCallError {
-  const transport = transportCallError("openai", baseURL, transportFailure(error), error, signal);
+function openaiCallError(error: unknown, signal: AbortSignal, baseURL: string, sdk: OpenAISdk): ModelCallError {
+  const transport = transportCallError("openai", baseURL, sdk, error, signal);
   if (transport !== undefined) return transport;
-  if (error instanceof APIError && error.status !== undefined) {
+  if (error instanceof sdk.APIError && error.status !== undefined) {
     // `error.error` is the body's `error` object; compatible servers fill in what they like.
     const body = error.error as { message?: unknown } | undefined;
     const detail = typeof body?.message === "string" ? body.message : error.message;
@@ -270,7 +263,7 @@ function openaiCallError(error: unknown, signal: AbortSignal, baseURL: string): 
   }
   // Reading the body can still fail after the headers arrived, when the connection drops;
   // the stream helper wraps what breaks mid-response.
-  if ((error instanceof TypeError && error.message === "terminated") || error instanceof OpenAIError) {
+  if ((error instanceof TypeError && error.message === "terminated") || error instanceof sdk.OpenAIError) {
     return new ModelCallError(oneLine(`the connection to the openai API at ${baseURL} broke off: ${rootCauseText(error)}`), {
       retryable: true,
       cause: error,

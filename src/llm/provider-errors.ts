@@ -46,8 +46,23 @@ export function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, " ").trim();
 }
 
+/** An error class of an SDK, for instanceof. */
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/** The classes both SDKs (Anthropic's and OpenAI's, one Stainless shape) give a failure before any answer. */
+export interface TransportErrorClasses {
+  APIUserAbortError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+  APIConnectionError: ErrorClass;
+}
+
 /** How an SDK's error class places a failure that happened before any answer. */
-export type TransportFailure = "aborted" | "timed_out" | "unreachable" | undefined;
+function transportFailure(error: unknown, sdk: TransportErrorClasses): "aborted" | "timed_out" | "unreachable" | undefined {
+  if (error instanceof sdk.APIUserAbortError) return "aborted";
+  // The timeout class extends the connection class, so it is asked first.
+  if (error instanceof sdk.APIConnectionTimeoutError) return "timed_out";
+  return error instanceof sdk.APIConnectionError ? "unreachable" : undefined;
+}
 
 /**
  * The failures both SDKs report alike: an abort (the caller's decision, never retried
@@ -56,10 +71,11 @@ export type TransportFailure = "aborted" | "timed_out" | "unreachable" | undefin
 export function transportCallError(
   provider: string,
   baseURL: string,
-  failure: TransportFailure,
+  sdk: TransportErrorClasses,
   error: unknown,
   signal: AbortSignal,
 ): ModelCallError | undefined {
+  const failure = transportFailure(error, sdk);
   // Checked first: an abort can surface as any of the SDK's errors, depending on when it hit.
   if (signal.aborted || failure === "aborted") return abortedCallError(provider, signal, error);
   if (failure === "timed_out") {
@@ -83,4 +99,13 @@ export function refusedAsTooLong(status: number, kind: { type?: string | null; c
   if (status !== 400) return false;
   if (kind.code === "context_length_exceeded") return true;
   return kind.type === "invalid_request_error" && /^prompt is too long\b/i.test(kind.message);
+}
+
+/**
+ * Loads a module at its first use and keeps it: a provider loads its SDK at its first call,
+ * so importing fisk-ai, or making a provider, loads no model SDK.
+ */
+export function loadedOnce<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => (loaded ??= load());
 }
