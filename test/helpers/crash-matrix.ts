@@ -12,7 +12,6 @@ import { PROTOCOLS } from "../../src/journal.js";
 import { verifyJournal } from "../../src/runstate/views/journal-verify.js";
 import { CLI } from "./cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./fake-anthropic-server.js";
-import { runCliInProcess } from "./in-process-cli.js";
 import { mulberry32 } from "./simulated-runs.js";
 import { journalRecords } from "./journal-file.js";
 
@@ -164,8 +163,7 @@ async function runTrial(context: {
     // A kill before the session was created leaves nothing to resume: the run starts again.
     const args = existsSync(journalPath) ? ["run", "--resume", "run"] : START;
     const kill = process_ === 0 || random() < KILL_RESUME_CHANCE ? killPoint(random, context.window) : undefined;
-    // A resume no kill is drawn for runs in this process: the kills are what need processes.
-    const result = kill === undefined ? await runCliInProcess(args, { cwd: dir, env }) : await runOnce(args, dir, env, kill);
+    const result = await runOnce(args, dir, env, kill);
     if (result.signal === "SIGKILL") {
       report.kills++;
       report.killedAfter.push(lastKind(journalPath));
