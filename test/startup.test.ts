@@ -21,6 +21,19 @@ const REPO = new URL("../../", import.meta.url).pathname;
 // loads name the same modules and packages as the unbundled tree's loads did.
 const BUNDLE: Record<string, { sources: string[]; packages: string[] }> = JSON.parse(readFileSync(new URL("cli/bundle/contents.json", DIST), "utf8"));
 
+/** Every script V8 compiled in a process run with NODE_V8_COVERAGE=`coverage`, by URL. */
+function scriptsCompiled(coverage: string): string[] {
+  return readdirSync(coverage).flatMap((name) =>
+    (JSON.parse(readFileSync(join(coverage, name), "utf8")) as { result: { url: string }[] }).result.map(({ url }) => url),
+  );
+}
+
+/** The package a script's URL is a file of, if it is one of node_modules. */
+const packageOf = (url: string): string[] => {
+  const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
+  return name === undefined ? [] : [name];
+};
+
 /**
  * Runs the CLI with `args` in a directory holding an empty `empty/`, and returns the modules
  * it loaded from dist and from node_modules: every script V8 compiled, as its coverage output
@@ -34,17 +47,13 @@ function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] }
     const coverage = join(dir, "coverage");
     const run = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: { ...process.env, NODE_V8_COVERAGE: coverage }, encoding: "utf8" });
     assert.equal(run.status, 0, run.stderr);
-    const urls = readdirSync(coverage).flatMap((name) =>
-      (JSON.parse(readFileSync(join(coverage, name), "utf8")) as { result: { url: string }[] }).result.map(({ url }) => url),
-    );
+    const urls = scriptsCompiled(coverage);
     const bundled = urls
       .filter((url) => url.startsWith(DIST))
       .map((url) => BUNDLE[url.slice(DIST.length).replace(/^cli\//, "")] ?? assert.fail(`${url} is not in the bundle`));
     return {
       dist: [...new Set(bundled.flatMap(({ sources }) => sources))],
-      packages: [
-        ...new Set([...urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []), ...bundled.flatMap(({ packages }) => packages)]),
-      ],
+      packages: [...new Set([...urls.flatMap(packageOf), ...bundled.flatMap(({ packages }) => packages)])],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -133,10 +142,7 @@ function packagesLoadedByProgram(script: string, args: string[]): { packages: st
       encoding: "utf8",
     });
     assert.equal(run.status, 0, run.stderr);
-    const urls = readdirSync(coverage).flatMap((name) =>
-      (JSON.parse(readFileSync(join(coverage, name), "utf8")) as { result: { url: string }[] }).result.map(({ url }) => url),
-    );
-    return { packages: [...new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []))], stdout: run.stdout };
+    return { packages: [...new Set(scriptsCompiled(coverage).flatMap(packageOf))], stdout: run.stdout };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
