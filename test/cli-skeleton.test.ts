@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { commandWords } from "../src/cli/program.js";
-import { runCli } from "./helpers/cli-harness.js";
-import { runCliInProcess } from "./helpers/in-process-cli.js";
+import type { runCli } from "./helpers/cli-harness.js";
+import { spawnedFirst } from "./helpers/in-process-cli.js";
 import { COMMANDS, SESSION_SUBCOMMANDS } from "./helpers/cli-commands.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -19,12 +19,8 @@ after(() => rmSync(ROOT, { recursive: true, force: true }));
 const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: ROOT, XDG_STATE_HOME: join(ROOT, "xdg"), NO_COLOR: "1" };
 /** Runs fisk-ai: in a process the first time, in this one after that. */
 function spawningFirst(): (args: string[]) => ReturnType<typeof runCli> {
-  let spawned = false;
-  return (args) => {
-    const run = spawned ? runCliInProcess : runCli;
-    spawned = true;
-    return run(args, { cwd: ROOT, env: ENV });
-  };
+  const run = spawnedFirst(() => "any command line");
+  return (args) => run(args, { cwd: ROOT, env: ENV });
 }
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 

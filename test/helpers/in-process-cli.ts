@@ -107,25 +107,34 @@ function collected(): { stream: Writable; text(): string } {
   return { stream, text: () => text };
 }
 
-/** The commands whose later calls may run in the test's process. */
 /** The commands whose calls are told apart by their subcommand. */
 const GROUPS = ["session", "queue", "memory", "mcp"] as const;
 type InProcessCommand = (typeof GROUPS)[number] | "run" | "submit" | "init";
 
 /**
- * runCli for a file of many calls of the same commands: the first call of each (a subcommand of
- * `session`, `queue`, `memory` or `mcp`; `run`, `submit`, `init`) of those `commands` spawns the CLI, proving the process
- * around it; the later ones run in this process. Everything else (a worker, a call that is to
- * crash at a step) is always spawned; so must a race between processes, and a run whose tool
- * kills its parent, be (runCli).
+ * runCli whose first call of each key spawns the CLI, proving the process around it, and whose
+ * later calls of that key run in this process. A call keyed undefined, or one that is to crash
+ * at a step (it needs the process the crash kills), is always spawned.
  */
-export function commandsInProcess(commands: readonly InProcessCommand[] = ["session"]): typeof runCli {
+export function spawnedFirst(keyOf: (args: string[]) => string | undefined): typeof runCli {
   const spawned = new Set<string>();
   return (args, options) => {
-    const command = (GROUPS as readonly string[]).includes(String(args[0])) ? args.slice(0, 2).join(" ") : String(args[0]);
-    // A call that is to crash at a step needs the process the crash kills.
-    const inProcess = commands.includes(args[0] as InProcessCommand) && spawned.has(command) && options.env.FISK_AI_TEST_CRASH_AT === undefined;
-    spawned.add(command);
+    const key = options.env.FISK_AI_TEST_CRASH_AT === undefined ? keyOf(args) : undefined;
+    const inProcess = key !== undefined && spawned.has(key);
+    if (key !== undefined) spawned.add(key);
     return (inProcess ? runCliInProcess : runCli)(args, options);
   };
+}
+
+/**
+ * runCli for a file of many calls of the same commands: keyed by command (a subcommand of
+ * `session`, `queue`, `memory` or `mcp`; `run`, `submit`, `init`) among those `commands`.
+ * Everything else (a worker) is always spawned; so must a race between processes, and a run
+ * whose tool kills its parent, be (runCli).
+ */
+export function commandsInProcess(commands: readonly InProcessCommand[] = ["session"]): typeof runCli {
+  return spawnedFirst((args) => {
+    if (!commands.includes(args[0] as InProcessCommand)) return undefined;
+    return (GROUPS as readonly string[]).includes(String(args[0])) ? args.slice(0, 2).join(" ") : String(args[0]);
+  });
 }
