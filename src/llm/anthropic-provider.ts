@@ -13,7 +13,8 @@ import {
   type ThinkingConfig,
   type ToolSpec,
 } from "./model-provider.js";
-import { loadedOnce, oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError } from "./provider-errors.js";
+import { loadedOnce } from "./load-once.js";
+import { oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError } from "./provider-errors.js";
 
 /** How an AnthropicProvider reaches the API. Nothing is read from the environment. */
 export interface AnthropicProviderOptions {

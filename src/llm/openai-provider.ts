@@ -20,7 +20,8 @@ import {
   type ToolUseBlock,
   type UserMessage,
 } from "../runstate/records/records.js";
-import { loadedOnce, oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError } from "./provider-errors.js";
+import { loadedOnce } from "./load-once.js";
+import { oneLine, refusedAsTooLong, retryableStatus, rootCauseText, transportCallError } from "./provider-errors.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ModelUsage } from "./model-provider.js";
 
 /** The request field that carries a call's output limit: servers differ on which they honor. */

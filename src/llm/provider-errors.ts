@@ -100,12 +100,3 @@ export function refusedAsTooLong(status: number, kind: { type?: string | null; c
   if (kind.code === "context_length_exceeded") return true;
   return kind.type === "invalid_request_error" && /^prompt is too long\b/i.test(kind.message);
 }
-
-/**
- * Loads a module at its first use and keeps it: a provider loads its SDK at its first call,
- * so importing fisk-ai, or making a provider, loads no model SDK.
- */
-export function loadedOnce<T>(load: () => Promise<T>): () => Promise<T> {
-  let loaded: Promise<T> | undefined;
-  return () => (loaded ??= load());
-}
