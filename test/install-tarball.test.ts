@@ -13,6 +13,8 @@ const REPO = new URL("../../", import.meta.url).pathname;
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-tarball-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
 const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];
+/** A line between the outputs of commands run in one shell. */
+const SEPARATOR = "--fisk-ai-next-command--";
 const VERSION = JSON.parse(spawnSync("npm", ["pkg", "get", "version", "--json"], { cwd: REPO, encoding: "utf8" }).stdout) as string;
 
 function run(program: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): { code: number | null; stdout: string; stderr: string } {
@@ -25,16 +27,21 @@ function succeeded(result: { code: number | null; stdout: string; stderr: string
   return result.stdout;
 }
 
-/** The quick start with the installed command `fisk` (a path, or npx's arguments before the command's own). */
-function quickStart(fisk: (args: string[], cwd: string) => ReturnType<typeof run>, name: string): void {
+/** The quick start's commands, each run in turn in a fresh directory by the installed command. */
+const QUICK_START = [["--version"], ["init"], ["run", "--config", "agent.yaml", "--checkpoint", "Say hello"]];
+
+/** Each quick start command's stdout, in order: the version, init's note, the agent's answer. */
+function checkQuickStart(outputs: string[]): void {
+  assert.equal(outputs.length, QUICK_START.length, outputs.join("---\n"));
+  assert.equal(outputs[0], `${VERSION}\n`);
+  assert.match(outputs[1] as string, /^wrote agent\.yaml and agent\.script\.yaml;/);
+  assert.equal(outputs[2], "Hello! I looked at today's date with the today tool.\n");
+}
+
+function freshDir(name: string): string {
   const dir = join(ROOT, name);
   mkdirSync(dir);
-  assert.equal(succeeded(fisk(["--version"], dir), "--version"), `${VERSION}\n`);
-  succeeded(fisk(["init"], dir), "init");
-  assert.equal(
-    succeeded(fisk(["run", "--config", "agent.yaml", "--checkpoint", "Say hello"], dir), "init's agent"),
-    "Hello! I looked at today's date with the today tool.\n",
-  );
+  return dir;
 }
 
 /** Installing builds the file lock addon: skipped, in one line, where g++ cannot compile (CI has it: .ci/run installs it). */
@@ -57,9 +64,10 @@ describe("installing from the tarball", { timeout: 600_000, skip: toolchainMissi
     const prefix = join(ROOT, "prefix");
     succeeded(run("npm", ["install", "-g", "--prefix", prefix, ...NPM_FLAGS, tarball], ROOT), "npm install -g");
     const fisk = join(prefix, "bin", "fisk-ai");
-    quickStart((args, cwd) => run(fisk, args, cwd), "global");
+    const global = freshDir("global");
+    checkQuickStart(QUICK_START.map((args) => succeeded(run(fisk, args, global), args.join(" "))));
     const notes = join(prefix, "lib", "node_modules", "fisk-ai", "examples", "notes", "agent.yaml");
-    const answer = succeeded(run(fisk, ["run", "--config", notes, "--checkpoint", "Remember to buy milk"], join(ROOT, "global")), "the notes example");
+    const answer = succeeded(run(fisk, ["run", "--config", notes, "--checkpoint", "Remember to buy milk"], global), "the notes example");
     assert.equal(answer, "Noted. Your notes file says: buy milk.\n");
 
     // Without a key, the hint's offline command is typed as it stands, from another directory.
@@ -75,7 +83,14 @@ describe("installing from the tarball", { timeout: 600_000, skip: toolchainMissi
     assert.equal(succeeded(run("sh", ["-c", hinted], elsewhere, env), "the hint's command"), "Noted. Your notes file says: buy milk.\n");
   });
 
-  it("npx --package ./fisk-ai-*.tgz fisk-ai runs the same quick start", () => {
-    quickStart((args, cwd) => run("npx", ["--yes", ...NPM_FLAGS, "--package", tarball, "fisk-ai", ...args], cwd), "npx");
+  // One npx call runs the three commands (npx -c: the package's command first on the PATH), where
+  // each npx call resolved the tarball's install anew, some 4 s apiece.
+  it("npx --package ./fisk-ai-*.tgz runs the same quick start", () => {
+    const commands = ["command -v fisk-ai", ...QUICK_START.map((args) => ["fisk-ai", ...args.map((arg) => JSON.stringify(arg))].join(" "))];
+    const call = commands.join(` && echo ${SEPARATOR} && `);
+    const output = succeeded(run("npx", ["--yes", ...NPM_FLAGS, "--package", tarball, "-c", call], freshDir("npx")), `npx -c '${call}'`);
+    const [installed = "", ...outputs] = output.split(`${SEPARATOR}\n`);
+    assert.match(installed, /\/_npx\/[^/]+\/node_modules\/\.bin\/fisk-ai\n$/, "the fisk-ai npx installed");
+    checkQuickStart(outputs);
   });
 });
