@@ -4,8 +4,8 @@
 // and each command runs with a JavaScript heap capped at three quarters of the journal: a
 // command that held the journal, even as one string, dies of it (at half, the capped heap's
 // collections took twice the CPU), where a larger journal without the cap only took longer to
-// say less. Four times the journal costs far less than the journal more. Before, `show --json` held several times its journal's size (about 7 times: 750 MB
-// for 100 MB), and died on 1 GB.
+// say less. Four times the journal costs far less than the journal more. Before, `show --json`
+// held several times its journal's size (about 7 times: 750 MB for 100 MB), and died on 1 GB.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
