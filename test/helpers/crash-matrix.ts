@@ -1,7 +1,8 @@
 // A crash matrix: checkpointed runs of the real CLI against the strict Anthropic fake,
 // SIGKILLed at seeded random instants, resumed (and sometimes killed again while resuming)
-// until they complete. Shared by the test (a few dozen kills) and the benchmark script
-// (thousands on demand), so both check the same promises the same way.
+// until they complete; a resume no kill is drawn for runs in the test's own process (the built
+// CLI's command line, test/helpers/in-process-cli.ts). Shared by the test (a few dozen kills)
+// and the benchmark script (thousands on demand), so both check the same promises the same way.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { PROTOCOLS } from "../../src/journal.js";
 import { verifyJournal } from "../../src/runstate/views/journal-verify.js";
 import { CLI } from "./cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./fake-anthropic-server.js";
+import { runCliInProcess } from "./in-process-cli.js";
 import { mulberry32 } from "./simulated-runs.js";
 import { journalRecords } from "./journal-file.js";
 
@@ -99,6 +101,7 @@ export async function runCrashMatrix(options: MatrixOptions): Promise<MatrixRepo
   let uninterrupted: MatrixReport["uninterrupted"];
   try {
     uninterrupted = await runUninterrupted(root, server);
+    await warmInProcess(root, server, uninterrupted.answer);
     const window = { startupMs: uninterrupted.createdMs, workingMs: (uninterrupted.ms - uninterrupted.createdMs) * KILL_UNTIL };
     const worker = async () => {
       while (kills < options.kills) {
@@ -143,6 +146,20 @@ async function runUninterrupted(root: string, server: FakeServer): Promise<Matri
   return { answer: result.stdout, createdMs: createdMs ?? 0, ms };
 }
 
+/**
+ * The same run in this process, alone, before the trials resume runs here: it loads the CLI's
+ * modules while no other call does. Two calls loading them at once can meet Node 20's require()
+ * of an ES module that another call is still importing (ERR_VM_MODULE_LINK_FAILURE): the record
+ * schemas are required at first use, and zod is shared with this process's own copy of them.
+ */
+async function warmInProcess(root: string, server: FakeServer, answer: string): Promise<void> {
+  const { dir, env } = workspace(root, "in-process", server, false);
+  const result = await runCliInProcess(START, { cwd: dir, env });
+  if (result.code !== 0 || result.stdout !== answer) throw new Error(`the run in this process failed (${result.code}): ${result.stdout}${result.stderr}`);
+  const { problems } = verifyJournal(readFileSync(join(dir, "state", "run.json")), "run");
+  if (problems.length > 0) throw new Error(`the run in this process left a journal with problems: ${problems.map((problem) => problem.message).join("; ")}`);
+}
+
 /** One run, killed and resumed until it completes. Trial `trial` of seed `seed` always draws the same kill delays. */
 async function runTrial(context: {
   root: string;
@@ -163,7 +180,8 @@ async function runTrial(context: {
     // A kill before the session was created leaves nothing to resume: the run starts again.
     const args = existsSync(journalPath) ? ["run", "--resume", "run"] : START;
     const kill = process_ === 0 || random() < KILL_RESUME_CHANCE ? killPoint(random, context.window) : undefined;
-    const result = await runOnce(args, dir, env, kill);
+    // A resume no kill is drawn for runs in this process: the kills are what need processes.
+    const result = kill === undefined ? await runCliInProcess(args, { cwd: dir, env }) : await runOnce(args, dir, env, kill);
     if (result.signal === "SIGKILL") {
       report.kills++;
       report.killedAfter.push(lastKind(journalPath));
