@@ -8,10 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer, type WireBlock } from "./helpers/fake-anthropic-server.js";
-import { runCli, type CliResult } from "./helpers/cli-harness.js";
+import type { CliResult } from "./helpers/cli-harness.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
 
 const API_KEY = "sk-ant-test-shapes";
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-turn-shapes-"));
+/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 after(() => rmSync(root, { recursive: true, force: true }));
 let workspaces = 0;
 
@@ -64,7 +67,7 @@ session: { state_dir: ./state }
     dir,
     env,
     server,
-    fisk: (args, extra = {}) => runCli(args, { cwd: dir, env: { ...env, ...extra } }),
+    fisk: (args, extra = {}) => cli(args, { cwd: dir, env: { ...env, ...extra } }),
     journal: () =>
       readFileSync(join(dir, "state", "run1.json"), "utf8")
         .split("\n")
