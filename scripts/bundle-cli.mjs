@@ -94,6 +94,9 @@ async function bundleCli() {
     external: ["fs-ext", "react-devtools-core"],
     // The CommonJS packages bundled (commander among them) call require().
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    // Less text for Node to parse at each start (a tenth of a short run's CPU); names stay as written.
+    minifyWhitespace: true,
+    minifySyntax: true,
     metafile: true,
     logLevel: "warning",
   });
