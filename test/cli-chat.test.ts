@@ -16,7 +16,7 @@ import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer,
 import { journalRecords } from "./helpers/journal-file.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
 
 const API_KEY = "sk-ant-test-chat";

@@ -13,7 +13,7 @@ import { skipWithout } from "./helpers/programs.js";
 import { assistantEntry, metaPayload, terminalEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run", "init", "memory"]);
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-follow-"));

@@ -17,7 +17,7 @@ import { TmuxTerminal } from "./helpers/tmux-terminal.js";
 import { startOAuthMcpServer, type OAuthMcpServer } from "./helpers/oauth-mcp-server.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run", "mcp"]);
 
 const API_KEY = "sk-ant-test-sign-in";

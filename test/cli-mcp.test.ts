@@ -15,7 +15,7 @@ import { startHttpMcpServer, type HttpMcpServer } from "./helpers/mcp-test-serve
 import { isRunning } from "./helpers/processes.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
 
 const API_KEY = "sk-ant-test-mcp-secret";

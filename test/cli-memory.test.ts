@@ -11,7 +11,7 @@ import { commandsInProcess } from "./helpers/in-process-cli.js";
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-cli-memory-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const fisk = commandsInProcess(["memory", "session", "run"]);
 const cli = (args: string[]) => fisk(args, { cwd: dir, env });
 const notesDir = join(dir, "state", "fisk-ai", "memory", "shop");

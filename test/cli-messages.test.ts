@@ -7,7 +7,7 @@ import { after, describe, it } from "node:test";
 import { startCli, startScript, type CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
 
 const REPO = new URL("../../", import.meta.url).pathname;

@@ -15,7 +15,7 @@ import { kinds, poolWorkspace, StartedWorkers, type PoolWorkspace } from "./help
 import { rollingDeploy } from "./helpers/rolling-deploy.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const fisk = commandsInProcess(["session", "run", "submit", "queue"]);
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-pool-"));

@@ -9,7 +9,7 @@ import { startCli } from "./helpers/cli-harness.js";
 import { scriptedReplies, startFakeOpenAI } from "./helpers/fake-openai-server.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run", "init", "memory"]);
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-cli-providers-"));

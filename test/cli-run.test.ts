@@ -13,7 +13,7 @@ import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./help
 import { CLI, startCli, startScript, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
 
 const API_KEY = "sk-ant-test-MARKER-5f1e2d";

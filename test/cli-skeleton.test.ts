@@ -19,7 +19,7 @@ after(() => rmSync(ROOT, { recursive: true, force: true }));
 const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: ROOT, XDG_STATE_HOME: join(ROOT, "xdg"), NO_COLOR: "1" };
 /** Runs fisk-ai: in a process the first time, in this one after that. */
 function spawningFirst(): (args: string[]) => ReturnType<typeof runCli> {
-  const run = spawnedFirst(() => "any command line");
+  const run = spawnedFirst(() => true);
   return (args) => run(args, { cwd: ROOT, env: ENV });
 }
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;

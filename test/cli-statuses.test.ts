@@ -10,7 +10,7 @@ import { after, describe, it } from "node:test";
 import type { CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const fisk = commandsInProcess(["session", "run"]);
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-statuses-"));

@@ -14,7 +14,7 @@ import { LEAD, NOTES, PROMPTS, RESEARCH_ANSWER, startTree, type Tree } from "./h
 import { assertResearchTreeHeld, callCounts, terminals } from "./helpers/sub-agent-tree-checks.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
 
 const SEED = Number(process.env.FISK_AI_TREE_SEED ?? Math.floor(Math.random() * 2 ** 31));

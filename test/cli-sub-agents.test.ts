@@ -17,7 +17,7 @@ import { CHILDREN, LEAD, LEAD_CALLS, NOTES, PROMPTS, RESEARCH_ANSWER, startTree,
 import { assertResearchTreeHeld, callCounts, terminals } from "./helpers/sub-agent-tree-checks.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
 
 const REPO = new URL("../../", import.meta.url).pathname;

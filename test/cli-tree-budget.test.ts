@@ -12,7 +12,7 @@ import { journalRecords } from "./helpers/journal-file.js";
 import { CALL_TOKENS, CHILDREN, LEAD, NOTES, PROMPTS, requestKey, startTree, type Tree } from "./helpers/sub-agent-tree.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
 
 let tree: Tree | undefined;

@@ -25,7 +25,7 @@ import { kinds, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace
 import { rollingDeploy } from "./helpers/rolling-deploy.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run", "submit", "queue"]);
 
 const API_KEY = "sk-ant-test-pool";

@@ -10,7 +10,7 @@ import { startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
 import { kinds, poolWorkspace, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run", "submit", "queue"]);
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-workers-"));

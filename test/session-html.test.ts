@@ -12,7 +12,7 @@ import { programPath, skipWithout } from "./helpers/programs.js";
 import { HOSTILE_RESULT, hostileRecords, plantSession, tourRecords } from "./helpers/shown-sessions.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-html-"));

@@ -8,7 +8,7 @@ import { counted } from "../src/cli/counted.js";
 import { describeToolResult } from "../src/cli/render-blocks.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run", "init", "memory"]);
 
 const NOTES = new URL("../../examples/notes/agent.yaml", import.meta.url).pathname;

@@ -14,7 +14,7 @@ import { journalRecords } from "./helpers/journal-file.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-traces-spans-"));

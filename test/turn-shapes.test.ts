@@ -13,7 +13,7 @@ import { commandsInProcess } from "./helpers/in-process-cli.js";
 
 const API_KEY = "sk-ant-test-shapes";
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-turn-shapes-"));
-/** Each command's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
 after(() => rmSync(root, { recursive: true, force: true }));
 let workspaces = 0;

@@ -1,8 +1,8 @@
 // The CLI's command line run inside the test's own process: the same runCommandLine and
 // reportFailure that the shipped process runs, without the node start and module loads a
-// spawned command pays (a third of a second of CPU or more each). For a file of many calls
-// of the same commands; the test keeps one spawned call of each command, which proves the
-// process around it, and spawns whatever needs a process: a crash, a kill, a race.
+// spawned command pays (a third of a second of CPU or more each). For a file of many calls;
+// the file keeps its first call spawned, which proves the process around them, and spawns
+// whatever needs a process: a crash, a kill, a race.
 import { Readable, Writable } from "node:stream";
 import { CLI, runCli, type CliResult } from "./cli-harness.js";
 
@@ -107,34 +107,31 @@ function collected(): { stream: Writable; text(): string } {
   return { stream, text: () => text };
 }
 
-/** The commands whose calls are told apart by their subcommand. */
-const GROUPS = ["session", "queue", "memory", "mcp"] as const;
-type InProcessCommand = (typeof GROUPS)[number] | "run" | "submit" | "init";
+/** The commands a file may run in this process. */
+type InProcessCommand = "session" | "queue" | "memory" | "mcp" | "run" | "submit" | "init";
 
 /**
- * runCli whose first call of each key spawns the CLI, proving the process around it, and whose
- * later calls of that key run in this process. A call keyed undefined, or one that is to crash
- * at a step (it needs the process the crash kills), is always spawned.
+ * runCli whose first call that may run in this process spawns the CLI, proving the process
+ * around the calls, and whose later such calls run in this process. A call that may not, or one
+ * that is to crash at a step (it needs the process the crash kills), is always spawned.
  */
-export function spawnedFirst(keyOf: (args: string[]) => string | undefined): typeof runCli {
-  const spawned = new Set<string>();
+export function spawnedFirst(mayRunHere: (args: string[]) => boolean): typeof runCli {
+  let spawnedOne = false;
   return (args, options) => {
-    const key = options.env.FISK_AI_TEST_CRASH_AT === undefined ? keyOf(args) : undefined;
-    const inProcess = key !== undefined && spawned.has(key);
-    if (key !== undefined) spawned.add(key);
-    return (inProcess ? runCliInProcess : runCli)(args, options);
+    if (options.env.FISK_AI_TEST_CRASH_AT !== undefined || !mayRunHere(args)) return runCli(args, options);
+    const here = spawnedOne;
+    spawnedOne = true;
+    return (here ? runCliInProcess : runCli)(args, options);
   };
 }
 
 /**
- * runCli for a file of many calls of the same commands: keyed by command (a subcommand of
- * `session`, `queue`, `memory` or `mcp`; `run`, `submit`, `init`) among those `commands`.
- * Everything else (a worker) is always spawned; so must a race between processes, and a run
- * whose tool kills its parent, be (runCli).
+ * runCli for a file of many calls of these `commands`: the first of them spawns the CLI, proving
+ * the process around the file's calls, and the rest run in this process. Every command but the
+ * worker's and mcp's also runs in a process of its own in test/cli-pipes.test.ts, and
+ * test/in-process-cli.test.ts holds these calls to the spawned CLI. Everything else (a worker) is always spawned; so must a race between
+ * processes, and a run whose tool kills its parent, be (runCli).
  */
 export function commandsInProcess(commands: readonly InProcessCommand[] = ["session"]): typeof runCli {
-  return spawnedFirst((args) => {
-    if (!commands.includes(args[0] as InProcessCommand)) return undefined;
-    return (GROUPS as readonly string[]).includes(String(args[0])) ? args.slice(0, 2).join(" ") : String(args[0]);
-  });
+  return spawnedFirst((args) => commands.includes(args[0] as InProcessCommand));
 }
