@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { FileStore } from "../src/index.js";
-import { runCli, type CliResult } from "./helpers/cli-harness.js";
+import type { CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { terminalEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
 import { plantTree, surveyTree, turnEntry, waitingTree, type PlantedSession } from "./helpers/session-trees.js";
@@ -314,16 +314,16 @@ describe("a tree the sub-agent runtime made, end to end", () => {
     const { startTree, LEAD, CHILDREN, PROMPTS, RESEARCH_ANSWER } = await import("./helpers/sub-agent-tree.js");
     const tree = await startTree();
     try {
-      const cli = (args: string[]) => runCli([...args, "--config", "lead.yaml"], { cwd: tree.dir, env: tree.env });
-      const run = await cli(["run", "--checkpoint", "--name", LEAD, PROMPTS.research]);
+      const fisk = (args: string[]) => cli([...args, "--config", "lead.yaml"], { cwd: tree.dir, env: tree.env });
+      const run = await fisk(["run", "--checkpoint", "--name", LEAD, PROMPTS.research]);
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stdout, RESEARCH_ANSWER);
-      const listed = await cli(["session", "ls", "--tree"]);
+      const listed = await fisk(["session", "ls", "--tree"]);
       assert.deepEqual(idColumn(listed.stdout), [LEAD, `├─ ${CHILDREN[0]}`, `└─ ${CHILDREN[1]}`]);
-      const shown = (await cli(["session", "show", LEAD])).stdout;
+      const shown = (await fisk(["session", "show", LEAD])).stdout;
       // The fake answers every call with 100 input and 10 output tokens: the lead's 2 calls, each researcher's 4.
       assert.match(shown, /^total cost +\$0\.0045 for 10 calls: in 1000, out 100, cache read 0, cache write 0 over this session and 2 child sessions$/m);
-      assert.equal((await cli(["session", "rm", LEAD])).stdout, `removed ${LEAD} and its 2 child sessions\n`);
+      assert.equal((await fisk(["session", "rm", LEAD])).stdout, `removed ${LEAD} and its 2 child sessions\n`);
       assert.deepEqual(tree.sessions(), []);
     } finally {
       await tree.close();

@@ -1,7 +1,7 @@
 // Every reader of a whole session refuses a journal that breaks a rule of the fold, as
 // `session verify` does: exit 8 and one line naming the line the rule breaks on. The real
-// CLI, one spawned process per reader and the rest in this process, over the malformed
-// journals of the fold and verify tests.
+// CLI, its first call spawned and the rest in this process, over the malformed journals of
+// the fold and verify tests.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,10 +12,11 @@ import { fold } from "../src/runstate/views/fold.js";
 import { decodeJournal } from "../src/runstate/records/journal-codec.js";
 import { verifyJournal } from "../src/runstate/views/journal-verify.js";
 import { tallyRecords } from "../src/runstate/views/run-tally.js";
-import { runCli } from "./helpers/cli-harness.js";
-import { runCliInProcess } from "./helpers/in-process-cli.js";
+import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { malformedJournals } from "./helpers/malformed-journals.js";
 
+/** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
+const cli = commandsInProcess(["session", "run"]);
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-every-reader-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
 const STORE = join(ROOT, "state");
@@ -64,7 +65,7 @@ describe("every reader of a whole session checks the fold's rules", () => {
 
   it(`session ls --json: each of ${JOURNALS.length} malformed journals is corrupt, its problem naming the line, listed twice (the cache keeps no corrupt one)`, async () => {
     for (const pass of ["first listing", "second listing"]) {
-      const result = await runCli(["session", "ls", "--json"], { cwd: ROOT, env: ENV });
+      const result = await cli(["session", "ls", "--json"], { cwd: ROOT, env: ENV });
       assert.equal(result.code, 0, result.stderr);
       const rows = new Map((JSON.parse(result.stdout) as { id: string; status: string; problem: string | null }[]).map((row) => [row.id, row]));
       for (const { name, line } of JOURNALS) {
@@ -80,11 +81,10 @@ describe("every reader of a whole session checks the fold's rules", () => {
     const searched = JOURNALS.filter(({ text }) => text.includes("notes file"));
     assert.ok(searched.length >= JOURNALS.length - 2, `${searched.length} of ${JOURNALS.length} hold the prompt`);
     const results = await Promise.all(
-      searched.map(async (journal, index) => {
+      searched.map(async (journal) => {
         const root = join(ROOT, `search-${journal.name}`);
         mkdirSync(join(root, "state"), { recursive: true, mode: 0o700 });
         writeFileSync(join(root, "state", `${journal.name}.json`), journal.text, { mode: 0o600 });
-        const cli = index === 0 ? runCli : runCliInProcess;
         return { journal, result: await cli(["session", "search", "notes file", "--state-dir", join(root, "state")], { cwd: ROOT, env: ENV }) };
       }),
     );
@@ -97,11 +97,10 @@ describe("every reader of a whole session checks the fold's rules", () => {
 
   for (const [reader, argv] of Object.entries(READERS)) {
     it(`${reader}: exit 8, one line naming the line, for each of ${JOURNALS.length} malformed journals`, async () => {
-      // The first journal through a spawned CLI, the others in this process: the same command, without a process start each.
       const results = await Promise.all(
-        JOURNALS.map(async (journal, index) => ({
+        JOURNALS.map(async (journal) => ({
           journal,
-          result: await (index === 0 ? runCli : runCliInProcess)(argv(journal.name), { cwd: ROOT, env: ENV }),
+          result: await cli(argv(journal.name), { cwd: ROOT, env: ENV }),
         })),
       );
       for (const { journal, result } of results) {

@@ -13,7 +13,6 @@ import { computeFingerprint, fingerprintStyle, goSystemJson, goToolsJson } from 
 import { FileStore } from "../src/runstate/backends/file/file-store.js";
 import { decodeRecordLine, encodeRecordIn } from "../src/runstate/records/journal-codec.js";
 import type { MetaRecord } from "../src/runstate/records/records.js";
-import { runCli } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { latestBlocks, startFakeAnthropic, type SentMessage } from "./helpers/fake-anthropic-server.js";
 
@@ -225,7 +224,7 @@ describe("journals written by the Go implementation", () => {
     assert.deepEqual(signatures[2], signatures[0], "version 3 against version 1");
   });
 
-  // Each command's first fixture through a spawned CLI, the others in this process.
+  // The first fixture's call through a spawned CLI, the others in this process.
   const cli = commandsInProcess(["session", "run"]);
   for (const fixture of FIXTURE_LIST) {
     const expected = fixture.expected;
@@ -382,7 +381,7 @@ describe("journals written by the Go implementation", () => {
         cwd: work,
         env: { PATH: process.env.PATH, HOME: work, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url },
       };
-      const refused = await runCli(["run", "--config", "agent.yaml", "--resume", runId], options);
+      const refused = await cli(["run", "--config", "agent.yaml", "--resume", runId], options);
       assert.equal(refused.code, 2, refused.stderr);
       // Model, tool set, thinking and budgets compare equal: only the prompt's Go-only part differs.
       assert.match(
@@ -392,7 +391,7 @@ describe("journals written by the Go implementation", () => {
       // Opening it cut the torn tail, as any open does; nothing was added.
       assert.equal(readFileSync(journalPath, "utf8"), kept);
 
-      const resumed = await runCli(["run", "--config", "agent.yaml", "--resume", runId, "--force"], options);
+      const resumed = await cli(["run", "--config", "agent.yaml", "--resume", runId, "--force"], options);
       assert.equal(resumed.code, 0, resumed.stderr);
       // The Go run's result for worker-1, then the two tools run here, in the model's order.
       assert.equal(resumed.stdout, 'Restarted: "worker-1 restarted, pid 48211", "worker-2 restarted, pid 4242\\n", "worker-3 restarted, pid 4242\\n"\n');
@@ -415,7 +414,7 @@ describe("journals written by the Go implementation", () => {
         assert.equal(encodeRecordIn(3, decodeRecordLine(line)), `${line}\n`);
       }
       assert.deepEqual(JSON.parse(added[2] as string).assistant.message, { role: "assistant", content: [{ text: { text: resumed.stdout.trimEnd() } }] });
-      const verified = await runCli(["session", "verify", runId, "--state-dir", dir], options);
+      const verified = await cli(["session", "verify", runId, "--state-dir", dir], options);
       assert.equal(verified.stdout, `${runId}: ok, 7 records\n`);
       const state = await new FileStore({ dir }).load(runId);
       assert.deepEqual([state.meta.version, state.terminal?.reason, state.counters.toolCalls], [3, "completed", 3]);
@@ -439,7 +438,7 @@ describe("journals written by the Go implementation", () => {
         cwd: work,
         env: { PATH: process.env.PATH, HOME: work, NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url },
       };
-      const refused = await runCli(["run", "--config", "agent.yaml", "--resume", runId], options);
+      const refused = await cli(["run", "--config", "agent.yaml", "--resume", runId], options);
       assert.equal(refused.code, 2, refused.stderr);
       assert.equal(
         refused.stderr,
@@ -449,7 +448,7 @@ describe("journals written by the Go implementation", () => {
           "if this configuration is the one it ran with, resume it with --force\n",
       );
       assert.equal(server.requests.length, 0);
-      const resumed = await runCli(["run", "--config", "agent.yaml", "--resume", runId, "--force"], options);
+      const resumed = await cli(["run", "--config", "agent.yaml", "--resume", runId, "--force"], options);
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.equal(resumed.stdout, "All three restarted.\n");
       assert.ok(
