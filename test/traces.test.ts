@@ -265,7 +265,8 @@ describe("a traced run whose collector is down", () => {
   it("still completes, exit 0, and says in one line that its traces were not sent", async () => {
     const gone = await startOtlpReceiver();
     await gone.close();
-    const result = await run(["run", "--checkpoint", "--name", "t4", PROMPT], { OTEL_EXPORTER_OTLP_ENDPOINT: gone.url });
+    // The exporter retries until OTEL_EXPORTER_OTLP_TIMEOUT (10 s unless set) before the run may exit.
+    const result = await run(["run", "--checkpoint", "--name", "t4", PROMPT], { OTEL_EXPORTER_OTLP_ENDPOINT: gone.url, OTEL_EXPORTER_OTLP_TIMEOUT: "1000" });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout.trim(), "the answer");
     const lines = result.stderr.split("\n").filter((line) => line.includes("traces were not all sent"));
