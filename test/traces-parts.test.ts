@@ -166,7 +166,9 @@ describe("a decision whose spans cannot be sent", () => {
     await parkedIn(dir, "down1");
     const gone = await startOtlpReceiver();
     await gone.close();
-    const approved = await cli(["session", "approve", "down1"], { cwd: dir, env: { ...traced(dir), OTEL_EXPORTER_OTLP_ENDPOINT: gone.url } });
+    // The exporter retries for OTEL_EXPORTER_OTLP_TIMEOUT (10 s unless set) before the command may exit.
+    const down = { ...traced(dir), OTEL_EXPORTER_OTLP_ENDPOINT: gone.url, OTEL_EXPORTER_OTLP_TIMEOUT: "1000" };
+    const approved = await cli(["session", "approve", "down1"], { cwd: dir, env: down });
     assert.equal(approved.code, 0, approved.stderr);
     assert.match(approved.stdout, /^approved /);
     assert.equal(decisions(dir, "down1").length, 1);
