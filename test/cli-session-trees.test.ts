@@ -319,7 +319,14 @@ describe("a tree the sub-agent runtime made, end to end", () => {
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stdout, RESEARCH_ANSWER);
       const listed = await fisk(["session", "ls", "--tree"]);
-      assert.deepEqual(idColumn(listed.stdout), [LEAD, `├─ ${CHILDREN[0]}`, `└─ ${CHILDREN[1]}`]);
+      // The researchers ran side by side: listed in the order they were created, either first.
+      const [lead, ...researchers] = idColumn(listed.stdout);
+      assert.equal(lead, LEAD);
+      assert.deepEqual(
+        researchers.map((row) => row.slice(0, 3)),
+        ["├─ ", "└─ "],
+      );
+      assert.deepEqual(researchers.map((row) => row.slice(3)).sort(), [...CHILDREN].sort());
       const shown = (await fisk(["session", "show", LEAD])).stdout;
       // The fake answers every call with 100 input and 10 output tokens: the lead's 2 calls, each researcher's 4.
       assert.match(shown, /^total cost +\$0\.0045 for 10 calls: in 1000, out 100, cache read 0, cache write 0 over this session and 2 child sessions$/m);
