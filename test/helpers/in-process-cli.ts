@@ -129,8 +129,9 @@ export function spawnedFirst(mayRunHere: (args: string[]) => boolean): typeof ru
  * runCli for a file of many calls of these `commands`: the first of them spawns the CLI, proving
  * the process around the file's calls, and the rest run in this process. Every command but the
  * worker's and mcp's also runs in a process of its own in test/cli-pipes.test.ts, and
- * test/in-process-cli.test.ts holds these calls to the spawned CLI. Everything else (a worker) is always spawned; so must a race between
- * processes, and a run whose tool kills its parent, be (runCli).
+ * test/in-process-cli.test.ts holds these calls to the spawned CLI. Everything else (a worker)
+ * is always spawned; so must a race between processes, and a run whose tool kills its parent,
+ * be (runCli).
  */
 export function commandsInProcess(commands: readonly InProcessCommand[] = ["session"]): typeof runCli {
   return spawnedFirst((args) => commands.includes(args[0] as InProcessCommand));
