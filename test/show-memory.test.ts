@@ -2,13 +2,13 @@
 // memory: each command reads records as it writes, never the whole journal. The journal
 // here is 64 MB (some 31,000 records shaped as a real run writes them), beside one of 16 MB,
 // and each command runs with a JavaScript heap capped at the journal's size: a command that
-// held the journal, even as one string, dies of it (with the rest of its heap; a lower cap
+// held the journal, as one string or as its lines, dies of it (the first test; a lower cap
 // only makes the collections that keep a streaming command under it cost more CPU), where a
 // larger journal without the cap only took longer to say less. Four times the journal costs far
 // less than the journal more. Before, `show --json` held several times its journal's size (about
 // 7 times: 750 MB for 100 MB), and died on 1 GB.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -65,6 +65,16 @@ describe(`showing a journal of ${JOURNAL_BYTES / MB} MB with a heap of ${HEAP_CA
     writeLargeJournal(join(STORE, "short.json"), "short", JOURNAL_BYTES / 4, "completed", 27);
   });
   after(() => rmSync(ROOT, { recursive: true, force: true }));
+
+  it("the cap bites: a program that holds the journal as one string, or as its lines, dies of it", () => {
+    const journal = join(STORE, "long.json");
+    for (const held of ["readFileSync(journal, 'utf8')", "readFileSync(journal, 'utf8').split('\\n')"]) {
+      const program = `const { readFileSync } = require("node:fs"); const journal = process.argv[1]; const held = ${held}; console.log(held.length);`;
+      const result = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_CAP_MB}`, "-e", program, journal], { encoding: "utf8" });
+      assert.notEqual(result.status, 0, `${held} lived under the cap: ${result.stdout}`);
+      assert.match(result.stderr, /heap out of memory/, held);
+    }
+  });
 
   for (const [name, args, check] of [
     [
