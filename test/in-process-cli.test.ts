@@ -2,12 +2,12 @@
 // one only as long as it says and exits exactly as the spawned one does: compared here
 // command by command, on success and on each kind of failure.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { runCli } from "./helpers/cli-harness.js";
-import { runCliInProcess } from "./helpers/in-process-cli.js";
+import { commandsInProcess, runCliInProcess } from "./helpers/in-process-cli.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-in-process-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -50,5 +50,33 @@ describe("the in-process CLI of the tests", () => {
       SIGNALS.map((signal) => process.listenerCount(signal)),
       handlers,
     );
+  });
+});
+
+describe("a file's calls through commandsInProcess", () => {
+  it("spawn the first call the file may run here, run the later ones in this process, and always spawn a command not given and a call that is to crash", async () => {
+    // Each run's tool writes its parent's pid: the CLI's process, or this one.
+    const dir = join(ROOT, "first-spawned");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "script.yaml"), "turns:\n  - tool_calls: [{ name: parent, input: {} }]\n  - text: Done.\n");
+    writeFileSync(
+      join(dir, "agent.yaml"),
+      "provider: script\nscript: ./script.yaml\nsession: { state_dir: ./state }\ntools:\n  - { name: parent, description: Parent, command: [sh, -c, 'echo $PPID >> parents'] }\n",
+    );
+    const cli = commandsInProcess(["run"]);
+    const parents = async (args: string[], env: NodeJS.ProcessEnv = ENV, through = cli): Promise<string> => {
+      const result = await through(args, { cwd: dir, env });
+      assert.ok(result.code === 0 || result.signal === "SIGKILL", `${args.join(" ")}: ${result.stderr}`);
+      const lines = readFileSync(join(dir, "parents"), "utf8").trim().split("\n");
+      return lines.at(-1) === String(process.pid) ? "here" : "spawned";
+    };
+    assert.equal(await parents(["run", "first"]), "spawned");
+    assert.equal(await parents(["run", "second"]), "here");
+    assert.equal(await parents(["run", "third"]), "here");
+    assert.equal(await parents(["run", "--checkpoint", "--name", "crashed", "cut"], { ...ENV, FISK_AI_TEST_CRASH_AT: "after-tool:1" }), "spawned");
+    // run is not among the commands given: spawned, every time.
+    const sessionsOnly = commandsInProcess(["session"]);
+    assert.equal(await parents(["run", "fourth"], ENV, sessionsOnly), "spawned");
+    assert.equal(await parents(["run", "fifth"], ENV, sessionsOnly), "spawned");
   });
 });
