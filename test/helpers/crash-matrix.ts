@@ -101,7 +101,6 @@ export async function runCrashMatrix(options: MatrixOptions): Promise<MatrixRepo
   let uninterrupted: MatrixReport["uninterrupted"];
   try {
     uninterrupted = await runUninterrupted(root, server);
-    await warmInProcess(root, server, uninterrupted.answer);
     const window = { startupMs: uninterrupted.createdMs, workingMs: (uninterrupted.ms - uninterrupted.createdMs) * KILL_UNTIL };
     const worker = async () => {
       while (kills < options.kills) {
@@ -144,20 +143,6 @@ async function runUninterrupted(root: string, server: FakeServer): Promise<Matri
   if (result.code !== 0) throw new Error(`the uninterrupted run failed (${result.code}): ${result.stderr}`);
   const ms = performance.now() - started;
   return { answer: result.stdout, createdMs: createdMs ?? 0, ms };
-}
-
-/**
- * The same run in this process, alone, before the trials resume runs here: it loads the CLI's
- * modules while no other call does. Two calls loading them at once can meet Node 20's require()
- * of an ES module that another call is still importing (ERR_VM_MODULE_LINK_FAILURE): the record
- * schemas are required at first use, and zod is shared with this process's own copy of them.
- */
-async function warmInProcess(root: string, server: FakeServer, answer: string): Promise<void> {
-  const { dir, env } = workspace(root, "in-process", server, false);
-  const result = await runCliInProcess(START, { cwd: dir, env });
-  if (result.code !== 0 || result.stdout !== answer) throw new Error(`the run in this process failed (${result.code}): ${result.stdout}${result.stderr}`);
-  const { problems } = verifyJournal(readFileSync(join(dir, "state", "run.json")), "run");
-  if (problems.length > 0) throw new Error(`the run in this process left a journal with problems: ${problems.map((problem) => problem.message).join("; ")}`);
 }
 
 /** One run, killed and resumed until it completes. Trial `trial` of seed `seed` always draws the same kill delays. */

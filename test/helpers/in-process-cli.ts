@@ -6,11 +6,19 @@
 import { Readable, Writable } from "node:stream";
 import { CLI, runCli, type CliResult } from "./cli-harness.js";
 
-/** The built CLI's own modules, which the spawned one runs: what it prints names that program. */
-const BUILT: Promise<[typeof import("../../src/cli/program.js"), typeof import("../../src/cli/cli-errors.js")]> = Promise.all([
-  import(new URL("./program.js", `file://${CLI}`).href),
-  import(new URL("./cli-errors.js", `file://${CLI}`).href),
-]);
+/**
+ * The built CLI's own modules, which the spawned one runs (what it prints names that program),
+ * loaded before the test that imports this runs, with the record schemas the CLI requires at
+ * first use. Node 20's require() of an ES module that an import still has in flight fails
+ * (ERR_VM_MODULE_LINK_FAILURE): loaded here first, no call's import of a provider (which
+ * imports the schemas) meets another call's, or the test's own, require of them or of zod.
+ */
+const [{ runCommandLine }, { reportFailure }]: [typeof import("../../src/cli/program.js"), typeof import("../../src/cli/cli-errors.js"), unknown] =
+  await Promise.all([
+    import(new URL("./program.js", `file://${CLI}`).href),
+    import(new URL("./cli-errors.js", `file://${CLI}`).href),
+    import(new URL("../runstate/records/record-schemas.js", `file://${CLI}`).href),
+  ]);
 
 /** The directory and environment the calls running now share, and how the next ones know they ended. */
 interface Inside {
@@ -26,7 +34,6 @@ let inside: Inside | undefined;
 
 /** Runs `fisk-ai ...args` in this process with `cwd` and `env` as its own; calls that overlap must share both. */
 export async function runCliInProcess(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): Promise<CliResult> {
-  const [{ runCommandLine }, { reportFailure }] = await BUILT;
   await enter(options);
   try {
     const stdout = collected();
