@@ -4,7 +4,7 @@
 // runs offline from the installed command: init's agent and the shipped notes example.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -12,12 +12,16 @@ import { after, describe, it } from "node:test";
 const REPO = new URL("../../", import.meta.url).pathname;
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-tarball-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
+/** The installed command's state home: its sessions go here, not into the sessions of whoever runs the tests. */
+const STATE_HOME = join(ROOT, "state");
+/** npm keeps its cache under HOME, which the installs read offline; fisk-ai's state goes to STATE_HOME. */
+const ENV: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: STATE_HOME };
 const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];
 /** A line between the outputs of commands run in one shell. */
 const SEPARATOR = "--fisk-ai-next-command--";
 const VERSION = JSON.parse(spawnSync("npm", ["pkg", "get", "version", "--json"], { cwd: REPO, encoding: "utf8" }).stdout) as string;
 
-function run(program: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): { code: number | null; stdout: string; stderr: string } {
+function run(program: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = ENV): { code: number | null; stdout: string; stderr: string } {
   const result = spawnSync(program, args, { cwd, encoding: "utf8", env: { ...env, NO_COLOR: "1" } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -36,6 +40,13 @@ function checkQuickStart(outputs: string[]): void {
   assert.equal(outputs[0], `${VERSION}\n`);
   assert.match(outputs[1] as string, /^wrote agent\.yaml and agent\.script\.yaml;/);
   assert.equal(outputs[2], "Hello! I looked at today's date with the today tool.\n");
+}
+
+/** The journals the installed commands wrote under STATE_HOME, the sessions' first prompts. */
+function sessionsWritten(): string[] {
+  const runs = join(STATE_HOME, "fisk-ai", "runs");
+  const journals = readdirSync(runs).filter((name) => name.endsWith(".json"));
+  return journals.map((name) => JSON.parse(readFileSync(join(runs, name), "utf8").split("\n")[0] as string).meta.prompt as string).sort();
 }
 
 function freshDir(name: string): string {
@@ -69,12 +80,13 @@ describe("installing from the tarball", { timeout: 600_000, skip: toolchainMissi
     const notes = join(prefix, "lib", "node_modules", "fisk-ai", "examples", "notes", "agent.yaml");
     const answer = succeeded(run(fisk, ["run", "--config", notes, "--checkpoint", "Remember to buy milk"], global), "the notes example");
     assert.equal(answer, "Noted. Your notes file says: buy milk.\n");
+    assert.deepEqual(sessionsWritten(), ["Remember to buy milk", "Say hello"]);
 
     // Without a key, the hint's offline command is typed as it stands, from another directory.
     const elsewhere = join(ROOT, "elsewhere");
     mkdirSync(elsewhere);
     writeFileSync(join(elsewhere, "agent.yaml"), "provider: anthropic\nmodel: claude-sonnet-4-5\n");
-    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(prefix, "bin")}:${process.env.PATH ?? ""}` };
+    const env: NodeJS.ProcessEnv = { ...ENV, PATH: `${join(prefix, "bin")}:${process.env.PATH ?? ""}` };
     delete env.ANTHROPIC_API_KEY;
     const keyless = run(fisk, ["run", "hello"], elsewhere, env);
     assert.equal(keyless.code, 2, keyless.stderr);
