@@ -25,8 +25,9 @@ export interface AnthropicProviderOptions {
 }
 
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
-const anthropicSdk = loadedOnce(() => import("@anthropic-ai/sdk"));
+const anthropicSdk = loadedOnce(() => import("./anthropic-sdk.js"));
 type AnthropicSdk = Awaited<ReturnType<typeof anthropicSdk>>;
+type MessagesApi = InstanceType<AnthropicSdk["Messages"]>;
 
 // The journal's assistant message schema: what a returned turn must satisfy to be recorded.
 const ASSISTANT_MESSAGE = RECORD_SCHEMAS.assistant.shape.assistant.shape.message;
@@ -52,7 +53,7 @@ export class AnthropicProvider implements ModelProvider {
   readonly #apiKey: string;
   readonly #baseURL: string;
   /** Made at the first call, with the SDK it loads. */
-  #client: Anthropic | undefined;
+  #messages: MessagesApi | undefined;
 
   constructor(options: AnthropicProviderOptions) {
     this.#apiKey = options.apiKey;
@@ -63,10 +64,10 @@ export class AnthropicProvider implements ModelProvider {
     const sdk = await anthropicSdk();
     // The key and the URL are passed explicitly so the SDK does not fall back to the
     // environment or a credentials profile; retries and timeouts belong to the caller.
-    this.#client ??= new sdk.default({ apiKey: this.#apiKey, baseURL: this.#baseURL, maxRetries: 0 });
+    this.#messages ??= new sdk.Messages(new sdk.BaseAnthropic({ apiKey: this.#apiKey, baseURL: this.#baseURL, maxRetries: 0 }));
     let message: Anthropic.Message;
     try {
-      const stream = this.#client.messages.stream(anthropicParams(request), { signal });
+      const stream = this.#messages.stream(anthropicParams(request), { signal });
       if (onText !== undefined) stream.on("text", (delta) => onText(delta));
       message = await stream.finalMessage();
     } catch (error) {
