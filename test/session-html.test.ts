@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { programPath, skipWithout } from "./helpers/programs.js";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "./helpers/headless-chromium.js";
+import { skipWithout } from "./helpers/programs.js";
 import { HOSTILE_RESULT, hostileRecords, plantSession, tourRecords } from "./helpers/shown-sessions.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
@@ -120,7 +121,7 @@ describe("session export --format html", { skip: skipWithout("chromium") }, () =
   before(async () => {
     plantSession(STORE, tourRecords("tour"));
     plantSession(STORE, hostileRecords("hostile"));
-    browser = await chromium.launch({ executablePath: programPath("chromium"), args: ["--no-sandbox"] });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

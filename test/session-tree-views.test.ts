@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { launchChromium } from "./helpers/headless-chromium.js";
 import { FileStore } from "../src/index.js";
 import { CLI, runCli } from "./helpers/cli-harness.js";
 import { programPath, skipWithout } from "./helpers/programs.js";
@@ -76,7 +77,7 @@ describe("the viewer folds a child session's work into the call that started it"
 describe("the HTML page folds a child session's work into the call that started it", { skip: skipWithout("chromium") }, () => {
   let browser: Browser;
   before(async () => {
-    browser = await chromium.launch({ executablePath: programPath("chromium"), args: ["--no-sandbox"] });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
