@@ -180,3 +180,14 @@ test("session ls loads zod only to read journals, not from the summary cache a l
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the bundle holds the Anthropic SDK's messages resource and none of the resources no run calls (files, models, skills)", () => {
+  const sdkFiles = Object.entries(BUNDLE)
+    .filter(([, { packages }]) => packages.includes("@anthropic-ai/sdk"))
+    .map(([file]) => readFileSync(new URL(`cli/${file}`, DIST), "utf8"));
+  assert.ok(
+    sdkFiles.some((text) => text.includes("/v1/messages")),
+    "the messages resource is bundled",
+  );
+  for (const path of ["/v1/files", "/v1/models", "/v1/skills"]) assert.ok(!sdkFiles.some((text) => text.includes(path)), `${path} is bundled`);
+});

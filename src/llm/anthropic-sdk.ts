@@ -1,7 +1,7 @@
 // The part of the Anthropic SDK the provider uses, loaded at its first call: the client's
 // core, the messages resource and the error classes. Named statically here, not imported
-// from the SDK's index, so the CLI's bundle leaves out the resources no run calls (beta,
-// files, skills, ...): 215 KB of the SDK's 750 instead of all of it, at every run's start.
+// from the SDK's index (a dynamic import's target is kept whole), so the CLI's bundle leaves
+// out the resources no run calls, which every run's start loaded (test/startup.test.ts).
 export { BaseAnthropic } from "@anthropic-ai/sdk/client";
 export { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk/error";
 export { Messages } from "@anthropic-ai/sdk/resources/messages";
