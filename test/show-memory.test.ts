@@ -27,13 +27,23 @@ const ROOT = mkdtempSync(join(tmpdir(), "fisk-show-memory-"));
 const STORE = join(ROOT, "runs");
 const PEAK_RSS = new URL("./helpers/report-peak-rss.js", import.meta.url).pathname;
 
+/**
+ * The environment of a process under the cap, without NODE_OPTIONS: a module it preloads or a
+ * heap flag changes what the cap leaves (under a preloaded hook, the journal held as one string lived).
+ */
+function cappedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
 /** Runs the CLI with stdout into `output`; resolves to its exit code and peak RSS in bytes. */
 async function measured(args: string[], output: string): Promise<{ code: number | null; stderr: string; peakRss: number }> {
   const rssFile = `${output}.rss`;
   const out = openSync(output, "w");
   try {
     const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_CAP_MB}`, "--import", PEAK_RSS, CLI, ...args, "--state-dir", STORE], {
-      env: { ...process.env, NO_COLOR: "1", FISK_AI_TEST_RSS_FILE: rssFile },
+      env: cappedEnv({ NO_COLOR: "1", FISK_AI_TEST_RSS_FILE: rssFile }),
       stdio: ["ignore", out, "pipe"],
     });
     let stderr = "";
@@ -70,7 +80,7 @@ describe(`showing a journal of ${JOURNAL_BYTES / MB} MB with a heap of ${HEAP_CA
     const journal = join(STORE, "long.json");
     for (const held of ["readFileSync(journal, 'utf8')", "readFileSync(journal, 'utf8').split('\\n')"]) {
       const program = `const { readFileSync } = require("node:fs"); const journal = process.argv[1]; const held = ${held}; console.log(held.length);`;
-      const result = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_CAP_MB}`, "-e", program, journal], { encoding: "utf8" });
+      const result = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_CAP_MB}`, "-e", program, journal], { encoding: "utf8", env: cappedEnv() });
       assert.notEqual(result.status, 0, `${held} lived under the cap: ${result.stdout}`);
       assert.match(result.stderr, /heap out of memory/, held);
     }
