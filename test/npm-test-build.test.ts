@@ -1,15 +1,20 @@
-// `npm test` builds dist/ again only when a file it is built from changed since its last build
-// (scripts/test.mjs): a changed, added or removed source, the tsconfig, the package files or the
-// bundler script; on a fresh clone `npm ci` has just built it.
+// `npm test` (scripts/test.mjs) builds dist/ again only when a file it is built from changed
+// since its last build: a changed, added or removed source, the tsconfig, the package files or
+// the bundler script; on a fresh clone `npm ci` has just built it. It runs every test file once,
+// the quick ones several to a process.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-const { staleBuild, BUILD_STAMP } = (await import(new URL("../../scripts/test.mjs", import.meta.url).href)) as {
+const { staleBuild, BUILD_STAMP, SHARED, testJobs, sharedModule } = (await import(new URL("../../scripts/test.mjs", import.meta.url).href)) as {
   staleBuild: (root: string) => string | undefined;
   BUILD_STAMP: string;
+  SHARED: string[];
+  testJobs: (files: string[], shared: string[], processes: number) => { jobs: string[]; modules: { path: string; files: string[] }[] };
+  sharedModule: (files: string[]) => string;
 };
 
 const BEFORE = new Date("2026-01-01T00:00:00Z");
@@ -54,4 +59,54 @@ test("a build newer than every source is not redone; any changed, added or remov
   assert.equal(staleBuild(root), "package.json changed since the last build");
   rmSync(join(root, BUILD_STAMP));
   assert.equal(staleBuild(root), `${BUILD_STAMP} is missing`);
+});
+
+test("every test file runs once, alone or in one shared module, and the modules lie apart among the others", () => {
+  const files = ["a", "b", "c", "d", "e", "f", "g", "h", "i"].map((name) => `${name}.test.js`);
+  const { jobs, modules } = testJobs(files, ["b.test.js", "c.test.js", "g.test.js"], 2);
+  assert.deepEqual(
+    modules.map((module) => module.files),
+    [["b.test.js", "g.test.js"], ["c.test.js"]],
+  );
+  const ran = jobs.flatMap((job) => modules.find((module) => module.path === job)?.files ?? [job.replace(/^.*\//, "")]);
+  assert.deepEqual(ran.sort(), files);
+  assert.deepEqual(
+    jobs.map((job) => modules.findIndex((module) => module.path === job)),
+    [0, -1, -1, -1, 1, -1, -1, -1],
+  );
+});
+
+test("a shared name that is no test file stops npm test before any test, naming it", () => {
+  assert.throws(
+    () => testJobs(["a.test.js"], ["a.test.js", "gone.test.js"], 2),
+    /SHARED names gone\.test\.js, not a test file in \.test-build\/test: correct or remove the name/,
+  );
+});
+
+test("every file SHARED names is a test of the tree", () => {
+  const sources = new Set(readdirSync(new URL("../../test/", import.meta.url)).map((name) => name.replace(/\.ts$/, ".js")));
+  assert.deepEqual(
+    SHARED.filter((name) => !sources.has(name)),
+    [],
+  );
+});
+
+test("a shared module runs each file's tests and hooks inside a describe named by the file, and fails as they fail", (t) => {
+  const root = mkdtempSync(join(tmpdir(), "fisk-shared-"));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  mkdirSync(join(root, "test"));
+  mkdirSync(join(root, "shared"));
+  const file = (body: string) => `import assert from "node:assert/strict";\nimport { after, test } from "node:test";\n${body}\n`;
+  writeFileSync(join(root, "test", "one.test.js"), file(`test("one passes", () => {});\nafter(() => console.log("one's after"));`));
+  writeFileSync(join(root, "test", "two.test.js"), file(`test("two fails", () => assert.equal(1, 2));`));
+  writeFileSync(join(root, "shared", "s.test.js"), sharedModule(["one.test.js", "two.test.js"]));
+  // Without the runner's NODE_TEST_CONTEXT, which would make this run report to the test's own runner.
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const run = spawnSync(process.execPath, ["--test", "--test-reporter=spec", join(root, "shared", "s.test.js")], { encoding: "utf8", env });
+  assert.equal(run.status, 1, run.stdout);
+  assert.match(run.stdout, /▶ one\.test\.js\n {2}✔ one passes/);
+  assert.match(run.stdout, /one's after/);
+  assert.match(run.stdout, /▶ two\.test\.js\n {2}✖ two fails/);
+  assert.match(run.stdout, /ℹ tests 2\nℹ suites 2\nℹ pass 1\nℹ fail 1/);
 });
