@@ -29,12 +29,14 @@ export function staleBuild(root) {
 }
 
 /**
- * Test files whose tests are quick and leave the process as they found it (its environment,
- * working directory, signal handlers and Node's modules): they run several to a process, each
- * inside a describe named by its file, one file after another. A file's own process spends some
- * 0.6 s of CPU before its first test (Node's runner, zod, yaml and the library loaded): for these
- * files sharing took the CPU from 69 s to 34 s. Every other file, and any file run by name
- * (`node --test .test-build/test/FILE`), has a process of its own.
+ * Test files that leave the process as they found it (its environment, working directory,
+ * umask, signal handlers) and spend their time working more than waiting: they run several to
+ * a process, each inside a describe named by its file, one file after another. A file's own
+ * process spends some 0.6 s of CPU before its first test (Node's runner, zod, yaml and the
+ * library loaded): run apart, three at a time, and then shared, 68 of these files took 69 s and
+ * 34 s of CPU, 14 more 80 s and 74.5 s. Every other file (one that waits long on workers,
+ * terminals or browsers, or runs long apart: npm installs, crashes, power cuts), and any file
+ * run by name (`node --test .test-build/test/FILE`), has a process of its own.
  */
 export const SHARED = [
   "agent-loop",
@@ -45,18 +47,26 @@ export const SHARED = [
   "call-durations",
   "call-with-retries",
   "cli-bundle",
+  "cli-compaction",
   "cli-errors",
   "cli-follow",
   "cli-init",
   "cli-kill-leftovers",
   "cli-ledger",
   "cli-live-status",
+  "cli-mcp",
+  "cli-mcp-sign-in",
   "cli-memory",
+  "cli-messages",
   "cli-providers",
   "cli-resume-picker",
+  "cli-session",
+  "cli-session-trees",
   "cli-skeleton",
   "cli-statuses",
   "cli-stream-json",
+  "cli-sub-agents",
+  "cli-tree-budget",
   "command-tool",
   "compaction-config",
   "compaction-figures",
@@ -67,6 +77,7 @@ export const SHARED = [
   "error-shape",
   "every-reader-checks",
   "file-queue",
+  "file-store",
   "fingerprint",
   "fold",
   "fold-generated",
@@ -76,11 +87,15 @@ export const SHARED = [
   "group-reaper",
   "import-cycles",
   "jetstream-queue",
+  "jetstream-store",
+  "jetstream-summaries",
   "journal-decoder",
   "journal-properties",
   "journal-verify",
   "ledger",
+  "library-api",
   "load-agent",
+  "mcp-servers",
   "memory-loop",
   "memory-store",
   "note-store",
@@ -101,13 +116,14 @@ export const SHARED = [
   "tool-env",
   "traces",
   "traces-parts",
+  "traces-spans",
   "tree-budget",
   "turn-shapes",
   "version-4-fixture",
   "viewer-first-screen",
 ].map((name) => `${name}.test.js`);
 /** How many processes SHARED's files take turns in. */
-const SHARED_PROCESSES = 4;
+const SHARED_PROCESSES = 6;
 const TESTS = ".test-build/test";
 /** Where the modules that run SHARED's files go, beside the tests they import. */
 const SHARED_DIR = ".test-build/shared";
