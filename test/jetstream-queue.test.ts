@@ -89,3 +89,47 @@ describe("JetStream queue after a finish cut short", { skip }, () => {
     }
   });
 });
+
+// A loaded machine can stall the server (or the worker) past two of a pull's heartbeats, and
+// the client then stops the pull: a stall takes nothing, so the claim comes back empty, and
+// the next one pulls again, instead of failing a worker's claim with ERR_IO.
+describe("JetStream queue on a server that stalls", { skip }, () => {
+  let own: NatsServer | undefined;
+  after(() => own?.stop());
+
+  it("a claim whose pull hears no heartbeat for two intervals comes back empty, and a later claim within AckWait takes the run queued", async () => {
+    own = await startNatsServer();
+    await initRunStream({ backend: "jetstream", servers: own.url, stream: "STALLED", leaseTtlMs: LEASE_TTL_MS });
+    const store = (await createStore({ backend: "jetstream", servers: own.url, stream: "STALLED", leaseTtlMs: LEASE_TTL_MS })) as JetStreamStore;
+    const queue = new JetStreamQueue(store);
+    try {
+      assert.equal(await queue.claim(() => true), undefined, "the queue is made, and empty");
+      const stalled = queue.claim(() => true);
+      own.pause();
+      // The pull's heartbeat is half its 1 s expiry; the client gives up after two missed.
+      await new Promise((resolve) => setTimeout(resolve, 1800));
+      own.resume();
+      assert.equal(await stalled, undefined);
+
+      const meta = metaPayload("after-stall");
+      await (await store.create("after-stall", meta)).close();
+      await queue.enqueue({
+        runId: "after-stall",
+        queued: new Date().toISOString(),
+        fingerprint: meta.fingerprint,
+        version: meta.version,
+        afterSeq: 1,
+        state: "queued",
+      });
+      // The stalled pull may still be the server's for a moment, and what it sent there comes back after AckWait.
+      let claim = await queue.claim(() => true);
+      for (const until = performance.now() + LEASE_TTL_MS + 1000; claim === undefined && performance.now() < until; ) claim = await queue.claim(() => true);
+      assert.equal(claim?.entry.runId, "after-stall");
+      await claim?.finish();
+    } finally {
+      own.resume();
+      await queue.close();
+      await store.close();
+    }
+  });
+});

@@ -21,6 +21,7 @@ import {
   jetstream,
   jetstreamManager,
   JetStreamApiError,
+  JetStreamError,
   RetentionPolicy,
   StorageType,
   type Consumer,
@@ -220,6 +221,9 @@ export class JetStreamQueue implements RunQueue {
   /**
    * One message, or null once the pull expires. The pull is also stopped from here past its
    * expiry: a process paused mid-pull can miss the server's end of it and would wait forever.
+   * The client stops a pull that heard none of its heartbeats for two intervals (a server or a
+   * process stalled on a loaded machine): that too is null, since nothing was taken; a message
+   * the server sent meanwhile is offered again after AckWait, as after a crash.
    */
   async #next(consumer: Consumer): Promise<JsMsg | null> {
     let batch: Awaited<ReturnType<Consumer["fetch"]>>;
@@ -233,6 +237,7 @@ export class JetStreamQueue implements RunQueue {
       for await (const message of batch) return message;
       return null;
     } catch (error) {
+      if (error instanceof JetStreamError && error.message === "heartbeats missed") return null;
       throw ioError(`taking a run from the queue ${this.stream}`, error);
     } finally {
       clearTimeout(stop);
