@@ -1,11 +1,15 @@
 // `npm test`: the build (dist/, whose CLI the tests spawn, then .test-build/, the tests), then
 // every test file with Node's runner, three processes at a time (the files wait on processes,
-// servers and leases part of the time), the quick files of SHARED several to a process. Prints
-// the whole time, the build included. dist/ is built again only when a file it is built from
-// changed since its last build, as make would: `npm ci` has just built it on a fresh clone.
+// servers and leases part of the time), the files of SHARED several to a process, the longest
+// first. Prints the whole time, the build included. dist/ is built again only when a file it is
+// built from changed since its last build, as make would: `npm ci` has just built it on a fresh
+// clone.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { finished } from "node:stream/promises";
+import { run } from "node:test";
+import { tap } from "node:test/reporters";
 import { pathToFileURL } from "node:url";
 
 /** What `npm run build` reads; a directory counts too, since removing a file changes only its directory. */
@@ -122,28 +126,38 @@ export const SHARED = [
   "version-4-fixture",
   "viewer-first-screen",
 ].map((name) => `${name}.test.js`);
-/** How many processes SHARED's files take turns in. */
-const SHARED_PROCESSES = 6;
+/** How many processes SHARED's files take turns in (eight ran 18 to 59 s each, of npm test's 283 s, here). */
+const SHARED_PROCESSES = 8;
+/**
+ * The files that run longest, each in a process of its own, started first, longest first (in
+ * npm test on 2 cores, 21 to 95 s each): the runner's processes then end close together. In
+ * name order, as `node --test` takes them, the longest started late and the last 10 to 15 s
+ * ran at half the cores or less.
+ */
+export const FIRST = ["install-tarball", "cli-workers-jetstream", "show-memory", "power-cut", "cli-approvals", "cli-run", "cli-pipes", "crash-matrix"].map(
+  (name) => `${name}.test.js`,
+);
 const TESTS = ".test-build/test";
 /** Where the modules that run SHARED's files go, beside the tests they import. */
 const SHARED_DIR = ".test-build/shared";
 
 /**
- * The runner's files: each test file of `files` (names in TESTS) alone, but those of `shared`,
- * dealt in turn to `processes` modules that each import theirs; each module is placed among the
- * others, so that their files' waits are not all at once. Throws on a shared name that is not a test file.
+ * The runner's files, in the order they start: those of `first`; then `processes` modules
+ * that each import their turn of the files of `shared`; then every other test file of `files`
+ * (names in TESTS), by name. Throws on a name that is not a test file, or is both first and shared.
  */
-export function testJobs(files, shared, processes) {
-  const missing = shared.filter((name) => !files.includes(name));
-  if (missing.length > 0) throw new Error(`scripts/test.mjs: SHARED names ${missing.join(", ")}, not a test file in ${TESTS}: correct or remove the name`);
-  const alone = files.filter((name) => !shared.includes(name)).map((name) => `${TESTS}/${name}`);
+export function testJobs(files, { shared, processes, first }) {
+  const missing = [...first, ...shared].filter((name) => !files.includes(name));
+  if (missing.length > 0)
+    throw new Error(`scripts/test.mjs: FIRST or SHARED names ${missing.join(", ")}, not a test file in ${TESTS}: correct or remove the name`);
+  const both = first.filter((name) => shared.includes(name));
+  if (both.length > 0) throw new Error(`scripts/test.mjs: ${both.join(", ")} is both in FIRST and in SHARED: keep it in one`);
   const modules = Array.from({ length: processes }, (_, index) => ({
     path: `${SHARED_DIR}/shared-${index + 1}.test.js`,
     files: shared.filter((_, position) => position % processes === index),
   }));
-  const jobs = [...alone];
-  modules.forEach((module, index) => jobs.splice(Math.round((index * alone.length) / processes) + index, 0, module.path));
-  return { jobs, modules };
+  const rest = files.filter((name) => !shared.includes(name) && !first.includes(name));
+  return { jobs: [...first.map((name) => `${TESTS}/${name}`), ...modules.map((module) => module.path), ...rest.map((name) => `${TESTS}/${name}`)], modules };
 }
 
 /** A module that runs each of `files` inside a describe named by it. */
@@ -160,7 +174,7 @@ function npmRun(script) {
   }
 }
 
-function main() {
+async function main() {
   const started = Date.now();
   const stale = staleBuild(".");
   if (stale === undefined) console.log(`npm test: dist/ is newer than every file it is built from; not built again (npm run build forces it)`);
@@ -174,7 +188,7 @@ function main() {
     .sort();
   let planned;
   try {
-    planned = testJobs(files, SHARED, SHARED_PROCESSES);
+    planned = testJobs(files, { shared: SHARED, processes: SHARED_PROCESSES, first: FIRST });
   } catch (error) {
     console.error(`npm test: ${error.message}; no test ran`);
     process.exit(1);
@@ -183,10 +197,14 @@ function main() {
   rmSync(SHARED_DIR, { recursive: true, force: true });
   mkdirSync(SHARED_DIR);
   for (const module of modules) writeFileSync(module.path, sharedModule(module.files));
-  const tests = spawnSync(process.execPath, ["--test", "--test-concurrency=3", ...jobs], { stdio: "inherit" });
+  // The runner's API, not `node --test`, which would run the files in the order of their names.
+  const tests = run({ files: jobs, concurrency: 3 });
+  tests.on("test:fail", () => (process.exitCode = 1));
+  const report = tests.compose(tap);
+  report.pipe(process.stdout, { end: false });
+  await finished(report);
   console.log(`npm test: ${Math.round((Date.now() - started) / 1000)} s, the build included`);
-  process.exit(tests.status ?? 1);
 }
 
-// Run as a script; imported by test/npm-test-build.test.ts for its freshness check.
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) main();
+// Run as a script; imported by test/npm-test-build.test.ts for its freshness check and its plan of processes.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();

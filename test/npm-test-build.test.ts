@@ -9,11 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-const { staleBuild, BUILD_STAMP, SHARED, testJobs, sharedModule } = (await import(new URL("../../scripts/test.mjs", import.meta.url).href)) as {
+const { staleBuild, BUILD_STAMP, SHARED, FIRST, testJobs, sharedModule } = (await import(new URL("../../scripts/test.mjs", import.meta.url).href)) as {
   staleBuild: (root: string) => string | undefined;
   BUILD_STAMP: string;
   SHARED: string[];
-  testJobs: (files: string[], shared: string[], processes: number) => { jobs: string[]; modules: { path: string; files: string[] }[] };
+  FIRST: string[];
+  testJobs: (
+    files: string[],
+    plan: { shared: string[]; processes: number; first: string[] },
+  ) => { jobs: string[]; modules: { path: string; files: string[] }[] };
   sharedModule: (files: string[]) => string;
 };
 
@@ -61,32 +65,36 @@ test("a build newer than every source is not redone; any changed, added or remov
   assert.equal(staleBuild(root), `${BUILD_STAMP} is missing`);
 });
 
-test("every test file runs once, alone or in one shared module, and the modules lie apart among the others", () => {
+test("every test file runs once, alone or in one shared module: the first ones, then the modules, then the others by name", () => {
   const files = ["a", "b", "c", "d", "e", "f", "g", "h", "i"].map((name) => `${name}.test.js`);
-  const { jobs, modules } = testJobs(files, ["b.test.js", "c.test.js", "g.test.js"], 2);
+  const { jobs, modules } = testJobs(files, { shared: ["b.test.js", "c.test.js", "g.test.js"], processes: 2, first: ["h.test.js", "e.test.js"] });
   assert.deepEqual(
     modules.map((module) => module.files),
     [["b.test.js", "g.test.js"], ["c.test.js"]],
   );
+  assert.deepEqual(
+    jobs.map((job) => job.replace(/^.*\//, "")),
+    ["h.test.js", "e.test.js", "shared-1.test.js", "shared-2.test.js", "a.test.js", "d.test.js", "f.test.js", "i.test.js"],
+  );
   const ran = jobs.flatMap((job) => modules.find((module) => module.path === job)?.files ?? [job.replace(/^.*\//, "")]);
   assert.deepEqual(ran.sort(), files);
-  assert.deepEqual(
-    jobs.map((job) => modules.findIndex((module) => module.path === job)),
-    [0, -1, -1, -1, 1, -1, -1, -1],
-  );
 });
 
-test("a shared name that is no test file stops npm test before any test, naming it", () => {
+test("a first or shared name that is no test file, or a file both first and shared, stops npm test before any test, naming it", () => {
   assert.throws(
-    () => testJobs(["a.test.js"], ["a.test.js", "gone.test.js"], 2),
-    /SHARED names gone\.test\.js, not a test file in \.test-build\/test: correct or remove the name/,
+    () => testJobs(["a.test.js"], { shared: ["a.test.js", "gone.test.js"], processes: 2, first: [] }),
+    /FIRST or SHARED names gone\.test\.js, not a test file in \.test-build\/test: correct or remove the name/,
+  );
+  assert.throws(
+    () => testJobs(["a.test.js", "b.test.js"], { shared: ["a.test.js"], processes: 2, first: ["a.test.js"] }),
+    /a\.test\.js is both in FIRST and in SHARED: keep it in one/,
   );
 });
 
-test("every file SHARED names is a test of the tree", () => {
+test("every file FIRST and SHARED name is a test of the tree", () => {
   const sources = new Set(readdirSync(new URL("../../test/", import.meta.url)).map((name) => name.replace(/\.ts$/, ".js")));
   assert.deepEqual(
-    SHARED.filter((name) => !sources.has(name)),
+    [...FIRST, ...SHARED].filter((name) => !sources.has(name)),
     [],
   );
 });
