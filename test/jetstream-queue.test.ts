@@ -18,9 +18,22 @@ const LEASE_TTL_MS = 1500;
 let server: NatsServer | undefined;
 after(() => server?.stop());
 
-async function over(url: string): Promise<{ store: JetStreamStore; queue: JetStreamQueue }> {
-  const store = (await createStore({ backend: "jetstream", servers: url, stream: "QUEUED", leaseTtlMs: LEASE_TTL_MS })) as JetStreamStore;
+async function over(url: string, stream = "QUEUED"): Promise<{ store: JetStreamStore; queue: JetStreamQueue }> {
+  const store = (await createStore({ backend: "jetstream", servers: url, stream, leaseTtlMs: LEASE_TTL_MS })) as JetStreamStore;
   return { store, queue: new JetStreamQueue(store) };
+}
+
+/** A store and its queue on `server`, whose `stream` this makes. */
+async function madeOn(server: NatsServer, stream: string): Promise<{ store: JetStreamStore; queue: JetStreamQueue }> {
+  await initRunStream({ backend: "jetstream", servers: server.url, stream, leaseTtlMs: LEASE_TTL_MS });
+  return over(server.url, stream);
+}
+
+/** The first run `queue` hands out within AckWait (the lease) and a second more, or undefined. */
+async function claimWithinAckWait(queue: JetStreamQueue) {
+  let claim = await queue.claim(() => true);
+  for (const until = performance.now() + LEASE_TTL_MS + 1000; claim === undefined && performance.now() < until; ) claim = await queue.claim(() => true);
+  return claim;
 }
 
 const skip = skipWithout("nats-server");
@@ -46,9 +59,7 @@ describe("JetStream queue after a finish cut short", { skip }, () => {
 
   it("the next idle claim queues the follow-up left waiting behind a run with no entry, after the run's last record, and a later claim takes it; a waiting message that is no entry holds up no other run", async () => {
     own = await startNatsServer();
-    await initRunStream({ backend: "jetstream", servers: own.url, stream: "STRANDED", leaseTtlMs: LEASE_TTL_MS });
-    const store = (await createStore({ backend: "jetstream", servers: own.url, stream: "STRANDED", leaseTtlMs: LEASE_TTL_MS })) as JetStreamStore;
-    const queue = new JetStreamQueue(store);
+    const { store, queue } = await madeOn(own, "STRANDED");
     try {
       const meta = metaPayload("stranded");
       const journal = await store.create("stranded", meta);
@@ -79,8 +90,7 @@ describe("JetStream queue after a finish cut short", { skip }, () => {
       // Stranded again just after a sweep: the next sweep, within AckWait (the lease), queues it.
       const again = { ...waiting, queued: new Date().toISOString(), followUp: "and on" };
       await jetstream(store.connection).publish(`$FISK_QUEUE.STRANDED.behind.stranded.waits.cut2`, encodeEntry(again));
-      claim = undefined;
-      for (const until = performance.now() + LEASE_TTL_MS + 1000; claim === undefined && performance.now() < until; ) claim = await queue.claim(() => true);
+      claim = await claimWithinAckWait(queue);
       assert.deepEqual([claim?.entry.followUp, claim?.entry.afterSeq], ["and on", 2], "queued by a sweep within AckWait and one claim");
       await claim?.finish();
     } finally {
@@ -99,9 +109,7 @@ describe("JetStream queue on a server that stalls", { skip }, () => {
 
   it("a claim whose pull hears no heartbeat for two intervals comes back empty, and a later claim within AckWait takes the run queued", async () => {
     own = await startNatsServer();
-    await initRunStream({ backend: "jetstream", servers: own.url, stream: "STALLED", leaseTtlMs: LEASE_TTL_MS });
-    const store = (await createStore({ backend: "jetstream", servers: own.url, stream: "STALLED", leaseTtlMs: LEASE_TTL_MS })) as JetStreamStore;
-    const queue = new JetStreamQueue(store);
+    const { store, queue } = await madeOn(own, "STALLED");
     try {
       assert.equal(await queue.claim(() => true), undefined, "the queue is made, and empty");
       const stalled = queue.claim(() => true);
@@ -122,8 +130,7 @@ describe("JetStream queue on a server that stalls", { skip }, () => {
         state: "queued",
       });
       // The stalled pull may still be the server's for a moment, and what it sent there comes back after AckWait.
-      let claim = await queue.claim(() => true);
-      for (const until = performance.now() + LEASE_TTL_MS + 1000; claim === undefined && performance.now() < until; ) claim = await queue.claim(() => true);
+      const claim = await claimWithinAckWait(queue);
       assert.equal(claim?.entry.runId, "after-stall");
       await claim?.finish();
     } finally {
