@@ -6,6 +6,7 @@ import { performance } from "node:perf_hooks";
 import { after, describe, it } from "node:test";
 import { jetstream } from "@nats-io/jetstream";
 import { metaPayload, runQueueConformance, terminalEntry } from "../src/conformance/index.js";
+import { queueSession } from "../src/pool/submit-run.js";
 import { JetStreamQueue } from "../src/queue/jetstream-queue.js";
 import { encodeEntry, type QueuedRun } from "../src/queue/run-queue.js";
 import { createStore } from "../src/runstate/backends/create-store.js";
@@ -23,10 +24,23 @@ async function over(url: string, stream = "QUEUED"): Promise<{ store: JetStreamS
   return { store, queue: new JetStreamQueue(store) };
 }
 
-/** A store and its queue on `server`, whose `stream` this makes. */
-async function madeOn(server: NatsServer, stream: string): Promise<{ store: JetStreamStore; queue: JetStreamQueue }> {
-  await initRunStream({ backend: "jetstream", servers: server.url, stream, leaseTtlMs: LEASE_TTL_MS });
-  return over(server.url, stream);
+/** Runs `body` with a store and its queue on a nats-server of its own, whose `stream` this makes; all closed after. */
+async function onOwnServer(stream: string, body: (own: { server: NatsServer; store: JetStreamStore; queue: JetStreamQueue }) => Promise<void>): Promise<void> {
+  const server = await startNatsServer();
+  try {
+    await initRunStream({ backend: "jetstream", servers: server.url, stream, leaseTtlMs: LEASE_TTL_MS });
+    const { store, queue } = await over(server.url, stream);
+    try {
+      await body({ server, store, queue });
+    } finally {
+      // A body that failed while it had the server paused (SIGSTOP) leaves it to be woken here.
+      server.resume();
+      await queue.close();
+      await store.close();
+    }
+  } finally {
+    await server.stop();
+  }
 }
 
 /** The first run `queue` hands out within AckWait (the lease) and a second more, or undefined. */
@@ -54,13 +68,8 @@ describe("jetstream queue conformance", { skip }, () => {
 // What only a crash leaves: a finish that acked its run's entry and died before it queued
 // the follow-up waiting behind (the entry and the waiting message cannot change at once).
 describe("JetStream queue after a finish cut short", { skip }, () => {
-  let own: NatsServer | undefined;
-  after(() => own?.stop());
-
   it("the next idle claim queues the follow-up left waiting behind a run with no entry, after the run's last record, and a later claim takes it; a waiting message that is no entry holds up no other run", async () => {
-    own = await startNatsServer();
-    const { store, queue } = await madeOn(own, "STRANDED");
-    try {
+    await onOwnServer("STRANDED", async ({ store, queue }) => {
       const meta = metaPayload("stranded");
       const journal = await store.create("stranded", meta);
       await journal.append(2, terminalEntry("completed"));
@@ -93,10 +102,7 @@ describe("JetStream queue after a finish cut short", { skip }, () => {
       claim = await claimWithinAckWait(queue);
       assert.deepEqual([claim?.entry.followUp, claim?.entry.afterSeq], ["and on", 2], "queued by a sweep within AckWait and one claim");
       await claim?.finish();
-    } finally {
-      await queue.close();
-      await store.close();
-    }
+    });
   });
 });
 
@@ -104,39 +110,22 @@ describe("JetStream queue after a finish cut short", { skip }, () => {
 // the client then stops the pull: a stall takes nothing, so the claim comes back empty, and
 // the next one pulls again, instead of failing a worker's claim with ERR_IO.
 describe("JetStream queue on a server that stalls", { skip }, () => {
-  let own: NatsServer | undefined;
-  after(() => own?.stop());
-
   it("a claim whose pull hears no heartbeat for two intervals comes back empty, and a later claim within AckWait takes the run queued", async () => {
-    own = await startNatsServer();
-    const { store, queue } = await madeOn(own, "STALLED");
-    try {
+    await onOwnServer("STALLED", async ({ server, store, queue }) => {
       assert.equal(await queue.claim(() => true), undefined, "the queue is made, and empty");
       const stalled = queue.claim(() => true);
-      own.pause();
+      server.pause();
       // The pull's heartbeat is half its 1 s expiry; the client gives up after two missed.
       await new Promise((resolve) => setTimeout(resolve, 1800));
-      own.resume();
+      server.resume();
       assert.equal(await stalled, undefined);
 
-      const meta = metaPayload("after-stall");
-      await (await store.create("after-stall", meta)).close();
-      await queue.enqueue({
-        runId: "after-stall",
-        queued: new Date().toISOString(),
-        fingerprint: meta.fingerprint,
-        version: meta.version,
-        afterSeq: 1,
-        state: "queued",
-      });
+      await (await store.create("after-stall", metaPayload("after-stall"))).close();
+      await queueSession({ store, queue }, "after-stall");
       // The stalled pull may still be the server's for a moment, and what it sent there comes back after AckWait.
       const claim = await claimWithinAckWait(queue);
       assert.equal(claim?.entry.runId, "after-stall");
       await claim?.finish();
-    } finally {
-      own.resume();
-      await queue.close();
-      await store.close();
-    }
+    });
   });
 });
