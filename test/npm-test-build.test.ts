@@ -4,7 +4,7 @@
 // the quick ones several to a process.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -117,4 +117,38 @@ test("a shared module runs each file's tests and hooks inside a describe named b
   assert.match(run.stdout, /one's after/);
   assert.match(run.stdout, /▶ two\.test\.js\n {2}✖ two fails/);
   assert.match(run.stdout, /ℹ tests 2\nℹ suites 2\nℹ pass 1\nℹ fail 1/);
+});
+
+test("the runner starts the files in the order given, not by name, and exits 1 on a failed test but not on a failed todo", (t) => {
+  const root = mkdtempSync(join(tmpdir(), "fisk-run-tests-"));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const started = join(root, "started");
+  const file = (name: string, body: string) => {
+    writeFileSync(
+      join(root, name),
+      `import { appendFileSync } from "node:fs";\nimport { test } from "node:test";\nappendFileSync(${JSON.stringify(started)}, "${name} ");\n${body}\n`,
+    );
+    return join(root, name);
+  };
+  const c = file("c.test.js", `test("c passes", () => {});`);
+  const a = file("a.test.js", `test("a fails as a todo", { todo: true }, () => { throw new Error("not yet"); });`);
+  const b = file("b.test.js", `test("b fails", () => { throw new Error("no"); });`);
+  // runTests in a process of its own, from a file (the runner's processes inherit a -e script):
+  // Node's runner runs no files from inside a test file (NODE_TEST_CONTEXT).
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const runner = join(root, "run-tests.mjs");
+  writeFileSync(
+    runner,
+    `import { runTests } from ${JSON.stringify(new URL("../../scripts/test.mjs", import.meta.url).href)};\nprocess.exit(await runTests(process.argv.slice(2), { concurrency: 1, output: process.stdout }));\n`,
+  );
+  const runTestsOn = (jobs: string[]) => spawnSync(process.execPath, [runner, ...jobs], { encoding: "utf8", env });
+
+  const passed = runTestsOn([c, a]);
+  assert.equal(passed.status, 0, passed.stdout + passed.stderr);
+  assert.equal(readFileSync(started, "utf8"), "c.test.js a.test.js ");
+  assert.match(passed.stdout, /# pass 1\n# fail 0\n# cancelled 0\n# skipped 0\n# todo 1\n/);
+  const failed = runTestsOn([b, c]);
+  assert.equal(failed.status, 1, failed.stdout + failed.stderr);
+  assert.equal(readFileSync(started, "utf8"), "c.test.js a.test.js b.test.js c.test.js ");
 });
