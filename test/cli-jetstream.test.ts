@@ -39,6 +39,8 @@ const TURNS: AnthropicReply[] = [
 const COMPLETED_RUN = ["meta", "assistant", "tool_result", "tool_result", "assistant", "tool_result", "assistant", "terminal"];
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-cli-jetstream-"));
+// Removed at the file's end, not in the suite's after: a suite skipped for want of a program runs no hook.
+after(() => rmSync(root, { recursive: true, force: true }));
 let nats: NatsServer;
 let model: FakeServer;
 let streams = 0;
@@ -165,7 +167,6 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
   after(async () => {
     await nats.stop();
     await model.close();
-    rmSync(root, { recursive: true, force: true });
   });
 
   it("resumes on a second machine a run SIGKILLed mid-batch there: no model or tool call repeated", async () => {
