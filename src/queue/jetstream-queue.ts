@@ -237,6 +237,8 @@ export class JetStreamQueue implements RunQueue {
       for await (const message of batch) return message;
       return null;
     } catch (error) {
+      // nats.js gives this stop no code of its own, only its message: the stalled-server test in
+      // test/jetstream-queue.test.ts fails with ERR_IO if a new client says it otherwise.
       if (error instanceof JetStreamError && error.message === "heartbeats missed") return null;
       throw ioError(`taking a run from the queue ${this.stream}`, error);
     } finally {
