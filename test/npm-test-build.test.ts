@@ -4,12 +4,14 @@
 // the quick ones several to a process.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-const { staleBuild, BUILD_STAMP, SHARED, FIRST, testJobs, sharedModule } = (await import(new URL("../../scripts/test.mjs", import.meta.url).href)) as {
+const { staleBuild, BUILD_STAMP, SHARED, FIRST, testJobs, sharedModule, childrenCpuSeconds } = (await import(
+  new URL("../../scripts/test.mjs", import.meta.url).href
+)) as {
   staleBuild: (root: string) => string | undefined;
   BUILD_STAMP: string;
   SHARED: string[];
@@ -19,6 +21,7 @@ const { staleBuild, BUILD_STAMP, SHARED, FIRST, testJobs, sharedModule } = (awai
     plan: { shared: string[]; processes: number; first: string[] },
   ) => { jobs: string[]; modules: { path: string; files: string[] }[] };
   sharedModule: (files: string[]) => string;
+  childrenCpuSeconds: (stat: string | undefined) => number | undefined;
 };
 
 const BEFORE = new Date("2026-01-01T00:00:00Z");
@@ -151,4 +154,22 @@ test("the runner starts the files in the order given, not by name, and exits 1 o
   const failed = runTestsOn([b, c]);
   assert.equal(failed.status, 1, failed.stdout + failed.stderr);
   assert.equal(readFileSync(started, "utf8"), "c.test.js a.test.js b.test.js c.test.js ");
+});
+
+test("npm test's CPU is its waited-for children's user and system time, read after a command name with spaces and parentheses", () => {
+  // pid (comm) state, then fields 4 to 15, then cutime 250 and cstime 37 ticks, then the rest.
+  const stat = "4242 (node (a) b) S 1 2 3 4 5 6 7 8 9 10 11 12 250 37 20 0 1 0 99 0 0";
+  assert.equal(childrenCpuSeconds(stat), 2.87);
+  assert.equal(childrenCpuSeconds(undefined), undefined, "no /proc: no figure");
+  assert.equal(childrenCpuSeconds("4242 (node) S 1"), undefined, "a line cut short: no figure");
+});
+
+test("npm test's CPU counts a child that burned a third of a second once it has been waited for", {
+  skip: existsSync("/proc/self/stat") ? false : "needs /proc",
+}, () => {
+  const before = childrenCpuSeconds(readFileSync("/proc/self/stat", "utf8")) as number;
+  const burned = spawnSync(process.execPath, ["-e", "while (process.cpuUsage().user < 300_000);"]);
+  assert.equal(burned.status, 0);
+  const after = childrenCpuSeconds(readFileSync("/proc/self/stat", "utf8")) as number;
+  assert.ok(after - before >= 0.29, `${before} s before, ${after} s after`);
 });
