@@ -188,9 +188,9 @@ export async function runTests(jobs, { concurrency, output }) {
 /**
  * The CPU seconds, user and system, of the processes this one waited for (the build, the test
  * files and whatever each of them waited for), from a /proc/PID/stat line (Linux counts them in
- * ticks of 1/100 s); undefined where there is no such line. The same suite takes 15% more CPU in
- * a slow hour of a shared machine: printed beside the time, it tells the suite's change from the
- * machine's.
+ * ticks of 1/100 s); undefined where there is no such line. The same suite took 446 s of CPU in
+ * one hour and 527 s in another on the shared 2-core machine (docs/development.md): printed
+ * beside the time, it tells the suite's change from the machine's.
  */
 export function childrenCpuSeconds(stat) {
   if (stat === undefined) return undefined;
