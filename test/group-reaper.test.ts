@@ -21,7 +21,7 @@ function spawnThenDie(name: string, killWhen: string): { childPid: number; marke
   writeFileSync(
     program,
     [
-      `import { writeFileSync, existsSync } from "node:fs";`,
+      `import { writeFileSync, existsSync, readFileSync } from "node:fs";`,
       `import { spawnWatched } from ${JSON.stringify(reaper)};`,
       `const child = spawnWatched("sh", ["-c", ${JSON.stringify(`echo $$ > ${marker}; sleep 300`)}], { stdio: ["ignore", "ignore", "ignore"] });`,
       `writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));`,
@@ -41,9 +41,11 @@ describe("a watched child", () => {
   });
 
   it("is stopped, with what it started, when its parent dies while it runs", async () => {
+    // The shell creates the marker before echo writes to it: the parent dies once the line is whole.
+    const running = JSON.stringify(join(dir, "running.marker"));
     const { childPid, marker } = spawnThenDie(
       "running",
-      `const wait = () => existsSync(${JSON.stringify(join(dir, "running.marker"))}) ? process.kill(process.pid, "SIGKILL") : setTimeout(wait, 10); wait();`,
+      `const wait = () => existsSync(${running}) && readFileSync(${running}, "utf8").endsWith("\\n") ? process.kill(process.pid, "SIGKILL") : setTimeout(wait, 10); wait();`,
     );
     assert.equal(Number(readFileSync(marker, "utf8")), childPid, "the command runs as the spawned process itself");
     await waitFor(() => !isRunning(childPid), "the child to be stopped by the reaper");
