@@ -1,7 +1,8 @@
-// Start-up cost is paid in modules loaded: `fisk-ai --help` loads no package but the argument
-// parser (no zod, model SDKs, YAML or NATS) and none of the runtime, only the few CLI modules it
-// prints from; a command loads only the packages it uses, and `session ls` loads zod only when
-// it has journals to read rather than a warm summary cache; a run loads only its own provider's SDK.
+// Start-up cost is paid in modules loaded and in code compiled: `fisk-ai --help` loads no package
+// but the argument parser (no zod, model SDKs, YAML or NATS) and none of the runtime, only the few
+// CLI modules it prints from; a command loads only the packages it uses, and `session ls` loads
+// zod only when it has journals to read rather than a warm summary cache; a run loads only its
+// own provider's SDK, and compiles no function from a string.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -126,6 +127,26 @@ test("a run on the script provider loads neither model SDK, nor NATS or OpenTele
     assert.equal(init.status, 0, init.stderr);
     const packages = modulesLoadedBy(["run", "--config", join(dir, "agent.yaml"), "--state-dir", join(dir, "runs"), "Say hello"]).packages.sort();
     assert.deepEqual(packages, ["commander", "yaml", "yocto-spinner", "yoctocolors", "zod"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const COUNT_COMPILED = new URL("./helpers/count-compiled-functions.js", import.meta.url).pathname;
+
+test("a run compiles no function from a string: zod walks its schemas rather than compiling a checker for each", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fisk-startup-jit-"));
+  try {
+    const init = spawnSync(process.execPath, [CLI, "init", dir], { encoding: "utf8" });
+    assert.equal(init.status, 0, init.stderr);
+    const count = join(dir, "compiled");
+    const args = ["run", "--config", join(dir, "agent.yaml"), "--checkpoint", "--state-dir", join(dir, "runs"), "Say hello"];
+    const run = spawnSync(process.execPath, ["--import", COUNT_COMPILED, CLI, ...args], {
+      env: { ...process.env, FISK_AI_TEST_FUNCTIONS_FILE: count },
+      encoding: "utf8",
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(readFileSync(count, "utf8"), "0");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -7,6 +7,7 @@ import { runCommandLine } from "./program.js";
 import type { CommandIO } from "./run-command.js";
 
 export function runCliProcess(io: CommandIO): void {
+  interpretSchemas();
   // A reader that stops reading (`fisk-ai session ls | head -1`) is no failure of ours:
   // the rest of the output has nowhere to go, so the command ends quietly.
   for (const stream of [io.stdout, io.stderr]) {
@@ -31,4 +32,19 @@ function exitOnceWritten(code: number, io: CommandIO): void {
   // An empty write calls back once everything written before it is out.
   let remaining = 2;
   for (const stream of [io.stdout, io.stderr]) stream.write("", () => --remaining === 0 && process.exit(code));
+}
+
+/**
+ * Has zod check values by walking each schema rather than compiling a checker for each object
+ * schema with `new Function` on its first use: a short process pays for that compilation more
+ * than it gains (a `run --checkpoint` on the script provider took 295 ms of CPU without it, 332
+ * with it; a 31,000-record `session show` the same either way). zod takes its configuration
+ * from this global, which it creates only when absent (`??=`, zod PR #5889), and reads `jitless`
+ * as each schema is made: set before any command module loads zod. A library user's process
+ * keeps zod's default.
+ */
+function interpretSchemas(): void {
+  const shared = globalThis as { __zod_globalConfig?: { jitless?: boolean } };
+  shared.__zod_globalConfig ??= {};
+  shared.__zod_globalConfig.jitless = true;
 }
