@@ -9,13 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-const { staleBuild, BUILD_STAMP, SHARED, FIRST, testJobs, sharedModule, childrenCpuSeconds } = (await import(
+const { staleBuild, BUILD_STAMP, SHARED, FIRST, TEST_PROCESS_FLAGS, testJobs, sharedModule, childrenCpuSeconds } = (await import(
   new URL("../../scripts/test.mjs", import.meta.url).href
 )) as {
   staleBuild: (root: string) => string | undefined;
   BUILD_STAMP: string;
   SHARED: string[];
   FIRST: string[];
+  TEST_PROCESS_FLAGS: string[];
   testJobs: (
     files: string[],
     plan: { shared: string[]; processes: number; first: string[] },
@@ -122,14 +123,15 @@ test("a shared module runs each file's tests and hooks inside a describe named b
   assert.match(run.stdout, /ℹ tests 2\nℹ suites 2\nℹ pass 1\nℹ fail 1/);
 });
 
-test("the runner starts the files in the order given, not by name, and exits 1 on a failed test but not on a failed todo", (t) => {
+test("the runner starts the files in the order given, not by name, each with npm test's V8 flags, and exits 1 on a failed test but not on a failed todo", (t) => {
   const root = mkdtempSync(join(tmpdir(), "fisk-run-tests-"));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   const started = join(root, "started");
+  const flags = join(root, "flags");
   const file = (name: string, body: string) => {
     writeFileSync(
       join(root, name),
-      `import { appendFileSync } from "node:fs";\nimport { test } from "node:test";\nappendFileSync(${JSON.stringify(started)}, "${name} ");\n${body}\n`,
+      `import { appendFileSync } from "node:fs";\nimport { test } from "node:test";\nappendFileSync(${JSON.stringify(started)}, "${name} ");\nappendFileSync(${JSON.stringify(flags)}, JSON.stringify(process.execArgv) + "\\n");\n${body}\n`,
     );
     return join(root, name);
   };
@@ -143,7 +145,7 @@ test("the runner starts the files in the order given, not by name, and exits 1 o
   const runner = join(root, "run-tests.mjs");
   writeFileSync(
     runner,
-    `import { runTests } from ${JSON.stringify(new URL("../../scripts/test.mjs", import.meta.url).href)};\nprocess.exit(await runTests(process.argv.slice(2), { concurrency: 1, output: process.stdout }));\n`,
+    `import { runTests } from ${JSON.stringify(new URL("../../scripts/test.mjs", import.meta.url).href)};\nprocess.exit(await runTests(process.argv.slice(2), { concurrency: 1, flags: ${JSON.stringify(TEST_PROCESS_FLAGS)}, output: process.stdout }));\n`,
   );
   const runTestsOn = (jobs: string[]) => spawnSync(process.execPath, [runner, ...jobs], { encoding: "utf8", env });
 
@@ -154,6 +156,11 @@ test("the runner starts the files in the order given, not by name, and exits 1 o
   const failed = runTestsOn([b, c]);
   assert.equal(failed.status, 1, failed.stdout + failed.stderr);
   assert.equal(readFileSync(started, "utf8"), "c.test.js a.test.js b.test.js c.test.js ");
+  const seen = readFileSync(flags, "utf8").trim().split("\n");
+  assert.deepEqual(
+    seen.map((line) => JSON.parse(line) as string[]),
+    seen.map(() => TEST_PROCESS_FLAGS),
+  );
 });
 
 test("npm test's CPU is its waited-for children's user and system time, read after a command name with spaces and parentheses", () => {
