@@ -2,7 +2,7 @@
 // entry of its own by the same relative name, or the build says which require it cannot place;
 // files beside the code are found from the package root wherever the calling module lands.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -102,4 +102,13 @@ test("an import() of ours whose target is CommonJS fails the build, naming both;
   assert.deepEqual(commonJsImportedDynamically(metafile), [
     `dist/telemetry/setup.js imports the CommonJS ${cjs} with import(): import it statically from a module of ours and import() that instead`,
   ]);
+});
+
+test("the bundle holds React's production build alone: no file of it asks NODE_ENV at run time", () => {
+  const bundle = join(REPO, "dist", "cli", "bundle");
+  const asking = readdirSync(bundle).filter((name) => name.endsWith(".js") && readFileSync(join(bundle, name), "utf8").includes("process.env.NODE_ENV"));
+  assert.deepEqual(asking, []);
+  const viewer = readdirSync(bundle).filter((name) => /^viewer-app-\w+\.js$/.test(name));
+  assert.equal(viewer.length, 1, `one viewer chunk among ${readdirSync(bundle).join(", ")}`);
+  assert.doesNotMatch(readFileSync(join(bundle, viewer[0] as string), "utf8"), /runWithFiberInDEV/, "React's development build");
 });
