@@ -171,10 +171,11 @@ export function sharedModule(files) {
  * V8 flags each test file's process starts with (Node's runner starts them with this process's
  * execArgv). A test process keeps tens of MB of live objects and allocates fast; from V8's
  * defaults (1 MB semi-spaces that grow, an old generation sized to the live heap) it collected
- * garbage hundreds of times, power-cut.test.ts 240 full collections for a 16 MB heap: a third of
- * its CPU. Started larger: power-cut 14.4 and 14.8 s of CPU became 11.6 and 11.2, the shared
- * process holding journal-properties 18.6 and 19.5 became 14.1 and 15.3 (/usr/bin/time,
- * alternated). The commands the tests spawn start as a user's do: these are not in their argv.
+ * garbage hundreds of times, power-cut.test.ts 240 full collections for a 16 MB heap: 2.7 s
+ * of its 9.3 s on the main thread. Started larger: power-cut 14.4 and 14.8 s of CPU became 11.6
+ * and 11.2, the shared process holding journal-properties 18.6 and 19.5 became 14.1 and 15.3
+ * (/usr/bin/time, alternated); the whole suite 483 s of CPU became 464 (two trees run at once).
+ * The commands the tests spawn start as a user's do: these are not in their argv.
  */
 export const TEST_PROCESS_FLAGS = ["--min-semi-space-size=16", "--initial-heap-size=128"];
 
