@@ -120,36 +120,36 @@ test("a command loads the packages it uses and no other: no model SDK, NATS or Y
   for (const [args, packages] of cases) assert.deepEqual(modulesLoadedBy(args).packages.sort(), packages, `fisk-ai ${args.join(" ")}`);
 });
 
-test("a run on the script provider loads neither model SDK, nor NATS or OpenTelemetry", () => {
+/** Runs `use` on a fresh directory holding the agent `fisk-ai init` writes (offline, the script provider), removed after. */
+function withInitAgent(use: (dir: string, runArgs: string[]) => void): void {
   const dir = mkdtempSync(join(tmpdir(), "fisk-startup-run-"));
   try {
     const init = spawnSync(process.execPath, [CLI, "init", dir], { encoding: "utf8" });
     assert.equal(init.status, 0, init.stderr);
-    const packages = modulesLoadedBy(["run", "--config", join(dir, "agent.yaml"), "--state-dir", join(dir, "runs"), "Say hello"]).packages.sort();
-    assert.deepEqual(packages, ["commander", "yaml", "yocto-spinner", "yoctocolors", "zod"]);
+    use(dir, ["run", "--config", join(dir, "agent.yaml"), "--state-dir", join(dir, "runs"), "Say hello"]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test("a run on the script provider loads neither model SDK, nor NATS or OpenTelemetry", () => {
+  withInitAgent((_dir, runArgs) => {
+    assert.deepEqual(modulesLoadedBy(runArgs).packages.sort(), ["commander", "yaml", "yocto-spinner", "yoctocolors", "zod"]);
+  });
 });
 
 const COUNT_COMPILED = new URL("./helpers/count-compiled-functions.js", import.meta.url).pathname;
 
 test("a run compiles no function from a string: zod walks its schemas rather than compiling a checker for each", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fisk-startup-jit-"));
-  try {
-    const init = spawnSync(process.execPath, [CLI, "init", dir], { encoding: "utf8" });
-    assert.equal(init.status, 0, init.stderr);
+  withInitAgent((dir, runArgs) => {
     const count = join(dir, "compiled");
-    const args = ["run", "--config", join(dir, "agent.yaml"), "--checkpoint", "--state-dir", join(dir, "runs"), "Say hello"];
-    const run = spawnSync(process.execPath, ["--import", COUNT_COMPILED, CLI, ...args], {
+    const run = spawnSync(process.execPath, ["--import", COUNT_COMPILED, CLI, ...runArgs, "--checkpoint"], {
       env: { ...process.env, FISK_AI_TEST_FUNCTIONS_FILE: count },
       encoding: "utf8",
     });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(readFileSync(count, "utf8"), "0");
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 /** The packages a program of a library user's loads: `script`, an ES module run from the repository, where it imports fisk-ai. */
