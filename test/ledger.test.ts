@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadAgentConfig } from "../src/config/agent-config.js";
-import { importSession } from "../src/cli/session-transfer.js";
+import { importSession } from "../src/cli/session/handlers/transfer.js";
 import { forkSession } from "../src/session/transfer.js";
 import { ledgerOf, callsOf } from "../src/ledger/ledger.js";
 import { planPrune } from "../src/session/prune-plan.js";

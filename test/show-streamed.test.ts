@@ -7,9 +7,9 @@ import { describe, it } from "node:test";
 import { fold, MemoryStore, type JournalRecord, type RunSummary } from "../src/index.js";
 import type { RecordEntry } from "../src/journal.js";
 import { tallyRecords } from "../src/runstate/views/run-tally.js";
-import { PacedOutput } from "../src/cli/paced-output.js";
-import { stateJson } from "../src/cli/session-json.js";
-import { writeStateJson } from "../src/cli/show-json.js";
+import { PacedOutput } from "../src/cli/text/paced-output.js";
+import { stateJson } from "../src/cli/text/session-json.js";
+import { writeStateJson } from "../src/cli/text/show-json.js";
 import {
   approvalRequestEntry,
   assistantEntry,

@@ -65,7 +65,7 @@ const HELP_MODULES = [
   "agent/agent-errors.js",
   "cli/cli-errors.js",
   "cli/cli-process.js",
-  "cli/command-context.js",
+  "cli/context/command-context.js",
   "cli/command-table.js",
   "cli/exit-codes.js",
   "cli/main.js",
@@ -76,16 +76,16 @@ const HELP_MODULES = [
 ];
 // Besides those, the definition of the command the line names, and no other.
 const NAMED_MODULES: Record<string, string[]> = {
-  run: ["cli/commands/run.js"],
-  session: ["cli/commands/session.js"],
+  run: ["cli/run/run.js"],
+  session: ["cli/session/table.js"],
   "session show": [
-    "cli/commands/session.js",
-    "cli/commands/session/show.js",
-    "cli/session-command.js",
-    "cli/session-store.js",
+    "cli/session/table.js",
+    "cli/session/show.js",
+    "cli/context/session-context.js",
+    "cli/context/stores.js",
     "runstate/backends/create-store.js",
   ],
-  memory: ["cli/commands/memory.js"],
+  memory: ["cli/memory/table.js"],
 };
 
 test("--help and --version load only the argument parser and the CLI modules that print them", () => {

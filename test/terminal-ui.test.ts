@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
-import { styleFor } from "../src/cli/render.js";
-import { terminalAskUser, terminalConfirm } from "../src/cli/terminal-confirm.js";
+import { styleFor } from "../src/cli/run/render.js";
+import { terminalAskUser, terminalConfirm } from "../src/cli/run/terminal-confirm.js";
 import { defineTool } from "../src/tools/tool.js";
 
 /** A stream that says it is a terminal, as process.stdin/stderr do on one. */

@@ -25,7 +25,7 @@ import {
   type RunAgentOptions,
   type Tool,
 } from "../../src/index.js";
-import { pruneSessions } from "../../src/cli/session-prune.js";
+import { pruneSessions } from "../../src/cli/session/handlers/prune.js";
 import type { ScriptSource } from "../../src/llm/script-provider.js";
 import type { Scenario, ScenarioContext, StateView } from "./power-cut-explorer.js";
 

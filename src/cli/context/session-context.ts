@@ -1,0 +1,141 @@
+// `fisk-ai session ...`: the operator's window into the journal. Each subcommand is a module
+// of session/, a few lines over the store; the work is in the library. This is
+// what they share: their flags, the stores they open, and the helpers more than one uses.
+import { existsSync } from "node:fs";
+import type { Command } from "commander";
+import { resolve } from "node:path";
+import type { AgentConfig, Retention } from "../../config/agent-config.js";
+import { UsageError } from "../cli-errors.js";
+import type { CommandIO } from "../run/run-command.js";
+import type { CrashPolicyOf } from "../text/session-show.js";
+import type { ResumeWhere } from "./resume-hint.js";
+import type { Store } from "../../runstate/store/store.js";
+import { configPathFrom, openStore, sessionStoreConfig, type StoreFlags } from "./stores.js";
+
+/** The options the session commands declare in program.ts, as commander names them. */
+export interface SessionFlags extends StoreFlags {
+  json?: boolean;
+  here?: boolean;
+  transcript?: boolean;
+  full?: boolean;
+  follow?: boolean;
+  /** false under --no-tui: the plain print even on a terminal. */
+  tui?: boolean;
+  output?: string;
+  format?: string;
+  name?: string;
+  to?: string;
+  at?: string;
+  prefix?: string;
+  undo?: boolean;
+  all?: boolean;
+  reason?: string;
+  call?: string;
+  resume?: boolean;
+  since?: string;
+  by?: string;
+  olderThan?: string;
+  status?: string;
+  keepLast?: string;
+  dryRun?: boolean;
+  endpoint?: string;
+  tree?: boolean;
+  flat?: boolean;
+  force?: boolean;
+}
+
+export function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
+  if (positionals.length === 0) throw new UsageError(`session ${command} needs a session id; 'fisk-ai session ls' lists them`);
+  if (atMostOne && positionals.length > 1) throw new UsageError(`session ${command} takes one session id`);
+  return positionals;
+}
+
+/** What a session subcommand's handler is given. */
+export interface SessionContext {
+  positionals: string[];
+  values: SessionFlags;
+  io: CommandIO;
+  /** Opens the store the flags name; the command closes every store it opened when it ends. */
+  sessionStore: (flags: StoreFlags) => Promise<Store>;
+}
+
+/** A session subcommand's module (session/): its own options, and its handler. */
+export interface SessionSubcommandModule {
+  options?(command: Command): void;
+  run(context: SessionContext): Promise<number>;
+}
+
+export async function sessionCommand(subcommand: SessionSubcommandModule, positionals: string[], values: SessionFlags, io: CommandIO): Promise<number> {
+  const opened: Store[] = [];
+  const sessionStore = async (flags: StoreFlags) => {
+    const store = await openStore(await sessionStoreConfig(flags), io.stderr);
+    opened.push(store);
+    return store;
+  };
+  try {
+    return await subcommand.run({ positionals, values, io, sessionStore });
+  } finally {
+    // A server connection would otherwise keep the process alive after the command.
+    for (const store of opened) await store.close();
+  }
+}
+
+/**
+ * The configured tools' `on_crash` policies, shown beside a pending call. An agent.yaml
+ * found only in the working directory may not be the session's: if it does not load,
+ * the policies are left out rather than failing the show. The agent.yaml the session
+ * recorded comes before it, as it does for a resume.
+ */
+export async function crashPolicies(configFlag: string | undefined, recorded: string | undefined): Promise<CrashPolicyOf> {
+  const path = configFlag ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined));
+  if (path === undefined) return () => undefined;
+  const [{ loadAgentConfig }, { crashPolicyAmong }] = await Promise.all([import("../../config/agent-config.js"), import("../../tools/mcp/mcp-names.js")]);
+  let config: Pick<AgentConfig, "tools" | "mcpServers">;
+  try {
+    config = loadAgentConfig(path);
+  } catch (error) {
+    if (configFlag !== undefined) throw error;
+    return () => undefined;
+  }
+  const policies = new Map(config.tools.map((tool) => [tool.name, tool.on_crash]));
+  return (name) => policies.get(name) ?? crashPolicyAmong(config.mcpServers, name);
+}
+
+/** agent.yaml's session.retention (--config, else ./agent.yaml when there is one). */
+export async function retentionFrom(flags: StoreFlags): Promise<Retention | undefined> {
+  const path = configPathFrom(flags.config);
+  if (path === undefined) return undefined;
+  const { loadAgentConfig } = await import("../../config/agent-config.js");
+  return loadAgentConfig(path).retention;
+}
+
+/**
+ * The tracing environment of a session command that sends spans of its own: the
+ * environment with agent.yaml's telemetry block beneath it, as a run reads it (--config,
+ * else ./agent.yaml when there is one); undefined when it does not turn tracing on.
+ */
+export async function tracingEnvironment(flags: StoreFlags, env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv | undefined> {
+  const path = configPathFrom(flags.config);
+  const [{ telemetryEnvironment }, { tracingWanted }, { loadAgentConfig }] = await Promise.all([
+    import("../../telemetry/config-environment.js"),
+    import("../../telemetry/otel-setup.js"),
+    import("../../config/agent-config.js"),
+  ]);
+  const traced = telemetryEnvironment(path === undefined ? undefined : loadAgentConfig(path).telemetry, env);
+  return tracingWanted(traced) ? traced : undefined;
+}
+
+/** Whether the full-screen viewer may take the terminal: both ends a terminal, and NO_TUI not set (to anything but "" or "0"). */
+export function onTerminal(io: CommandIO): boolean {
+  const refused = (io.env.NO_TUI ?? "") !== "" && io.env.NO_TUI !== "0";
+  return !refused && io.stdin.isTTY === true && (io.stdout as NodeJS.WriteStream).isTTY === true;
+}
+
+/** The options a pasted resume needs to find this store from any directory. */
+export function storeWhere(flags: StoreFlags): ResumeWhere {
+  if (flags.store !== undefined) return { store: flags.store };
+  const stateDir = flags.stateDir;
+  if (stateDir !== undefined) return { stateDir: resolve(stateDir) };
+  const config = configPathFrom(flags.config);
+  return config === undefined ? {} : { config: resolve(config) };
+}

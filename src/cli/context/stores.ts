@@ -1,0 +1,69 @@
+// Where the CLI's sessions live: --store or --state-dir, else the config's session block,
+// else the XDG default. `run` and the `session` commands share this, and name no backend class.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { AgentConfig } from "../../config/agent-config.js";
+import { createStore, type JetStreamStoreConfig, type StoreConfig } from "../../runstate/backends/create-store.js";
+import type { Store } from "../../runstate/store/store.js";
+import { UsageError } from "../cli-errors.js";
+
+/** --config, else ./agent.yaml when there is one, else the defaults. */
+export function configPathFrom(flag: string | undefined): string | undefined {
+  return flag ?? (existsSync("agent.yaml") ? "agent.yaml" : undefined);
+}
+
+/** The flags every command that keeps sessions takes. */
+export interface StoreFlags {
+  config?: string;
+  stateDir?: string;
+  store?: string;
+}
+
+/** `nats://HOST:PORT/STREAM` as a JetStream store; anything else is one line saying the form. */
+export function storeFromUrl(url: string): JetStreamStoreConfig {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  const stream = parsed?.pathname.slice(1) ?? "";
+  if (
+    parsed === undefined ||
+    (parsed.protocol !== "nats:" && parsed.protocol !== "tls:") ||
+    parsed.host === "" ||
+    !/^[A-Za-z0-9_-]+$/.test(stream) ||
+    parsed.username !== "" ||
+    parsed.password !== ""
+  ) {
+    throw new UsageError(
+      `--store ${JSON.stringify(url)}: expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)`,
+    );
+  }
+  return { backend: "jetstream", servers: `${parsed.protocol}//${parsed.host}`, stream };
+}
+
+/** The store the flags name, if they name one: then the config is not read for it. */
+export function storeFromFlags(flags: StoreFlags): StoreConfig | undefined {
+  if (flags.store !== undefined && flags.stateDir !== undefined) throw new UsageError("--store and --state-dir each name where sessions are kept: give one");
+  if (flags.store !== undefined) return storeFromUrl(flags.store);
+  if (flags.stateDir !== undefined) return { backend: "file", dir: resolve(flags.stateDir) };
+  return undefined;
+}
+
+/** Opens a store, reporting a server's comings and goings on stderr. */
+export function openStore(config: StoreConfig, stderr: NodeJS.WritableStream): Promise<Store> {
+  return createStore(config, (line) => stderr.write(`fisk-ai: ${line}\n`));
+}
+
+export function storeFor(config: AgentConfig, stderr: NodeJS.WritableStream): Promise<Store> {
+  return openStore(config.store, stderr);
+}
+
+/** With --state-dir or --store the config is not read at all: listing should not pay for parsing YAML. */
+export async function sessionStoreConfig(flags: StoreFlags): Promise<StoreConfig> {
+  const named = storeFromFlags(flags);
+  if (named !== undefined) return named;
+  const { loadAgentConfig } = await import("../../config/agent-config.js");
+  return loadAgentConfig(configPathFrom(flags.config)).store;
+}

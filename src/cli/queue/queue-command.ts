@@ -1,0 +1,72 @@
+// `fisk-ai queue ls|rm`: the runs waiting for the pool, and who drives those running.
+import { queueFor } from "../../queue/create-queue.js";
+import type { QueuedRun, RunQueue, WaitingFollowUp } from "../../queue/run-queue.js";
+import type { RunSummary, Store } from "../../runstate/store/store.js";
+import { UsageError } from "../cli-errors.js";
+import type { CommandIO } from "../run/run-command.js";
+import { openStore, sessionStoreConfig, type StoreFlags } from "../context/stores.js";
+
+export type QueueCommandName = "ls" | "rm";
+
+export async function queueCommand(name: QueueCommandName, positionals: string[], flags: StoreFlags & { json?: boolean }, io: CommandIO): Promise<number> {
+  if (name === "rm" && positionals.length === 0) throw new UsageError("queue rm needs the id of a queued session: fisk-ai queue ls lists them");
+  if (name === "ls" && positionals.length > 0) throw new UsageError("queue ls takes no arguments");
+  const store = await openStore(await sessionStoreConfig(flags), io.stderr);
+  const queue = await queueFor(store);
+  try {
+    if (name === "rm") {
+      for (const runId of positionals) {
+        await queue.withdraw(runId);
+        io.stdout.write(`withdrew ${runId}\n`);
+      }
+      return 0;
+    }
+    await listQueue(queue, store, flags.json === true, io);
+    return 0;
+  } finally {
+    await queue.close();
+    await store.close();
+  }
+}
+
+/** `queue ls`: each entry, then the follow-ups waiting behind it. */
+async function listQueue(queue: RunQueue, store: Store, json: boolean, io: CommandIO): Promise<void> {
+  const rows = await Promise.all(
+    (await queue.list()).map(async (entry) => ({
+      entry,
+      summary: await store.summarize(entry.runId).catch(() => undefined),
+      behind: await queue.behind(entry.runId),
+    })),
+  );
+  if (json) io.stdout.write(`${JSON.stringify(rows.map(jsonRow), null, 2)}\n`);
+  else if (rows.length === 0) io.stdout.write("no session is queued\n");
+  else {
+    for (const { entry, summary, behind } of rows) {
+      io.stdout.write(`${entry.runId}  ${entry.queued}  ${waitText(entry, summary)}\n`);
+      // Each follow-up under the run it waits for, indented, in the order they will go.
+      for (const waiting of behind) io.stdout.write(`  ${waiting.entry.runId}  ${waiting.entry.queued}  follow-up: ${behindText(waiting)}\n`);
+    }
+  }
+}
+
+/** A row of `queue ls --json`: the entry, where it is, who runs it, and the follow-ups behind it. */
+function jsonRow({ entry, summary, behind }: { entry: QueuedRun; summary: RunSummary | undefined; behind: WaitingFollowUp[] }): object {
+  return {
+    ...entry,
+    status: waitText(entry, summary),
+    ...(summary?.holder === undefined ? {} : { worker: summary.holder }),
+    behind: behind.map((waiting) => ({ ...waiting.entry, interrupts: waiting.interrupts, status: behindText(waiting) })),
+  };
+}
+
+/** Why a follow-up waits: behind its run, or to interrupt it. */
+function behindText({ entry, interrupts }: WaitingFollowUp): string {
+  return interrupts ? `interrupts ${entry.runId} (suspends it at its next boundary, then runs)` : `waits behind ${entry.runId} (runs once it is at rest)`;
+}
+
+/** Where a queued run is: run by which worker, parked, or waiting for one. */
+function waitText(entry: QueuedRun, summary: RunSummary | undefined): string {
+  if (summary?.holder !== undefined) return `running: worker pid ${summary.holder.pid} on ${summary.holder.host} (up since ${summary.holder.started})`;
+  if (entry.state === "parked") return "parked: waits for a decision (fisk-ai session pending)";
+  return `queued: waits for a worker with its agent (model ${entry.fingerprint.model}, system and tools as submitted: a worker whose agent.yaml differs will not take it)${entry.followUp === undefined ? "" : ", with a follow-up"}`;
+}

@@ -1,0 +1,30 @@
+// What `session approve`, `deny` and `answer` share: journal the decisions, send the spans
+// of the waits they end when tracing is on, then resume when asked to.
+import { assertRunId } from "../../runstate/records/run-id.js";
+import { EXIT } from "../exit-codes.js";
+import { storeWhere, tracingEnvironment, type SessionContext } from "../context/session-context.js";
+
+export async function decide(command: "approve" | "deny" | "answer", { positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+  const { decideRequest, decideCalls } = await import("./handlers/decide.js");
+  const request = decideRequest(command, positionals, values);
+  assertRunId(request.runId);
+  // Read before deciding: a telemetry block that cannot be used refuses the command before it decides anything.
+  const tracingEnv = await tracingEnvironment(values, io.env);
+  const store = await sessionStore(values);
+  const { decided } = await decideCalls(store, request, io.stdout, {
+    where: storeWhere(values),
+    env: io.env,
+    decisionsJournaled: io.decisionsJournaled,
+    resuming: values.resume === true,
+  });
+  if (tracingEnv !== undefined) {
+    const { sendDecisionSpans } = await import("../../telemetry/traced-run.js");
+    const ids = decided.map((decision) => decision.tool_use_id);
+    const notSent = await sendDecisionSpans(store, request.runId, ids, tracingEnv);
+    if (notSent !== undefined)
+      io.stderr.write(`fisk-ai: the decision's traces were not sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
+  }
+  if (values.resume !== true) return EXIT.completed;
+  const { runCommand } = await import("../run/run-command.js");
+  return runCommand([], { resume: request.runId, config: values.config, stateDir: values.stateDir, store: values.store }, io);
+}

@@ -1,0 +1,18 @@
+// `fisk-ai session fork`: a new session repeating a session's records.
+import type { Command } from "commander";
+import { assertRunId } from "../../runstate/records/run-id.js";
+import { EXIT } from "../exit-codes.js";
+import { ids, storeWhere, type SessionContext } from "../context/session-context.js";
+
+export function options(command: Command): void {
+  command.option("--at <SEQ>", "the last record to repeat (default: the last one)").option("--name <NEW>", "the new session's id (default: a new KSUID)");
+}
+
+export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+  const [runId] = ids(positionals, "fork", { atMostOne: true }) as [string];
+  assertRunId(runId);
+  const [{ forkStoredSession }, { resumeCommand }] = await Promise.all([import("./handlers/transfer.js"), import("../context/resume-hint.js")]);
+  const { forkId, at } = await forkStoredSession(await sessionStore(values), runId, { at: values.at, name: values.name });
+  io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: ${resumeCommand(forkId, storeWhere(values), io.env)}\n`);
+  return EXIT.completed;
+}

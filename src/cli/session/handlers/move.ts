@@ -1,0 +1,50 @@
+// `session mv ID --to STORE`: the session moved to the store STORE names, through the
+// library's moveSession; and, for a resume, whether the store a session moved to holds it.
+import { resolve } from "node:path";
+import { holdsSession, moveSession, type MoveOutcome, type MoveStep } from "../../../session/move-session.js";
+import type { StoreConfig } from "../../../runstate/backends/create-store.js";
+import { defaultStateDir } from "../../../runstate/backends/file/state-dir.js";
+import type { Store } from "../../../runstate/store/store.js";
+import { storeFlag, UsageError } from "../../cli-errors.js";
+import type { ResumeWhere } from "../../context/resume-hint.js";
+import { openStore, storeFromFlags, type StoreFlags } from "../../context/stores.js";
+
+/** The store flags `--to STORE` stands for: a nats:// URL is a JetStream store, anything else a directory. */
+function flagsOf(to: string): StoreFlags {
+  return storeFlag(to) === "--store" ? { store: to } : { stateDir: to };
+}
+
+/** Moves the session; the outcome, and where a resume finds it now. */
+export async function moveStoredSession(
+  from: { store: Store; config: StoreConfig },
+  openTo: (flags: StoreFlags) => Promise<Store>,
+  runId: string,
+  to: string,
+  step: ((step: MoveStep) => void) | undefined,
+): Promise<{ outcome: MoveOutcome; where: ResumeWhere }> {
+  const flags = flagsOf(to);
+  const toConfig = storeFromFlags(flags) as StoreConfig;
+  if (sameStore(from.config, toConfig)) throw new UsageError(`session ${runId} is in ${to} already: --to names the store it goes to`);
+  // Recorded so that it reaches the same store from any directory.
+  const where: ResumeWhere = flags.store !== undefined ? { store: flags.store } : { stateDir: resolve(to) };
+  const target = await openTo(flags);
+  const outcome = await moveSession(from.store, target, runId, where.store ?? (where.stateDir as string), step);
+  return { outcome, where };
+}
+
+/** Whether the store `to` (as a moved record names it) holds the session: then the move counts. */
+export async function storeHolds(to: string, runId: string, stderr: NodeJS.WritableStream): Promise<boolean> {
+  const config = storeFromFlags(flagsOf(to));
+  const store = await openStore(config as NonNullable<typeof config>, stderr);
+  try {
+    return await holdsSession(store, runId);
+  } finally {
+    await store.close();
+  }
+}
+
+function sameStore(a: StoreConfig, b: StoreConfig): boolean {
+  if (a.backend === "file" && b.backend === "file") return resolve(a.dir ?? defaultStateDir()) === resolve(b.dir ?? defaultStateDir());
+  if (a.backend === "jetstream" && b.backend === "jetstream") return a.servers === b.servers && a.stream === b.stream;
+  return false;
+}
