@@ -8,7 +8,7 @@ import { Command, CommanderError, Option } from "commander";
 import { UsageError } from "./cli-errors.js";
 import type { CommandWords } from "./completion/completion-script.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import type { CommandIO } from "./run/run-command.js";
+import type { CommandIO } from "./context/command-io.js";
 import { names, type Action } from "./context/command-context.js";
 import { COMMANDS } from "./command-table.js";
 

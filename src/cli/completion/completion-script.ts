@@ -2,7 +2,7 @@
 // offers exactly the commands and options the parser knows. It completes words only: the
 // shell's own file completion takes over for values and prompts.
 import { EXIT } from "../exit-codes.js";
-import type { CommandIO } from "../run/run-command.js";
+import type { CommandIO } from "../context/command-io.js";
 
 /** What completion offers after a command: its subcommands or its argument's choices, and its options. */
 export interface CommandWords {

@@ -2,7 +2,8 @@
 // they import only this, so the table and its modules do not import each other).
 import type { Command, OptionValues } from "commander";
 import type { CommandWords } from "../completion/completion-script.js";
-import type { CommandIO } from "../run/run-command.js";
+import type { CommandIO } from "./command-io.js";
+import type { Options } from "./options.js";
 
 /** A command's handler as commander calls it: the words after its options, and its flags. */
 export type Run = (args: string[], flags: OptionValues) => Promise<number>;
@@ -34,3 +35,13 @@ export function names(argv: readonly string[], depth: number, name: string): boo
 }
 
 export const STORE_OPTION = "keep sessions on NATS JetStream: nats://HOST:PORT/STREAM; credentials from NATS_CREDS, NATS_USER and NATS_PASSWORD, or NATS_TOKEN";
+
+/** The options every session subcommand takes: where its sessions are. */
+export const STORE_OPTIONS = {
+  stateDir: {
+    flag: "--state-dir <DIR>",
+    help: "where sessions are kept (default: the config's session.state_dir, else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)",
+  },
+  store: { flag: "--store <URL>", help: STORE_OPTION },
+  config: { flag: "--config <FILE>", help: "the agent configuration whose session block to use (default: ./agent.yaml)" },
+} as const satisfies Options;

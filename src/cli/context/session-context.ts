@@ -1,48 +1,17 @@
 // `fisk-ai session ...`: the operator's window into the journal. Each subcommand is a module
-// of session/, a few lines over the store; the work is in the library. This is
-// what they share: their flags, the stores they open, and the helpers more than one uses.
-import { existsSync } from "node:fs";
-import type { Command } from "commander";
+// of session/, a few lines over the store; the work is in the library. This is what they
+// share: the context their handler is given, the stores they open, and the helpers more
+// than one uses.
 import { resolve } from "node:path";
 import type { AgentConfig, Retention } from "../../config/agent-config.js";
 import { UsageError } from "../cli-errors.js";
-import type { CommandIO } from "../run/run-command.js";
+import type { CommandIO } from "./command-io.js";
 import type { CrashPolicyOf } from "../text/session-show.js";
 import type { ResumeWhere } from "./resume-hint.js";
 import type { Store } from "../../runstate/store/store.js";
-import { configPathFrom, openStore, sessionStoreConfig, type StoreFlags } from "./stores.js";
-
-/** The options the session commands declare in program.ts, as commander names them. */
-export interface SessionFlags extends StoreFlags {
-  json?: boolean;
-  here?: boolean;
-  transcript?: boolean;
-  full?: boolean;
-  follow?: boolean;
-  /** false under --no-tui: the plain print even on a terminal. */
-  tui?: boolean;
-  output?: string;
-  format?: string;
-  name?: string;
-  to?: string;
-  at?: string;
-  prefix?: string;
-  undo?: boolean;
-  all?: boolean;
-  reason?: string;
-  call?: string;
-  resume?: boolean;
-  since?: string;
-  by?: string;
-  olderThan?: string;
-  status?: string;
-  keepLast?: string;
-  dryRun?: boolean;
-  endpoint?: string;
-  tree?: boolean;
-  flat?: boolean;
-  force?: boolean;
-}
+import type { STORE_OPTIONS } from "./command-context.js";
+import type { Flags, Options } from "./options.js";
+import { configPathFrom, openStore, sessionConfigPath, sessionStoreConfig, type StoreFlags } from "./stores.js";
 
 export function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
   if (positionals.length === 0) throw new UsageError(`session ${command} needs a session id; 'fisk-ai session ls' lists them`);
@@ -51,21 +20,26 @@ export function ids(positionals: string[], command: string, { atMostOne = false 
 }
 
 /** What a session subcommand's handler is given. */
-export interface SessionContext {
+export interface SessionContext<O extends Options = Options> {
   positionals: string[];
-  values: SessionFlags;
+  values: Flags<typeof STORE_OPTIONS & O>;
   io: CommandIO;
   /** Opens the store the flags name; the command closes every store it opened when it ends. */
   sessionStore: (flags: StoreFlags) => Promise<Store>;
 }
 
 /** A session subcommand's module (session/): its own options, and its handler. */
-export interface SessionSubcommandModule {
-  options?(command: Command): void;
-  run(context: SessionContext): Promise<number>;
+export interface SessionSubcommandModule<O extends Options = Options> {
+  options?: O;
+  run(context: SessionContext<O>): Promise<number>;
 }
 
-export async function sessionCommand(subcommand: SessionSubcommandModule, positionals: string[], values: SessionFlags, io: CommandIO): Promise<number> {
+export async function sessionCommand(
+  subcommand: SessionSubcommandModule,
+  positionals: string[],
+  values: Flags<typeof STORE_OPTIONS>,
+  io: CommandIO,
+): Promise<number> {
   const opened: Store[] = [];
   const sessionStore = async (flags: StoreFlags) => {
     const store = await openStore(await sessionStoreConfig(flags), io.stderr);
@@ -87,7 +61,7 @@ export async function sessionCommand(subcommand: SessionSubcommandModule, positi
  * recorded comes before it, as it does for a resume.
  */
 export async function crashPolicies(configFlag: string | undefined, recorded: string | undefined): Promise<CrashPolicyOf> {
-  const path = configFlag ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined));
+  const path = sessionConfigPath(configFlag, recorded);
   if (path === undefined) return () => undefined;
   const [{ loadAgentConfig }, { crashPolicyAmong }] = await Promise.all([import("../../config/agent-config.js"), import("../../tools/mcp/mcp-names.js")]);
   let config: Pick<AgentConfig, "tools" | "mcpServers">;

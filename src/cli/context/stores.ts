@@ -6,18 +6,24 @@ import type { AgentConfig } from "../../config/agent-config.js";
 import { createStore, type JetStreamStoreConfig, type StoreConfig } from "../../runstate/backends/create-store.js";
 import type { Store } from "../../runstate/store/store.js";
 import { UsageError } from "../cli-errors.js";
+import type { STORE_OPTIONS } from "./command-context.js";
+import type { Flags } from "./options.js";
 
 /** --config, else ./agent.yaml when there is one, else the defaults. */
 export function configPathFrom(flag: string | undefined): string | undefined {
   return flag ?? (existsSync("agent.yaml") ? "agent.yaml" : undefined);
 }
 
-/** The flags every command that keeps sessions takes. */
-export interface StoreFlags {
-  config?: string;
-  stateDir?: string;
-  store?: string;
+/**
+ * The agent.yaml that applies to a stored session, as a resume takes it: --config, else the
+ * one the session recorded (`recorded`) while it exists, else as configPathFrom finds one.
+ */
+export function sessionConfigPath(flag: string | undefined, recorded: string | undefined): string | undefined {
+  return flag ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined));
 }
+
+/** The flags every command that keeps sessions takes. */
+export type StoreFlags = Flags<typeof STORE_OPTIONS>;
 
 /** `nats://HOST:PORT/STREAM` as a JetStream store; anything else is one line saying the form. */
 export function storeFromUrl(url: string): JetStreamStoreConfig {
@@ -60,10 +66,16 @@ export function storeFor(config: AgentConfig, stderr: NodeJS.WritableStream): Pr
   return openStore(config.store, stderr);
 }
 
-/** With --state-dir or --store the config is not read at all: listing should not pay for parsing YAML. */
+/**
+ * With --state-dir or --store, or no agent.yaml to read, the config is not loaded at all:
+ * listing should not pay for the YAML parser and the config's schema. Without an agent.yaml
+ * the session block is its defaults: a file store in the default directory.
+ */
 export async function sessionStoreConfig(flags: StoreFlags): Promise<StoreConfig> {
   const named = storeFromFlags(flags);
   if (named !== undefined) return named;
+  const path = configPathFrom(flags.config);
+  if (path === undefined) return { backend: "file" };
   const { loadAgentConfig } = await import("../../config/agent-config.js");
-  return loadAgentConfig(configPathFrom(flags.config)).store;
+  return loadAgentConfig(path).store;
 }

@@ -7,7 +7,7 @@ import { packageFile } from "../../package/package-files.js";
 import { AGENT_SCHEMA_FILE } from "../../config/agent-json-schema.js";
 import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
-import type { CommandIO } from "../run/run-command.js";
+import type { CommandIO } from "../context/command-io.js";
 
 /** The schema shipped with this install, where an editor finds it offline. */
 const SCHEMA_PATH = packageFile(`schemas/${AGENT_SCHEMA_FILE}`);

@@ -6,7 +6,7 @@ import { SignInFile } from "../../tools/mcp/sign-in-file.js";
 import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
 import { showSignInPage } from "../run/open-browser.js";
-import type { CommandIO } from "../run/run-command.js";
+import type { CommandIO } from "../context/command-io.js";
 import { configPathFrom } from "../context/stores.js";
 
 export type McpCommandName = "login" | "logout";

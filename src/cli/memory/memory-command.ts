@@ -4,7 +4,7 @@ import { describeNotes } from "../../memory/memory-tools.js";
 import { keyProblem, NoteError } from "../../memory/note-store.js";
 import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
-import type { CommandIO } from "../run/run-command.js";
+import type { CommandIO } from "../context/command-io.js";
 import { configPathFrom } from "../context/stores.js";
 
 export type MemoryCommandName = "ls" | "show" | "rm";

@@ -3,7 +3,7 @@ import { queueFor } from "../../queue/create-queue.js";
 import type { QueuedRun, RunQueue, WaitingFollowUp } from "../../queue/run-queue.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import { UsageError } from "../cli-errors.js";
-import type { CommandIO } from "../run/run-command.js";
+import type { CommandIO } from "../context/command-io.js";
 import { openStore, sessionStoreConfig, type StoreFlags } from "../context/stores.js";
 
 export type QueueCommandName = "ls" | "rm";

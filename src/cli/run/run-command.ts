@@ -8,10 +8,12 @@ import { resolve } from "node:path";
 import { COMPACT, runAgent, type RunAgentOptions } from "../../agent/run-agent.js";
 import { loadAgentConfig, type AgentConfig } from "../../config/agent-config.js";
 import type { AgentEvents, RunOutcome } from "../../agent/events.js";
+import type { CommandIO } from "../context/command-io.js";
+import type { Flags } from "../context/options.js";
+import type { RUN_OPTIONS } from "./options.js";
 import { startAgent, type LoadedAgent } from "../../config/load-agent.js";
 import { RunStateError } from "../../runstate/errors.js";
 import type { MetaPayload } from "../../runstate/records/records.js";
-import type { MoveStep } from "../../session/move-session.js";
 import type { Store } from "../../runstate/store/store.js";
 import { assertRunId, newRunId } from "../../runstate/records/run-id.js";
 import { SignInNeededError, UsageError } from "../cli-errors.js";
@@ -34,43 +36,8 @@ import { terminalElicit } from "./terminal-elicit.js";
 import { showSignInPage } from "./open-browser.js";
 import { McpSignInNeededError } from "../../tools/mcp/sign-in-provider.js";
 
-export interface CommandIO {
-  stdin: NodeJS.ReadStream;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WriteStream;
-  env: NodeJS.ProcessEnv;
-  /**
-   * For tests only, never set by the shipped CLI: wraps the events of each run `run`
-   * starts, so a test entry can act at an exact step (kill the process there).
-   */
-  wrapRunEvents?: (events: AgentEvents) => AgentEvents;
-  /** For tests only, like wrapRunEvents: called once a decision command's decisions are durable, before its terminal record. */
-  decisionsJournaled?: () => void;
-  /** For tests only, like wrapRunEvents: called after each durable step of `session mv`. */
-  moveStep?: (step: MoveStep) => void;
-}
-
-/** The options `run` declares in program.ts, as commander names them. */
-export interface RunFlags {
-  config?: string;
-  checkpoint?: boolean;
-  continue?: boolean;
-  name?: string;
-  /** true: `--resume` without an id, which asks for the picker. */
-  resume?: string | true;
-  chat?: boolean;
-  cwd?: string;
-  all?: boolean;
-  force?: boolean;
-  stateDir?: string;
-  store?: string;
-  model?: string;
-  provider?: string;
-  outputFormat?: string;
-  /** `ask` (the default: on a terminal when there is one) or `defer` (never ask: a call that needs a decision parks the run). */
-  approvals?: string;
-  title?: string;
-}
+/** `run`'s flags, as commander gives them. */
+export type RunFlags = Flags<typeof RUN_OPTIONS>;
 
 export async function runCommand(positionals: string[], flags: RunFlags, io: CommandIO): Promise<number> {
   const mode = checkRunFlags(positionals, flags);

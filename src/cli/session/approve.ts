@@ -1,12 +1,12 @@
 // `fisk-ai session approve`: approve calls a parked session waits on.
-import type { Command } from "commander";
+import type { Options } from "../context/options.js";
 import type { SessionContext } from "../context/session-context.js";
-import { decide } from "./decide.js";
 
-export function options(command: Command): void {
-  command.option("--all", "every approval that waits (the default without ids)").option("--resume", "then resume the session");
-}
+export const options = {
+  all: { flag: "--all", help: "every approval that waits (the default without ids)" },
+  resume: { flag: "--resume", help: "then resume the session" },
+} as const satisfies Options;
 
-export function run(context: SessionContext): Promise<number> {
-  return decide("approve", context);
+export async function run(context: SessionContext<typeof options>): Promise<number> {
+  return (await import("./handlers/decide.js")).decide("approve", context, context.values);
 }

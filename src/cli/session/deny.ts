@@ -1,15 +1,13 @@
 // `fisk-ai session deny`: deny calls a parked session waits on.
-import type { Command } from "commander";
+import type { Options } from "../context/options.js";
 import type { SessionContext } from "../context/session-context.js";
-import { decide } from "./decide.js";
 
-export function options(command: Command): void {
-  command
-    .option("--reason <TEXT>", "why: the model reads it as the call's error")
-    .option("--all", "every call that waits (the default without ids)")
-    .option("--resume", "then resume the session");
-}
+export const options = {
+  reason: { flag: "--reason <TEXT>", help: "why: the model reads it as the call's error" },
+  all: { flag: "--all", help: "every call that waits (the default without ids)" },
+  resume: { flag: "--resume", help: "then resume the session" },
+} as const satisfies Options;
 
-export function run(context: SessionContext): Promise<number> {
-  return decide("deny", context);
+export async function run(context: SessionContext<typeof options>): Promise<number> {
+  return (await import("./handlers/decide.js")).decide("deny", context, context.values);
 }

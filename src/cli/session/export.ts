@@ -1,21 +1,20 @@
 // `fisk-ai session export`: the journal as it is, or as a page.
-import type { Command } from "commander";
-import { Option } from "commander";
+import type { Options } from "../context/options.js";
 import { assertRunId } from "../../runstate/records/run-id.js";
 import { EXIT } from "../exit-codes.js";
 import { ids, type SessionContext } from "../context/session-context.js";
 
-export function options(command: Command): void {
-  command
-    .option("-o, --output <FILE>", "write it to FILE (default: stdout)")
-    .addOption(
-      new Option("--format <FORMAT>", "jsonl: the journal; html: a page with the conversation, its folds, a search and the tokens per call")
-        .choices(["jsonl", "html"])
-        .default("jsonl"),
-    );
-}
+export const options = {
+  output: { flag: "-o, --output <FILE>", help: "write it to FILE (default: stdout)" },
+  format: {
+    flag: "--format <FORMAT>",
+    help: "jsonl: the journal; html: a page with the conversation, its folds, a search and the tokens per call",
+    choices: ["jsonl", "html"],
+    default: "jsonl",
+  },
+} as const satisfies Options;
 
-export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+export async function run({ positionals, values, io, sessionStore }: SessionContext<typeof options>): Promise<number> {
   const [runId] = ids(positionals, "export", { atMostOne: true }) as [string];
   assertRunId(runId);
   if (values.format === "html") {

@@ -1,14 +1,15 @@
 // `fisk-ai session fork`: a new session repeating a session's records.
-import type { Command } from "commander";
+import type { Options } from "../context/options.js";
 import { assertRunId } from "../../runstate/records/run-id.js";
 import { EXIT } from "../exit-codes.js";
 import { ids, storeWhere, type SessionContext } from "../context/session-context.js";
 
-export function options(command: Command): void {
-  command.option("--at <SEQ>", "the last record to repeat (default: the last one)").option("--name <NEW>", "the new session's id (default: a new KSUID)");
-}
+export const options = {
+  at: { flag: "--at <SEQ>", help: "the last record to repeat (default: the last one)" },
+  name: { flag: "--name <NEW>", help: "the new session's id (default: a new KSUID)" },
+} as const satisfies Options;
 
-export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+export async function run({ positionals, values, io, sessionStore }: SessionContext<typeof options>): Promise<number> {
   const [runId] = ids(positionals, "fork", { atMostOne: true }) as [string];
   assertRunId(runId);
   const [{ forkStoredSession }, { resumeCommand }] = await Promise.all([import("./handlers/transfer.js"), import("../context/resume-hint.js")]);

@@ -1,15 +1,15 @@
 // `fisk-ai session init-stream`: create the JetStream stream the store names.
-import type { Command } from "commander";
+import type { Options } from "../context/options.js";
 import { EXIT } from "../exit-codes.js";
 import { UsageError } from "../cli-errors.js";
 import { sessionStoreConfig } from "../context/stores.js";
 import type { SessionContext } from "../context/session-context.js";
 
-export function options(command: Command): void {
-  command.option("--prefix <P>", "the subject prefix the stream binds");
-}
+export const options = {
+  prefix: { flag: "--prefix <P>", help: "the subject prefix the stream binds" },
+} as const satisfies Options;
 
-export async function run({ positionals, values, io }: SessionContext): Promise<number> {
+export async function run({ positionals, values, io }: SessionContext<typeof options>): Promise<number> {
   if (positionals.length > 0) throw new UsageError("session init-stream takes no arguments");
   const config = await sessionStoreConfig(values);
   if (config.backend !== "jetstream")

@@ -1,18 +1,17 @@
 // `fisk-ai session ls`: the sessions, newest first.
-import type { Command } from "commander";
+import type { Options } from "../context/options.js";
 import { EXIT } from "../exit-codes.js";
 import { UsageError } from "../cli-errors.js";
 import type { SessionContext } from "../context/session-context.js";
 
-export function options(command: Command): void {
-  command
-    .option("--json", "one JSON array of the sessions")
-    .option("--here", "only the sessions started in this directory")
-    .option("--tree", "child sessions under their parent with the lines of a tree drawn (with --json: nested in `children`)")
-    .option("--flat", "one row a session, newest first, children not set under their parent");
-}
+export const options = {
+  json: { flag: "--json", help: "one JSON array of the sessions" },
+  here: { flag: "--here", help: "only the sessions started in this directory" },
+  tree: { flag: "--tree", help: "child sessions under their parent with the lines of a tree drawn (with --json: nested in `children`)" },
+  flat: { flag: "--flat", help: "one row a session, newest first, children not set under their parent" },
+} as const satisfies Options;
 
-export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+export async function run({ positionals, values, io, sessionStore }: SessionContext<typeof options>): Promise<number> {
   if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
   if (values.tree === true && values.flat === true)
     throw new UsageError("session ls lays children out as a tree (--tree) or not at all (--flat): give one of them");

@@ -1,16 +1,16 @@
 // `fisk-ai session mv`: move a session to another store.
-import type { Command } from "commander";
+import type { Options } from "../context/options.js";
 import { assertRunId } from "../../runstate/records/run-id.js";
 import { EXIT } from "../exit-codes.js";
 import { UsageError } from "../cli-errors.js";
 import { sessionStoreConfig } from "../context/stores.js";
 import { ids, type SessionContext } from "../context/session-context.js";
 
-export function options(command: Command): void {
-  command.requiredOption("--to <STORE>", "the store it goes to: nats://HOST:PORT/STREAM, or a file store's directory");
-}
+export const options = {
+  to: { flag: "--to <STORE>", help: "the store it goes to: nats://HOST:PORT/STREAM, or a file store's directory", required: true },
+} as const satisfies Options;
 
-export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+export async function run({ positionals, values, io, sessionStore }: SessionContext<typeof options>): Promise<number> {
   const [runId] = ids(positionals, "mv", { atMostOne: true }) as [string];
   assertRunId(runId);
   const [{ moveStoredSession }, { resumeCommand }] = await Promise.all([import("./handlers/move.js"), import("../context/resume-hint.js")]);

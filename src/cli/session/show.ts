@@ -1,19 +1,18 @@
 // `fisk-ai session show`: a session's state, or its conversation (in the viewer on a terminal).
-import type { Command } from "commander";
+import type { Options } from "../context/options.js";
 import { EXIT } from "../exit-codes.js";
 import { UsageError } from "../cli-errors.js";
 import { crashPolicies, ids, onTerminal, type SessionContext } from "../context/session-context.js";
 
-export function options(command: Command): void {
-  command
-    .option("--transcript", "add the conversation")
-    .option("--full", "with --transcript: whole tool results")
-    .option("--follow", "show the conversation and then each record a running session journals, until it ends")
-    .option("--no-tui", "print the conversation even on a terminal (as does NO_TUI=1)")
-    .option("--json", "the session's state as JSON");
-}
+export const options = {
+  transcript: { flag: "--transcript", help: "add the conversation" },
+  full: { flag: "--full", help: "with --transcript: whole tool results" },
+  follow: { flag: "--follow", help: "show the conversation and then each record a running session journals, until it ends" },
+  tui: { flag: "--no-tui", help: "print the conversation even on a terminal (as does NO_TUI=1)" },
+  json: { flag: "--json", help: "the session's state as JSON" },
+} as const satisfies Options;
 
-export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+export async function run({ positionals, values, io, sessionStore }: SessionContext<typeof options>): Promise<number> {
   const [named] = ids(positionals, "show", { atMostOne: true }) as [string];
   const flags = { json: values.json === true, transcript: values.transcript === true, full: values.full === true, follow: values.follow === true };
   if (flags.json && flags.follow) throw new UsageError("session show --json is the state as it is now: give --json or --follow, not both");

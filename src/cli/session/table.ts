@@ -1,7 +1,8 @@
 // `fisk-ai session ...`: the table of its subcommands, each defined and handled by its own
 // module under session/, loaded only when the command line names it.
 import type { Command } from "commander";
-import { names, STORE_OPTION, type CommandContext } from "../context/command-context.js";
+import { names, STORE_OPTIONS, type CommandContext } from "../context/command-context.js";
+import { addOptions } from "../context/options.js";
 import { EXIT_CODES_POINTER } from "../exit-codes.js";
 import type { SessionSubcommandModule } from "../context/session-context.js";
 
@@ -142,18 +143,10 @@ export async function define(session: Command, { io, action, argv, all }: Comman
     .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
     .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_POINTER}`);
   for (const entry of SUBCOMMANDS) {
-    const command = session
-      .command(entry.name)
-      .usage(entry.usage)
-      .description(entry.description)
-      .option(
-        "--state-dir <DIR>",
-        "where sessions are kept (default: the config's session.state_dir, else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)",
-      )
-      .option("--store <URL>", STORE_OPTION)
-      .option("--config <FILE>", "the agent configuration whose session block to use (default: ./agent.yaml)")
+    const command = session.command(entry.name).usage(entry.usage).description(entry.description);
+    addOptions(command, STORE_OPTIONS)
       .addHelpText("after", `\n${entry.statusHelp === true ? `${STATUS_HELP}\n\n` : ""}${EXIT_CODES_POINTER}`)
       .action(action(async (args, flags) => (await import("../context/session-context.js")).sessionCommand(await entry.load(), args, flags, io)));
-    if (all || names(argv, 1, entry.name)) (await entry.load()).options?.(command);
+    if (all || names(argv, 1, entry.name)) addOptions(command, (await entry.load()).options ?? {});
   }
 }

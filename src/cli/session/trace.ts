@@ -1,14 +1,14 @@
 // `fisk-ai session trace`: send a session's spans to a collector.
-import type { Command } from "commander";
+import type { Options } from "../context/options.js";
 import { EXIT } from "../exit-codes.js";
 import { UsageError } from "../cli-errors.js";
 import { ids, type SessionContext } from "../context/session-context.js";
 
-export function options(command: Command): void {
-  command.option("--endpoint <URL>", "the collector's OTLP/HTTP address, such as http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT)");
-}
+export const options = {
+  endpoint: { flag: "--endpoint <URL>", help: "the collector's OTLP/HTTP address, such as http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT)" },
+} as const satisfies Options;
 
-export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+export async function run({ positionals, values, io, sessionStore }: SessionContext<typeof options>): Promise<number> {
   const [named] = ids(positionals, "trace", { atMostOne: true }) as [string];
   const [{ tracingWanted }, { resolveSession }] = await Promise.all([import("../../telemetry/otel-setup.js"), import("../context/resolve-session.js")]);
   if (values.endpoint === undefined && !tracingWanted(io.env)) {

@@ -13,7 +13,7 @@ import { UsageError } from "../cli-errors.js";
 import { exitCodeFor } from "../exit-codes.js";
 import { stderrRenderer, styleFor } from "../run/render.js";
 import { commandLine } from "../context/resume-hint.js";
-import type { CommandIO } from "../run/run-command.js";
+import type { CommandIO } from "../context/command-io.js";
 import { checkedTitle } from "../context/checked-title.js";
 import { configPathFrom, storeFromFlags, type StoreFlags } from "../context/stores.js";
 

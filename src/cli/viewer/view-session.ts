@@ -9,7 +9,7 @@ import ansiEscapes from "ansi-escapes";
 import { tallyRecords } from "../../runstate/views/run-tally.js";
 import type { Store } from "../../runstate/store/store.js";
 import { EXIT } from "../exit-codes.js";
-import type { CommandIO } from "../run/run-command.js";
+import type { CommandIO } from "../context/command-io.js";
 import { followRecords } from "../text/session-follow.js";
 import { statusText } from "../text/session-list.js";
 import { TranscriptPager } from "./transcript-pager.js";

@@ -9,7 +9,7 @@ import { queueFor } from "../../queue/create-queue.js";
 import type { QueuedRun } from "../../queue/run-queue.js";
 import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
-import type { CommandIO } from "../run/run-command.js";
+import type { CommandIO } from "../context/command-io.js";
 import { configPathFrom, storeFromFlags, type StoreFlags } from "../context/stores.js";
 
 export interface WorkerFlags extends Omit<StoreFlags, "config"> {

@@ -1,13 +1,12 @@
 // `fisk-ai session compact ID [--undo]`: compacts a stored session by hand, or journals the
 // undo of its latest compaction. The session is taken as a resume takes it (its lock), with
 // the configuration a resume would use: --config, else the one the session recorded.
-import { existsSync } from "node:fs";
 import { compactSession, undoCompaction } from "../../../session/compact-session.js";
 import { loadAgentConfig } from "../../../config/agent-config.js";
 import { runOptionsFromConfig } from "../../../config/run-options.js";
 import type { Store } from "../../../runstate/store/store.js";
 import { compactionLine } from "../../text/compaction.js";
-import { configPathFrom } from "../../context/stores.js";
+import { sessionConfigPath } from "../../context/stores.js";
 
 export async function compactStoredSession(
   store: Store,
@@ -21,7 +20,7 @@ export async function compactStoredSession(
     return;
   }
   const recorded = (await store.summarize(runId)).meta?.config;
-  const config = loadAgentConfig(flags.config ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined)));
+  const config = loadAgentConfig(sessionConfigPath(flags.config, recorded));
   // The session's own model, prompt and tools (not its MCP servers', which this does not start).
   const { provider, model, system, tools, budget } = await runOptionsFromConfig(config, io.env);
   await compactSession({

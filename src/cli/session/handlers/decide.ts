@@ -1,11 +1,15 @@
 // `fisk-ai session approve|deny|answer|pending`: deciding parked calls and listing those
 // that wait. The work is the library's (decide-calls.ts, waiting-calls.ts); this names
-// what was decided and the command that goes on.
+// what was decided, sends the spans of the waits it ends when tracing is on, and resumes
+// when asked to.
 import { answer, approve, deny, type DecisionResult } from "../../../session/decide-calls.js";
 import { listPending, type WaitingCall } from "../../../agent/waiting-calls.js";
 import type { ApprovalDecisionPayload } from "../../../runstate/records/records.js";
 import type { Store } from "../../../runstate/store/store.js";
+import { assertRunId } from "../../../runstate/records/run-id.js";
 import { UsageError } from "../../cli-errors.js";
+import { EXIT } from "../../exit-codes.js";
+import { storeWhere, tracingEnvironment, type SessionContext } from "../../context/session-context.js";
 import { commandLine, type ResumeWhere } from "../../context/resume-hint.js";
 import { ageText } from "../../text/session-list.js";
 
@@ -20,6 +24,35 @@ export interface DecideRequest {
 }
 
 const DONE: Record<ApprovalDecisionPayload["decision"], string> = { approve: "approved", deny: "denied", answer: "answered" };
+
+/** Checks the words, journals the decisions and, with --resume, runs the session on. */
+export async function decide(
+  command: DecideRequest["command"],
+  { positionals, values, io, sessionStore }: SessionContext<{ resume: { flag: "--resume"; help: string } }>,
+  flags: { all?: boolean; reason?: string; call?: string },
+): Promise<number> {
+  const request = decideRequest(command, positionals, flags);
+  assertRunId(request.runId);
+  // Read before deciding: a telemetry block that cannot be used refuses the command before it decides anything.
+  const tracingEnv = await tracingEnvironment(values, io.env);
+  const store = await sessionStore(values);
+  const { decided } = await decideCalls(store, request, io.stdout, {
+    where: storeWhere(values),
+    env: io.env,
+    decisionsJournaled: io.decisionsJournaled,
+    resuming: values.resume === true,
+  });
+  if (tracingEnv !== undefined) {
+    const { sendDecisionSpans } = await import("../../../telemetry/traced-run.js");
+    const ids = decided.map((decision) => decision.tool_use_id);
+    const notSent = await sendDecisionSpans(store, request.runId, ids, tracingEnv);
+    if (notSent !== undefined)
+      io.stderr.write(`fisk-ai: the decision's traces were not sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
+  }
+  if (values.resume !== true) return EXIT.completed;
+  const { runCommand } = await import("../../run/run-command.js");
+  return runCommand([], { resume: request.runId, config: values.config, stateDir: values.stateDir, store: values.store }, io);
+}
 
 /** Journals the decision; `decisionsJournaled` is a test's hook between the decisions and the terminal record. */
 export async function decideCalls(
