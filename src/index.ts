@@ -67,6 +67,7 @@ export { moveSession, holdsSession, type MoveOutcome, type MoveStep } from "./se
 export { ledgerOf, callsOf, tokensOf, type Ledger, type LedgerLine, type PricedCall } from "./ledger/ledger.js";
 export { priceOf, costOf, SHIPPED_PRICES, PRICES_AS_OF, type ModelPrice, type PriceTable } from "./ledger/prices.js";
 export { planPrune, PROTECTED_STATUSES, type PruneFilters, type PrunePlan } from "./session/prune-plan.js";
+export { diskUse, type DiskUse } from "./session/disk-use.js";
 export { searchJournal, SearchText, type SearchHit, type SearchField } from "./session/journal-search.js";
 export { PRUNABLE_STATUSES } from "./runstate/store/store.js";
 export type { RunHolder } from "./runstate/store/run-holder.js";
