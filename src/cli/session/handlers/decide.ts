@@ -1,9 +1,7 @@
-// `fisk-ai session approve|deny|answer|pending`: deciding parked calls and listing those
-// that wait. The work is the library's (decide-calls.ts, waiting-calls.ts); this names
+// `fisk-ai session approve|deny|answer`: deciding parked calls. The work is the library's (decide-calls.ts, waiting-calls.ts); this names
 // what was decided, sends the spans of the waits it ends when tracing is on, and resumes
 // when asked to.
 import { answer, approve, deny, type DecisionResult } from "../../../session/decide-calls.js";
-import { listPending, type WaitingCall } from "../../../agent/waiting-calls.js";
 import type { ApprovalDecisionPayload } from "../../../runstate/records/records.js";
 import type { Store } from "../../../runstate/store/store.js";
 import { assertRunId } from "../../../runstate/records/run-id.js";
@@ -11,7 +9,6 @@ import { UsageError } from "../../cli-errors.js";
 import { EXIT } from "../../exit-codes.js";
 import { storeWhere, tracingEnvironment, type SessionContext } from "../../context/session-context.js";
 import { commandLine, type ResumeWhere } from "../../context/resume-hint.js";
-import { ageText } from "../../text/session-list.js";
 
 /** What a decision command was given, its flags checked. */
 export interface DecideRequest {
@@ -104,51 +101,4 @@ export function decideRequest(
     throw new UsageError("session deny needs --reason TEXT: the model is told why its call was denied");
   }
   return { command, runId, toolUseIds: rest, text: flags.reason };
-}
-
-/** `session pending`: every call that waits in the store, oldest first. */
-export async function showPending(store: Store, json: boolean, out: NodeJS.WritableStream, now = Date.now()): Promise<void> {
-  const waiting = await listPending(store);
-  if (json) {
-    out.write(
-      `${JSON.stringify(
-        waiting.map((call) => pendingJson(call, now)),
-        null,
-        2,
-      )}\n`,
-    );
-    return;
-  }
-  if (waiting.length === 0) {
-    out.write("No calls wait for a decision.\n");
-    return;
-  }
-  // A call in a child session shows the way down to it from its top-level session, which is the one to resume.
-  const paths = waiting.some((call) => call.path !== undefined);
-  const rows = waiting.map((call) => [
-    call.runId,
-    call.toolUseId,
-    call.name,
-    call.kind,
-    ageText(now - Date.parse(call.requestedAt)),
-    ...(paths ? [(call.path ?? [call.runId]).join(" > ")] : []),
-    JSON.stringify(call.input),
-  ]);
-  const header = ["SESSION", "CALL", "TOOL", "KIND", "WAITING", ...(paths ? ["PATH"] : []), "INPUT"];
-  const widths = header.slice(0, -1).map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
-  const lines = [header, ...rows].map((row) => row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column] as number) : cell)).join("  "));
-  out.write(`${lines.join("\n")}\n`);
-}
-
-function pendingJson(call: WaitingCall, now: number) {
-  return {
-    session_id: call.runId,
-    tool_use_id: call.toolUseId,
-    name: call.name,
-    input: call.input,
-    kind: call.kind,
-    requested_at: call.requestedAt,
-    ...(call.path === undefined ? {} : { path: call.path }),
-    waiting_seconds: Math.max(0, Math.floor((now - Date.parse(call.requestedAt)) / 1000)),
-  };
 }
