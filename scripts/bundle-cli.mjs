@@ -2,7 +2,7 @@
 // CLI bundled by esbuild into that entry and chunks in dist/cli/bundle/, so a process reads a few
 // files where Node's loader walked hundreds (most of a spawned command's CPU). The library
 // (dist/index.js and its subpaths) stays as tsc emits it. Run by `npm run build`, after tsc.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -106,6 +106,9 @@ async function bundleCli() {
   });
   const lost = commonJsImportedDynamically(metafile);
   if (lost.length > 0) throw new Error(lost.join("\n"));
+  // package.json's bin: `npm link` points PATH at this file, and the build writes it anew, so it
+  // keeps its run bit here rather than only when npm installs the package.
+  chmodSync(join(OUT, "main.js"), 0o755);
   writeFileSync(join(OUT, BUNDLE, "contents.json"), `${JSON.stringify(bundleContents(metafile), null, 1)}\n`);
 }
 
