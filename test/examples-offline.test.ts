@@ -80,6 +80,16 @@ describe("the library examples, offline", () => {
     );
   });
 
+  it("sub-agents, run where its researcher.yaml is not, fails naming each child that failed", async (t) => {
+    const { dir, env } = home(t);
+    const result = await startScript(example("sub-agents.js"), [], { cwd: dir, env }).done;
+    assert.equal(result.code, 1, result.stdout);
+    assert.equal(result.stdout, "");
+    const lines = result.stderr.trim().split("\n");
+    assert.equal(lines.length, 2, result.stderr);
+    for (const line of lines) assert.match(line, /^a researcher failed: .*researcher\.yaml/);
+  });
+
   it("the README's library example loads the notes agent.yaml and runs it", async (t) => {
     const { dir, env } = home(t);
     const readme = readFileSync(join(REPO, "README.md"), "utf8");
