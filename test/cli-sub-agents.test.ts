@@ -4,7 +4,8 @@
 // Ctrl-C suspends every run of the tree once; an approval in a child parks the tree; the
 // depth limit and a failing child are error results the parent's model sees.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
@@ -87,6 +88,27 @@ describe("sub-agents through the CLI", () => {
       assert.equal(shown.split("\n").filter((line) => /^child +research-[0-9a-f]{24} \(completed\): no price for 2 calls/.test(line)).length, 2);
       assert.match(shown, /\ntotal cost +no price for 6 calls: .* over this session and 2 child sessions\n/);
       assert.doesNotMatch(shown, /claude|\$/, "an offline example names no hosted model and no price");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a fork of a child prints a resume line that works as pasted where the lead's agent.yaml is", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fisk-ai-sub-agents-fork-"));
+    try {
+      for (const name of ["agent.yaml", "lead.script.yaml", "researcher.yaml", "researcher.script.yaml"]) {
+        copyFileSync(join(REPO, "examples/sub-agents", name), join(dir, name));
+      }
+      const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
+      assert.equal((await cli(["run", "--checkpoint", "--name", "research", "Research prices"], { cwd: dir, env })).code, 0);
+      const child = childRunId("research", "toolu_script_1_1");
+      const forked = await cli(["session", "fork", child, "--at", "3"], { cwd: dir, env });
+      assert.equal(forked.code, 0, forked.stderr);
+      const line = /resume with: (.*)\n$/.exec(forked.stdout)?.[1] ?? "";
+      assert.doesNotMatch(line, /--config/, "the child's own agent.yaml applies, not the lead's in this directory");
+      const resumed = spawnSync("sh", ["-c", line], { cwd: dir, env, encoding: "utf8" });
+      assert.equal(resumed.status, 0, resumed.stderr);
+      assert.equal(resumed.stdout, "Noted one finding.\n");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
