@@ -81,6 +81,7 @@ export { Worker, WORKER_DEFAULTS, type WorkerDefaults, type WorkerAgent, type Wo
 export type { Settled } from "./pool/drive-claimed.js";
 export { submitRun, submitFollowUp, queueSession, IF_RUNNING, type IfRunning, type SubmitRunOptions, type SubmitStart } from "./pool/submit-run.js";
 export { awaitSubmitted, type AwaitOptions } from "./pool/await-submitted.js";
+export { withdrawRun, type Withdrawn } from "./pool/withdraw-run.js";
 export { FileQueue, fileQueueDir, type FileQueueOptions } from "./queue/file-queue.js";
 export { queueFor } from "./queue/create-queue.js";
 export type { RunQueue, QueuedRun, QueueWatch, Claim, Accepts, EnqueueOptions, WaitingFollowUp } from "./queue/run-queue.js";

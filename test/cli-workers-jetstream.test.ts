@@ -236,7 +236,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
     assert.equal((await ws.cli(["submit", "Write two notes for withdrawn", "--name", "withdrawn"])).code, 0);
     const withdrawn = await ws.cli(["queue", "rm", "withdrawn"]);
     assert.equal(withdrawn.code, 0, withdrawn.stderr);
-    assert.equal(withdrawn.stdout, "withdrew withdrawn\n");
+    assert.equal(withdrawn.stdout, "withdrew withdrawn; it never ran, so its session is removed\n");
     const missing = await ws.cli(["queue", "rm", "withdrawn"]);
     assert.equal(missing.code, 6, missing.stderr);
     assert.match(missing.stderr, /session withdrawn is not queued/);

@@ -221,7 +221,7 @@ describe("worker pool on files", () => {
     }
   });
 
-  it("queue rm withdraws a run no worker started, and refuses one a worker drives", async () => {
+  it("queue rm withdraws a run no worker started, removing its session so --adopt cannot run it, and refuses one a worker drives", async () => {
     const ws = fresh({ gateOpen: false });
     await cli(["submit", "Write two notes", "--name", "driven"], { cwd: ws.dir, env: ws.env });
     const worker = started(ws.worker());
@@ -232,10 +232,12 @@ describe("worker pool on files", () => {
     assert.match(refused.stderr, /session driven is being run by a worker/);
     const withdrawn = await cli(["queue", "rm", "withdrawn"], { cwd: ws.dir, env: ws.env });
     assert.equal(withdrawn.code, 0, withdrawn.stderr);
-    assert.equal(withdrawn.stdout, "withdrew withdrawn\n");
+    assert.equal(withdrawn.stdout, "withdrew withdrawn; it never ran, so its session is removed\n");
     ws.openGate();
     await printedLine(worker, /^finished driven: completed$/m);
     assert.doesNotMatch(await stdoutOf(worker), /took withdrawn/);
+    // Withdrawn means ended: no session is left open for an adopting worker to run later.
+    assert.doesNotMatch((await cli(["session", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^withdrawn /m);
   });
 
   it("chaos: three workers, runs submitted, a random worker SIGKILLed and replaced again and again: every run ends, at most one repeat per kill", async () => {

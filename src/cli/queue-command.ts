@@ -15,9 +15,12 @@ export async function queueCommand(name: QueueCommandName, positionals: string[]
   const queue = await queueFor(store);
   try {
     if (name === "rm") {
+      const { withdrawRun } = await import("../pool/withdraw-run.js");
       for (const runId of positionals) {
-        await queue.withdraw(runId);
-        io.stdout.write(`withdrew ${runId}\n`);
+        const ended = await withdrawRun(store, queue, runId);
+        io.stdout.write(
+          ended === "removed" ? `withdrew ${runId}; it never ran, so its session is removed\n` : `withdrew ${runId}; its session stays as it ended\n`,
+        );
       }
       return 0;
     }
