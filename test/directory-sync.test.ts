@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
-import { queueFor } from "../src/queue/create-queue.js";
+import { fileStoreWithSeams } from "../src/backends/file/file-store.js";
+import { queueFor } from "../src/backends/create-queue.js";
 import { countingFileSystem } from "./helpers/counting-file-system.js";
 import { metaPayload } from "./helpers/record-builders.js";
 

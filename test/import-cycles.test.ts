@@ -58,7 +58,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["tools"],
   ["memory"],
   ["queue"],
-  ["ledger", "conformance"],
+  ["backends", "ledger", "conformance"],
   ["agent"],
   ["session"],
   ["config", "telemetry"],

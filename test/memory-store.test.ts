@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { createStore, MemoryStore, type Store } from "../src/index.js";
 import { storeContract } from "../src/journal.js";
 import { metaPayload, runStoreConformance, terminalEntry } from "../src/conformance/index.js";
-import { memoryStoreWithFailingWrites, plantRaw } from "../src/runstate/backends/memory/memory-seams.js";
+import { memoryStoreWithFailingWrites, plantRaw } from "../src/backends/memory/memory-seams.js";
 
 function memoryStore(store: Store): MemoryStore {
   assert.ok(store instanceof MemoryStore);
@@ -33,7 +33,10 @@ describe("createStore", () => {
   });
 
   it("refuses an unknown backend in one line naming those there are", async () => {
-    await assert.rejects(createStore({ backend: "postgres" } as never), /^TypeError: unknown session backend "postgres": use one of file, memory/);
+    await assert.rejects(
+      createStore({ backend: "postgres" } as never),
+      /^BackendError: unknown session backend "postgres": use one of file, memory, jetstream/,
+    );
   });
 });
 

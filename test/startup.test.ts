@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
 import { FileStore } from "../src/index.js";
-import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";
+import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { CLI } from "./helpers/cli-harness.js";
 import { metaPayload } from "./helpers/record-builders.js";
 
@@ -63,6 +63,7 @@ function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] }
 
 const HELP_MODULES = [
   "agent/agent-errors.js",
+  "backends/url-form.js",
   "cli/cli-errors.js",
   "cli/cli-process.js",
   "cli/command-context.js",
@@ -83,7 +84,11 @@ const NAMED_MODULES: Record<string, string[]> = {
     "cli/commands/session/show.js",
     "cli/session-command.js",
     "cli/session-store.js",
-    "runstate/backends/create-store.js",
+    "backends/backend-errors.js",
+    "backends/built-in-urls.js",
+    "backends/open-backend.js",
+    "backends/registry.js",
+    "backends/store-url.js",
   ],
   memory: ["cli/commands/memory.js"],
 };

@@ -1,5 +1,5 @@
 // `fisk-ai queue ls|rm`: the runs waiting for the pool, and who drives those running.
-import { queueFor } from "../queue/create-queue.js";
+import { queueFor } from "../backends/create-queue.js";
 import type { QueuedRun, RunQueue, WaitingFollowUp } from "../queue/run-queue.js";
 import type { RunSummary, Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";

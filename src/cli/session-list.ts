@@ -3,7 +3,7 @@
 import { sessionForest, sessionsOf, type SessionNode } from "../ledger/session-tree.js";
 import type { RunSummary, Store } from "../runstate/store/store.js";
 import { isOrphan, queuedRunIds } from "../pool/orphans.js";
-import { queueOf } from "../queue/create-queue.js";
+import { queueOf } from "../backends/create-queue.js";
 import { cut, nameText, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./session-json.js";
 

@@ -5,7 +5,7 @@
 import { loadAgent, type LoadedAgent } from "../config/load-agent.js";
 import type { Settled } from "../pool/drive-claimed.js";
 import { Worker, WORKER_DEFAULTS } from "../pool/worker.js";
-import { queueFor } from "../queue/create-queue.js";
+import { queueFor } from "../backends/create-queue.js";
 import type { QueuedRun } from "../queue/run-queue.js";
 import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";

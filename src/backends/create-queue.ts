@@ -1,9 +1,9 @@
 // The queue that goes with a store: the pool's runs wait beside the runs themselves.
 import { RunStateError } from "../runstate/errors.js";
-import { FileStore } from "../runstate/backends/file/file-store.js";
+import { FileStore } from "./file/file-store.js";
 import type { Store } from "../runstate/store/store.js";
-import { FileQueue, fileQueueDir } from "./file-queue.js";
-import type { RunQueue } from "./run-queue.js";
+import { FileQueue, fileQueueDir } from "./file/file-queue.js";
+import type { RunQueue } from "../queue/run-queue.js";
 
 /** The queue of `store`'s pool: `queue` in a file store's directory, a work-queue stream beside a JetStream store's. ERR_STORE_CONFIG for a store the pool cannot use. */
 export async function queueFor(store: Store): Promise<RunQueue> {
@@ -21,9 +21,6 @@ export async function queueFor(store: Store): Promise<RunQueue> {
  */
 export async function queueOf(store: Store): Promise<RunQueue | undefined> {
   if (store instanceof FileStore) return new FileQueue({ dir: fileQueueDir(store.dir), store });
-  const [{ JetStreamStore }, { JetStreamQueue }] = await Promise.all([
-    import("../runstate/backends/jetstream/jetstream-store.js"),
-    import("./jetstream-queue.js"),
-  ]);
+  const [{ JetStreamStore }, { JetStreamQueue }] = await Promise.all([import("./jetstream/jetstream-store.js"), import("./jetstream/jetstream-queue.js")]);
   return store instanceof JetStreamStore ? new JetStreamQueue(store) : undefined;
 }

@@ -1,6 +1,6 @@
 // What MemoryStores keep their runs in. One storage may back several stores, as one
 // directory backs several processes; the package exports neither it nor its runs.
-import type { RunHolder } from "../../store/run-holder.js";
+import type { RunHolder } from "../../runstate/store/run-holder.js";
 
 /** One run as a MemoryStore keeps it. */
 export interface MemoryRun {
