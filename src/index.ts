@@ -84,3 +84,5 @@ export { awaitSubmitted, type AwaitOptions } from "./pool/await-submitted.js";
 export { FileQueue, fileQueueDir, type FileQueueOptions } from "./queue/file-queue.js";
 export { queueFor } from "./queue/create-queue.js";
 export type { RunQueue, QueuedRun, QueueWatch, Claim, Accepts, EnqueueOptions, WaitingFollowUp } from "./queue/run-queue.js";
+export { QUEUE_ENTRY_MAX_BYTES } from "./queue/run-queue.js";
+export type { QuarantinedEntry, QuarantineListener } from "./queue/quarantine.js";
