@@ -1,17 +1,23 @@
-// covers: src/queue/file-queue.ts, src/queue/quarantine.ts, src/queue/run-queue.ts, src/cli/queue-command.ts, src/cli/session-list.ts
+// covers: src/queue/file-queue.ts, src/queue/jetstream-queue.ts, src/queue/quarantine.ts, src/queue/run-queue.ts, src/cli/queue-command.ts, src/cli/session-list.ts
 // A queue no file can stop (issue 54), through the real CLI on the file store: each bad
 // entry an attacker can write into runs/queue/ (not JSON, a symlink, a hostile run id, a
 // 100 MB sparse file, a FIFO, another run's entry under its name, garbage behind a run)
 // is set aside into runs/queue/quarantine/, named in one line by the worker, `queue ls`
 // and `session ls`, removed by `queue rm`; the good run is served meanwhile, and a worker
-// still stops at SIGTERM. `session ls` does not hang on a FIFO among the journals.
+// still stops at SIGTERM. `session ls` does not hang on a FIFO among the journals. On
+// JetStream a message that is no entry is set aside as well, and no listing exits 8 on it.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { jetstream } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
 import { startCli, type CliResult } from "./helpers/cli-harness.js";
+import { startNatsServer } from "./helpers/nats-server.js";
+import { skipWithout } from "./helpers/programs.js";
 import { poolWorkspace, StartedWorkers, type PoolWorkspace } from "./helpers/pool-workspace.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-quarantine-"));
@@ -24,8 +30,8 @@ after(() => workers.killAll());
 const HANG_MS = 30_000;
 
 /** Runs the CLI, killed if it has not ended within HANG_MS (a hang fails the test rather than the file). */
-async function cli(ws: PoolWorkspace, args: string[]): Promise<CliResult & { hung: boolean }> {
-  const run = startCli(args, { cwd: ws.dir, env: ws.env });
+async function cli(ws: PoolWorkspace, args: string[], extra: string[] = []): Promise<CliResult & { hung: boolean }> {
+  const run = startCli([...args, ...extra], { cwd: ws.dir, env: ws.env });
   let hung = false;
   const timer = setTimeout(() => {
     hung = true;
@@ -139,5 +145,44 @@ describe("a queue no file can stop (file store, through the CLI)", () => {
     const rm = await cli(ws, ["queue", "rm", "nothing.json"]);
     assert.equal(rm.code, 6, "a name neither queued nor quarantined is not found");
     assert.match(rm.stderr, /nothing\.json/);
+  });
+});
+
+describe("a queue no message can stop (JetStream, through the CLI)", { skip: skipWithout("nats-server") }, () => {
+  it("a message that is no entry is set aside and named once by the worker, which serves the good run; session ls, queue ls and queue rm exit 0 on another", async () => {
+    const server = await startNatsServer();
+    const nc = await connect({ servers: server.url });
+    try {
+      await initRunStream({ backend: "jetstream", servers: server.url, stream: "BAD", leaseTtlMs: 5000 });
+      const ws = poolWorkspace(join(root, `ws-${++made}`));
+      const store = ["--store", `${server.url}/BAD`];
+      const plant = (runId: string) => jetstream(nc).publish(`$FISK_QUEUE.BAD.run.${runId}`, "{not json");
+      // After the submit, which makes the queue's stream.
+      assert.equal((await cli(ws, ["submit", "Write two notes", "--name", "good"], store)).code, 0);
+      await plant("bad1");
+      const worker = workers.add(startCli(["worker", "--poll", "20", ...store], { cwd: ws.dir, env: ws.env }));
+      await workers.printedLine(worker, /^finished good: completed$/m);
+      await workers.printedLine(worker, /^quarantined run\.bad1\./m);
+      worker.child.kill("SIGTERM");
+      const stopped = await worker.done;
+      assert.equal(stopped.code, 0, stopped.stderr);
+      assert.equal(linesWith(stopped.stdout, "bad1").length, 1, stopped.stdout);
+      assert.match(stopped.stdout, /^quarantined run\.bad1\.\d+: not JSON \(fisk-ai queue rm run\.bad1\.\d+ removes it\)$/m);
+
+      await plant("bad2");
+      const sessions = await cli(ws, ["session", "ls"], store);
+      assert.deepEqual([sessions.code, sessions.hung], [0, false], sessions.stderr);
+      assert.match(sessions.stderr, /^fisk-ai: 2 queue entries set aside as bad: run\.bad1\.\d+, run\.bad2\.\d+ /m);
+      const listed = await cli(ws, ["queue", "ls"], store);
+      assert.equal(listed.code, 0, listed.stderr);
+      const names = [...listed.stdout.matchAll(/^(run\.bad\d\.\d+) {2}quarantined: not JSON /gm)].map((match) => match[1] as string);
+      assert.equal(names.length, 2, listed.stdout);
+      const removed = await cli(ws, ["queue", "rm", ...names], store);
+      assert.equal(removed.code, 0, removed.stderr);
+      assert.equal((await cli(ws, ["queue", "ls"], store)).stdout, "no session is queued\n");
+    } finally {
+      await nc.close();
+      await server.stop();
+    }
   });
 });
