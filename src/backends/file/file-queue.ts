@@ -7,12 +7,16 @@
 // follower hears of a change by fs.watch on the directory (RunQueue.watch). A follow-up to a run
 // the queue has already waits behind it in `<id>.behind/`, one file each, named so that
 // names sort in submission order (`.interrupt` in the name asks the claim ahead to stop);
-// the claim ahead promotes the oldest when it finishes, under the run's hold.
+// the claim ahead promotes the oldest when it finishes, under the run's hold. Anyone who
+// can write the directory can put anything in it: each entry is read as a regular file
+// (lstat, then opened O_NOFOLLOW|O_NONBLOCK, so a symlink is refused and a FIFO cannot
+// block), under QUEUE_ENTRY_MAX_BYTES, and one that is bad is moved to `quarantine/`.
 import { constants } from "node:fs";
+import { rm } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { RunStateError } from "../../runstate/errors.js";
-import { errnoCode, makeDirectoryDurably, nodeFileSystem, readWholeFile, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
+import { errnoCode, makeDirectoryDurably, nodeFileSystem, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
 import { FileStore, fileSystemOf } from "./file-store.js";
 import { RunPaths } from "./run-paths.js";
 import { assertRunId, isValidRunId } from "../../runstate/records/run-id.js";
@@ -25,7 +29,9 @@ import {
   encodeEntry,
   isPromotionOf,
   notQueuedError,
+  oversizedReason,
   promotedFollowUp,
+  QUEUE_ENTRY_MAX_BYTES,
   type Accepts,
   type Claim,
   type EnqueueOptions,
@@ -36,9 +42,11 @@ import {
 } from "../../queue/run-queue.js";
 import { DirectoryChanges, type ChangeListener } from "./directory-changes.js";
 import { QueueWatches } from "../../queue/queue-watch.js";
+import { notQuarantinedError, QuarantineListeners, quarantineName, type QuarantinedEntry, type QuarantineListener } from "../../queue/quarantine.js";
 
 const ENTRY_SUFFIX = ".json";
 const BEHIND_SUFFIX = ".behind";
+const QUARANTINE_DIR = "quarantine";
 const INTERRUPT_MARK = ".interrupt";
 /** How often a claim looks for a follow-up that asks to interrupt its run. */
 const INTERRUPT_POLL_MS = 100;
@@ -64,6 +72,7 @@ export class FileQueue implements RunQueue {
   readonly #fs: FileSystem;
   readonly #changes = new DirectoryChanges();
   readonly #watches = new QueueWatches();
+  readonly #quarantine = new QuarantineListeners();
   #dirReady: Promise<void> | undefined;
 
   constructor(options: FileQueueOptions) {
@@ -97,23 +106,51 @@ export class FileQueue implements RunQueue {
       if (errnoCode(error) === "ENOENT") return [];
       throw error;
     }
-    const ids = names
-      .filter((name) => name.endsWith(ENTRY_SUFFIX))
-      .map((name) => name.slice(0, -ENTRY_SUFFIX.length))
-      .filter(isValidRunId);
-    const entries = await Promise.all(ids.map((runId) => this.get(runId)));
+    const entries = await Promise.all(
+      names.map(async (name) => {
+        if (name.endsWith(BEHIND_SUFFIX)) await this.#checkBehindDir(join(this.dir, name));
+        if (!name.endsWith(ENTRY_SUFFIX)) return undefined;
+        const runId = name.slice(0, -ENTRY_SUFFIX.length);
+        if (isValidRunId(runId)) return this.get(runId);
+        await this.#setAside(join(this.dir, name), `its name is no session id's ${ENTRY_SUFFIX}`);
+        return undefined;
+      }),
+    );
     return entries.filter((entry) => entry !== undefined).sort(byQueuedTime);
   }
 
   async get(runId: string): Promise<QueuedRun | undefined> {
-    const path = this.#path(runId);
+    return this.#readEntry(this.#path(runId), runId);
+  }
+
+  async quarantined(): Promise<QuarantinedEntry[]> {
+    let names: string[];
     try {
-      return decodeEntry(await readWholeFile(this.#fs, path), path);
+      names = await this.#fs.readdir(this.#quarantineDir());
     } catch (error) {
-      // Removed since the directory was read: a worker finished it, or it was withdrawn.
-      if (errnoCode(error) === "ENOENT") return undefined;
+      if (errnoCode(error) === "ENOENT") return [];
       throw error;
     }
+    return Promise.all(names.sort().map(async (name) => ({ name, reason: await this.#reasonOf(name) })));
+  }
+
+  async discard(name: string): Promise<void> {
+    // A name read from the quarantine is one level under it, never a path.
+    if (name !== quarantineName(name)) throw notQuarantinedError(name);
+    const path = join(this.#quarantineDir(), name);
+    try {
+      await this.#fs.lstat(path);
+    } catch (error) {
+      if (errnoCode(error) === "ENOENT") throw notQuarantinedError(name);
+      throw error;
+    }
+    // A symlink goes, not what it points to; a directory set aside goes with what it holds.
+    await rm(path, { recursive: true, force: true });
+    await this.#syncDir(this.#quarantineDir());
+  }
+
+  onQuarantine(listener: QuarantineListener): () => void {
+    return this.#quarantine.add(listener);
   }
 
   async withdraw(runId: string): Promise<void> {
@@ -284,6 +321,7 @@ export class FileQueue implements RunQueue {
   /** The follow-ups waiting behind a run, oldest first: those whose file name ends in `suffix` (every one, by default). */
   async #waiting(runId: string, suffix = ENTRY_SUFFIX): Promise<{ path: string; entry: QueuedRun }[]> {
     const dir = this.#behindDir(runId);
+    if (!(await this.#checkBehindDir(dir))) return [];
     let names: string[];
     try {
       names = (await this.#fs.readdir(dir)).filter((name) => name.endsWith(suffix)).sort();
@@ -294,13 +332,88 @@ export class FileQueue implements RunQueue {
     const waiting: { path: string; entry: QueuedRun }[] = [];
     for (const name of names) {
       const path = join(dir, name);
-      try {
-        waiting.push({ path, entry: decodeEntry(await readWholeFile(this.#fs, path), path) });
-      } catch (error) {
-        if (errnoCode(error) !== "ENOENT") throw error;
-      }
+      const entry = await this.#readEntry(path, runId);
+      if (entry !== undefined) waiting.push({ path, entry });
     }
     return waiting;
+  }
+
+  /** The entry at `path`, kept as `runId`'s; undefined when it is gone, or was bad and is set aside now. */
+  async #readEntry(path: string, runId: string): Promise<QueuedRun | undefined> {
+    const read = await readEntryFile(this.#fs, path);
+    if (read === undefined) return undefined;
+    if (typeof read === "string") return this.#setAside(path, read);
+    try {
+      return decodeEntry(read, runId);
+    } catch (error) {
+      if (!(error instanceof RunStateError && error.code === "ERR_CORRUPT")) throw error;
+      return this.#setAside(path, error.message);
+    }
+  }
+
+  /** Whether a run's follow-up folder is one (or absent); anything else in its place is set aside. */
+  async #checkBehindDir(path: string): Promise<boolean> {
+    try {
+      if ((await this.#fs.lstat(path)).isDirectory()) return true;
+    } catch (error) {
+      if (errnoCode(error) === "ENOENT") return false;
+      throw error;
+    }
+    await this.#setAside(path, "not a directory where a run's follow-ups wait");
+    return false;
+  }
+
+  /**
+   * Moves a bad entry (or follow-up folder) into the quarantine under a name made of where
+   * it was, and tells the listeners; one another process moved first is left to it.
+   */
+  async #setAside(path: string, reason: string): Promise<undefined> {
+    const quarantine = this.#quarantineDir();
+    await makeDirectoryDurably(this.#fs, quarantine, 0o700);
+    if (!(await this.#fs.lstat(quarantine)).isDirectory())
+      throw new RunStateError("ERR_CORRUPT", `${quarantine} is not a directory: remove it, and the queue sets bad entries aside there again`);
+    let name = quarantineName(relative(this.dir, path));
+    if (await this.#exists(join(quarantine, name))) name = `${name}.${randomBytes(4).toString("hex")}`;
+    try {
+      await this.#fs.rename(path, join(quarantine, name));
+    } catch (error) {
+      if (errnoCode(error) === "ENOENT") return undefined;
+      throw error;
+    }
+    await this.#syncDir(quarantine);
+    await this.#syncDir(dirname(path));
+    this.#quarantine.tell({ name, reason });
+    return undefined;
+  }
+
+  /** What is wrong with an entry set aside, read again as the queue reads an entry. */
+  async #reasonOf(name: string): Promise<string> {
+    const path = join(this.#quarantineDir(), name);
+    const read = await readEntryFile(this.#fs, path);
+    if (read === undefined) return "gone";
+    if (typeof read === "string") return read;
+    try {
+      const entry = decodeEntry(read);
+      // Checked against no name: it was set aside for where it was kept.
+      return `an entry of session ${entry.runId}, not kept where that session's entry goes`;
+    } catch (error) {
+      if (!(error instanceof RunStateError && error.code === "ERR_CORRUPT")) throw error;
+      return error.message;
+    }
+  }
+
+  async #exists(path: string): Promise<boolean> {
+    try {
+      await this.#fs.lstat(path);
+      return true;
+    } catch (error) {
+      if (errnoCode(error) === "ENOENT") return false;
+      throw error;
+    }
+  }
+
+  #quarantineDir(): string {
+    return join(this.dir, QUARANTINE_DIR);
   }
 
   /** The run's journal held by us; "held" when another holds it; undefined when the session is gone. */
@@ -333,7 +446,13 @@ export class FileQueue implements RunQueue {
       if (errnoCode(error) === "ENOENT") return;
       throw error;
     }
-    for (const name of names) await this.#fs.unlink(join(dir, name));
+    for (const name of names) {
+      await this.#fs.unlink(join(dir, name)).catch(async (error: unknown) => {
+        // Not a file the queue wrote (a directory): set aside, for its owner to look at.
+        if (errnoCode(error) !== "EISDIR" && errnoCode(error) !== "EPERM") throw error;
+        await this.#setAside(join(dir, name), "a directory where a follow-up goes");
+      });
+    }
     await this.#fs.rmdir(dir);
     await this.#syncDir();
   }
@@ -376,5 +495,61 @@ export class FileQueue implements RunQueue {
   #path(runId: string): string {
     assertRunId(runId);
     return join(this.dir, runId + ENTRY_SUFFIX);
+  }
+}
+
+/** What a file's mode says it is, for a reason. */
+function kindOf(mode: number): string {
+  switch (mode & constants.S_IFMT) {
+    case constants.S_IFLNK:
+      return "a symbolic link";
+    case constants.S_IFIFO:
+      return "a FIFO";
+    case constants.S_IFDIR:
+      return "a directory";
+    case constants.S_IFSOCK:
+      return "a socket";
+    default:
+      return "a device";
+  }
+}
+
+/**
+ * An entry's bytes, read as a regular file within QUEUE_ENTRY_MAX_BYTES: a string saying
+ * why not (a symlink, a FIFO, a directory, too large), or undefined when it is gone. Never
+ * follows a link, never waits on a FIFO, never reads past the limit.
+ */
+async function readEntryFile(fs: FileSystem, path: string): Promise<Buffer | string | undefined> {
+  const gone = (error: unknown) => {
+    if (errnoCode(error) === "ENOENT") return undefined;
+    throw error;
+  };
+  let stat;
+  try {
+    stat = await fs.lstat(path);
+  } catch (error) {
+    return gone(error);
+  }
+  if (!stat.isFile()) return kindOf(stat.mode);
+  let fd: number;
+  try {
+    fd = await fs.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    // Replaced by a link since the lstat.
+    if (errnoCode(error) === "ELOOP") return kindOf(constants.S_IFLNK);
+    return gone(error);
+  }
+  try {
+    const opened = await fs.fstat(fd);
+    if (!opened.isFile()) return kindOf(opened.mode);
+    const tooLarge = oversizedReason(opened.size);
+    if (tooLarge !== undefined) return tooLarge;
+    // One byte past its size: a file that grew since the fstat is read no further than the limit's next byte.
+    const bytes = Buffer.allocUnsafe(Math.min(opened.size, QUEUE_ENTRY_MAX_BYTES) + 1);
+    let done = 0;
+    for (let read = -1; done < bytes.length && read !== 0; done += read) read = await fs.read(fd, bytes, done, bytes.length - done, done);
+    return oversizedReason(done) ?? bytes.subarray(0, done);
+  } finally {
+    await fs.close(fd);
   }
 }

@@ -6,6 +6,7 @@ import type { RunState } from "../../runstate/views/fold.js";
 import type { DecodedJournal } from "../../runstate/records/journal-codec.js";
 import type { JournalRecord, MetaPayload } from "../../runstate/records/records.js";
 import type { Journal, RunSummary, Store } from "../../runstate/store/store.js";
+import { RunStateError } from "../../runstate/errors.js";
 import {
   checkedMeta,
   checkedFromSeq,
@@ -33,7 +34,7 @@ const FILE_MODE = 0o600;
 /** What a journal is read in when it is decoded: large enough that a read costs little, small beside a long run's journal. */
 const READ_CHUNK = 8 * 1024 * 1024;
 const LIST_SLICE = 256;
-const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW } = constants;
+const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /** How to make a FileStore. */
 export interface FileStoreOptions {
@@ -222,9 +223,13 @@ export class FileStore implements Store {
       const runId = runIds[index] as string;
       let fd: number;
       try {
-        fd = this.#fs.sync.open(this.#paths.journal(runId), O_RDONLY | O_NOFOLLOW);
+        fd = this.#fs.sync.open(this.#paths.journal(runId), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
       } catch {
         // Removed since the directory was read, or not a plain file (list says what is wrong with it).
+        continue;
+      }
+      if (!this.#fs.sync.fstat(fd).isFile()) {
+        this.#fs.sync.close(fd);
         continue;
       }
       try {
@@ -308,7 +313,8 @@ export class FileStore implements Store {
     }
     let fd: number;
     try {
-      fd = this.#fs.sync.open(path, O_RDONLY | O_NOFOLLOW);
+      // Non-blocking: a FIFO where a journal goes must not stop a listing.
+      fd = this.#fs.sync.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch (error) {
       // Removed since the directory was read: it is no longer there to list.
       if (errnoCode(error) === "ENOENT") return undefined;
@@ -318,6 +324,7 @@ export class FileStore implements Store {
     try {
       const stat = this.#fs.sync.fstat(fd);
       updated = stat.mtime;
+      if (!stat.isFile()) throw notRegularFile(path);
       if (!withDigest) {
         const ends = readJournalEnds(this.#fs.sync, fd, stat.size);
         const { digest: _status, ...summary } = summarizeEnds(
@@ -401,12 +408,18 @@ export class FileStore implements Store {
   }
 
   async #openJournal(runId: string, path: string, flags: number): Promise<number> {
+    let fd: number;
     try {
-      return await this.#fs.open(path, flags | O_NOFOLLOW);
+      fd = await this.#fs.open(path, flags | O_NOFOLLOW | O_NONBLOCK);
     } catch (error) {
       if (errnoCode(error) === "ENOENT") throw notFoundError(runId);
       throw refuseSymlink(error, path);
     }
+    if (!(await this.#fs.fstat(fd)).isFile()) {
+      await this.#fs.close(fd);
+      throw notRegularFile(path);
+    }
+    return fd;
   }
 
   async #requireJournal(runId: string, path: string): Promise<void> {
@@ -477,3 +490,8 @@ export class FileStore implements Store {
 }
 
 /** The run ids among file names with that suffix; anything else in the directory is not ours. */
+
+/** ERR_CORRUPT: a FIFO, a directory or a device where a journal goes. */
+function notRegularFile(path: string): RunStateError {
+  return new RunStateError("ERR_CORRUPT", `${path} is not a regular file: remove it, fisk-ai only uses its own files`);
+}

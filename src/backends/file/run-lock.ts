@@ -124,7 +124,8 @@ function parseHolder(note: Uint8Array): RunHolder | undefined {
 export function peekLiveHolder(fs: FileSystem, path: string): RunHolder | undefined {
   let fd: number;
   try {
-    fd = fs.sync.open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // Non-blocking: a FIFO where a lock goes reads as no note, not a listing that waits for a writer.
+    fd = fs.sync.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }

@@ -16,7 +16,7 @@ export const SUMMARY_CACHE_NAME = ".summaries";
 /** Changed whenever what an entry holds changes, so an older cache is simply not read. */
 const FORMAT = 8;
 const FILE_MODE = 0o600;
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /**
  * What identifies the bytes a summary was read from. Any change is a new read of the whole
@@ -86,12 +86,14 @@ export class SummaryCache {
   static read(fs: FileSystem, path: string): SummaryCache {
     let fd: number;
     try {
-      fd = fs.sync.open(path, O_RDONLY | O_NOFOLLOW);
+      fd = fs.sync.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch {
       return new SummaryCache(undefined);
     }
     try {
-      const bytes = Buffer.allocUnsafe(fs.sync.fstat(fd).size);
+      const stat = fs.sync.fstat(fd);
+      if (!stat.isFile()) return new SummaryCache(undefined);
+      const bytes = Buffer.allocUnsafe(stat.size);
       readFullySync(fs.sync, fd, bytes, 0);
       return new SummaryCache(cacheFileOf(JSON.parse(bytes.toString("utf8"))));
     } catch {

@@ -13,7 +13,9 @@
 // with each heartbeat), and when it finishes it moves the oldest to the run's subject,
 // under the run's hold; a finish cut short between is completed by an idle claim within AckWait.
 // A waiting worker or follower hears of what is published by a core NATS subscription
-// (RunQueue.watch); an ack or a nak publishes nothing it could hear.
+// (RunQueue.watch); an ack or a nak publishes nothing it could hear. A message that is no
+// entry, or not the entry of the run its subject names, is set aside: copied (its first
+// QUARANTINE_KEPT_BYTES) to `quarantine.<seq>` with the reason in its headers, then deleted.
 import {
   AckPolicy,
   DeliverPolicy,
@@ -29,7 +31,7 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from "@nats-io/jetstream";
-import { nanos } from "@nats-io/transport-node";
+import { headers, nanos } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { RunStateError } from "../../runstate/errors.js";
@@ -55,6 +57,7 @@ import {
   type WaitingFollowUp,
 } from "../../queue/run-queue.js";
 import { QueueWatches } from "../../queue/queue-watch.js";
+import { notQuarantinedError, QuarantineListeners, quarantineName, type QuarantinedEntry, type QuarantineListener } from "../../queue/quarantine.js";
 
 /** The consumer every worker of a store pulls from: JetStream gives each message to one of them. */
 const WORKERS_CONSUMER = "workers";
@@ -70,6 +73,12 @@ const MOST_LOOKED_AT = 16;
 const ALREADY_IN_USE = 10058;
 /** 10037: no message of that sequence or subject. */
 const NO_MESSAGE_FOUND = 10037;
+/** How much of a message set aside is kept: enough to see what it was, with room left for the headers under the server's largest message. */
+const QUARANTINE_KEPT_BYTES = 64 * 1024;
+/** The headers of a message set aside: its name in the quarantine, why, and the subject it was on. */
+const NAME_HEADER = "Fisk-Quarantine-Name";
+const REASON_HEADER = "Fisk-Quarantine-Reason";
+const SUBJECT_HEADER = "Fisk-Quarantine-Subject";
 
 /** The work-queue stream of a runs stream: `<STREAM>_QUEUE`. */
 export function queueStreamName(runsStream: string): string {
@@ -111,6 +120,7 @@ export class JetStreamQueue implements RunQueue {
   readonly #base: string;
   readonly #ackWaitMs: number;
   readonly #watches = new QueueWatches();
+  readonly #quarantine = new QuarantineListeners();
   #ready: Promise<{ jsm: JetStreamManager; js: JetStreamClient; consumer: Consumer }> | undefined;
   /** When this process last swept for stranded follow-ups (performance.now()). */
   #sweptAt = Number.NEGATIVE_INFINITY;
@@ -191,12 +201,10 @@ export class JetStreamQueue implements RunQueue {
         return undefined;
       }
       passed.add(message.seq);
-      let entry: QueuedRun;
-      try {
-        entry = decodeEntry(message.data, message.subject);
-      } catch {
-        // Not ours to drop: `queue ls` names it, `queue rm` removes it.
-        message.nak(NOT_OURS_DELAY_MS);
+      const entry = await this.#entryOf(message.seq, message.subject, message.data);
+      if (entry === undefined) {
+        // Set aside (deleted from the stream): not to be delivered again.
+        message.term();
         continue;
       }
       if (entry.state !== "queued" || !accepts(entry)) {
@@ -357,9 +365,9 @@ export class JetStreamQueue implements RunQueue {
       callback: (error, message) => {
         if (error !== null) return;
         try {
-          heard(decodeEntry(message.data, message.subject));
+          heard(decodeEntry(message.data, claimed.runId));
         } catch {
-          // Not an entry: the look reads the stream, where `queue ls` shows what is there.
+          // Not an entry: the look reads the stream, and sets it aside.
         }
       },
     });
@@ -385,8 +393,10 @@ export class JetStreamQueue implements RunQueue {
 
   /** Publishes an entry unless its subject holds one already (a retry after a crash, or a run queued already): whether it did. */
   async #publishOnce(js: JetStreamClient, kind: "run" | "parked", entry: QueuedRun): Promise<boolean> {
+    // Encoded before the publish: an entry past the limit is the caller's error, not the server's.
+    const encoded = encodeEntry(entry);
     try {
-      await js.publish(this.#subject(kind, entry.runId), encodeEntry(entry), { expect: { lastSubjectSequence: 0 } });
+      await js.publish(this.#subject(kind, entry.runId), encoded, { expect: { lastSubjectSequence: 0 } });
       return true;
     } catch (error) {
       if (!slotTaken(error)) throw ioError(`queueing session ${entry.runId}`, error);
@@ -397,8 +407,9 @@ export class JetStreamQueue implements RunQueue {
   /** A follow-up whose run has an entry already: it waits behind it; queued here if the claim ahead finished meanwhile without seeing it. */
   async #waitBehind(entry: QueuedRun, how: BehindHow): Promise<void> {
     const { js } = await this.#setUp();
+    const encoded = encodeEntry(entry);
     try {
-      await js.publish(`${this.#behindBase(entry.runId)}.${how}.${randomBytes(8).toString("hex")}`, encodeEntry(entry));
+      await js.publish(`${this.#behindBase(entry.runId)}.${how}.${randomBytes(8).toString("hex")}`, encoded);
     } catch (error) {
       throw ioError(`queueing a follow-up to session ${entry.runId}`, error);
     }
@@ -466,14 +477,9 @@ export class JetStreamQueue implements RunQueue {
     const subjects = await this.#subjects(`${this.#behindBase(runId)}.${how ?? "*"}.*`);
     const waiting: Waiting[] = [];
     for (const subject of subjects) {
-      let stored;
-      try {
-        stored = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
-      } catch (error) {
-        throw ioError(`reading the queue ${this.stream}`, error);
-      }
-      // Gone since the subjects were listed: promoted or withdrawn.
-      if (stored !== null) waiting.push({ subject, seq: stored.seq, entry: decodeEntry(stored.data, `${subject} on stream ${this.stream}`) });
+      // None when gone since the subjects were listed (promoted or withdrawn), or set aside.
+      const stored = await this.#stored(jsm, subject);
+      if (stored !== undefined) waiting.push({ subject, ...stored });
     }
     return waiting.sort((a, b) => a.seq - b.seq);
   }
@@ -514,14 +520,86 @@ export class JetStreamQueue implements RunQueue {
     return (await this.#stored(jsm, subject))?.entry;
   }
 
+  /** The entry on `subject` and its sequence; undefined when there is none, or it was bad and is set aside now. */
   async #stored(jsm: JetStreamManager, subject: string): Promise<Stored | undefined> {
-    let stored;
+    const stored = await this.#lastOn(jsm, subject);
+    if (stored === null) return undefined;
+    const entry = await this.#entryOf(stored.seq, subject, stored.data);
+    return entry === undefined ? undefined : { seq: stored.seq, entry };
+  }
+
+  async quarantined(): Promise<QuarantinedEntry[]> {
+    const { jsm } = await this.#setUp();
+    const entries: QuarantinedEntry[] = [];
+    for (const subject of await this.#subjects(`${this.#base}.quarantine.*`)) {
+      const stored = await this.#lastOn(jsm, subject);
+      if (stored !== null) entries.push({ name: stored.header.get(NAME_HEADER), reason: stored.header.get(REASON_HEADER) });
+    }
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async discard(name: string): Promise<void> {
+    const seq = name.slice(name.lastIndexOf(".") + 1);
+    if (!/^[0-9]+$/.test(seq)) throw notQuarantinedError(name);
+    const { jsm } = await this.#setUp();
+    const subject = `${this.#base}.quarantine.${seq}`;
+    const stored = await this.#lastOn(jsm, subject);
+    if (stored === null || stored.header.get(NAME_HEADER) !== name) throw notQuarantinedError(name);
+    await this.#purge(jsm, subject);
+  }
+
+  onQuarantine(listener: QuarantineListener): () => void {
+    return this.#quarantine.add(listener);
+  }
+
+  /** The entry a message holds, checked against the run its subject names; undefined once a bad one is set aside. */
+  async #entryOf(seq: number, subject: string, data: Uint8Array): Promise<QueuedRun | undefined> {
+    // `run.<id>`, `parked.<id>` or `behind.<id>.<how>.<token>`: the id is the token after the kind (and the rest, for run and parked).
+    const [kind, ...rest] = subject.slice(this.#base.length + 1).split(".");
+    const keptAs = kind === "behind" ? (rest[0] ?? "") : rest.join(".");
     try {
-      stored = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+      return decodeEntry(data, keptAs);
+    } catch (error) {
+      if (!(error instanceof RunStateError && error.code === "ERR_CORRUPT")) throw error;
+      await this.#setAside(seq, subject, data, error.message);
+      return undefined;
+    }
+  }
+
+  /**
+   * Copies a bad message to the quarantine (once, whoever found it first: its subject takes
+   * one message), deletes it, and tells the listeners when this process was the one.
+   */
+  async #setAside(seq: number, subject: string, data: Uint8Array, reason: string): Promise<void> {
+    const { jsm, js } = await this.#setUp();
+    const name = `${quarantineName(subject.slice(this.#base.length + 1))}.${seq}`;
+    const kept = headers();
+    kept.set(NAME_HEADER, name);
+    kept.set(REASON_HEADER, reason);
+    kept.set(SUBJECT_HEADER, subject);
+    let first = true;
+    try {
+      await js.publish(`${this.#base}.quarantine.${seq}`, data.subarray(0, QUARANTINE_KEPT_BYTES), { headers: kept, expect: { lastSubjectSequence: 0 } });
+    } catch (error) {
+      if (!slotTaken(error)) throw ioError(`setting aside the queue entry ${subject}`, error);
+      first = false;
+    }
+    try {
+      await jsm.streams.deleteMessage(this.stream, seq, false);
+    } catch (error) {
+      // Deleted by whoever set it aside first.
+      if (!(error instanceof JetStreamApiError && error.code === NO_MESSAGE_FOUND)) throw ioError(`setting aside the queue entry ${subject}`, error);
+    }
+    if (first) this.#quarantine.tell({ name, reason });
+  }
+
+  /** The message on `subject`, or null. */
+  async #lastOn(jsm: JetStreamManager, subject: string) {
+    try {
+      return await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
     } catch (error) {
       throw ioError(`reading the queue ${this.stream}`, error);
     }
-    return stored === null ? undefined : { seq: stored.seq, entry: decodeEntry(stored.data, `${subject} on stream ${this.stream}`) };
   }
 
   /** The run's journal held by us, with its lost signal; "held" when another holds it; undefined when the session is gone. */
