@@ -283,7 +283,7 @@ export interface AgentConfig {
   askUser: boolean;
   /** In milliseconds: a parked call undecided this long is denied at the next resume. */
   approvalTimeoutMs: number | undefined;
-  /** Variables withheld from every tool on top of the credentials (env_deny). */
+  /** Variables the operator withholds from every tool (env_deny); secretVariables adds the others the file names. */
   envDeny: string[];
   maxOutputTokens: number;
   maxTokens: number;
@@ -358,8 +358,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     maxDepth: config.max_depth,
     askUser: config.ask_user,
     approvalTimeoutMs: config.approval_timeout,
-    // The variables holding the collector's headers are a backend's keys: no tool gets them.
-    envDeny: [...config.env_deny, ...Object.values(config.telemetry?.headers_env ?? {})],
+    envDeny: config.env_deny,
     maxOutputTokens: config.max_output_tokens,
     maxTokens: config.budget.max_tokens,
     maxIterations: config.budget.max_iterations,
