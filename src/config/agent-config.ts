@@ -11,6 +11,7 @@ import type { StoreConfig } from "../runstate/backends/create-store.js";
 import { RECORD_VERSION } from "../runstate/records/records.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
+import { templateFields } from "../tools/tool-input.js";
 import { ConfigError } from "../agent/agent-errors.js";
 import { compactionSettingsFor, type CompactionOptions, type CompactionSettings } from "../agent/compaction.js";
 import { keysAt, nearest } from "./config-hints.js";
@@ -76,8 +77,13 @@ const ToolConfig = z
     on_crash: CrashPolicy.default("rerun"),
     /** Withheld variables this tool gets anyway, by name. */
     env: z.array(EnvName).default([]),
+    /** Input fields whose value may start an argument with '-' (an option the model chooses); default none. */
+    allow_leading_dash: z.array(z.string()).default([]),
   })
   .superRefine((tool, context) => {
+    const fields = templateFields(tool.command ?? []);
+    const stray = tool.allow_leading_dash.find((field) => !fields.includes(field));
+    if (stray !== undefined) context.addIssue({ code: "custom", path: ["allow_leading_dash"], message: `${stray} is no field of its command` });
     if ((tool.command === undefined) === (tool.agent === undefined)) {
       context.addIssue({
         code: "custom",

@@ -114,6 +114,7 @@ function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: Fi
             confirm: tool.confirm,
             onCrash: tool.on_crash,
             env: toolEnvironment(env, secretVariables(config), tool.env),
+            allowLeadingDash: tool.allow_leading_dash,
           }),
     ),
     ...(memory === undefined ? [] : memoryTools(memory)),
