@@ -6,6 +6,7 @@ import type { AgentConfig } from "../config/agent-config.js";
 import { createStore, type JetStreamStoreConfig, type StoreConfig } from "../runstate/backends/create-store.js";
 import type { Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
+import { maskUrlCredentials } from "../errors/masked-url.js";
 
 /** --config, else ./agent.yaml when there is one, else the defaults. */
 export function configPathFrom(flag: string | undefined): string | undefined {
@@ -37,7 +38,7 @@ export function storeFromUrl(url: string): JetStreamStoreConfig {
     parsed.password !== ""
   ) {
     throw new UsageError(
-      `--store ${JSON.stringify(url)}: expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)`,
+      `--store ${JSON.stringify(maskUrlCredentials(url))}: expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)`,
     );
   }
   return { backend: "jetstream", servers: `${parsed.protocol}//${parsed.host}`, stream };
@@ -53,7 +54,7 @@ export function storeFromFlags(flags: StoreFlags): StoreConfig | undefined {
 
 /** Opens a store, reporting a server's comings and goings on stderr. */
 export function openStore(config: StoreConfig, stderr: NodeJS.WritableStream): Promise<Store> {
-  return createStore(config, (line) => stderr.write(`fisk-ai: ${line}\n`));
+  return createStore(config, (line) => stderr.write(`fisk-ai: ${maskUrlCredentials(line)}\n`));
 }
 
 export function storeFor(config: AgentConfig, stderr: NodeJS.WritableStream): Promise<Store> {
