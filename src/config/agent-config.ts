@@ -156,6 +156,8 @@ const McpServerConfig = z
     /** One policy for every tool, or a policy per tool name; tools not named rerun. */
     on_crash: z.union([CrashPolicy, z.record(z.string(), CrashPolicy)]).default("rerun"),
     timeout: Duration.default(AGENT_DEFAULTS.mcpCallTimeoutMs),
+    /** Bytes of a call's result kept (text, and images' base64); the rest is cut off with a marker. */
+    output_limit: z.int().positive().default(AGENT_DEFAULTS.mcpOutputLimitBytes),
     auth: McpAuthConfig.optional(),
     elicitation: McpElicitationConfig.optional(),
   })

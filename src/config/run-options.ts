@@ -184,6 +184,7 @@ export function mcpDefinitions(config: AgentConfig, env: NodeJS.ProcessEnv = pro
     confirm: server.confirm,
     onCrash: server.on_crash,
     timeoutMs: server.timeout,
+    outputLimitBytes: server.output_limit,
     ...elicitFor(server, people),
   }));
 }
