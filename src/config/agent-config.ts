@@ -9,6 +9,7 @@ import * as z from "zod";
 import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
 import type { StoreConfig } from "../runstate/backends/create-store.js";
 import { RECORD_VERSION } from "../runstate/records/records.js";
+import { MAX_LINE_BYTES, mebibytes } from "../runstate/records/journal-codec.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
 import { templateFields } from "../tools/tool-input.js";
@@ -56,6 +57,16 @@ const Retention = z.strictObject({
   keep_last: z.int().min(0).optional(),
 });
 
+// A tool's result is journaled in one line: what it keeps must fit one, escaped as JSON.
+const MAX_OUTPUT_LIMIT = MAX_LINE_BYTES / 4;
+const OutputLimit = z
+  .int()
+  .positive()
+  .max(
+    MAX_OUTPUT_LIMIT,
+    `expected at most ${MAX_OUTPUT_LIMIT} bytes (${mebibytes(MAX_OUTPUT_LIMIT)}): a result is journaled in one line of at most ${mebibytes(MAX_LINE_BYTES)}`,
+  );
+
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
 
 // A command tool (`command:`) or another agent (`agent:`, the path of its agent.yaml): one
@@ -69,10 +80,7 @@ const ToolConfig = z
     agent: z.string().min(1).optional(),
     input_schema: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
     timeout: Duration.default(30_000),
-    output_limit: z
-      .int()
-      .positive()
-      .default(64 * 1024),
+    output_limit: OutputLimit.default(64 * 1024),
     confirm: z.boolean().default(false),
     on_crash: CrashPolicy.default("rerun"),
     /** Withheld variables this tool gets anyway, by name. */
@@ -157,7 +165,7 @@ const McpServerConfig = z
     on_crash: z.union([CrashPolicy, z.record(z.string(), CrashPolicy)]).default("rerun"),
     timeout: Duration.default(AGENT_DEFAULTS.mcpCallTimeoutMs),
     /** Bytes of a call's result kept (text, and images' base64); the rest is cut off with a marker. */
-    output_limit: z.int().positive().default(AGENT_DEFAULTS.mcpOutputLimitBytes),
+    output_limit: OutputLimit.default(AGENT_DEFAULTS.mcpOutputLimitBytes),
     auth: McpAuthConfig.optional(),
     elicitation: McpElicitationConfig.optional(),
   })
