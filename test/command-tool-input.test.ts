@@ -8,7 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { commandTool, type CommandToolDefinition } from "../src/tools/command-tool.js";
+import type { CommandToolDefinition } from "../src/tools/command-tool.js";
+import { testCommandTool } from "./helpers/command-tools.js";
 import { runCli } from "./helpers/cli-harness.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-command-input-")));
@@ -17,18 +18,7 @@ after(() => rmSync(root, { recursive: true, force: true }));
 const context = { signal: new AbortController().signal };
 
 function tool(command: string[], input_schema: Record<string, unknown>, overrides: Partial<CommandToolDefinition> = {}) {
-  return commandTool({
-    name: "t",
-    description: "a test tool",
-    command,
-    input_schema,
-    timeoutMs: 5000,
-    outputLimitBytes: 1024,
-    confirm: false,
-    onCrash: "rerun",
-    env: { PATH: process.env.PATH ?? "" },
-    ...overrides,
-  });
+  return testCommandTool(command, { input_schema, ...overrides });
 }
 
 const ORDER = { type: "object", properties: { order: { type: "string", enum: ["-r", "-n"] } }, required: ["order"] };

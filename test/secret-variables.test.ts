@@ -4,13 +4,13 @@
 // HTTP MCP server behind a header token, one signed in with client credentials, a traced
 // collector's key, a command tool and a stdio server that print their whole environment.
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SECRET_SOURCES } from "../src/config/secret-variables.js";
 import { loadAgentConfig } from "../src/config/agent-config.js";
-import { runCli } from "./helpers/cli-harness.js";
+import { runWithMarkedSecrets } from "./helpers/environment-marks.js";
 import { startHttpMcpServer, type HttpMcpServer } from "./helpers/mcp-test-server.js";
 import { startOAuthMcpServer, type OAuthMcpServer } from "./helpers/oauth-mcp-server.js";
 import { startOtlpReceiver, type OtlpReceiver } from "./helpers/otlp-receiver.js";
@@ -80,17 +80,11 @@ describe("secret variables an agent.yaml names", () => {
       join(dir, "s.yaml"),
       "turns:\n  - tool_calls: [{ name: printenv }, { name: local__environment }, { name: web__echo, input: { text: hi } }, { name: machine__echo, input: { text: hi } }]\n  - text: done\n",
     );
-    const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1", VISIBLE_SETTING: "seen", ...secrets };
-    const result = await runCli(["run", "--config", "agent.yaml", "--checkpoint", "--name", "env", "go"], { cwd: dir, env });
+    const { result, journal, marks } = await runWithMarkedSecrets(dir, secrets);
     assert.equal(result.code, 0, result.stderr);
-    const runs = join(dir, "state", "fisk-ai", "runs");
-    const journal = readdirSync(runs)
-      .map((name) => readFileSync(join(runs, name), "utf8"))
-      .join("");
     assert.equal(journal.match(/VISIBLE_SETTING/g)?.length, 2, "both printed their environment");
     assert.equal(journal.match(/echo: hi/g)?.length, 2, "both HTTP servers were reached with their secrets");
     assert.ok(http.authorizations.length > 0);
-    const leaked = [...new Set([...journal.matchAll(/MARK-[A-Za-z_-]+/g)].map((match) => match[0]))];
-    assert.deepEqual(leaked, [], "no secret reaches a tool or a stdio server");
+    assert.deepEqual(marks, [], "no secret reaches a tool or a stdio server");
   });
 });
