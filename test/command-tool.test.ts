@@ -3,28 +3,18 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { commandTool, expandArgv, type CommandToolDefinition } from "../src/tools/command-tool.js";
+import { expandArgv, type CommandToolDefinition } from "../src/tools/command-tool.js";
 import type { ToolContext } from "../src/tools/tool.js";
 import { waitFor } from "./helpers/cli-harness.js";
 import { isRunning } from "./helpers/processes.js";
+import { testCommandTool } from "./helpers/command-tools.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-command-tool-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** A command tool, whose output is always text. */
 function tool(command: string[], overrides: Partial<CommandToolDefinition> = {}) {
-  const made = commandTool({
-    name: "t",
-    description: "a test tool",
-    command,
-    input_schema: { type: "object" },
-    timeoutMs: 5000,
-    outputLimitBytes: 1024,
-    confirm: false,
-    onCrash: "rerun",
-    env: { PATH: process.env.PATH ?? "" },
-    ...overrides,
-  });
+  const made = testCommandTool(command, overrides);
   return {
     ...made,
     run: async (input: Record<string, unknown>, runContext: ToolContext) => {

@@ -123,6 +123,7 @@ session: { backend: file, state_dir: ./runs }
       confirm: ["write_file"],
       on_crash: { write_file: "never" },
       timeout: 30_000,
+      output_limit: 1024 * 1024,
     });
     assert.deepEqual(web, {
       name: "web",
@@ -131,6 +132,7 @@ session: { backend: file, state_dir: ./runs }
       confirm: true,
       on_crash: "ask",
       timeout: 5000,
+      output_limit: 1024 * 1024,
     });
     assert.deepEqual(loadAgentConfig(undefined).mcpServers, []);
     assertConfigError("mcp_servers: [{ name: x }]\n", /mcp_servers\[0\]: give either command: \(a server started over stdio\) or url:/);

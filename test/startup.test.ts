@@ -72,6 +72,7 @@ const HELP_MODULES = [
   "cli/main.js",
   "cli/program.js",
   "errors/fisk-error.js",
+  "errors/masked-url.js",
   "package/package-files.js",
   "runstate/errors.js",
 ];

@@ -3,6 +3,7 @@
 import { GO_V3_HASHES_NOTE, type DecisionRefusedError, type ResumeRefusedError } from "../agent/agent-errors.js";
 import { isStoreUrl } from "../backends/url-form.js";
 import { isFiskError } from "../errors/fisk-error.js";
+import { maskUrlCredentials } from "../errors/masked-url.js";
 import { RunStateError } from "../runstate/errors.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 
@@ -27,7 +28,8 @@ export class SignInNeededError extends Error {
 
 export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): number {
   const { line, exit } = failureOf(error);
-  stderr.write(`fisk-ai: ${line}\n`);
+  // A URL a user typed or configured may carry a password: no failure line shows it.
+  stderr.write(`fisk-ai: ${maskUrlCredentials(line)}\n`);
   return exit;
 }
 

@@ -8,6 +8,7 @@ import type { StoreConfig } from "../backends/store-config.js";
 import { parseStoreUrl } from "../backends/store-url.js";
 import type { Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
+import { maskUrlCredentials } from "../errors/masked-url.js";
 
 /** --config, else ./agent.yaml when there is one, else the defaults. */
 export function configPathFrom(flag: string | undefined): string | undefined {
@@ -31,7 +32,7 @@ export function storeFromFlags(flags: StoreFlags): StoreConfig | undefined {
 
 /** Opens a store, reporting a server's comings and goings on stderr. */
 export function openStore(config: StoreConfig, stderr: NodeJS.WritableStream): Promise<Store> {
-  return createStore(config, (line) => stderr.write(`fisk-ai: ${line}\n`));
+  return createStore(config, (line) => stderr.write(`fisk-ai: ${maskUrlCredentials(line)}\n`));
 }
 
 export function storeFor(config: AgentConfig, stderr: NodeJS.WritableStream): Promise<Store> {

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { JetStreamApiError } from "@nats-io/jetstream";
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/transport-node";
 import { RunStateError } from "../../runstate/errors.js";
+import { maskUrlCredentials } from "../../errors/masked-url.js";
 
 /** Runs on a NATS JetStream stream that an operator made (`initRunStream` makes one); credentials come from the environment only. */
 export interface JetStreamStoreConfig {
@@ -59,7 +60,8 @@ export async function connectTo(config: JetStreamStoreConfig, env: NodeJS.Proces
       ...auth,
     });
   } catch (error) {
-    throw new RunStateError("ERR_IO", `cannot reach the NATS server at ${servers.join(", ")}: ${(error as Error).message}`, { cause: error });
+    const reason = `cannot reach the NATS server at ${servers.join(", ")}: ${(error as Error).message}`;
+    throw new RunStateError("ERR_IO", maskUrlCredentials(reason), { cause: error });
   }
 }
 
