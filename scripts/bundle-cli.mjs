@@ -90,8 +90,8 @@ async function bundleCli() {
     format: "esm",
     platform: "node",
     target: "node20",
-    // fs-ext is a native addon, found in node_modules at run time; react-devtools-core is ink's optional debugger.
-    external: ["fs-ext", "react-devtools-core"],
+    // koffi loads its native binary from node_modules at run time; react-devtools-core is ink's optional debugger.
+    external: ["koffi", "react-devtools-core"],
     // The CommonJS packages bundled (commander among them) call require().
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     // React, its reconciler and scheduler (the viewer's, through ink) pick their production build

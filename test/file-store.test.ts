@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import {
   appendFileSync,
@@ -27,6 +27,7 @@ import { runStoreConformance } from "../src/conformance/index.js";
 import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
 import { waitFor } from "./helpers/cli-harness.js";
+import { skipWithout } from "./helpers/programs.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { assistantEntry, completedRun, metaPayload, terminalEntry, titleEntry, toolResultEntry } from "./helpers/record-builders.js";
 
@@ -433,6 +434,33 @@ describe("file backend", () => {
       const journal = await store.open("held-1");
       await journal.append(2, terminalEntry("completed"));
       await journal.close();
+    });
+
+    // The Go fisk-ai takes flock(2) on the same `<id>.lock`: flock(1) here is that other program.
+    it("excludes, and is excluded by, another program's flock(2) on the run's lock file", { skip: skipWithout("flock") }, async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await (await store.create("foreign-1", metaPayload("foreign-1"))).close();
+      const lockFile = join(dir, "foreign-1.lock");
+      const journal = await store.open("foreign-1");
+      const refused = spawnSync("flock", ["--exclusive", "--nonblock", lockFile, "true"]);
+      assert.equal(refused.status, 1, "flock(1) cannot take the lock of a run fisk-ai holds");
+      await journal.close();
+      assert.equal(spawnSync("flock", ["--exclusive", "--nonblock", lockFile, "true"]).status, 0, "nor once it is closed");
+
+      // --close: the lock is flock(1)'s own, not its command's, so it goes the moment flock(1) is killed.
+      const holder = spawn("flock", ["--exclusive", "--close", lockFile, "sh", "-c", "echo held; exec sleep 60"], {
+        stdio: ["ignore", "pipe", "inherit"],
+        detached: true,
+      });
+      try {
+        assert.equal(String((await once(holder.stdout, "data"))[0]), "held\n");
+        await rejectsWith(store.open("foreign-1"), "ERR_LOCKED", /foreign-1 is in use by another process that has not said which/);
+      } finally {
+        process.kill(-(holder.pid as number), "SIGKILL");
+        await once(holder, "exit");
+      }
+      await (await store.open("foreign-1")).close();
     });
 
     it("names the holder to a process refused before the holder has written its note, even over a dead holder's note", async () => {

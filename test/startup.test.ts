@@ -115,7 +115,7 @@ test("--help and --version load only the argument parser and the CLI modules tha
 test("a command loads the packages it uses and no other: no model SDK, NATS or YAML to list sessions or notes", () => {
   const cases: [string[], string[]][] = [
     [["completion", "bash"], ["commander"]],
-    // No journal to check (zod) and no lock to take (fs-ext).
+    // No journal to check (zod) and no lock to take (koffi).
     [["session", "ls", "--state-dir", "empty"], ["commander"]],
     // Notes are YAML front matter; their tools' schemas are zod.
     [

@@ -11,6 +11,8 @@ const HOW_TO_GET = {
   zsh: "apt-get install zsh",
   tmux: "apt-get install tmux",
   chromium: "apt-get install chromium",
+  // util-linux's flock(1): flock(2) from another program, as the Go fisk-ai takes it.
+  flock: "apt-get install util-linux",
 } as const;
 
 export type Program = keyof typeof HOW_TO_GET;

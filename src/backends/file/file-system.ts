@@ -3,9 +3,8 @@
 import * as fs from "node:fs";
 import { constants } from "node:fs";
 import { dirname } from "node:path";
-import { packageFile } from "../../package/package-files.js";
 import { promisify } from "node:util";
-import { RunStateError } from "../../runstate/errors.js";
+import { flockExclusive } from "./kernel-flock.js";
 
 export interface FileStat {
   size: number;
@@ -54,9 +53,6 @@ export interface FileSystem {
   readonly sync: SyncReads;
 }
 
-// The flock addon loads with the first lock taken: a listing takes none.
-let flock: ((fd: number, flags: "exnb") => Promise<void>) | undefined;
-
 export const nodeFileSystem: FileSystem = {
   open: promisify(fs.open) as (path: string, flags: number, mode?: number) => Promise<number>,
   close: promisify(fs.close),
@@ -79,10 +75,7 @@ export const nodeFileSystem: FileSystem = {
   link: promisify(fs.link),
   rename: promisify(fs.rename),
   unlink: promisify(fs.unlink),
-  lockExclusive: async (fd) => {
-    flock ??= promisify((await loadFsExt()).flock);
-    await flock(fd, "exnb");
-  },
+  lockExclusive: flockExclusive,
   sync: {
     open: (path, flags) => fs.openSync(path, flags),
     fstat: (fd) => fs.fstatSync(fd),
@@ -91,20 +84,6 @@ export const nodeFileSystem: FileSystem = {
     lstat: (path) => fs.lstatSync(path),
   },
 };
-
-/** The flock addon, or one line naming the command that builds it when it was never built. */
-async function loadFsExt(): Promise<typeof import("fs-ext")> {
-  try {
-    return (await import("fs-ext")).default;
-  } catch (error) {
-    const packageDir = dirname(packageFile("package.json"));
-    throw new RunStateError(
-      "ERR_IO",
-      `the file lock addon (fs-ext) is missing or not built for Node.js ${process.versions.node}: run 'npm rebuild fs-ext' in ${packageDir} (it needs python3, make and g++)`,
-      { cause: error },
-    );
-  }
-}
 
 export function errnoCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
