@@ -1,3 +1,4 @@
+// covers: src/conformance/index.ts, src/index.ts, src/journal.ts, src/telemetry/index.ts, src/tools/mcp/index.ts
 // The API reference is generated from the declarations (typedoc.json): every symbol the
 // package exports has a doc comment, and `npm run docs` fails on one that does not.
 import assert from "node:assert/strict";

@@ -1,3 +1,10 @@
+// covers: src/conformance/store-conformance.ts, src/journal.ts, src/runstate/backends/file/file-journal.ts
+// covers: src/runstate/backends/file/file-store.ts, src/runstate/backends/file/file-system.ts
+// covers: src/runstate/backends/file/journal-ends.ts, src/runstate/backends/file/journal-lines.ts
+// covers: src/runstate/backends/file/run-lock.ts, src/runstate/backends/file/run-paths.ts
+// covers: src/runstate/backends/file/state-dir.ts, src/runstate/backends/file/summary-cache.ts, src/runstate/errors.ts
+// covers: src/runstate/records/journal-codec.ts, src/runstate/store/journal-core.ts, src/runstate/store/run-holder.ts
+// process: shared
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -26,9 +33,9 @@ import { nodeFileSystem, type FileSystem } from "../src/runstate/backends/file/f
 import { runStoreConformance } from "../src/conformance/index.js";
 import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
-import { waitFor } from "./helpers/cli-harness.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { assistantEntry, completedRun, metaPayload, terminalEntry, titleEntry, toolResultEntry } from "./helpers/record-builders.js";
+import { eventually } from "./helpers/eventually.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-store-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -197,7 +204,7 @@ describe("file backend", () => {
       fs.reset();
       let resolved = false;
       const append = journal.append(2, assistantEntry(0, "hi")).then(() => (resolved = true));
-      await waitFor(() => fs.calls.write === 1, "the bytes to be written");
+      await eventually(() => fs.calls.write === 1, "the bytes to be written");
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(resolved, false, "but the append waits for its fsync");
       release();

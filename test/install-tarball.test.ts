@@ -1,3 +1,6 @@
+// covers: src/cli/main.ts, src/package/package-files.ts
+// tier: full
+// start: first
 // Installing like an npm tool, as a new user would from a clone: `npm pack`, then the
 // tarball installed globally under a prefix of its own and run through npx, each from the
 // local npm cache where it holds the dependencies (--prefer-offline); the quick start then

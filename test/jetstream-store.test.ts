@@ -1,3 +1,9 @@
+// covers: src/conformance/record-builders.ts, src/conformance/store-conformance.ts
+// covers: src/runstate/backends/create-store.ts, src/runstate/backends/jetstream/connection.ts
+// covers: src/runstate/backends/jetstream/jetstream-store.ts, src/runstate/backends/jetstream/journal-writer.ts
+// covers: src/runstate/backends/jetstream/last-values.ts, src/runstate/backends/jetstream/leases.ts
+// covers: src/runstate/backends/jetstream/run-stream.ts, src/runstate/errors.ts, src/runstate/records/journal-codec.ts
+// process: shared
 // The JetStream backend against a real nats-server: the conformance suite, then what
 // only this backend has (its stream checks, lease and lost acks).
 import assert from "node:assert/strict";
@@ -11,9 +17,9 @@ import { encodeRecord } from "../src/journal.js";
 import { connectJetStreamStore, type JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
 import { leaseBucket } from "../src/runstate/backends/jetstream/leases.js";
 import { initRunStream, runStreamConfig } from "../src/runstate/backends/jetstream/run-stream.js";
-import { waitFor } from "./helpers/cli-harness.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { eventually } from "./helpers/eventually.js";
 
 const skip = skipWithout("nats-server");
 
@@ -199,7 +205,7 @@ describe("jetstream backend", { skip }, () => {
         // The server stalls until the next renewal is sent, which waits for its answer when the close comes.
         const sent = store.connection.stats().outMsgs;
         own.pause();
-        await waitFor(() => store.connection.stats().outMsgs > sent, "a renewal of the lease to be sent");
+        await eventually(() => store.connection.stats().outMsgs > sent, "a renewal of the lease to be sent");
         const closing = journal.close();
         own.resume();
         await closing;

@@ -1,3 +1,7 @@
+// covers: src/conformance/record-builders.ts, src/runstate/backends/create-store.ts
+// covers: src/runstate/backends/jetstream/run-stream.ts, src/runstate/backends/jetstream/run-summaries.ts
+// covers: src/runstate/records/journal-codec.ts
+// process: shared
 // session ls on JetStream reads a summary a run in one request for all, counted at a real
 // nats-server's monitoring endpoint, and lists exactly what the records say when a summary
 // is missing, behind or not ours: runs the Go implementation wrote, a writer killed between

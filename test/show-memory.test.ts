@@ -1,3 +1,5 @@
+// covers: src/cli/session-html.ts, src/cli/session-show.ts, src/cli/show-json.ts
+// start: first
 // A long session's journal is shown, printed as JSON and exported as a page in bounded
 // memory: each command reads records as it writes, never the whole journal. The journal
 // here is 64 MB (some 31,000 records shaped as a real run writes them), beside one of 16 MB,
