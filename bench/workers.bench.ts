@@ -98,7 +98,7 @@ try {
     ws.openGate();
     const killed = performance.now();
     first.child.kill("SIGKILL");
-    await eventually(async () => (await journalLength(ws, "taken")) > before, "the next record", 60_000);
+    await eventually(async () => (await journalLength(ws, "taken")) > before, "the next record");
     takeovers.push(performance.now() - killed);
     await stop(second);
   }
@@ -150,7 +150,7 @@ try {
     for (let index = 0; index < runs; index++) await runCli(["submit", "Write two notes", "--name", `t${index}`], { cwd: busy.dir, env: busy.env });
     const start = performance.now();
     const workers = Array.from({ length: count }, () => worker(busy));
-    await eventually(async () => (await queuedCount(busy)) === 0, "every run to end", 600_000);
+    await eventually(async () => (await queuedCount(busy)) === 0, "every run to end", { timeoutMs: 600_000 });
     const seconds = (performance.now() - start) / 1000;
     for (const each of workers) await stop(each);
     const perSecond = runs / seconds;

@@ -135,10 +135,7 @@ async function scene({ gateOpen = true } = {}): Promise<Scene> {
     leaseGone: async (runId) => {
       const s = await store();
       try {
-        for (let tries = 0; (await s.summarize(runId)).holder !== undefined; tries++) {
-          assert.ok(tries < 200, "the dead holder's lease expired");
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await eventually(async () => (await s.summarize(runId)).holder === undefined, "the dead holder's lease to expire");
       } finally {
         await s.close();
       }

@@ -157,7 +157,7 @@ describe("worker pool on files, against the strict fake model", () => {
       output(worker)
         .split("\n")
         .filter((line) => line === "finished busy: completed").length;
-    await eventually(() => finished() === 3, "the run and both follow-ups to end", 60_000);
+    await eventually(() => finished() === 3, "the run and both follow-ups to end");
     const journal = ws.journal("busy");
     assert.deepEqual(kinds(journal), [
       "meta",
@@ -289,11 +289,7 @@ describe("worker pool on files, against the strict fake model", () => {
     assert.deepEqual(Object.fromEntries(rows.map((row) => [row.id, row.orphaned])), { orphan: true, waiting: false, done: false });
 
     const adopting = started(ws.worker(["--adopt"]));
-    await eventually(
-      () => /finished orphan: completed/.test(output(adopting)) && /finished waiting: completed/.test(output(adopting)),
-      "both runs to end",
-      60_000,
-    );
+    await eventually(() => /finished orphan: completed/.test(output(adopting)) && /finished waiting: completed/.test(output(adopting)), "both runs to end");
     adopting.child.kill("SIGTERM");
     const took = (await adopting.done).stdout.split("\n").filter((line) => line.startsWith("took "));
     assert.deepEqual(took.sort(), ["took orphan", "took waiting"], "the orphan adopted, the queued run taken, the completed one left alone");

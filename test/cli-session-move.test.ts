@@ -10,7 +10,6 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { encodeRecord } from "../src/journal.js";
@@ -20,6 +19,7 @@ import { journalRecords } from "./helpers/journal-file.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 import { assistantEntry, journalOf, terminalEntry, toolResultEntry } from "./helpers/record-builders.js";
+import { eventually } from "./helpers/eventually.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-move-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -227,10 +227,13 @@ describe("session mv", () => {
     assert.equal(killed.signal, "SIGKILL", killed.stderr);
     // The killed move's hold on the session lapses with its lease: until then the session is in use (exit 7).
     let finished = await cli(["session", "mv", "travel", "--to", back, "--store", natsStore]);
-    for (const deadline = Date.now() + 60_000; finished.code === 7 && Date.now() < deadline; ) {
-      await sleep(200);
-      finished = await cli(["session", "mv", "travel", "--to", back, "--store", natsStore]);
-    }
+    await eventually(
+      async () => finished.code !== 7 || (finished = await cli(["session", "mv", "travel", "--to", back, "--store", natsStore])).code !== 7,
+      "the killed move's lease to lapse",
+      {
+        intervalMs: 200,
+      },
+    );
     assert.equal(finished.code, 0, finished.stderr);
     assert.equal(statusIn(await cli(["session", "ls", "--json", "--store", natsStore]), "travel"), "moved");
     assertMovedAway(await followUp("travel", ["--store", natsStore]), "travel", back, "--state-dir");

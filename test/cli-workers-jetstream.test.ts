@@ -402,7 +402,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
     for (const runId of runs) assert.equal((await ws.cli(["submit", `Write two notes for ${runId}`, "--name", runId])).code, 0);
     const pool = [ws.worker(), ws.worker(), ws.worker()];
     // The server dies while three runs are mid-tool, so the restart surely cuts runs.
-    await eventually(() => ws.executions().length === pool.length, "three tools to start", 60_000);
+    await eventually(() => ws.executions().length === pool.length, "three tools to start");
     await nats.kill();
     await nats.restart();
     ws.openGate();

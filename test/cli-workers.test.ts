@@ -257,7 +257,7 @@ describe("worker pool on files", () => {
       kills++;
       pool[index] = started(ws.worker());
     }
-    await eventually(() => ws.queued().length === 0, "every run to end", 60_000);
+    await eventually(() => ws.queued().length === 0, "every run to end");
     for (const runId of runs) {
       const journal = ws.journal(runId);
       assert.deepEqual(

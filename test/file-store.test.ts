@@ -204,8 +204,7 @@ describe("file backend", () => {
       fs.reset();
       let resolved = false;
       const append = journal.append(2, assistantEntry(0, "hi")).then(() => (resolved = true));
-      await eventually(() => fs.calls.write === 1, "the bytes to be written");
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => fs.calls.write === 1 && fs.calls.fdatasync === 1, "the bytes to be written and their fsync held at its gate");
       assert.equal(resolved, false, "but the append waits for its fsync");
       release();
       await append;
@@ -228,7 +227,7 @@ describe("file backend", () => {
       };
       const resolvedAt: number[] = [];
       const appends = ids.map((id, index) => journal.append(3 + index, toolResultEntry(id)).then(() => resolvedAt.push(synced.length)));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => fs.calls.fdatasync === 1, "the first fsync to be held at its gate");
       assert.deepEqual(resolvedAt, [], "nothing resolves while its fsync is held");
       release();
       await Promise.all(appends);
@@ -462,7 +461,7 @@ describe("file backend", () => {
           await gate;
         };
         const holding = fileStoreWithSeams({ dir, fileSystem: holderFs }).open("racing");
-        while (!reached) await new Promise((resolve) => setTimeout(resolve, 1));
+        await eventually(() => reached, "the holder to reach its gate", { intervalMs: 1 });
         const loserFs = countingFileSystem();
         let settled = false;
         const losing = rejectsWith(
@@ -472,7 +471,7 @@ describe("file backend", () => {
         );
         void losing.finally(() => (settled = true)).catch(() => undefined);
         // Let the loser find the lock held and the note not yet the holder's, more than once.
-        while ((loserFs.calls.lockExclusive ?? 0) < 3 && !settled) await new Promise((resolve) => setTimeout(resolve, 1));
+        await eventually(() => (loserFs.calls.lockExclusive ?? 0) >= 3 || settled, "the loser to try the lock three times", { intervalMs: 1 });
         release();
         await losing;
         await (await holding).close();

@@ -201,7 +201,7 @@ describe("jetstream backend", { skip }, () => {
         const leases = await leaseBucket(nc, config);
         const revision = async () => (await leases.get("released-1"))?.revision ?? 0;
         const taken = await revision();
-        while ((await revision()) === taken) await new Promise((resolve) => setTimeout(resolve, 50));
+        await eventually(async () => (await revision()) !== taken, "the first renewal of the lease");
         // The server stalls until the next renewal is sent, which waits for its answer when the close comes.
         const sent = store.connection.stats().outMsgs;
         own.pause();
@@ -224,13 +224,12 @@ describe("jetstream backend", { skip }, () => {
       await dying.close();
       const other = await open("EXPIRE");
       await rejectsWith(other.open("orphan-1"), "ERR_LOCKED");
-      let reopened;
-      for (let tries = 0; reopened === undefined && tries < 100; tries++) {
-        reopened = await other.open("orphan-1").catch((error: unknown) => {
-          if (!isRunStateError(error, "ERR_LOCKED")) throw error;
-          return new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 100));
-        });
-      }
+      let reopened: Awaited<ReturnType<typeof other.open>> | undefined;
+      const lockedYet = (error: unknown) => {
+        if (!isRunStateError(error, "ERR_LOCKED")) throw error;
+        return undefined;
+      };
+      await eventually(async () => (reopened = await other.open("orphan-1").catch(lockedYet)) !== undefined, "the lease to expire");
       assert.ok(reopened !== undefined, "the lease expired");
       assert.equal(reopened.lastSeq, 2);
       await reopened.close();

@@ -19,6 +19,7 @@ import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js"
 import { malformedJournals } from "./helpers/malformed-journals.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { eventually } from "./helpers/eventually.js";
 
 const STREAM = "SUMMED";
 
@@ -77,10 +78,9 @@ describe("session ls on JetStream", { skip: skipWithout("nats-server") }, () => 
   /** Until the lease bucket holds only the leases still held (one message a key: its history is 1). */
   async function leaseMarkersExpired(liveLeases: number): Promise<void> {
     const jsm = await jetstreamManager(nc);
-    for (const deadline = Date.now() + 30_000; (await jsm.streams.info(`KV_${STREAM}_LEASES`)).state.messages > liveLeases; ) {
-      assert.ok(Date.now() < deadline, "the lease markers expire within 30 s of a 1 s TTL");
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await eventually(async () => (await jsm.streams.info(`KV_${STREAM}_LEASES`)).state.messages <= liveLeases, "the lease markers of a 1 s TTL to expire", {
+      timeoutMs: 30_000,
+    });
   }
 
   /** What folding each listed run's own records says of it: the listing must say the same. */

@@ -132,7 +132,7 @@ export class StartedWorkers {
    * instead. A worker's start and a run on a loaded machine can take a while.
    */
   async printedLine(worker: CliRun, line: RegExp, timeoutMs = 60_000): Promise<void> {
-    await eventually(() => line.test(this.output(worker)), `a worker to print ${String(line)}`, timeoutMs).catch((error: Error) => {
+    await eventually(() => line.test(this.output(worker)), `a worker to print ${String(line)}`, { timeoutMs }).catch((error: Error) => {
       throw new Error(`${error.message}; it printed:\n${this.output(worker)}${worker.stderr()}`);
     });
   }

@@ -39,7 +39,7 @@ export async function rollingDeploy(pool: DeployedPool, runs: readonly string[],
     started.filter((worker) => lines(workers.output(worker), /^took /) > lines(workers.output(worker), /^(finished|handed back|parked|dropped) /));
   for (let round = 0; round < rounds && (await pool.queued()).length > 0; round++) {
     const seen = pool.executions().length;
-    await eventually(async () => (pool.executions().length > seen && busy().length > 0) || (await pool.queued()).length === 0, "a tool to run", 60_000);
+    await eventually(async () => (pool.executions().length > seen && busy().length > 0) || (await pool.queued()).length === 0, "a tool to run");
     const driving = busy();
     if (driving.length === 0) break;
     const leaving = driving[Math.floor(Math.random() * driving.length)] as CliRun;
@@ -52,7 +52,7 @@ export async function rollingDeploy(pool: DeployedPool, runs: readonly string[],
     // A worker signalled before it has started dies of the signal: it held nothing yet.
     await workers.printedLine(started[index] as CliRun, /^worker \d+ taking runs/m);
   }
-  await eventually(async () => (await pool.queued()).length === 0, "every run to end", 120_000);
+  await eventually(async () => (await pool.queued()).length === 0, "every run to end", { timeoutMs: 120_000 });
   const everyLine = [...stopped, ...started].map((worker) => workers.output(worker)).join("\n");
   for (const runId of runs) {
     const journal = await pool.journal(runId);

@@ -59,7 +59,7 @@ export class TmuxTerminal {
   /** The screen once `check` holds of it; a timeout's message shows the screen as last seen. */
   async waitFor(check: (screen: string) => boolean, what: string): Promise<string> {
     let screen = "";
-    await eventually(() => check((screen = this.screen())), what, 15_000).catch((error: Error) => {
+    await eventually(() => check((screen = this.screen())), what, { timeoutMs: 15_000 }).catch((error: Error) => {
       throw new Error(`${error.message}; the screen:\n${screen}`);
     });
     return screen;
