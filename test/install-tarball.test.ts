@@ -19,10 +19,9 @@ after(() => rmSync(ROOT, { recursive: true, force: true }));
 const STATE_HOME = join(ROOT, "state");
 /** npm keeps its cache under HOME, which the installs read offline; fisk-ai's state goes to STATE_HOME. */
 const ENV: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: STATE_HOME };
-// npm writes an install's 22,000 files through libuv's pool, whose four threads only contend
-// on two cores: with one, `npm install -g` of the tarball took 12.5-14.3 s of CPU here instead
-// of 18.3-21.1, and npx's install 18.9-19.8 instead of 22.3-24.4 (/usr/bin/time, alternated).
-// The commands npx -c runs inherit it; fisk-ai's CPU was the same with either (perf stat).
+// npm writes an install's many files through libuv's pool, whose four threads only contend
+// on two cores: one takes less CPU (docs/internals/performance.md). The commands npx -c runs
+// inherit it; fisk-ai's CPU is the same with either.
 const NPM_ENV: NodeJS.ProcessEnv = { ...ENV, UV_THREADPOOL_SIZE: "1" };
 const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];
 /** A line between the outputs of commands run in one shell. */
