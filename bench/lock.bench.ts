@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     }
     printTable(`The run lock: median of ${ROUNDS} rounds of ${OPS} cycles each, interleaved`, ["", "µs / cycle", "µs over open + close"], rows, notes);
 
-    const kernelFlock = new URL("../src/runstate/backends/file/kernel-flock.js", import.meta.url).href;
+    const kernelFlock = new URL("../src/backends/file/kernel-flock.js", import.meta.url).href;
     const first: Record<string, () => Promise<{ wallMs: number; cpuMs: number }>> = {
       "koffi flock (fisk-ai)": firstLock(path, `const { flockExclusive } = await import(${JSON.stringify(kernelFlock)})`, "await flockExclusive(fd)"),
     };

@@ -95,10 +95,10 @@ async function bundleCli() {
     // The CommonJS packages bundled (commander among them) call require().
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     // React, its reconciler and scheduler (the viewer's, through ink) pick their production build
-    // when NODE_ENV says so at run time, which a user's shell seldom does: with the development
-    // build, 45 keystrokes in the viewer took 0.87 s of CPU against 0.71. Decided here, once.
+    // when NODE_ENV says so at run time, which a user's shell seldom does: the development build
+    // costs the viewer CPU at every keystroke (docs/internals/performance.md). Decided here, once.
     define: { "process.env.NODE_ENV": '"production"' },
-    // Less text for Node to parse at each start (a tenth of a short run's CPU); names stay as written.
+    // Less text for Node to parse at each start (npm run bench:cli-cpu); names stay as written.
     minifyWhitespace: true,
     minifySyntax: true,
     metafile: true,

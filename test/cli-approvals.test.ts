@@ -1,3 +1,6 @@
+// covers: src/cli/commands/session/answer.ts, src/cli/commands/session/approve.ts, src/cli/commands/session/decide.ts
+// covers: src/cli/commands/session/deny.ts, src/cli/commands/session/pending.ts, src/cli/session-decide.ts
+// start: first
 // Approvals through the real CLI: a run with no terminal parks (exit 10) and prints the
 // commands that decide; `session approve|deny|answer` decide each call once (exit 11 for
 // the loser of a race, on the file store and on JetStream); a resume goes on; SIGKILL at

@@ -1,3 +1,5 @@
+// covers: src/package/package-files.ts
+// process: shared
 // The CLI's bundle (scripts/bundle-cli.mjs): a module required with createRequire becomes an
 // entry of its own by the same relative name, or the build says which require it cannot place;
 // files beside the code are found from the package root wherever the calling module lands.

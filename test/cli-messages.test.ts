@@ -1,3 +1,5 @@
+// covers: src/cli/cli-errors.ts, src/cli/exit-codes.ts
+// process: shared
 // Messages that say what to do next (issue 11, part 5): each one walked by spawning the CLI.
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";

@@ -1,3 +1,5 @@
+// covers: src/runstate/records/records.ts, src/runstate/records/run-id.ts
+// process: shared
 // Sub-agents as child sessions (docs/sub-agents.md), through the real CLI against the strict
 // Anthropic fake: a tree completes; a SIGKILL anywhere in it resumes every run where its
 // journal ends (no child restarts, at most one tool call repeats in each run in flight);
@@ -11,12 +13,13 @@ import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import type { MetaRecord } from "../src/index.js";
 import { childRunId, PROTOCOLS, type MetaPayload } from "../src/journal.js";
-import { startCli, waitFor } from "./helpers/cli-harness.js";
+import { startCli } from "./helpers/cli-harness.js";
 
 import { journalRecords } from "./helpers/journal-file.js";
 import { CHILDREN, LEAD, LEAD_CALLS, NOTES, PROMPTS, RESEARCH_ANSWER, startTree, type Tree } from "./helpers/sub-agent-tree.js";
 import { assertResearchTreeHeld, callCounts, terminals } from "./helpers/sub-agent-tree-checks.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -149,7 +152,7 @@ describe("sub-agents through the CLI", () => {
       const t = tree;
       point.hold(t);
       const run = startCli(START(PROMPTS.research), { cwd: t.dir, env: t.env });
-      await waitFor(() => point.reached(t), point.name);
+      await eventually(() => point.reached(t), point.name);
       run.child.kill("SIGKILL");
       assert.equal((await run.done).signal, "SIGKILL");
       const before = callCounts(t);
@@ -170,7 +173,7 @@ describe("sub-agents through the CLI", () => {
     t.holdTool("alpha-1");
     t.holdCall("beta:1");
     const run = startCli(START(PROMPTS.research), { cwd: t.dir, env: t.env });
-    await waitFor(() => t.effects().includes("alpha-1") && t.called("beta:1"), "a tool of alpha and a model call of beta in flight");
+    await eventually(() => t.effects().includes("alpha-1") && t.called("beta:1"), "a tool of alpha and a model call of beta in flight");
     run.child.kill("SIGINT");
     await run.stderrIncludes("suspending at the next step");
     t.releaseAll();

@@ -1,3 +1,6 @@
+// covers: src/agent/agent-errors.ts, src/config/agent-config.ts
+// tier: quick
+// process: shared
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";

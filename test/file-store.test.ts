@@ -1,3 +1,10 @@
+// covers: src/conformance/store-conformance.ts, src/journal.ts, src/runstate/backends/file/file-journal.ts
+// covers: src/runstate/backends/file/file-store.ts, src/runstate/backends/file/file-system.ts
+// covers: src/runstate/backends/file/journal-ends.ts, src/runstate/backends/file/journal-lines.ts
+// covers: src/runstate/backends/file/run-lock.ts, src/runstate/backends/file/run-paths.ts
+// covers: src/runstate/backends/file/state-dir.ts, src/runstate/backends/file/summary-cache.ts, src/runstate/errors.ts
+// covers: src/runstate/records/journal-codec.ts, src/runstate/store/journal-core.ts, src/runstate/store/run-holder.ts
+// process: shared
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -26,10 +33,10 @@ import { nodeFileSystem, type FileSystem } from "../src/backends/file/file-syste
 import { runStoreConformance } from "../src/conformance/index.js";
 import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
-import { waitFor } from "./helpers/cli-harness.js";
 import { skipWithout } from "./helpers/programs.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { assistantEntry, completedRun, metaPayload, terminalEntry, titleEntry, toolResultEntry } from "./helpers/record-builders.js";
+import { eventually } from "./helpers/eventually.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-store-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -198,8 +205,7 @@ describe("file backend", () => {
       fs.reset();
       let resolved = false;
       const append = journal.append(2, assistantEntry(0, "hi")).then(() => (resolved = true));
-      await waitFor(() => fs.calls.write === 1, "the bytes to be written");
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => fs.calls.write === 1 && fs.calls.fdatasync === 1, "the bytes to be written and their fsync held at its gate");
       assert.equal(resolved, false, "but the append waits for its fsync");
       release();
       await append;
@@ -222,7 +228,7 @@ describe("file backend", () => {
       };
       const resolvedAt: number[] = [];
       const appends = ids.map((id, index) => journal.append(3 + index, toolResultEntry(id)).then(() => resolvedAt.push(synced.length)));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => fs.calls.fdatasync === 1, "the first fsync to be held at its gate");
       assert.deepEqual(resolvedAt, [], "nothing resolves while its fsync is held");
       release();
       await Promise.all(appends);
@@ -483,7 +489,7 @@ describe("file backend", () => {
           await gate;
         };
         const holding = fileStoreWithSeams({ dir, fileSystem: holderFs }).open("racing");
-        while (!reached) await new Promise((resolve) => setTimeout(resolve, 1));
+        await eventually(() => reached, "the holder to reach its gate", { intervalMs: 1 });
         const loserFs = countingFileSystem();
         let settled = false;
         const losing = rejectsWith(
@@ -493,7 +499,7 @@ describe("file backend", () => {
         );
         void losing.finally(() => (settled = true)).catch(() => undefined);
         // Let the loser find the lock held and the note not yet the holder's, more than once.
-        while ((loserFs.calls.lockExclusive ?? 0) < 3 && !settled) await new Promise((resolve) => setTimeout(resolve, 1));
+        await eventually(() => (loserFs.calls.lockExclusive ?? 0) >= 3 || settled, "the loser to try the lock three times", { intervalMs: 1 });
         release();
         await losing;
         await (await holding).close();

@@ -1,3 +1,5 @@
+// covers: src/
+// process: shared
 // Dependencies point down: no module of src/ reaches itself again through its imports
 // (type-only ones included, which still tie two modules' meanings together), and nothing
 // below the CLI imports the CLI or the agent layer above it.

@@ -1,3 +1,6 @@
+// covers: src/cli/main.ts, src/package/package-files.ts
+// tier: full
+// start: first
 // Installing like an npm tool, as a new user would from a clone: `npm pack`, then the
 // tarball installed globally under a prefix of its own and run through npx, on a machine as
 // new as a user's: an empty HOME (so an empty npm cache and no npmrc: no `nodedir`), no npm
@@ -21,10 +24,9 @@ const MACHINE = newUserMachine(ROOT);
 const HOME = MACHINE.home;
 const BIN = MACHINE.bin;
 const ENV: NodeJS.ProcessEnv = { ...MACHINE.env, XDG_STATE_HOME: STATE_HOME };
-// npm writes an install's 22,000 files through libuv's pool, whose four threads only contend
-// on two cores: with one, `npm install -g` of the tarball took 12.5-14.3 s of CPU here instead
-// of 18.3-21.1, and npx's install 18.9-19.8 instead of 22.3-24.4 (/usr/bin/time, alternated).
-// The commands npx -c runs inherit it; fisk-ai's CPU was the same with either (perf stat).
+// npm writes an install's many files through libuv's pool, whose four threads only contend
+// on two cores: one takes less CPU (docs/internals/performance.md). The commands npx -c runs
+// inherit it; fisk-ai's CPU is the same with either.
 const NPM_ENV: NodeJS.ProcessEnv = { ...ENV, UV_THREADPOOL_SIZE: "1" };
 // npx takes the dependencies from the cache the global install filled.
 const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];

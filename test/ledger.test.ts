@@ -1,3 +1,10 @@
+// covers: src/cli/session-transfer.ts, src/config/agent-config.ts, src/ledger/ledger.ts, src/ledger/prices.ts
+// covers: src/runstate/backends/create-store.ts, src/runstate/backends/file/file-store.ts
+// covers: src/runstate/backends/jetstream/run-stream.ts, src/runstate/backends/memory/memory-store.ts
+// covers: src/runstate/records/journal-codec.ts, src/session/journal-search.ts, src/session/prune-plan.ts
+// covers: src/session/session-title.ts, src/session/transfer.ts
+// tier: quick
+// process: shared
 // The ledger (tokens and cost by model, forks and renamed imports counted once), titles,
 // prune's plan and search, over real stores in this process: the file store (its summary
 // cache cold, warm and advanced by appends), the memory store, and JetStream on a real

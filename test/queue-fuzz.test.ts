@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, t
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, it } from "node:test";
-import { runCli, waitFor } from "./helpers/cli-harness.js";
+import { runCli } from "./helpers/cli-harness.js";
+import { eventually } from "./helpers/eventually.js";
 import { kinds, poolWorkspace, StartedWorkers } from "./helpers/pool-workspace.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-queue-fuzz-"));
@@ -84,14 +85,14 @@ it(`20 runs finish under junk written into runs/queue/ (seed ${SEED}, FISK_AI_FU
   const pool = [workers.add(ws.worker(["--concurrency", "2"])), workers.add(ws.worker(["--concurrency", "2"]))];
   const fuzzing = setInterval(plantOne, PLANT_EVERY_MS);
   try {
-    await waitFor(() => runIds.every((runId) => kinds(ws.journal(runId)).at(-1) === "terminal"), "every run to end", 300_000);
+    await eventually(() => runIds.every((runId) => kinds(ws.journal(runId)).at(-1) === "terminal"), "every run to end", { timeoutMs: 300_000 });
   } finally {
     clearInterval(fuzzing);
   }
   // The workers poll every 20 ms: what was planted last is set aside at their next look.
   // A run's follow-up folder stays, empty, once what waited in it is gone (as after a promotion).
   const leftOver = (name: string) => name !== "quarantine" && !(name.endsWith(".behind") && readdirSync(join(queueDir, name)).length === 0);
-  await waitFor(() => !readdirSync(queueDir).some(leftOver), "the queue to hold nothing but its quarantine", 60_000).catch((error: Error) => {
+  await eventually(() => !readdirSync(queueDir).some(leftOver), "the queue to hold nothing but its quarantine").catch((error: Error) => {
     throw new Error(`${error.message}: left ${readdirSync(queueDir).join(", ")} (seed ${SEED})`);
   });
   for (const worker of pool) assert.equal(worker.child.exitCode, null, "the worker is still running");

@@ -1,3 +1,5 @@
+// covers: src/tools/tool-env.ts
+// process: shared
 // Tools never see our credentials: the provider keys, the NATS credentials and env_deny
 // names are withheld from every tool process unless its own `env` names them.
 import assert from "node:assert/strict";
