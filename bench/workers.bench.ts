@@ -12,18 +12,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { JetStreamQueue } from "../src/queue/jetstream-queue.js";
-import { createStore } from "../src/runstate/backends/create-store.js";
-import { DEFAULT_LEASE_TTL_MS } from "../src/runstate/backends/jetstream/leases.js";
-import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
-import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
-import { runCli as runCliOn, startCli as startCliOn, waitFor, type CliRun } from "../test/helpers/cli-harness.js";
+import { JetStreamQueue } from "../src/backends/jetstream/jetstream-queue.js";
+import { createStore } from "../src/backends/open-backend.js";
+import { DEFAULT_LEASE_TTL_MS } from "../src/backends/jetstream/leases.js";
+import type { JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
+import { initRunStream } from "../src/backends/jetstream/run-stream.js";
+import { runCli as runCliOn, startCli as startCliOn, type CliRun } from "../test/helpers/cli-harness.js";
 import type { FakeServer } from "../test/helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "../test/helpers/nats-server.js";
 import { startPoolModel } from "../test/helpers/pool-model.js";
 import { poolWorkspace, stdoutLines, type PoolWorkspace } from "../test/helpers/pool-workspace.js";
 import { formatRatio, machineLine, printTable } from "./report.js";
 import { median } from "./stats.js";
+import { eventually } from "../test/helpers/eventually.js";
 
 const { values } = parseArgs({
   options: {
@@ -58,13 +59,6 @@ async function queuedCount(ws: PoolWorkspace): Promise<number> {
   const jetstream = natsOf.get(ws.dir);
   return jetstream === undefined ? ws.queued().length : (await jetstream.queue.list()).length;
 }
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 console.log(machineLine(root));
 
 let made = 0;
@@ -95,16 +89,16 @@ try {
     const ws = await workspace(false);
     const printed = new Map<CliRun, () => string>();
     const first = worker(ws, printed);
-    await waitFor(() => /taking runs/.test(printed.get(first)?.() ?? ""), "the first worker");
+    await eventually(() => /taking runs/.test(printed.get(first)?.() ?? ""), "the first worker");
     await runCli(["submit", "Write two notes", "--name", "taken"], { cwd: ws.dir, env: ws.env });
-    await waitFor(() => ws.executions().length === 1, "the tool to start");
+    await eventually(() => ws.executions().length === 1, "the tool to start");
     const second = worker(ws, printed);
-    await waitFor(() => /taking runs/.test(printed.get(second)?.() ?? ""), "the second worker");
+    await eventually(() => /taking runs/.test(printed.get(second)?.() ?? ""), "the second worker");
     const before = await journalLength(ws, "taken");
     ws.openGate();
     const killed = performance.now();
     first.child.kill("SIGKILL");
-    await waitUntil(async () => (await journalLength(ws, "taken")) > before, "the next record", 60_000);
+    await eventually(async () => (await journalLength(ws, "taken")) > before, "the next record");
     takeovers.push(performance.now() - killed);
     await stop(second);
   }
@@ -156,7 +150,7 @@ try {
     for (let index = 0; index < runs; index++) await runCli(["submit", "Write two notes", "--name", `t${index}`], { cwd: busy.dir, env: busy.env });
     const start = performance.now();
     const workers = Array.from({ length: count }, () => worker(busy));
-    await waitUntil(async () => (await queuedCount(busy)) === 0, "every run to end", 600_000);
+    await eventually(async () => (await queuedCount(busy)) === 0, "every run to end", { timeoutMs: 600_000 });
     const seconds = (performance.now() - start) / 1000;
     for (const each of workers) await stop(each);
     const perSecond = runs / seconds;

@@ -2,7 +2,7 @@
 // CLI bundled by esbuild into that entry and chunks in dist/cli/bundle/, so a process reads a few
 // files where Node's loader walked hundreds (most of a spawned command's CPU). The library
 // (dist/index.js and its subpaths) stays as tsc emits it. Run by `npm run build`, after tsc.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -90,15 +90,15 @@ async function bundleCli() {
     format: "esm",
     platform: "node",
     target: "node20",
-    // fs-ext is a native addon, found in node_modules at run time; react-devtools-core is ink's optional debugger.
-    external: ["fs-ext", "react-devtools-core"],
+    // koffi loads its native binary from node_modules at run time; react-devtools-core is ink's optional debugger.
+    external: ["koffi", "react-devtools-core"],
     // The CommonJS packages bundled (commander among them) call require().
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     // React, its reconciler and scheduler (the viewer's, through ink) pick their production build
-    // when NODE_ENV says so at run time, which a user's shell seldom does: with the development
-    // build, 45 keystrokes in the viewer took 0.87 s of CPU against 0.71. Decided here, once.
+    // when NODE_ENV says so at run time, which a user's shell seldom does: the development build
+    // costs the viewer CPU at every keystroke (docs/internals/performance.md). Decided here, once.
     define: { "process.env.NODE_ENV": '"production"' },
-    // Less text for Node to parse at each start (a tenth of a short run's CPU); names stay as written.
+    // Less text for Node to parse at each start (npm run bench:cli-cpu); names stay as written.
     minifyWhitespace: true,
     minifySyntax: true,
     metafile: true,
@@ -106,6 +106,9 @@ async function bundleCli() {
   });
   const lost = commonJsImportedDynamically(metafile);
   if (lost.length > 0) throw new Error(lost.join("\n"));
+  // package.json's bin: `npm link` points PATH at this file, and the build writes it anew, so it
+  // keeps its run bit here rather than only when npm installs the package.
+  chmodSync(join(OUT, "main.js"), 0o755);
   writeFileSync(join(OUT, BUNDLE, "contents.json"), `${JSON.stringify(bundleContents(metafile), null, 1)}\n`);
 }
 

@@ -1,9 +1,11 @@
 // `npm test`: the build (dist/, whose CLI the tests spawn, then .test-build/, the tests), then
-// every test file with Node's runner, three processes at a time (the files wait on processes,
-// servers and leases part of the time), the files of SHARED several to a process, the longest
-// first. Prints the whole time, the build included. dist/ is built again only when a file it is
-// built from changed since its last build, as make would: `npm ci` has just built it on a fresh
-// clone.
+// the test files of a tier with Node's runner, three processes at a time (the files wait on
+// processes, servers and leases part of the time). Each file's header (scripts/test-headers.mjs)
+// says its tier, whether it shares a process and whether it starts first. `--quick` runs the
+// quick tier (`npm run test:quick`, no dist/ needed, so none built), `--full` everything
+// (`npm run test:full`, CI), neither the standard tier. Prints the whole time, the build
+// included, and the CPU it took. dist/ is built again only when a file it is built from changed
+// since its last build, as make would: `npm ci` has just built it on a fresh clone.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -12,6 +14,7 @@ import { finished } from "node:stream/promises";
 import { run } from "node:test";
 import { tap } from "node:test/reporters";
 import { pathToFileURL } from "node:url";
+import { readHeaders, TIERS } from "./test-headers.mjs";
 
 /** What `npm run build` reads; a directory counts too, since removing a file changes only its directory. */
 const BUILD_INPUTS = ["src", "tsconfig.json", "package.json", "package-lock.json", "scripts/bundle-cli.mjs"];
@@ -33,132 +36,43 @@ export function staleBuild(root) {
   return changed === undefined ? undefined : `${changed} changed since the last build`;
 }
 
-/**
- * Test files that leave the process as they found it (its environment, working directory,
- * umask, signal handlers) and spend their time working more than waiting: they run several to
- * a process, each inside a describe named by its file, one file after another. A file's own
- * process spends some 0.6 s of CPU before its first test (Node's runner, zod, yaml and the
- * library loaded): run apart, three at a time, and then shared, 68 of these files took 69 s and
- * 34 s of CPU, 14 more 80 s and 74.5 s. Every other file (one that waits long on workers,
- * terminals or browsers, or runs long apart: npm installs, crashes, power cuts), and any file
- * run by name (`node --test .test-build/test/FILE`), has a process of its own.
- */
-export const SHARED = [
-  "agent-loop",
-  "agent-schema",
-  "agent-tool-reads",
-  "anthropic-provider",
-  "approvals",
-  "call-durations",
-  "call-with-retries",
-  "cli-bundle",
-  "cli-compaction",
-  "cli-errors",
-  "cli-follow",
-  "cli-init",
-  "cli-kill-leftovers",
-  "cli-ledger",
-  "cli-live-status",
-  "cli-mcp",
-  "cli-mcp-sign-in",
-  "cli-memory",
-  "cli-messages",
-  "cli-providers",
-  "cli-resume-picker",
-  "cli-session",
-  "cli-session-trees",
-  "cli-skeleton",
-  "cli-statuses",
-  "cli-stream-json",
-  "cli-sub-agents",
-  "cli-tree-budget",
-  "command-tool",
-  "compaction-config",
-  "compaction-figures",
-  "compaction-loop",
-  "compaction-planner",
-  "config",
-  "directory-sync",
-  "error-shape",
-  "every-reader-checks",
-  "file-queue",
-  "file-store",
-  "fingerprint",
-  "fold",
-  "fold-generated",
-  "fold-v4",
-  "function-length",
-  "go-fixtures",
-  "group-reaper",
-  "import-cycles",
-  "jetstream-queue",
-  "jetstream-store",
-  "jetstream-summaries",
-  "journal-decoder",
-  "journal-properties",
-  "journal-verify",
-  "ledger",
-  "library-api",
-  "load-agent",
-  "mcp-servers",
-  "memory-loop",
-  "memory-store",
-  "note-store",
-  "npm-test-build",
-  "openai-provider",
-  "pool-wakeups",
-  "programs",
-  "record-schemas",
-  "record-v3",
-  "run-id",
-  "run-recorder",
-  "script-provider",
-  "show-streamed",
-  "small-things",
-  "sub-agent-config",
-  "summary-cache-truncation",
-  "terminal-ui",
-  "tool-env",
-  "traces",
-  "traces-parts",
-  "traces-spans",
-  "tree-budget",
-  "turn-shapes",
-  "version-4-fixture",
-  "viewer-first-screen",
-].map((name) => `${name}.test.js`);
-/** How many processes SHARED's files take turns in (eight ran 18 to 59 s each, of npm test's 283 s, here). */
+/** The most processes the shared files take turns in, and about how many files each runs. */
 const SHARED_PROCESSES = 8;
-/**
- * The files that run longest, each in a process of its own, started first, about in order of
- * length (in npm test on 2 cores, 21 to 95 s each; the order among the shorter ones changes from
- * run to run): the runner's processes then end close together. In name order, as `node --test`
- * takes them, the longest started late and the last 10 to 15 s ran at half the cores or less.
- */
-export const FIRST = ["install-tarball", "cli-workers-jetstream", "show-memory", "power-cut", "cli-approvals", "cli-run", "cli-pipes", "crash-matrix"].map(
-  (name) => `${name}.test.js`,
-);
+const FILES_PER_SHARED_PROCESS = 10;
 const TESTS = ".test-build/test";
-/** Where the modules that run SHARED's files go, beside the tests they import. */
+/** Where the modules that run the shared files go, beside the tests they import. */
 const SHARED_DIR = ".test-build/shared";
 
+/** The files of `tier` and the tiers before it, from `headers` (scripts/test-headers.mjs). */
+export function filesOfTier(headers, tier) {
+  const last = TIERS.indexOf(tier);
+  return headers.filter((header) => TIERS.indexOf(header.tier) <= last);
+}
+
 /**
- * The runner's files, in the order they start: those of `first`; then `processes` modules
- * that each import their turn of the files of `shared`; then every other test file of `files`
- * (names in TESTS), by name. Throws on a name that is not a test file, or is both first and shared.
+ * The runner's files, in the order they start, from the `tests`' headers (`file` a path under
+ * test/): those that start first, each in a process of its own; then modules that each import
+ * their turn of the shared files, one describe a file; then every other file. Each group keeps
+ * the tests' (name) order. A file's own process spends its first half second or so loading
+ * Node's runner and the library: a file that leaves the process as it found it (environment,
+ * working directory, umask, signal handlers) and waits little says `// process: shared`. The
+ * longest files say `// start: first`: started late, they left the suite's last seconds running
+ * on fewer cores than it has.
  */
-export function testJobs(files, { shared, processes, first }) {
-  const missing = [...first, ...shared].filter((name) => !files.includes(name));
-  if (missing.length > 0)
-    throw new Error(`scripts/test.mjs: FIRST or SHARED names ${missing.join(", ")}, not a test file in ${TESTS}: correct or remove the name`);
-  const both = first.filter((name) => shared.includes(name));
-  if (both.length > 0) throw new Error(`scripts/test.mjs: ${both.join(", ")} is both in FIRST and in SHARED: keep it in one`);
+export function testJobs(tests) {
+  const firstAndShared = tests.filter((test) => test.start === "first" && test.process === "shared");
+  if (firstAndShared.length > 0)
+    throw new Error(`${firstAndShared.map((test) => `test/${test.file}`).join(", ")}: "start: first" is for a file with a process of its own: drop one line`);
+  const jsPath = (test) => `${TESTS}/${test.file.replace(/\.ts$/, ".js")}`;
+  const shared = tests.filter((test) => test.process === "shared").map((test) => test.file.replace(/\.ts$/, ".js"));
+  const processes = Math.min(SHARED_PROCESSES, Math.ceil(shared.length / FILES_PER_SHARED_PROCESS));
   const modules = Array.from({ length: processes }, (_, index) => ({
     path: `${SHARED_DIR}/shared-${index + 1}.test.js`,
     files: shared.filter((_, position) => position % processes === index),
   }));
-  const rest = files.filter((name) => !shared.includes(name) && !first.includes(name));
-  return { jobs: [...first.map((name) => `${TESTS}/${name}`), ...modules.map((module) => module.path), ...rest.map((name) => `${TESTS}/${name}`)], modules };
+  const first = tests.filter((test) => test.start === "first");
+  const rest = tests.filter((test) => test.start !== "first" && test.process !== "shared");
+  return { jobs: [...first.map(jsPath), ...modules.map((module) => module.path), ...rest.map(jsPath)], modules };
 }
 
 /** A module that runs each of `files` inside a describe named by it. */
@@ -169,13 +83,10 @@ export function sharedModule(files) {
 
 /**
  * V8 flags each test file's process starts with (Node's runner starts them with this process's
- * execArgv). A test process keeps tens of MB of live objects and allocates fast; from V8's
- * defaults (1 MB semi-spaces that grow, an old generation sized to the live heap) it collected
- * garbage hundreds of times, power-cut.test.ts 240 full collections for a 16 MB heap: 2.7 s
- * of its 9.3 s on the main thread. Started larger: power-cut 14.4 and 14.8 s of CPU became 11.6
- * and 11.2, the shared process holding journal-properties 18.6 and 19.5 became 14.1 and 15.3
- * (/usr/bin/time, alternated); the whole suite 483 s of CPU became 464 (two trees run at once).
- * The commands the tests spawn start as a user's do: these are not in their argv.
+ * execArgv). A test process keeps tens of MB of live objects and allocates fast: from V8's
+ * defaults (small semi-spaces that grow, an old generation sized to the live heap) it collected
+ * garbage hundreds of times, a good share of its CPU (docs/internals/performance.md, "Test
+ * processes' heap"). The commands the tests spawn start as a user's do: these are not in their argv.
  */
 export const TEST_PROCESS_FLAGS = ["--min-semi-space-size=16", "--initial-heap-size=128"];
 
@@ -202,9 +113,9 @@ export async function runTests(jobs, { concurrency, flags, output }) {
 /**
  * The CPU seconds, user and system, of the processes this one waited for (the build, the test
  * files and whatever each of them waited for), from a /proc/PID/stat line (Linux counts them in
- * ticks of 1/100 s); undefined where there is no such line. The same suite took 446 s of CPU in
- * one hour and 527 s in another on the shared 2-core machine (docs/development.md): printed
- * beside the time, it tells the suite's change from the machine's.
+ * ticks of 1/100 s); undefined where there is no such line. On a shared machine the same suite
+ * takes longer in one hour than in another (docs/internals/performance.md): printed beside the
+ * time, the CPU tells the suite's change from the machine's.
  */
 export function childrenCpuSeconds(stat) {
   if (stat === undefined) return undefined;
@@ -233,33 +144,50 @@ function npmRun(script) {
   }
 }
 
+/** The tier the arguments ask for: `--quick`, `--full`, or none for the standard tier. */
+export function tierOf(args) {
+  const unknown = args.filter((arg) => arg !== "--quick" && arg !== "--full");
+  if (unknown.length > 0) throw new Error(`${unknown.join(" ")} is not an option: give --quick, --full or nothing`);
+  if (args.includes("--quick") && args.includes("--full")) throw new Error("--quick and --full ask for two tiers: give one");
+  return args.includes("--quick") ? "quick" : args.includes("--full") ? "full" : "standard";
+}
+
+function plan(tier) {
+  try {
+    return testJobs(filesOfTier(readHeaders("test"), tier));
+  } catch (error) {
+    console.error(`npm test: ${error.message}; no test ran`);
+    process.exit(1);
+  }
+}
+
 async function main() {
   const started = Date.now();
-  const stale = staleBuild(".");
-  if (stale === undefined) console.log(`npm test: dist/ is newer than every file it is built from; not built again (npm run build forces it)`);
+  let tier;
+  try {
+    tier = tierOf(process.argv.slice(2));
+  } catch (error) {
+    console.error(`npm test: ${error.message}`);
+    process.exit(2);
+  }
+  const { jobs, modules } = plan(tier);
+  const stale = tier === "quick" ? undefined : staleBuild(".");
+  if (tier === "quick") console.log("npm test: the quick tier, which needs no dist/");
+  else if (stale === undefined) console.log("npm test: dist/ is newer than every file it is built from; not built again (npm run build forces it)");
   else {
     console.log(`npm test: building dist/ (${stale})`);
     npmRun("build");
   }
   npmRun("build:test");
-  const files = readdirSync(TESTS)
-    .filter((name) => name.endsWith(".test.js"))
-    .sort();
-  let planned;
-  try {
-    planned = testJobs(files, { shared: SHARED, processes: SHARED_PROCESSES, first: FIRST });
-  } catch (error) {
-    console.error(`npm test: ${error.message}; no test ran`);
-    process.exit(1);
-  }
-  const { jobs, modules } = planned;
   rmSync(SHARED_DIR, { recursive: true, force: true });
   mkdirSync(SHARED_DIR);
   for (const module of modules) writeFileSync(module.path, sharedModule(module.files));
+  // The files read it to leave to the full tier what only it runs (test/helpers/programs.ts).
+  process.env.FISK_AI_TEST_TIER = tier;
   process.exitCode = await runTests(jobs, { concurrency: 3, flags: TEST_PROCESS_FLAGS, output: process.stdout });
   const cpu = childrenCpuSeconds(procStat());
   const load = cpu === undefined ? "" : `; ${Math.round(cpu)} s of CPU on ${availableParallelism()} cores`;
-  console.log(`npm test: ${Math.round((Date.now() - started) / 1000)} s, the build included${load}`);
+  console.log(`npm test: the ${tier} tier, ${Math.round((Date.now() - started) / 1000)} s, the build included${load}`);
 }
 
 // Run as a script; imported by test/npm-test-build.test.ts for its freshness check and its plan of processes.

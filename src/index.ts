@@ -2,18 +2,15 @@
 // store from createStore (or a FileStore, MemoryStore); read a session back with fold.
 // The journal's records, codec and store contract are at "fisk-ai/journal", for those who
 // write a backend or read journals record by record; the conformance suites at
-// "fisk-ai/conformance".
+// "fisk-ai/conformance"; MCP servers' tools at "fisk-ai/mcp"; OpenTelemetry traces of runs at
+// "fisk-ai/telemetry". What only the CLI needs stays out of every entry point.
+
+// Running an agent: runAgent with an agent.yaml's settings (loadAgent) or the library's own, and what it reports.
 export { runAgent, COMPACT, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
-export { agentTool, DEFAULT_MAX_DEPTH, type AgentToolDefinition, type ChildAgent, type ChildAgentOptions } from "./agent/agent-tool.js";
 export { loadAgent, type LoadedAgent, type LoadAgentOptions } from "./config/load-agent.js";
 export type { AgentRunOptions } from "./config/run-options.js";
 export type { ConfigOverrides } from "./config/agent-config.js";
 export type { AgentEvents, RunOutcome } from "./agent/events.js";
-export type { AskUser } from "./agent/approvals.js";
-export { approve, deny, answer, type DecideOptions, type DecisionResult } from "./session/decide-calls.js";
-export { listPending, waitingCalls, type WaitingCall } from "./agent/waiting-calls.js";
-export { askUserTool } from "./tools/ask-user.js";
-export { DecisionRefusedError, type DecisionRefusal } from "./agent/agent-errors.js";
 export {
   ConfigError,
   ResumeRefusedError,
@@ -23,8 +20,8 @@ export {
   type ResumeRefusal,
   type ResumeRefusedDetails,
 } from "./agent/agent-errors.js";
-export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./session/compact-session.js";
-export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
+
+// Tools the model calls: defineTool for your own, sub-agents as tools, a question to the user.
 export {
   defineTool,
   CRASH_POLICIES,
@@ -40,7 +37,10 @@ export {
   type TreeBudget,
 } from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";
+export { agentTool, DEFAULT_MAX_DEPTH, type AgentToolDefinition, type ChildAgent, type ChildAgentOptions } from "./agent/agent-tool.js";
+export { askUserTool } from "./tools/ask-user.js";
 
+// Model providers.
 export { AnthropicProvider, type AnthropicProviderOptions } from "./llm/anthropic-provider.js";
 export { OpenAIProvider, type OpenAIProviderOptions, type MaxTokensParam } from "./llm/openai-provider.js";
 export { ScriptProvider, type ScriptSource } from "./llm/script-provider.js";
@@ -55,33 +55,61 @@ export {
   type ToolSpec,
 } from "./llm/model-provider.js";
 
+// Approvals: the calls a run parked for a person, and the decisions that release them.
+export type { AskUser } from "./agent/approvals.js";
+export { approve, deny, answer, type DecideOptions, type DecisionResult } from "./session/decide-calls.js";
+export { listPending, waitingCalls, type WaitingCall } from "./agent/waiting-calls.js";
+export { DecisionRefusedError, type DecisionRefusal } from "./agent/agent-errors.js";
+
+// Errors: every error the library throws is a FiskError with a typed code.
 export { FiskError, isFiskError, type FiskErrorDetails } from "./errors/fisk-error.js";
 export { RunStateError, isRunStateError, ERROR_CODES, type RunStateErrorCode, type RunStateErrorDetails } from "./runstate/errors.js";
+
+// Sessions: a journal read back (fold), and what can be done with a stored session.
 export type { JournalRecord, MetaRecord, Message } from "./runstate/records/records.js";
-export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store/store.js";
 export { fold, type RunState } from "./runstate/views/fold.js";
 export { newRunId } from "./runstate/records/run-id.js";
 export { titleSession } from "./session/session-title.js";
 export { exportJournal, importJournal, forkSession, type ExportedJournal, type Fork } from "./session/transfer.js";
-export { moveSession, holdsSession, type MoveOutcome, type MoveStep } from "./session/move-session.js";
-export { ledgerOf, callsOf, tokensOf, type Ledger, type LedgerLine, type PricedCall } from "./ledger/ledger.js";
-export { priceOf, costOf, SHIPPED_PRICES, PRICES_AS_OF, type ModelPrice, type PriceTable } from "./ledger/prices.js";
+export { moveSession, type MoveOutcome, type MoveStep } from "./session/move-session.js";
+export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./session/compact-session.js";
+export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
 export { planPrune, PROTECTED_STATUSES, type PruneFilters, type PrunePlan } from "./session/prune-plan.js";
 export { diskUse, type DiskUse } from "./session/disk-use.js";
 export { searchJournal, SearchText, type SearchHit, type SearchField } from "./session/journal-search.js";
+
+// Cost: tokens and money by model, read from the journals.
+export { ledgerOf, callsOf, tokensOf, type Ledger, type LedgerLine, type PricedCall } from "./ledger/ledger.js";
+export { priceOf, costOf, SHIPPED_PRICES, PRICES_AS_OF, type ModelPrice, type PriceTable } from "./ledger/prices.js";
+
+// Stores: where sessions are journaled.
+export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store/store.js";
 export { PRUNABLE_STATUSES } from "./runstate/store/store.js";
 export type { RunHolder } from "./runstate/store/run-holder.js";
-export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/backends/create-store.js";
-export { MemoryStore, type MemoryStoreOptions } from "./runstate/backends/memory/memory-store.js";
-export { FileStore, type FileStoreOptions } from "./runstate/backends/file/file-store.js";
-export { defaultStateDir } from "./runstate/backends/file/state-dir.js";
+export { openBackend, createStore } from "./backends/open-backend.js";
+export type { StoreConfig, FileStoreConfig, MemoryStoreConfig, JetStreamStoreConfig, UrlStoreConfig } from "./backends/store-config.js";
+export { registerBackend } from "./backends/registry.js";
+export { parseStoreUrl } from "./backends/store-url.js";
+export { isStoreUrl } from "./backends/url-form.js";
+export { BackendError, maskUrl, type BackendErrorCode } from "./backends/backend-errors.js";
+export type { Backend, BackendFactory, BackendOptions } from "./backends/backend.js";
+export { MemoryStore, type MemoryStoreOptions } from "./backends/memory/memory-store.js";
+export { FileStore, type FileStoreOptions } from "./backends/file/file-store.js";
+export { defaultStateDir } from "./runstate/state-dir.js";
+
+// Memory: the notes a model keeps between sessions.
 export { NoteError, type NoteStore, type Note, type NoteItem, type NoteErrorCode, type WriteOutcome } from "./memory/note-store.js";
 export { FileNoteStore, memoryDir } from "./memory/file-note-store.js";
 export { memoryTools } from "./memory/memory-tools.js";
+
+// Workers and queues: runs submitted to a queue and driven by a pool of workers.
 export { Worker, WORKER_DEFAULTS, type WorkerDefaults, type WorkerAgent, type WorkerEvents, type WorkerOptions } from "./pool/worker.js";
 export type { Settled } from "./pool/drive-claimed.js";
 export { submitRun, submitFollowUp, queueSession, IF_RUNNING, type IfRunning, type SubmitRunOptions, type SubmitStart } from "./pool/submit-run.js";
 export { awaitSubmitted, type AwaitOptions } from "./pool/await-submitted.js";
-export { FileQueue, fileQueueDir, type FileQueueOptions } from "./queue/file-queue.js";
-export { queueFor } from "./queue/create-queue.js";
+export { withdrawRun, type Withdrawn } from "./pool/withdraw-run.js";
+export { FileQueue, fileQueueDir, type FileQueueOptions } from "./backends/file/file-queue.js";
+export { queueFor } from "./backends/create-queue.js";
 export type { RunQueue, QueuedRun, QueueWatch, Claim, Accepts, EnqueueOptions, WaitingFollowUp } from "./queue/run-queue.js";
+export { QUEUE_ENTRY_MAX_BYTES } from "./queue/run-queue.js";
+export type { QuarantinedEntry, QuarantineListener } from "./queue/quarantine.js";

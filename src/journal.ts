@@ -87,4 +87,13 @@ export {
 export { newRunId, assertRunId, isValidRunId, ksuidFrom, childRunId } from "./runstate/records/run-id.js";
 export { digestOf, callOf, type RunDigest, type TokenUsage, type LedgerCall } from "./runstate/views/run-digest.js";
 export * as storeContract from "./runstate/store/store-contract.js";
-export { encodeRecord, encodeRecordIn, decodeRecordLine, decodeJournal, JournalDecoder, type DecodedJournal } from "./runstate/records/journal-codec.js";
+export {
+  encodeRecord,
+  encodeRecordIn,
+  decodeRecordLine,
+  decodeJournal,
+  JournalDecoder,
+  MAX_LINE_BYTES,
+  MAX_READ_LINE_BYTES,
+  type DecodedJournal,
+} from "./runstate/records/journal-codec.js";

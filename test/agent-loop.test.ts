@@ -1,3 +1,7 @@
+// covers: src/agent/agent-errors.ts, src/agent/agent-loop.ts, src/agent/defaults.ts, src/agent/run-parts.ts
+// covers: src/agent/system-prompt.ts, src/llm/model-provider.ts, src/runstate/backends/file/file-store.ts
+// covers: src/runstate/records/records.ts, src/tools/tool-set.ts, src/tools/tool.ts
+// process: shared
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -427,12 +431,15 @@ describe("the agent loop", () => {
 
   it("waits for every tool of a parallel batch before failing the run for one of them", async () => {
     const finished: string[] = [];
+    // The slow tool ends only after the fast one's failure: the run has failed by then, and waits.
+    let fastFailed = () => undefined as void;
+    const failure = new Promise<void>((resolve) => (fastFailed = resolve));
     const slow = defineTool({
       name: "slow",
       description: "",
       input: { type: "object" },
       run: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await failure;
         finished.push("slow");
         return "slow done";
       },
@@ -440,7 +447,9 @@ describe("the agent loop", () => {
     const model = fakeModel([{ tools: [{ name: "echo", input: { text: "fast" } }, { name: "slow" }] }]);
     const failOnFast: AgentEvents = {
       toolFinished: (use) => {
-        if (use.name === "echo") throw new Error("the journal failed");
+        if (use.name !== "echo") return;
+        fastFailed();
+        throw new Error("the journal failed");
       },
     };
     await assert.rejects(

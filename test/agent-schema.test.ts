@@ -1,3 +1,6 @@
+// covers: src/config/agent-config.ts, src/config/agent-json-schema.ts, src/runstate/records/json-schemas.ts
+// tier: quick
+// process: shared
 // agent.yaml's JSON Schema: shipped exactly as the loader's zod schema generates it (so the
 // two cannot drift), and agreeing with the loader on the examples and on a mistyped key.
 import assert from "node:assert/strict";

@@ -1,3 +1,6 @@
+// covers: src/agent/agent-tool.ts, src/agent/run-agent.ts, src/llm/script-provider.ts
+// covers: src/runstate/backends/memory/memory-store.ts, src/tools/tool.ts
+// process: shared
 // agentTool reads a child it takes up once: a resumed parent finds its child's status from
 // the store's summary, and the child's journal is folded only by the resume that goes on
 // with it (or, for a child that is over, by the one load its answer is read from).

@@ -1,3 +1,6 @@
+// covers: src/llm/anthropic-provider.ts, src/llm/anthropic-sdk.ts, src/llm/load-once.ts, src/llm/model-provider.ts
+// covers: src/llm/provider-errors.ts, src/runstate/records/records.ts
+// process: shared
 // The anthropic provider through the official SDK against a strict loopback fake of the
 // Messages API: what goes over the wire, what comes back, and how failures are classified.
 import assert from "node:assert/strict";
@@ -7,8 +10,8 @@ import { AnthropicProvider } from "../src/llm/anthropic-provider.js";
 import { ModelCallError, type ModelRequest, type ModelTurn, type ToolSpec } from "../src/llm/model-provider.js";
 import { checkRecord, PROTOCOLS, type Message } from "../src/runstate/records/records.js";
 import { type AnthropicReply, type AnthropicTurn, type FakeServer, scriptedReplies, startFakeAnthropic } from "./helpers/fake-anthropic-server.js";
-import { waitFor } from "./helpers/cli-harness.js";
 import type { Responder } from "./helpers/http-json.js";
+import { eventually } from "./helpers/eventually.js";
 
 const KEY = "sk-ant-test-key";
 const SYSTEM = "You are a careful assistant.";
@@ -469,7 +472,7 @@ describe("AnthropicProvider", () => {
       const error = await rejection(provider(server).complete(modelRequest(), AbortSignal.timeout(100)));
       assert.equal(error.retryable, false);
       assert.equal(error.message, "the anthropic API call was aborted: timed out");
-      await waitFor(() => server.requests[0]?.disconnected === true, "the server to see the request cut off");
+      await eventually(() => server.requests[0]?.disconnected === true, "the server to see the request cut off");
       // A reply released after the client went away goes nowhere, quietly.
       release(textTurn("too late"));
     });

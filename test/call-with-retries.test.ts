@@ -1,3 +1,5 @@
+// covers: src/llm/call-with-retries.ts, src/llm/model-provider.ts
+// process: shared
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { callWithRetries } from "../src/llm/call-with-retries.js";

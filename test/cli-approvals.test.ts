@@ -1,3 +1,6 @@
+// covers: src/cli/session/answer.ts, src/cli/session/approve.ts, src/cli/session/handlers/decide.ts
+// covers: src/cli/session/deny.ts, src/cli/session/pending.ts, src/cli/session/handlers/decide.ts
+// start: first
 // Approvals through the real CLI: a run with no terminal parks (exit 10) and prints the
 // commands that decide; `session approve|deny|answer` decide each call once (exit 11 for
 // the loser of a race, on the file store and on JetStream); a resume goes on; SIGKILL at
@@ -338,7 +341,7 @@ describe("approvals on the command line", () => {
       return { code, output: output.replaceAll("\r", "") };
     }
 
-    it("asks y/N there and journals the decision, decided_by terminal, before the call runs; --approvals defer parks instead", async () => {
+    it("asks y/N there and journals the decision, decided_by terminal, before the call runs; the docs' first command (--approvals defer) parks instead", async () => {
       const dir = join(root, "terminal");
       mkdirSync(dir);
       const config = new URL("../../examples/approvals/agent.yaml", import.meta.url).pathname;
@@ -354,10 +357,14 @@ describe("approvals on the command line", () => {
       assert.deepEqual([journal[2]?.approval_decision?.decision, journal[2]?.approval_decision?.decided_by], ["approve", "terminal"]);
       assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n");
 
+      // The page's first command, typed on a terminal as a reader pastes it, parks there too.
+      const page = readFileSync(new URL("../../docs/approvals.md", import.meta.url), "utf8");
+      const first = /```sh\nnode dist\/cli\/main\.js (.*)\n/.exec(page)?.[1] ?? "";
+      const words = [...first.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => (m[1] ?? m[2]) as string);
       const deferred = await onTerminal(
         dir,
-        ["run", "--config", config, "--checkpoint", "--approvals", "defer", "--name", "tty-defer", "Tag release 1.4.2"],
-        undefined,
+        words.map((word) => (word === "examples/approvals/agent.yaml" ? config : word)),
+        "",
       );
       assert.equal(deferred.code, 10, deferred.output);
       assert.doesNotMatch(deferred.output, /\[y\/N\]/);

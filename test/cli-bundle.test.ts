@@ -1,8 +1,11 @@
+// covers: src/package/package-files.ts
+// process: shared
 // The CLI's bundle (scripts/bundle-cli.mjs): a module required with createRequire becomes an
 // entry of its own by the same relative name, or the build says which require it cannot place;
 // files beside the code are found from the package root wherever the calling module lands.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -112,4 +115,12 @@ test("the bundle holds React's production build alone: no file of it asks NODE_E
   const viewer = files.filter((name) => /^viewer-app-\w+\.js$/.test(name));
   assert.equal(viewer.length, 1, `one viewer chunk among ${files.join(", ")}`);
   assert.doesNotMatch(readFileSync(join(bundle, viewer[0] as string), "utf8"), /runWithFiberInDEV/, "React's development build");
+});
+
+test("the built command keeps its run bit, so a linked fisk-ai still starts after a rebuild", () => {
+  const main = join(REPO, "dist/cli/main.js");
+  assert.equal(statSync(main).mode & 0o111, 0o111, `${main} is not executable`);
+  const started = spawnSync(main, ["--version"], { encoding: "utf8" });
+  assert.equal(started.status, 0, started.stderr);
+  assert.match(started.stdout, /\d+\.\d+\.\d+/);
 });

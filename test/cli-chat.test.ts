@@ -1,3 +1,4 @@
+// covers: src/cli/run/chat-input.ts, src/runstate/records/records.ts
 // Conversations that go on, through the real CLI against the strict Anthropic fake:
 // `run --chat` driven by piped follow-ups, follow-ups into finished sessions with
 // `--resume ID "more"` and `--continue "more"`, `/clear`, kills between a follow-up and
@@ -11,10 +12,11 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { PROTOCOLS, type MetaPayload, type TerminalPayload } from "../src/journal.js";
-import { CLI, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, startCli, type CliResult } from "./helpers/cli-harness.js";
 import { latestBlocks, startFakeAnthropic, type AnthropicReply, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -185,7 +187,7 @@ describe("fisk-ai run --chat", () => {
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     const closed = once(child, "close");
-    await waitFor(() => stdout === "Answer: first\n", "the first answer");
+    await eventually(() => stdout === "Answer: first\n", "the first answer");
     child.kill("SIGINT");
     const [code] = (await closed) as [number | null];
     child.stdin.end();
@@ -245,7 +247,7 @@ describe("a follow-up into a session: run --resume ID PROMPT and run --continue 
     // Suspended with SIGINT during its tool: the batch finishes, then `suspended`.
     const gate = join(ws.dir, "gate");
     const pausing = startCli(["run", "--checkpoint", "--name", "paused", "note flour"], { cwd: ws.dir, env: { ...ws.env, GATE: gate } });
-    await waitFor(() => ws.executions().length === 1, "the note to start");
+    await eventually(() => ws.executions().length === 1, "the note to start");
     pausing.child.kill("SIGINT");
     await pausing.stderrIncludes("suspending at the next step");
     writeFileSync(gate, "");

@@ -1,3 +1,6 @@
+// covers: src/cli/session/compact.ts, src/cli/text/compaction.ts, src/cli/session/handlers/compact.ts
+// covers: src/runstate/records/records.ts, src/runstate/views/fold.ts
+// process: shared
 // Compaction through the real CLI against the strict fake Anthropic server with a context
 // window: auto compaction in a checkpointed run, `session show` (lines, --json, --transcript),
 // stream-json's compaction event, `session compact ID [--undo]`, `/compact` in a chat, fork

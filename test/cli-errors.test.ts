@@ -1,3 +1,5 @@
+// covers: src/cli/cli-errors.ts, src/cli/exit-codes.ts, src/runstate/errors.ts, src/runstate/store/store-contract.ts
+// process: shared
 // The library's store errors name what is wrong; the CLI adds the command that looks further.
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";

@@ -1,3 +1,5 @@
+// covers: src/cli/text/session-follow.ts, src/runstate/backends/create-store.ts
+// process: shared
 // `session show ID --follow` watching a session another process writes: each record is
 // printed as it is journaled, and the command ends when the session does, on the file store
 // and on JetStream (a real nats-server).
@@ -7,11 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createStore, type Store } from "../src/index.js";
-import { startCli, waitFor } from "./helpers/cli-harness.js";
+import { startCli } from "./helpers/cli-harness.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 import { assistantEntry, metaPayload, terminalEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run", "init", "memory"]);
@@ -27,13 +30,13 @@ async function followWhileWriting(store: Store, where: string[], runId: string):
   const follower = startCli(["session", "show", runId, "--follow", ...where], { cwd: ROOT, env });
   let stdout = "";
   follower.child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  await waitFor(() => stdout.includes('→ note {"text":"toolu_1"}\n'), "the records so far");
+  await eventually(() => stdout.includes('→ note {"text":"toolu_1"}\n'), "the records so far");
   assert.match(stdout, /^status +running /m, "the header, while the writer holds the session");
   await journal.append(3, toolResultEntry("toolu_1", "the first result"));
-  await waitFor(() => stdout.includes("← note: the first result\n"), "a result as it is journaled");
+  await eventually(() => stdout.includes("← note: the first result\n"), "a result as it is journaled");
   await journal.append(4, assistantEntry(1, "Halfway."));
   await journal.append(5, userEntry("Keep going."));
-  await waitFor(() => stdout.includes("› Keep going.\n"), "a follow-up as it is journaled");
+  await eventually(() => stdout.includes("› Keep going.\n"), "a follow-up as it is journaled");
   await journal.append(6, assistantEntry(2, "Done."));
   await journal.append(7, terminalEntry("completed"));
   assert.equal(follower.child.exitCode, null, "still following: the writer holds the session");

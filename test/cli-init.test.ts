@@ -1,3 +1,5 @@
+// covers: src/cli/init/init.ts, src/cli/init/init-command.ts
+// process: shared
 // `fisk-ai init [DIR]` through the real CLI: the agent.yaml it writes passes agent.yaml's
 // JSON Schema (which it names for editors) and the loader, runs offline as its comment says,
 // and an existing file is never overwritten (one line, exit 9).

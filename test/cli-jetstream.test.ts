@@ -1,3 +1,4 @@
+// covers: src/cli/session/init-stream.ts, src/runstate/backends/create-store.ts
 // `fisk-ai run` and `fisk-ai session` on JetStream, the hard way: the real CLI in child
 // processes that share nothing but a real nats-server (each its own HOME and working
 // directory, as two machines), a strict Anthropic fake counting model calls, a command
@@ -8,12 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createStore } from "../src/index.js";
-import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
-import { startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import type { JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
+import { startCli, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -133,10 +135,7 @@ async function scene({ gateOpen = true } = {}): Promise<Scene> {
     leaseGone: async (runId) => {
       const s = await store();
       try {
-        for (let tries = 0; (await s.summarize(runId)).holder !== undefined; tries++) {
-          assert.ok(tries < 200, "the dead holder's lease expired");
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await eventually(async () => (await s.summarize(runId)).holder === undefined, "the dead holder's lease to expire");
       } finally {
         await s.close();
       }
@@ -209,7 +208,7 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
   it("stops with a clear error when the server is killed mid-run, and resumes with every acknowledged record once it is back", async () => {
     const s = await scene({ gateOpen: false });
     const run = startCli(START, { cwd: s.a.dir, env: s.a.env });
-    await waitFor(() => s.executions().includes("one"), "tool one to start");
+    await eventually(() => s.executions().includes("one"), "tool one to start");
     const acknowledged = await s.kinds("run1");
     await nats.kill();
     s.openGate();
@@ -252,7 +251,7 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     assert.equal(bad.code, 2);
     assert.equal(
       bad.stderr,
-      `fisk-ai: --store "nats://user:secret@127.0.0.1:4222/X": expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)\n`,
+      `fisk-ai: store "nats://user:***@127.0.0.1:4222/X": expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)\n`,
     );
     const both = await s.a.run(["run", "--checkpoint", "--store", `${nats.url}/${s.stream}`, "--state-dir", "x", "hi"]);
     assert.deepEqual([both.code, both.stderr], [2, "fisk-ai: --store and --state-dir each name where sessions are kept: give one\n"]);

@@ -1,3 +1,5 @@
+// covers: src/tools/group-reaper.ts
+// process: shared
 // A kill -9 of fisk-ai mid-tool must not leave the tool running: its resume runs the call
 // again, and two copies of one side effect at once is worse than one repeat.
 import assert from "node:assert/strict";
@@ -5,8 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { startCli, waitFor } from "./helpers/cli-harness.js";
+import { startCli } from "./helpers/cli-harness.js";
 import { isRunning } from "./helpers/processes.js";
+import { eventually } from "./helpers/eventually.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-leftovers-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,11 +32,11 @@ describe("a kill -9 of fisk-ai", () => {
       cwd: dir,
       env: { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state") },
     });
-    await waitFor(() => readFileSync(pids, { encoding: "utf8", flag: "a+" }).endsWith("\n"), "the tool to start");
+    await eventually(() => readFileSync(pids, { encoding: "utf8", flag: "a+" }).endsWith("\n"), "the tool to start");
     const [shell, sleeper] = readFileSync(pids, "utf8").trim().split(" ").map(Number) as [number, number];
     assert.ok(isRunning(shell) && isRunning(sleeper));
     run.child.kill("SIGKILL");
     await run.done;
-    await waitFor(() => !isRunning(shell) && !isRunning(sleeper), "the tool and its child to be stopped");
+    await eventually(() => !isRunning(shell) && !isRunning(sleeper), "the tool and its child to be stopped");
   });
 });

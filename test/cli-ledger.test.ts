@@ -1,3 +1,9 @@
+// covers: src/cli/session/du.ts, src/cli/session/prune.ts, src/cli/session/rename.ts
+// covers: src/cli/session/search.ts, src/cli/session/stats.ts, src/cli/text/ledger.ts
+// covers: src/cli/session/du.ts, src/cli/text/session-ledger.ts, src/cli/session/handlers/prune.ts, src/cli/session/handlers/search.ts
+// covers: src/cli/session/handlers/stats.ts, src/cli/context/checked-title.ts, src/config/age.ts, src/runstate/backends/create-store.ts
+// covers: src/runstate/backends/file/file-store.ts, src/runstate/backends/jetstream/run-stream.ts
+// process: shared
 // `fisk-ai session stats|du|prune|rename|search`, `run --title` and titles in place of ids,
 // end to end: the real CLI (spawned, the later calls of a session subcommand in this
 // process) over file stores of planted sessions (the
@@ -11,7 +17,7 @@ import { after, before, describe, it } from "node:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { createStore, FileStore, type Store } from "../src/index.js";
-import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
+import { initRunStream } from "../src/backends/jetstream/run-stream.js";
 import type { CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";

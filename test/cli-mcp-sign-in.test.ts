@@ -1,3 +1,7 @@
+// covers: src/cli/run/open-browser.ts, src/cli/run/terminal-elicit.ts, src/tools/mcp/loopback-redirect.ts
+// covers: src/tools/mcp/mcp-auth.ts, src/tools/mcp/mcp-elicitation.ts, src/tools/mcp/sign-in-file.ts
+// covers: src/tools/mcp/sign-in-provider.ts
+// process: shared
 // Signing in to a remote MCP server, end to end: the real CLI against a real OAuth
 // authorization server and MCP server on loopback (test/helpers/oauth-mcp-server.ts), the
 // browser a headless one that follows the redirects to the CLI's loopback port, the model

@@ -1,3 +1,7 @@
+// covers: src/cli/mcp/table.ts, src/cli/mcp/mcp-command.ts, src/runstate/records/records.ts
+// covers: src/tools/mcp/mcp-content.ts, src/tools/mcp/mcp-defaults.ts, src/tools/mcp/mcp-names.ts
+// covers: src/tools/mcp/stdio-transport.ts
+// process: shared
 // MCP tools end to end: the CLI starts the configured servers (real ones: the test's own
 // over stdio and streamable HTTP), the strict fake Anthropic server plays the model, and
 // the journal, the guard, the environment and the server processes are checked.
@@ -8,12 +12,13 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { PROTOCOLS } from "../src/journal.js";
-import { startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { startCli, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type FakeServer, type SentMessage } from "./helpers/fake-anthropic-server.js";
 import { reply } from "./helpers/mcp-model-reply.js";
 import { startHttpMcpServer, type HttpMcpServer } from "./helpers/mcp-test-server.js";
 import { isRunning } from "./helpers/processes.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -121,7 +126,7 @@ describe("fisk-ai run with MCP servers", () => {
     // The model saw the server's tools, named <server>__<tool>.
     const tools = (model.requests.at(-1)?.body as { tools: { name: string }[] }).tools.map((tool) => tool.name);
     assert.ok(tools.includes("test__echo") && tools.includes("test__count"), tools.join(", "));
-    await waitFor(() => !isRunning(ws.serverPid()), "the server to be stopped");
+    await eventually(() => !isRunning(ws.serverPid()), "the server to be stopped");
     assertEveryRequestValid();
   });
 
@@ -174,12 +179,12 @@ describe("fisk-ai run with MCP servers", () => {
     const ws = workspace(STDIO());
     const gate = join(ws.dir, "gate");
     const run = ws.start(["run", "--checkpoint", "--name", "g1", 'use test__count {"label":"a"}'], { GATE: gate });
-    await waitFor(() => ws.counts().length === 1, "the call to start");
+    await eventually(() => ws.counts().length === 1, "the call to start");
     run.child.kill("SIGINT");
     await run.stderrIncludes("suspending");
     writeFileSync(gate, "");
     assertDone(await run.done, 3, "the suspend");
-    await waitFor(() => !isRunning(ws.serverPid()), "the server to be stopped at the suspend");
+    await eventually(() => !isRunning(ws.serverPid()), "the server to be stopped at the suspend");
     // Ctrl-C reached the run, not the server: the call finished and was journaled.
     assert.deepEqual(
       toolResults(ws.records("g1")).map((entry) => entry.result.content),
@@ -203,11 +208,11 @@ describe("fisk-ai run with MCP servers", () => {
       const ws = workspace(STDIO(`    on_crash: { count: ${policy} }\n`));
       const gate = join(ws.dir, "gate");
       const run = ws.start(["run", "--checkpoint", "--name", "k1", 'use test__count {"label":"once"}'], { GATE: gate });
-      await waitFor(() => ws.counts().length === 1, "the call to start");
+      await eventually(() => ws.counts().length === 1, "the call to start");
       const pid = ws.serverPid();
       run.child.kill("SIGKILL");
       await run.done;
-      await waitFor(() => !isRunning(pid), "the orphaned server to be stopped");
+      await eventually(() => !isRunning(pid), "the orphaned server to be stopped");
       const shown = await ws.fisk(["session", "show", "k1"]);
       assert.match(shown.stdout, new RegExp(`test__count \\(toolu_1, on_crash: ${policy}\\)`));
 

@@ -1,3 +1,5 @@
+// covers: src/cli/cli-errors.ts, src/cli/exit-codes.ts
+// process: shared
 // Messages that say what to do next (issue 11, part 5): each one walked by spawning the CLI.
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -46,23 +48,23 @@ ${extra}`;
 }
 
 describe("messages that say what to do next", () => {
-  it("a missing native addon names the command that rebuilds it", async () => {
-    // A copy of the package whose fs-ext was never built.
-    const pkg = join(root, "unbuilt");
+  it("a lock that cannot load (no koffi for this platform) names the platform and what to do", async () => {
+    // A copy of the package installed without its optional dependencies, as where koffi has no prebuilt binary.
+    const pkg = join(root, "no-koffi");
     mkdirSync(join(pkg, "node_modules"), { recursive: true });
     cpSync(join(REPO, "dist"), join(pkg, "dist"), { recursive: true });
     cpSync(join(REPO, "package.json"), join(pkg, "package.json"));
     for (const entry of readdirSync(join(REPO, "node_modules"))) {
-      if (entry !== "fs-ext" && entry !== ".bin") symlinkSync(join(REPO, "node_modules", entry), join(pkg, "node_modules", entry));
+      if (entry !== "koffi" && entry !== "@koromix" && entry !== ".bin") symlinkSync(join(REPO, "node_modules", entry), join(pkg, "node_modules", entry));
     }
-    cpSync(join(REPO, "node_modules", "fs-ext"), join(pkg, "node_modules", "fs-ext"), { recursive: true });
-    rmSync(join(pkg, "node_modules", "fs-ext", "build"), { recursive: true, force: true });
     const { dir, env } = project("addon", { "agent.yaml": config(""), "turns.yaml": TOOL_SCRIPT });
     const result = await startScript(join(pkg, "dist", "cli", "main.js"), ["run", "--checkpoint", "go"], { cwd: dir, env }).done;
     assertOneLine(
       result,
       1,
-      new RegExp(`the file lock addon \\(fs-ext\\) is missing or not built .*: run 'npm rebuild fs-ext' in ${pkg} \\(it needs python3, make and g\\+\\+\\)`),
+      new RegExp(
+        `the run lock \\(flock through the koffi package\\) cannot load on ${process.platform}-${process.arch}, Node.js ${process.versions.node}: reinstall fisk-ai in ${pkg} with its optional dependencies \\(npm install --include=optional\\), or keep sessions on NATS`,
+      ),
     );
   });
 

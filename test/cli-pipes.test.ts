@@ -1,3 +1,5 @@
+// covers: src/memory/file-note-store.ts
+// start: first
 // Every command whose reader goes away (`fisk-ai session ls | head -1`) ends quietly:
 // no EPIPE stack trace, exit 0. The read end of stdout is closed before the CLI writes,
 // for each command of the CLI (checked against its command tree) and each help.

@@ -1,3 +1,4 @@
+// covers: src/cli/submit/submit.ts, src/cli/submit/submit-command.ts, src/pool/submit-run.ts, src/pool/worker.ts
 // The worker pool on the file store against the strict fake model server, through the
 // real CLI: follow-ups to a running session (--if-running queue|reject|interrupt), a
 // rolling deploy (SIGTERM chaos) and a second SIGTERM, tools run where the run was
@@ -8,12 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { JournalRecord } from "../src/runstate/records/records.js";
-import { runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
+import { runCli, startCli, type CliRun } from "./helpers/cli-harness.js";
 import type { FakeServer } from "./helpers/fake-anthropic-server.js";
 import { FOLLOW_UP, followUpAnswer, refusedCalls, startPoolModel } from "./helpers/pool-model.js";
 import { kinds, poolWorkspace, StartedWorkers, type PoolWorkspace } from "./helpers/pool-workspace.js";
 import { rollingDeploy } from "./helpers/rolling-deploy.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const fisk = commandsInProcess(["session", "run", "submit", "queue"]);
@@ -86,7 +88,7 @@ describe("worker pool on files, against the strict fake model", () => {
     assert.equal(waited.stdout, "two notes written\n");
     const followed = await cli(ws, ["submit", "And now?", "--resume", "first", "--if-running", "interrupt"]);
     assert.equal(followed.code, 0, followed.stderr);
-    await waitFor(
+    await eventually(
       () =>
         output(worker)
           .split("\n")
@@ -97,7 +99,7 @@ describe("worker pool on files, against the strict fake model", () => {
 
     rmSync(join(ws.dir, "gate"));
     await cli(ws, ["submit", "Write two notes for cut", "--name", "cut"]);
-    await waitFor(() => ws.executions().includes("cut-one"), "the tool to start");
+    await eventually(() => ws.executions().includes("cut-one"), "the tool to start");
     worker.child.kill("SIGKILL");
     await worker.done;
     const next = started(ws.worker());
@@ -119,7 +121,7 @@ describe("worker pool on files, against the strict fake model", () => {
     assert.equal(queuedReject.code, 7, queuedReject.stderr);
     assert.match(queuedReject.stderr, /^fisk-ai: session busy is queued for the worker pool: the follow-up is refused, as --if-running reject asks\n$/);
     const worker = started(ws.worker());
-    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    await eventually(() => ws.executions().length === 1, "the run's tool to start");
     for (const which of ["first", "second"]) {
       const queued = await cli(ws, ["submit", `${FOLLOW_UP} ${which}`, "--resume", "busy"]);
       assert.equal(queued.code, 0, queued.stderr);
@@ -155,7 +157,7 @@ describe("worker pool on files, against the strict fake model", () => {
       output(worker)
         .split("\n")
         .filter((line) => line === "finished busy: completed").length;
-    await waitFor(() => finished() === 3, "the run and both follow-ups to end", 60_000);
+    await eventually(() => finished() === 3, "the run and both follow-ups to end");
     const journal = ws.journal("busy");
     assert.deepEqual(kinds(journal), [
       "meta",
@@ -180,7 +182,7 @@ describe("worker pool on files, against the strict fake model", () => {
     const ws = fresh({ gateOpen: false });
     await cli(ws, ["submit", "Write two notes", "--name", "cut"]);
     const worker = started(ws.worker());
-    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    await eventually(() => ws.executions().length === 1, "the run's tool to start");
     const interrupting = await cli(ws, ["submit", `${FOLLOW_UP} stop there`, "--resume", "cut", "--if-running", "interrupt"]);
     assert.equal(interrupting.code, 0, interrupting.stderr);
     // Spawned: the worker looks for interrupts every 100 ms, and a process takes longer than that
@@ -203,7 +205,7 @@ describe("worker pool on files, against the strict fake model", () => {
 
     rmSync(join(ws.dir, "gate"));
     const outside = startCli(["run", "--checkpoint", "--name", "outside", "Write two notes"], { cwd: ws.dir, env: ws.env });
-    await waitFor(() => ws.executions().length === 2, "the plain run's tool to start");
+    await eventually(() => ws.executions().length === 2, "the plain run's tool to start");
     const refused = await cli(ws, ["submit", `${FOLLOW_UP} x`, "--resume", "outside", "--if-running", "interrupt"]);
     assert.equal(refused.code, 7, refused.stderr);
     assert.match(
@@ -236,7 +238,7 @@ describe("worker pool on files, against the strict fake model", () => {
     const ws = fresh({ gateOpen: false });
     await cli(ws, ["submit", "Write two notes", "--name", "twice"]);
     const first = started(ws.worker());
-    await waitFor(() => ws.executions().length === 1, "the tool to start");
+    await eventually(() => ws.executions().length === 1, "the tool to start");
     first.child.kill("SIGTERM");
     await printedLine(first, /^stopping: handing back 1 run/m);
     first.child.kill("SIGTERM");
@@ -269,7 +271,7 @@ describe("worker pool on files, against the strict fake model", () => {
     assert.equal((await cli(ws, ["submit", "Write two notes", "--name", "waiting"])).code, 0);
     rmSync(join(ws.dir, "gate"));
     const dying = startCli(["run", "--checkpoint", "--name", "orphan", "Write two notes"], { cwd: ws.dir, env: ws.env });
-    await waitFor(() => ws.executions().length === 3, "the run's tool to start");
+    await eventually(() => ws.executions().length === 3, "the run's tool to start");
     const held = await cli(ws, ["session", "ls", "--json"]);
     assert.deepEqual(
       (JSON.parse(held.stdout) as { id: string; orphaned: boolean }[]).filter((row) => row.orphaned),
@@ -287,11 +289,7 @@ describe("worker pool on files, against the strict fake model", () => {
     assert.deepEqual(Object.fromEntries(rows.map((row) => [row.id, row.orphaned])), { orphan: true, waiting: false, done: false });
 
     const adopting = started(ws.worker(["--adopt"]));
-    await waitFor(
-      () => /finished orphan: completed/.test(output(adopting)) && /finished waiting: completed/.test(output(adopting)),
-      "both runs to end",
-      60_000,
-    );
+    await eventually(() => /finished orphan: completed/.test(output(adopting)) && /finished waiting: completed/.test(output(adopting)), "both runs to end");
     adopting.child.kill("SIGTERM");
     const took = (await adopting.done).stdout.split("\n").filter((line) => line.startsWith("took "));
     assert.deepEqual(took.sort(), ["took orphan", "took waiting"], "the orphan adopted, the queued run taken, the completed one left alone");

@@ -1,3 +1,5 @@
+// covers: src/llm/openai-provider.ts, src/llm/script-provider.ts
+// process: shared
 // fisk-ai run on its other providers: an OpenAI-compatible endpoint (strict fake on
 // loopback, through the official SDK) and the offline script provider of the README.
 import assert from "node:assert/strict";

@@ -1,3 +1,5 @@
+// covers: src/cli/run/session-picker.ts
+// process: shared
 // The `run --resume` picker as a person sees it in a real pseudo-terminal (tmux): a header
 // and one row a session, newest first, whose id, status, age and title (else prompt) columns
 // line up for ids, statuses and ages of different widths, a long title cut at the

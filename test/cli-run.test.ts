@@ -1,3 +1,6 @@
+// covers: src/cli/cli-process.ts, src/cli/run/run.ts, src/cli/main.ts, src/cli/context/resume-hint.ts
+// covers: src/cli/run/run-command.ts, src/cli/run/run-signals.ts, src/config/shell-word.ts
+// start: first
 // The promise of `fisk-ai run --checkpoint`, proven the hard way: the real CLI in a child
 // process, a strict fake of the Anthropic API on loopback (through the official SDK), a
 // command tool whose every execution lands in a side-effect log, and real SIGINT and
@@ -10,8 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
-import { CLI, startCli, startScript, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, startCli, startScript, type CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -229,7 +233,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
     const points: [string, (ws: Workspace, run: ReturnType<typeof startCli>) => Promise<void>][] = [
       ["during the first model call", () => conversation.arrived.promise],
       ["during the second model call", () => conversation.arrived.promise],
-      ["during the first tool of a batch", (ws) => waitFor(() => ws.executions().includes("one"), "tool one to start")],
+      ["during the first tool of a batch", (ws) => eventually(() => ws.executions().includes("one"), "tool one to start")],
     ];
     for (const [point, reach] of points) {
       it(point, async () => {
@@ -292,7 +296,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
         const env = point.crashAt === undefined ? ws.env : { ...ws.env, FISK_AI_TEST_CRASH_AT: point.crashAt };
         const run = startCli(START, { cwd: ws.dir, env });
         if (point.holdCall !== undefined) await conversation.arrived.promise;
-        if (point.killMidTool === true) await waitFor(() => ws.executions().includes("one"), "tool one to start");
+        if (point.killMidTool === true) await eventually(() => ws.executions().includes("one"), "tool one to start");
         if (point.crashAt === undefined) run.child.kill("SIGKILL");
         const killed = await run.done;
         assert.equal(killed.signal, "SIGKILL", killed.stderr);
@@ -328,7 +332,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
       ws.writeConfig({ noteOnCrash: onCrash, extraYaml: options.parallel === true ? "parallel_tools: true" : "" });
       const run = startCli(START, { cwd: ws.dir, env: ws.env });
       const started = options.parallel === true ? ["one", "two"] : ["one"];
-      await waitFor(() => started.every((text) => ws.executions().includes(text)), `${started.join(" and ")} to start`);
+      await eventually(() => started.every((text) => ws.executions().includes(text)), `${started.join(" and ")} to start`);
       run.child.kill("SIGKILL");
       assert.equal((await run.done).signal, "SIGKILL");
       ws.openGate();
@@ -387,7 +391,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
   it("aborts at once on a second SIGINT, journaling nothing more (crash semantics)", async () => {
     const ws = workspace(conversation.server, { gateOpen: false });
     const run = startCli(START, { cwd: ws.dir, env: ws.env });
-    await waitFor(() => ws.executions().includes("one"), "tool one to start");
+    await eventually(() => ws.executions().includes("one"), "tool one to start");
     run.child.kill("SIGINT");
     await run.stderrIncludes("suspending at the next step");
     run.child.kill("SIGINT");
@@ -434,7 +438,7 @@ describe("fisk-ai run against a strict Anthropic fake", () => {
   it("simply stops on Ctrl-C without --checkpoint", async () => {
     const ws = workspace(conversation.server, { gateOpen: false });
     const run = startCli(["run", "Write three notes"], { cwd: ws.dir, env: ws.env });
-    await waitFor(() => ws.executions().includes("one"), "tool one to start");
+    await eventually(() => ws.executions().includes("one"), "tool one to start");
     run.child.kill("SIGINT");
     const stopped = await run.done;
     assert.deepEqual([stopped.code, stopped.stdout], [130, ""]);
@@ -587,7 +591,7 @@ async function resumeOnTerminal(ws: Workspace, answer: string): Promise<CliResul
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString().replaceAll("\r", "")));
   const exited = once(child, "exit");
   try {
-    await waitFor(() => output.includes("Run it again?"), "the question");
+    await eventually(() => output.includes("Run it again?"), "the question");
     child.stdin.write(`${answer}\n`);
     const [code] = (await exited) as [number | null];
     return { code, signal: null, stdout: output, stderr: output };

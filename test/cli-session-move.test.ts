@@ -1,3 +1,5 @@
+// covers: src/cli/session/mv.ts, src/cli/session/handlers/move.ts, src/runstate/records/journal-codec.ts
+// covers: src/session/move-session.ts
 // Moving a session between stores, end to end with the real CLI (a session subcommand's
 // later calls in this process, never one that is to crash): `export | import -`
 // through a slow, late pipe carrying a large journal, and `session mv` between file
@@ -6,9 +8,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { encodeRecord } from "../src/journal.js";
@@ -18,6 +19,7 @@ import { journalRecords } from "./helpers/journal-file.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 import { assistantEntry, journalOf, terminalEntry, toolResultEntry } from "./helpers/record-builders.js";
+import { eventually } from "./helpers/eventually.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-move-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -212,6 +214,20 @@ describe("session mv", () => {
     assert.equal(unknown.code, 6, unknown.stderr);
   });
 
+  it("refuses a store URL no backend has, exit 16, one line without its password, and moves nothing", async () => {
+    const from = ["--state-dir", join(ROOT, "m")];
+    await completedSession("pg", from);
+    const refused = await cli(["session", "mv", "pg", "--to", "postgres://fisk:hunter2@127.0.0.1:5432/runs", ...from]);
+    assert.equal(refused.code, 16, refused.stderr);
+    assert.equal(refused.stdout, "");
+    assert.match(refused.stderr, /^fisk-ai: store "postgres:\/\/fisk:\*\*\*@127\.0\.0\.1:5432\/runs": no backend for postgres:\/\/ \(registered: [^\n]*\)\n$/);
+    assert.equal(statusIn(await cli(["session", "ls", "--json", ...from]), "pg"), "completed", "a refused move leaves no mark");
+    assert.equal(existsSync(join(ROOT, "postgres:")), false, "no directory named after the scheme");
+    const badNats = await cli(["session", "mv", "pg", "--to", "nats://fisk:hunter2@127.0.0.1:4222/RUNS", ...from]);
+    assert.equal(badNats.code, 2, badNats.stderr);
+    assert.ok(!badNats.stderr.includes("hunter2"), badNats.stderr);
+  });
+
   it("moves a session from a file store to JetStream and back, resuming at each end", { skip: natsSkip }, async () => {
     const file = ["--state-dir", join(ROOT, "m")];
     await completedSession("travel", file);
@@ -225,10 +241,13 @@ describe("session mv", () => {
     assert.equal(killed.signal, "SIGKILL", killed.stderr);
     // The killed move's hold on the session lapses with its lease: until then the session is in use (exit 7).
     let finished = await cli(["session", "mv", "travel", "--to", back, "--store", natsStore]);
-    for (const deadline = Date.now() + 60_000; finished.code === 7 && Date.now() < deadline; ) {
-      await sleep(200);
-      finished = await cli(["session", "mv", "travel", "--to", back, "--store", natsStore]);
-    }
+    await eventually(
+      async () => finished.code !== 7 || (finished = await cli(["session", "mv", "travel", "--to", back, "--store", natsStore])).code !== 7,
+      "the killed move's lease to lapse",
+      {
+        intervalMs: 200,
+      },
+    );
     assert.equal(finished.code, 0, finished.stderr);
     assert.equal(statusIn(await cli(["session", "ls", "--json", "--store", natsStore]), "travel"), "moved");
     assertMovedAway(await followUp("travel", ["--store", natsStore]), "travel", back, "--state-dir");

@@ -1,3 +1,10 @@
+// covers: src/cli/session/table.ts, src/cli/session/export.ts, src/cli/session/fork.ts
+// covers: src/cli/session/import.ts, src/cli/session/ls.ts, src/cli/session/rm.ts
+// covers: src/cli/session/show.ts, src/cli/session/verify.ts, src/cli/context/session-context.ts
+// covers: src/cli/text/session-list.ts, src/cli/session/handlers/maintenance.ts, src/cli/context/resolve-session.ts, src/cli/text/session-show.ts
+// covers: src/cli/context/stores.ts, src/cli/text/transcript-entries.ts, src/runstate/backends/file/summary-cache.ts
+// covers: src/runstate/records/journal-codec.ts
+// process: shared
 // `fisk-ai session ls|show|rm|verify|export|import|fork` and `run --continue|--resume`,
 // end to end: the real CLI (spawned, the later calls of a session subcommand in this
 // process) over a store of real sessions of every
@@ -27,12 +34,13 @@ import { after, before, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { encodeRecord, type MetaPayload } from "../src/journal.js";
 import { timeText } from "../src/cli/text/session-list.js";
-import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";
+import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { holdInChild } from "./helpers/run-holder.js";
-import { CLI, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
+import { CLI, startCli, type CliResult } from "./helpers/cli-harness.js";
 import { assistantEntry, completedRun, journalOf, metaRecord, toolResultEntry } from "./helpers/record-builders.js";
 import { withoutDurations } from "./helpers/durations.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-session-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -297,7 +305,7 @@ async function suspendSession(runId: string): Promise<void> {
   const log = sideLog();
   const gate = join(ROOT, `gate-${runId}`);
   const run = startCli(["run", "--checkpoint", "--name", runId, PROMPT], { cwd: WS, env: { ...ENV, ...log.env, GATE: gate } });
-  await waitFor(() => log.executions().includes("one"), "the first note to start");
+  await eventually(() => log.executions().includes("one"), "the first note to start");
   run.child.kill("SIGINT");
   await run.stderrIncludes("suspending at the next step");
   writeFileSync(gate, "");
@@ -1160,7 +1168,7 @@ describe("fisk-ai run --continue and --resume without an id", () => {
     const exited = once(child, "exit");
     let code: number | null;
     try {
-      await waitFor(() => output.includes("Resume which session? [1-2]"), "the picker's question");
+      await eventually(() => output.includes("Resume which session? [1-2]"), "the picker's question");
       child.stdin.write("2\n");
       [code] = (await exited) as [number | null];
     } finally {

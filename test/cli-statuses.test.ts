@@ -1,3 +1,5 @@
+// covers: src/cli/text/session-list.ts, src/session/compact-session.ts
+// process: shared
 // Statuses that say what happened, through the real CLI on the offline script provider: a
 // suspended session stays suspended through a compaction by hand and its undo, a fork is
 // resumable and says so, a one-shot follow-up to a session begun as a chat completes, and a

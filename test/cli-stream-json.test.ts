@@ -1,3 +1,5 @@
+// covers: src/cli/run/stream-json.ts
+// process: shared
 // `fisk-ai run --output-format stream-json`: the real CLI, offline (the script provider),
 // with every line of stdout parsed as one event.
 import assert from "node:assert/strict";

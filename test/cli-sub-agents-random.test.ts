@@ -1,3 +1,5 @@
+// covers: src/agent/agent-loop.ts, src/agent/agent-tool.ts
+// tier: full
 // A lead running two researchers side by side (docs/sub-agents.md), SIGKILLed and Ctrl-C'd at
 // seeded random points through the real CLI against the strict Anthropic fake. A point is a
 // model call or a tool call of any run of the tree, held open until the signal lands in it.
@@ -7,12 +9,13 @@
 // done is suspended once, and the resume repeats nothing. FISK_AI_TREE_SEED=N reproduces a run.
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
+import { startCli, type CliRun } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { mulberry32 } from "./helpers/simulated-runs.js";
 import { LEAD, NOTES, PROMPTS, RESEARCH_ANSWER, startTree, type Tree } from "./helpers/sub-agent-tree.js";
 import { assertResearchTreeHeld, callCounts, terminals } from "./helpers/sub-agent-tree-checks.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -54,7 +57,7 @@ async function untilInside(t: Tree, run: CliRun, points: readonly Point[]): Prom
   let exited = false;
   void run.done.then(() => (exited = true));
   const names = points.map((point) => point.name).join(" or ");
-  await waitFor(() => exited || points.some((point) => point.reached(t)), names);
+  await eventually(() => exited || points.some((point) => point.reached(t)), names);
   assert.equal(exited, false, `the run exited before reaching ${names}: ${run.stderr()}`);
 }
 

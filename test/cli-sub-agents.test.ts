@@ -1,21 +1,25 @@
+// covers: src/runstate/records/records.ts, src/runstate/records/run-id.ts
+// process: shared
 // Sub-agents as child sessions (docs/sub-agents.md), through the real CLI against the strict
 // Anthropic fake: a tree completes; a SIGKILL anywhere in it resumes every run where its
 // journal ends (no child restarts, at most one tool call repeats in each run in flight);
 // Ctrl-C suspends every run of the tree once; an approval in a child parks the tree; the
 // depth limit and a failing child are error results the parent's model sees.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import type { MetaRecord } from "../src/index.js";
 import { childRunId, PROTOCOLS, type MetaPayload } from "../src/journal.js";
-import { startCli, waitFor } from "./helpers/cli-harness.js";
+import { startCli } from "./helpers/cli-harness.js";
 
 import { journalRecords } from "./helpers/journal-file.js";
 import { CHILDREN, LEAD, LEAD_CALLS, NOTES, PROMPTS, RESEARCH_ANSWER, startTree, type Tree } from "./helpers/sub-agent-tree.js";
 import { assertResearchTreeHeld, callCounts, terminals } from "./helpers/sub-agent-tree-checks.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -49,7 +53,7 @@ function metaOf(t: Tree, id: string): MetaPayload {
 }
 
 describe("sub-agents through the CLI", () => {
-  it("runs the example of docs/sub-agents.md and the README: two researchers as child sessions, listed under the lead, their cost rolled up", async () => {
+  it("runs the example of docs/sub-agents.md and the README: two researchers as child sessions, listed under the lead, offline and unpriced", async () => {
     const dir = mkdtempSync(join(tmpdir(), "fisk-ai-sub-agents-example-"));
     try {
       const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
@@ -76,16 +80,38 @@ describe("sub-agents through the CLI", () => {
       assert.deepEqual(
         listed.map((line) => line.split(/ +/).slice(0, 3)),
         [
-          ["research", "completed", "claude-sonnet-4-5"],
+          ["research", "completed", "script-demo"],
           ["", "research-7a6873d731f9a2183f73e871", "completed"],
           ["", "research-a9323bb36573241a1d7899fa", "completed"],
         ],
         "the lead, its children indented under it",
       );
       const shown = (await cli(show, { cwd: dir, env })).stdout;
-      assert.match(shown, /\nown cost +\$0\.0020\n/);
-      assert.equal(shown.split("\n").filter((line) => /^child +research-[0-9a-f]{24} \(completed\): \$0\.0010 /.test(line)).length, 2);
-      assert.match(shown, /\ntotal cost +\$0\.0040 for 6 calls: .* over this session and 2 child sessions\n/);
+      assert.match(shown, /\nown cost +no price\n/);
+      assert.equal(shown.split("\n").filter((line) => /^child +research-[0-9a-f]{24} \(completed\): no price for 2 calls/.test(line)).length, 2);
+      assert.match(shown, /\ntotal cost +no price for 6 calls: .* over this session and 2 child sessions\n/);
+      assert.doesNotMatch(shown, /claude|\$/, "an offline example names no hosted model and no price");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a fork of a child prints a resume line that works as pasted where the lead's agent.yaml is", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fisk-ai-sub-agents-fork-"));
+    try {
+      for (const name of ["agent.yaml", "lead.script.yaml", "researcher.yaml", "researcher.script.yaml"]) {
+        copyFileSync(join(REPO, "examples/sub-agents", name), join(dir, name));
+      }
+      const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
+      assert.equal((await cli(["run", "--checkpoint", "--name", "research", "Research prices"], { cwd: dir, env })).code, 0);
+      const child = childRunId("research", "toolu_script_1_1");
+      const forked = await cli(["session", "fork", child, "--at", "3"], { cwd: dir, env });
+      assert.equal(forked.code, 0, forked.stderr);
+      const line = /resume with: (.*)\n$/.exec(forked.stdout)?.[1] ?? "";
+      assert.doesNotMatch(line, /--config/, "the child's own agent.yaml applies, not the lead's in this directory");
+      const resumed = spawnSync("sh", ["-c", line], { cwd: dir, env, encoding: "utf8" });
+      assert.equal(resumed.status, 0, resumed.stderr);
+      assert.equal(resumed.stdout, "Noted one finding.\n");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -126,7 +152,7 @@ describe("sub-agents through the CLI", () => {
       const t = tree;
       point.hold(t);
       const run = startCli(START(PROMPTS.research), { cwd: t.dir, env: t.env });
-      await waitFor(() => point.reached(t), point.name);
+      await eventually(() => point.reached(t), point.name);
       run.child.kill("SIGKILL");
       assert.equal((await run.done).signal, "SIGKILL");
       const before = callCounts(t);
@@ -147,7 +173,7 @@ describe("sub-agents through the CLI", () => {
     t.holdTool("alpha-1");
     t.holdCall("beta:1");
     const run = startCli(START(PROMPTS.research), { cwd: t.dir, env: t.env });
-    await waitFor(() => t.effects().includes("alpha-1") && t.called("beta:1"), "a tool of alpha and a model call of beta in flight");
+    await eventually(() => t.effects().includes("alpha-1") && t.called("beta:1"), "a tool of alpha and a model call of beta in flight");
     run.child.kill("SIGINT");
     await run.stderrIncludes("suspending at the next step");
     t.releaseAll();

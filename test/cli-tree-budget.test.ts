@@ -1,3 +1,5 @@
+// covers: src/agent/tree-tally.ts, src/runstate/records/records.ts
+// process: shared
 // A parent's max_tokens bounds its whole tree (docs/sub-agents.md), through the real CLI
 // against the strict Anthropic fake: the children's tokens count against the lead's budget,
 // so a tree whose children together pass it stops as a session over its budget does (exit 4,
@@ -7,10 +9,11 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { PROTOCOLS } from "../src/journal.js";
-import { startCli, waitFor } from "./helpers/cli-harness.js";
+import { startCli } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { CALL_TOKENS, CHILDREN, LEAD, NOTES, PROMPTS, requestKey, startTree, type Tree } from "./helpers/sub-agent-tree.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -84,7 +87,7 @@ describe("a parent's max_tokens bounds its tree", () => {
       const t = tree;
       point.hold(t);
       const run = startCli(START, { cwd: t.dir, env: t.env });
-      await waitFor(() => point.reached(t), point.name);
+      await eventually(() => point.reached(t), point.name);
       run.child.kill("SIGKILL");
       assert.equal((await run.done).signal, "SIGKILL");
       t.releaseAll();

@@ -1,3 +1,5 @@
+// covers: src/cli/viewer/string-width.ts, src/cli/viewer/view-session.ts, src/cli/viewer/viewer-app.ts
+// covers: src/cli/viewer/viewer-frame.ts, src/runstate/records/journal-codec.ts, src/runstate/records/records.ts
 // The full-screen viewer as a person meets it: `session show ID --transcript` run in a
 // shell inside tmux (a real pseudo-terminal), driven with keystrokes, its screen read back
 // with capture-pane. Each way out must give the terminal back as it was: the normal screen,

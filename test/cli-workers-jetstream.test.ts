@@ -1,3 +1,6 @@
+// covers: src/queue/jetstream-queue.ts, src/runstate/backends/create-store.ts
+// covers: src/runstate/backends/jetstream/run-stream.ts
+// start: first
 // The worker pool on NATS JetStream, through the real CLI on a real nats-server and the
 // strict fake Anthropic server: submit, worker, queue ls/rm, follow-ups, approvals; a
 // worker SIGKILLed mid-tool (another takes over once its lease runs out); a worker
@@ -11,12 +14,12 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { JetStreamQueue } from "../src/queue/jetstream-queue.js";
-import { createStore } from "../src/runstate/backends/create-store.js";
-import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
-import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
+import { JetStreamQueue } from "../src/backends/jetstream/jetstream-queue.js";
+import { createStore } from "../src/backends/open-backend.js";
+import type { JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
+import { initRunStream } from "../src/backends/jetstream/run-stream.js";
 import type { JournalRecord } from "../src/runstate/records/records.js";
-import { type runCli, startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
+import { type runCli, startCli, type CliRun } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
@@ -24,6 +27,7 @@ import { POOL_API_KEY, refusedCalls, startPoolModel } from "./helpers/pool-model
 import { kinds, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace.js";
 import { rollingDeploy } from "./helpers/rolling-deploy.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run", "submit", "queue"]);
@@ -155,14 +159,12 @@ async function workspace({ gateOpen = true, leaseTtlMs = STEADY_LEASE_MS } = {})
 /** Waits for a worker's line; a timeout says what the worker printed instead. */
 const printedLine = (worker: CliRun, line: RegExp, timeoutMs = 30_000): Promise<void> => workers.printedLine(worker, line, timeoutMs);
 
-/** Polls an async check: the journal and the queue are on the server. */
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** How many runs the queue on the server holds; -1 while the server cannot say (it restarts in the chaos below). */
+const queuedOrUnknown = (ws: Workspace): Promise<number> =>
+  ws.queued().then(
+    (runs) => runs.length,
+    () => -1,
+  );
 
 const COMPLETED = ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"];
 
@@ -215,7 +217,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
   it("--if-running reject refuses a follow-up while a run holds the session, the default waits behind it (a second behind the first); queue rm withdraws only what no worker drives", async () => {
     const ws = await workspace({ gateOpen: false });
     const holder = startCli(["run", "--checkpoint", "--name", "held", "Write two notes for held", ...ws.storeFlag], { cwd: ws.dir, env: ws.env });
-    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    await eventually(() => ws.executions().length === 1, "the run's tool to start");
     const refused = await ws.cli(["submit", "And more", "--resume", "held", "--if-running", "reject"]);
     assert.equal(refused.code, 7, refused.stderr);
     assert.match(refused.stderr, /session held is running .*: the follow-up is refused, as --if-running reject asks/);
@@ -236,7 +238,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
     assert.equal((await ws.cli(["submit", "Write two notes for withdrawn", "--name", "withdrawn"])).code, 0);
     const withdrawn = await ws.cli(["queue", "rm", "withdrawn"]);
     assert.equal(withdrawn.code, 0, withdrawn.stderr);
-    assert.equal(withdrawn.stdout, "withdrew withdrawn\n");
+    assert.equal(withdrawn.stdout, "withdrew withdrawn; it never ran, so its session is removed\n");
     const missing = await ws.cli(["queue", "rm", "withdrawn"]);
     assert.equal(missing.code, 6, missing.stderr);
     assert.match(missing.stderr, /session withdrawn is not queued/);
@@ -268,7 +270,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
     const ws = await workspace({ gateOpen: false });
     assert.equal((await ws.cli(["submit", "Write two notes for cut", "--name", "cut"])).code, 0);
     const worker = ws.worker();
-    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    await eventually(() => ws.executions().length === 1, "the run's tool to start");
     const interrupting = await ws.cli(["submit", "Stop there", "--resume", "cut", "--if-running", "interrupt"]);
     assert.equal(interrupting.code, 0, interrupting.stderr);
     assert.deepEqual(await ws.queued(), ["cut"], "the follow-up waits behind the run it interrupts");
@@ -310,7 +312,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
       const approved = await ws.cli(["session", "approve", "asks", "--config", "confirm.yaml"]);
       assert.equal(approved.code, 0, approved.stderr);
       assert.match(approved.stdout, /session asks is queued for the worker pool again/);
-      await waitFor(() => ws.executions().length === expected.length, `the approved call ${round} to run`);
+      await eventually(() => ws.executions().length === expected.length, `the approved call ${round} to run`);
       assert.deepEqual(ws.executions(), [...expected]);
     }
     await printedLine(worker, /^finished asks: completed$/m);
@@ -321,7 +323,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
     const ws = await workspace({ gateOpen: false, leaseTtlMs: TAKEOVER_LEASE_MS });
     await ws.cli(["submit", "Write two notes for taken", "--name", "taken"]);
     const first = ws.worker();
-    await waitFor(() => ws.executions().length === 1, "the first worker's tool to start");
+    await eventually(() => ws.executions().length === 1, "the first worker's tool to start");
     const second = ws.worker();
     first.child.kill("SIGKILL");
     await first.done;
@@ -337,7 +339,7 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
     const ws = await workspace({ gateOpen: false, leaseTtlMs: TAKEOVER_LEASE_MS });
     await ws.cli(["submit", "Write two notes for stale", "--name", "stale"]);
     const stale = ws.worker();
-    await waitFor(() => ws.executions().length === 1, "the stale worker's tool to start");
+    await eventually(() => ws.executions().length === 1, "the stale worker's tool to start");
     stale.child.kill("SIGSTOP");
     const atStop = (await ws.journal("stale")).length;
     const nonceAt = async (seq: number) => {
@@ -400,21 +402,21 @@ describe("worker pool on NATS JetStream", { skip: skipWithout("nats-server") }, 
     for (const runId of runs) assert.equal((await ws.cli(["submit", `Write two notes for ${runId}`, "--name", runId])).code, 0);
     const pool = [ws.worker(), ws.worker(), ws.worker()];
     // The server dies while three runs are mid-tool, so the restart surely cuts runs.
-    await waitFor(() => ws.executions().length === pool.length, "three tools to start", 60_000);
+    await eventually(() => ws.executions().length === pool.length, "three tools to start");
     await nats.kill();
     await nats.restart();
     ws.openGate();
     let kills = 0;
     for (let round = 0; round < 3; round++) {
       const seen = ws.executions().length;
-      await waitUntil(async () => ws.executions().length > seen || (await ws.queued()).length === 0, "a tool to run", 60_000);
+      await eventually(async () => ws.executions().length > seen || (await queuedOrUnknown(ws)) === 0, "a tool to run");
       const index = Math.floor(Math.random() * pool.length);
       (pool[index] as CliRun).child.kill("SIGKILL");
       await (pool[index] as CliRun).done;
       kills++;
       pool[index] = ws.worker();
     }
-    await waitUntil(async () => (await ws.queued()).length === 0, "every run to end", 60_000);
+    await eventually(async () => (await queuedOrUnknown(ws)) === 0, "every run to end");
     for (const runId of runs) {
       const journal = await ws.journal(runId);
       assert.deepEqual(

@@ -1,3 +1,6 @@
+// covers: src/cli/queue/table.ts, src/cli/submit/submit.ts, src/cli/worker/worker.ts, src/cli/queue/queue-command.ts
+// covers: src/cli/submit/submit-command.ts, src/cli/worker/worker-command.ts, src/pool/drive-claimed.ts, src/pool/orphans.ts
+// covers: src/queue/held-run-store.ts
 // The worker pool on the file store, through the real CLI: submit, worker, queue ls/rm,
 // a worker's SIGKILL (takeover), SIGTERM (hand-back), SIGSTOP (the kernel lock still
 // fences the run), a worker given another agent, and a small chaos run.
@@ -6,9 +9,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { startCli, waitFor, type CliRun } from "./helpers/cli-harness.js";
+import { startCli, type CliRun } from "./helpers/cli-harness.js";
 import { kinds, poolWorkspace, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run", "submit", "queue"]);
@@ -44,7 +48,7 @@ describe("worker pool on files", () => {
     assert.equal(waited.code, 0, waited.stderr);
     assert.equal(waited.stdout, "two notes written\n");
     assert.match(waited.stderr, /→ note \{"text":"one"\}\n← note: noted one\n→ note \{"text":"two"\}\n← note: noted two/);
-    await waitFor(() => ws.queued().length === 0, "the queue to empty");
+    await eventually(() => ws.queued().length === 0, "the queue to empty");
     for (const runId of ["first", "second"])
       assert.deepEqual(kinds(ws.journal(runId)), ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant", "terminal"]);
     await printedLine(worker, /^finished first: completed$/m);
@@ -57,7 +61,7 @@ describe("worker pool on files", () => {
     const ws = fresh({ gateOpen: false });
     await cli(["submit", "Write two notes", "--name", "taken"], { cwd: ws.dir, env: ws.env });
     const first = started(ws.worker());
-    await waitFor(() => ws.executions().length === 1, "the first worker's tool to start");
+    await eventually(() => ws.executions().length === 1, "the first worker's tool to start");
     first.child.kill("SIGKILL");
     await first.done;
     const second = started(ws.worker());
@@ -77,7 +81,7 @@ describe("worker pool on files", () => {
     const ws = fresh({ gateOpen: false });
     await cli(["submit", "Write two notes", "--name", "deployed"], { cwd: ws.dir, env: ws.env });
     const first = started(ws.worker());
-    await waitFor(() => ws.executions().length === 1, "the tool to start");
+    await eventually(() => ws.executions().length === 1, "the tool to start");
     first.child.kill("SIGTERM");
     await printedLine(first, /^stopping: handing back 1 run/m);
     ws.openGate();
@@ -91,7 +95,7 @@ describe("worker pool on files", () => {
     );
 
     started(ws.worker());
-    await waitFor(() => ws.queued().length === 0, "the next worker to finish it");
+    await eventually(() => ws.queued().length === 0, "the next worker to finish it");
     assert.deepEqual(ws.executions(), ["one", "two"], "nothing ran twice");
     const journal = ws.journal("deployed");
     assert.deepEqual(kinds(journal), ["meta", "assistant", "tool_result", "terminal", "assistant", "tool_result", "assistant", "terminal"]);
@@ -102,7 +106,7 @@ describe("worker pool on files", () => {
     const ws = fresh({ gateOpen: false });
     await cli(["submit", "Write two notes", "--name", "paused"], { cwd: ws.dir, env: ws.env });
     const first = started(ws.worker());
-    await waitFor(() => ws.executions().length === 1, "the tool to start");
+    await eventually(() => ws.executions().length === 1, "the tool to start");
     first.child.kill("SIGSTOP");
     const second = started(ws.worker());
     await printedLine(second, /^worker \d+ taking runs/m);
@@ -148,7 +152,7 @@ describe("worker pool on files", () => {
       const approved = await cli(["session", "approve", "asks"], { cwd: ws.dir, env: ws.env });
       assert.equal(approved.code, 0, approved.stderr);
       assert.match(approved.stdout, /no call waits now; session asks is queued for the worker pool again/);
-      await waitFor(() => ws.executions().length === expected.length, `the approved call ${round} to run`);
+      await eventually(() => ws.executions().length === expected.length, `the approved call ${round} to run`);
       assert.deepEqual(ws.executions(), [...expected]);
     }
     await printedLine(worker, /^finished asks: completed$/m);
@@ -158,7 +162,7 @@ describe("worker pool on files", () => {
   it("worker --adopt takes an open session whose run --checkpoint died; a worker without it leaves the session alone", async () => {
     const ws = fresh({ gateOpen: false });
     const orphan = startCli(["run", "--checkpoint", "--name", "orphan", "Write two notes"], { cwd: ws.dir, env: ws.env });
-    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    await eventually(() => ws.executions().length === 1, "the run's tool to start");
     orphan.child.kill("SIGKILL");
     await orphan.done;
     ws.openGate();
@@ -178,7 +182,7 @@ describe("worker pool on files", () => {
     const ws = fresh({ gateOpen: false });
     writeFileSync(join(ws.dir, "notes.script.yaml"), readFileSync(join(ws.dir, "notes.script.yaml"), "utf8") + '  - text: "and more"\n');
     const holder = startCli(["run", "--checkpoint", "--name", "held", "Write two notes"], { cwd: ws.dir, env: ws.env });
-    await waitFor(() => ws.executions().length === 1, "the run's tool to start");
+    await eventually(() => ws.executions().length === 1, "the run's tool to start");
     const refused = await cli(["submit", "And more", "--resume", "held", "--if-running", "reject"], { cwd: ws.dir, env: ws.env });
     assert.equal(refused.code, 7, refused.stderr);
     assert.match(refused.stderr, /session held is running .*: the follow-up is refused, as --if-running reject asks/);
@@ -221,21 +225,23 @@ describe("worker pool on files", () => {
     }
   });
 
-  it("queue rm withdraws a run no worker started, and refuses one a worker drives", async () => {
+  it("queue rm withdraws a run no worker started, removing its session so --adopt cannot run it, and refuses one a worker drives", async () => {
     const ws = fresh({ gateOpen: false });
     await cli(["submit", "Write two notes", "--name", "driven"], { cwd: ws.dir, env: ws.env });
     const worker = started(ws.worker());
-    await waitFor(() => ws.executions().length === 1, "the tool to start");
+    await eventually(() => ws.executions().length === 1, "the tool to start");
     await cli(["submit", "Write two notes", "--name", "withdrawn"], { cwd: ws.dir, env: ws.env });
     const refused = await cli(["queue", "rm", "driven"], { cwd: ws.dir, env: ws.env });
     assert.equal(refused.code, 7, refused.stderr);
     assert.match(refused.stderr, /session driven is being run by a worker/);
     const withdrawn = await cli(["queue", "rm", "withdrawn"], { cwd: ws.dir, env: ws.env });
     assert.equal(withdrawn.code, 0, withdrawn.stderr);
-    assert.equal(withdrawn.stdout, "withdrew withdrawn\n");
+    assert.equal(withdrawn.stdout, "withdrew withdrawn; it never ran, so its session is removed\n");
     ws.openGate();
     await printedLine(worker, /^finished driven: completed$/m);
     assert.doesNotMatch(await stdoutOf(worker), /took withdrawn/);
+    // Withdrawn means ended: no session is left open for an adopting worker to run later.
+    assert.doesNotMatch((await cli(["session", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^withdrawn /m);
   });
 
   it("chaos: three workers, runs submitted, a random worker SIGKILLed and replaced again and again: every run ends, at most one repeat per kill", async () => {
@@ -246,14 +252,14 @@ describe("worker pool on files", () => {
     let kills = 0;
     for (let round = 0; round < 3 && ws.queued().length > 0; round++) {
       const seen = ws.executions().length;
-      await waitFor(() => ws.executions().length > seen || ws.queued().length === 0, "a tool to run");
+      await eventually(() => ws.executions().length > seen || ws.queued().length === 0, "a tool to run");
       const index = Math.floor(Math.random() * pool.length);
       (pool[index] as CliRun).child.kill("SIGKILL");
       await (pool[index] as CliRun).done;
       kills++;
       pool[index] = started(ws.worker());
     }
-    await waitFor(() => ws.queued().length === 0, "every run to end", 60_000);
+    await eventually(() => ws.queued().length === 0, "every run to end");
     for (const runId of runs) {
       const journal = ws.journal(runId);
       assert.deepEqual(

@@ -1,30 +1,22 @@
+// covers: src/tools/command-tool.ts
+// process: shared
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { commandTool, expandArgv, type CommandToolDefinition } from "../src/tools/command-tool.js";
+import { expandArgv, type CommandToolDefinition } from "../src/tools/command-tool.js";
 import type { ToolContext } from "../src/tools/tool.js";
-import { waitFor } from "./helpers/cli-harness.js";
 import { isRunning } from "./helpers/processes.js";
+import { testCommandTool } from "./helpers/command-tools.js";
+import { eventually } from "./helpers/eventually.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-command-tool-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** A command tool, whose output is always text. */
 function tool(command: string[], overrides: Partial<CommandToolDefinition> = {}) {
-  const made = commandTool({
-    name: "t",
-    description: "a test tool",
-    command,
-    input_schema: { type: "object" },
-    timeoutMs: 5000,
-    outputLimitBytes: 1024,
-    confirm: false,
-    onCrash: "rerun",
-    env: { PATH: process.env.PATH ?? "" },
-    ...overrides,
-  });
+  const made = testCommandTool(command, overrides);
   return {
     ...made,
     run: async (input: Record<string, unknown>, runContext: ToolContext) => {
@@ -82,7 +74,7 @@ describe("command tools", () => {
     assert.ok(Date.now() - started < 10_000);
     const grandchild = Number(readFileSync(pidFile, "utf8"));
     // Killed, it still needs the CPU to die: a loaded machine may take a while to schedule it.
-    await waitFor(() => !isRunning(grandchild), "the whole process group to be gone");
+    await eventually(() => !isRunning(grandchild), "the whole process group to be gone");
   });
 
   it("returns when the command exits, ending what it left running in the background", async () => {
@@ -92,7 +84,7 @@ describe("command tools", () => {
     assert.deepEqual(output, { content: "hi\n" });
     assert.ok(Date.now() - started < 20_000, "it did not wait for the 30 s background sleep");
     const background = Number(readFileSync(pidFile, "utf8"));
-    await waitFor(() => !isRunning(background), "the background sleep to be ended");
+    await eventually(() => !isRunning(background), "the background sleep to be ended");
   });
 
   it("does not start when the run is already shutting down", async () => {

@@ -1,3 +1,6 @@
+// covers: src/agent/agent-errors.ts, src/config/agent-config.ts
+// tier: quick
+// process: shared
 // agent.yaml's compaction block: known windows, `window` required for other models, auto: false
 // kept off, and one line naming the field for a wrong value.
 import assert from "node:assert/strict";

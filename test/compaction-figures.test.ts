@@ -1,3 +1,5 @@
+// covers: src/runstate/views/fold.ts
+// process: shared
 // The key figures of bench/compaction.bench.ts, asserted as counts on a shorter run of the
 // same scripted chat: every request under the window, the chat completes, each compaction
 // adds its summary and less than 1 KB more, and leaves fewer tokens than it found.

@@ -1,3 +1,7 @@
+// covers: src/agent/agent-errors.ts, src/agent/run-agent.ts, src/llm/anthropic-provider.ts, src/llm/model-provider.ts
+// covers: src/llm/openai-provider.ts, src/runstate/backends/memory/memory-store.ts, src/session/compact-session.ts
+// covers: src/tools/tool.ts
+// process: shared
 // Compaction in the loop, through runAgent against the strict fake Anthropic server with a
 // context window: before a call past the threshold (auto), after the API refused a request as
 // too long (overflow: compact, send once more), trims when the kept messages alone are too

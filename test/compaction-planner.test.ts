@@ -1,3 +1,6 @@
+// covers: src/agent/compaction.ts, src/llm/model-provider.ts, src/runstate/views/fold.ts
+// tier: quick
+// process: shared
 // The compaction planner: where a cut may fall (never between a tool call and its result,
 // never inside a pending batch, keeping keep_recent messages and never none), which tool
 // results are trimmed, and how the size before a call is measured.

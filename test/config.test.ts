@@ -1,3 +1,6 @@
+// covers: src/agent/agent-errors.ts, src/config/agent-config.ts
+// tier: quick
+// process: shared
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -5,7 +8,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ConfigError } from "../src/agent/agent-errors.js";
 import { loadAgentConfig } from "../src/config/agent-config.js";
-import type { FileStoreConfig } from "../src/runstate/backends/create-store.js";
+import type { FileStoreConfig } from "../src/backends/store-config.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-config-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -123,6 +126,7 @@ session: { backend: file, state_dir: ./runs }
       confirm: ["write_file"],
       on_crash: { write_file: "never" },
       timeout: 30_000,
+      output_limit: 1024 * 1024,
     });
     assert.deepEqual(web, {
       name: "web",
@@ -131,6 +135,7 @@ session: { backend: file, state_dir: ./runs }
       confirm: true,
       on_crash: "ask",
       timeout: 5000,
+      output_limit: 1024 * 1024,
     });
     assert.deepEqual(loadAgentConfig(undefined).mcpServers, []);
     assertConfigError("mcp_servers: [{ name: x }]\n", /mcp_servers\[0\]: give either command: \(a server started over stdio\) or url:/);

@@ -1,3 +1,6 @@
+// covers: src/agent/agent-loop.ts, src/cli/run/run-command.ts, src/tools/tool.ts
+// tier: full
+// start: first
 // The crash matrix in the suite: about 30 SIGKILLs at seeded random instants of real CLI
 // runs (sequential and parallel tools, a rerun tool and an on_crash: never tool) against
 // the strict Anthropic fake. FISK_AI_CRASH_SEED=N reproduces a run of it; `npm run

@@ -1,3 +1,5 @@
+// covers: src/queue/create-queue.ts, src/runstate/backends/file/file-store.ts
+// process: shared
 // The file store syncs every directory level it makes into its parent, so the first run on
 // a machine survives a power cut: the state dir's parents as well as the state dir itself.
 import assert from "node:assert/strict";
@@ -5,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
-import { queueFor } from "../src/queue/create-queue.js";
+import { fileStoreWithSeams } from "../src/backends/file/file-store.js";
+import { queueFor } from "../src/backends/create-queue.js";
 import { countingFileSystem } from "./helpers/counting-file-system.js";
 import { metaPayload } from "./helpers/record-builders.js";
 

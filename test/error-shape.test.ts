@@ -1,3 +1,7 @@
+// covers: src/agent/agent-errors.ts, src/errors/fisk-error.ts, src/llm/model-provider.ts, src/memory/note-store.ts
+// covers: src/runstate/errors.ts, src/tools/mcp/mcp-servers.ts
+// tier: quick
+// process: shared
 // One error shape: every error the library throws is a FiskError with a typed code, and
 // the one guard tells them apart from anything else a catch may get.
 import assert from "node:assert/strict";

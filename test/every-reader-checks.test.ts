@@ -1,3 +1,6 @@
+// covers: src/runstate/errors.ts, src/runstate/records/journal-codec.ts, src/runstate/views/fold.ts
+// covers: src/runstate/views/journal-verify.ts, src/runstate/views/run-tally.ts
+// process: shared
 // Every reader of a whole session refuses a journal that breaks a rule of the fold, as
 // `session verify` does: exit 8 and one line naming the line the rule breaks on. The real
 // CLI, its first call spawned and the rest in this process, over the malformed journals of

@@ -1,3 +1,4 @@
+// covers: src/runstate/backends/file/file-store.ts, src/runstate/records/records.ts
 // The README's examples as a new user types them, offline on the script provider: the notes
 // chat with its follow-ups (also after a compaction), and each library example with no key,
 // the README's loadAgent example among them.
@@ -78,6 +79,16 @@ describe("the library examples, offline", () => {
         [lead?.runId, "completed"],
       ],
     );
+  });
+
+  it("sub-agents, run where its researcher.yaml is not, fails naming each child that failed", async (t) => {
+    const { dir, env } = home(t);
+    const result = await startScript(example("sub-agents.js"), [], { cwd: dir, env }).done;
+    assert.equal(result.code, 1, result.stdout);
+    assert.equal(result.stdout, "");
+    const lines = result.stderr.trim().split("\n");
+    assert.equal(lines.length, 2, result.stderr);
+    for (const line of lines) assert.match(line, /^a researcher failed: .*researcher\.yaml/);
   });
 
   it("the README's library example loads the notes agent.yaml and runs it", async (t) => {

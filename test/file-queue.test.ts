@@ -1,14 +1,17 @@
+// covers: src/conformance/queue-conformance.ts, src/pool/worker.ts, src/queue/file-queue.ts
+// covers: src/runstate/backends/file/file-store.ts
+// process: shared
 // The file queue passes the queue conformance suite, over a file store in a scratch
 // directory, and lets go of its directory watchers.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { runQueueConformance } from "../src/conformance/index.js";
-import { FileStore } from "../src/runstate/backends/file/file-store.js";
-import { FileQueue, fileQueueDir } from "../src/queue/file-queue.js";
+import { runQueueConformance, type PlantAt, type PlantedBad, type QueueUnderTest } from "../src/conformance/index.js";
+import { FileStore } from "../src/backends/file/file-store.js";
+import { FileQueue, fileQueueDir } from "../src/backends/file/file-queue.js";
 import { WORKER_DEFAULTS } from "../src/pool/worker.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-queue-"));
@@ -24,7 +27,26 @@ function over(dir: string) {
   return { store, queue: new FileQueue({ dir: fileQueueDir(dir), store }) };
 }
 
+/** The conformance suite's hook: `bad` where the entry (or a follow-up) of `at.runId` goes, as a hand with write access puts it there. */
+async function plant(of: QueueUnderTest, at: PlantAt, bad: PlantedBad): Promise<boolean> {
+  const dir = fileQueueDir((of.store as FileStore).dir);
+  mkdirSync(dir, { recursive: true });
+  let path = join(dir, `${at.runId}.json`);
+  if (at.behind) {
+    mkdirSync(join(dir, `${at.runId}.behind`), { recursive: true });
+    path = join(dir, `${at.runId}.behind`, "000000000000001-planted.json");
+  }
+  if (bad === "symlink") {
+    writeFileSync(join(scratch, "pointed-at.json"), "{}");
+    symlinkSync(join(scratch, "pointed-at.json"), path);
+  } else if (bad === "fifo") execFileSync("mkfifo", [path]);
+  else if (bad === "directory") mkdirSync(path);
+  else writeFileSync(path, bad);
+  return true;
+}
+
 runQueueConformance("file", {
+  plant,
   makeQueue: async () => over(join(scratch, `runs-${++dirs}`)),
   again: async (of) => over((of.store as FileStore).dir),
   // The claim is the run's kernel lock, free once its holder is gone: a worker takes it at its next poll.

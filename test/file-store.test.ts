@@ -1,5 +1,12 @@
+// covers: src/conformance/store-conformance.ts, src/journal.ts, src/runstate/backends/file/file-journal.ts
+// covers: src/runstate/backends/file/file-store.ts, src/runstate/backends/file/file-system.ts
+// covers: src/runstate/backends/file/journal-ends.ts, src/runstate/backends/file/journal-lines.ts
+// covers: src/runstate/backends/file/run-lock.ts, src/runstate/backends/file/run-paths.ts
+// covers: src/runstate/backends/file/state-dir.ts, src/runstate/backends/file/summary-cache.ts, src/runstate/errors.ts
+// covers: src/runstate/records/journal-codec.ts, src/runstate/store/journal-core.ts, src/runstate/store/run-holder.ts
+// process: shared
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import {
   appendFileSync,
@@ -20,15 +27,16 @@ import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { defaultStateDir, FileStore, isRunStateError, type RunStateErrorCode, type RunSummary } from "../src/index.js";
 import { encodeRecord, storeContract } from "../src/journal.js";
-import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
-import { RunPaths } from "../src/runstate/backends/file/run-paths.js";
-import { nodeFileSystem, type FileSystem } from "../src/runstate/backends/file/file-system.js";
+import { fileStoreWithSeams } from "../src/backends/file/file-store.js";
+import { RunPaths } from "../src/backends/file/run-paths.js";
+import { nodeFileSystem, type FileSystem } from "../src/backends/file/file-system.js";
 import { runStoreConformance } from "../src/conformance/index.js";
-import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";
+import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { countingFileSystem, fsyncs } from "./helpers/counting-file-system.js";
-import { waitFor } from "./helpers/cli-harness.js";
+import { skipWithout } from "./helpers/programs.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { assistantEntry, completedRun, metaPayload, terminalEntry, titleEntry, toolResultEntry } from "./helpers/record-builders.js";
+import { eventually } from "./helpers/eventually.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-store-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -197,8 +205,7 @@ describe("file backend", () => {
       fs.reset();
       let resolved = false;
       const append = journal.append(2, assistantEntry(0, "hi")).then(() => (resolved = true));
-      await waitFor(() => fs.calls.write === 1, "the bytes to be written");
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => fs.calls.write === 1 && fs.calls.fdatasync === 1, "the bytes to be written and their fsync held at its gate");
       assert.equal(resolved, false, "but the append waits for its fsync");
       release();
       await append;
@@ -221,7 +228,7 @@ describe("file backend", () => {
       };
       const resolvedAt: number[] = [];
       const appends = ids.map((id, index) => journal.append(3 + index, toolResultEntry(id)).then(() => resolvedAt.push(synced.length)));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => fs.calls.fdatasync === 1, "the first fsync to be held at its gate");
       assert.deepEqual(resolvedAt, [], "nothing resolves while its fsync is held");
       release();
       await Promise.all(appends);
@@ -435,6 +442,33 @@ describe("file backend", () => {
       await journal.close();
     });
 
+    // The Go fisk-ai takes flock(2) on the same `<id>.lock`: flock(1) here is that other program.
+    it("excludes, and is excluded by, another program's flock(2) on the run's lock file", { skip: skipWithout("flock") }, async () => {
+      const dir = freshDir();
+      const store = new FileStore({ dir });
+      await (await store.create("foreign-1", metaPayload("foreign-1"))).close();
+      const lockFile = join(dir, "foreign-1.lock");
+      const journal = await store.open("foreign-1");
+      const refused = spawnSync("flock", ["--exclusive", "--nonblock", lockFile, "true"]);
+      assert.equal(refused.status, 1, "flock(1) cannot take the lock of a run fisk-ai holds");
+      await journal.close();
+      assert.equal(spawnSync("flock", ["--exclusive", "--nonblock", lockFile, "true"]).status, 0, "nor once it is closed");
+
+      // --close: the lock is flock(1)'s own, not its command's, so it goes the moment flock(1) is killed.
+      const holder = spawn("flock", ["--exclusive", "--close", lockFile, "sh", "-c", "echo held; exec sleep 60"], {
+        stdio: ["ignore", "pipe", "inherit"],
+        detached: true,
+      });
+      try {
+        assert.equal(String((await once(holder.stdout, "data"))[0]), "held\n");
+        await rejectsWith(store.open("foreign-1"), "ERR_LOCKED", /foreign-1 is in use by another process that has not said which/);
+      } finally {
+        process.kill(-(holder.pid as number), "SIGKILL");
+        await once(holder, "exit");
+      }
+      await (await store.open("foreign-1")).close();
+    });
+
     it("names the holder to a process refused before the holder has written its note, even over a dead holder's note", async () => {
       // A pid that was alive a moment ago: the note a holder killed outright leaves behind.
       const dead = spawnSync(process.execPath, ["-e", "0"]).pid as number;
@@ -455,7 +489,7 @@ describe("file backend", () => {
           await gate;
         };
         const holding = fileStoreWithSeams({ dir, fileSystem: holderFs }).open("racing");
-        while (!reached) await new Promise((resolve) => setTimeout(resolve, 1));
+        await eventually(() => reached, "the holder to reach its gate", { intervalMs: 1 });
         const loserFs = countingFileSystem();
         let settled = false;
         const losing = rejectsWith(
@@ -465,7 +499,7 @@ describe("file backend", () => {
         );
         void losing.finally(() => (settled = true)).catch(() => undefined);
         // Let the loser find the lock held and the note not yet the holder's, more than once.
-        while ((loserFs.calls.lockExclusive ?? 0) < 3 && !settled) await new Promise((resolve) => setTimeout(resolve, 1));
+        await eventually(() => (loserFs.calls.lockExclusive ?? 0) >= 3 || settled, "the loser to try the lock three times", { intervalMs: 1 });
         release();
         await losing;
         await (await holding).close();

@@ -1,3 +1,6 @@
+// covers: src/agent/fingerprint.ts
+// tier: quick
+// process: shared
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { canonicalJson, computeFingerprint, diffFingerprints, type FingerprintInput } from "../src/agent/fingerprint.js";

@@ -1,3 +1,6 @@
+// covers: src/runstate/errors.ts, src/runstate/records/records.ts, src/runstate/views/fold.ts
+// tier: quick
+// process: shared
 // Generated tests of fold (SPEC sections 3 and 7). Random runs are journaled the way
 // the agent loop writes them and every prefix is folded: any prefix is a journal a
 // crash could leave behind, so every one must fold to a state a resume can use.

@@ -1,3 +1,6 @@
+// covers: src/runstate/errors.ts, src/runstate/records/records.ts, src/runstate/views/fold.ts
+// tier: quick
+// process: shared
 // The fold of version 4's records: compactions (the cut rules, trims, undo) and approvals
 // (requests, decisions, the rules that keep an undecided or denied call from running).
 import assert from "node:assert/strict";

@@ -1,3 +1,6 @@
+// covers: src/runstate/errors.ts, src/runstate/records/records.ts, src/runstate/views/fold.ts
+// tier: quick
+// process: shared
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { fold, RunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";

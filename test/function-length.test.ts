@@ -1,3 +1,5 @@
+// covers: src/
+// process: shared
 // A function a reader can hold in their head: none outside the conformance suites (whose
 // cases read as one scenario each) is over MAX_LINES lines.
 import assert from "node:assert/strict";

@@ -1,3 +1,5 @@
+// covers: src/agent/fingerprint.ts, src/runstate/backends/file/file-store.ts, src/runstate/records/journal-codec.ts
+// process: shared
 // Journals written in the Go implementation's own bytes (test/fixtures/go, made by
 // scripts/go-fixtures from structs mirroring choria-io/fisk-ai's record versions 1 to 3)
 // must fold here to the conversation and counters the Go implementation's Fold computes
@@ -10,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { computeFingerprint, fingerprintStyle, goSystemJson, goToolsJson } from "../src/agent/fingerprint.js";
-import { FileStore } from "../src/runstate/backends/file/file-store.js";
+import { FileStore } from "../src/backends/file/file-store.js";
 import { decodeRecordLine, encodeRecordIn } from "../src/runstate/records/journal-codec.js";
 import type { MetaRecord } from "../src/runstate/records/records.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";

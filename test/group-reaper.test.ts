@@ -1,3 +1,5 @@
+// covers: src/tools/group-reaper.ts
+// process: shared
 // A process killed at any moment after it spawned a watched child leaves nothing running:
 // the child runs nothing of its own until the reaper holds its group.
 import assert from "node:assert/strict";
@@ -6,8 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { waitFor } from "./helpers/cli-harness.js";
 import { isRunning } from "./helpers/processes.js";
+import { eventually } from "./helpers/eventually.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-reaper-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,7 +38,7 @@ function spawnThenDie(name: string, killWhen: string): { childPid: number; marke
 describe("a watched child", () => {
   it("runs nothing when its parent dies the moment spawn returns", async () => {
     const { childPid, marker } = spawnThenDie("at-once", `process.kill(process.pid, "SIGKILL");`);
-    await waitFor(() => !isRunning(childPid), "the gated child to exit");
+    await eventually(() => !isRunning(childPid), "the gated child to exit");
     assert.equal(existsSync(marker), false, "the child ran its command before the reaper held its group");
   });
 
@@ -48,6 +50,6 @@ describe("a watched child", () => {
       `const wait = () => existsSync(${running}) && readFileSync(${running}, "utf8").endsWith("\\n") ? process.kill(process.pid, "SIGKILL") : setTimeout(wait, 10); wait();`,
     );
     assert.equal(Number(readFileSync(marker, "utf8")), childPid, "the command runs as the spawned process itself");
-    await waitFor(() => !isRunning(childPid), "the child to be stopped by the reaper");
+    await eventually(() => !isRunning(childPid), "the child to be stopped by the reaper");
   });
 });

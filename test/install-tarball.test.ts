@@ -1,26 +1,34 @@
+// covers: src/cli/main.ts, src/package/package-files.ts
+// tier: full
+// start: first
 // Installing like an npm tool, as a new user would from a clone: `npm pack`, then the
-// tarball installed globally under a prefix of its own and run through npx, each from the
-// local npm cache where it holds the dependencies (--prefer-offline); the quick start then
+// tarball installed globally under a prefix of its own and run through npx, on a machine as
+// new as a user's: an empty HOME (so an empty npm cache and no npmrc: no `nodedir`), no npm
+// settings from the environment, and a PATH of node, npm and a few shell tools only: no
+// compiler, make or python. The dependencies come from the npm registry. The quick start then
 // runs offline from the installed command: init's agent and the shipped notes example.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { after, describe, it } from "node:test";
+import { BUILD_TOOLS, newUserMachine, onPath } from "./helpers/new-user-machine.js";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-tarball-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
 /** The installed command's state home: its sessions go here, not into the sessions of whoever runs the tests. */
 const STATE_HOME = join(ROOT, "state");
-/** npm keeps its cache under HOME, which the installs read offline; fisk-ai's state goes to STATE_HOME. */
-const ENV: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: STATE_HOME };
-// npm writes an install's 22,000 files through libuv's pool, whose four threads only contend
-// on two cores: with one, `npm install -g` of the tarball took 12.5-14.3 s of CPU here instead
-// of 18.3-21.1, and npx's install 18.9-19.8 instead of 22.3-24.4 (/usr/bin/time, alternated).
-// The commands npx -c runs inherit it; fisk-ai's CPU was the same with either (perf stat).
+const MACHINE = newUserMachine(ROOT);
+const HOME = MACHINE.home;
+const BIN = MACHINE.bin;
+const ENV: NodeJS.ProcessEnv = { ...MACHINE.env, XDG_STATE_HOME: STATE_HOME };
+// npm writes an install's many files through libuv's pool, whose four threads only contend
+// on two cores: one takes less CPU (docs/internals/performance.md). The commands npx -c runs
+// inherit it; fisk-ai's CPU is the same with either.
 const NPM_ENV: NodeJS.ProcessEnv = { ...ENV, UV_THREADPOOL_SIZE: "1" };
+// npx takes the dependencies from the cache the global install filled.
 const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];
 /** A line between the outputs of commands run in one shell. */
 const SEPARATOR = "--fisk-ai-next-command--";
@@ -60,13 +68,17 @@ function freshDir(name: string): string {
   return dir;
 }
 
-/** Installing builds the file lock addon: skipped, in one line, where g++ cannot compile (CI has it: .ci/run installs it). */
-function toolchainMissing(): string | false {
-  const compiled = spawnSync("g++", ["-x", "c++", "-fsyntax-only", "-"], { input: "int main() { return 0; }\n", encoding: "utf8" });
-  return compiled.status === 0 ? false : "needs a g++ that compiles, to build the fs-ext addon: apt-get install g++";
-}
+describe("installing from the tarball", { timeout: 600_000 }, () => {
+  it("runs on a new user's machine: no build tool on the PATH, no nodedir, an empty npm cache", () => {
+    assert.deepEqual(
+      BUILD_TOOLS.filter((tool) => onPath(tool, BIN) !== undefined),
+      [],
+    );
+    assert.deepEqual(readdirSync(HOME), []);
+    assert.equal(succeeded(run("npm", ["config", "get", "nodedir"], ROOT), "npm config get nodedir"), "undefined\n");
+    assert.equal(succeeded(run("npm", ["config", "get", "cache"], ROOT), "npm config get cache"), `${join(HOME, ".npm")}\n`);
+  });
 
-describe("installing from the tarball", { timeout: 600_000, skip: toolchainMissing() }, () => {
   let tarball = "";
 
   it("npm pack makes the tarball of dist, schemas and examples", () => {
@@ -91,7 +103,7 @@ describe("installing from the tarball", { timeout: 600_000, skip: toolchainMissi
     const elsewhere = join(ROOT, "elsewhere");
     mkdirSync(elsewhere);
     writeFileSync(join(elsewhere, "agent.yaml"), "provider: anthropic\nmodel: claude-sonnet-4-5\n");
-    const env: NodeJS.ProcessEnv = { ...ENV, PATH: `${join(prefix, "bin")}:${process.env.PATH ?? ""}` };
+    const env: NodeJS.ProcessEnv = { ...ENV, PATH: `${join(prefix, "bin")}${delimiter}${BIN}` };
     delete env.ANTHROPIC_API_KEY;
     const keyless = run(fisk, ["run", "hello"], elsewhere, env);
     assert.equal(keyless.code, 2, keyless.stderr);
@@ -108,9 +120,7 @@ describe("installing from the tarball", { timeout: 600_000, skip: toolchainMissi
     const output = succeeded(run("npx", ["--yes", ...NPM_FLAGS, "--package", tarball, "-c", call], freshDir("npx"), NPM_ENV), `npx -c '${call}'`);
     const [installed = "", ...outputs] = output.split(`${SEPARATOR}\n`);
     const npxDir = /^(.*\/_npx\/[^/]+)\/node_modules\/\.bin\/fisk-ai\n$/.exec(installed)?.[1];
-    assert.ok(npxDir !== undefined, `the fisk-ai npx installed, not ${installed}`);
-    // npx keeps each package it installs in the npm cache, some 140 MB here, for a tarball path no later run names.
-    rmSync(npxDir, { recursive: true, force: true });
+    assert.ok(npxDir?.startsWith(join(HOME, ".npm")), `the fisk-ai npx installed in the new user's cache, not ${installed}`);
     checkQuickStart(outputs);
   });
 });

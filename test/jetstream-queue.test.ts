@@ -1,3 +1,7 @@
+// covers: src/conformance/index.ts, src/conformance/queue-conformance.ts, src/pool/submit-run.ts
+// covers: src/queue/jetstream-queue.ts, src/queue/run-queue.ts, src/runstate/backends/create-store.ts
+// covers: src/runstate/backends/jetstream/run-stream.ts
+// process: shared
 // The JetStream queue passes the queue conformance suite on a real nats-server: each
 // case's two queues are two connections, as two worker processes would have. And a
 // finish a crash cut short leaves no follow-up stranded.
@@ -5,13 +9,13 @@ import assert from "node:assert/strict";
 import { performance } from "node:perf_hooks";
 import { after, describe, it } from "node:test";
 import { jetstream } from "@nats-io/jetstream";
-import { metaPayload, runQueueConformance, terminalEntry } from "../src/conformance/index.js";
+import { metaPayload, runQueueConformance, terminalEntry, type PlantAt, type PlantedBad, type QueueUnderTest } from "../src/conformance/index.js";
 import { queueSession } from "../src/pool/submit-run.js";
-import { JetStreamQueue } from "../src/queue/jetstream-queue.js";
-import { encodeEntry, type QueuedRun } from "../src/queue/run-queue.js";
-import { createStore } from "../src/runstate/backends/create-store.js";
-import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
-import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
+import { JetStreamQueue } from "../src/backends/jetstream/jetstream-queue.js";
+import { encodeEntry, QUEUE_ENTRY_MAX_BYTES, type QueuedRun } from "../src/queue/run-queue.js";
+import { createStore } from "../src/backends/open-backend.js";
+import type { JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
+import { initRunStream } from "../src/backends/jetstream/run-stream.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -52,6 +56,20 @@ async function claimWithinAckWait(queue: JetStreamQueue) {
 
 const skip = skipWithout("nats-server");
 
+/**
+ * The conformance suite's hook: `bad` published where the entry (or a follow-up) of
+ * `at.runId` goes, as any client allowed to publish on the queue's subjects could. A stream
+ * holds no symlink, FIFO or directory, and the server refuses a message past its largest
+ * (1 MB by default, the queue's own limit).
+ */
+async function plant(of: QueueUnderTest, at: PlantAt, bad: PlantedBad): Promise<boolean> {
+  if (typeof bad === "string" || bad.byteLength > QUEUE_ENTRY_MAX_BYTES) return false;
+  const store = of.store as JetStreamStore;
+  const base = `$FISK_QUEUE.${store.stream}`;
+  await jetstream(store.connection).publish(at.behind ? `${base}.behind.${at.runId}.waits.planted` : `${base}.run.${at.runId}`, bad);
+  return true;
+}
+
 // The suite as a group of its own, so a machine without nats-server skips it in one line.
 describe("jetstream queue conformance", { skip }, () => {
   runQueueConformance("jetstream", {
@@ -62,6 +80,7 @@ describe("jetstream queue conformance", { skip }, () => {
     makeQueue: async () => over((server as NatsServer).url),
     again: async () => over((server as NatsServer).url),
     takeoverMs: LEASE_TTL_MS,
+    plant,
   });
 });
 
@@ -115,10 +134,13 @@ describe("JetStream queue on a server that stalls", { skip }, () => {
       assert.equal(await queue.claim(() => true), undefined, "the queue is made, and empty");
       const stalled = queue.claim(() => true);
       server.pause();
-      // The pull's heartbeat is half its 1 s expiry; the client gives up after two missed.
-      await new Promise((resolve) => setTimeout(resolve, 1800));
-      server.resume();
-      assert.equal(await stalled, undefined);
+      // The pull's heartbeat is half its 1 s expiry; the client gives up after two missed: the
+      // claim comes back while the server still answers nothing (its expiry would be the server's).
+      try {
+        assert.equal(await stalled, undefined);
+      } finally {
+        server.resume();
+      }
 
       await (await store.create("after-stall", metaPayload("after-stall"))).close();
       await queueSession({ store, queue }, "after-stall");

@@ -1,3 +1,9 @@
+// covers: src/conformance/record-builders.ts, src/conformance/store-conformance.ts
+// covers: src/runstate/backends/create-store.ts, src/runstate/backends/jetstream/connection.ts
+// covers: src/runstate/backends/jetstream/jetstream-store.ts, src/runstate/backends/jetstream/journal-writer.ts
+// covers: src/runstate/backends/jetstream/last-values.ts, src/runstate/backends/jetstream/leases.ts
+// covers: src/runstate/backends/jetstream/run-stream.ts, src/runstate/errors.ts, src/runstate/records/journal-codec.ts
+// process: shared
 // The JetStream backend against a real nats-server: the conformance suite, then what
 // only this backend has (its stream checks, lease and lost acks).
 import assert from "node:assert/strict";
@@ -8,12 +14,12 @@ import { runStoreConformance } from "../src/conformance/index.js";
 import { assistantEntry, metaPayload, terminalEntry } from "../src/conformance/record-builders.js";
 import { createStore, isRunStateError, type JournalRecord, type RunStateErrorCode } from "../src/index.js";
 import { encodeRecord } from "../src/journal.js";
-import { connectJetStreamStore, type JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
-import { leaseBucket } from "../src/runstate/backends/jetstream/leases.js";
-import { initRunStream, runStreamConfig } from "../src/runstate/backends/jetstream/run-stream.js";
-import { waitFor } from "./helpers/cli-harness.js";
+import { connectJetStreamStore, type JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
+import { leaseBucket } from "../src/backends/jetstream/leases.js";
+import { initRunStream, runStreamConfig } from "../src/backends/jetstream/run-stream.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { eventually } from "./helpers/eventually.js";
 
 const skip = skipWithout("nats-server");
 
@@ -195,11 +201,11 @@ describe("jetstream backend", { skip }, () => {
         const leases = await leaseBucket(nc, config);
         const revision = async () => (await leases.get("released-1"))?.revision ?? 0;
         const taken = await revision();
-        while ((await revision()) === taken) await new Promise((resolve) => setTimeout(resolve, 50));
+        await eventually(async () => (await revision()) !== taken, "the first renewal of the lease");
         // The server stalls until the next renewal is sent, which waits for its answer when the close comes.
         const sent = store.connection.stats().outMsgs;
         own.pause();
-        await waitFor(() => store.connection.stats().outMsgs > sent, "a renewal of the lease to be sent");
+        await eventually(() => store.connection.stats().outMsgs > sent, "a renewal of the lease to be sent");
         const closing = journal.close();
         own.resume();
         await closing;
@@ -218,13 +224,12 @@ describe("jetstream backend", { skip }, () => {
       await dying.close();
       const other = await open("EXPIRE");
       await rejectsWith(other.open("orphan-1"), "ERR_LOCKED");
-      let reopened;
-      for (let tries = 0; reopened === undefined && tries < 100; tries++) {
-        reopened = await other.open("orphan-1").catch((error: unknown) => {
-          if (!isRunStateError(error, "ERR_LOCKED")) throw error;
-          return new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 100));
-        });
-      }
+      let reopened: Awaited<ReturnType<typeof other.open>> | undefined;
+      const lockedYet = (error: unknown) => {
+        if (!isRunStateError(error, "ERR_LOCKED")) throw error;
+        return undefined;
+      };
+      await eventually(async () => (reopened = await other.open("orphan-1").catch(lockedYet)) !== undefined, "the lease to expire");
       assert.ok(reopened !== undefined, "the lease expired");
       assert.equal(reopened.lastSeq, 2);
       await reopened.close();

@@ -1,3 +1,7 @@
+// covers: src/conformance/record-builders.ts, src/runstate/backends/create-store.ts
+// covers: src/runstate/backends/jetstream/run-stream.ts, src/runstate/backends/jetstream/run-summaries.ts
+// covers: src/runstate/records/journal-codec.ts
+// process: shared
 // session ls on JetStream reads a summary a run in one request for all, counted at a real
 // nats-server's monitoring endpoint, and lists exactly what the records say when a summary
 // is missing, behind or not ours: runs the Go implementation wrote, a writer killed between
@@ -10,11 +14,12 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { assistantEntry, metaPayload, metaRecord, terminalEntry, userEntry } from "../src/conformance/record-builders.js";
 import { createStore, type RunSummary } from "../src/index.js";
 import { encodeRecord } from "../src/journal.js";
-import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
-import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
+import type { JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
+import { initRunStream } from "../src/backends/jetstream/run-stream.js";
 import { malformedJournals } from "./helpers/malformed-journals.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { eventually } from "./helpers/eventually.js";
 
 const STREAM = "SUMMED";
 
@@ -73,10 +78,9 @@ describe("session ls on JetStream", { skip: skipWithout("nats-server") }, () => 
   /** Until the lease bucket holds only the leases still held (one message a key: its history is 1). */
   async function leaseMarkersExpired(liveLeases: number): Promise<void> {
     const jsm = await jetstreamManager(nc);
-    for (const deadline = Date.now() + 30_000; (await jsm.streams.info(`KV_${STREAM}_LEASES`)).state.messages > liveLeases; ) {
-      assert.ok(Date.now() < deadline, "the lease markers expire within 30 s of a 1 s TTL");
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await eventually(async () => (await jsm.streams.info(`KV_${STREAM}_LEASES`)).state.messages <= liveLeases, "the lease markers of a 1 s TTL to expire", {
+      timeoutMs: 30_000,
+    });
   }
 
   /** What folding each listed run's own records says of it: the listing must say the same. */

@@ -1,3 +1,6 @@
+// covers: src/runstate/errors.ts, src/runstate/records/journal-codec.ts
+// tier: quick
+// process: shared
 // The streaming journal decoder: fed a journal in chunks of any size, split anywhere (inside
 // a line, inside a UTF-8 character, at a newline), it gives what decoding the whole gives.
 import assert from "node:assert/strict";

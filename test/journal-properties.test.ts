@@ -1,3 +1,5 @@
+// covers: src/runstate/records/journal-codec.ts, src/runstate/views/fold.ts, src/runstate/views/journal-verify.ts
+// process: shared
 // Property tests: generated journals (valid, mutated, truncated; every record kind; record
 // versions 2, 3 and 4) read by decode, fold, verify, show's streaming reader, resume's load
 // and ls, which must agree (test/helpers/journal-properties.ts). A short run with a fixed

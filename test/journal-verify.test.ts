@@ -1,3 +1,6 @@
+// covers: src/runstate/records/journal-codec.ts, src/runstate/views/journal-verify.ts
+// tier: quick
+// process: shared
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { encodeRecord } from "../src/journal.js";

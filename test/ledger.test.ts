@@ -1,3 +1,10 @@
+// covers: src/cli/session/handlers/transfer.ts, src/config/agent-config.ts, src/ledger/ledger.ts, src/ledger/prices.ts
+// covers: src/runstate/backends/create-store.ts, src/runstate/backends/file/file-store.ts
+// covers: src/runstate/backends/jetstream/run-stream.ts, src/runstate/backends/memory/memory-store.ts
+// covers: src/runstate/records/journal-codec.ts, src/session/journal-search.ts, src/session/prune-plan.ts
+// covers: src/session/session-title.ts, src/session/transfer.ts
+// tier: quick
+// process: shared
 // The ledger (tokens and cost by model, forks and renamed imports counted once), titles,
 // prune's plan and search, over real stores in this process: the file store (its summary
 // cache cold, warm and advanced by appends), the memory store, and JetStream on a real
@@ -17,7 +24,7 @@ import { searchJournal, SearchText } from "../src/session/journal-search.js";
 import { createStore, FileStore, MemoryStore, type RunSummary, type Store } from "../src/index.js";
 import { decodeJournal } from "../src/journal.js";
 import { titleSession } from "../src/session/session-title.js";
-import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
+import { initRunStream } from "../src/backends/jetstream/run-stream.js";
 import { assistantEntry, compactionEntry, metaPayload, terminalEntry, titleEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";

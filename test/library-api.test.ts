@@ -1,3 +1,5 @@
+// covers: src/index.ts, src/runstate/views/run-digest.ts
+// process: shared
 // The library as a user meets it: imported by its package name, runs driven through
 // runAgent against a strict fake of the Anthropic API, and the examples run as programs.
 import assert from "node:assert/strict";
@@ -12,8 +14,9 @@ import * as journal from "fisk-ai/journal";
 import { AnthropicProvider, ConfigError, defineTool, MemoryStore, ResumeRefusedError, runAgent, type AgentEvents } from "fisk-ai";
 import { connectMcpServers } from "fisk-ai/mcp";
 import { startFakeAnthropic, type AnthropicReply, type AnthropicTurn, type FakeServer } from "./helpers/fake-anthropic-server.js";
-import { startScript, waitFor } from "./helpers/cli-harness.js";
+import { startScript } from "./helpers/cli-harness.js";
 import { startLoopbackServer } from "./helpers/http-json.js";
+import { eventually } from "./helpers/eventually.js";
 
 const KEY = "sk-ant-test";
 const REPO = new URL("../../", import.meta.url).pathname;
@@ -282,7 +285,7 @@ describe("the examples", () => {
     assert.deepEqual([missing.status, missing.body.code], [404, "ERR_NOT_FOUND"]);
     const first = post("/sessions/web-1", JSON.stringify({ prompt: "read the page" }));
     first.done.catch(() => undefined);
-    await waitFor(() => release !== undefined, "the tool's fetch to arrive");
+    await eventually(() => release !== undefined, "the tool's fetch to arrive");
     first.hangUp();
     await app.stderrIncludes("client hung up: suspending session web-1");
     release?.();

@@ -1,3 +1,5 @@
+// covers: src/agent/agent-errors.ts, src/agent/run-agent.ts, src/config/load-agent.ts, src/memory/file-note-store.ts
+// process: shared
 // A program runs an agent.yaml as the CLI does: loadAgent, then runAgent with the memory
 // index in the system prompt, a chat's next prompts and a follow-up on resume, against the
 // strict fake Anthropic server.

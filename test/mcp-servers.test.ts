@@ -1,3 +1,5 @@
+// covers: src/tools/mcp/mcp-servers.ts, src/tools/tool-set.ts
+// process: shared
 // MCP servers through the SDK's client, against real servers: the test's own (stdio and
 // streamable HTTP on loopback) and the published filesystem server over a temp dir.
 import assert from "node:assert/strict";
@@ -7,9 +9,9 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { connectMcpServers, McpServerError, type McpServerDefinition } from "../src/tools/mcp/mcp-servers.js";
 import { ToolSet, denyWithoutTerminal } from "../src/tools/tool-set.js";
-import { waitFor } from "./helpers/cli-harness.js";
 import { startHttpMcpServer } from "./helpers/mcp-test-server.js";
 import { isRunning } from "./helpers/processes.js";
+import { eventually } from "./helpers/eventually.js";
 
 const SERVER = new URL("./helpers/mcp-test-server.js", import.meta.url).pathname;
 const FILESYSTEM_SERVER = new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url).pathname;
@@ -123,7 +125,7 @@ describe("MCP servers", () => {
     assert.match(failure.message, /^MCP server broken \('.*node'\) did not start or list its tools: .*; its stderr said: fatal: cannot open the database$/);
     assert.doesNotMatch(failure.message, /\n/);
     const pid = Number(readFileSync(pidFile, "utf8"));
-    await waitFor(() => !isRunning(pid), "the server that started to be stopped");
+    await eventually(() => !isRunning(pid), "the server that started to be stopped");
   });
 
   it("names a server whose command does not exist, and an HTTP server nobody answers", async () => {
@@ -153,7 +155,7 @@ describe("MCP servers", () => {
     assert.ok(isRunning(pid));
     await servers.close();
     await servers.close();
-    await waitFor(() => !isRunning(pid), "the server to exit");
+    await eventually(() => !isRunning(pid), "the server to exit");
   });
 
   it("runs the published filesystem server over a temp dir", async () => {

@@ -1,3 +1,7 @@
+// covers: src/agent/agent-loop.ts, src/agent/system-prompt.ts, src/memory/file-note-store.ts
+// covers: src/memory/memory-tools.ts, src/runstate/backends/file/file-store.ts, src/tools/tool-set.ts
+// covers: src/tools/tool.ts
+// process: shared
 // Memory in a run: the index joins the system prompt after the fingerprint, so notes
 // written, changed or deleted between a suspend and a resume never trip the guard.
 import assert from "node:assert/strict";

@@ -1,3 +1,13 @@
+// covers: src/conformance/hostile-ids.ts, src/conformance/index.ts, src/conformance/store-conformance.ts
+// covers: src/conformance/store/append.ts, src/conformance/store/close.ts, src/conformance/store/create.ts
+// covers: src/conformance/store/delete.ts, src/conformance/store/import-journal.ts
+// covers: src/conformance/store/journal-close.ts, src/conformance/store/list.ts, src/conformance/store/load.ts
+// covers: src/conformance/store/open.ts, src/conformance/store/read-journal.ts, src/conformance/store/read-journals.ts
+// covers: src/conformance/store/read-records.ts, src/conformance/store/records.ts, src/conformance/store/suite.ts
+// covers: src/conformance/store/summarize.ts, src/journal.ts, src/runstate/backends/create-store.ts
+// covers: src/runstate/backends/memory/memory-seams.ts, src/runstate/backends/memory/memory-storage.ts
+// covers: src/runstate/backends/memory/memory-store.ts, src/runstate/store/store.ts
+// process: shared
 // The in-process backend through the conformance suite. Its seams (planted lines, failing
 // writes) are not exported, so this test takes the store from the sources, as
 // file-store.test.ts does; library-api.test.ts uses it through the package's exports.
@@ -6,7 +16,7 @@ import { describe, it } from "node:test";
 import { createStore, MemoryStore, type Store } from "../src/index.js";
 import { storeContract } from "../src/journal.js";
 import { metaPayload, runStoreConformance, terminalEntry } from "../src/conformance/index.js";
-import { memoryStoreWithFailingWrites, plantRaw } from "../src/runstate/backends/memory/memory-seams.js";
+import { memoryStoreWithFailingWrites, plantRaw } from "../src/backends/memory/memory-seams.js";
 
 function memoryStore(store: Store): MemoryStore {
   assert.ok(store instanceof MemoryStore);
@@ -33,7 +43,10 @@ describe("createStore", () => {
   });
 
   it("refuses an unknown backend in one line naming those there are", async () => {
-    await assert.rejects(createStore({ backend: "postgres" } as never), /^TypeError: unknown session backend "postgres": use one of file, memory/);
+    await assert.rejects(
+      createStore({ backend: "postgres" } as never),
+      /^BackendError: unknown session backend "postgres": use one of file, memory, jetstream/,
+    );
   });
 });
 

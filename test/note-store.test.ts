@@ -1,3 +1,6 @@
+// covers: src/conformance/note-store-conformance.ts, src/memory/file-note-store.ts, src/memory/memory-tools.ts
+// covers: src/memory/note-store.ts
+// process: shared
 // Memory's file backend: the NoteStore conformance suite, then what only files have:
 // the Go implementation's layout and modes, and reads that refuse what is not a note.
 import assert from "node:assert/strict";

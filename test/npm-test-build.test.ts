@@ -1,26 +1,31 @@
+// covers: scripts/test.mjs
+// process: shared
 // `npm test` (scripts/test.mjs) builds dist/ again only when a file it is built from changed
 // since its last build: a changed, added or removed source, the tsconfig, the package files or
-// the bundler script; on a fresh clone `npm ci` has just built it. It runs every test file once,
-// the quick ones several to a process.
+// the bundler script; on a fresh clone `npm ci` has just built it. It runs every test file of
+// a tier once, in the order and processes their headers ask for (scripts/test-headers.mjs).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-const { staleBuild, BUILD_STAMP, SHARED, FIRST, TEST_PROCESS_FLAGS, testJobs, sharedModule, childrenCpuSeconds } = (await import(
+interface Planned {
+  file: string;
+  tier?: string;
+  process: string;
+  start: string;
+}
+const { staleBuild, BUILD_STAMP, TEST_PROCESS_FLAGS, testJobs, filesOfTier, tierOf, sharedModule, childrenCpuSeconds } = (await import(
   new URL("../../scripts/test.mjs", import.meta.url).href
 )) as {
   staleBuild: (root: string) => string | undefined;
   BUILD_STAMP: string;
-  SHARED: string[];
-  FIRST: string[];
   TEST_PROCESS_FLAGS: string[];
-  testJobs: (
-    files: string[],
-    plan: { shared: string[]; processes: number; first: string[] },
-  ) => { jobs: string[]; modules: { path: string; files: string[] }[] };
+  testJobs: (tests: Planned[]) => { jobs: string[]; modules: { path: string; files: string[] }[] };
+  filesOfTier: (headers: Planned[], tier: string) => Planned[];
+  tierOf: (args: string[]) => string;
   sharedModule: (files: string[]) => string;
   childrenCpuSeconds: (stat: string | undefined) => number | undefined;
 };
@@ -70,37 +75,56 @@ test("a build newer than every source is not redone; any changed, added or remov
 });
 
 test("every test file runs once, alone or in one shared module: the first ones, then the modules, then the others by name", () => {
-  const files = ["a", "b", "c", "d", "e", "f", "g", "h", "i"].map((name) => `${name}.test.js`);
-  const { jobs, modules } = testJobs(files, { shared: ["b.test.js", "c.test.js", "g.test.js"], processes: 2, first: ["h.test.js", "e.test.js"] });
+  const shared = new Set(["b", "c", "g"]);
+  const first = new Set(["e", "h"]);
+  const tests = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "sub/j"].map((name) => ({
+    file: `${name}.test.ts`,
+    process: shared.has(name) ? "shared" : "own",
+    start: first.has(name) ? "first" : "later",
+  }));
+  const { jobs, modules } = testJobs(tests);
   assert.deepEqual(
     modules.map((module) => module.files),
-    [["b.test.js", "g.test.js"], ["c.test.js"]],
+    [["b.test.js", "c.test.js", "g.test.js"]],
   );
   assert.deepEqual(
-    jobs.map((job) => job.replace(/^.*\//, "")),
-    ["h.test.js", "e.test.js", "shared-1.test.js", "shared-2.test.js", "a.test.js", "d.test.js", "f.test.js", "i.test.js"],
+    jobs.map((job) => job.replace(/^\.test-build\/(test|shared)\//, "")),
+    ["e.test.js", "h.test.js", "shared-1.test.js", "a.test.js", "d.test.js", "f.test.js", "i.test.js", "sub/j.test.js"],
   );
-  const ran = jobs.flatMap((job) => modules.find((module) => module.path === job)?.files ?? [job.replace(/^.*\//, "")]);
-  assert.deepEqual(ran.sort(), files);
+  const ran = jobs.flatMap((job) => modules.find((module) => module.path === job)?.files ?? [job.replace(/^\.test-build\/test\//, "")]);
+  assert.deepEqual(ran.sort(), tests.map((test) => test.file.replace(/\.ts$/, ".js")).sort());
 });
 
-test("a first or shared name that is no test file, or a file both first and shared, stops npm test before any test, naming it", () => {
-  assert.throws(
-    () => testJobs(["a.test.js"], { shared: ["a.test.js", "gone.test.js"], processes: 2, first: [] }),
-    /FIRST or SHARED names gone\.test\.js, not a test file in \.test-build\/test: correct or remove the name/,
-  );
-  assert.throws(
-    () => testJobs(["a.test.js", "b.test.js"], { shared: ["a.test.js"], processes: 2, first: ["a.test.js"] }),
-    /a\.test\.js is both in FIRST and in SHARED: keep it in one/,
-  );
-});
-
-test("every file FIRST and SHARED name is a test of the tree", () => {
-  const sources = new Set(readdirSync(new URL("../../test/", import.meta.url)).map((name) => name.replace(/\.ts$/, ".js")));
+test("the shared files take turns in one process for about every ten, eight at most", () => {
+  const sharedFiles = (count: number) => Array.from({ length: count }, (_, index) => ({ file: `s${index}.test.ts`, process: "shared", start: "later" }));
+  assert.equal(testJobs(sharedFiles(10)).modules.length, 1);
+  const eleven = testJobs(sharedFiles(11)).modules;
   assert.deepEqual(
-    [...FIRST, ...SHARED].filter((name) => !sources.has(name)),
-    [],
+    eleven.map((module) => module.files.length),
+    [6, 5],
   );
+  assert.equal(testJobs(sharedFiles(200)).modules.length, 8);
+  assert.deepEqual(testJobs([]).jobs, []);
+});
+
+test("a file that would start first in a shared process stops npm test before any test, naming it", () => {
+  assert.throws(() => testJobs([{ file: "a.test.ts", process: "shared", start: "first" }]), {
+    message: 'test/a.test.ts: "start: first" is for a file with a process of its own: drop one line',
+  });
+});
+
+test("a tier runs its own files and those of the tiers before it; the arguments name one tier at most", () => {
+  const headers = ["quick", "standard", "full"].map((tier) => ({ file: `${tier}.test.ts`, tier, process: "own", start: "later" }));
+  const tierFiles = (tier: string) => filesOfTier(headers, tier).map((header) => header.file);
+  assert.deepEqual(tierFiles("quick"), ["quick.test.ts"]);
+  assert.deepEqual(tierFiles("standard"), ["quick.test.ts", "standard.test.ts"]);
+  assert.deepEqual(tierFiles("full"), ["quick.test.ts", "standard.test.ts", "full.test.ts"]);
+  assert.deepEqual(
+    [[], ["--quick"], ["--full"]].map((args) => tierOf(args)),
+    ["standard", "quick", "full"],
+  );
+  assert.throws(() => tierOf(["--slow"]), { message: "--slow is not an option: give --quick, --full or nothing" });
+  assert.throws(() => tierOf(["--quick", "--full"]), { message: "--quick and --full ask for two tiers: give one" });
 });
 
 test("a shared module runs each file's tests and hooks inside a describe named by the file, and fails as they fail", (t) => {
@@ -157,8 +181,9 @@ test("the runner starts the files in the order given, not by name, each with npm
   assert.equal(failed.status, 1, failed.stdout + failed.stderr);
   assert.equal(readFileSync(started, "utf8"), "c.test.js a.test.js b.test.js c.test.js ");
   const seen = readFileSync(flags, "utf8").trim().split("\n");
+  // Node 24's runner also passes on the options this process runs with, each spelled out: npm test's flags come last.
   assert.deepEqual(
-    seen.map((line) => JSON.parse(line) as string[]),
+    seen.map((line) => (JSON.parse(line) as string[]).slice(-TEST_PROCESS_FLAGS.length)),
     seen.map(() => TEST_PROCESS_FLAGS),
   );
 });

@@ -1,3 +1,5 @@
+// covers: src/llm/model-provider.ts, src/llm/openai-provider.ts, src/runstate/records/records.ts
+// process: shared
 // The openai provider through the official SDK against a strict loopback fake of an
 // OpenAI-compatible chat completions endpoint: the conversion both ways and the errors.
 import assert from "node:assert/strict";

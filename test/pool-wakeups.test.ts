@@ -1,3 +1,6 @@
+// covers: src/conformance/index.ts, src/pool/await-submitted.ts, src/queue/directory-changes.ts
+// covers: src/queue/file-queue.ts, src/queue/queue-watch.ts, src/runstate/backends/file/file-store.ts
+// process: shared
 // An idle worker and a follower of a submitted run wake when the queue or the run changes
 // (RunQueue.watch), on the file store: each is given a poll of ten minutes, so only a
 // wake-up lets it go on within the test's time.
@@ -8,8 +11,8 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { metaPayload, terminalEntry } from "../src/conformance/index.js";
 import { awaitSubmitted } from "../src/pool/await-submitted.js";
-import { FileQueue, fileQueueDir } from "../src/queue/file-queue.js";
-import { FileStore } from "../src/runstate/backends/file/file-store.js";
+import { FileQueue, fileQueueDir } from "../src/backends/file/file-queue.js";
+import { FileStore } from "../src/backends/file/file-store.js";
 import type { JournalRecord } from "../src/runstate/records/records.js";
 import { runCli } from "./helpers/cli-harness.js";
 import { poolWorkspace, StartedWorkers } from "./helpers/pool-workspace.js";

@@ -1,3 +1,5 @@
+// covers: test/helpers/programs.ts
+// process: shared
 // A machine without a program some tests need skips them in one line saying how to get it;
 // under FISK_AI_REQUIRE (as CI runs) the same machine fails instead.
 import assert from "node:assert/strict";
@@ -5,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
+import { leftToFullTier } from "./helpers/programs.js";
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "programs", "needs-zsh.js");
 
@@ -29,5 +32,15 @@ describe("tests that need a program the machine lacks", () => {
     assert.match(stdout, /^not ok \d+ - zsh is required here \(FISK_AI_REQUIRE\)$/m);
     assert.match(stdout, /FISK_AI_REQUIRE names zsh, but this test needs zsh, which is not on this machine/);
     assert.doesNotMatch(stdout, /# SKIP/);
+  });
+});
+
+describe("tests that need a headless browser", () => {
+  it("run in the full tier and when their file is run by name; the quick and standard tiers skip them, saying where they run", () => {
+    assert.equal(leftToFullTier("chromium", { FISK_AI_TEST_TIER: "full" }), undefined);
+    assert.equal(leftToFullTier("chromium", {}), undefined);
+    for (const tier of ["quick", "standard"])
+      assert.equal(leftToFullTier("chromium", { FISK_AI_TEST_TIER: tier }), "chromium's tests run in the full tier: npm run test:full");
+    assert.equal(leftToFullTier("tmux", { FISK_AI_TEST_TIER: "standard" }), undefined, "a terminal is not left to the full tier");
   });
 });

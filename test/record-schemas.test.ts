@@ -1,3 +1,8 @@
+// covers: src/runstate/records/journal-codec.ts, src/runstate/records/json-schemas.ts
+// covers: src/runstate/records/record-format.ts, src/runstate/records/record-schemas.ts
+// covers: src/runstate/records/record-types.ts, src/runstate/records/records.ts
+// tier: quick
+// process: shared
 // The shipped JSON Schemas and the code's own validation must agree: every record of
 // the corpus below gets the same verdict from a real JSON Schema validator (ajv, draft
 // 2020-12) on schemas/*.json and from the code's reading of it as a journal line

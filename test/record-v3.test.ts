@@ -1,3 +1,7 @@
+// covers: src/agent/run-agent.ts, src/llm/anthropic-provider.ts, src/runstate/backends/memory/memory-store.ts
+// covers: src/runstate/records/journal-codec.ts, src/runstate/records/record-v3.ts, src/runstate/records/records.ts
+// covers: src/tools/tool.ts
+// process: shared
 // Writing record version 3, the Go implementation's current journal: what such a journal
 // holds of each record, the lines as Go's encoding/json writes them, and sessions started
 // in it (session.record_version: 3, or runAgent's recordVersion) that run, resume and stay

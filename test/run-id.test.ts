@@ -1,3 +1,6 @@
+// covers: src/runstate/errors.ts, src/runstate/records/run-id.ts
+// tier: quick
+// process: shared
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { isRunStateError, newRunId } from "../src/index.js";

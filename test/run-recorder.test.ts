@@ -1,3 +1,6 @@
+// covers: src/agent/run-recorder.ts, src/runstate/backends/memory/memory-store.ts, src/runstate/records/records.ts
+// covers: src/runstate/views/fold.ts
+// process: shared
 // The recorder advances the run's state by the one record it appends: over a long run
 // the fold does one step per record, so recording costs grow linearly, not quadratically.
 import assert from "node:assert/strict";

@@ -1,3 +1,6 @@
+// covers: src/agent/compaction.ts, src/llm/model-provider.ts, src/llm/script-provider.ts
+// covers: src/runstate/views/model-view.ts
+// process: shared
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

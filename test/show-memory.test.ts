@@ -1,3 +1,5 @@
+// covers: src/cli/text/session-html.ts, src/cli/text/session-show.ts, src/cli/text/show-json.ts
+// start: first
 // A long session's journal is shown, printed as JSON and exported as a page in bounded
 // memory: each command reads records as it writes, never the whole journal. The journal
 // here is 64 MB (some 31,000 records shaped as a real run writes them), beside one of 16 MB,
@@ -120,8 +122,8 @@ describe(`showing a journal of ${JOURNAL_BYTES / MB} MB with a heap of ${HEAP_CA
       `peak RSS ${(short.peakRss / MB).toFixed(0)} MB for ${JOURNAL_BYTES / 4 / MB} MB, ${(long.peakRss / MB).toFixed(0)} MB for ${JOURNAL_BYTES / MB} MB`,
     );
     // The heap cap bounds what V8 holds; this bounds the rest (buffers are outside the cap).
-    // Peak RSS follows how lazily V8 collects up to the cap: 17 MB more were measured here for
-    // 48 MB more journal. Held whole, even unparsed, it would be the 48 MB and more.
+    // Peak RSS follows how lazily V8 collects up to the cap (docs/internals/performance.md).
+    // Held whole, even unparsed, the journal added would be all of it and more.
     const more = (JOURNAL_BYTES * 3) / 4;
     assert.ok(long.peakRss - short.peakRss < more, `${((long.peakRss - short.peakRss) / MB).toFixed(0)} MB more for ${more / MB} MB more journal`);
   });

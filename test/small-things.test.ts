@@ -1,3 +1,5 @@
+// covers: src/cli/text/counted.ts, src/cli/text/render-blocks.ts
+// process: shared
 // Small things a user notices: counts singular for one, titles found in any case.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,3 +1,4 @@
+// covers: src/runstate/backends/file/file-store.ts, src/runstate/backends/file/summary-cache.ts
 // Start-up cost is paid in modules loaded and in code compiled: `fisk-ai --help` loads no package
 // but the argument parser (no zod, model SDKs, YAML or NATS) and none of the runtime, only the few
 // CLI modules it prints from; a command loads only the packages it uses, and `session ls` loads
@@ -10,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
 import { FileStore } from "../src/index.js";
-import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";
+import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { CLI } from "./helpers/cli-harness.js";
 import { metaPayload } from "./helpers/record-builders.js";
 
@@ -63,6 +64,7 @@ function modulesLoadedBy(args: string[], env: NodeJS.ProcessEnv = {}): { dist: s
 
 const HELP_MODULES = [
   "agent/agent-errors.js",
+  "backends/url-form.js",
   "cli/cli-errors.js",
   "cli/cli-process.js",
   "cli/context/command-context.js",
@@ -71,6 +73,7 @@ const HELP_MODULES = [
   "cli/main.js",
   "cli/program.js",
   "errors/fisk-error.js",
+  "errors/masked-url.js",
   "package/package-files.js",
   "runstate/errors.js",
 ];
@@ -84,7 +87,11 @@ const NAMED_MODULES: Record<string, string[]> = {
     "cli/session/show.js",
     "cli/context/session-context.js",
     "cli/context/stores.js",
-    "runstate/backends/create-store.js",
+    "backends/backend-errors.js",
+    "backends/built-in-urls.js",
+    "backends/open-backend.js",
+    "backends/registry.js",
+    "backends/store-url.js",
   ],
   memory: ["cli/memory/table.js"],
 };
@@ -110,7 +117,7 @@ test("--help and --version load only the argument parser and the CLI modules tha
 test("a command loads the packages it uses and no other: no model SDK, NATS or YAML to list sessions or notes", () => {
   const cases: [string[], string[]][] = [
     [["completion", "bash"], ["commander"]],
-    // No journal to check (zod) and no lock to take (fs-ext).
+    // No journal to check (zod) and no lock to take (koffi).
     [["session", "ls", "--state-dir", "empty"], ["commander"]],
     // No agent.yaml here: the default store, found without the YAML parser or the config's schema.
     [["session", "ls"], ["commander"]],

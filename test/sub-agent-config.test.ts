@@ -1,3 +1,7 @@
+// covers: src/agent/agent-errors.ts, src/agent/agent-tool.ts, src/config/agent-config.ts, src/config/run-options.ts
+// covers: src/runstate/records/records.ts, src/runstate/records/run-id.ts
+// tier: quick
+// process: shared
 // The `agent:` tool entry of agent.yaml and agentTool's own refusals: each mistake is one
 // line naming the field, and a call the child cannot take is an error result, never a run.
 import assert from "node:assert/strict";

@@ -1,3 +1,5 @@
+// covers: src/runstate/backends/file/file-store.ts
+// process: shared
 // The summary cache of the file store notices a journal that lost bytes it had listed (a
 // listing between a write and its sync, then a power cut) and reads it again: a listing,
 // a truncation, a listing again, against what folding the journal says.

@@ -1,3 +1,5 @@
+// covers: src/cli/run/render.ts, src/cli/run/terminal-confirm.ts, src/tools/tool.ts
+// process: shared
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";

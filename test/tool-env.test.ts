@@ -1,12 +1,14 @@
+// covers: src/tools/tool-env.ts
+// process: shared
 // Tools never see our credentials: the provider keys, the NATS credentials and env_deny
 // names are withheld from every tool process unless its own `env` names them.
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { CREDENTIAL_VARIABLES, toolEnvironment } from "../src/tools/tool-env.js";
-import { runCli } from "./helpers/cli-harness.js";
+import { runWithMarkedSecrets } from "./helpers/environment-marks.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-tool-env-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -41,15 +43,9 @@ describe("tool environment", () => {
     writeFileSync(join(dir, "s.yaml"), "turns:\n  - tool_calls: [{ name: printenv }, { name: printenv_gh }]\n  - text: done\n");
     const secrets: Record<string, string> = { SITE_TOKEN: "MARK-site", GH_TOKEN_FOR_TOOL: "MARK-gh" };
     for (const name of CREDENTIAL_VARIABLES) secrets[name] = `MARK-${name}`;
-    const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1", VISIBLE_SETTING: "seen", ...secrets };
-    const result = await runCli(["run", "--config", "agent.yaml", "--checkpoint", "--name", "env", "go"], { cwd: dir, env });
+    const { result, journal, marks } = await runWithMarkedSecrets(dir, secrets);
     assert.equal(result.code, 0, result.stderr);
-    const runs = join(dir, "state", "fisk-ai", "runs");
-    const journal = readdirSync(runs)
-      .map((name) => readFileSync(join(runs, name), "utf8"))
-      .join("");
     assert.match(journal, /VISIBLE_SETTING=seen/, "the tools ran and printed their environment");
-    const leaked = [...new Set([...journal.matchAll(/MARK-[A-Za-z_]+/g)].map((match) => match[0]))];
-    assert.deepEqual(leaked, ["MARK-gh"], "only the variable printenv_gh names reaches a tool");
+    assert.deepEqual(marks, ["MARK-gh"], "only the variable printenv_gh names reaches a tool");
   });
 });

@@ -1,3 +1,6 @@
+// covers: src/cli/session/trace.ts, src/telemetry/journal-spans.ts, src/telemetry/session-spans.ts
+// covers: src/telemetry/trace-ids.ts
+// process: shared
 // A session's trace across processes (docs/traces.md), received over real OTLP/HTTP on
 // loopback by the test's own receiver: the wait for a decision made in another process is
 // sent by that process, from the request's time in the journal to the decision's; and a
@@ -11,10 +14,11 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { partSpanId } from "../src/telemetry/session-spans.js";
 import { sessionTraceId } from "../src/telemetry/trace-ids.js";
-import { startCli, waitFor } from "./helpers/cli-harness.js";
+import { startCli } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -79,7 +83,7 @@ describe("a call approved from another process", () => {
     const at = (args: string[]) => cli(args, { cwd: dir, env: traced(dir) });
     const parked = await at(["run", "--checkpoint", "--approvals", "defer", "--name", "ap2", "go"]);
     assert.equal(parked.code, 10, parked.stderr);
-    await waitFor(() => ofSession("ap2").some((span) => span.name === "invoke_agent"), "the parked part's span");
+    await eventually(() => ofSession("ap2").some((span) => span.name === "invoke_agent"), "the parked part's span");
     assert.equal(ofSession("ap2").filter((span) => span.name.startsWith("await_approval")).length, 0, "no wait ends before its decision");
 
     const approved = await at(["session", "approve", "ap2"]);
@@ -99,7 +103,7 @@ describe("a call approved from another process", () => {
 
     const resumed = await at(["run", "--resume", "ap2"]);
     assert.equal(resumed.code, 0, resumed.stderr);
-    await waitFor(() => ofSession("ap2").filter((span) => span.name === "invoke_agent").length === 2, "the resumed part's span");
+    await eventually(() => ofSession("ap2").filter((span) => span.name === "invoke_agent").length === 2, "the resumed part's span");
     const live = ofSession("ap2");
     assert.equal(live.filter((span) => span.name === "await_approval guarded").length, 1, "the resume does not send the wait again");
     assert.deepEqual(tree(ofSession("ap2", await sessionTrace(dir, "ap2"))), tree(live));
@@ -118,14 +122,14 @@ describe("a run killed mid-run and resumed in another process", () => {
     );
     const first = startCli(["run", "--checkpoint", "--name", "k1", "go"], { cwd: dir, env: traced(dir) });
     // Killed once the turn asking for `hold` was sent: its tool runs, and the part has spans of its own out.
-    await waitFor(() => ofSession("k1").some((span) => span.attributes["fisk_ai.iteration"] === 1), "the second model call's span");
+    await eventually(() => ofSession("k1").some((span) => span.attributes["fisk_ai.iteration"] === 1), "the second model call's span");
     first.child.kill("SIGKILL");
     assert.equal((await first.done).signal, "SIGKILL");
     writeFileSync(join(dir, "go"), "");
 
     const resumed = await cli(["run", "--resume", "k1"], { cwd: dir, env: traced(dir) });
     assert.equal(resumed.code, 0, resumed.stderr);
-    await waitFor(() => ofSession("k1").filter((span) => span.name === "invoke_agent").length === 2, "both parts' spans");
+    await eventually(() => ofSession("k1").filter((span) => span.name === "invoke_agent").length === 2, "both parts' spans");
     const live = ofSession("k1");
     assert.deepEqual(tree(ofSession("k1", await sessionTrace(dir, "k1"))), tree(live));
     assert.deepEqual([...new Set(live.map((span) => span.traceId))], [sessionTraceId("k1")]);

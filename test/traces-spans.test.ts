@@ -1,3 +1,5 @@
+// covers: src/telemetry/session-spans.ts, src/telemetry/trace-ids.ts
+// process: shared
 // More of a session's trace (docs/traces.md), received over real OTLP/HTTP on loopback by
 // the test's own receiver: a compaction's span, live and from the journal; the model that
 // answered on a chat span; and MCP servers started by a traced run given the trace context

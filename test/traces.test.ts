@@ -1,3 +1,8 @@
+// covers: src/agent/agent-loop.ts, src/llm/script-provider.ts, src/telemetry/config-environment.ts
+// covers: src/telemetry/otel-sdk.ts, src/telemetry/otel-setup.ts, src/telemetry/run-tracing.ts
+// covers: src/telemetry/span-emitter.ts, src/telemetry/trace-ids.ts, src/telemetry/traced-run.ts, src/tools/tool-set.ts
+// covers: src/tools/tool.ts
+// process: shared
 // OpenTelemetry traces (docs/traces.md): what the SDK sends over real OTLP/HTTP on
 // loopback, decoded by the test's own receiver: one trace per session, spans by the GenAI
 // conventions, TRACEPARENT for a command tool, no content by default and no secret ever,
@@ -15,12 +20,12 @@ import { runTracing, sessionIdGenerator } from "../src/telemetry/index.js";
 import { sessionTraceId, toolSpanId } from "../src/telemetry/trace-ids.js";
 import { defineTool } from "../src/tools/tool.js";
 import { ToolSet } from "../src/tools/tool-set.js";
-import { waitFor } from "./helpers/cli-harness.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { startNatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { eventually } from "./helpers/eventually.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -281,7 +286,7 @@ describe("a traced run killed and resumed in another process", () => {
     assert.equal(killed.signal, "SIGKILL");
     const resumed = await run(["run", "--resume", "t3"]);
     assert.equal(resumed.code, 0, resumed.stderr);
-    await waitFor(() => ofTrace("t3").filter((span) => span.name === "invoke_agent").length === 2, "both parts' spans");
+    await eventually(() => ofTrace("t3").filter((span) => span.name === "invoke_agent").length === 2, "both parts' spans");
     const spans = ofTrace("t3");
     assert.ok(
       spans.every((span) => span.traceId === sessionTraceId("t3")),

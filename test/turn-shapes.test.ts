@@ -1,3 +1,5 @@
+// covers: src/llm/anthropic-provider.ts, src/runstate/records/records.ts
+// process: shared
 // Every turn shape the Anthropic API can return, through the real CLI against the strict
 // fake: server tool blocks and block types fisk-ai does not model (kept verbatim, sent
 // back verbatim, shown, verified), paused turns (continued, also after a crash) and turns

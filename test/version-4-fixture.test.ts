@@ -1,3 +1,6 @@
+// covers: src/runstate/records/journal-codec.ts, src/runstate/records/records.ts, src/runstate/views/fold.ts
+// tier: quick
+// process: shared
 // The version rule on a fixture (test/fixtures/v4): journals holding version 4's kinds, one
 // of record version 2 and one of 3. This fisk-ai reads them; a reader that does not know a
 // kind refuses the journal, never misreading it. The readers before version 4 did so too,

@@ -1,3 +1,6 @@
+// covers: src/cli/viewer/screen-text.ts, src/cli/viewer/transcript-pager.ts, src/runstate/backends/file/file-store.ts
+// covers: src/runstate/backends/memory/memory-store.ts, src/runstate/records/journal-codec.ts
+// process: shared
 // The viewer's first screen costs what it shows (issue 37): the pager reads the records
 // that fill the screen and stops, and reads on only when the reader moves past them.
 import assert from "node:assert/strict";
@@ -7,7 +10,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { MemoryStore, type JournalRecord, type Store } from "../src/index.js";
 import { encodeRecord } from "../src/journal.js";
-import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
+import { fileStoreWithSeams } from "../src/backends/file/file-store.js";
 import { TranscriptPager } from "../src/cli/viewer/transcript-pager.js";
 import { ONE_COLUMN, wrapText } from "../src/cli/viewer/screen-text.js";
 import { countingFileSystem } from "./helpers/counting-file-system.js";

@@ -24,6 +24,12 @@ const provider = new ScriptProvider({
   ],
 });
 const store = new FileStore({ dir: "./sessions" });
-const outcome = await runAgent({ provider, model: "claude-sonnet-4-5", tools: [researcher], parallelTools: true, store, prompt: "Research prices" });
-console.log(outcome.reason === "completed" ? outcome.answer : `stopped: ${outcome.reason}: ${outcome.message}`);
+// The lead's script goes on whatever its tools answer, so each researcher's own result is checked too.
+const failed: string[] = [];
+const events = { toolFinished: (_use: unknown, result: { is_error?: boolean; content: unknown }) => result.is_error && failed.push(String(result.content)) };
+const outcome = await runAgent({ provider, model: "script-demo", tools: [researcher], parallelTools: true, store, prompt: "Research prices", events });
+if (outcome.reason !== "completed") console.error(`stopped: ${outcome.reason}: ${outcome.message}`);
+for (const error of failed) console.error(`a researcher failed: ${error}`);
+if (outcome.reason === "completed" && failed.length === 0) console.log(outcome.answer);
+else process.exitCode = 1;
 await store.close();

@@ -86,6 +86,8 @@ export interface RunOptions {
   toolCwd?: string;
   /** For a child session: its parent's budget, which its tokens count against too and which stops it when used up. */
   parentBudget?: TreeBudget;
+  /** For a child session: the deepest a session of its tree may be (agent-tool.ts). */
+  treeMaxDepth?: number;
 }
 
 /** What `nextPrompt` answers to have the conversation compacted before the next prompt. */
@@ -598,6 +600,7 @@ function callContext(run: Drive, use: ToolUseBlock): ToolContext {
       ...(options.suspend === undefined ? {} : { suspend: options.suspend }),
       deciders: { confirm, askUser, askRerun, decidedBy },
       budget: run.tally.budgetBelow(() => recorder.state()),
+      ...(options.treeMaxDepth === undefined ? {} : { maxDepth: options.treeMaxDepth }),
     },
   };
 }

@@ -39,6 +39,7 @@ export type ChildAgentOptions = Omit<
   | "decidedBy"
   | "movedHeld"
   | "parentBudget"
+  | "treeMaxDepth"
 >;
 
 /** A child agent made for one call, closed after it (loadAgent's, whose MCP servers it stops). */
@@ -57,7 +58,11 @@ export interface AgentToolDefinition {
   description: string;
   /** The child: its options, or a function that makes it for each call (and is closed after it). */
   agent: ChildAgentOptions | (() => Promise<ChildAgent>);
-  /** The deepest a child of this tool may be (the caller's depth plus one); a call past it is an error result, not a run. Default DEFAULT_MAX_DEPTH. */
+  /**
+   * The deepest a child of this tool may be (the caller's depth plus one); a call past it is an
+   * error result, not a run. Default DEFAULT_MAX_DEPTH. Within a child session the limit of
+   * the tree's top run holds too: a child's own agent tools may lower it, never raise it.
+   */
   maxDepth?: number;
 }
 
@@ -84,15 +89,16 @@ export function agentTool(definition: AgentToolDefinition): Tool {
     onCrash: "rerun",
     run: async (input, context) => {
       const depth = (context.run?.depth ?? 0) + 1;
-      if (depth > maxDepth) {
+      const limit = Math.min(maxDepth, context.run?.maxDepth ?? maxDepth);
+      if (depth > limit) {
         return {
-          content: `${definition.name} was not run: its session would be ${depth} deep, past the limit of ${maxDepth} (max_depth); do the work yourself or with fewer levels of sub-agents`,
+          content: `${definition.name} was not run: its session would be ${depth} deep, past the limit of ${limit} (max_depth); do the work yourself or with fewer levels of sub-agents`,
           is_error: true,
         };
       }
       const child = typeof definition.agent === "function" ? await definition.agent() : { options: definition.agent };
       try {
-        return await callChild(definition.name, child.options, { ...input, depth }, context);
+        return await callChild(definition.name, child.options, { ...input, depth, limit }, context);
       } finally {
         await child.close?.();
       }
@@ -104,6 +110,8 @@ interface ChildCall {
   prompt: string;
   title?: string | undefined;
   depth: number;
+  /** The deepest a session below the child may be. */
+  limit: number;
 }
 
 async function callChild(name: string, options: ChildAgentOptions, call: ChildCall, context: ToolContext): Promise<ToolOutput> {
@@ -114,6 +122,7 @@ async function callChild(name: string, options: ChildAgentOptions, call: ChildCa
     abort: context.signal,
     ...caller?.deciders,
     ...(caller?.budget === undefined ? {} : { parentBudget: caller.budget }),
+    treeMaxDepth: call.limit,
   };
   const title = call.title === undefined ? {} : { title: call.title };
   if (caller?.store === undefined) return answerOf(name, await runAgent({ ...base, prompt: call.prompt, ...title }), caller);

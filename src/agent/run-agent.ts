@@ -126,6 +126,8 @@ export interface RunAgentOptions {
   movedHeld?: (to: string) => Promise<boolean>;
   /** For a child session (agentTool sets it): its parent's token budget, which its tokens count against too and which stops it when used up. */
   parentBudget?: TreeBudget;
+  /** For a child session (agentTool sets it): the deepest a session of its tree may be, so a child's own agent tools cannot go deeper than the run it started from allows. */
+  treeMaxDepth?: number;
 }
 
 /** How the run ended, as the runFinished event reports it. A failed model call or an over-budget run is an outcome (reason `error`, `budget`), not a rejection. */
@@ -151,6 +153,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     ...(options.callEnvironment === undefined ? {} : { callEnvironment: options.callEnvironment }),
     ...(options.toolCwd === undefined ? {} : { toolCwd: options.toolCwd }),
     ...(options.parentBudget === undefined ? {} : { parentBudget: options.parentBudget }),
+    ...(options.treeMaxDepth === undefined ? {} : { treeMaxDepth: options.treeMaxDepth }),
   };
   if (options.resume !== undefined) {
     if (options.store === undefined) throw new ConfigError("resume needs the store the session is in: pass store");

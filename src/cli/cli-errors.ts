@@ -1,7 +1,9 @@
 // Every failure the CLI reports becomes one line on stderr and an exit code: never a
 // stack trace. Errors that stop a run before it starts are usage errors (exit 2).
 import { GO_V3_HASHES_NOTE, type DecisionRefusedError, type ResumeRefusedError } from "../agent/agent-errors.js";
+import { isStoreUrl } from "../backends/url-form.js";
 import { isFiskError } from "../errors/fisk-error.js";
+import { maskUrlCredentials } from "../errors/masked-url.js";
 import { RunStateError } from "../runstate/errors.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 
@@ -26,7 +28,8 @@ export class SignInNeededError extends Error {
 
 export function reportFailure(error: unknown, stderr: NodeJS.WritableStream): number {
   const { line, exit } = failureOf(error);
-  stderr.write(`fisk-ai: ${line}\n`);
+  // A URL a user typed or configured may carry a password: no failure line shows it.
+  stderr.write(`fisk-ai: ${maskUrlCredentials(line)}\n`);
   return exit;
 }
 
@@ -41,6 +44,11 @@ function failureOf(error: unknown): { line: string; exit: number } {
     // A compaction refused by hand (nothing to compact, a batch waiting) asks for another command, as a usage error does.
     case "ERR_CONFIG":
     case "ERR_COMPACTION":
+      return { line: error.message, exit: EXIT.usage };
+    case "ERR_UNKNOWN_SCHEME":
+      return { line: error.message, exit: EXIT.unknownBackend };
+    case "ERR_STORE_URL":
+    case "ERR_SCHEME_TAKEN":
       return { line: error.message, exit: EXIT.usage };
     case "ERR_RESUME_REFUSED":
       return { line: resumeRefusal(error as ResumeRefusedError), exit: EXIT.usage };
@@ -89,9 +97,9 @@ function storeAdvice(error: RunStateError): string {
   }
 }
 
-/** The option that names a store: a `nats://` URL is a JetStream store, anything else a file store's directory. */
+/** The option that names a store: a URL is given with --store, a file store's directory with --state-dir. */
 export function storeFlag(store: string): "--store" | "--state-dir" {
-  return /^(nats|tls):\/\//.test(store) ? "--store" : "--state-dir";
+  return isStoreUrl(store) ? "--store" : "--state-dir";
 }
 
 /**

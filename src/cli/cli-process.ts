@@ -37,9 +37,8 @@ function exitOnceWritten(code: number, io: CommandIO): void {
 /**
  * Has zod check values by walking each schema rather than compiling a checker for each object
  * schema with `new Function` on its first use: a short process pays for that compilation more
- * than it gains (a `run --checkpoint` on the script provider took 295 ms of CPU without it, 332
- * with it; a 31,000-record `session show --transcript` the same either way, `--json` 5% slower). zod takes its configuration
- * from this global, which it creates only when absent (`??=`, zod PR #5889), and reads `jitless`
+ * than it gains, a long `session show --json` a little less than it gains (`npm run bench:cli-cpu`;
+ * figures in docs/internals/performance.md). zod takes its configuration from this global, which it creates only when absent (`??=`, zod PR #5889), and reads `jitless`
  * as each schema is made: set before any command module loads zod. A library user's process
  * keeps zod's default.
  */

@@ -7,10 +7,12 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import * as z from "zod";
 import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
-import type { StoreConfig } from "../runstate/backends/create-store.js";
+import type { StoreConfig } from "../backends/store-config.js";
 import { RECORD_VERSION } from "../runstate/records/records.js";
+import { MAX_LINE_BYTES, mebibytes } from "../runstate/records/journal-codec.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";
+import { templateFields } from "../tools/tool-input.js";
 import { ConfigError } from "../agent/agent-errors.js";
 import { compactionSettingsFor, type CompactionOptions, type CompactionSettings } from "../agent/compaction.js";
 import { keysAt, nearest } from "./config-hints.js";
@@ -55,6 +57,16 @@ const Retention = z.strictObject({
   keep_last: z.int().min(0).optional(),
 });
 
+// A tool's result is journaled in one line: what it keeps must fit one, escaped as JSON.
+const MAX_OUTPUT_LIMIT = MAX_LINE_BYTES / 4;
+const OutputLimit = z
+  .int()
+  .positive()
+  .max(
+    MAX_OUTPUT_LIMIT,
+    `expected at most ${MAX_OUTPUT_LIMIT} bytes (${mebibytes(MAX_OUTPUT_LIMIT)}): a result is journaled in one line of at most ${mebibytes(MAX_LINE_BYTES)}`,
+  );
+
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
 
 // A command tool (`command:`) or another agent (`agent:`, the path of its agent.yaml): one
@@ -68,16 +80,18 @@ const ToolConfig = z
     agent: z.string().min(1).optional(),
     input_schema: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
     timeout: Duration.default(30_000),
-    output_limit: z
-      .int()
-      .positive()
-      .default(64 * 1024),
+    output_limit: OutputLimit.default(64 * 1024),
     confirm: z.boolean().default(false),
     on_crash: CrashPolicy.default("rerun"),
     /** Withheld variables this tool gets anyway, by name. */
     env: z.array(EnvName).default([]),
+    /** Input fields whose value may start an argument with '-' (an option the model chooses); default none. */
+    allow_leading_dash: z.array(z.string()).default([]),
   })
   .superRefine((tool, context) => {
+    const fields = templateFields(tool.command ?? []);
+    const stray = tool.allow_leading_dash.find((field) => !fields.includes(field));
+    if (stray !== undefined) context.addIssue({ code: "custom", path: ["allow_leading_dash"], message: `${stray} is no field of its command` });
     if ((tool.command === undefined) === (tool.agent === undefined)) {
       context.addIssue({
         code: "custom",
@@ -150,6 +164,8 @@ const McpServerConfig = z
     /** One policy for every tool, or a policy per tool name; tools not named rerun. */
     on_crash: z.union([CrashPolicy, z.record(z.string(), CrashPolicy)]).default("rerun"),
     timeout: Duration.default(AGENT_DEFAULTS.mcpCallTimeoutMs),
+    /** Bytes of a call's result kept (text, and images' base64); the rest is cut off with a marker. */
+    output_limit: OutputLimit.default(AGENT_DEFAULTS.mcpOutputLimitBytes),
     auth: McpAuthConfig.optional(),
     elicitation: McpElicitationConfig.optional(),
   })
@@ -283,7 +299,7 @@ export interface AgentConfig {
   askUser: boolean;
   /** In milliseconds: a parked call undecided this long is denied at the next resume. */
   approvalTimeoutMs: number | undefined;
-  /** Variables withheld from every tool on top of the credentials (env_deny). */
+  /** Variables the operator withholds from every tool (env_deny); secretVariables adds the others the file names. */
   envDeny: string[];
   maxOutputTokens: number;
   maxTokens: number;
@@ -358,8 +374,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     maxDepth: config.max_depth,
     askUser: config.ask_user,
     approvalTimeoutMs: config.approval_timeout,
-    // The variables holding the collector's headers are a backend's keys: no tool gets them.
-    envDeny: [...config.env_deny, ...Object.values(config.telemetry?.headers_env ?? {})],
+    envDeny: config.env_deny,
     maxOutputTokens: config.max_output_tokens,
     maxTokens: config.budget.max_tokens,
     maxIterations: config.budget.max_iterations,

@@ -12,13 +12,14 @@ import { toolEnvironment } from "../tools/tool-env.js";
 import type { McpServerDefinition, McpServers, McpTransportDefinition } from "../tools/mcp/mcp-servers.js";
 import { answerFromValues, type McpElicit } from "../tools/mcp/mcp-elicitation.js";
 import type { ShowSignInPage } from "../tools/mcp/sign-in-provider.js";
-import { fiskStateHome } from "../runstate/backends/file/state-dir.js";
+import { fiskStateHome } from "../runstate/state-dir.js";
 import type { Tool } from "../tools/tool.js";
 import { ConfigError } from "../agent/agent-errors.js";
 import type { RunAgentOptions } from "../agent/run-agent.js";
 import { loadAgentConfig, type AgentConfig, type McpServerConfig } from "./agent-config.js";
 import { agentTool } from "../agent/agent-tool.js";
 import { shellWord } from "./shell-word.js";
+import { ENV_REFERENCE, secretVariables } from "./secret-variables.js";
 
 /** The notes example the package ships, by absolute path: the offline run a missing key's hint names works from any directory. */
 const NOTES_EXAMPLE = packageFile("examples/notes/agent.yaml");
@@ -112,7 +113,8 @@ function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: Fi
             outputLimitBytes: tool.output_limit,
             confirm: tool.confirm,
             onCrash: tool.on_crash,
-            env: toolEnvironment(env, config.envDeny, tool.env),
+            env: toolEnvironment(env, secretVariables(config), tool.env),
+            allowLeadingDash: tool.allow_leading_dash,
           }),
     ),
     ...(memory === undefined ? [] : memoryTools(memory)),
@@ -176,12 +178,13 @@ export function mcpDefinitions(config: AgentConfig, env: NodeJS.ProcessEnv = pro
             kind: "stdio",
             command: server.command as string,
             args: server.args ?? [],
-            env: toolEnvironment(env, config.envDeny, server.env ?? []),
+            env: toolEnvironment(env, secretVariables(config), server.env ?? []),
             ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
           },
     confirm: server.confirm,
     onCrash: server.on_crash,
     timeoutMs: server.timeout,
+    outputLimitBytes: server.output_limit,
     ...elicitFor(server, people),
   }));
 }
@@ -243,8 +246,6 @@ function httpTransport(
 export function mcpSignInDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(fiskStateHome(env), "mcp-auth");
 }
-
-const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Header values may name variables; the error names a missing one, never a value. */
 function expandHeaders(headers: Record<string, string>, env: NodeJS.ProcessEnv, field: string): Record<string, string> {

@@ -8,6 +8,7 @@ import { RunStateError } from "../runstate/errors.js";
 import type { Store } from "../runstate/store/store.js";
 import type { QueuedRun, QueueWatch, RunQueue } from "../queue/run-queue.js";
 import { metaPayload, terminalEntry } from "./record-builders.js";
+import { quarantineCases, type PlantAt, type PlantedBad } from "./queue-quarantine-cases.js";
 
 /** A queue under test and the store its runs are in. */
 export interface QueueUnderTest {
@@ -35,6 +36,14 @@ export interface QueueHarness {
    * (and the slack of one claim's own round trip) fails the takeover case.
    */
   takeoverMs: number;
+  /**
+   * Plants something bad in the backend's storage, as anyone who can write there could:
+   * `bad` where run `at.runId`'s entry goes, or (`at.behind`) where a follow-up to it waits.
+   * Bytes are kept as they are; "symlink", "fifo" and "directory" stand in the entry's
+   * place on a backend whose entries are files. False when the backend cannot hold such a
+   * thing (a message stream has no FIFO, a server refuses a message past its largest).
+   */
+  plant(of: QueueUnderTest, at: PlantAt, bad: PlantedBad): Promise<boolean>;
 }
 
 /** What a takeover may take past the backend's bound: one claim's own round trip (a pull that waits for the redelivery, a lock taken). */
@@ -75,7 +84,8 @@ let made = 0;
  * `backend`, run under `node --test`. Each case makes its sessions in the harness's store
  * and queues them: enqueue and list, exclusive claims (two workers never get one run),
  * watches woken by another queue's changes,
- * finish, hand-back, a claimer that dies, park and unpark, withdraw, bad ids.
+ * finish, hand-back, a claimer that dies, park and unpark, withdraw, bad ids, and bad
+ * entries planted in the backend's storage (queue-quarantine-cases.ts).
  */
 export function runQueueConformance(backend: string, harness: QueueHarness): void {
   describe(`Queue conformance: ${backend}`, () => {
@@ -297,6 +307,13 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
       assert.ok(await parked, `the follower was woken by the park, not by its ${WATCH_TIMEOUT_MS} ms timeout`);
       follower.close();
       await drain();
+    });
+
+    quarantineCases({
+      queues: () => [first.queue, second.queue],
+      queued: () => queued(),
+      freshId: () => `q${process.pid}x${++made}`,
+      plant: (at, bad) => harness.plant(first, at, bad),
     });
 
     it("an id that is not a run id is ERR_INVALID_ID", async () => {

@@ -6,6 +6,7 @@ import type { AgentEvents } from "../agent/events.js";
 import { diffFingerprints, fingerprintStyle, type FingerprintStyle } from "../agent/fingerprint.js";
 import { agentSettings } from "../agent/run-agent.js";
 import type { AgentRunOptions } from "../config/run-options.js";
+import type { QuarantinedEntry } from "../queue/quarantine.js";
 import type { Claim, QueuedRun, QueueWatch, RunQueue } from "../queue/run-queue.js";
 import type { Fingerprint } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
@@ -24,6 +25,8 @@ export interface WorkerEvents {
   settled?(entry: QueuedRun, settled: Settled): void;
   /** The queue or the store failed while looking for work; the worker tries again at its next poll. */
   failed?(error: unknown): void;
+  /** It set aside a queue entry it could not trust (RunQueue.quarantined), once, and went on. */
+  quarantined?(entry: QuarantinedEntry): void;
 }
 
 /** What a Worker works with. */
@@ -103,9 +106,11 @@ export class Worker {
   async run(): Promise<void> {
     // Made before the first look, so a run queued while the worker looks wakes it from its next idle.
     const watch = this.#options.queue.watch();
+    const stopHearing = this.#options.queue.onQuarantine((entry) => this.#options.events?.quarantined?.(entry));
     try {
       await this.#loop(watch);
     } finally {
+      stopHearing();
       watch.close();
     }
     await Promise.all(this.#running.values());

@@ -6,7 +6,14 @@
 import type { Fingerprint } from "../runstate/records/records.js";
 import { RunStateError } from "../runstate/errors.js";
 import type { Journal } from "../runstate/store/store.js";
-import { assertRunId } from "../runstate/records/run-id.js";
+import { assertRunId, isValidRunId } from "../runstate/records/run-id.js";
+import type { QuarantinedEntry, QuarantineListener } from "./quarantine.js";
+
+/**
+ * The most bytes an entry may take, a follow-up's text included: JetStream's default
+ * largest message. A longer submit is refused; a longer entry found is set aside unread.
+ */
+export const QUEUE_ENTRY_MAX_BYTES = 1024 * 1024;
 
 /** One run waiting for the pool. */
 export interface QueuedRun {
@@ -124,26 +131,58 @@ export interface RunQueue {
    * run as it comes back) nor an entry acked away at a finish, which wait for the timeout.
    */
   watch(runId?: string): QueueWatch;
+  /**
+   * The entries set aside as bad (quarantine.ts): each listing, claim or read that meets an
+   * entry it cannot trust (not a regular file, past QUEUE_ENTRY_MAX_BYTES, not an entry, a
+   * run id that is invalid or not the one it is kept under) moves it here and goes on.
+   */
+  quarantined(): Promise<QuarantinedEntry[]>;
+  /** Removes an entry set aside, by its name: ERR_NOT_FOUND when there is none of that name. */
+  discard(name: string): Promise<void>;
+  /** Hears each entry this queue object sets aside, once; returns the function that stops it. */
+  onQuarantine(listener: QuarantineListener): () => void;
   /** Lets go of what the queue holds (its watches too); claims still open are the caller's to settle first. */
   close(): Promise<void>;
 }
 
-/** An entry as every backend keeps it: JSON of exactly these fields. */
+/** An entry as every backend keeps it: JSON of exactly these fields; ERR_INVALID_RECORD past QUEUE_ENTRY_MAX_BYTES. */
 export function encodeEntry(entry: QueuedRun): string {
   assertRunId(entry.runId);
   const { runId, queued, fingerprint, version, followUp, afterSeq, state } = entry;
-  return JSON.stringify({ runId, queued, fingerprint, version, ...(followUp === undefined ? {} : { followUp }), afterSeq, state });
+  const encoded = JSON.stringify({ runId, queued, fingerprint, version, ...(followUp === undefined ? {} : { followUp }), afterSeq, state });
+  const bytes = Buffer.byteLength(encoded);
+  if (bytes > QUEUE_ENTRY_MAX_BYTES)
+    throw new RunStateError(
+      "ERR_INVALID_RECORD",
+      `the queue entry of session ${runId} would be ${bytes} bytes, past the queue's limit of ${QUEUE_ENTRY_MAX_BYTES}: shorten the follow-up`,
+      { runId },
+    );
+  return encoded;
 }
 
-/** An entry back from its bytes; ERR_CORRUPT naming `where` when they are not one. */
-export function decodeEntry(bytes: Uint8Array | string, where: string): QueuedRun {
+/** The reason an entry's size is refused, or undefined when it is within QUEUE_ENTRY_MAX_BYTES. */
+export function oversizedReason(bytes: number): string | undefined {
+  return bytes > QUEUE_ENTRY_MAX_BYTES ? `${bytes} bytes, past the limit of ${QUEUE_ENTRY_MAX_BYTES}` : undefined;
+}
+
+/**
+ * An entry back from its bytes, kept where `keptAs`'s entry goes; ERR_CORRUPT whose
+ * message is the reason when they are not one: too many bytes, not JSON, a field missing
+ * or of the wrong type, a run id that is not valid or (when `keptAs` is given) not `keptAs`.
+ */
+export function decodeEntry(bytes: Uint8Array | string, keptAs?: string): QueuedRun {
+  const corrupt = (reason: string) => new RunStateError("ERR_CORRUPT", reason);
+  const tooLarge = oversizedReason(typeof bytes === "string" ? Buffer.byteLength(bytes) : bytes.byteLength);
+  if (tooLarge !== undefined) throw corrupt(tooLarge);
   let value: Partial<QueuedRun>;
   try {
     value = JSON.parse(typeof bytes === "string" ? bytes : Buffer.from(bytes).toString("utf8")) as Partial<QueuedRun>;
   } catch {
-    throw new RunStateError("ERR_CORRUPT", `${where} is not a queue entry (not JSON): remove it with fisk-ai queue rm`);
+    throw corrupt("not JSON");
   }
   const ok =
+    typeof value === "object" &&
+    value !== null &&
     typeof value.runId === "string" &&
     typeof value.queued === "string" &&
     typeof value.fingerprint === "object" &&
@@ -152,7 +191,11 @@ export function decodeEntry(bytes: Uint8Array | string, where: string): QueuedRu
     typeof value.afterSeq === "number" &&
     (value.state === "queued" || value.state === "parked") &&
     (value.followUp === undefined || typeof value.followUp === "string");
-  if (!ok) throw new RunStateError("ERR_CORRUPT", `${where} is not a queue entry (a field is missing or of the wrong type): remove it with fisk-ai queue rm`);
+  if (!ok) throw corrupt("not a queue entry (a field is missing or of the wrong type)");
+  const { runId } = value as QueuedRun;
+  const shown = JSON.stringify(runId.slice(0, 40));
+  if (!isValidRunId(runId)) throw corrupt(`its run id ${shown} is not a valid session id`);
+  if (keptAs !== undefined && runId !== keptAs) throw corrupt(`an entry of session ${runId}, kept where session ${keptAs}'s goes`);
   return value as QueuedRun;
 }
 

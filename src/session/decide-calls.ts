@@ -14,7 +14,7 @@ import { DecisionRefusedError } from "../agent/agent-errors.js";
 import { waitingMessage } from "../agent/approvals.js";
 import { RunRecorder } from "../agent/run-recorder.js";
 import { waitingCalls, type WaitingCall } from "../agent/waiting-calls.js";
-import { queueOf } from "../queue/create-queue.js";
+import { queueOf } from "../backends/create-queue.js";
 
 /** What approve, deny and answer take besides the calls and the text. */
 export interface DecideOptions {

@@ -3,6 +3,6 @@
 // tracing never loads @opentelemetry/api.
 export { captureContentFrom, runTracing, type RunTracing, type RunTracingOptions } from "./run-tracing.js";
 export { journalSpans } from "./journal-spans.js";
-export type { SessionSpan } from "./session-spans.js";
+export type { SessionSpan, SpanAttribute } from "./session-spans.js";
 export { emitSpan } from "./span-emitter.js";
 export { sessionIdGenerator, sessionTraceId, traceparent } from "./trace-ids.js";

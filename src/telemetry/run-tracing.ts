@@ -19,6 +19,7 @@ import {
 import { emitSpan } from "./span-emitter.js";
 import { toolSpanId, traceparent } from "./trace-ids.js";
 
+/** What runTracing needs to make a run's spans: the program's provider and what the spans say of the model. */
 export interface RunTracingOptions {
   /** The embedding program's provider. */
   tracerProvider: TracerProvider;
@@ -28,7 +29,9 @@ export interface RunTracingOptions {
    * names them alike. Otherwise the spans still share the session's trace id.
    */
   sessionIds?: boolean;
+  /** The model provider's name on the spans (`gen_ai.provider.name`): `anthropic`, `openai`, `script`. */
   provider: string;
+  /** The model's name on the spans (`gen_ai.request.model`). */
   model: string;
   /** Prompt and result text on the spans (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT). */
   captureContent?: boolean;
@@ -46,7 +49,9 @@ export interface RunTracingOptions {
   deferred?: boolean;
 }
 
+/** A run's live tracer: pass its events and callEnvironment to the run, and flush when the program exports. */
 export interface RunTracing {
+  /** The events that make the spans: give them to runAgent (beside the program's own, if any). */
   events: AgentEvents;
   /** Hands the spans kept so far to the provider (with `deferred`; otherwise there are none). */
   flush(): void;
@@ -91,6 +96,11 @@ function partStarting(options: RunTracingOptions, info: Parameters<NonNullable<A
   };
 }
 
+/**
+ * A tracer of one run (and its resumes in this process) that makes the session's spans as its
+ * events happen, through the program's own TracerProvider: the same spans, with the same ids,
+ * as `fisk-ai session trace` makes from the journal afterwards.
+ */
 export function runTracing(options: RunTracingOptions): RunTracing {
   const outlet = spanOutlet(options);
   let session: SessionContext | undefined;

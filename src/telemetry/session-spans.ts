@@ -15,20 +15,34 @@ import type {
 } from "../runstate/records/records.js";
 import { sessionSpanId, toolSpanId } from "./trace-ids.js";
 
+/** A span attribute's value, as OpenTelemetry takes it. */
 export type SpanAttribute = string | number | boolean | string[];
 
 /** One span of a session's trace, ready to be emitted. */
 export interface SessionSpan {
+  /** Its id, which follows from the session, the record and the span's kind. */
   spanId: string;
   /** Undefined for the session's first part, the root of its trace. */
   parentSpanId?: string;
+  /** The GenAI conventions' name: `invoke_agent`, `chat MODEL`, `execute_tool NAME`... */
   name: string;
+  /** `client` for a call to the model, `internal` for the rest. */
   kind: "internal" | "client";
   /** RFC 3339. */
   start: string;
+  /** RFC 3339. */
   end: string;
+  /** The GenAI conventions' attributes and fisk-ai's own (`fisk_ai.*`). */
   attributes: Record<string, SpanAttribute>;
-  events?: { name: string; time: string; attributes: Record<string, SpanAttribute> }[];
+  /** Events on the span, each at its time (RFC 3339). */
+  events?: {
+    /** The event's name. */
+    name: string;
+    /** RFC 3339. */
+    time: string;
+    /** The event's attributes. */
+    attributes: Record<string, SpanAttribute>;
+  }[];
   /** Spans of the same trace this one follows from: a part links the part before it. */
   links?: string[];
   /** Set when the span ended in an error: the status description. */

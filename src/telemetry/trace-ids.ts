@@ -41,11 +41,13 @@ export const chosenIds: { traceId?: string; spanId?: string } = {};
 /** An IdGenerator for an OpenTelemetry TracerProvider: the chosen ids when set, random ones otherwise. */
 export function sessionIdGenerator(random: { generateTraceId(): string; generateSpanId(): string }) {
   return {
+    /** The session's trace id while a span of it starts, else a random one. */
     generateTraceId(): string {
       const id = chosenIds.traceId ?? random.generateTraceId();
       chosenIds.traceId = undefined;
       return id;
     },
+    /** The span's own id while a span of a session starts, else a random one. */
     generateSpanId(): string {
       const id = chosenIds.spanId ?? random.generateSpanId();
       chosenIds.spanId = undefined;

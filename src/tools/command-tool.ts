@@ -1,10 +1,12 @@
 // Command tools from agent.yaml: an argv template run without a shell, so a model's
 // input can never become shell syntax. `{field}` in an argument is replaced by that
-// input field's string value.
+// input field's string value, once the input is checked (tool-input.ts): against the
+// tool's input_schema, and for values that would become options.
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { forgetGroup, spawnWatched } from "./group-reaper.js";
 import type { CrashPolicy, Tool, ToolContext, ToolOutput } from "./tool.js";
+import { compileInputCheck, optionLikeField, PLACEHOLDER, type InputCheck } from "./tool-input.js";
 
 export interface CommandToolDefinition {
   name: string;
@@ -17,19 +19,31 @@ export interface CommandToolDefinition {
   onCrash: CrashPolicy;
   /** The whole environment the command starts with (see tool-env.ts). */
   env: Record<string, string>;
+  /** Fields whose value may start an argument with '-' (allow_leading_dash); default none. */
+  allowLeadingDash?: readonly string[];
 }
 
 const STDERR_TAIL_BYTES = 2048;
-const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
 export function commandTool(definition: CommandToolDefinition): Tool {
+  // Compiled at the first call, once: a run that calls no command tool loads no validator.
+  let check: Promise<InputCheck> | undefined;
   return {
     name: definition.name,
     description: definition.description,
     input_schema: definition.input_schema,
     confirm: definition.confirm,
     onCrash: definition.onCrash,
-    run: (input, context) => runCommand(definition, input, context),
+    run: async (input, context) => {
+      check ??= compileInputCheck(definition.input_schema);
+      let problem: string | undefined;
+      try {
+        problem = (await check)(input);
+      } catch (error) {
+        return { content: `${definition.name} cannot check its input: ${(error as Error).message}; fix the tool's input_schema in agent.yaml`, is_error: true };
+      }
+      if (problem !== undefined) return { content: `invalid input for ${definition.name}: ${problem}`, is_error: true };
+      return runCommand(definition, input, context);
+    },
   };
 }
 
@@ -58,6 +72,11 @@ function runCommand(definition: CommandToolDefinition, input: Record<string, unk
     return Promise.resolve({ content: `missing input field "${argv.missing}" for tool ${definition.name}`, is_error: true });
   }
   const [program, ...args] = argv as [string, ...string[]];
+  const optionLike = optionLikeField(definition.command, argv, definition.allowLeadingDash ?? []);
+  if (optionLike !== undefined) {
+    const refusal = `${optionLike} starts with '-', which would make it an option of ${program}; its tool takes such a value only after '--' or with allow_leading_dash`;
+    return Promise.resolve({ content: `invalid input for ${definition.name}: ${refusal}`, is_error: true });
+  }
   if (context.signal.aborted) return Promise.resolve({ content: `${definition.name} stopped: the run is shutting down`, is_error: true });
   return new Promise((resolve) => {
     // Its own process group, so a timeout also ends whatever the command started.

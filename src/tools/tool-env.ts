@@ -1,7 +1,7 @@
 // A tool is code the model steers: it gets our environment minus our credentials.
 // The provider keys and the NATS credential variables are always taken out, and so is
-// any name an operator lists under `env_deny`; a tool gets one back only by naming it
-// in its own `env`.
+// every variable agent.yaml names as a secret (src/config/secret-variables.ts, which
+// env_deny is one source of); a tool gets one back only by naming it in its own `env`.
 
 /** Credentials the runtime itself reads; never handed to a tool unasked. */
 export const CREDENTIAL_VARIABLES: readonly string[] = [

@@ -41,6 +41,8 @@ export interface CallingRun {
   deciders: CallDeciders;
   /** The caller's token budget, which a child's tokens count against too. */
   budget?: TreeBudget;
+  /** The deepest a session of the caller's tree may be, as the run the tree started from allows; absent in a top-level run. */
+  maxDepth?: number;
 }
 
 /** A session's token budget as the sessions below it see it: a parent's max_tokens bounds its whole tree. */

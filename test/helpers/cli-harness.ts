@@ -66,14 +66,3 @@ export function startScript(script: string, args: string[], options: { cwd: stri
 export function runCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): Promise<CliResult> {
   return startCli(args, options).done;
 }
-
-/** Polls until `check` holds; for waiting on another process's files. */
-// The deadline only turns a hang into a failure naming what never came: generous, as a loaded
-// 2-core machine takes many seconds to start a process, and a test passes as soon as its wait ends.
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

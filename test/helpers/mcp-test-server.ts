@@ -19,7 +19,8 @@ const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAY
  * when GATE is set, so a test can kill the run mid-call); `ask` (asks the client a question,
  * elicitation, and answers with what came back); `picture` (an image among
  * content the journal cannot hold); `fail` (isError); `environment` (its whole
- * environment); `slow` (answers after a minute); `extra` only with EXTRA_TOOL set.
+ * environment); `slow` (answers after a minute); `big` only with BIG_TOOL set
+ * (`bytes` bytes of text); `extra` only with EXTRA_TOOL set.
  */
 export function testServer(env: NodeJS.ProcessEnv): McpServer {
   const server = new McpServer({ name: "fisk-test", version: "1.0.0" });
@@ -58,6 +59,11 @@ export function testServer(env: NodeJS.ProcessEnv): McpServer {
     });
     return { content: [{ type: "text", text: `${answer.action} ${JSON.stringify(answer.content ?? {})}` }] };
   });
+  if (env.BIG_TOOL !== undefined) {
+    server.registerTool("big", { description: "Answer at length", inputSchema: { bytes: z.number().int() } }, async ({ bytes }) => ({
+      content: [{ type: "text", text: "y".repeat(bytes) }],
+    }));
+  }
   if (env.EXTRA_TOOL !== undefined) {
     server.registerTool("extra", { description: "A tool that comes and goes" }, async () => ({ content: [{ type: "text", text: "extra" }] }));
   }

@@ -5,10 +5,11 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JournalRecord } from "../../src/runstate/records/records.js";
-import { startCli, waitFor, type CliRun } from "./cli-harness.js";
+import { startCli, type CliRun } from "./cli-harness.js";
 import type { FakeServer } from "./fake-anthropic-server.js";
 import { POOL_API_KEY } from "./pool-model.js";
 import { journalRecords } from "./journal-file.js";
+import { eventually } from "./eventually.js";
 
 export interface PoolWorkspace {
   dir: string;
@@ -131,7 +132,7 @@ export class StartedWorkers {
    * instead. A worker's start and a run on a loaded machine can take a while.
    */
   async printedLine(worker: CliRun, line: RegExp, timeoutMs = 60_000): Promise<void> {
-    await waitFor(() => line.test(this.output(worker)), `a worker to print ${String(line)}`, timeoutMs).catch((error: Error) => {
+    await eventually(() => line.test(this.output(worker)), `a worker to print ${String(line)}`, { timeoutMs }).catch((error: Error) => {
       throw new Error(`${error.message}; it printed:\n${this.output(worker)}${worker.stderr()}`);
     });
   }
@@ -142,7 +143,7 @@ export class StartedWorkers {
       this.output(worker)
         .split("\n")
         .filter((line) => line.startsWith(prefix)).length;
-    await waitFor(() => count() === times, `${prefix} printed ${times} times`);
+    await eventually(() => count() === times, `${prefix} printed ${times} times`);
   }
 
   /** SIGKILLs every worker, whatever the test asserted, and waits until each is gone. */

@@ -12,7 +12,6 @@ import {
   exportJournal,
   fold,
   forkSession,
-  holdsSession,
   importJournal,
   isFiskError,
   moveSession,
@@ -26,6 +25,7 @@ import {
   type Tool,
 } from "../../src/index.js";
 import { pruneSessions } from "../../src/cli/session/handlers/prune.js";
+import { holdsSession } from "../../src/session/move-session.js";
 import type { ScriptSource } from "../../src/llm/script-provider.js";
 import type { Scenario, ScenarioContext, StateView } from "./power-cut-explorer.js";
 

@@ -11,6 +11,8 @@ const HOW_TO_GET = {
   zsh: "apt-get install zsh",
   tmux: "apt-get install tmux",
   chromium: "apt-get install chromium",
+  // util-linux's flock(1): flock(2) from another program, as the Go fisk-ai takes it.
+  flock: "apt-get install util-linux",
 } as const;
 
 export type Program = keyof typeof HOW_TO_GET;
@@ -43,6 +45,22 @@ export function requiredPrograms(env: NodeJS.ProcessEnv = process.env): Set<stri
   );
 }
 
+/**
+ * Programs whose tests only the full tier runs (`npm run test:full`, CI): a headless browser
+ * costs more than the standard tier's small size of every capability allows.
+ */
+const FULL_TIER_PROGRAMS: ReadonlySet<Program> = new Set(["chromium"]);
+
+/**
+ * Why tests that run `program` wait for the full tier, or undefined when they run in this one:
+ * the tier npm test runs (scripts/test.mjs sets FISK_AI_TEST_TIER); a file run by name runs them.
+ */
+export function leftToFullTier(program: Program, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const tier = env.FISK_AI_TEST_TIER;
+  if (tier === undefined || tier === "full" || !FULL_TIER_PROGRAMS.has(program)) return undefined;
+  return `${program}'s tests run in the full tier: npm run test:full`;
+}
+
 /** Why tests that run `program` cannot run here, or undefined when they can. */
 export function missingProgram(program: Program, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (programPath(program, env) !== undefined) return undefined;
@@ -53,10 +71,12 @@ const failedAlready = new Set<Program>();
 
 /**
  * The `skip` option for a group of tests that run `program`: false where it is found; the
- * reason where it is not. When FISK_AI_REQUIRE names it, a missing program adds one
+ * reason where it is not, or where the tier being run leaves its tests to the full tier. When FISK_AI_REQUIRE names it, a missing program adds one
  * failing test saying so and the group runs (and fails) rather than being skipped.
  */
 export function skipWithout(program: Program): string | false {
+  const later = leftToFullTier(program);
+  if (later !== undefined) return later;
   const missing = missingProgram(program);
   if (missing === undefined) return false;
   if (!requiredPrograms().has(program)) return missing;

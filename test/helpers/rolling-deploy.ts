@@ -7,6 +7,7 @@ import type { JournalRecord } from "../../src/runstate/records/records.js";
 import type { CliRun } from "./cli-harness.js";
 import type { FakeServer } from "./fake-anthropic-server.js";
 import { kinds, type StartedWorkers } from "./pool-workspace.js";
+import { eventually } from "./eventually.js";
 
 /** The pool under deploy: its store's side of it, and how to start a worker on it. */
 export interface DeployedPool {
@@ -24,14 +25,6 @@ export interface DeployedPool {
   workers: StartedWorkers;
 }
 
-async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const lines = (text: string, line: RegExp) => text.split("\n").filter((each) => line.test(each)).length;
 
 /** Runs the deploy over `runs` for up to `rounds` SIGTERMs and asserts what it must leave. */
@@ -46,7 +39,7 @@ export async function rollingDeploy(pool: DeployedPool, runs: readonly string[],
     started.filter((worker) => lines(workers.output(worker), /^took /) > lines(workers.output(worker), /^(finished|handed back|parked|dropped) /));
   for (let round = 0; round < rounds && (await pool.queued()).length > 0; round++) {
     const seen = pool.executions().length;
-    await waitUntil(async () => (pool.executions().length > seen && busy().length > 0) || (await pool.queued()).length === 0, "a tool to run", 60_000);
+    await eventually(async () => (pool.executions().length > seen && busy().length > 0) || (await pool.queued()).length === 0, "a tool to run");
     const driving = busy();
     if (driving.length === 0) break;
     const leaving = driving[Math.floor(Math.random() * driving.length)] as CliRun;
@@ -59,7 +52,7 @@ export async function rollingDeploy(pool: DeployedPool, runs: readonly string[],
     // A worker signalled before it has started dies of the signal: it held nothing yet.
     await workers.printedLine(started[index] as CliRun, /^worker \d+ taking runs/m);
   }
-  await waitUntil(async () => (await pool.queued()).length === 0, "every run to end", 120_000);
+  await eventually(async () => (await pool.queued()).length === 0, "every run to end", { timeoutMs: 120_000 });
   const everyLine = [...stopped, ...started].map((worker) => workers.output(worker)).join("\n");
   for (const runId of runs) {
     const journal = await pool.journal(runId);

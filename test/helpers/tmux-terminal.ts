@@ -3,6 +3,7 @@
 // keystrokes and read back with capture-pane.
 import { execFileSync, spawnSync } from "node:child_process";
 import { programPath } from "./programs.js";
+import { eventually } from "./eventually.js";
 
 export class TmuxTerminal {
   constructor(
@@ -55,14 +56,13 @@ export class TmuxTerminal {
     return this.tmux("display-message", "-p", "-t", this.name, `#{${name}}`).trim();
   }
 
+  /** The screen once `check` holds of it; a timeout's message shows the screen as last seen. */
   async waitFor(check: (screen: string) => boolean, what: string): Promise<string> {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const screen = this.screen();
-      if (check(screen)) return screen;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${screen}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    let screen = "";
+    await eventually(() => check((screen = this.screen())), what, { timeoutMs: 15_000 }).catch((error: Error) => {
+      throw new Error(`${error.message}; the screen:\n${screen}`);
+    });
+    return screen;
   }
 
   /** The pid of what the shell runs in the foreground. */

@@ -105,6 +105,20 @@ export function onTerminal(io: CommandIO): boolean {
   return !refused && io.stdin.isTTY === true && (io.stdout as NodeJS.WriteStream).isTTY === true;
 }
 
+/**
+ * The options a pasted resume of a stored session needs: the store, named as itself rather than
+ * by an agent.yaml, since a bare resume runs with the configuration the session recorded
+ * (a child's is not the lead's); the agent.yaml only for a session that recorded none.
+ */
+export async function recordedSessionWhere(flags: StoreFlags, recordedConfig: string | undefined): Promise<ResumeWhere> {
+  const where = storeWhere(flags);
+  if (where.config === undefined || recordedConfig === undefined) return where;
+  const config = await sessionStoreConfig(flags);
+  if (config.backend === "file") return config.dir === undefined ? {} : { stateDir: resolve(config.dir) };
+  if (config.backend === "jetstream" && typeof config.servers === "string") return { store: `${config.servers}/${config.stream}` };
+  return where;
+}
+
 /** The options a pasted resume needs to find this store from any directory. */
 export function storeWhere(flags: StoreFlags): ResumeWhere {
   if (flags.store !== undefined) return { store: flags.store };

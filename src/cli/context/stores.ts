@@ -3,9 +3,12 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentConfig } from "../../config/agent-config.js";
-import { createStore, type JetStreamStoreConfig, type StoreConfig } from "../../runstate/backends/create-store.js";
+import { createStore } from "../../backends/open-backend.js";
+import type { StoreConfig } from "../../backends/store-config.js";
+import { parseStoreUrl } from "../../backends/store-url.js";
 import type { Store } from "../../runstate/store/store.js";
 import { UsageError } from "../cli-errors.js";
+import { maskUrlCredentials } from "../../errors/masked-url.js";
 import type { STORE_OPTIONS } from "./command-context.js";
 import type { Flags } from "./options.js";
 
@@ -25,41 +28,17 @@ export function sessionConfigPath(flag: string | undefined, recorded: string | u
 /** The flags every command that keeps sessions takes. */
 export type StoreFlags = Flags<typeof STORE_OPTIONS>;
 
-/** `nats://HOST:PORT/STREAM` as a JetStream store; anything else is one line saying the form. */
-export function storeFromUrl(url: string): JetStreamStoreConfig {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  const stream = parsed?.pathname.slice(1) ?? "";
-  if (
-    parsed === undefined ||
-    (parsed.protocol !== "nats:" && parsed.protocol !== "tls:") ||
-    parsed.host === "" ||
-    !/^[A-Za-z0-9_-]+$/.test(stream) ||
-    parsed.username !== "" ||
-    parsed.password !== ""
-  ) {
-    throw new UsageError(
-      `--store ${JSON.stringify(url)}: expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)`,
-    );
-  }
-  return { backend: "jetstream", servers: `${parsed.protocol}//${parsed.host}`, stream };
-}
-
 /** The store the flags name, if they name one: then the config is not read for it. */
 export function storeFromFlags(flags: StoreFlags): StoreConfig | undefined {
   if (flags.store !== undefined && flags.stateDir !== undefined) throw new UsageError("--store and --state-dir each name where sessions are kept: give one");
-  if (flags.store !== undefined) return storeFromUrl(flags.store);
+  if (flags.store !== undefined) return parseStoreUrl(flags.store);
   if (flags.stateDir !== undefined) return { backend: "file", dir: resolve(flags.stateDir) };
   return undefined;
 }
 
 /** Opens a store, reporting a server's comings and goings on stderr. */
 export function openStore(config: StoreConfig, stderr: NodeJS.WritableStream): Promise<Store> {
-  return createStore(config, (line) => stderr.write(`fisk-ai: ${line}\n`));
+  return createStore(config, (line) => stderr.write(`fisk-ai: ${maskUrlCredentials(line)}\n`));
 }
 
 export function storeFor(config: AgentConfig, stderr: NodeJS.WritableStream): Promise<Store> {

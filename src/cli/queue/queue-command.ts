@@ -1,5 +1,7 @@
 // `fisk-ai queue ls|rm`: the runs waiting for the pool, and who drives those running.
-import { queueFor } from "../../queue/create-queue.js";
+import { queueFor } from "../../backends/create-queue.js";
+import { quarantineLine } from "../../queue/quarantine.js";
+import { isValidRunId } from "../../runstate/records/run-id.js";
 import type { QueuedRun, RunQueue, WaitingFollowUp } from "../../queue/run-queue.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import { UsageError } from "../cli-errors.js";
@@ -15,9 +17,18 @@ export async function queueCommand(name: QueueCommandName, positionals: string[]
   const queue = await queueFor(store);
   try {
     if (name === "rm") {
-      for (const runId of positionals) {
-        await queue.withdraw(runId);
-        io.stdout.write(`withdrew ${runId}\n`);
+      const { withdrawRun } = await import("../../pool/withdraw-run.js");
+      for (const name of positionals) {
+        // A name set aside always holds a `.`, which no run id does.
+        if (!isValidRunId(name)) {
+          await queue.discard(name);
+          io.stdout.write(`removed ${name}\n`);
+          continue;
+        }
+        const ended = await withdrawRun(store, queue, name);
+        io.stdout.write(
+          ended === "removed" ? `withdrew ${name}; it never ran, so its session is removed\n` : `withdrew ${name}; its session stays as it ended\n`,
+        );
       }
       return 0;
     }
@@ -29,7 +40,7 @@ export async function queueCommand(name: QueueCommandName, positionals: string[]
   }
 }
 
-/** `queue ls`: each entry, then the follow-ups waiting behind it. */
+/** `queue ls`: each entry, then the follow-ups waiting behind it, then what is set aside (on stderr with --json). */
 async function listQueue(queue: RunQueue, store: Store, json: boolean, io: CommandIO): Promise<void> {
   const rows = await Promise.all(
     (await queue.list()).map(async (entry) => ({
@@ -46,6 +57,10 @@ async function listQueue(queue: RunQueue, store: Store, json: boolean, io: Comma
       // Each follow-up under the run it waits for, indented, in the order they will go.
       for (const waiting of behind) io.stdout.write(`  ${waiting.entry.runId}  ${waiting.entry.queued}  follow-up: ${behindText(waiting)}\n`);
     }
+  }
+  for (const entry of await queue.quarantined()) {
+    if (json) io.stderr.write(`fisk-ai: quarantined ${entry.name}: ${quarantineLine(entry)}\n`);
+    else io.stdout.write(`${entry.name}  quarantined: ${quarantineLine(entry)}\n`);
   }
 }
 

@@ -2,7 +2,7 @@
 import type { Options } from "../context/options.js";
 import { assertRunId } from "../../runstate/records/run-id.js";
 import { EXIT } from "../exit-codes.js";
-import { ids, storeWhere, type SessionContext } from "../context/session-context.js";
+import { ids, recordedSessionWhere, type SessionContext } from "../context/session-context.js";
 
 export const options = {
   at: { flag: "--at <SEQ>", help: "the last record to repeat (default: the last one)" },
@@ -13,7 +13,9 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
   const [runId] = ids(positionals, "fork", { atMostOne: true }) as [string];
   assertRunId(runId);
   const [{ forkStoredSession }, { resumeCommand }] = await Promise.all([import("./handlers/transfer.js"), import("../context/resume-hint.js")]);
-  const { forkId, at } = await forkStoredSession(await sessionStore(values), runId, { at: values.at, name: values.name });
-  io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: ${resumeCommand(forkId, storeWhere(values), io.env)}\n`);
+  const store = await sessionStore(values);
+  const { forkId, at } = await forkStoredSession(store, runId, { at: values.at, name: values.name });
+  const where = await recordedSessionWhere(values, (await store.summarize(forkId, { digest: false })).meta?.config);
+  io.stdout.write(`forked ${runId} at seq ${at} as ${forkId}; resume with: ${resumeCommand(forkId, where, io.env)}\n`);
   return EXIT.completed;
 }

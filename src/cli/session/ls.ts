@@ -15,8 +15,14 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
   if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
   if (values.tree === true && values.flat === true)
     throw new UsageError("session ls lays children out as a tree (--tree) or not at all (--flat): give one of them");
-  const layout = values.tree === true ? "tree" : values.flat === true ? "flat" : "indented";
+  const layout = values.tree === true ? "tree" : values.flat === true ? "flat" : ("indented" as const);
   const { listSessions } = await import("../text/session-list.js");
-  await listSessions(await sessionStore(values), { json: values.json === true, here: values.here === true ? process.cwd() : undefined, layout }, io.stdout);
+  const options: Parameters<typeof listSessions>[1] = {
+    json: values.json === true,
+    here: values.here === true ? process.cwd() : undefined,
+    layout,
+    warn: (line: string) => io.stderr.write(`fisk-ai: ${line}\n`),
+  };
+  await listSessions(await sessionStore(values), options, io.stdout);
   return EXIT.completed;
 }

@@ -6,7 +6,7 @@ import type { AgentEvents } from "../../agent/events.js";
 import { loadAgent } from "../../config/load-agent.js";
 import { awaitSubmitted } from "../../pool/await-submitted.js";
 import { IF_RUNNING, submitFollowUp, submitRun, type IfRunning } from "../../pool/submit-run.js";
-import { queueFor } from "../../queue/create-queue.js";
+import { queueFor } from "../../backends/create-queue.js";
 import type { JournalRecord, ToolUseBlock } from "../../runstate/records/records.js";
 import { assertRunId } from "../../runstate/records/run-id.js";
 import { UsageError } from "../cli-errors.js";

@@ -11,8 +11,8 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /**
  * Text whose every character is one column: printable ASCII, Latin-1 and the Latin and
  * spacing-modifier blocks, dashes, quotes, bullets and ellipses, arrows, box drawing.
- * Measured without string-width, whose first use (a segmenter and emoji tables) costs a
- * first screen some 50 ms; test/screen-text.test.ts checks each against string-width.
+ * Measured without string-width, whose first use (a segmenter and emoji tables) would delay
+ * the first screen (npm run bench:show); test/viewer-first-screen.test.ts checks each against string-width.
  */
 export const ONE_COLUMN = /^[\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u257f]*$/;
 

@@ -5,7 +5,8 @@
 import { loadAgent, type LoadedAgent } from "../../config/load-agent.js";
 import type { Settled } from "../../pool/drive-claimed.js";
 import { Worker, WORKER_DEFAULTS } from "../../pool/worker.js";
-import { queueFor } from "../../queue/create-queue.js";
+import { queueFor } from "../../backends/create-queue.js";
+import { quarantineLine } from "../../queue/quarantine.js";
 import type { QueuedRun } from "../../queue/run-queue.js";
 import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
@@ -41,6 +42,7 @@ export async function workerCommand(positionals: string[], flags: WorkerFlags, i
       events: {
         took: (entry) => say(`took ${entry.runId}${entry.followUp === undefined ? "" : " (a follow-up)"}`),
         settled: (entry, settled) => say(settledLine(entry, settled)),
+        quarantined: (entry) => say(`quarantined ${entry.name}: ${quarantineLine(entry)}`),
         failed: (error) => io.stderr.write(`fisk-ai: looking for work failed: ${error instanceof Error ? error.message : String(error)}\n`),
       },
     });

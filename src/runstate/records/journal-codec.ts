@@ -15,6 +15,29 @@ const NEWLINE = 0x0a;
  */
 export const MAX_RECORD_DEPTH = 1000;
 
+/**
+ * The longest line an append may write (docs/backends.md): a record longer than this is
+ * refused, not journaled. Far above a tool result held to its output limit, far below what
+ * makes reading a journal back cost hundreds of megabytes.
+ */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The longest line a reader takes, higher than MAX_LINE_BYTES so that journals written
+ * before the limit keep working; a longer line is corrupt, and is not read whole to say so.
+ */
+export const MAX_READ_LINE_BYTES = 32 * 1024 * 1024;
+
+/** "8 MiB": a limit as the messages name it. */
+export function mebibytes(bytes: number): string {
+  return `${bytes / (1024 * 1024)} MiB`;
+}
+
+/** Why a line of `bytes` is past the read limit. */
+function overlongProblem(bytes: number): string {
+  return `is ${bytes} bytes, past the limit of ${mebibytes(MAX_READ_LINE_BYTES)} a journal line may hold when read`;
+}
+
 /** A record's line in a journal of record version 1 or 2. */
 export function encodeRecord(record: JournalRecord): string {
   return `${JSON.stringify(record)}\n`;
@@ -41,6 +64,9 @@ export type LineParse =
  * that would then be resumed and sent to the model.
  */
 export function parseRecordLine(line: string | Uint8Array): LineParse {
+  // A string's UTF-8 is at most three bytes a code unit: only a long one is measured.
+  const bytes = typeof line !== "string" ? line.byteLength : line.length * 3 > MAX_READ_LINE_BYTES ? Buffer.byteLength(line) : line.length;
+  if (bytes > MAX_READ_LINE_BYTES) return { ok: false, kind: "invalid_record", problem: overlongProblem(bytes) };
   if (typeof line !== "string" && !isUtf8(line)) return { ok: false, kind: "invalid_json", problem: "is not valid UTF-8" };
   let value: unknown;
   try {
@@ -185,9 +211,13 @@ export class JournalDecoder {
     this.#records.push(decodeRecordLine(line, this.#records.length + 1));
   }
 
-  /** A copy: the caller may reuse the chunk. */
+  /** A copy: the caller may reuse the chunk. A line already past the read limit is corrupt without reading the rest of it. */
   #keep(bytes: Buffer): void {
-    this.#partial.push(Buffer.from(bytes));
     this.#partialLength += bytes.length;
+    if (this.#partialLength > MAX_READ_LINE_BYTES) {
+      const line = this.#records.length + 1;
+      throw new RunStateError("ERR_CORRUPT", `line ${line} ${overlongProblem(this.#partialLength)}`, { line });
+    }
+    this.#partial.push(Buffer.from(bytes));
   }
 }

@@ -3,7 +3,7 @@
 // decided here, so backends cannot drift apart in their checks or their messages.
 import { RunStateError } from "../errors.js";
 import { assertReadableVersion, fold, type RunState } from "../views/fold.js";
-import { decodeJournal, decodeRecordLine, encodeRecordIn, JournalDecoder, type DecodedJournal } from "../records/journal-codec.js";
+import { decodeJournal, decodeRecordLine, encodeRecordIn, JournalDecoder, MAX_LINE_BYTES, mebibytes, type DecodedJournal } from "../records/journal-codec.js";
 import { v3Problem } from "../records/record-v3.js";
 import { checkRecord, PROTOCOLS, recordAt, type JournalRecord, type MetaPayload, type MetaRecord, type RecordEntry } from "../records/records.js";
 import type { RunHolder } from "./run-holder.js";
@@ -44,7 +44,13 @@ export function versionOf(records: readonly JournalRecord[]): number {
 /** A record's line in a journal of `version`, which keeps it as it is or refuses it (ERR_INVALID_RECORD, said by `refusal`). */
 function heldLine(record: JournalRecord, version: number, refusal: (problem: string) => string): string {
   const line = encodeRecordIn(version, record);
-  const problem = version === 3 ? v3Problem(record, line) : undefined;
+  const bytes = Buffer.byteLength(line);
+  const problem =
+    bytes > MAX_LINE_BYTES
+      ? `its line is ${bytes} bytes, past the limit of ${mebibytes(MAX_LINE_BYTES)} a journal line may hold`
+      : version === 3
+        ? v3Problem(record, line)
+        : undefined;
   if (problem !== undefined) throw new RunStateError("ERR_INVALID_RECORD", refusal(problem), { seq: record.seq });
   return line;
 }

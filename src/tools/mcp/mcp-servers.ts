@@ -12,7 +12,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, Tool } from "../tool.js";
 import { toolEnvironment } from "../tool-env.js";
 import { toolOutputOf } from "./mcp-content.js";
-import { MCP_CALL_TIMEOUT_MS } from "./mcp-defaults.js";
+import { MCP_CALL_TIMEOUT_MS, MCP_OUTPUT_LIMIT_BYTES } from "./mcp-defaults.js";
 import { mcpCrashPolicy, mcpToolName, type McpCrashPolicies } from "./mcp-names.js";
 import { GroupedStdioTransport } from "./stdio-transport.js";
 import { authProviderFor, type McpAuthDefinition } from "./mcp-auth.js";
@@ -60,6 +60,8 @@ export interface McpServerDefinition {
   onCrash?: McpCrashPolicies;
   /** For each call (30 s by default); a call that takes longer is an is_error result. */
   timeoutMs?: number;
+  /** How much of a call's result is kept, in bytes of text and of images' base64 (1 MiB by default); the rest is cut off with a marker. */
+  outputLimitBytes?: number;
   /** Answers the server's questions during a call (elicitation); without it every question is declined. */
   elicit?: McpElicit;
 }
@@ -230,7 +232,7 @@ function mcpTool(definition: McpServerDefinition, { client, transport }: Session
   if (!TOOL_NAME.test(name)) {
     throw new Error(`its tool ${JSON.stringify(listed.name)} cannot be offered as ${name}: a tool name is 1 to 64 letters, digits, '_' or '-'`);
   }
-  const { confirm = false, onCrash = "rerun", timeoutMs = MCP_CALL_TIMEOUT_MS } = definition;
+  const { confirm = false, onCrash = "rerun", timeoutMs = MCP_CALL_TIMEOUT_MS, outputLimitBytes = MCP_OUTPUT_LIMIT_BYTES } = definition;
   return {
     name,
     description: listed.description ?? `${listed.name}, from the MCP server ${definition.name}`,
@@ -242,7 +244,7 @@ function mcpTool(definition: McpServerDefinition, { client, transport }: Session
       // A timeout or a broken connection rejects; the tool set makes it an is_error result.
       const call = () => client.callTool({ name: listed.name, arguments: input }, undefined, { timeout: timeoutMs, signal: context.signal });
       const result = await signedIn(call, transport, auth);
-      return toolOutputOf(result);
+      return toolOutputOf(result, outputLimitBytes);
     },
   };
 }

@@ -1,7 +1,8 @@
 // One MCP server's sign-in, kept in a file of its own that only its owner can read: the
 // client the authorization server registered, the tokens it issued, and the PKCE verifier
 // of a sign-in under way. Never journaled; `fisk-ai mcp logout` removes the file.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -36,12 +37,23 @@ export class SignInFile {
     }
   }
 
-  /** Merges `change` in; written whole to a new 0600 file and renamed over, so a crash leaves the old one or the new. */
+  /**
+   * Merges `change` in; written whole to a new 0600 file and renamed over, so a crash leaves
+   * the old one or the new. The new file's name is random and it is created exclusively
+   * (O_EXCL, which never follows a symlink): one planted at a name that could be guessed is
+   * never written through. A directory made earlier with wider rights is tightened to 0700.
+   */
   update(change: Partial<SignInState>): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.dir, 0o700);
     const next = { ...this.read(), ...change };
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(next)}\n`, { mode: 0o600 });
+    const temporary = `${this.path}.${randomBytes(8).toString("hex")}.tmp`;
+    const fd = openSync(temporary, "wx", 0o600);
+    try {
+      writeFileSync(fd, `${JSON.stringify(next)}\n`);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, this.path);
   }
 
