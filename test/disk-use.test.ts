@@ -1,4 +1,5 @@
 // covers: src/session/disk-use.ts
+// process: shared
 // `diskUse` is the data `session du` prints: each session's bytes, largest first, and the total.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
