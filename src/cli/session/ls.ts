@@ -17,12 +17,12 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
     throw new UsageError("session ls lays children out as a tree (--tree) or not at all (--flat): give one of them");
   const layout = values.tree === true ? "tree" : values.flat === true ? "flat" : ("indented" as const);
   const { listSessions } = await import("../text/session-list.js");
-  const options: Parameters<typeof listSessions>[1] = {
+  const listing: Parameters<typeof listSessions>[1] = {
     json: values.json === true,
     here: values.here === true ? process.cwd() : undefined,
     layout,
     warn: (line: string) => io.stderr.write(`fisk-ai: ${line}\n`),
   };
-  await listSessions(await sessionStore(values), options, io.stdout);
+  await listSessions(await sessionStore(values), listing, io.stdout);
   return EXIT.completed;
 }
