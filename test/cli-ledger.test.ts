@@ -1,8 +1,8 @@
 // covers: src/cli/commands/session/du.ts, src/cli/commands/session/prune.ts, src/cli/commands/session/rename.ts
 // covers: src/cli/commands/session/search.ts, src/cli/commands/session/stats.ts, src/cli/ledger-text.ts
 // covers: src/cli/session-du.ts, src/cli/session-ledger.ts, src/cli/session-prune.ts, src/cli/session-search.ts
-// covers: src/cli/session-stats.ts, src/cli/session-title.ts, src/config/age.ts, src/runstate/backends/create-store.ts
-// covers: src/runstate/backends/file/file-store.ts, src/runstate/backends/jetstream/run-stream.ts
+// covers: src/cli/session-stats.ts, src/cli/session-title.ts, src/config/age.ts, src/backends/open-backend.ts
+// covers: src/backends/file/file-store.ts, src/backends/jetstream/run-stream.ts
 // process: shared
 // `fisk-ai session stats|du|prune|rename|search`, `run --title` and titles in place of ids,
 // end to end: the real CLI (spawned, the later calls of a session subcommand in this

@@ -2,7 +2,7 @@
 // covers: src/cli/commands/session/import.ts, src/cli/commands/session/ls.ts, src/cli/commands/session/rm.ts
 // covers: src/cli/commands/session/show.ts, src/cli/commands/session/verify.ts, src/cli/session-command.ts
 // covers: src/cli/session-list.ts, src/cli/session-maintenance.ts, src/cli/session-resolve.ts, src/cli/session-show.ts
-// covers: src/cli/session-store.ts, src/cli/transcript-entries.ts, src/runstate/backends/file/summary-cache.ts
+// covers: src/cli/session-store.ts, src/cli/transcript-entries.ts, src/backends/file/summary-cache.ts
 // covers: src/runstate/records/journal-codec.ts
 // process: shared
 // `fisk-ai session ls|show|rm|verify|export|import|fork` and `run --continue|--resume`,

@@ -1,6 +1,7 @@
 // covers: src/cli/commands/queue.ts, src/cli/commands/submit.ts, src/cli/commands/worker.ts, src/cli/queue-command.ts
 // covers: src/cli/submit-command.ts, src/cli/worker-command.ts, src/pool/drive-claimed.ts, src/pool/orphans.ts
 // covers: src/queue/held-run-store.ts
+// covers: src/pool/withdraw-run.ts
 // The worker pool on the file store, through the real CLI: submit, worker, queue ls/rm,
 // a worker's SIGKILL (takeover), SIGTERM (hand-back), SIGSTOP (the kernel lock still
 // fences the run), a worker given another agent, and a small chaos run.

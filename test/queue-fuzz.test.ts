@@ -1,4 +1,4 @@
-// covers: src/queue/file-queue.ts, src/queue/quarantine.ts, src/pool/worker.ts
+// covers: src/backends/file/file-queue.ts, src/queue/quarantine.ts, src/pool/worker.ts
 // The file queue under a stream of junk (issue 54): while two workers run 20 submitted
 // runs, random bytes, symlinks, FIFOs, 100 MB sparse files, directories and follow-up
 // folders that are files are written into runs/queue/, and garbage behind queued runs.
