@@ -26,7 +26,9 @@ export async function queueCommand(name: QueueCommandName, positionals: string[]
           continue;
         }
         const ended = await withdrawRun(store, queue, name);
-        io.stdout.write(ended === "removed" ? `withdrew ${name}; it never ran, so its session is removed\n` : `withdrew ${name}; its session stays as it ended\n`);
+        io.stdout.write(
+          ended === "removed" ? `withdrew ${name}; it never ran, so its session is removed\n` : `withdrew ${name}; its session stays as it ended\n`,
+        );
       }
       return 0;
     }
