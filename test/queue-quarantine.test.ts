@@ -143,6 +143,14 @@ describe("a queue no file can stop (file store, through the CLI)", () => {
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /^good {2}\S+ {2}queued: /m);
     assert.match(listed.stdout, /^bad1\.json {2}quarantined: not JSON \(fisk-ai queue rm bad1\.json removes it\)$/m);
+    const json = await cli(ws, ["queue", "ls", "--json"]);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(
+      (JSON.parse(json.stdout) as { runId: string }[]).map((entry) => entry.runId),
+      ["good"],
+      "--json keeps its shape: the entries only",
+    );
+    assert.match(json.stderr, /^fisk-ai: quarantined bad1\.json: not JSON \(fisk-ai queue rm bad1\.json removes it\)$/m);
     const rm = await cli(ws, ["queue", "rm", "nothing.json"]);
     assert.equal(rm.code, 6, "a name neither queued nor quarantined is not found");
     assert.match(rm.stderr, /nothing\.json/);
