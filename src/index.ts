@@ -88,5 +88,4 @@ export type { Settled } from "./pool/drive-claimed.js";
 export { submitRun, submitFollowUp, queueSession, IF_RUNNING, type IfRunning, type SubmitRunOptions, type SubmitStart } from "./pool/submit-run.js";
 export { awaitSubmitted, type AwaitOptions } from "./pool/await-submitted.js";
 export { FileQueue, fileQueueDir, type FileQueueOptions } from "./backends/file/file-queue.js";
-export { queueFor } from "./backends/create-queue.js";
 export type { RunQueue, QueuedRun, QueueWatch, Claim, Accepts, EnqueueOptions, WaitingFollowUp } from "./queue/run-queue.js";
