@@ -12,18 +12,20 @@ export function options(command: Command): void {
     .option("--flat", "one row a session, newest first, children not set under their parent");
 }
 
-export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+export async function run({ positionals, values, io, sessionBackend }: SessionContext): Promise<number> {
   if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
   if (values.tree === true && values.flat === true)
     throw new UsageError("session ls lays children out as a tree (--tree) or not at all (--flat): give one of them");
   const layout = values.tree === true ? "tree" : values.flat === true ? "flat" : ("indented" as const);
   const { listSessions } = await import("../../session-list.js");
+  const { store, queue } = await sessionBackend(values);
   const options: Parameters<typeof listSessions>[1] = {
     json: values.json === true,
     here: values.here === true ? process.cwd() : undefined,
     layout,
+    queue,
     warn: (line: string) => io.stderr.write(`fisk-ai: ${line}\n`),
   };
-  await listSessions(await sessionStore(values), options, io.stdout);
+  await listSessions(store, options, io.stdout);
   return EXIT.completed;
 }
