@@ -109,7 +109,6 @@ export { submitRun, submitFollowUp, queueSession, IF_RUNNING, type IfRunning, ty
 export { awaitSubmitted, type AwaitOptions } from "./pool/await-submitted.js";
 export { withdrawRun, type Withdrawn } from "./pool/withdraw-run.js";
 export { FileQueue, fileQueueDir, type FileQueueOptions } from "./backends/file/file-queue.js";
-export { queueFor } from "./backends/create-queue.js";
 export type { RunQueue, QueuedRun, QueueWatch, Claim, Accepts, EnqueueOptions, WaitingFollowUp } from "./queue/run-queue.js";
 export { QUEUE_ENTRY_MAX_BYTES } from "./queue/run-queue.js";
 export type { QuarantinedEntry, QuarantineListener } from "./queue/quarantine.js";

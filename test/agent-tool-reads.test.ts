@@ -1,5 +1,5 @@
 // covers: src/agent/agent-tool.ts, src/agent/run-agent.ts, src/llm/script-provider.ts
-// covers: src/runstate/backends/memory/memory-store.ts, src/tools/tool.ts
+// covers: src/backends/memory/memory-store.ts, src/tools/tool.ts
 // process: shared
 // agentTool reads a child it takes up once: a resumed parent finds its child's status from
 // the store's summary, and the child's journal is folded only by the resume that goes on

@@ -1,6 +1,6 @@
 // covers: src/agent/agent-errors.ts, src/agent/agent-loop.ts, src/agent/approvals.ts, src/agent/events.ts
 // covers: src/agent/run-agent.ts, src/agent/waiting-calls.ts, src/journal.ts, src/llm/anthropic-provider.ts
-// covers: src/runstate/backends/memory/memory-store.ts, src/runstate/errors.ts, src/session/decide-calls.ts
+// covers: src/backends/memory/memory-store.ts, src/runstate/errors.ts, src/session/decide-calls.ts
 // covers: src/tools/ask-user.ts, src/tools/tool-set.ts, src/tools/tool.ts
 // process: shared
 // Approvals through the library: a run with a store and no one to ask parks its confirm

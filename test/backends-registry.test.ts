@@ -1,4 +1,5 @@
 // covers: src/backends/registry.ts, src/backends/store-url.ts, src/backends/backend-errors.ts, src/backends/open-backend.ts, src/backends/built-in-urls.ts
+// covers: src/backends/backend.ts, src/backends/file/file-backend.ts, src/backends/jetstream/jetstream-backend.ts, src/backends/memory/memory-backend.ts, src/backends/store-config.ts, src/backends/url-form.ts
 // The one parser of store names and the registry it consults: what each form names, what is
 // refused and that a refusal never shows a password; a backend registered by a program is
 // reached by its URL.

@@ -1,8 +1,8 @@
 // covers: src/cli/session/du.ts, src/cli/session/prune.ts, src/cli/session/rename.ts
 // covers: src/cli/session/search.ts, src/cli/session/stats.ts, src/cli/text/ledger.ts
-// covers: src/cli/session/du.ts, src/cli/text/session-ledger.ts, src/cli/session/handlers/prune.ts, src/cli/session/handlers/search.ts
-// covers: src/cli/session/handlers/stats.ts, src/cli/context/checked-title.ts, src/config/age.ts, src/runstate/backends/create-store.ts
-// covers: src/runstate/backends/file/file-store.ts, src/runstate/backends/jetstream/run-stream.ts
+// covers: src/cli/text/session-ledger.ts, src/cli/session/handlers/prune.ts, src/cli/session/handlers/search.ts
+// covers: src/cli/session/handlers/stats.ts, src/cli/context/checked-title.ts, src/config/age.ts, src/backends/open-backend.ts
+// covers: src/backends/file/file-store.ts, src/backends/jetstream/run-stream.ts
 // process: shared
 // `fisk-ai session stats|du|prune|rename|search`, `run --title` and titles in place of ids,
 // end to end: the real CLI (spawned, the later calls of a session subcommand in this

@@ -1,5 +1,5 @@
 // covers: src/cli/text/child-sessions.ts, src/ledger/session-tree.ts, src/ledger/tree-ledger.ts, src/ledger/tree-removal.ts
-// covers: src/runstate/backends/file/file-store.ts
+// covers: src/backends/file/file-store.ts
 // process: shared
 // Child sessions as the CLI shows, counts and removes them (docs/sub-agents.md, "Seeing and
 // counting a tree"): the real CLI (spawned, the later calls of a session subcommand in

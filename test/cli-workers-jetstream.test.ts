@@ -1,5 +1,5 @@
-// covers: src/queue/jetstream-queue.ts, src/runstate/backends/create-store.ts
-// covers: src/runstate/backends/jetstream/run-stream.ts
+// covers: src/backends/jetstream/jetstream-queue.ts, src/backends/open-backend.ts
+// covers: src/backends/jetstream/run-stream.ts
 // start: first
 // The worker pool on NATS JetStream, through the real CLI on a real nats-server and the
 // strict fake Anthropic server: submit, worker, queue ls/rm, follow-ups, approvals; a

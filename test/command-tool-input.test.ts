@@ -1,4 +1,5 @@
 // covers: src/tools/command-tool.ts, src/tools/tool-input.ts, src/config/run-options.ts
+// covers: src/tools/input-validator.ts
 // A command tool's input is checked against its input_schema before anything runs, and a
 // value that would become an option (it starts with `-`) is refused unless the tool allows
 // it for that field or puts it after `--`. The attack of issue 54 through the built CLI: an

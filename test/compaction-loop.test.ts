@@ -1,5 +1,5 @@
 // covers: src/agent/agent-errors.ts, src/agent/run-agent.ts, src/llm/anthropic-provider.ts, src/llm/model-provider.ts
-// covers: src/llm/openai-provider.ts, src/runstate/backends/memory/memory-store.ts, src/session/compact-session.ts
+// covers: src/llm/openai-provider.ts, src/backends/memory/memory-store.ts, src/session/compact-session.ts
 // covers: src/tools/tool.ts
 // process: shared
 // Compaction in the loop, through runAgent against the strict fake Anthropic server with a

@@ -1,4 +1,4 @@
-// covers: src/queue/create-queue.ts, src/runstate/backends/file/file-store.ts
+// covers: src/backends/create-queue.ts, src/backends/file/file-store.ts
 // process: shared
 // The file store syncs every directory level it makes into its parent, so the first run on
 // a machine survives a power cut: the state dir's parents as well as the state dir itself.
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileStoreWithSeams } from "../src/backends/file/file-store.js";
-import { queueFor } from "../src/backends/create-queue.js";
+import { FileQueue, fileQueueDir } from "../src/backends/file/file-queue.js";
 import { countingFileSystem } from "./helpers/counting-file-system.js";
 import { metaPayload } from "./helpers/record-builders.js";
 
@@ -40,7 +40,7 @@ describe("directories synced as made", () => {
     const meta = metaPayload("queued");
     await (await store.create("queued", meta)).close();
     fs.reset();
-    const queue = await queueFor(store);
+    const queue = new FileQueue({ dir: fileQueueDir(store.dir), store });
     await queue.enqueue({
       runId: "queued",
       queued: new Date().toISOString(),

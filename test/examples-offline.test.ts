@@ -1,4 +1,4 @@
-// covers: src/runstate/backends/file/file-store.ts, src/runstate/records/records.ts
+// covers: src/backends/file/file-store.ts, src/runstate/records/records.ts
 // The README's examples as a new user types them, offline on the script provider: the notes
 // chat with its follow-ups (also after a compaction), and each library example with no key,
 // the README's loadAgent example among them.

@@ -1,5 +1,5 @@
-// covers: src/conformance/queue-conformance.ts, src/pool/worker.ts, src/queue/file-queue.ts
-// covers: src/runstate/backends/file/file-store.ts
+// covers: src/conformance/queue-conformance.ts, src/pool/worker.ts, src/backends/file/file-queue.ts
+// covers: src/backends/file/file-store.ts
 // process: shared
 // The file queue passes the queue conformance suite, over a file store in a scratch
 // directory, and lets go of its directory watchers.

@@ -1,9 +1,10 @@
-// covers: src/conformance/store-conformance.ts, src/journal.ts, src/runstate/backends/file/file-journal.ts
-// covers: src/runstate/backends/file/file-store.ts, src/runstate/backends/file/file-system.ts
-// covers: src/runstate/backends/file/journal-ends.ts, src/runstate/backends/file/journal-lines.ts
-// covers: src/runstate/backends/file/run-lock.ts, src/runstate/backends/file/run-paths.ts
-// covers: src/runstate/backends/file/state-dir.ts, src/runstate/backends/file/summary-cache.ts, src/runstate/errors.ts
+// covers: src/conformance/store-conformance.ts, src/journal.ts, src/backends/file/file-journal.ts
+// covers: src/backends/file/file-store.ts, src/backends/file/file-system.ts
+// covers: src/backends/file/journal-ends.ts, src/backends/file/journal-lines.ts
+// covers: src/backends/file/run-lock.ts, src/backends/file/run-paths.ts
+// covers: src/runstate/state-dir.ts, src/backends/file/summary-cache.ts, src/runstate/errors.ts
 // covers: src/runstate/records/journal-codec.ts, src/runstate/store/journal-core.ts, src/runstate/store/run-holder.ts
+// covers: src/backends/file/kernel-flock.ts
 // process: shared
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";

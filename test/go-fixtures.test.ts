@@ -1,4 +1,4 @@
-// covers: src/agent/fingerprint.ts, src/runstate/backends/file/file-store.ts, src/runstate/records/journal-codec.ts
+// covers: src/agent/fingerprint.ts, src/backends/file/file-store.ts, src/runstate/records/journal-codec.ts
 // process: shared
 // Journals written in the Go implementation's own bytes (test/fixtures/go, made by
 // scripts/go-fixtures from structs mirroring choria-io/fisk-ai's record versions 1 to 3)

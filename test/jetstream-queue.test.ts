@@ -1,6 +1,6 @@
 // covers: src/conformance/index.ts, src/conformance/queue-conformance.ts, src/pool/submit-run.ts
-// covers: src/queue/jetstream-queue.ts, src/queue/run-queue.ts, src/runstate/backends/create-store.ts
-// covers: src/runstate/backends/jetstream/run-stream.ts
+// covers: src/backends/jetstream/jetstream-queue.ts, src/queue/run-queue.ts, src/backends/open-backend.ts
+// covers: src/backends/jetstream/run-stream.ts
 // process: shared
 // The JetStream queue passes the queue conformance suite on a real nats-server: each
 // case's two queues are two connections, as two worker processes would have. And a

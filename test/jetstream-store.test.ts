@@ -1,8 +1,8 @@
 // covers: src/conformance/record-builders.ts, src/conformance/store-conformance.ts
-// covers: src/runstate/backends/create-store.ts, src/runstate/backends/jetstream/connection.ts
-// covers: src/runstate/backends/jetstream/jetstream-store.ts, src/runstate/backends/jetstream/journal-writer.ts
-// covers: src/runstate/backends/jetstream/last-values.ts, src/runstate/backends/jetstream/leases.ts
-// covers: src/runstate/backends/jetstream/run-stream.ts, src/runstate/errors.ts, src/runstate/records/journal-codec.ts
+// covers: src/backends/open-backend.ts, src/backends/jetstream/connection.ts
+// covers: src/backends/jetstream/jetstream-store.ts, src/backends/jetstream/journal-writer.ts
+// covers: src/backends/jetstream/last-values.ts, src/backends/jetstream/leases.ts
+// covers: src/backends/jetstream/run-stream.ts, src/runstate/errors.ts, src/runstate/records/journal-codec.ts
 // process: shared
 // The JetStream backend against a real nats-server: the conformance suite, then what
 // only this backend has (its stream checks, lease and lost acks).

@@ -1,5 +1,5 @@
-// covers: src/conformance/record-builders.ts, src/runstate/backends/create-store.ts
-// covers: src/runstate/backends/jetstream/run-stream.ts, src/runstate/backends/jetstream/run-summaries.ts
+// covers: src/conformance/record-builders.ts, src/backends/open-backend.ts
+// covers: src/backends/jetstream/run-stream.ts, src/backends/jetstream/run-summaries.ts
 // covers: src/runstate/records/journal-codec.ts
 // process: shared
 // session ls on JetStream reads a summary a run in one request for all, counted at a real

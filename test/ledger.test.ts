@@ -1,6 +1,6 @@
 // covers: src/cli/session/handlers/transfer.ts, src/config/agent-config.ts, src/ledger/ledger.ts, src/ledger/prices.ts
-// covers: src/runstate/backends/create-store.ts, src/runstate/backends/file/file-store.ts
-// covers: src/runstate/backends/jetstream/run-stream.ts, src/runstate/backends/memory/memory-store.ts
+// covers: src/backends/open-backend.ts, src/backends/file/file-store.ts
+// covers: src/backends/jetstream/run-stream.ts, src/backends/memory/memory-store.ts
 // covers: src/runstate/records/journal-codec.ts, src/session/journal-search.ts, src/session/prune-plan.ts
 // covers: src/session/session-title.ts, src/session/transfer.ts
 // tier: quick

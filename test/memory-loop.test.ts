@@ -1,5 +1,5 @@
 // covers: src/agent/agent-loop.ts, src/agent/system-prompt.ts, src/memory/file-note-store.ts
-// covers: src/memory/memory-tools.ts, src/runstate/backends/file/file-store.ts, src/tools/tool-set.ts
+// covers: src/memory/memory-tools.ts, src/backends/file/file-store.ts, src/tools/tool-set.ts
 // covers: src/tools/tool.ts
 // process: shared
 // Memory in a run: the index joins the system prompt after the fingerprint, so notes

@@ -4,9 +4,9 @@
 // covers: src/conformance/store/journal-close.ts, src/conformance/store/list.ts, src/conformance/store/load.ts
 // covers: src/conformance/store/open.ts, src/conformance/store/read-journal.ts, src/conformance/store/read-journals.ts
 // covers: src/conformance/store/read-records.ts, src/conformance/store/records.ts, src/conformance/store/suite.ts
-// covers: src/conformance/store/summarize.ts, src/journal.ts, src/runstate/backends/create-store.ts
-// covers: src/runstate/backends/memory/memory-seams.ts, src/runstate/backends/memory/memory-storage.ts
-// covers: src/runstate/backends/memory/memory-store.ts, src/runstate/store/store.ts
+// covers: src/conformance/store/summarize.ts, src/journal.ts, src/backends/open-backend.ts
+// covers: src/backends/memory/memory-seams.ts, src/backends/memory/memory-storage.ts
+// covers: src/backends/memory/memory-store.ts, src/runstate/store/store.ts
 // process: shared
 // The in-process backend through the conformance suite. Its seams (planted lines, failing
 // writes) are not exported, so this test takes the store from the sources, as

@@ -1,5 +1,5 @@
-// covers: src/conformance/index.ts, src/pool/await-submitted.ts, src/queue/directory-changes.ts
-// covers: src/queue/file-queue.ts, src/queue/queue-watch.ts, src/runstate/backends/file/file-store.ts
+// covers: src/conformance/index.ts, src/pool/await-submitted.ts, src/backends/file/directory-changes.ts
+// covers: src/backends/file/file-queue.ts, src/queue/queue-watch.ts, src/backends/file/file-store.ts
 // process: shared
 // An idle worker and a follower of a submitted run wake when the queue or the run changes
 // (RunQueue.watch), on the file store: each is given a poll of ten minutes, so only a

@@ -1,5 +1,5 @@
-// covers: src/runstate/backends/file/file-journal.ts, src/runstate/backends/file/file-store.ts
-// covers: src/runstate/backends/file/file-system.ts
+// covers: src/backends/file/file-journal.ts, src/backends/file/file-store.ts
+// covers: src/backends/file/file-system.ts
 // start: first
 // The power-cut test (docs/durability.md, Power cuts): each scenario runs once on a file
 // system that records every write, sync and name it makes; then every disk state a power

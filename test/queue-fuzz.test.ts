@@ -1,4 +1,4 @@
-// covers: src/queue/file-queue.ts, src/queue/quarantine.ts, src/pool/worker.ts
+// covers: src/backends/file/file-queue.ts, src/queue/quarantine.ts, src/pool/worker.ts
 // The file queue under a stream of junk (issue 54): while two workers run 20 submitted
 // runs, random bytes, symlinks, FIFOs, 100 MB sparse files, directories and follow-up
 // folders that are files are written into runs/queue/, and garbage behind queued runs.
@@ -13,6 +13,7 @@ import { after, it } from "node:test";
 import { runCli } from "./helpers/cli-harness.js";
 import { eventually } from "./helpers/eventually.js";
 import { kinds, poolWorkspace, StartedWorkers } from "./helpers/pool-workspace.js";
+import { mulberry32 } from "./helpers/simulated-runs.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-queue-fuzz-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -26,20 +27,8 @@ const WITH_GARBAGE_BEHIND = 5;
 const PLANT_EVERY_MS = 50;
 const SEED = Number(process.env.FISK_AI_FUZZ_SEED ?? Date.now() % 2 ** 31);
 
-/** mulberry32: a seeded generator, so that a failure names the seed that reproduces it. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 it(`20 runs finish under junk written into runs/queue/ (seed ${SEED}, FISK_AI_FUZZ_SEED reproduces it); the pool never stops; every planted thing is quarantined`, async () => {
-  const random = generator(SEED);
+  const random = mulberry32(SEED);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const randomBytes = (length: number) => Buffer.from(Array.from({ length }, () => Math.floor(random() * 256)));
   const ws = poolWorkspace(join(root, "ws"));

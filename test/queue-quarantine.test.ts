@@ -1,4 +1,5 @@
-// covers: src/queue/file-queue.ts, src/queue/jetstream-queue.ts, src/queue/quarantine.ts, src/queue/run-queue.ts, src/cli/queue/queue-command.ts, src/cli/text/session-list.ts
+// covers: src/backends/file/file-queue.ts, src/backends/jetstream/jetstream-queue.ts, src/queue/quarantine.ts, src/queue/run-queue.ts, src/cli/queue/queue-command.ts, src/cli/text/session-list.ts
+// covers: src/conformance/queue-quarantine-cases.ts
 // A queue no file can stop (issue 54), through the real CLI on the file store: each bad
 // entry an attacker can write into runs/queue/ (not JSON, a symlink, a hostile run id, a
 // 100 MB sparse file, a FIFO, another run's entry under its name, garbage behind a run)
@@ -142,6 +143,14 @@ describe("a queue no file can stop (file store, through the CLI)", () => {
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /^good {2}\S+ {2}queued: /m);
     assert.match(listed.stdout, /^bad1\.json {2}quarantined: not JSON \(fisk-ai queue rm bad1\.json removes it\)$/m);
+    const json = await cli(ws, ["queue", "ls", "--json"]);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(
+      (JSON.parse(json.stdout) as { runId: string }[]).map((entry) => entry.runId),
+      ["good"],
+      "--json keeps its shape: the entries only",
+    );
+    assert.match(json.stderr, /^fisk-ai: quarantined bad1\.json: not JSON \(fisk-ai queue rm bad1\.json removes it\)$/m);
     const rm = await cli(ws, ["queue", "rm", "nothing.json"]);
     assert.equal(rm.code, 6, "a name neither queued nor quarantined is not found");
     assert.match(rm.stderr, /nothing\.json/);

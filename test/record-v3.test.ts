@@ -1,4 +1,4 @@
-// covers: src/agent/run-agent.ts, src/llm/anthropic-provider.ts, src/runstate/backends/memory/memory-store.ts
+// covers: src/agent/run-agent.ts, src/llm/anthropic-provider.ts, src/backends/memory/memory-store.ts
 // covers: src/runstate/records/journal-codec.ts, src/runstate/records/record-v3.ts, src/runstate/records/records.ts
 // covers: src/tools/tool.ts
 // process: shared

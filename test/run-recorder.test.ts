@@ -1,4 +1,4 @@
-// covers: src/agent/run-recorder.ts, src/runstate/backends/memory/memory-store.ts, src/runstate/records/records.ts
+// covers: src/agent/run-recorder.ts, src/backends/memory/memory-store.ts, src/runstate/records/records.ts
 // covers: src/runstate/views/fold.ts
 // process: shared
 // The recorder advances the run's state by the one record it appends: over a long run

@@ -8,7 +8,8 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { SECRET_SOURCES } from "../src/config/secret-variables.js";
+import { SECRET_SOURCES, secretVariables } from "../src/config/secret-variables.js";
+import { CREDENTIAL_VARIABLES } from "../src/tools/tool-env.js";
 import { loadAgentConfig } from "../src/config/agent-config.js";
 import { runWithMarkedSecrets } from "./helpers/environment-marks.js";
 import { startHttpMcpServer, type HttpMcpServer } from "./helpers/mcp-test-server.js";
@@ -32,7 +33,10 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** For each source of SECRET_SOURCES: the agent.yaml lines that name a secret through it, and the variable and value. */
+/** The runtime's own credentials, withheld whatever the file says (tool-env.test.ts runs them through a tool). */
+const ALWAYS = "(always) provider keys, NATS and OTLP credentials";
+
+/** For each source of SECRET_SOURCES but ALWAYS: the agent.yaml lines that name a secret through it, and the variable and value. */
 function agentYaml(): { yaml: string; secrets: Record<string, string>; byField: Record<string, string> } {
   const byField: Record<string, string> = {
     env_deny: "SITE_TOKEN",
@@ -60,7 +64,7 @@ function agentYaml(): { yaml: string; secrets: Record<string, string>; byField: 
 
 describe("secret variables an agent.yaml names", () => {
   it("the test below names a secret through every source the list has", () => {
-    assert.deepEqual(SECRET_SOURCES.map((source) => source.field).sort(), Object.keys(agentYaml().byField).sort());
+    assert.deepEqual(SECRET_SOURCES.map((source) => source.field).sort(), [ALWAYS, ...Object.keys(agentYaml().byField)].sort());
   });
 
   it("lists each source's variable for a config that uses them all", () => {
@@ -69,7 +73,10 @@ describe("secret variables an agent.yaml names", () => {
     writeFileSync(join(dir, "agent.yaml"), yaml);
     writeFileSync(join(dir, "s.yaml"), "turns:\n  - text: done\n");
     const config = loadAgentConfig(join(dir, "agent.yaml"));
-    for (const source of SECRET_SOURCES) assert.deepEqual(source.names(config), [byField[source.field]], source.field);
+    for (const source of SECRET_SOURCES) {
+      assert.deepEqual(source.names(config), source.field === ALWAYS ? CREDENTIAL_VARIABLES : [byField[source.field]], source.field);
+    }
+    assert.deepEqual(secretVariables(config), [...CREDENTIAL_VARIABLES, ...Object.values(byField)]);
   });
 
   it("a command tool and a stdio MCP server that print their whole environment put none of them into the journal", async () => {

@@ -1,4 +1,4 @@
-// covers: src/runstate/backends/file/file-store.ts
+// covers: src/backends/file/file-store.ts
 // A child session's work folded inside its parent's call, as a person opens it: in the
 // full-screen viewer with Enter (the real CLI in a tmux terminal), and on the HTML page
 // with a click (headless Chromium), its own children folded inside it in turn.

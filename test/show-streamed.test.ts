@@ -1,5 +1,5 @@
 // covers: src/cli/text/paced-output.ts, src/cli/text/session-json.ts, src/cli/text/show-json.ts
-// covers: src/runstate/backends/memory/memory-store.ts, src/runstate/views/fold.ts
+// covers: src/backends/memory/memory-store.ts, src/runstate/views/fold.ts
 // covers: src/runstate/views/message-stream.ts, src/runstate/views/run-tally.ts
 // process: shared
 // `session show --json` streamed (a tally pass, then the messages written one at a time as

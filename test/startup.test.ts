@@ -1,4 +1,4 @@
-// covers: src/runstate/backends/file/file-store.ts, src/runstate/backends/file/summary-cache.ts
+// covers: src/backends/file/file-store.ts, src/backends/file/summary-cache.ts
 // Start-up cost is paid in modules loaded and in code compiled: `fisk-ai --help` loads no package
 // but the argument parser (no zod, model SDKs, YAML or NATS) and none of the runtime, only the few
 // CLI modules it prints from; a command loads only the packages it uses, and `session ls` loads

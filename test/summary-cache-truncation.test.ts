@@ -1,4 +1,4 @@
-// covers: src/runstate/backends/file/file-store.ts
+// covers: src/backends/file/file-store.ts
 // process: shared
 // The summary cache of the file store notices a journal that lost bytes it had listed (a
 // listing between a write and its sync, then a power cut) and reads it again: a listing,

@@ -1,5 +1,5 @@
-// covers: src/ledger/tree-budget.ts, src/runstate/backends/file/file-store.ts
-// covers: src/runstate/backends/memory/memory-store.ts
+// covers: src/ledger/tree-budget.ts, src/backends/file/file-store.ts
+// covers: src/backends/memory/memory-store.ts
 // process: shared
 // The tree's budget rule (docs/sub-agents.md): what a session's children spent, read from the
 // store, counts against its max_tokens beside its own.

@@ -1,5 +1,5 @@
-// covers: src/cli/viewer/screen-text.ts, src/cli/viewer/transcript-pager.ts, src/runstate/backends/file/file-store.ts
-// covers: src/runstate/backends/memory/memory-store.ts, src/runstate/records/journal-codec.ts
+// covers: src/cli/viewer/screen-text.ts, src/cli/viewer/transcript-pager.ts, src/backends/file/file-store.ts
+// covers: src/backends/memory/memory-store.ts, src/runstate/records/journal-codec.ts
 // process: shared
 // The viewer's first screen costs what it shows (issue 37): the pager reads the records
 // that fill the screen and stops, and reads on only when the reader moves past them.

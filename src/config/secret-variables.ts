@@ -1,8 +1,10 @@
-// The variables an agent.yaml names as holding secrets, in one list: every one is withheld
-// from command tools and stdio MCP servers (on top of the runtime's own credentials,
-// CREDENTIAL_VARIABLES), and a tool or server gets one back only by naming it in its `env`.
+// The variables holding secrets that a run of an agent.yaml reads, in one list: the runtime's
+// own credentials (provider keys, NATS, OTLP headers) and every variable the file names as a
+// secret. Every one is withheld from command tools and stdio MCP servers, and a tool or
+// server gets one back only by naming it in its `env`.
 // A new place a config can name a secret (a database password, a service's keys) is one
 // more entry here; test/secret-variables.test.ts names a secret through every entry.
+import { CREDENTIAL_VARIABLES } from "../tools/tool-env.js";
 import type { AgentConfig } from "./agent-config.js";
 
 /** `${NAME}` in a header value: the value comes from that variable. */
@@ -17,6 +19,7 @@ export interface SecretSource {
 }
 
 export const SECRET_SOURCES: readonly SecretSource[] = [
+  { field: "(always) provider keys, NATS and OTLP credentials", names: () => [...CREDENTIAL_VARIABLES] },
   { field: "env_deny", names: (config) => config.envDeny },
   { field: "telemetry.headers_env", names: (config) => Object.values(config.telemetry?.headersEnv ?? {}) },
   {

@@ -66,17 +66,20 @@ export function expandArgv(template: string[], input: Record<string, unknown>): 
   return argv;
 }
 
-function runCommand(definition: CommandToolDefinition, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
+/** The call's argv, or the is_error result that refuses it: a field it lacks, or a value that would be an option. */
+function argvFor(definition: CommandToolDefinition, input: Record<string, unknown>): [string, ...string[]] | ToolOutput {
   const argv = expandArgv(definition.command, input);
-  if (!Array.isArray(argv)) {
-    return Promise.resolve({ content: `missing input field "${argv.missing}" for tool ${definition.name}`, is_error: true });
-  }
-  const [program, ...args] = argv as [string, ...string[]];
+  if (!Array.isArray(argv)) return { content: `missing input field "${argv.missing}" for tool ${definition.name}`, is_error: true };
   const optionLike = optionLikeField(definition.command, argv, definition.allowLeadingDash ?? []);
-  if (optionLike !== undefined) {
-    const refusal = `${optionLike} starts with '-', which would make it an option of ${program}; its tool takes such a value only after '--' or with allow_leading_dash`;
-    return Promise.resolve({ content: `invalid input for ${definition.name}: ${refusal}`, is_error: true });
-  }
+  if (optionLike === undefined) return argv as [string, ...string[]];
+  const refusal = `${optionLike} starts with '-', which would make it an option of ${argv[0]}; its tool takes such a value only after '--' or with allow_leading_dash`;
+  return { content: `invalid input for ${definition.name}: ${refusal}`, is_error: true };
+}
+
+function runCommand(definition: CommandToolDefinition, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
+  const argv = argvFor(definition, input);
+  if (!Array.isArray(argv)) return Promise.resolve(argv);
+  const [program, ...args] = argv;
   if (context.signal.aborted) return Promise.resolve({ content: `${definition.name} stopped: the run is shutting down`, is_error: true });
   return new Promise((resolve) => {
     // Its own process group, so a timeout also ends whatever the command started.

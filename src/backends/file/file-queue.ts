@@ -16,7 +16,7 @@ import { rm } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, relative } from "node:path";
 import { RunStateError } from "../../runstate/errors.js";
-import { errnoCode, makeDirectoryDurably, nodeFileSystem, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
+import { errnoCode, isRegularFile, makeDirectoryDurably, nodeFileSystem, pathExists, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
 import { FileStore, fileSystemOf } from "./file-store.js";
 import { RunPaths } from "./run-paths.js";
 import { assertRunId, isValidRunId } from "../../runstate/records/run-id.js";
@@ -373,7 +373,7 @@ export class FileQueue implements RunQueue {
     if (!(await this.#fs.lstat(quarantine)).isDirectory())
       throw new RunStateError("ERR_CORRUPT", `${quarantine} is not a directory: remove it, and the queue sets bad entries aside there again`);
     let name = quarantineName(relative(this.dir, path));
-    if (await this.#exists(join(quarantine, name))) name = `${name}.${randomBytes(4).toString("hex")}`;
+    if (await pathExists(this.#fs, join(quarantine, name))) name = `${name}.${randomBytes(4).toString("hex")}`;
     try {
       await this.#fs.rename(path, join(quarantine, name));
     } catch (error) {
@@ -399,16 +399,6 @@ export class FileQueue implements RunQueue {
     } catch (error) {
       if (!(error instanceof RunStateError && error.code === "ERR_CORRUPT")) throw error;
       return error.message;
-    }
-  }
-
-  async #exists(path: string): Promise<boolean> {
-    try {
-      await this.#fs.lstat(path);
-      return true;
-    } catch (error) {
-      if (errnoCode(error) === "ENOENT") return false;
-      throw error;
     }
   }
 
@@ -530,7 +520,7 @@ async function readEntryFile(fs: FileSystem, path: string): Promise<Buffer | str
   } catch (error) {
     return gone(error);
   }
-  if (!stat.isFile()) return kindOf(stat.mode);
+  if (!isRegularFile(stat)) return kindOf(stat.mode);
   let fd: number;
   try {
     fd = await fs.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -541,7 +531,7 @@ async function readEntryFile(fs: FileSystem, path: string): Promise<Buffer | str
   }
   try {
     const opened = await fs.fstat(fd);
-    if (!opened.isFile()) return kindOf(opened.mode);
+    if (!isRegularFile(opened)) return kindOf(opened.mode);
     const tooLarge = oversizedReason(opened.size);
     if (tooLarge !== undefined) return tooLarge;
     // One byte past its size: a file that grew since the fstat is read no further than the limit's next byte.

@@ -19,7 +19,7 @@ import {
   summarizeEnds,
   withLiveHolder,
 } from "../../runstate/store/store-contract.js";
-import { errnoCode, makeDirectoryDurably, nodeFileSystem, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
+import { errnoCode, isRegularFile, makeDirectoryDurably, nodeFileSystem, pathExists, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
 import { digestLines, emptyDigest, emptyDigestFold, statusOnlyDigest, type RunDigest } from "../../runstate/views/run-digest.js";
 import { fileJournal } from "./file-journal.js";
 import { journalLines, lineOffset, lineWindows } from "./journal-lines.js";
@@ -228,7 +228,7 @@ export class FileStore implements Store {
         // Removed since the directory was read, or not a plain file (list says what is wrong with it).
         continue;
       }
-      if (!this.#fs.sync.fstat(fd).isFile()) {
+      if (!isRegularFile(this.#fs.sync.fstat(fd))) {
         this.#fs.sync.close(fd);
         continue;
       }
@@ -324,7 +324,7 @@ export class FileStore implements Store {
     try {
       const stat = this.#fs.sync.fstat(fd);
       updated = stat.mtime;
-      if (!stat.isFile()) throw notRegularFile(path);
+      if (!isRegularFile(stat)) throw notRegularFile(path);
       if (!withDigest) {
         const ends = readJournalEnds(this.#fs.sync, fd, stat.size);
         const { digest: _status, ...summary } = summarizeEnds(
@@ -361,7 +361,7 @@ export class FileStore implements Store {
   /** A new run's journal, written whole, with its lock held. */
   async #createJournal(runId: string, path: string, bytes: Buffer): Promise<{ fd: number; lock: RunLock }> {
     // Asked before the lock, so an existing id is ERR_EXISTS even while its writer runs.
-    if (await this.#exists(path)) throw existsError(runId);
+    if (await pathExists(this.#fs, path)) throw existsError(runId);
     await this.#ensureDir();
     const lock = await acquireRunLock(this.#fs, this.#paths.lock(runId), runId);
     try {
@@ -415,7 +415,7 @@ export class FileStore implements Store {
       if (errnoCode(error) === "ENOENT") throw notFoundError(runId);
       throw refuseSymlink(error, path);
     }
-    if (!(await this.#fs.fstat(fd)).isFile()) {
+    if (!isRegularFile(await this.#fs.fstat(fd))) {
       await this.#fs.close(fd);
       throw notRegularFile(path);
     }
@@ -423,17 +423,7 @@ export class FileStore implements Store {
   }
 
   async #requireJournal(runId: string, path: string): Promise<void> {
-    if (!(await this.#exists(path))) throw notFoundError(runId);
-  }
-
-  async #exists(path: string): Promise<boolean> {
-    try {
-      await this.#fs.lstat(path);
-      return true;
-    } catch (error) {
-      if (errnoCode(error) === "ENOENT") return false;
-      throw error;
-    }
+    if (!(await pathExists(this.#fs, path))) throw notFoundError(runId);
   }
 
   /**

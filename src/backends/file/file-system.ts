@@ -97,6 +97,22 @@ export function readFullySync(fs: SyncReads, fd: number, into: Uint8Array, posit
   }
 }
 
+/** Whether a stat is of a regular file (by its mode, which a stat copied field by field keeps). */
+export function isRegularFile(stat: Pick<FileStat, "mode">): boolean {
+  return (stat.mode & constants.S_IFMT) === constants.S_IFREG;
+}
+
+/** Whether anything (a link included, unfollowed) is at `path`. */
+export async function pathExists(fs: FileSystem, path: string): Promise<boolean> {
+  try {
+    await fs.lstat(path);
+    return true;
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT") return false;
+    throw error;
+  }
+}
+
 /** Writes all of `data`: a write may take fewer bytes than it was given (a full disk, a size limit). */
 export async function writeFully(fs: FileSystem, fd: number, data: Uint8Array): Promise<void> {
   for (let written = 0; written < data.length; ) {

@@ -9,7 +9,7 @@ import { constants } from "node:fs";
 import type { Fingerprint, MetaPayload, OriginPayload } from "../../runstate/records/records.js";
 import type { RunDigest, TokenUsage } from "../../runstate/views/run-digest.js";
 import type { RunStatus, RunSummary } from "../../runstate/store/store.js";
-import { errnoCode, readFullySync, writeFully, type FileStat, type FileSystem } from "./file-system.js";
+import { errnoCode, isRegularFile, readFullySync, writeFully, type FileStat, type FileSystem } from "./file-system.js";
 
 /** Not a run id (the dot), and not `.json` or `.lock`: nothing else in the directory takes it for a run. */
 export const SUMMARY_CACHE_NAME = ".summaries";
@@ -92,7 +92,7 @@ export class SummaryCache {
     }
     try {
       const stat = fs.sync.fstat(fd);
-      if (!stat.isFile()) return new SummaryCache(undefined);
+      if (!isRegularFile(stat)) return new SummaryCache(undefined);
       const bytes = Buffer.allocUnsafe(stat.size);
       readFullySync(fs.sync, fd, bytes, 0);
       return new SummaryCache(cacheFileOf(JSON.parse(bytes.toString("utf8"))));

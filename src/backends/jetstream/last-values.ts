@@ -23,12 +23,15 @@ export async function readLastValues(
   const values = new Map<string, string>();
   let consumer: string | undefined;
   let lastDelivery = Date.now();
+  /** Messages this process has handled: the consumer's count of those it sent may run ahead of it. */
+  let received = 0;
   let finish!: (error?: Error) => void;
   const finished = new Promise<void>((resolve, reject) => (finish = (error) => (error === undefined ? resolve() : reject(error))));
   const subscription = nc.subscribe(createInbox(), {
     callback: (error, message) => {
       if (error !== null) return;
       values.set(message.subject, message.string());
+      received++;
       lastDelivery = Date.now();
       if (message.reply !== undefined && pendingAfter(message.reply) === 0) finish();
     },
@@ -37,7 +40,9 @@ export async function readLastValues(
   const watch = setInterval(() => {
     if (Date.now() - started > timeoutMs) finish(new Error(`${stream} delivered ${values.size} values and stopped for ${timeoutMs} ms`));
     else if (consumer !== undefined && Date.now() - lastDelivery >= IDLE_CHECK_MS) {
-      jsm.consumers.info(stream, consumer).then((info) => info.num_pending === 0 && finish(), finish);
+      // Nothing pending on the server is not enough: what it sent may still wait in this process's socket
+      // (a busy event loop handles it late), so it is done once it has handled all the server sent.
+      jsm.consumers.info(stream, consumer).then((info) => info.num_pending === 0 && info.delivered.consumer_seq <= received && finish(), finish);
     }
   }, IDLE_CHECK_MS);
   try {

@@ -9,9 +9,10 @@ import type { CommandIO } from "./command-io.js";
 import type { CrashPolicyOf } from "../text/session-show.js";
 import type { ResumeWhere } from "./resume-hint.js";
 import type { Store } from "../../runstate/store/store.js";
+import type { Backend } from "../../backends/backend.js";
 import type { STORE_OPTIONS } from "./command-context.js";
 import type { Flags, Options } from "./options.js";
-import { configPathFrom, openStore, sessionConfigPath, sessionStoreConfig, type StoreFlags } from "./stores.js";
+import { configPathFrom, openSessionBackend, sessionConfigPath, sessionStoreConfig, type StoreFlags } from "./stores.js";
 
 export function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
   if (positionals.length === 0) throw new UsageError(`session ${command} needs a session id; 'fisk-ai session ls' lists them`);
@@ -26,6 +27,8 @@ export interface SessionContext<O extends Options = Options> {
   io: CommandIO;
   /** Opens the store the flags name; the command closes every store it opened when it ends. */
   sessionStore: (flags: StoreFlags) => Promise<Store>;
+  /** Opens the backend the flags name: its store and, where it has one, the worker pool's queue; closed when the command ends. */
+  sessionBackend: (flags: StoreFlags) => Promise<Backend>;
 }
 
 /** A session subcommand's module (session/): its own options, and its handler. */
@@ -40,17 +43,19 @@ export async function sessionCommand(
   values: Flags<typeof STORE_OPTIONS>,
   io: CommandIO,
 ): Promise<number> {
-  const opened: Store[] = [];
-  const sessionStore = async (flags: StoreFlags) => {
-    const store = await openStore(await sessionStoreConfig(flags), io.stderr);
-    opened.push(store);
-    return store;
+  const opened: Backend[] = [];
+  const sessionBackend = async (flags: StoreFlags) => {
+    const backend = await openSessionBackend(await sessionStoreConfig(flags), io.stderr);
+    opened.push(backend);
+    return backend;
   };
+  const sessionStore = async (flags: StoreFlags) => (await sessionBackend(flags)).store;
   try {
-    return await subcommand.run({ positionals, values, io, sessionStore });
+    return await subcommand.run({ positionals, values, io, sessionStore, sessionBackend });
   } finally {
     // A server connection would otherwise keep the process alive after the command.
-    for (const store of opened) await store.close();
+    const { closeBackend } = await import("../../backends/pool-queue.js");
+    for (const backend of opened) await closeBackend(backend);
   }
 }
 

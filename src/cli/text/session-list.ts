@@ -3,7 +3,7 @@
 import { sessionForest, sessionsOf, type SessionNode } from "../../ledger/session-tree.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import { isOrphan, queuedRunIds } from "../../pool/orphans.js";
-import { queueOf } from "../../backends/create-queue.js";
+import type { RunQueue } from "../../queue/run-queue.js";
 import { quarantineSummary } from "../../queue/quarantine.js";
 import { cut, nameText, widthOf } from "./ledger.js";
 import { summaryJson } from "./session-json.js";
@@ -61,13 +61,13 @@ export type ListLayout = "indented" | "tree" | "flat";
 
 export async function listSessions(
   store: Store & { dir?: string },
-  options: { json: boolean; here?: string; layout?: ListLayout; warn?: (line: string) => void },
+  options: { json: boolean; here?: string; layout?: ListLayout; queue?: RunQueue | undefined; warn?: (line: string) => void },
   out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
 ): Promise<void> {
   const layout = options.layout ?? "indented";
   const summaries = newestFirst((await store.list()).filter((summary) => startedIn(summary, options.here)));
   // Open sessions the pool has no entry for: what `worker --adopt` would take.
-  const queue = await queueOf(store);
+  const queue = options.queue;
   const queued = await queuedRunIds(queue);
   const setAside = (await queue?.quarantined()) ?? [];
   if (setAside.length > 0) options.warn?.(quarantineSummary(setAside));

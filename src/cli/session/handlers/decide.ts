@@ -3,6 +3,7 @@
 // when asked to.
 import { answer, approve, deny, type DecisionResult } from "../../../session/decide-calls.js";
 import type { ApprovalDecisionPayload } from "../../../runstate/records/records.js";
+import type { RunQueue } from "../../../queue/run-queue.js";
 import type { Store } from "../../../runstate/store/store.js";
 import { assertRunId } from "../../../runstate/records/run-id.js";
 import { UsageError } from "../../cli-errors.js";
@@ -25,15 +26,16 @@ const DONE: Record<ApprovalDecisionPayload["decision"], string> = { approve: "ap
 /** Checks the words, journals the decisions and, with --resume, runs the session on. */
 export async function decide(
   command: DecideRequest["command"],
-  { positionals, values, io, sessionStore }: SessionContext<{ resume: { flag: "--resume"; help: string } }>,
+  { positionals, values, io, sessionBackend }: SessionContext<{ resume: { flag: "--resume"; help: string } }>,
   flags: { all?: boolean; reason?: string; call?: string },
 ): Promise<number> {
   const request = decideRequest(command, positionals, flags);
   assertRunId(request.runId);
   // Read before deciding: a telemetry block that cannot be used refuses the command before it decides anything.
   const tracingEnv = await tracingEnvironment(values, io.env);
-  const store = await sessionStore(values);
+  const { store, queue } = await sessionBackend(values);
   const { decided } = await decideCalls(store, request, io.stdout, {
+    queue,
     where: storeWhere(values),
     env: io.env,
     decisionsJournaled: io.decisionsJournaled,
@@ -56,10 +58,11 @@ export async function decideCalls(
   store: Store,
   request: DecideRequest,
   out: NodeJS.WritableStream,
-  where: { where: ResumeWhere; env: NodeJS.ProcessEnv; decisionsJournaled?: () => void; resuming: boolean },
+  where: { queue: RunQueue | undefined; where: ResumeWhere; env: NodeJS.ProcessEnv; decisionsJournaled?: () => void; resuming: boolean },
 ): Promise<DecisionResult> {
   const { runId, toolUseIds, text } = request;
   const options = {
+    ...(where.queue === undefined ? {} : { queue: where.queue }),
     onDecided: (decisions: readonly ApprovalDecisionPayload[]) => {
       for (const decision of decisions) out.write(`${DONE[decision.decision]} ${decision.tool_use_id} in session ${runId}\n`);
       where.decisionsJournaled?.();
