@@ -93,6 +93,7 @@ export { isStoreUrl } from "./backends/url-form.js";
 export { BackendError, maskUrl, type BackendErrorCode } from "./backends/backend-errors.js";
 export type { Backend, BackendFactory, BackendOptions } from "./backends/backend.js";
 export { MemoryStore, type MemoryStoreOptions } from "./backends/memory/memory-store.js";
+export { MemoryQueue, type MemoryQueueOptions } from "./backends/memory/memory-queue.js";
 export { FileStore, type FileStoreOptions } from "./backends/file/file-store.js";
 export { defaultStateDir } from "./runstate/state-dir.js";
 

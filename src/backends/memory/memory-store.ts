@@ -144,6 +144,7 @@ function memoryJournal(storage: MemoryStorage, runId: string, run: MemoryRun, re
       if (storage.failing()) throw new Error("ENOSPC: no space left on device");
       run.lines.push(...batch.map(({ line }) => line));
       run.updated = new Date();
+      for (const heard of storage.written) heard(runId);
     },
     async release() {
       delete run.holder;
