@@ -11,6 +11,8 @@ export type { ConfigOverrides } from "./config/agent-config.js";
 export type { AgentEvents, RunOutcome } from "./agent/events.js";
 export type { AskUser } from "./agent/approvals.js";
 export { approve, deny, answer, type DecideOptions, type DecisionResult } from "./session/decide-calls.js";
+export { createKeyring, keyringLocation, readKeyring, rotateKey, type Keyring } from "./trust/keyring.js";
+export { TrustError, type TrustErrorCode } from "./trust/trust-error.js";
 export { listPending, waitingCalls, type WaitingCall } from "./agent/waiting-calls.js";
 export { askUserTool } from "./tools/ask-user.js";
 export { DecisionRefusedError, type DecisionRefusal } from "./agent/agent-errors.js";

@@ -54,6 +54,7 @@ test("src/ has no import cycle", () => {
 const LAYERS: readonly (readonly string[])[] = [
   ["types", "errors", "package"],
   ["runstate"],
+  ["trust"],
   ["llm"],
   ["tools"],
   ["memory"],
