@@ -112,7 +112,13 @@ setTimeout(next, 300);
     const [code] = await once(pipeline, "close");
     assert.equal(code, 0, stderr);
     assert.match(stdout, /^imported session big; resume with: /);
-    assert.ok(readFileSync(join(state, "big.json")).equals(readFileSync(journal)), "the imported journal is the piped one, byte for byte");
+    // The piped bytes, then the import mark: who imported it from what file, when.
+    const imported = readFileSync(join(state, "big.json"));
+    const piped = readFileSync(journal);
+    assert.ok(imported.subarray(0, piped.length).equals(piped), "the imported journal starts with the piped one, byte for byte");
+    const mark = JSON.parse(imported.subarray(piped.length).toString("utf8")) as { protocol: string; imported: { file: string } };
+    assert.equal(mark.protocol, "io.choria.fisk-ai.v1.session.imported");
+    assert.equal(mark.imported.file, "-");
   });
 });
 
@@ -271,6 +277,10 @@ describe("session mv", () => {
     await pipe(["--store", natsStore], back);
     for (const store of [file, ["--store", natsStore], back])
       assert.equal(statusIn(await cli(["session", "ls", "--json", ...store]), "piped"), "completed", store.join(" "));
-    assertResumed(await followUp("piped", back), "piped back to a file store");
+    // Unsigned (no key made here yet) and imported: foreign, so its journal does not pick its agent.yaml (docs/security.md).
+    const bare = await followUp("piped", back);
+    assert.equal(bare.code, 2, bare.stderr);
+    assert.match(bare.stderr, /session piped is foreign \(it was imported from - by .*\): .* resume it with --config FILE/);
+    assertResumed(await followUp("piped", [...back, "--config", join(ROOT, "agent.yaml")]), "piped back to a file store");
   });
 });

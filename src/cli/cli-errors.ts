@@ -55,6 +55,12 @@ function failureOf(error: unknown): { line: string; exit: number } {
       return { line: error.message, exit: EXIT.usage };
     case "ERR_RESUME_REFUSED":
       return { line: resumeRefusal(error as ResumeRefusedError), exit: EXIT.usage };
+    // A missing or unusable keyring: the message names the file and what to do.
+    case "ERR_NO_SIGNING_KEY":
+    case "ERR_SIGNING_KEYS":
+    case "ERR_UNSIGNABLE":
+    case "ERR_IMPORT_REFUSED":
+      return { line: error.message, exit: EXIT.usage };
     case "ERR_DECISION_REFUSED": {
       const refused = error as DecisionRefusedError;
       return { line: `${error.message}${decisionAdvice(refused)}`, exit: refused.refusal === "already-decided" ? EXIT.decided : EXIT.usage };

@@ -9,6 +9,7 @@ import type { Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 import { commandLine, type ResumeWhere } from "./resume-hint.js";
 import { ageText } from "./session-list.js";
+import { keyCreatedLine } from "./signing-key-text.js";
 
 /** What a decision command was given, its flags checked. */
 export interface DecideRequest {
@@ -27,11 +28,20 @@ export async function decideCalls(
   store: Store,
   request: DecideRequest,
   out: NodeJS.WritableStream,
-  where: { queue: RunQueue | undefined; where: ResumeWhere; env: NodeJS.ProcessEnv; decisionsJournaled?: () => void; resuming: boolean },
+  where: {
+    queue: RunQueue | undefined;
+    where: ResumeWhere;
+    env: NodeJS.ProcessEnv;
+    decisionsJournaled?: () => void;
+    resuming: boolean;
+    stderr?: NodeJS.WritableStream;
+  },
 ): Promise<DecisionResult> {
   const { runId, toolUseIds, text } = request;
   const options = {
     ...(where.queue === undefined ? {} : { queue: where.queue }),
+    env: where.env,
+    onKeyCreated: (path: string) => (where.stderr ?? out).write(`${keyCreatedLine(path)}\n`),
     onDecided: (decisions: readonly ApprovalDecisionPayload[]) => {
       for (const decision of decisions) out.write(`${DONE[decision.decision]} ${decision.tool_use_id} in session ${runId}\n`);
       where.decisionsJournaled?.();

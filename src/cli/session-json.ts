@@ -4,6 +4,8 @@ import { providerOf } from "../agent/fingerprint.js";
 import type { ApprovalState, CompactionState, Counters, DecisionState, RunState } from "../runstate/views/fold.js";
 import type { CompactionPayload } from "../runstate/records/records.js";
 import type { RunSummary } from "../runstate/store/store.js";
+import { countedDecision, uncountedDecisions } from "../trust/counted-decisions.js";
+import type { Keyring } from "../trust/keyring.js";
 
 export function summaryJson(summary: RunSummary) {
   return {
@@ -34,7 +36,7 @@ type ShownState = Pick<RunState, "counters" | "nextIteration" | "terminal" | "me
         toolUses: readonly { id: string; name: string; input: unknown }[];
         answered: Iterable<string>;
         approvals: ReadonlyMap<string, Pick<ApprovalState, "request">>;
-        decisions: ReadonlyMap<string, Pick<DecisionState, "decision">>;
+        decisions: ReadonlyMap<string, readonly Pick<DecisionState, "seq" | "decision">[]>;
       }
     | undefined;
 };
@@ -57,7 +59,8 @@ export function compactionJson(seq: number, compaction: CompactionPayload) {
 }
 
 /** `messages` comes last: show-json.ts writes them after the rest, as it reads them. */
-export function stateJson(state: ShownState, summary: RunSummary) {
+export function stateJson(state: ShownState, summary: RunSummary, keyring: Keyring) {
+  const batch = { runId: state.meta.run_id, pending: state.pending };
   return {
     ...summaryJson(summary),
     next_iteration: state.nextIteration,
@@ -71,7 +74,7 @@ export function stateJson(state: ShownState, summary: RunSummary) {
             answered: [...state.pending.answered],
           },
     approvals: [...(state.pending?.approvals.values() ?? [])].map(({ request }) => {
-      const decided = state.pending?.decisions.get(request.tool_use_id)?.decision;
+      const decided = countedDecision(batch, request.tool_use_id, keyring);
       return {
         ...request,
         decision:
@@ -80,6 +83,14 @@ export function stateJson(state: ShownState, summary: RunSummary) {
             : { decision: decided.decision, text: decided.text ?? null, decided_by: decided.decided_by, decided_at: decided.decided_at },
       };
     }),
+    // Journaled approvals and answers that do not count: their calls wait for a decision again.
+    uncounted_decisions: uncountedDecisions(batch, keyring).map(({ seq, toolUseId, decision, reason }) => ({
+      seq,
+      tool_use_id: toolUseId,
+      decision: decision.decision,
+      decided_by: decision.decided_by,
+      reason,
+    })),
     terminal: state.terminal ?? null,
     fingerprint: state.meta.fingerprint,
     compactions: state.compactions.map(({ seq, compaction, undoneAt }) => ({

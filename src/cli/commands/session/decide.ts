@@ -17,6 +17,7 @@ export async function decide(command: "approve" | "deny" | "answer", { positiona
     env: io.env,
     decisionsJournaled: io.decisionsJournaled,
     resuming: values.resume === true,
+    stderr: io.stderr,
   });
   if (tracingEnv !== undefined) {
     const { sendDecisionSpans } = await import("../../../telemetry/traced-run.js");
