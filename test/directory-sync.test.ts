@@ -1,4 +1,4 @@
-// covers: src/backends/create-queue.ts, src/backends/file/file-store.ts
+// covers: src/backends/pool-queue.ts, src/backends/file/file-store.ts
 // process: shared
 // The file store syncs every directory level it makes into its parent, so the first run on
 // a machine survives a power cut: the state dir's parents as well as the state dir itself.

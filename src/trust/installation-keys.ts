@@ -5,8 +5,6 @@
 // its absence is a refusal. A memory store lives and dies with the process: it gets a key
 // of the process's own.
 import { randomBytes } from "node:crypto";
-import { FileStore } from "../backends/file/file-store.js";
-import { MemoryStore } from "../backends/memory/memory-store.js";
 import type { Store } from "../runstate/store/store.js";
 import { createKeyring, keyringLocation, NO_KEYS, readKeyring, type Keyring } from "./keyring.js";
 import { TrustError } from "./trust-error.js";
@@ -17,7 +15,7 @@ export interface InstallationKeys {
   readonly trusted: Keyring;
   /** The keyring to sign with, made on first use where that is allowed; TrustError `ERR_NO_SIGNING_KEY` where it is not. */
   signing(): Keyring;
-  /** Whether the store may be written by others than this user: anything but a FileStore or a MemoryStore. */
+  /** Whether the store may be written by others than this user: one that does not say its writers are this user or process. */
   readonly shared: boolean;
 }
 
@@ -46,7 +44,7 @@ export function wrapsStore(wrapper: Store, store: Store): Store {
 /** The keys to verify and sign with for `store` (undefined: a run kept in memory). */
 export function installationKeys(given: Store | undefined, options: KeyOptions = {}): InstallationKeys {
   const store = given === undefined ? undefined : (WRAPPED.get(given) ?? given);
-  const shared = !(store === undefined || store instanceof MemoryStore || store instanceof FileStore);
+  const shared = store !== undefined && store.writers === undefined;
   if (options.keyring !== undefined) return fixed(options.keyring, shared);
   const { path, configured } = keyringLocation(options.env);
   const found = readKeyring(path);
@@ -57,7 +55,7 @@ export function installationKeys(given: Store | undefined, options: KeyOptions =
       `FISK_AI_SIGNING_KEYS names ${path}, which does not exist: put the keyring every decider and worker shares there (docs/security.md)`,
     );
   }
-  if (store === undefined || store instanceof MemoryStore) return fixed(PROCESS_KEYRING, false);
+  if (store === undefined || store.writers === "process") return fixed(PROCESS_KEYRING, false);
   if (shared) {
     return unsigned(
       true,

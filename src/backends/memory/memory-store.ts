@@ -42,6 +42,7 @@ export interface MemoryStoreOptions {
  * keeps the same contract; its runs are gone when the last store sharing them is.
  */
 export class MemoryStore implements Store {
+  readonly writers = "process";
   readonly #storage: MemoryStorage;
 
   /** A store with no runs, or one sharing `options.sharedWith`'s; a TypeError if that is not a MemoryStore. */
