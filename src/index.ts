@@ -92,7 +92,8 @@ export type { StoreConfig, FileStoreConfig, MemoryStoreConfig, JetStreamStoreCon
 export { registerBackend } from "./backends/registry.js";
 export { parseStoreUrl } from "./backends/store-url.js";
 export { isStoreUrl } from "./backends/url-form.js";
-export { BackendError, maskUrl, type BackendErrorCode } from "./backends/backend-errors.js";
+export { BackendError, type BackendErrorCode } from "./backends/backend-errors.js";
+export { maskUrlCredentials } from "./errors/masked-url.js";
 export type { Backend, BackendFactory, BackendOptions } from "./backends/backend.js";
 export { MemoryStore, type MemoryStoreOptions } from "./backends/memory/memory-store.js";
 export { MemoryQueue, type MemoryQueueOptions } from "./backends/memory/memory-queue.js";

@@ -16,6 +16,7 @@ import { COMMANDS, SESSION_SUBCOMMANDS } from "./helpers/cli-commands.js";
 import { startOtlpReceiver, type OtlpReceiver } from "./helpers/otlp-receiver.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { sharedKeyring } from "./helpers/signing-keys.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
@@ -23,7 +24,14 @@ const cli = commandsInProcess(["session", "run"]);
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-pipes-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
-const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: ROOT, XDG_STATE_HOME: join(ROOT, "xdg"), NO_COLOR: "1" };
+// A keyring made ahead, so a decision's only output is its own (the first would make one, and say so).
+const ENV: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: ROOT,
+  XDG_STATE_HOME: join(ROOT, "xdg"),
+  NO_COLOR: "1",
+  FISK_AI_SIGNING_KEYS: sharedKeyring(ROOT),
+};
 const STATE = ["--state-dir", join(ROOT, "state")];
 
 async function withClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {

@@ -226,7 +226,7 @@ describe("session mv", () => {
     const refused = await cli(["session", "mv", "pg", "--to", "postgres://fisk:hunter2@127.0.0.1:5432/runs", ...from]);
     assert.equal(refused.code, 16, refused.stderr);
     assert.equal(refused.stdout, "");
-    assert.match(refused.stderr, /^fisk-ai: store "postgres:\/\/fisk:\*\*\*@127\.0\.0\.1:5432\/runs": no backend for postgres:\/\/ \(registered: [^\n]*\)\n$/);
+    assert.match(refused.stderr, /^fisk-ai: store "postgres:\/\/\*\*\*@127\.0\.0\.1:5432\/runs": no backend for postgres:\/\/ \(registered: [^\n]*\)\n$/);
     assert.equal(statusIn(await cli(["session", "ls", "--json", ...from]), "pg"), "completed", "a refused move leaves no mark");
     assert.equal(existsSync(join(ROOT, "postgres:")), false, "no directory named after the scheme");
     const badNats = await cli(["session", "mv", "pg", "--to", "nats://fisk:hunter2@127.0.0.1:4222/RUNS", ...from]);

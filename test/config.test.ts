@@ -171,7 +171,7 @@ session: { backend: file, state_dir: ./runs }
       (error: unknown) =>
         error instanceof BackendError &&
         error.code === "ERR_UNKNOWN_SCHEME" &&
-        error.message.startsWith(`${path}: session.url: store "postgres://fisk:***@127.0.0.1/runs": no backend for postgres://`) &&
+        error.message.startsWith(`${path}: session.url: store "postgres://***@127.0.0.1/runs": no backend for postgres://`) &&
         !error.message.includes("hunter2"),
     );
     assertConfigError("session: { url: ./runs, state_dir: ./other }\n", /: session: url names the store by itself: drop state_dir$/);

@@ -23,7 +23,7 @@ import { runQueueConformance, runStoreConformance } from "../src/conformance/ind
 import { memoryStoreWithFailingWrites, plantRaw } from "../src/backends/memory/memory-seams.js";
 
 const STORE_METHODS = ["create", "open", "load", "list", "summarize", "readRecords", "readJournal", "importJournal", "delete", "close"] as const;
-const QUEUE_METHODS = ["enqueue", "list", "get", "behind", "withdraw", "unpark", "claim", "watch", "close"] as const;
+const QUEUE_METHODS = ["enqueue", "list", "get", "behind", "withdraw", "unpark", "claim", "watch", "quarantined", "discard", "onQuarantine", "close"] as const;
 
 /** Each call counted by method name. */
 type Calls = Map<string, number>;

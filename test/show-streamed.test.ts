@@ -1,4 +1,4 @@
-// covers: src/cli/paced-output.ts, src/cli/session-json.ts, src/cli/show-json.ts
+// covers: src/cli/paced-output.ts, src/cli/session-json.ts, src/cli/summary-json.ts, src/cli/show-json.ts
 // covers: src/backends/memory/memory-store.ts, src/runstate/views/fold.ts
 // covers: src/runstate/views/message-stream.ts, src/runstate/views/run-tally.ts
 // process: shared

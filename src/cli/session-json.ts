@@ -1,31 +1,11 @@
 // The stable JSON shapes of `session ls --json` and `session show --json`, documented in
 // docs/cli-and-sessions.md. Field names here are a contract with scripts: add, never rename.
-import { providerOf } from "../agent/fingerprint.js";
 import type { ApprovalState, CompactionState, Counters, DecisionState, RunState } from "../runstate/views/fold.js";
 import type { CompactionPayload } from "../runstate/records/records.js";
 import type { RunSummary } from "../runstate/store/store.js";
+import { summaryJson } from "./summary-json.js";
 import { countedDecision, uncountedDecisions } from "../trust/counted-decisions.js";
 import type { Keyring } from "../trust/keyring.js";
-
-export function summaryJson(summary: RunSummary) {
-  return {
-    id: summary.runId,
-    status: summary.status,
-    holder: summary.holder ?? null,
-    provider: summary.meta === undefined ? null : providerOf(summary.meta.fingerprint),
-    model: summary.meta?.fingerprint.model ?? null,
-    created: summary.meta?.created ?? null,
-    updated: summary.updated,
-    last_seq: summary.lastSeq,
-    prompt: summary.meta?.prompt ?? null,
-    cwd: summary.meta?.cwd ?? null,
-    problem: summary.problem ?? null,
-    title: summary.digest?.title ?? null,
-    origin: summary.digest?.origin ?? null,
-    bytes: summary.digest?.bytes ?? null,
-    parent: summary.meta?.parent ?? null,
-  };
-}
 
 /** What `show --json` says of a run's state: a whole fold, or a tally of it with the messages written after (show-json.ts). */
 type ShownState = Pick<RunState, "counters" | "nextIteration" | "terminal" | "meta" | "messages"> & {

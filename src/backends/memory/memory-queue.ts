@@ -64,7 +64,7 @@ export class MemoryQueue implements RunQueue {
 
   async enqueue(entry: QueuedRun, options: EnqueueOptions = {}): Promise<void> {
     // Kept as every backend keeps it: exactly the entry's fields, a copy the caller cannot change.
-    const kept = decodeEntry(encodeEntry(entry), `the entry of ${entry.runId}`);
+    const kept = decodeEntry(encodeEntry(entry), entry.runId);
     const { runId } = kept;
     if (!this.#state.entries.has(runId)) this.#state.entries.set(runId, kept);
     else if (kept.followUp === undefined) throw alreadyQueuedError(runId);
