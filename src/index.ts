@@ -72,7 +72,7 @@ export type { JournalRecord, MetaRecord, Message } from "./runstate/records/reco
 export { fold, type RunState } from "./runstate/views/fold.js";
 export { newRunId } from "./runstate/records/run-id.js";
 export { titleSession } from "./session/session-title.js";
-export { exportJournal, importJournal, forkSession, type ExportedJournal, type Fork } from "./session/transfer.js";
+export { exportJournal, importJournal, forkSession, type ExportedJournal, type Fork, type ImportOptions } from "./session/transfer.js";
 export { moveSession, type MoveOutcome, type MoveStep } from "./session/move-session.js";
 export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./session/compact-session.js";
 export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";

@@ -14,6 +14,7 @@ export type BackendErrorCode = "ERR_UNKNOWN_SCHEME" | "ERR_STORE_URL" | "ERR_SCH
 
 /** A store named wrongly; its message names the store with any password masked. */
 export class BackendError extends FiskError<BackendErrorCode> {
+  /** Always `BackendError`. */
   override readonly name = "BackendError";
 }
 

@@ -20,6 +20,7 @@ export interface MemoryStoreConfig {
 
 /** A store any registered backend keeps, named by its URL: the URL's scheme selects the backend (registerBackend). */
 export interface UrlStoreConfig {
+  /** Absent: the URL's scheme names the backend. */
   backend?: undefined;
   /** The store's URL; it may hold credentials, which are never shown (maskUrlCredentials). */
   url: string;

@@ -12,7 +12,14 @@ import { TrustError } from "./trust-error.js";
 /** The keys an installation trusts, and the one it signs with. */
 export interface Keyring {
   /** The key new signatures are made with; undefined for a keyring that only verifies (none configured). */
-  readonly current: { readonly id: string; readonly secret: Buffer } | undefined;
+  readonly current:
+    | {
+        /** The key's id, named in each signature made with it. */
+        readonly id: string;
+        /** The key's secret bytes. */
+        readonly secret: Buffer;
+      }
+    | undefined;
   /** Every trusted key's secret, by id: the current one and those rotated out. */
   readonly keys: ReadonlyMap<string, Buffer>;
 }
@@ -21,7 +28,15 @@ export interface Keyring {
 export const NO_KEYS: Keyring = { current: undefined, keys: new Map() };
 
 /** Where the keyring file is: `FISK_AI_SIGNING_KEYS` (configured on purpose), else the user's config directory. */
-export function keyringLocation(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): { path: string; configured: boolean } {
+export function keyringLocation(
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = homedir(),
+): {
+  /** The keyring file's path. */
+  path: string;
+  /** Whether FISK_AI_SIGNING_KEYS named it (then a missing file is an error, not a key to make). */
+  configured: boolean;
+} {
   const named = env.FISK_AI_SIGNING_KEYS;
   if (named !== undefined && named !== "") return { path: named, configured: true };
   const xdg = env.XDG_CONFIG_HOME;
