@@ -58,6 +58,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["tools"],
   ["memory"],
   ["queue"],
+  ["backends"],
   ["ledger", "conformance"],
   ["agent"],
   ["session"],
