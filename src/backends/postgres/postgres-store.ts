@@ -24,7 +24,7 @@ import {
   withLiveHolder,
 } from "../../runstate/store/store-contract.js";
 import { checkedDigestOf, digestLines, emptyDigest, emptyDigestFold } from "../../runstate/views/run-digest.js";
-import { ioError, makePools, parsePostgresUrl, sqlState, UNIQUE_VIOLATION, type Pools, type PostgresStoreConfig } from "./connection.js";
+import { ioError, makePools, parsePostgresUrl, sqlState, UNIQUE_VIOLATION, type Pools, type PostgresStoreConfig, type PostgresTarget } from "./connection.js";
 import { PostgresWriter, rowLine, type RecordRows } from "./journal-writer.js";
 import { holderOf, holdersOf, takeHold, type RunHold } from "./run-holds.js";
 import { ensureSchema, quoted } from "./schema.js";
@@ -56,7 +56,7 @@ export async function connectPostgresStore(config: PostgresStoreConfig, report: 
     await Promise.all([pools.holds.end(), pools.queries.end()]);
     throw error;
   }
-  return new PostgresStore(pools, target.schema, target.where);
+  return new PostgresStore(pools, target);
 }
 
 export class PostgresStore implements Store, RecordRows {
@@ -65,14 +65,21 @@ export class PostgresStore implements Store, RecordRows {
   /** The server and schema, without a password: for messages. */
   readonly where: string;
   readonly #pools: Pools;
+  readonly #connectionString: string;
   readonly #s: string;
   #closing: Promise<void> | undefined;
 
-  constructor(pools: Pools, schema: string, where: string) {
+  constructor(pools: Pools, target: PostgresTarget) {
     this.#pools = pools;
-    this.schema = schema;
-    this.where = where;
-    this.#s = quoted(schema);
+    this.schema = target.schema;
+    this.where = target.where;
+    this.#connectionString = target.connectionString;
+    this.#s = quoted(target.schema);
+  }
+
+  /** The connection string (its password too, if it has one: never for a message), for a connection of the caller's own (LISTEN). */
+  get connectionString(): string {
+    return this.#connectionString;
   }
 
   /** Where the runs are, for messages. */
