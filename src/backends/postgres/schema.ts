@@ -63,7 +63,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       namespace text NOT NULL,
       key text NOT NULL,
       description text NOT NULL,
-      content text NOT NULL,
+      content bytea NOT NULL,
       PRIMARY KEY (namespace, key)
     );
   `,
