@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { JetStreamQueue } from "../src/queue/jetstream-queue.js";
-import { createStore } from "../src/runstate/backends/create-store.js";
+import { createStore } from "../src/backends/open-backend.js";
 import { DEFAULT_LEASE_TTL_MS } from "../src/runstate/backends/jetstream/leases.js";
 import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
 import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";

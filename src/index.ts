@@ -70,7 +70,13 @@ export { planPrune, PROTECTED_STATUSES, type PruneFilters, type PrunePlan } from
 export { searchJournal, SearchText, type SearchHit, type SearchField } from "./session/journal-search.js";
 export { PRUNABLE_STATUSES } from "./runstate/store/store.js";
 export type { RunHolder } from "./runstate/store/run-holder.js";
-export { createStore, type StoreConfig, type FileStoreConfig, type MemoryStoreConfig, type JetStreamStoreConfig } from "./runstate/backends/create-store.js";
+export { openBackend, createStore } from "./backends/open-backend.js";
+export type { StoreConfig, FileStoreConfig, MemoryStoreConfig, JetStreamStoreConfig, UrlStoreConfig } from "./backends/store-config.js";
+export { registerBackend } from "./backends/registry.js";
+export { parseStoreUrl } from "./backends/store-url.js";
+export { isStoreUrl } from "./backends/url-form.js";
+export { BackendError, maskUrl, type BackendErrorCode } from "./backends/backend-errors.js";
+export type { Backend, BackendFactory, BackendOptions } from "./backends/backend.js";
 export { MemoryStore, type MemoryStoreOptions } from "./runstate/backends/memory/memory-store.js";
 export { FileStore, type FileStoreOptions } from "./runstate/backends/file/file-store.js";
 export { defaultStateDir } from "./runstate/backends/file/state-dir.js";

@@ -252,7 +252,7 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     assert.equal(bad.code, 2);
     assert.equal(
       bad.stderr,
-      `fisk-ai: --store "nats://user:secret@127.0.0.1:4222/X": expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)\n`,
+      `fisk-ai: store "nats://user:***@127.0.0.1:4222/X": expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)\n`,
     );
     const both = await s.a.run(["run", "--checkpoint", "--store", `${nats.url}/${s.stream}`, "--state-dir", "x", "hi"]);
     assert.deepEqual([both.code, both.stderr], [2, "fisk-ai: --store and --state-dir each name where sessions are kept: give one\n"]);

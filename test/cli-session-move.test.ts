@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
@@ -210,6 +210,20 @@ describe("session mv", () => {
     assertMovedAway(await cli(["session", "mv", "stay", "--to", join(ROOT, "l"), ...from]), "stay", join(ROOT, "k"), "--state-dir");
     const unknown = await cli(["session", "mv", "nobody", "--to", join(ROOT, "k"), ...from]);
     assert.equal(unknown.code, 6, unknown.stderr);
+  });
+
+  it("refuses a store URL no backend has, exit 16, one line without its password, and moves nothing", async () => {
+    const from = ["--state-dir", join(ROOT, "m")];
+    await completedSession("pg", from);
+    const refused = await cli(["session", "mv", "pg", "--to", "postgres://fisk:hunter2@127.0.0.1:5432/runs", ...from]);
+    assert.equal(refused.code, 16, refused.stderr);
+    assert.equal(refused.stdout, "");
+    assert.match(refused.stderr, /^fisk-ai: store "postgres:\/\/fisk:\*\*\*@127\.0\.0\.1:5432\/runs": no backend for postgres:\/\/ \(registered: [^\n]*\)\n$/);
+    assert.equal(statusIn(await cli(["session", "ls", "--json", ...from]), "pg"), "completed", "a refused move leaves no mark");
+    assert.equal(existsSync(join(ROOT, "postgres:")), false, "no directory named after the scheme");
+    const badNats = await cli(["session", "mv", "pg", "--to", "nats://fisk:hunter2@127.0.0.1:4222/RUNS", ...from]);
+    assert.equal(badNats.code, 2, badNats.stderr);
+    assert.ok(!badNats.stderr.includes("hunter2"), badNats.stderr);
   });
 
   it("moves a session from a file store to JetStream and back, resuming at each end", { skip: natsSkip }, async () => {

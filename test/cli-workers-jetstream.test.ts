@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { JetStreamQueue } from "../src/queue/jetstream-queue.js";
-import { createStore } from "../src/runstate/backends/create-store.js";
+import { createStore } from "../src/backends/open-backend.js";
 import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
 import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
 import type { JournalRecord } from "../src/runstate/records/records.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ConfigError } from "../src/agent/agent-errors.js";
 import { loadAgentConfig } from "../src/config/agent-config.js";
-import type { FileStoreConfig } from "../src/runstate/backends/create-store.js";
+import type { FileStoreConfig } from "../src/backends/store-config.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-config-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));

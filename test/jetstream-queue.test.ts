@@ -9,7 +9,7 @@ import { metaPayload, runQueueConformance, terminalEntry } from "../src/conforma
 import { queueSession } from "../src/pool/submit-run.js";
 import { JetStreamQueue } from "../src/queue/jetstream-queue.js";
 import { encodeEntry, type QueuedRun } from "../src/queue/run-queue.js";
-import { createStore } from "../src/runstate/backends/create-store.js";
+import { createStore } from "../src/backends/open-backend.js";
 import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
 import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";

@@ -33,7 +33,10 @@ describe("createStore", () => {
   });
 
   it("refuses an unknown backend in one line naming those there are", async () => {
-    await assert.rejects(createStore({ backend: "postgres" } as never), /^TypeError: unknown session backend "postgres": use one of file, memory/);
+    await assert.rejects(
+      createStore({ backend: "postgres" } as never),
+      /^BackendError: unknown session backend "postgres": use one of file, memory, jetstream/,
+    );
   });
 });
 

@@ -63,6 +63,7 @@ function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] }
 
 const HELP_MODULES = [
   "agent/agent-errors.js",
+  "backends/url-form.js",
   "cli/cli-errors.js",
   "cli/cli-process.js",
   "cli/command-context.js",
@@ -83,7 +84,11 @@ const NAMED_MODULES: Record<string, string[]> = {
     "cli/commands/session/show.js",
     "cli/session-command.js",
     "cli/session-store.js",
-    "runstate/backends/create-store.js",
+    "backends/backend-errors.js",
+    "backends/built-in-urls.js",
+    "backends/open-backend.js",
+    "backends/registry.js",
+    "backends/store-url.js",
   ],
   memory: ["cli/commands/memory.js"],
 };

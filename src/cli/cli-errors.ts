@@ -1,6 +1,7 @@
 // Every failure the CLI reports becomes one line on stderr and an exit code: never a
 // stack trace. Errors that stop a run before it starts are usage errors (exit 2).
 import { GO_V3_HASHES_NOTE, type DecisionRefusedError, type ResumeRefusedError } from "../agent/agent-errors.js";
+import { isStoreUrl } from "../backends/url-form.js";
 import { isFiskError } from "../errors/fisk-error.js";
 import { RunStateError } from "../runstate/errors.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
@@ -41,6 +42,11 @@ function failureOf(error: unknown): { line: string; exit: number } {
     // A compaction refused by hand (nothing to compact, a batch waiting) asks for another command, as a usage error does.
     case "ERR_CONFIG":
     case "ERR_COMPACTION":
+      return { line: error.message, exit: EXIT.usage };
+    case "ERR_UNKNOWN_SCHEME":
+      return { line: error.message, exit: EXIT.unknownBackend };
+    case "ERR_STORE_URL":
+    case "ERR_SCHEME_TAKEN":
       return { line: error.message, exit: EXIT.usage };
     case "ERR_RESUME_REFUSED":
       return { line: resumeRefusal(error as ResumeRefusedError), exit: EXIT.usage };
@@ -89,9 +95,9 @@ function storeAdvice(error: RunStateError): string {
   }
 }
 
-/** The option that names a store: a `nats://` URL is a JetStream store, anything else a file store's directory. */
+/** The option that names a store: a URL is given with --store, a file store's directory with --state-dir. */
 export function storeFlag(store: string): "--store" | "--state-dir" {
-  return /^(nats|tls):\/\//.test(store) ? "--store" : "--state-dir";
+  return isStoreUrl(store) ? "--store" : "--state-dir";
 }
 
 /**

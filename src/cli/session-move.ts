@@ -1,15 +1,16 @@
 // `session mv ID --to STORE`: the session moved to the store STORE names, through the
 // library's moveSession; and, for a resume, whether the store a session moved to holds it.
 import { resolve } from "node:path";
+import { maskUrl } from "../backends/backend-errors.js";
 import { holdsSession, moveSession, type MoveOutcome, type MoveStep } from "../session/move-session.js";
-import type { StoreConfig } from "../runstate/backends/create-store.js";
+import type { StoreConfig } from "../backends/store-config.js";
 import { defaultStateDir } from "../runstate/backends/file/state-dir.js";
 import type { Store } from "../runstate/store/store.js";
 import { storeFlag, UsageError } from "./cli-errors.js";
 import type { ResumeWhere } from "./resume-hint.js";
 import { openStore, storeFromFlags, type StoreFlags } from "./session-store.js";
 
-/** The store flags `--to STORE` stands for: a nats:// URL is a JetStream store, anything else a directory. */
+/** The store flags `--to STORE` stands for: a URL is read by the store parser (its scheme's backend), anything else is a directory. */
 function flagsOf(to: string): StoreFlags {
   return storeFlag(to) === "--store" ? { store: to } : { stateDir: to };
 }
@@ -24,6 +25,11 @@ export async function moveStoredSession(
 ): Promise<{ outcome: MoveOutcome; where: ResumeWhere }> {
   const flags = flagsOf(to);
   const toConfig = storeFromFlags(flags) as StoreConfig;
+  // The moved record names where the session went, and a record never holds a secret.
+  if (maskUrl(to) !== to)
+    throw new UsageError(
+      `--to ${JSON.stringify(maskUrl(to))}: a store URL with a password would be journaled in the moved record: give the backend its credentials another way (its environment)`,
+    );
   if (sameStore(from.config, toConfig)) throw new UsageError(`session ${runId} is in ${to} already: --to names the store it goes to`);
   // Recorded so that it reaches the same store from any directory.
   const where: ResumeWhere = flags.store !== undefined ? { store: flags.store } : { stateDir: resolve(to) };
@@ -46,5 +52,6 @@ export async function storeHolds(to: string, runId: string, stderr: NodeJS.Writa
 function sameStore(a: StoreConfig, b: StoreConfig): boolean {
   if (a.backend === "file" && b.backend === "file") return resolve(a.dir ?? defaultStateDir()) === resolve(b.dir ?? defaultStateDir());
   if (a.backend === "jetstream" && b.backend === "jetstream") return a.servers === b.servers && a.stream === b.stream;
+  if (a.backend === undefined && b.backend === undefined) return a.url === b.url;
   return false;
 }

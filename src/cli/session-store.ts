@@ -3,7 +3,9 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentConfig } from "../config/agent-config.js";
-import { createStore, type JetStreamStoreConfig, type StoreConfig } from "../runstate/backends/create-store.js";
+import { createStore } from "../backends/open-backend.js";
+import type { StoreConfig } from "../backends/store-config.js";
+import { parseStoreUrl } from "../backends/store-url.js";
 import type { Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 
@@ -19,34 +21,10 @@ export interface StoreFlags {
   store?: string;
 }
 
-/** `nats://HOST:PORT/STREAM` as a JetStream store; anything else is one line saying the form. */
-export function storeFromUrl(url: string): JetStreamStoreConfig {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  const stream = parsed?.pathname.slice(1) ?? "";
-  if (
-    parsed === undefined ||
-    (parsed.protocol !== "nats:" && parsed.protocol !== "tls:") ||
-    parsed.host === "" ||
-    !/^[A-Za-z0-9_-]+$/.test(stream) ||
-    parsed.username !== "" ||
-    parsed.password !== ""
-  ) {
-    throw new UsageError(
-      `--store ${JSON.stringify(url)}: expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)`,
-    );
-  }
-  return { backend: "jetstream", servers: `${parsed.protocol}//${parsed.host}`, stream };
-}
-
 /** The store the flags name, if they name one: then the config is not read for it. */
 export function storeFromFlags(flags: StoreFlags): StoreConfig | undefined {
   if (flags.store !== undefined && flags.stateDir !== undefined) throw new UsageError("--store and --state-dir each name where sessions are kept: give one");
-  if (flags.store !== undefined) return storeFromUrl(flags.store);
+  if (flags.store !== undefined) return parseStoreUrl(flags.store);
   if (flags.stateDir !== undefined) return { backend: "file", dir: resolve(flags.stateDir) };
   return undefined;
 }

@@ -7,7 +7,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import * as z from "zod";
 import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
-import type { StoreConfig } from "../runstate/backends/create-store.js";
+import type { StoreConfig } from "../backends/store-config.js";
 import { RECORD_VERSION } from "../runstate/records/records.js";
 import { keyProblem } from "../memory/note-store.js";
 import { CRASH_POLICIES } from "../tools/tool.js";

@@ -2,7 +2,7 @@
 // turned into what runAgent takes. The CLI, a worker and a server embedding the library all
 // load an agent this way, so a run started by any of them is the same run.
 import { resolve } from "node:path";
-import { createStore } from "../runstate/backends/create-store.js";
+import { createStore } from "../backends/open-backend.js";
 import type { Store } from "../runstate/store/store.js";
 import { loadAgentConfig, type AgentConfig, type ConfigOverrides } from "./agent-config.js";
 import { startConfiguredAgent, type AgentRunOptions, type McpPeople } from "./run-options.js";
