@@ -11,7 +11,7 @@ export async function queueFor(store: Store): Promise<RunQueue> {
   if (queue !== undefined) return queue;
   throw new RunStateError(
     "ERR_STORE_CONFIG",
-    "the worker pool needs sessions kept in files (session.backend: file, or --state-dir DIR) or on NATS JetStream (--store nats://HOST:PORT/STREAM): this store has no queue",
+    "the worker pool needs sessions kept in files (session.backend: file, or --state-dir DIR), on NATS JetStream (--store nats://HOST:PORT/STREAM) or in Postgres (--store postgres://USER@HOST/DATABASE): this store has no queue",
   );
 }
 
@@ -20,10 +20,20 @@ export async function queueFor(store: Store): Promise<RunQueue> {
  * module (and the NATS client) is loaded only for a store that is not a file store.
  */
 export async function queueOf(store: Store): Promise<RunQueue | undefined> {
+  if (bringsItsQueue(store)) return store.runQueue();
   if (store instanceof FileStore) return new FileQueue({ dir: fileQueueDir(store.dir), store });
   const [{ JetStreamStore }, { JetStreamQueue }] = await Promise.all([
     import("../runstate/backends/jetstream/jetstream-store.js"),
     import("./jetstream-queue.js"),
   ]);
   return store instanceof JetStreamStore ? new JetStreamQueue(store) : undefined;
+}
+
+/** A store whose backend sits above this layer and makes its own queue (Postgres's). */
+interface QueueingStore extends Store {
+  runQueue(): RunQueue;
+}
+
+function bringsItsQueue(store: Store): store is QueueingStore {
+  return typeof (store as Partial<QueueingStore>).runQueue === "function";
 }

@@ -15,16 +15,23 @@ import {
   type WriteOutcome,
 } from "../../memory/note-store.js";
 import { ioError } from "./connection.js";
-import type { PostgresStore } from "./postgres-store.js";
 import { quoted } from "./schema.js";
 
+/** What notes need of the store they are kept beside (PostgresStore has it). */
+export interface NotesHome {
+  readonly schema: string;
+  /** The server and schema, for messages. */
+  readonly where: string;
+  readonly queries: pg.Pool;
+}
+
 export class PostgresNoteStore implements NoteStore {
-  readonly #store: PostgresStore;
+  readonly #store: NotesHome;
   readonly #namespace: string;
   readonly #s: string;
 
   /** The notes of `namespace` (an agent's, as memoryDir names it for files), in the store's schema. */
-  constructor(store: PostgresStore, namespace: string) {
+  constructor(store: NotesHome, namespace: string) {
     this.#store = store;
     this.#namespace = namespace;
     this.#s = quoted(store.schema);

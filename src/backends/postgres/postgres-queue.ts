@@ -31,7 +31,6 @@ import {
 import { QueueWatches } from "../../queue/queue-watch.js";
 import { ioError } from "./connection.js";
 import { channelOf, Notifications } from "./notifications.js";
-import type { PostgresStore } from "./postgres-store.js";
 import { liveHolders } from "./run-holds.js";
 import { quoted } from "./schema.js";
 
@@ -47,14 +46,25 @@ function runPayload(runId: string): string {
   return `run:${runId}`;
 }
 
+/** What the queue needs of its store (PostgresStore has it): its tables, its connections, and its holds, the claims. */
+export interface QueueHome {
+  readonly schema: string;
+  /** The server and schema, for messages. */
+  readonly where: string;
+  readonly queries: pg.Pool;
+  /** For the queue's own LISTEN connection. */
+  readonly connectionString: string;
+  openHeld(runId: string): Promise<{ journal: Journal; lost: AbortSignal }>;
+}
+
 export class PostgresQueue implements RunQueue {
-  readonly #store: PostgresStore;
+  readonly #store: QueueHome;
   readonly #s: string;
   readonly #channel: string;
   readonly #notifications: Notifications;
   readonly #watches = new QueueWatches();
 
-  constructor(store: PostgresStore) {
+  constructor(store: QueueHome) {
     this.#store = store;
     this.#s = quoted(store.schema);
     this.#channel = channelOf(store.schema);

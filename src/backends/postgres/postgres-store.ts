@@ -24,8 +24,10 @@ import {
   withLiveHolder,
 } from "../../runstate/store/store-contract.js";
 import { checkedDigestOf, digestLines, emptyDigest, emptyDigestFold } from "../../runstate/views/run-digest.js";
-import { ioError, makePools, parsePostgresUrl, sqlState, UNIQUE_VIOLATION, type Pools, type PostgresStoreConfig, type PostgresTarget } from "./connection.js";
+import { ioError, makePools, sqlState, UNIQUE_VIOLATION, type Pools } from "./connection.js";
+import { parsePostgresUrl, type PostgresStoreConfig, type PostgresTarget } from "./postgres-url.js";
 import { PostgresWriter, rowLine, type RecordRows } from "./journal-writer.js";
+import { PostgresQueue } from "./postgres-queue.js";
 import { holderOf, holdersOf, takeHold, type RunHold } from "./run-holds.js";
 import { ensureSchema, quoted } from "./schema.js";
 
@@ -90,6 +92,11 @@ export class PostgresStore implements Store, RecordRows {
   /** The pool for statements that hold nothing, for what keeps its state beside the runs (the queue, notes). */
   get queries(): pg.Pool {
     return this.#pools.queries;
+  }
+
+  /** The worker pool's queue beside the runs, in the same schema (create-queue.ts asks a store for it). */
+  runQueue(): PostgresQueue {
+    return new PostgresQueue(this);
   }
 
   async create(runId: string, meta: MetaPayload): Promise<Journal> {
