@@ -43,10 +43,14 @@ const EXPLAINED: Record<string, string> = {
   "57P01": "the server ended the connection (an administrator, or a shutdown)",
 };
 
+/** Why a call to the server failed, in a user's words where the SQLSTATE says more than the server's message. */
+export function explained(error: unknown): string {
+  const state = sqlState(error);
+  return (state !== undefined ? EXPLAINED[state] : undefined) ?? (error as Error).message;
+}
+
 /** ERR_IO for a call to the server that failed, saying what was being done and why, without the password. */
 export function ioError(where: string, doing: string, error: unknown): RunStateError {
   if (error instanceof RunStateError) return error;
-  const state = sqlState(error);
-  const why = (state !== undefined ? EXPLAINED[state] : undefined) ?? (error as Error).message;
-  return new RunStateError("ERR_IO", `${doing} on ${where} failed: ${why}`, { cause: error });
+  return new RunStateError("ERR_IO", `${doing} on ${where} failed: ${explained(error)}`, { cause: error });
 }

@@ -10,7 +10,7 @@ import type { JournalRecord, MetaPayload } from "../../runstate/records/records.
 import { lockedError, summaryAt } from "../../runstate/store/store-contract.js";
 import type { Journal } from "../../runstate/store/store.js";
 import { digestStep, type CheckedDigest } from "../../runstate/views/run-digest.js";
-import { sqlState, UNIQUE_VIOLATION } from "./connection.js";
+import { explained, sqlState, UNIQUE_VIOLATION } from "./connection.js";
 import type { RunHold } from "./run-holds.js";
 
 /** How many appends that arrive together one statement may take. */
@@ -52,7 +52,8 @@ export class PostgresWriter implements JournalWriter {
     const first = batch[0];
     const last = batch.at(-1);
     if (first === undefined || last === undefined) return;
-    if (this.#hold.lost.aborted) throw lockedError(this.#runId, undefined);
+    // Its lock went with it: the run may be another writer's now, and this one stops (ERR_IO).
+    if (this.#hold.lost.aborted) throw new Error(`the connection holding the session was lost: ${(this.#hold.lost.reason as Error).message}`);
     // Advanced before the write: a write that fails fails the journal, which is reopened and digested again.
     for (const { record, line } of batch) digestStep(this.#digest.digest, this.#digest.fold, record, Buffer.byteLength(line), this.#meta.fingerprint.model);
     const summary = summaryAt(this.#runId, this.#meta, last.record, new Date(), { ...this.#digest.digest });
@@ -66,7 +67,7 @@ export class PostgresWriter implements JournalWriter {
       );
     } catch (error) {
       if (sqlState(error) === UNIQUE_VIOLATION) throw lockedError(this.#runId, undefined);
-      throw error;
+      throw new Error(explained(error), { cause: error });
     }
   }
 
