@@ -2,6 +2,7 @@
 // leaves out from the PG* environment variables and ~/.pgpass, as libpq does), and how the
 // server's failures are told apart. A password is never part of a message.
 import pg from "pg";
+import { FiskError } from "../../errors/fisk-error.js";
 import { RunStateError } from "../../runstate/errors.js";
 import type { PostgresStoreConfig, PostgresTarget } from "./postgres-url.js";
 
@@ -49,8 +50,44 @@ export function explained(error: unknown): string {
   return (state !== undefined ? EXPLAINED[state] : undefined) ?? (error as Error).message;
 }
 
-/** ERR_IO for a call to the server that failed, saying what was being done and why, without the password. */
-export function ioError(where: string, doing: string, error: unknown): RunStateError {
-  if (error instanceof RunStateError) return error;
+/** ERR_IO for a call to the server that failed, saying what was being done and why, without the password; a library error stays as it is. */
+export function ioError(where: string, doing: string, error: unknown): FiskError<string> {
+  if (error instanceof FiskError) return error;
   return new RunStateError("ERR_IO", `${doing} on ${where} failed: ${explained(error)}`, { cause: error });
+}
+
+/** A connection of `pool`; ERR_IO saying what it was for when there is none. */
+export async function connected(pool: pg.Pool, where: string, doing: string): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw ioError(where, doing, error);
+  }
+}
+
+/** `work` in one transaction on a connection of `pool`: committed when it returns, rolled back when it throws (ERR_IO, or its own library error). */
+export async function inTransaction<T>(pool: pg.Pool, where: string, doing: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await connected(pool, where, doing);
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    client.release();
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").then(
+      () => client.release(),
+      (failed: Error) => client.release(failed),
+    );
+    throw ioError(where, doing, error);
+  }
+}
+
+/** A statement (or a few) on `pool`; a failure of the server is ERR_IO saying what was being done. */
+export async function onPool<T>(pool: pg.Pool, where: string, doing: string, statement: (queries: pg.Pool) => Promise<T>): Promise<T> {
+  try {
+    return await statement(pool);
+  } catch (error) {
+    throw ioError(where, doing, error);
+  }
 }

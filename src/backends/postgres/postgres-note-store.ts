@@ -14,7 +14,7 @@ import {
   type NoteStore,
   type WriteOutcome,
 } from "../../memory/note-store.js";
-import { ioError } from "./connection.js";
+import { inTransaction, onPool } from "./connection.js";
 import { quoted } from "./schema.js";
 
 /** What notes need of the store they are kept beside (PostgresStore has it). */
@@ -52,31 +52,21 @@ export class PostgresNoteStore implements NoteStore {
 
   async write(key: string, note: Note, overwrite: boolean): Promise<WriteOutcome> {
     const checked = checkWrite(key, note);
-    return this.#query(`writing note ${key}`, async (client) => {
-      await client.query("BEGIN");
-      try {
-        await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`fisk-ai notes ${this.#store.schema} ${this.#namespace}`]);
-        const existing = await this.#read(client, key);
-        if (existing !== undefined && sameNote(existing, checked)) {
-          await client.query("COMMIT");
-          return "unchanged";
-        }
-        if (existing !== undefined && !overwrite) throw noteExistsError(key);
-        if (existing === undefined) {
-          const { rows } = await client.query<{ count: string }>(`SELECT count(*) AS count FROM ${this.#s}.notes WHERE namespace = $1`, [this.#namespace]);
-          checkRoom(Number(rows[0]?.count ?? 0));
-        }
-        await client.query(
-          `INSERT INTO ${this.#s}.notes (namespace, key, description, content) VALUES ($1, $2, $3, $4)
-            ON CONFLICT (namespace, key) DO UPDATE SET description = excluded.description, content = excluded.content`,
-          [this.#namespace, key, checked.description, Buffer.from(checked.content, "utf8")],
-        );
-        await client.query("COMMIT");
-        return existing === undefined ? "created" : "replaced";
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
+    return inTransaction(this.#store.queries, this.#store.where, `writing note ${key}`, async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`fisk-ai notes ${this.#store.schema} ${this.#namespace}`]);
+      const existing = await this.#read(client, key);
+      if (existing !== undefined && sameNote(existing, checked)) return "unchanged";
+      if (existing !== undefined && !overwrite) throw noteExistsError(key);
+      if (existing === undefined) {
+        const { rows } = await client.query<{ count: string }>(`SELECT count(*) AS count FROM ${this.#s}.notes WHERE namespace = $1`, [this.#namespace]);
+        checkRoom(Number(rows[0]?.count ?? 0));
       }
+      await client.query(
+        `INSERT INTO ${this.#s}.notes (namespace, key, description, content) VALUES ($1, $2, $3, $4)
+          ON CONFLICT (namespace, key) DO UPDATE SET description = excluded.description, content = excluded.content`,
+        [this.#namespace, key, checked.description, Buffer.from(checked.content, "utf8")],
+      );
+      return existing === undefined ? "created" : "replaced";
     });
   }
 
@@ -88,7 +78,7 @@ export class PostgresNoteStore implements NoteStore {
     return rowCount === 1;
   }
 
-  async #read(client: pg.ClientBase, key: string): Promise<Note | undefined> {
+  async #read(client: pg.ClientBase | pg.Pool, key: string): Promise<Note | undefined> {
     const { rows } = await client.query<{ description: string; content: Buffer }>(
       `SELECT description, content FROM ${this.#s}.notes WHERE namespace = $1 AND key = $2`,
       [this.#namespace, key],
@@ -97,21 +87,8 @@ export class PostgresNoteStore implements NoteStore {
     return row === undefined ? undefined : { description: row.description, content: row.content.toString("utf8") };
   }
 
-  /** A statement on a connection of the store's query pool; a failure of the server is ERR_IO, a NoteError stays one. */
-  async #query<T>(doing: string, statement: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#store.queries.connect();
-    } catch (error) {
-      throw ioError(this.#store.where, doing, error);
-    }
-    try {
-      return await statement(client);
-    } catch (error) {
-      if (error instanceof Error && error.name === "NoteError") throw error;
-      throw ioError(this.#store.where, doing, error);
-    } finally {
-      client.release();
-    }
+  /** A statement on the store's query pool; a failure of the server is ERR_IO. */
+  #query<T>(doing: string, statement: (queries: pg.Pool) => Promise<T>): Promise<T> {
+    return onPool(this.#store.queries, this.#store.where, doing, statement);
   }
 }

@@ -29,7 +29,7 @@ import {
   type WaitingFollowUp,
 } from "../../queue/run-queue.js";
 import { QueueWatches } from "../../queue/queue-watch.js";
-import { ioError } from "./connection.js";
+import { inTransaction, onPool } from "./connection.js";
 import { channelOf, Notifications } from "./notifications.js";
 import { liveHolders } from "./run-holds.js";
 import { quoted } from "./schema.js";
@@ -322,34 +322,12 @@ export class PostgresQueue implements RunQueue {
     for (const payload of payloads) await client.query("SELECT pg_notify($1, $2)", [this.#channel, payload]);
   }
 
-  async #transaction<T>(doing: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#store.queries.connect();
-    } catch (error) {
-      throw ioError(this.#store.where, doing, error);
-    }
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      client.release();
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").then(
-        () => client.release(),
-        (failed: Error) => client.release(failed),
-      );
-      throw ioError(this.#store.where, doing, error);
-    }
+  #transaction<T>(doing: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.#store.queries, this.#store.where, doing, work);
   }
 
-  async #query<T>(doing: string, statement: (queries: pg.Pool) => Promise<T>): Promise<T> {
-    try {
-      return await statement(this.#store.queries);
-    } catch (error) {
-      throw ioError(this.#store.where, doing, error);
-    }
+  #query<T>(doing: string, statement: (queries: pg.Pool) => Promise<T>): Promise<T> {
+    return onPool(this.#store.queries, this.#store.where, doing, statement);
   }
 
   #where(runId: string, what = "the queue entry"): string {

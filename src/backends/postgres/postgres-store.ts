@@ -24,7 +24,7 @@ import {
   withLiveHolder,
 } from "../../runstate/store/store-contract.js";
 import { checkedDigestOf, digestLines, emptyDigest, emptyDigestFold } from "../../runstate/views/run-digest.js";
-import { ioError, makePools, sqlState, UNIQUE_VIOLATION, type Pools } from "./connection.js";
+import { connected, ioError, makePools, onPool, sqlState, UNIQUE_VIOLATION, type Pools } from "./connection.js";
 import { parsePostgresUrl, type PostgresStoreConfig, type PostgresTarget } from "./postgres-url.js";
 import { PostgresWriter, rowLine, type RecordRows } from "./journal-writer.js";
 import { PostgresQueue } from "./postgres-queue.js";
@@ -43,12 +43,7 @@ export async function connectPostgresStore(config: PostgresStoreConfig, report: 
   const target = parsePostgresUrl(config.url);
   const pools = makePools(target, config, report);
   try {
-    let client: pg.PoolClient;
-    try {
-      client = await pools.queries.connect();
-    } catch (error) {
-      throw ioError(target.where, "connecting", error);
-    }
+    const client = await connected(pools.queries, target.where, "connecting");
     try {
       await ensureSchema(client, target.schema, target.where);
     } finally {
@@ -295,12 +290,8 @@ export class PostgresStore implements Store, RecordRows {
   }
 
   /** A statement on the query pool; a failure is ERR_IO saying what was being done. */
-  async #query<T>(doing: string, statement: (queries: pg.Pool) => Promise<T>): Promise<T> {
-    try {
-      return await statement(this.#pools.queries);
-    } catch (error) {
-      throw ioError(this.where, doing, error);
-    }
+  #query<T>(doing: string, statement: (queries: pg.Pool) => Promise<T>): Promise<T> {
+    return onPool(this.#pools.queries, this.where, doing, statement);
   }
 
   /** Whether the run exists: its row, with its meta written (a create not yet committed has none). */

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import { thisProcess, type RunHolder } from "../../runstate/store/run-holder.js";
 import { lockedError } from "../../runstate/store/store-contract.js";
-import { ioError } from "./connection.js";
+import { connected, ioError } from "./connection.js";
 import { quoted } from "./schema.js";
 
 /** A run's advisory lock key: 64 bits of a hash of the schema and the run, as a decimal string for a bigint parameter. */
@@ -47,12 +47,7 @@ function parsedHolder(text: string | undefined): RunHolder | undefined {
  */
 export async function takeHold(pool: pg.Pool, schema: string, where: string, runId: string): Promise<RunHold> {
   const key = lockKey(schema, runId);
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw ioError(where, `connecting to hold session ${runId}`, error);
-  }
+  const client = await connected(pool, where, `connecting to hold session ${runId}`);
   const lost = new AbortController();
   const onError = (error: Error) => lost.abort(error);
   client.on("error", onError);
