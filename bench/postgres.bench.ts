@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { connectPostgresStore } from "../src/backends/postgres/postgres-store.js";
 import { rowLine } from "../src/backends/postgres/journal-writer.js";
-import { FileStore } from "../src/runstate/backends/file/file-store.js";
+import { FileStore } from "../src/backends/file/file-store.js";
 import type { Store } from "../src/index.js";
 import { encodeRecord, type RecordEntry } from "../src/journal.js";
 import { startPostgres } from "../test/helpers/postgres-server.js";

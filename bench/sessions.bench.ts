@@ -21,7 +21,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { FileStore } from "../src/index.js";
-import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";
+import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { formatCount, formatGb, formatMb, formatMs, formatRatio, freeBytes, GB, machineLine, MB, printTable } from "./report.js";
 import { SESSION_ENDINGS, writeSessions, type SessionDir } from "./session-dir.js";
 import { interleave, median, timed } from "./stats.js";

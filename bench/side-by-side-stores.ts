@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createStore } from "../src/backends/open-backend.js";
-import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
+import { initRunStream } from "../src/backends/jetstream/run-stream.js";
 import type { Store } from "../src/runstate/store/store.js";
 import { startNatsServer } from "../test/helpers/nats-server.js";
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startRun, type AgentSettings, type RunOptions } from "../src/agent/agent-loop.js";
 import { ScriptProvider } from "../src/llm/script-provider.js";
-import { FileStore } from "../src/runstate/backends/file/file-store.js";
+import { FileStore } from "../src/backends/file/file-store.js";
 import { tracedRun } from "../src/telemetry/traced-run.js";
 import { defineTool } from "../src/tools/tool.js";
 import { ToolSet } from "../src/tools/tool-set.js";

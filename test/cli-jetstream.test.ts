@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createStore } from "../src/index.js";
-import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
+import type { JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
 import { startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";

@@ -11,7 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { createStore, FileStore, type Store } from "../src/index.js";
-import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
+import { initRunStream } from "../src/backends/jetstream/run-stream.js";
 import type { CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";

@@ -27,7 +27,7 @@ import { after, before, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { encodeRecord, type MetaPayload } from "../src/journal.js";
 import { timeText } from "../src/cli/session-list.js";
-import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";
+import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { CLI, startCli, waitFor, type CliResult } from "./helpers/cli-harness.js";
 import { assistantEntry, completedRun, journalOf, metaRecord, toolResultEntry } from "./helpers/record-builders.js";

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
-import { queueFor } from "../src/queue/create-queue.js";
+import { fileStoreWithSeams } from "../src/backends/file/file-store.js";
+import { FileQueue, fileQueueDir } from "../src/backends/file/file-queue.js";
 import { countingFileSystem } from "./helpers/counting-file-system.js";
 import { metaPayload } from "./helpers/record-builders.js";
 
@@ -38,7 +38,7 @@ describe("directories synced as made", () => {
     const meta = metaPayload("queued");
     await (await store.create("queued", meta)).close();
     fs.reset();
-    const queue = await queueFor(store);
+    const queue = new FileQueue({ dir: fileQueueDir(store.dir), store });
     await queue.enqueue({
       runId: "queued",
       queued: new Date().toISOString(),

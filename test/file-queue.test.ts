@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { runQueueConformance } from "../src/conformance/index.js";
-import { FileStore } from "../src/runstate/backends/file/file-store.js";
-import { FileQueue, fileQueueDir } from "../src/queue/file-queue.js";
+import { FileStore } from "../src/backends/file/file-store.js";
+import { FileQueue, fileQueueDir } from "../src/backends/file/file-queue.js";
 import { WORKER_DEFAULTS } from "../src/pool/worker.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-file-queue-"));

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { computeFingerprint, fingerprintStyle, goSystemJson, goToolsJson } from "../src/agent/fingerprint.js";
-import { FileStore } from "../src/runstate/backends/file/file-store.js";
+import { FileStore } from "../src/backends/file/file-store.js";
 import { decodeRecordLine, encodeRecordIn } from "../src/runstate/records/journal-codec.js";
 import type { MetaRecord } from "../src/runstate/records/records.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";

@@ -7,11 +7,11 @@ import { after, describe, it } from "node:test";
 import { jetstream } from "@nats-io/jetstream";
 import { metaPayload, runQueueConformance, terminalEntry } from "../src/conformance/index.js";
 import { queueSession } from "../src/pool/submit-run.js";
-import { JetStreamQueue } from "../src/queue/jetstream-queue.js";
+import { JetStreamQueue } from "../src/backends/jetstream/jetstream-queue.js";
 import { encodeEntry, type QueuedRun } from "../src/queue/run-queue.js";
 import { createStore } from "../src/backends/open-backend.js";
-import type { JetStreamStore } from "../src/runstate/backends/jetstream/jetstream-store.js";
-import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
+import type { JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
+import { initRunStream } from "../src/backends/jetstream/run-stream.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
 

@@ -17,7 +17,7 @@ import { searchJournal, SearchText } from "../src/session/journal-search.js";
 import { createStore, FileStore, MemoryStore, type RunSummary, type Store } from "../src/index.js";
 import { decodeJournal } from "../src/journal.js";
 import { titleSession } from "../src/session/session-title.js";
-import { initRunStream } from "../src/runstate/backends/jetstream/run-stream.js";
+import { initRunStream } from "../src/backends/jetstream/run-stream.js";
 import { assistantEntry, compactionEntry, metaPayload, terminalEntry, titleEntry, toolResultEntry, userEntry } from "./helpers/record-builders.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";

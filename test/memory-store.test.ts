@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { createStore, MemoryStore, type Store } from "../src/index.js";
 import { storeContract } from "../src/journal.js";
 import { metaPayload, runStoreConformance, terminalEntry } from "../src/conformance/index.js";
-import { memoryStoreWithFailingWrites, plantRaw } from "../src/runstate/backends/memory/memory-seams.js";
+import { memoryStoreWithFailingWrites, plantRaw } from "../src/backends/memory/memory-seams.js";
 
 function memoryStore(store: Store): MemoryStore {
   assert.ok(store instanceof MemoryStore);

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
 import { FileStore } from "../src/index.js";
-import { SUMMARY_CACHE_NAME } from "../src/runstate/backends/file/summary-cache.js";
+import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { CLI } from "./helpers/cli-harness.js";
 import { metaPayload } from "./helpers/record-builders.js";
 

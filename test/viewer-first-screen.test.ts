@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { MemoryStore, type JournalRecord, type Store } from "../src/index.js";
 import { encodeRecord } from "../src/journal.js";
-import { fileStoreWithSeams } from "../src/runstate/backends/file/file-store.js";
+import { fileStoreWithSeams } from "../src/backends/file/file-store.js";
 import { TranscriptPager } from "../src/cli/viewer/transcript-pager.js";
 import { ONE_COLUMN, wrapText } from "../src/cli/viewer/screen-text.js";
 import { countingFileSystem } from "./helpers/counting-file-system.js";

@@ -1,6 +1,6 @@
 // A store named as data: the typed settings of the backends fisk-ai ships, or the URL of
 // any registered backend. parseStoreUrl turns what a person types into one of these.
-import type { JetStreamStoreConfig } from "../runstate/backends/jetstream/connection.js";
+import type { JetStreamStoreConfig } from "./jetstream/connection.js";
 import type { PostgresStoreConfig } from "./postgres/postgres-url.js";
 
 export type { JetStreamStoreConfig, PostgresStoreConfig };

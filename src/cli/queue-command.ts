@@ -1,18 +1,17 @@
 // `fisk-ai queue ls|rm`: the runs waiting for the pool, and who drives those running.
-import { queueFor } from "../queue/create-queue.js";
+import { poolBackend } from "../backends/pool-queue.js";
 import type { QueuedRun, RunQueue, WaitingFollowUp } from "../queue/run-queue.js";
 import type { RunSummary, Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 import type { CommandIO } from "./run-command.js";
-import { openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";
+import { openSessionBackend, sessionStoreConfig, type StoreFlags } from "./session-store.js";
 
 export type QueueCommandName = "ls" | "rm";
 
 export async function queueCommand(name: QueueCommandName, positionals: string[], flags: StoreFlags & { json?: boolean }, io: CommandIO): Promise<number> {
   if (name === "rm" && positionals.length === 0) throw new UsageError("queue rm needs the id of a queued session: fisk-ai queue ls lists them");
   if (name === "ls" && positionals.length > 0) throw new UsageError("queue ls takes no arguments");
-  const store = await openStore(await sessionStoreConfig(flags), io.stderr);
-  const queue = await queueFor(store);
+  const { store, queue } = await poolBackend(openSessionBackend(await sessionStoreConfig(flags), io.stderr));
   try {
     if (name === "rm") {
       for (const runId of positionals) {

@@ -10,7 +10,8 @@ import type { CommandIO } from "./run-command.js";
 import type { CrashPolicyOf } from "./session-show.js";
 import type { ResumeWhere } from "./resume-hint.js";
 import type { Store } from "../runstate/store/store.js";
-import { configPathFrom, openStore, sessionStoreConfig, type StoreFlags } from "./session-store.js";
+import type { Backend } from "../backends/backend.js";
+import { configPathFrom, openSessionBackend, sessionStoreConfig, type StoreFlags } from "./session-store.js";
 
 /** The options the session commands declare in program.ts, as commander names them. */
 export interface SessionFlags extends StoreFlags {
@@ -57,6 +58,8 @@ export interface SessionContext {
   io: CommandIO;
   /** Opens the store the flags name; the command closes every store it opened when it ends. */
   sessionStore: (flags: StoreFlags) => Promise<Store>;
+  /** Opens the backend the flags name: its store and, where it has one, the worker pool's queue; closed when the command ends. */
+  sessionBackend: (flags: StoreFlags) => Promise<Backend>;
 }
 
 /** A session subcommand's module (commands/session/): its own options, and its handler. */
@@ -66,17 +69,19 @@ export interface SessionSubcommandModule {
 }
 
 export async function sessionCommand(subcommand: SessionSubcommandModule, positionals: string[], values: SessionFlags, io: CommandIO): Promise<number> {
-  const opened: Store[] = [];
-  const sessionStore = async (flags: StoreFlags) => {
-    const store = await openStore(await sessionStoreConfig(flags), io.stderr);
-    opened.push(store);
-    return store;
+  const opened: Backend[] = [];
+  const sessionBackend = async (flags: StoreFlags) => {
+    const backend = await openSessionBackend(await sessionStoreConfig(flags), io.stderr);
+    opened.push(backend);
+    return backend;
   };
+  const sessionStore = async (flags: StoreFlags) => (await sessionBackend(flags)).store;
   try {
-    return await subcommand.run({ positionals, values, io, sessionStore });
+    return await subcommand.run({ positionals, values, io, sessionStore, sessionBackend });
   } finally {
     // A server connection would otherwise keep the process alive after the command.
-    for (const store of opened) await store.close();
+    const { closeBackend } = await import("../backends/pool-queue.js");
+    for (const backend of opened) await closeBackend(backend);
   }
 }
 

@@ -4,6 +4,7 @@
 import { answer, approve, deny, type DecisionResult } from "../session/decide-calls.js";
 import { listPending, type WaitingCall } from "../agent/waiting-calls.js";
 import type { ApprovalDecisionPayload } from "../runstate/records/records.js";
+import type { RunQueue } from "../queue/run-queue.js";
 import type { Store } from "../runstate/store/store.js";
 import { UsageError } from "./cli-errors.js";
 import { commandLine, type ResumeWhere } from "./resume-hint.js";
@@ -26,10 +27,11 @@ export async function decideCalls(
   store: Store,
   request: DecideRequest,
   out: NodeJS.WritableStream,
-  where: { where: ResumeWhere; env: NodeJS.ProcessEnv; decisionsJournaled?: () => void; resuming: boolean },
+  where: { queue: RunQueue | undefined; where: ResumeWhere; env: NodeJS.ProcessEnv; decisionsJournaled?: () => void; resuming: boolean },
 ): Promise<DecisionResult> {
   const { runId, toolUseIds, text } = request;
   const options = {
+    ...(where.queue === undefined ? {} : { queue: where.queue }),
     onDecided: (decisions: readonly ApprovalDecisionPayload[]) => {
       for (const decision of decisions) out.write(`${DONE[decision.decision]} ${decision.tool_use_id} in session ${runId}\n`);
       where.decisionsJournaled?.();

@@ -3,7 +3,7 @@
 import { sessionForest, sessionsOf, type SessionNode } from "../ledger/session-tree.js";
 import type { RunSummary, Store } from "../runstate/store/store.js";
 import { isOrphan, queuedRunIds } from "../pool/orphans.js";
-import { queueOf } from "../queue/create-queue.js";
+import type { RunQueue } from "../queue/run-queue.js";
 import { cut, nameText, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./session-json.js";
 
@@ -60,13 +60,13 @@ export type ListLayout = "indented" | "tree" | "flat";
 
 export async function listSessions(
   store: Store & { dir?: string },
-  options: { json: boolean; here?: string; layout?: ListLayout },
+  options: { json: boolean; here?: string; layout?: ListLayout; queue?: RunQueue | undefined },
   out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
 ): Promise<void> {
   const layout = options.layout ?? "indented";
   const summaries = newestFirst((await store.list()).filter((summary) => startedIn(summary, options.here)));
   // Open sessions the pool has no entry for: what `worker --adopt` would take.
-  const queued = await queuedRunIds(await queueOf(store));
+  const queued = await queuedRunIds(options.queue);
   const orphaned = (summary: RunSummary) => isOrphan(summary, queued);
   const json = (summary: RunSummary) => ({ ...summaryJson(summary), orphaned: orphaned(summary) });
   const nested = (node: SessionNode): ReturnType<typeof json> & { children: unknown[] } => ({ ...json(node.summary), children: node.children.map(nested) });

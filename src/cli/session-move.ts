@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { maskUrl } from "../backends/backend-errors.js";
 import { holdsSession, moveSession, type MoveOutcome, type MoveStep } from "../session/move-session.js";
 import type { StoreConfig } from "../backends/store-config.js";
-import { defaultStateDir } from "../runstate/backends/file/state-dir.js";
+import { defaultStateDir } from "../runstate/state-dir.js";
 import type { Store } from "../runstate/store/store.js";
 import { storeFlag, UsageError } from "./cli-errors.js";
 import type { ResumeWhere } from "./resume-hint.js";

@@ -3,7 +3,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentConfig } from "../config/agent-config.js";
-import { createStore } from "../backends/open-backend.js";
+import type { Backend } from "../backends/backend.js";
+import { createStore, openBackend } from "../backends/open-backend.js";
 import type { StoreConfig } from "../backends/store-config.js";
 import { parseStoreUrl } from "../backends/store-url.js";
 import type { Store } from "../runstate/store/store.js";
@@ -31,7 +32,16 @@ export function storeFromFlags(flags: StoreFlags): StoreConfig | undefined {
 
 /** Opens a store, reporting a server's comings and goings on stderr. */
 export function openStore(config: StoreConfig, stderr: NodeJS.WritableStream): Promise<Store> {
-  return createStore(config, (line) => stderr.write(`fisk-ai: ${line}\n`));
+  return createStore(config, reportOn(stderr));
+}
+
+/** Opens a backend's bundle (its store and, where it has one, its queue), reporting a server's comings and goings on stderr. */
+export function openSessionBackend(config: StoreConfig, stderr: NodeJS.WritableStream): Promise<Backend> {
+  return openBackend(config, { report: reportOn(stderr) });
+}
+
+function reportOn(stderr: NodeJS.WritableStream): (line: string) => void {
+  return (line) => stderr.write(`fisk-ai: ${line}\n`);
 }
 
 export function storeFor(config: AgentConfig, stderr: NodeJS.WritableStream): Promise<Store> {

@@ -6,7 +6,7 @@ import type { AgentEvents } from "../agent/events.js";
 import { loadAgent } from "../config/load-agent.js";
 import { awaitSubmitted } from "../pool/await-submitted.js";
 import { IF_RUNNING, submitFollowUp, submitRun, type IfRunning } from "../pool/submit-run.js";
-import { queueFor } from "../queue/create-queue.js";
+import { poolBackend } from "../backends/pool-queue.js";
 import type { JournalRecord, ToolUseBlock } from "../runstate/records/records.js";
 import { assertRunId } from "../runstate/records/run-id.js";
 import { UsageError } from "./cli-errors.js";
@@ -39,8 +39,7 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
   if (flags.ifRunning !== undefined && flags.resume === undefined) throw new UsageError("--if-running applies to a follow-up: add --resume ID");
   const named = storeFromFlags(flags);
   const agent = await loadAgent(configPathFrom(flags.config), { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) });
-  const store = await agent.openStore((line) => io.stderr.write(`fisk-ai: ${line}\n`));
-  const queue = await queueFor(store);
+  const { store, queue } = await poolBackend(agent.openBackend((line) => io.stderr.write(`fisk-ai: ${line}\n`)));
   try {
     let runId: string;
     let fromSeq = 1;

@@ -5,7 +5,7 @@
 import { loadAgent, type LoadedAgent } from "../config/load-agent.js";
 import type { Settled } from "../pool/drive-claimed.js";
 import { Worker, WORKER_DEFAULTS } from "../pool/worker.js";
-import { queueFor } from "../queue/create-queue.js";
+import { poolBackend } from "../backends/pool-queue.js";
 import type { QueuedRun } from "../queue/run-queue.js";
 import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
@@ -28,8 +28,7 @@ export async function workerCommand(positionals: string[], flags: WorkerFlags, i
   const agents: LoadedAgent[] = [];
   try {
     for (const path of paths) agents.push(await loadAgent(path, { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) }));
-    const store = await (agents[0] as LoadedAgent).openStore((line) => io.stderr.write(`fisk-ai: ${line}\n`));
-    const queue = await queueFor(store);
+    const { store, queue } = await poolBackend((agents[0] as LoadedAgent).openBackend((line) => io.stderr.write(`fisk-ai: ${line}\n`)));
     const say = (line: string) => io.stdout.write(`${line}\n`);
     const worker = new Worker({
       store,

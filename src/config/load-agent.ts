@@ -2,7 +2,8 @@
 // turned into what runAgent takes. The CLI, a worker and a server embedding the library all
 // load an agent this way, so a run started by any of them is the same run.
 import { resolve } from "node:path";
-import { createStore } from "../backends/open-backend.js";
+import type { Backend } from "../backends/backend.js";
+import { createStore, openBackend } from "../backends/open-backend.js";
 import type { Store } from "../runstate/store/store.js";
 import { loadAgentConfig, type AgentConfig, type ConfigOverrides } from "./agent-config.js";
 import { startConfiguredAgent, type AgentRunOptions, type McpPeople } from "./run-options.js";
@@ -23,6 +24,8 @@ export interface LoadedAgent {
   readonly options: AgentRunOptions;
   /** The session store of its `session:` block (the overrides' when given). */
   openStore(report?: (line: string) => void): Promise<Store>;
+  /** The backend of its `session:` block (the overrides' when given): the store and, where the backend has one, the worker pool's queue. */
+  openBackend(report?: (line: string) => void): Promise<Backend>;
   /** Stops its MCP servers. */
   close(): Promise<void>;
 }
@@ -52,6 +55,7 @@ export async function startAgent(
     path: path === undefined ? undefined : resolve(path),
     options: started.options,
     openStore: (report) => createStore(config.store, report),
+    openBackend: (report) => openBackend(config.store, report === undefined ? {} : { report }),
     close: () => started.close(),
   };
 }

@@ -12,7 +12,7 @@ import { toolEnvironment } from "../tools/tool-env.js";
 import type { McpServerDefinition, McpServers, McpTransportDefinition } from "../tools/mcp/mcp-servers.js";
 import { answerFromValues, type McpElicit } from "../tools/mcp/mcp-elicitation.js";
 import type { ShowSignInPage } from "../tools/mcp/sign-in-provider.js";
-import { fiskStateHome } from "../runstate/backends/file/state-dir.js";
+import { fiskStateHome } from "../runstate/state-dir.js";
 import type { Tool } from "../tools/tool.js";
 import { ConfigError } from "../agent/agent-errors.js";
 import type { RunAgentOptions } from "../agent/run-agent.js";

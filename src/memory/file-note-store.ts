@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { fiskStateHome } from "../runstate/backends/file/state-dir.js";
+import { fiskStateHome } from "../runstate/state-dir.js";
 import {
   checkKey,
   checkRoom,

@@ -15,7 +15,7 @@ import type { Store } from "../runstate/store/store.js";
 export interface SubmitRunOptions {
   /** The store its session is journaled in. */
   store: Store;
-  /** The queue of that store (`await queueFor(store)`). */
+  /** The queue of that store's backend (`const { store, queue } = await openBackend(url)`). */
   queue: RunQueue;
   /** The agent the run is for (loadAgent's `.options`): a worker takes it only with an agent of the same fingerprint. */
   agent: AgentRunOptions;

@@ -30,7 +30,7 @@ export interface WorkerEvents {
 export interface WorkerOptions {
   /** The store the runs are in. */
   store: Store;
-  /** Its queue (`await queueFor(store)`). */
+  /** Its queue: the backend's (`const { store, queue } = await openBackend(url)`). */
   queue: RunQueue;
   /** The agents it drives: a run is taken only when its configuration fingerprint is one of theirs. */
   agents: readonly WorkerAgent[];

@@ -14,7 +14,7 @@ import { DecisionRefusedError } from "../agent/agent-errors.js";
 import { waitingMessage } from "../agent/approvals.js";
 import { RunRecorder } from "../agent/run-recorder.js";
 import { waitingCalls, type WaitingCall } from "../agent/waiting-calls.js";
-import { queueOf } from "../queue/create-queue.js";
+import type { RunQueue } from "../queue/run-queue.js";
 
 /** What approve, deny and answer take besides the calls and the text. */
 export interface DecideOptions {
@@ -24,6 +24,8 @@ export interface DecideOptions {
   lockWaitMs?: number;
   /** Called once the decisions are durable, before the terminal record that follows them. */
   onDecided?: (decisions: readonly ApprovalDecisionPayload[]) => void;
+  /** The worker pool's queue (the backend's, openBackend): a run a worker parked is queued for the pool again once nothing waits. */
+  queue?: RunQueue;
 }
 
 /** What a decision did. */
@@ -38,11 +40,10 @@ export interface DecisionResult {
   queued?: true;
 }
 
-/** Queues the continuation of a run the pool parked; false when it was not the pool's (or the store has no queue). */
-async function continueParked(store: Store, runId: string): Promise<boolean> {
-  const queue = await queueOf(store);
-  if ((await queue?.get(runId))?.state !== "parked") return false;
-  await queue?.unpark(runId);
+/** Queues the continuation of a run the pool parked; false when it was not the pool's (or no queue was given). */
+async function continueParked(queue: RunQueue | undefined, runId: string): Promise<boolean> {
+  if (queue === undefined || (await queue.get(runId))?.state !== "parked") return false;
+  await queue.unpark(runId);
   return true;
 }
 
@@ -99,7 +100,7 @@ async function decide(store: Store, runId: string, options: DecideOptions, choos
       terminal: waiting.length > 0 ? { reason: "awaiting_approval", message: waitingMessage(waiting) } : { reason: "suspended", message: DECIDED_MESSAGE },
     });
     // A run the pool parked goes back to it: nobody has to resume it by hand.
-    const queued = waiting.length === 0 && (await continueParked(store, runId));
+    const queued = waiting.length === 0 && (await continueParked(options.queue, runId));
     return { runId, decided, waiting, ...(queued ? { queued } : {}) };
   } finally {
     await recorder.close();

@@ -1,6 +1,6 @@
 // A FileSystem that passes every call to the real one, counting what matters to the
 // durability and listing claims, with an optional hook to delay or fail a call.
-import { nodeFileSystem, type FileSystem } from "../../src/runstate/backends/file/file-system.js";
+import { nodeFileSystem, type FileSystem } from "../../src/backends/file/file-system.js";
 
 type Method = keyof FileSystem;
 

@@ -5,8 +5,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileStoreWithSeams, type FileStore } from "../../src/runstate/backends/file/file-store.js";
-import { nodeFileSystem, type FileSystem } from "../../src/runstate/backends/file/file-system.js";
+import { fileStoreWithSeams, type FileStore } from "../../src/backends/file/file-store.js";
+import { nodeFileSystem, type FileSystem } from "../../src/backends/file/file-system.js";
 import { verifyJournal } from "../../src/runstate/views/journal-verify.js";
 import { PROTOCOLS, type JournalRecord } from "../../src/runstate/records/records.js";
 import { recordingFileSystem, type FsOp } from "./power-cut-recorder.js";

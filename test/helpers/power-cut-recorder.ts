@@ -5,7 +5,7 @@
 // directory). power-cut-states.ts replays the list.
 import { constants } from "node:fs";
 import { basename, dirname } from "node:path";
-import { nodeFileSystem, type FileSystem } from "../../src/runstate/backends/file/file-system.js";
+import { nodeFileSystem, type FileSystem } from "../../src/backends/file/file-system.js";
 
 export type FsOp =
   | { kind: "write"; dir: string; path: string; ino: number; position: number; bytes: Buffer }

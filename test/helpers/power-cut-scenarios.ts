@@ -16,7 +16,9 @@ import {
   importJournal,
   isFiskError,
   moveSession,
-  queueFor,
+  FileQueue,
+  type FileStore,
+  fileQueueDir,
   runAgent,
   ScriptProvider,
   submitRun,
@@ -284,13 +286,18 @@ export const subAgent: Scenario = {
 
 const POOLED = script(TURNS.batch, TURNS.answer("Pooled done."));
 
+/** The queue a file store's pool keeps beside it. */
+function fileQueueOf(store: FileStore): FileQueue {
+  return new FileQueue({ dir: fileQueueDir(store.dir), store });
+}
+
 /** The op count when submitRun returned: from then on the run must be in the queue or done. */
 let submittedAt = Number.POSITIVE_INFINITY;
 
 /** Drives the queue until the run settles (stopping there), or aborts after a while and says so. */
 async function work(context: ScenarioContext, adopt: boolean): Promise<string[]> {
   const store = context.store();
-  const queue = await queueFor(store);
+  const queue = fileQueueOf(store);
   const agentOptions = agent(context, POOLED);
   const worker = new Worker({ store, queue, agents: [agentOptions], pollMs: 5, adopt, adoptEveryMs: 5, events: { settled: () => worker.stop() } });
   const timer = setTimeout(() => worker.abort(), 10_000);
@@ -303,7 +310,7 @@ async function work(context: ScenarioContext, adopt: boolean): Promise<string[]>
 export const pooled: Scenario = {
   name: "a pool worker's run on the file queue",
   async run(context) {
-    await submitRun({ store: context.store(), queue: await queueFor(context.store()), agent: agent(context, POOLED) }, { prompt: "Pool it", runId: "pooled" });
+    await submitRun({ store: context.store(), queue: fileQueueOf(context.store()), agent: agent(context, POOLED) }, { prompt: "Pool it", runId: "pooled" });
     submittedAt = context.opsSoFar();
     const problems = await work(context, false);
     if (problems.length > 0) throw new Error(`the recorded run: ${problems.join("; ")}`);
@@ -311,7 +318,7 @@ export const pooled: Scenario = {
   async resume(context, state) {
     const records = state.journals.get("runs/pooled");
     if (records === undefined || fold(records).terminal?.reason === "completed") return [];
-    const queued = (await (await queueFor(context.store())).get("pooled")) !== undefined;
+    const queued = (await fileQueueOf(context.store()).get("pooled")) !== undefined;
     if (!queued && state.crashPoint >= submittedAt) return ["the submitted run, not done, is no longer queued"];
     // Cut between the journal and the entry: an open session no one queued, for `worker --adopt`.
     return work(context, !queued);

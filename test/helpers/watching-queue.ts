@@ -2,8 +2,8 @@
 // woken by an enqueue (so their watchers are live), then let go of as `how` says ("queue":
 // the queue closed with its watches open; "watches": each watch closed, the queue never).
 // Nothing else is pending then: the process exits by itself only if no watcher is left.
-import { FileStore } from "../../src/runstate/backends/file/file-store.js";
-import { FileQueue, fileQueueDir } from "../../src/queue/file-queue.js";
+import { FileStore } from "../../src/backends/file/file-store.js";
+import { FileQueue, fileQueueDir } from "../../src/backends/file/file-queue.js";
 import { metaPayload } from "../../src/conformance/index.js";
 
 const [dir, how] = process.argv.slice(2) as [string, "queue" | "watches"];

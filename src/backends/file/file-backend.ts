@@ -1,6 +1,6 @@
 // The file backend's bundle: the store's directory of journals and, inside it, the queue.
-import { FileQueue, fileQueueDir } from "../../queue/file-queue.js";
-import { FileStore } from "../../runstate/backends/file/file-store.js";
+import { FileQueue, fileQueueDir } from "./file-queue.js";
+import { FileStore } from "./file-store.js";
 import type { Backend } from "../backend.js";
 import type { FileStoreConfig } from "../store-config.js";
 

@@ -1,6 +1,6 @@
 // The JetStream backend's bundle: the store on its stream and the work-queue stream beside it.
-import { JetStreamQueue } from "../../queue/jetstream-queue.js";
-import { connectJetStreamStore } from "../../runstate/backends/jetstream/jetstream-store.js";
+import { JetStreamQueue } from "./jetstream-queue.js";
+import { connectJetStreamStore } from "./jetstream-store.js";
 import type { Backend } from "../backend.js";
 import type { JetStreamStoreConfig } from "../store-config.js";
 

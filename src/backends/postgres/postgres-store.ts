@@ -89,7 +89,7 @@ export class PostgresStore implements Store, RecordRows {
     return this.#pools.queries;
   }
 
-  /** The worker pool's queue beside the runs, in the same schema (create-queue.ts asks a store for it). */
+  /** The worker pool's queue beside the runs, in the same schema: the backend's bundle holds it. */
   runQueue(): PostgresQueue {
     return new PostgresQueue(this);
   }

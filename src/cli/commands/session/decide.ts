@@ -4,14 +4,15 @@ import { assertRunId } from "../../../runstate/records/run-id.js";
 import { EXIT } from "../../exit-codes.js";
 import { storeWhere, tracingEnvironment, type SessionContext } from "../../session-command.js";
 
-export async function decide(command: "approve" | "deny" | "answer", { positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+export async function decide(command: "approve" | "deny" | "answer", { positionals, values, io, sessionBackend }: SessionContext): Promise<number> {
   const { decideRequest, decideCalls } = await import("../../session-decide.js");
   const request = decideRequest(command, positionals, values);
   assertRunId(request.runId);
   // Read before deciding: a telemetry block that cannot be used refuses the command before it decides anything.
   const tracingEnv = await tracingEnvironment(values, io.env);
-  const store = await sessionStore(values);
+  const { store, queue } = await sessionBackend(values);
   const { decided } = await decideCalls(store, request, io.stdout, {
+    queue,
     where: storeWhere(values),
     env: io.env,
     decisionsJournaled: io.decisionsJournaled,

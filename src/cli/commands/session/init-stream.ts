@@ -14,7 +14,7 @@ export async function run({ positionals, values, io }: SessionContext): Promise<
   const config = await sessionStoreConfig(values);
   if (config.backend !== "jetstream")
     throw new UsageError("session init-stream needs a JetStream store: give --store nats://HOST:PORT/STREAM or session.backend: jetstream");
-  const { initRunStream } = await import("../../../runstate/backends/jetstream/run-stream.js");
+  const { initRunStream } = await import("../../../backends/jetstream/run-stream.js");
   const { created, prefix } = await initRunStream({ ...config, prefix: values.prefix ?? config.prefix });
   io.stdout.write(`${created ? "created" : "found"} stream ${config.stream} binding ${prefix}.>, with one write-once message per subject and no max age\n`);
   return EXIT.completed;

@@ -12,12 +12,13 @@ export function options(command: Command): void {
     .option("--flat", "one row a session, newest first, children not set under their parent");
 }
 
-export async function run({ positionals, values, io, sessionStore }: SessionContext): Promise<number> {
+export async function run({ positionals, values, io, sessionBackend }: SessionContext): Promise<number> {
   if (positionals.length > 0) throw new UsageError("session ls takes no arguments");
   if (values.tree === true && values.flat === true)
     throw new UsageError("session ls lays children out as a tree (--tree) or not at all (--flat): give one of them");
   const layout = values.tree === true ? "tree" : values.flat === true ? "flat" : "indented";
   const { listSessions } = await import("../../session-list.js");
-  await listSessions(await sessionStore(values), { json: values.json === true, here: values.here === true ? process.cwd() : undefined, layout }, io.stdout);
+  const { store, queue } = await sessionBackend(values);
+  await listSessions(store, { json: values.json === true, here: values.here === true ? process.cwd() : undefined, layout, queue }, io.stdout);
   return EXIT.completed;
 }

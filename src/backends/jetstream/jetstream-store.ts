@@ -15,11 +15,11 @@ import {
   type StoredMsg,
 } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { RunState } from "../../views/fold.js";
-import { encodeRecordIn } from "../../records/journal-codec.js";
-import type { JournalRecord, MetaPayload, MetaRecord } from "../../records/records.js";
-import type { RunHolder } from "../../store/run-holder.js";
-import type { Journal, RunSummary, Store } from "../../store/store.js";
+import type { RunState } from "../../runstate/views/fold.js";
+import { encodeRecordIn } from "../../runstate/records/journal-codec.js";
+import type { JournalRecord, MetaPayload, MetaRecord } from "../../runstate/records/records.js";
+import type { RunHolder } from "../../runstate/store/run-holder.js";
+import type { Journal, RunSummary, Store } from "../../runstate/store/store.js";
 import {
   assertRunId,
   checkedFromSeq,
@@ -34,13 +34,13 @@ import {
   recordsOfLines,
   summarizeEnds,
   withLiveHolder,
-} from "../../store/store-contract.js";
+} from "../../runstate/store/store-contract.js";
 import { connectTo, DEFAULT_TIMEOUT_MS, ioError, MAX_RECONNECTS, type JetStreamStoreConfig } from "./connection.js";
 import { JetStreamWriter } from "./journal-writer.js";
 import { leaseBucket, Leases } from "./leases.js";
 import { checkStream } from "./run-stream.js";
 import { RunSummaries, type KeptSummary } from "./run-summaries.js";
-import { checkedDigestOf, digestLines, emptyDigest, emptyDigestFold } from "../../views/run-digest.js";
+import { checkedDigestOf, digestLines, emptyDigest, emptyDigestFold } from "../../runstate/views/run-digest.js";
 
 const META_TOKEN = "_meta";
 /** Runs summarised at once by list: enough to hide round trips, few enough not to flood the server. */

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { JetStreamApiError } from "@nats-io/jetstream";
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/transport-node";
-import { RunStateError } from "../../errors.js";
+import { RunStateError } from "../../runstate/errors.js";
 
 /** Runs on a NATS JetStream stream that an operator made (`initRunStream` makes one); credentials come from the environment only. */
 export interface JetStreamStoreConfig {

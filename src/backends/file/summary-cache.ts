@@ -6,9 +6,9 @@
 // It also remembers the lock files whose holder was found dead (a crashed run's), by the
 // same key: a process that is gone stays gone, and a new holder writes a new note.
 import { constants } from "node:fs";
-import type { Fingerprint, MetaPayload, OriginPayload } from "../../records/records.js";
-import type { RunDigest, TokenUsage } from "../../views/run-digest.js";
-import type { RunStatus, RunSummary } from "../../store/store.js";
+import type { Fingerprint, MetaPayload, OriginPayload } from "../../runstate/records/records.js";
+import type { RunDigest, TokenUsage } from "../../runstate/views/run-digest.js";
+import type { RunStatus, RunSummary } from "../../runstate/store/store.js";
 import { errnoCode, readFullySync, writeFully, type FileStat, type FileSystem } from "./file-system.js";
 
 /** Not a run id (the dot), and not `.json` or `.lock`: nothing else in the directory takes it for a run. */

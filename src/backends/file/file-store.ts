@@ -2,10 +2,10 @@
 // beside `<id>.lock`, in a 0700 directory of 0600 files.
 import { constants } from "node:fs";
 import { join } from "node:path";
-import type { RunState } from "../../views/fold.js";
-import type { DecodedJournal } from "../../records/journal-codec.js";
-import type { JournalRecord, MetaPayload } from "../../records/records.js";
-import type { Journal, RunSummary, Store } from "../../store/store.js";
+import type { RunState } from "../../runstate/views/fold.js";
+import type { DecodedJournal } from "../../runstate/records/journal-codec.js";
+import type { JournalRecord, MetaPayload } from "../../runstate/records/records.js";
+import type { Journal, RunSummary, Store } from "../../runstate/store/store.js";
 import {
   checkedMeta,
   checkedFromSeq,
@@ -17,15 +17,15 @@ import {
   recordsOfLines,
   summarizeEnds,
   withLiveHolder,
-} from "../../store/store-contract.js";
+} from "../../runstate/store/store-contract.js";
 import { errnoCode, makeDirectoryDurably, nodeFileSystem, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
-import { digestLines, emptyDigest, emptyDigestFold, statusOnlyDigest, type RunDigest } from "../../views/run-digest.js";
+import { digestLines, emptyDigest, emptyDigestFold, statusOnlyDigest, type RunDigest } from "../../runstate/views/run-digest.js";
 import { fileJournal } from "./file-journal.js";
 import { journalLines, lineOffset, lineWindows } from "./journal-lines.js";
 import { completeLinesBackward, readJournalEnds } from "./journal-ends.js";
 import { journalIds, lockIds, RunPaths } from "./run-paths.js";
 import { acquireRunLock, peekLiveHolder, refuseSymlink, type RunLock } from "./run-lock.js";
-import { defaultStateDir } from "./state-dir.js";
+import { defaultStateDir } from "../../runstate/state-dir.js";
 import { SUMMARY_CACHE_NAME, SummaryCache } from "./summary-cache.js";
 
 const DIR_MODE = 0o700;

@@ -11,20 +11,12 @@
 import { constants } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
-import { RunStateError } from "../runstate/errors.js";
-import {
-  errnoCode,
-  makeDirectoryDurably,
-  nodeFileSystem,
-  readWholeFile,
-  syncDirectory,
-  writeFully,
-  type FileSystem,
-} from "../runstate/backends/file/file-system.js";
-import { FileStore, fileSystemOf } from "../runstate/backends/file/file-store.js";
-import { RunPaths } from "../runstate/backends/file/run-paths.js";
-import { assertRunId, isValidRunId } from "../runstate/records/run-id.js";
-import type { Journal, Store } from "../runstate/store/store.js";
+import { RunStateError } from "../../runstate/errors.js";
+import { errnoCode, makeDirectoryDurably, nodeFileSystem, readWholeFile, syncDirectory, writeFully, type FileSystem } from "./file-system.js";
+import { FileStore, fileSystemOf } from "./file-store.js";
+import { RunPaths } from "./run-paths.js";
+import { assertRunId, isValidRunId } from "../../runstate/records/run-id.js";
+import type { Journal, Store } from "../../runstate/store/store.js";
 import {
   alreadyQueuedError,
   byQueuedTime,
@@ -41,9 +33,9 @@ import {
   type QueueWatch,
   type RunQueue,
   type WaitingFollowUp,
-} from "./run-queue.js";
+} from "../../queue/run-queue.js";
 import { DirectoryChanges, type ChangeListener } from "./directory-changes.js";
-import { QueueWatches } from "./queue-watch.js";
+import { QueueWatches } from "../../queue/queue-watch.js";
 
 const ENTRY_SUFFIX = ".json";
 const BEHIND_SUFFIX = ".behind";

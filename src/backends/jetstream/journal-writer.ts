@@ -1,12 +1,12 @@
 // How a JetStream journal keeps its records: each is published into its own write-once
 // slot, with a message id of the writer's lease nonce and the seq, so that a slot
 // already taken tells a lost ack of ours from another writer's record.
-import { RunStateError } from "../../errors.js";
-import { JournalCore, type JournalWriter, type LinedRecord } from "../../store/journal-core.js";
-import type { JournalRecord, MetaPayload } from "../../records/records.js";
-import { digestStep, type CheckedDigest } from "../../views/run-digest.js";
-import type { Journal } from "../../store/store.js";
-import { existsError, lockedError, summaryAt } from "../../store/store-contract.js";
+import { RunStateError } from "../../runstate/errors.js";
+import { JournalCore, type JournalWriter, type LinedRecord } from "../../runstate/store/journal-core.js";
+import type { JournalRecord, MetaPayload } from "../../runstate/records/records.js";
+import { digestStep, type CheckedDigest } from "../../runstate/views/run-digest.js";
+import type { Journal } from "../../runstate/store/store.js";
+import { existsError, lockedError, summaryAt } from "../../runstate/store/store-contract.js";
 import { slotTaken } from "./connection.js";
 import type { HeldLease } from "./leases.js";
 import { SummaryPuts, type RunSummaries } from "./run-summaries.js";

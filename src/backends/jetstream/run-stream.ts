@@ -1,7 +1,7 @@
 // The stream the runs live on: what it must be (write-once slots, nothing expiring,
 // nothing overwritten), binding it, and making it for `fisk-ai session init-stream`.
 import { DiscardPolicy, jetstreamManager, JetStreamApiError, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
-import { RunStateError } from "../../errors.js";
+import { RunStateError } from "../../runstate/errors.js";
 import { connectTo, DEFAULT_TIMEOUT_MS, ioError, type JetStreamStoreConfig } from "./connection.js";
 import { leaseBucket } from "./leases.js";
 

@@ -5,9 +5,9 @@
 // file exists while a process holds the run, and after one that died holding it.
 import { constants, existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { RunStateError } from "../../errors.js";
-import { thisProcess, type RunHolder } from "../../store/run-holder.js";
-import { lockedError } from "../../store/store-contract.js";
+import { RunStateError } from "../../runstate/errors.js";
+import { thisProcess, type RunHolder } from "../../runstate/store/run-holder.js";
+import { lockedError } from "../../runstate/store/store-contract.js";
 import { errnoCode, type FileSystem } from "./file-system.js";
 
 // Node opens every file O_CLOEXEC, so a tool process spawned by the run never inherits

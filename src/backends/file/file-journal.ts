@@ -1,8 +1,8 @@
 // An open journal file: the single writer of one run, holding its lock. Each batch of
 // appends is one write and one fdatasync of their lines.
-import type { JournalRecord } from "../../records/records.js";
-import type { Journal } from "../../store/store.js";
-import { JournalCore, type JournalWriter } from "../../store/journal-core.js";
+import type { JournalRecord } from "../../runstate/records/records.js";
+import type { Journal } from "../../runstate/store/store.js";
+import { JournalCore, type JournalWriter } from "../../runstate/store/journal-core.js";
 import { writeFully, type FileSystem } from "./file-system.js";
 import type { RunLock } from "./run-lock.js";
 

@@ -1,6 +1,6 @@
 // Where a run's files are: `<id>.json`, the journal, beside `<id>.lock`, in the store's directory.
 import { join } from "node:path";
-import { assertRunId, isValidRunId } from "../../records/run-id.js";
+import { assertRunId, isValidRunId } from "../../runstate/records/run-id.js";
 
 const JOURNAL_SUFFIX = ".json";
 const LOCK_SUFFIX = ".lock";

@@ -3,9 +3,9 @@
 import * as fs from "node:fs";
 import { constants } from "node:fs";
 import { dirname } from "node:path";
-import { packageFile } from "../../../package/package-files.js";
+import { packageFile } from "../../package/package-files.js";
 import { promisify } from "node:util";
-import { RunStateError } from "../../errors.js";
+import { RunStateError } from "../../runstate/errors.js";
 
 export interface FileStat {
   size: number;

@@ -8,8 +8,8 @@ import { performance } from "node:perf_hooks";
 import { jetstream, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { thisProcess, type RunHolder } from "../../store/run-holder.js";
-import { lockedError } from "../../store/store-contract.js";
+import { thisProcess, type RunHolder } from "../../runstate/store/run-holder.js";
+import { lockedError } from "../../runstate/store/store-contract.js";
 import { DEFAULT_TIMEOUT_MS, ioError, slotTaken, type JetStreamStoreConfig } from "./connection.js";
 import { readLastValues } from "./last-values.js";
 

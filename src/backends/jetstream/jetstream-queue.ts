@@ -32,11 +32,11 @@ import {
 import { nanos } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { RunStateError } from "../runstate/errors.js";
-import { DEFAULT_TIMEOUT_MS, ioError, slotTaken } from "../runstate/backends/jetstream/connection.js";
-import type { JetStreamStore } from "../runstate/backends/jetstream/jetstream-store.js";
-import { assertRunId } from "../runstate/records/run-id.js";
-import type { Journal } from "../runstate/store/store.js";
+import { RunStateError } from "../../runstate/errors.js";
+import { DEFAULT_TIMEOUT_MS, ioError, slotTaken } from "./connection.js";
+import type { JetStreamStore } from "./jetstream-store.js";
+import { assertRunId } from "../../runstate/records/run-id.js";
+import type { Journal } from "../../runstate/store/store.js";
 import {
   alreadyQueuedError,
   byQueuedTime,
@@ -53,8 +53,8 @@ import {
   type QueueWatch,
   type RunQueue,
   type WaitingFollowUp,
-} from "./run-queue.js";
-import { QueueWatches } from "./queue-watch.js";
+} from "../../queue/run-queue.js";
+import { QueueWatches } from "../../queue/queue-watch.js";
 
 /** The consumer every worker of a store pulls from: JetStream gives each message to one of them. */
 const WORKERS_CONSUMER = "workers";

@@ -3,13 +3,13 @@
 // lines a file holds, so reading, folding and refusing go through the same contract.
 // Its runs are in a MemoryStorage it may share with other MemoryStores (sharedWith); the
 // seams tests use to reach them are in memory-seams.ts, which the package does not export.
-import type { RunState } from "../../views/fold.js";
-import { encodeRecordIn } from "../../records/journal-codec.js";
-import { JournalCore, type JournalWriter } from "../../store/journal-core.js";
-import { thisProcess } from "../../store/run-holder.js";
-import { digestLines, emptyDigest, emptyDigestFold } from "../../views/run-digest.js";
-import type { JournalRecord, MetaPayload } from "../../records/records.js";
-import type { Journal, RunSummary, Store } from "../../store/store.js";
+import type { RunState } from "../../runstate/views/fold.js";
+import { encodeRecordIn } from "../../runstate/records/journal-codec.js";
+import { JournalCore, type JournalWriter } from "../../runstate/store/journal-core.js";
+import { thisProcess } from "../../runstate/store/run-holder.js";
+import { digestLines, emptyDigest, emptyDigestFold } from "../../runstate/views/run-digest.js";
+import type { JournalRecord, MetaPayload } from "../../runstate/records/records.js";
+import type { Journal, RunSummary, Store } from "../../runstate/store/store.js";
 import {
   assertRunId,
   checkedFromSeq,
@@ -23,7 +23,7 @@ import {
   recordsOfLines,
   summarizeEnds,
   withLiveHolder,
-} from "../../store/store-contract.js";
+} from "../../runstate/store/store-contract.js";
 import { MemoryStorage, registerStorage, type MemoryRun } from "./memory-storage.js";
 
 /** How to make a MemoryStore. */
@@ -144,6 +144,7 @@ function memoryJournal(storage: MemoryStorage, runId: string, run: MemoryRun, re
       if (storage.failing()) throw new Error("ENOSPC: no space left on device");
       run.lines.push(...batch.map(({ line }) => line));
       run.updated = new Date();
+      for (const heard of storage.written) heard(runId);
     },
     async release() {
       delete run.holder;

@@ -9,9 +9,9 @@
 import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { RunStatus, RunSummary } from "../../store/store.js";
+import type { RunStatus, RunSummary } from "../../runstate/store/store.js";
 import { readLastValues } from "./last-values.js";
-import type { RunDigest } from "../../views/run-digest.js";
+import type { RunDigest } from "../../runstate/views/run-digest.js";
 
 /** What the bucket keeps of a run (a key): the messages it accounts for, and the run's summary. */
 export interface KeptSummary {
