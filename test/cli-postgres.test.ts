@@ -1,6 +1,6 @@
 // covers: src/backends/postgres/postgres-backend.ts, src/backends/built-in-urls.ts, src/cli/store-command.ts
 // The CLI on a Postgres store, end to end on a real server (a cluster this file starts):
-// `run`, `session ls/show/export`, a resume, `session mv` to files and back with the
+// `run`, `session ls/show/export`, a resume, `submit` and `queue ls/rm`, `session mv` to files and back with the
 // journal byte for byte the same, `store init`, and what a bad URL or an unreachable
 // server says (one line, no password, no stack).
 import assert from "node:assert/strict";
@@ -23,7 +23,7 @@ const SECOND = "The answer to the follow-up.";
 writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nmodel: script-postgres\nscript: answers.yaml\n");
 writeFileSync(join(ROOT, "answers.yaml"), `turns:\n  - text: "${FIRST}"\n  - text: "${SECOND}"\n`);
 
-const fisk = commandsInProcess(["session", "run", "store"]);
+const fisk = commandsInProcess(["session", "run", "store", "submit", "queue"]);
 
 function cli(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<CliResult> {
   return fisk(args, { cwd: ROOT, env });
@@ -71,6 +71,17 @@ describe("the CLI on a Postgres store", { skip: skipWithout("postgres") }, () =>
     ok(await cli(["session", "mv", "travels", "--to", back, "--store", store]), "mv back to files");
     assert.equal(readFileSync(join(back, "travels.json"), "utf8"), inPostgres, "the journal back in files is the one Postgres held");
     assert.equal(ok(await cli(["run", "--resume", "travels", "--state-dir", back, "and then?"]), "resume in files"), `${SECOND}\n`);
+  });
+
+  it("submits a run to the Postgres queue, lists it and withdraws it", async () => {
+    ok(await cli(["submit", "--name", "queued-pg", "--store", store, "hello"]), "submit");
+    const queued = JSON.parse(ok(await cli(["queue", "ls", "--json", "--store", store]), "queue ls")) as { runId: string; state: string }[];
+    assert.deepEqual(
+      queued.map((entry) => [entry.runId, entry.state]),
+      [["queued-pg", "queued"]],
+    );
+    assert.equal(ok(await cli(["queue", "rm", "queued-pg", "--store", store]), "queue rm"), "withdrew queued-pg\n");
+    assert.equal(server.psql("SELECT count(*) FROM cli.queue").trim(), "0");
   });
 
   it("store init makes the tables once; a second run finds them", async () => {
