@@ -61,18 +61,14 @@ async function end(child: ChildProcess | undefined, signal: NodeJS.Signals): Pro
   await exited;
 }
 
-/**
- * Starts a cluster. `settings` are postgresql.conf lines added to the test's defaults; by
- * default it does not fsync (a test proves behavior, not a disk), `durable: true` keeps
- * Postgres's own defaults (fsync on), for a benchmark.
- */
-export async function startPostgres(options: { settings?: Record<string, string | number>; durable?: boolean } = {}): Promise<PostgresServer> {
-  const bin = postgresBinDir();
-  if (bin === undefined) throw new Error("no Postgres binaries under /usr/lib/postgresql: apt-get install postgresql");
-  const port = await freePort();
-  const home = mkdtempSync(join(tmpdir(), "fisk-ai-pg-"));
-  const dataDir = join(home, "data");
-  const as = clusterUser();
+async function initAndLaunch(
+  bin: string,
+  home: string,
+  dataDir: string,
+  port: number,
+  as: { uid: number; gid: number } | undefined,
+  options: { settings?: Record<string, string | number>; durable?: boolean },
+): Promise<ChildProcess> {
   if (as !== undefined) chownSync(home, as.uid, as.gid);
   chmodSync(home, 0o700);
   execFileSync(join(bin, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"], {
@@ -94,7 +90,29 @@ export async function startPostgres(options: { settings?: Record<string, string 
       .map(([key, value]) => `${key} = ${value}`)
       .join("\n")}\n`,
   );
-  let child: ChildProcess | undefined = await launch(bin, dataDir, as);
+  return launch(bin, dataDir, as);
+}
+
+/**
+ * Starts a cluster. `settings` are postgresql.conf lines added to the test's defaults; by
+ * default it does not fsync (a test proves behavior, not a disk), `durable: true` keeps
+ * Postgres's own defaults (fsync on), for a benchmark.
+ */
+export async function startPostgres(options: { settings?: Record<string, string | number>; durable?: boolean } = {}): Promise<PostgresServer> {
+  const bin = postgresBinDir();
+  if (bin === undefined) throw new Error("no Postgres binaries under /usr/lib/postgresql: apt-get install postgresql");
+  const port = await freePort();
+  const home = mkdtempSync(join(tmpdir(), "fisk-ai-pg-"));
+  const dataDir = join(home, "data");
+  const as = clusterUser();
+  let child: ChildProcess | undefined;
+  try {
+    child = await initAndLaunch(bin, home, dataDir, port, as, options);
+  } catch (error) {
+    // A cluster that did not start leaves nothing behind.
+    rmSync(home, { recursive: true, force: true });
+    throw error;
+  }
   const urlFor = (database: string, role = "postgres") => `postgres://${role}@127.0.0.1:${port}/${database}`;
   return {
     url: urlFor("postgres"),
