@@ -85,7 +85,7 @@ describe("postgres schema and roles", { skip }, () => {
       assert.ok(isRunStateError(error, "ERR_STORE_CONFIG"), String(error));
       assert.match(
         error.message,
-        /schema shared has no fisk-ai tables at version 1 and this role may not make them: have an owner of the database make them once \(fisk-ai store init\)$/,
+        /schema shared has no fisk-ai tables at version 2 and this role may not make them: have an owner of the database make them once \(fisk-ai store init\)$/,
       );
       return true;
     });
@@ -94,7 +94,7 @@ describe("postgres schema and roles", { skip }, () => {
     assert.deepEqual(await initPostgresSchema(`${own.url}?schema=shared`), {
       where: `postgres://postgres@127.0.0.1:${own.port}/postgres schema shared`,
       found: 0,
-      version: 1,
+      version: 2,
     });
     own.psql(
       "GRANT USAGE ON SCHEMA shared TO agent; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA shared TO agent; GRANT USAGE ON ALL SEQUENCES IN SCHEMA shared TO agent",

@@ -7,10 +7,12 @@
 // lock the run's row, so a follow-up is never left behind a run that finished. Waiters
 // hear changes by LISTEN/NOTIFY (notifications.ts); a run's records by a poll of its
 // row, since a NOTIFY in the append would serialize every commit of the database on the
-// server's notification queue lock.
+// server's notification queue lock. A row anyone with write access to the tables put
+// there that is no entry of the run it is kept under is moved, in one statement, to
+// `quarantine` (quarantine.ts), and every other run is served meanwhile.
 import type pg from "pg";
 import { RunStateError } from "../../runstate/errors.js";
-import { assertRunId } from "../../runstate/records/run-id.js";
+import { assertRunId, isValidRunId } from "../../runstate/records/run-id.js";
 import type { Journal } from "../../runstate/store/store.js";
 import {
   alreadyQueuedError,
@@ -29,6 +31,14 @@ import {
   type WaitingFollowUp,
 } from "../../queue/run-queue.js";
 import { QueueWatches } from "../../queue/queue-watch.js";
+import {
+  notQuarantinedError,
+  QUARANTINE_KEPT_BYTES,
+  QuarantineListeners,
+  quarantineName,
+  type QuarantinedEntry,
+  type QuarantineListener,
+} from "../../queue/quarantine.js";
 import { inTransaction, onPool } from "./connection.js";
 import { channelOf, Notifications } from "./notifications.js";
 import { liveHolders } from "./run-holds.js";
@@ -40,6 +50,14 @@ const INTERRUPT_POLL_MS = 1000;
 const RECORD_POLL_MS = 200;
 /** The payload of a change that may have made an entry claimable. */
 const CLAIMABLE = "claimable";
+
+/** Where a row is kept: a run's entry (`queue`, by its run id) or a follow-up waiting behind it (`queue_behind`, by its id). */
+type KeptAt = { table: "queue"; runId: string } | { table: "queue_behind"; runId: string; id: string };
+
+/** An entry as its row holds it. */
+function entryBytes(entry: QueuedRun): Buffer {
+  return Buffer.from(encodeEntry(entry));
+}
 
 /** The payload of a change to one run's entry. */
 function runPayload(runId: string): string {
@@ -63,6 +81,7 @@ export class PostgresQueue implements RunQueue {
   readonly #channel: string;
   readonly #notifications: Notifications;
   readonly #watches = new QueueWatches();
+  readonly #quarantine = new QuarantineListeners();
 
   constructor(store: QueueHome) {
     this.#store = store;
@@ -72,12 +91,12 @@ export class PostgresQueue implements RunQueue {
   }
 
   async enqueue(entry: QueuedRun, options: EnqueueOptions = {}): Promise<void> {
-    const text = encodeEntry(entry);
+    const bytes = entryBytes(entry);
     await this.#transaction(`queueing session ${entry.runId}`, async (client) => {
       for (;;) {
         const inserted = await client.query(
           `INSERT INTO ${this.#s}.queue (run_id, queued, state, entry) VALUES ($1, $2, $3, $4) ON CONFLICT (run_id) DO NOTHING`,
-          [entry.runId, entry.queued, entry.state, text],
+          [entry.runId, entry.queued, entry.state, bytes],
         );
         if (inserted.rowCount === 1) return this.#notify(client, CLAIMABLE, runPayload(entry.runId));
         // Locked against the finish of a claim ahead, which promotes what waits behind under the same lock.
@@ -87,7 +106,7 @@ export class PostgresQueue implements RunQueue {
         await client.query(`INSERT INTO ${this.#s}.queue_behind (run_id, interrupts, entry) VALUES ($1, $2, $3)`, [
           entry.runId,
           options.interrupt === true,
-          text,
+          bytes,
         ]);
         return this.#notify(client, runPayload(entry.runId));
       }
@@ -96,25 +115,38 @@ export class PostgresQueue implements RunQueue {
 
   async list(): Promise<QueuedRun[]> {
     const { rows } = await this.#query("listing the queue", (queries) =>
-      queries.query<{ run_id: string; entry: string }>(`SELECT run_id, entry FROM ${this.#s}.queue ORDER BY queued, run_id`),
+      queries.query<{ run_id: string; entry: Buffer }>(`SELECT run_id, entry FROM ${this.#s}.queue ORDER BY queued, run_id`),
     );
-    return rows.map(({ run_id, entry }) => decodeEntry(entry, this.#where(run_id)));
+    const entries: QueuedRun[] = [];
+    for (const { run_id, entry } of rows) {
+      const decoded = await this.#entryOf({ table: "queue", runId: run_id }, entry);
+      if (decoded !== undefined) entries.push(decoded);
+    }
+    return entries;
   }
 
   async get(runId: string): Promise<QueuedRun | undefined> {
     assertRunId(runId);
     const { rows } = await this.#query(`reading the queue entry of session ${runId}`, (queries) =>
-      queries.query<{ entry: string }>(`SELECT entry FROM ${this.#s}.queue WHERE run_id = $1`, [runId]),
+      queries.query<{ entry: Buffer }>(`SELECT entry FROM ${this.#s}.queue WHERE run_id = $1`, [runId]),
     );
-    return rows[0] === undefined ? undefined : decodeEntry(rows[0].entry, this.#where(runId));
+    return rows[0] === undefined ? undefined : this.#entryOf({ table: "queue", runId }, rows[0].entry);
   }
 
   async behind(runId: string): Promise<WaitingFollowUp[]> {
     assertRunId(runId);
     const { rows } = await this.#query(`reading what waits behind session ${runId}`, (queries) =>
-      queries.query<{ entry: string; interrupts: boolean }>(`SELECT entry, interrupts FROM ${this.#s}.queue_behind WHERE run_id = $1 ORDER BY id`, [runId]),
+      queries.query<{ id: string; entry: Buffer; interrupts: boolean }>(
+        `SELECT id, entry, interrupts FROM ${this.#s}.queue_behind WHERE run_id = $1 ORDER BY id`,
+        [runId],
+      ),
     );
-    return rows.map(({ entry, interrupts }) => ({ entry: decodeEntry(entry, this.#where(runId, "a follow-up")), interrupts }));
+    const waiting: WaitingFollowUp[] = [];
+    for (const { id, entry, interrupts } of rows) {
+      const decoded = await this.#entryOf({ table: "queue_behind", runId, id }, entry);
+      if (decoded !== undefined) waiting.push({ entry: decoded, interrupts });
+    }
+    return waiting;
   }
 
   async withdraw(runId: string): Promise<void> {
@@ -137,7 +169,7 @@ export class PostgresQueue implements RunQueue {
     const updated = await this.#transaction(`queueing session ${runId} again`, async (client) => {
       const { rowCount } = await client.query(`UPDATE ${this.#s}.queue SET state = 'queued', entry = $2 WHERE run_id = $1 AND state = 'parked'`, [
         runId,
-        encodeEntry({ ...entry, state: "queued" }),
+        entryBytes({ ...entry, state: "queued" }),
       ]);
       if (rowCount === 1) await this.#notify(client, CLAIMABLE, runPayload(runId));
       return rowCount === 1;
@@ -151,7 +183,7 @@ export class PostgresQueue implements RunQueue {
       let taken: { journal: Journal } | undefined;
       const outcome = await this.#transaction("claiming a queued session", async (client) => {
         // The oldest row no other claimer is looking at, of a run nobody holds.
-        const { rows } = await client.query<{ run_id: string; entry: string }>(
+        const { rows } = await client.query<{ run_id: string; entry: Buffer }>(
           `SELECT q.run_id, q.entry FROM ${this.#s}.queue q
             WHERE q.state = 'queued' AND q.run_id <> ALL($1::text[])
               AND NOT EXISTS (SELECT 1 FROM (${liveHolders(this.#store.schema)}) live WHERE live.run_id = q.run_id)
@@ -161,8 +193,8 @@ export class PostgresQueue implements RunQueue {
         const row = rows[0];
         if (row === undefined) return "none" as const;
         passed.push(row.run_id);
-        const entry = decodeEntry(row.entry, this.#where(row.run_id));
-        if (!accepts(entry)) return "passed" as const;
+        const entry = await this.#entryOf({ table: "queue", runId: row.run_id }, row.entry, client);
+        if (entry === undefined || !accepts(entry)) return "passed" as const;
         const held = await this.#hold(row.run_id);
         if (held === "held" || held === undefined) return "passed" as const;
         taken = held;
@@ -190,6 +222,24 @@ export class PostgresQueue implements RunQueue {
         stopPolling();
       };
     });
+  }
+
+  async quarantined(): Promise<QuarantinedEntry[]> {
+    const { rows } = await this.#query("listing the queue entries set aside", (queries) =>
+      queries.query<QuarantinedEntry>(`SELECT name, reason FROM ${this.#s}.quarantine ORDER BY name`),
+    );
+    return rows.map(({ name, reason }) => ({ name, reason }));
+  }
+
+  async discard(name: string): Promise<void> {
+    const { rowCount } = await this.#query(`removing the queue entry set aside as ${JSON.stringify(name)}`, (queries) =>
+      queries.query(`DELETE FROM ${this.#s}.quarantine WHERE name = $1`, [name]),
+    );
+    if (rowCount !== 1) throw notQuarantinedError(name);
+  }
+
+  onQuarantine(listener: QuarantineListener): () => void {
+    return this.#quarantine.add(listener);
   }
 
   async close(): Promise<void> {
@@ -234,7 +284,7 @@ export class PostgresQueue implements RunQueue {
         this.#transaction(`parking session ${entry.runId}`, async (client) => {
           await client.query(`UPDATE ${this.#s}.queue SET state = 'parked', entry = $2 WHERE run_id = $1`, [
             entry.runId,
-            encodeEntry({ ...entry, state: "parked" }),
+            entryBytes({ ...entry, state: "parked" }),
           ]);
           await this.#notify(client, runPayload(entry.runId));
         }),
@@ -247,19 +297,20 @@ export class PostgresQueue implements RunQueue {
   #finish(done: QueuedRun, lastSeq: number): Promise<void> {
     return this.#transaction(`finishing session ${done.runId}`, async (client) => {
       await client.query(`SELECT 1 FROM ${this.#s}.queue WHERE run_id = $1 FOR UPDATE`, [done.runId]);
-      const { rows } = await client.query<{ id: string; entry: string }>(`SELECT id, entry FROM ${this.#s}.queue_behind WHERE run_id = $1 ORDER BY id`, [
+      const { rows } = await client.query<{ id: string; entry: Buffer }>(`SELECT id, entry FROM ${this.#s}.queue_behind WHERE run_id = $1 ORDER BY id`, [
         done.runId,
       ]);
       for (const { id, entry } of rows) {
+        const waiting = await this.#entryOf({ table: "queue_behind", runId: done.runId, id }, entry, client);
+        if (waiting === undefined) continue;
         await client.query(`DELETE FROM ${this.#s}.queue_behind WHERE id = $1`, [id]);
-        const waiting = decodeEntry(entry, this.#where(done.runId, "a follow-up"));
         // One whose promotion a crash cut short is the entry that just finished: not run twice.
         if (isPromotionOf(done, waiting)) continue;
         const next = promotedFollowUp(waiting, lastSeq);
         await client.query(
           `INSERT INTO ${this.#s}.queue (run_id, queued, state, entry) VALUES ($1, $2, $3, $4)
             ON CONFLICT (run_id) DO UPDATE SET queued = excluded.queued, state = excluded.state, entry = excluded.entry`,
-          [done.runId, next.queued, next.state, encodeEntry(next)],
+          [done.runId, next.queued, next.state, entryBytes(next)],
         );
         return this.#notify(client, CLAIMABLE, runPayload(done.runId));
       }
@@ -317,6 +368,45 @@ export class PostgresQueue implements RunQueue {
     }
   }
 
+  /**
+   * The entry a row holds, checked against the run it is kept under; undefined once a bad
+   * one is set aside (in `client`'s transaction when given: a claim's holds the row locked).
+   */
+  async #entryOf(at: KeptAt, bytes: Buffer, client?: pg.ClientBase): Promise<QueuedRun | undefined> {
+    let reason: string;
+    try {
+      const keptUnder = at.runId;
+      if (isValidRunId(at.runId)) return decodeEntry(bytes, at.runId);
+      reason = `kept under ${JSON.stringify(keptUnder.slice(0, 40))}, which is no session id`;
+    } catch (error) {
+      if (!(error instanceof RunStateError && error.code === "ERR_CORRUPT")) throw error;
+      reason = error.message;
+    }
+    const doing = `setting aside a bad row of ${at.table}`;
+    const setAside = (on: pg.ClientBase) => this.#setAside(on, at, bytes, reason);
+    const name = client === undefined ? await this.#transaction(doing, setAside) : await setAside(client);
+    if (name !== undefined) this.#quarantine.tell({ name, reason });
+    return undefined;
+  }
+
+  /**
+   * Moves a bad row (its first QUARANTINE_KEPT_BYTES) to `quarantine` in one statement,
+   * named after where it was kept; its name, or undefined when another moved it first or the
+   * row changed since it was read (then it is read again at the next look).
+   */
+  async #setAside(client: pg.ClientBase, at: KeptAt, bytes: Buffer, reason: string): Promise<string | undefined> {
+    const [key, value] = at.table === "queue" ? ["run_id", at.runId] : ["id", at.id];
+    const prefix = `${quarantineName(`${at.table}.${at.runId.slice(0, 40)}`)}.`;
+    const { rows } = await client.query<{ name: string }>(
+      `WITH moved AS (DELETE FROM ${this.#s}.${at.table} WHERE ${key} = $1 AND entry = $2 RETURNING entry),
+            kept AS (SELECT nextval(pg_get_serial_sequence($3, 'id')) AS id, entry FROM moved)
+       INSERT INTO ${this.#s}.quarantine (id, name, reason, entry)
+       SELECT id, $4 || id, $5, substring(entry FROM 1 FOR $6) FROM kept RETURNING name`,
+      [value, bytes, `${this.#s}.quarantine`, prefix, reason, QUARANTINE_KEPT_BYTES],
+    );
+    return rows[0]?.name;
+  }
+
   /** Notifies each payload, delivered when the transaction commits. */
   async #notify(client: pg.ClientBase, ...payloads: string[]): Promise<void> {
     for (const payload of payloads) await client.query("SELECT pg_notify($1, $2)", [this.#channel, payload]);
@@ -328,9 +418,5 @@ export class PostgresQueue implements RunQueue {
 
   #query<T>(doing: string, statement: (queries: pg.Pool) => Promise<T>): Promise<T> {
     return onPool(this.#store.queries, this.#store.where, doing, statement);
-  }
-
-  #where(runId: string, what = "the queue entry"): string {
-    return `${what} of session ${runId} in ${this.#store.where}`;
   }
 }

@@ -8,7 +8,7 @@ import { RunStateError } from "../../runstate/errors.js";
 import { ioError, sqlState } from "./connection.js";
 
 /** The schema version this fisk-ai reads and writes. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** SQLSTATEs of a table or a schema that does not exist: a database fisk-ai never used. */
 const UNDEFINED_TABLE = "42P01";
@@ -23,7 +23,9 @@ export function quoted(schema: string): string {
  * Each migration, from the version before it to its own (index 0 makes version 1). A run's
  * journal is rows of (run, seq, line): the line is the record's exact bytes, never jsonb,
  * which would reorder keys. `runs` holds each run's summary, put in the statement that
- * appends, so a listing reads no journal.
+ * appends, so a listing reads no journal. Version 2 keeps queue entries as bytes (what
+ * anyone with write access to the tables put there is read as the queue reads bytes, NULs
+ * included) and adds `quarantine`, where an entry the queue cannot trust is set aside.
  */
 const MIGRATIONS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -65,6 +67,16 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       description text NOT NULL,
       content bytea NOT NULL,
       PRIMARY KEY (namespace, key)
+    );
+  `,
+  (s) => `
+    ALTER TABLE ${s}.queue ALTER COLUMN entry TYPE bytea USING convert_to(entry, 'UTF8');
+    ALTER TABLE ${s}.queue_behind ALTER COLUMN entry TYPE bytea USING convert_to(entry, 'UTF8');
+    CREATE TABLE ${s}.quarantine (
+      id bigserial PRIMARY KEY,
+      name text NOT NULL UNIQUE,
+      reason text NOT NULL,
+      entry bytea NOT NULL
     );
   `,
 ];
