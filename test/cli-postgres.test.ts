@@ -1,4 +1,4 @@
-// covers: src/backends/postgres/postgres-backend.ts, src/backends/built-in-urls.ts, src/cli/store-command.ts
+// covers: src/backends/postgres/postgres-backend.ts, src/backends/built-in-urls.ts, src/cli/store-command.ts, src/cli/commands/store.ts, src/backends/postgres/postgres-url.ts
 // The CLI on a Postgres store, end to end on a real server (a cluster this file starts):
 // `run`, `session ls/show/export`, a resume, `submit` and `queue ls/rm`, `session mv` to files and back with the
 // journal byte for byte the same, `store init`, and what a bad URL or an unreachable
@@ -80,17 +80,18 @@ describe("the CLI on a Postgres store", { skip: skipWithout("postgres") }, () =>
       queued.map((entry) => [entry.runId, entry.state]),
       [["queued-pg", "queued"]],
     );
-    assert.equal(ok(await cli(["queue", "rm", "queued-pg", "--store", store]), "queue rm"), "withdrew queued-pg\n");
+    assert.equal(ok(await cli(["queue", "rm", "queued-pg", "--store", store]), "queue rm"), "withdrew queued-pg; it never ran, so its session is removed\n");
     assert.equal(server.psql("SELECT count(*) FROM cli.queue").trim(), "0");
+    assert.equal(server.psql("SELECT count(*) FROM cli.runs WHERE run_id = 'queued-pg'").trim(), "0");
   });
 
   it("store init makes the tables once; a second run finds them", async () => {
     const url = `${server.url}?schema=made_ahead`;
     assert.equal(
       ok(await cli(["store", "init", url]), "init"),
-      `fisk-ai's tables in postgres://postgres@127.0.0.1:${server.port}/postgres schema made_ahead made at schema version 1\n`,
+      `fisk-ai's tables in postgres://postgres@127.0.0.1:${server.port}/postgres schema made_ahead made at schema version 2\n`,
     );
-    assert.match(ok(await cli(["store", "init", url]), "init again"), /were at schema version 1\n$/);
+    assert.match(ok(await cli(["store", "init", url]), "init again"), /were at schema version 2\n$/);
   });
 
   it("refuses a schema made by a newer fisk-ai, saying so, and writes nothing", async () => {
@@ -102,7 +103,7 @@ describe("the CLI on a Postgres store", { skip: skipWithout("postgres") }, () =>
     assert.equal(listed.stdout, "");
     assert.match(
       listed.stderr,
-      /^fisk-ai: .*schema from_the_future holds fisk-ai's tables at schema version 99, made by a newer fisk-ai; this one reads version 1: upgrade fisk-ai\n$/,
+      /^fisk-ai: .*schema from_the_future holds fisk-ai's tables at schema version 99, made by a newer fisk-ai; this one reads version 2: upgrade fisk-ai\n$/,
     );
     assert.equal(server.psql("SELECT version FROM from_the_future.schema_version").trim(), "99");
   });
@@ -115,8 +116,8 @@ describe("the CLI on a Postgres store", { skip: skipWithout("postgres") }, () =>
     const unreachable = await cli(["session", "ls", "--store", `postgres://someone:s3cret-pw@127.0.0.1:${closed}/db`]);
     assert.notEqual(unreachable.code, 0);
     assert.equal(unreachable.stderr.trimEnd().split("\n").length, 1, unreachable.stderr);
-    assert.match(unreachable.stderr, new RegExp(`^fisk-ai: connecting on postgres://someone@127.0.0.1:${closed}/db schema fisk_ai failed: .*ECONNREFUSED`));
-    assert.doesNotMatch(unreachable.stderr + unreachable.stdout, /s3cret-pw/);
+    assert.match(unreachable.stderr, new RegExp(`^fisk-ai: connecting on postgres://\\*\\*\\*@127.0.0.1:${closed}/db schema fisk_ai failed: .*ECONNREFUSED`));
+    assert.doesNotMatch(unreachable.stderr + unreachable.stdout, /s3cret-pw|someone/);
     const notPostgres = await cli(["store", "init", join(ROOT, "files")]);
     assert.equal(notPostgres.code, 2);
     assert.match(notPostgres.stderr, /store init makes the tables of a Postgres store/);
