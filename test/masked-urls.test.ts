@@ -34,7 +34,7 @@ describe("store URLs with passwords", () => {
     const result = await runCli(["session", "ls", "--store", "nats://ops:hunter2@127.0.0.1:4222/RUNS"], { cwd: dir, env: env(dir) });
     assert.equal(result.code, 2, result.stderr);
     assert.doesNotMatch(result.stderr + result.stdout, /hunter2|ops:/);
-    assert.match(result.stderr, /^fisk-ai: --store "nats:\/\/\*\*\*@127\.0\.0\.1:4222\/RUNS": expected nats:\/\/HOST:PORT\/STREAM/);
+    assert.match(result.stderr, /^fisk-ai: store "nats:\/\/\*\*\*@127\.0\.0\.1:4222\/RUNS": expected nats:\/\/HOST:PORT\/STREAM/);
   });
 
   it("servers: with a password that cannot be reached names the server without it", async () => {
