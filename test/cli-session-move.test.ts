@@ -223,12 +223,12 @@ describe("session mv", () => {
   it("refuses a store URL no backend has, exit 16, one line without its password, and moves nothing", async () => {
     const from = ["--state-dir", join(ROOT, "m")];
     await completedSession("pg", from);
-    const refused = await cli(["session", "mv", "pg", "--to", "postgres://fisk:hunter2@127.0.0.1:5432/runs", ...from]);
+    const refused = await cli(["session", "mv", "pg", "--to", "mysql://fisk:hunter2@127.0.0.1:3306/runs", ...from]);
     assert.equal(refused.code, 16, refused.stderr);
     assert.equal(refused.stdout, "");
-    assert.match(refused.stderr, /^fisk-ai: store "postgres:\/\/\*\*\*@127\.0\.0\.1:5432\/runs": no backend for postgres:\/\/ \(registered: [^\n]*\)\n$/);
+    assert.match(refused.stderr, /^fisk-ai: store "mysql:\/\/\*\*\*@127\.0\.0\.1:3306\/runs": no backend for mysql:\/\/ \(registered: [^\n]*\)\n$/);
     assert.equal(statusIn(await cli(["session", "ls", "--json", ...from]), "pg"), "completed", "a refused move leaves no mark");
-    assert.equal(existsSync(join(ROOT, "postgres:")), false, "no directory named after the scheme");
+    assert.equal(existsSync(join(ROOT, "mysql:")), false, "no directory named after the scheme");
     const badNats = await cli(["session", "mv", "pg", "--to", "nats://fisk:hunter2@127.0.0.1:4222/RUNS", ...from]);
     assert.equal(badNats.code, 2, badNats.stderr);
     assert.ok(!badNats.stderr.includes("hunter2"), badNats.stderr);

@@ -165,13 +165,13 @@ session: { backend: file, state_dir: ./runs }
       stream: "RUNS",
     });
     assert.deepEqual(loadAgentConfig(configFile("session: { url: ./runs }\n")).store, { backend: "file", dir: join(scratch, "runs") });
-    const path = configFile("session: { url: 'postgres://fisk:hunter2@127.0.0.1/runs' }\n");
+    const path = configFile("session: { url: 'mysql://fisk:hunter2@127.0.0.1/runs' }\n");
     assert.throws(
       () => loadAgentConfig(path),
       (error: unknown) =>
         error instanceof BackendError &&
         error.code === "ERR_UNKNOWN_SCHEME" &&
-        error.message.startsWith(`${path}: session.url: store "postgres://***@127.0.0.1/runs": no backend for postgres://`) &&
+        error.message.startsWith(`${path}: session.url: store "mysql://***@127.0.0.1/runs": no backend for mysql://`) &&
         !error.message.includes("hunter2"),
     );
     assertConfigError("session: { url: ./runs, state_dir: ./other }\n", /: session: url names the store by itself: drop state_dir$/);

@@ -22,12 +22,19 @@ describe("store URLs with passwords", () => {
     );
   });
 
+  it("leaves the placeholders of a URL's form (postgres://USER@HOST) as written, and masks a real user, lower-case user too", () => {
+    assert.equal(
+      maskUrlCredentials("expected postgres://USER@HOST:PORT/DB or nats://USER:PASSWORD@HOST, not postgres://user@h or postgres://USERS@h"),
+      "expected postgres://USER@HOST:PORT/DB or nats://USER:PASSWORD@HOST, not postgres://***@h or postgres://***@h",
+    );
+  });
+
   it("--store nats://user:password@... is refused without echoing the password", async () => {
     const dir = mkdtempSync(join(root, "flag-"));
     const result = await runCli(["session", "ls", "--store", "nats://ops:hunter2@127.0.0.1:4222/RUNS"], { cwd: dir, env: env(dir) });
     assert.equal(result.code, 2, result.stderr);
     assert.doesNotMatch(result.stderr + result.stdout, /hunter2|ops:/);
-    assert.match(result.stderr, /^fisk-ai: --store "nats:\/\/\*\*\*@127\.0\.0\.1:4222\/RUNS": expected nats:\/\/HOST:PORT\/STREAM/);
+    assert.match(result.stderr, /^fisk-ai: store "nats:\/\/\*\*\*@127\.0\.0\.1:4222\/RUNS": expected nats:\/\/HOST:PORT\/STREAM/);
   });
 
   it("servers: with a password that cannot be reached names the server without it", async () => {

@@ -2,7 +2,7 @@
 // skipped with one line naming the program and how to get it, so `npm test` passes on a
 // new clone; CI names them in FISK_AI_REQUIRE (comma-separated), under which a missing
 // program fails the run instead of skipping what it would have tested.
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, readdirSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
 
@@ -13,6 +13,7 @@ const HOW_TO_GET = {
   chromium: "apt-get install chromium",
   // util-linux's flock(1): flock(2) from another program, as the Go fisk-ai takes it.
   flock: "apt-get install util-linux",
+  postgres: "apt-get install postgresql",
 } as const;
 
 export type Program = keyof typeof HOW_TO_GET;
@@ -20,9 +21,25 @@ export type Program = keyof typeof HOW_TO_GET;
 // Debian installs nats-server in /usr/sbin, which is not on every user's PATH.
 const SBIN = ["/usr/local/sbin", "/usr/sbin", "/sbin"];
 
-/** Where `program` is, searching PATH and then the sbin directories; undefined when nowhere. */
+// Debian installs Postgres's server programs in /usr/lib/postgresql/VERSION/bin, on no PATH.
+const POSTGRES_VERSIONS = "/usr/lib/postgresql";
+
+/** The newest of Debian's Postgres bin directories, or undefined when there is none. */
+export function postgresBinDir(): string | undefined {
+  let versions: string[];
+  try {
+    versions = readdirSync(POSTGRES_VERSIONS).filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  return newest === undefined ? undefined : join(POSTGRES_VERSIONS, newest, "bin");
+}
+
+/** Where `program` is, searching PATH, then the sbin directories (and Postgres's bin); undefined when nowhere. */
 export function programPath(program: Program, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const dirs = [...(env.PATH ?? "").split(delimiter).filter((dir) => dir !== ""), ...SBIN];
+  const postgresBin = program === "postgres" ? postgresBinDir() : undefined;
+  const dirs = [...(env.PATH ?? "").split(delimiter).filter((dir) => dir !== ""), ...SBIN, ...(postgresBin === undefined ? [] : [postgresBin])];
   for (const dir of dirs) {
     const path = join(dir, program);
     try {

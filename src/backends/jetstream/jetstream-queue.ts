@@ -57,7 +57,14 @@ import {
   type WaitingFollowUp,
 } from "../../queue/run-queue.js";
 import { QueueWatches } from "../../queue/queue-watch.js";
-import { notQuarantinedError, QuarantineListeners, quarantineName, type QuarantinedEntry, type QuarantineListener } from "../../queue/quarantine.js";
+import {
+  notQuarantinedError,
+  QUARANTINE_KEPT_BYTES,
+  QuarantineListeners,
+  quarantineName,
+  type QuarantinedEntry,
+  type QuarantineListener,
+} from "../../queue/quarantine.js";
 
 /** The consumer every worker of a store pulls from: JetStream gives each message to one of them. */
 const WORKERS_CONSUMER = "workers";
@@ -73,8 +80,6 @@ const MOST_LOOKED_AT = 16;
 const ALREADY_IN_USE = 10058;
 /** 10037: no message of that sequence or subject. */
 const NO_MESSAGE_FOUND = 10037;
-/** How much of a message set aside is kept: enough to see what it was, with room left for the headers under the server's largest message. */
-const QUARANTINE_KEPT_BYTES = 64 * 1024;
 /** The headers of a message set aside: its name in the quarantine, why, and the subject it was on. */
 const NAME_HEADER = "Fisk-Quarantine-Name";
 const REASON_HEADER = "Fisk-Quarantine-Reason";
