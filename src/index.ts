@@ -88,7 +88,7 @@ export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store/sto
 export { PRUNABLE_STATUSES } from "./runstate/store/store.js";
 export type { RunHolder } from "./runstate/store/run-holder.js";
 export { openBackend, createStore } from "./backends/open-backend.js";
-export type { StoreConfig, FileStoreConfig, MemoryStoreConfig, JetStreamStoreConfig, UrlStoreConfig } from "./backends/store-config.js";
+export type { StoreConfig, FileStoreConfig, MemoryStoreConfig, JetStreamStoreConfig, PostgresStoreConfig, UrlStoreConfig } from "./backends/store-config.js";
 export { registerBackend } from "./backends/registry.js";
 export { parseStoreUrl } from "./backends/store-url.js";
 export { isStoreUrl } from "./backends/url-form.js";

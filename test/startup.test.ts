@@ -89,6 +89,7 @@ const NAMED_MODULES: Record<string, string[]> = {
     "backends/backend-errors.js",
     "backends/built-in-urls.js",
     "backends/open-backend.js",
+    "backends/postgres/postgres-url.js",
     "backends/registry.js",
     "backends/store-url.js",
   ],

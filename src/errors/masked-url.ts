@@ -19,3 +19,14 @@ export function maskUrlCredentials(text: string): string {
     .replace(CREDENTIALS, (whole, scheme: string, credentials: string) => (PLACEHOLDERS.has(credentials) ? whole : `${scheme}***@`))
     .replace(/([?&])([^=&#\s"']+)=([^&#\s"']*)/g, (match, sep: string, name: string) => (SECRET_PARAMS.test(name) ? `${sep}${name}=***` : match));
 }
+
+/** Whether `url` carries a password (`user:password@`) or a secret query parameter: what must never be journaled. */
+export function urlHoldsSecret(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  return parsed.password !== "" || [...parsed.searchParams.keys()].some((name) => SECRET_PARAMS.test(name));
+}
