@@ -9,7 +9,7 @@ import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./nats-server.js";
-import { postgresBinDir } from "./programs.js";
+import { clusterUser, postgresBinDir } from "./programs.js";
 
 export interface PostgresServer {
   /** `postgres://postgres@127.0.0.1:PORT/postgres`: the superuser, trusted on this host only. */
@@ -25,19 +25,6 @@ export interface PostgresServer {
   restart(): Promise<void>;
   /** Stops it and removes its data. */
   stop(): Promise<void>;
-}
-
-/** Who runs the cluster: this process, or an unprivileged user when this process is root. */
-function clusterUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  for (const name of ["postgres", "nobody"]) {
-    const entry = readFileSync("/etc/passwd", "utf8")
-      .split("\n")
-      .find((line) => line.startsWith(`${name}:`));
-    const [, , uid, gid] = entry?.split(":") ?? [];
-    if (uid !== undefined && gid !== undefined) return { uid: Number(uid), gid: Number(gid) };
-  }
-  throw new Error("running as root, with no postgres or nobody user to run the Postgres cluster as");
 }
 
 function launch(bin: string, dataDir: string, as: { uid: number; gid: number } | undefined): Promise<ChildProcess> {
