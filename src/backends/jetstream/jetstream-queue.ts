@@ -196,7 +196,9 @@ export class JetStreamQueue implements RunQueue {
     const passed = new Set<number>();
     for (let looked = 0; looked < MOST_LOOKED_AT; looked++) {
       const message = await this.#next(consumer);
-      if (message === null) {
+      // A stalled server would stall the sweep's listing too: the next idle claim sweeps.
+      if (message === "stalled") return undefined;
+      if (message === "empty") {
         await this.#sweep();
         return undefined;
       }
@@ -238,7 +240,7 @@ export class JetStreamQueue implements RunQueue {
    * process stalled on a loaded machine): that too is null, since nothing was taken; a message
    * the server sent meanwhile is offered again after AckWait, as after a crash.
    */
-  async #next(consumer: Consumer): Promise<JsMsg | null> {
+  async #next(consumer: Consumer): Promise<JsMsg | "empty" | "stalled"> {
     let batch: Awaited<ReturnType<Consumer["fetch"]>>;
     try {
       batch = await consumer.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
@@ -248,11 +250,11 @@ export class JetStreamQueue implements RunQueue {
     const stop = setTimeout(() => batch.stop(), PULL_EXPIRES_MS * 3);
     try {
       for await (const message of batch) return message;
-      return null;
+      return "empty";
     } catch (error) {
       // nats.js gives this stop no code of its own, only its message: the stalled-server test in
       // test/jetstream-queue.test.ts fails with ERR_IO if a new client says it otherwise.
-      if (error instanceof JetStreamError && error.message === "heartbeats missed") return null;
+      if (error instanceof JetStreamError && error.message === "heartbeats missed") return "stalled";
       throw ioError(`taking a run from the queue ${this.stream}`, error);
     } finally {
       clearTimeout(stop);
