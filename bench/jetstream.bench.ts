@@ -4,11 +4,11 @@
 // hides the network a real deployment has: JetStream figures here are its floor.
 import { performance } from "node:perf_hooks";
 import type { Store } from "../src/index.js";
-import type { RecordEntry } from "../src/journal.js";
 import { sideBySideStores } from "./side-by-side-stores.js";
 import { formatCount, formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
-import { metaFor, RunGenerator, type RunShape } from "./run-records.js";
-import { interleave, median, percentile } from "./stats.js";
+import { RunGenerator } from "./run-records.js";
+import { interleave, median } from "./stats.js";
+import { appendRound, fillRuns, SMALL_RECORDS } from "./store-rounds.js";
 
 const COMMAND = "npm run bench:jetstream";
 const APPEND = { rounds: 5, appends: 200 };
@@ -16,44 +16,6 @@ const APPEND = { rounds: 5, appends: 200 };
 const LIST = { rounds: 5, sizes: [1000, 10_000], recordsPerRun: 6, goal: 2 };
 /** The lease TTL of the stream the bench makes (initRunStream's default). */
 const LEASE_TTL_MS = 10_000;
-const SMALL_RECORDS: RunShape = { outputBytes: [900, 1800], proseBytes: [400, 900], toolsPerTurn: [1, 2] };
-
-interface AppendRound {
-  p50: number;
-  p99: number;
-  perSecond: number;
-}
-
-/** One run of `count` appends, one after another as the loop makes them, each timed. */
-async function appendRound(store: Store, runId: string, entries: readonly RecordEntry[]): Promise<AppendRound> {
-  const journal = await store.create(runId, metaFor(runId));
-  const samples: number[] = [];
-  const started = performance.now();
-  for (let index = 0; index < entries.length; index++) {
-    const before = performance.now();
-    await journal.append(index + 2, entries[index] as RecordEntry);
-    samples.push(performance.now() - before);
-  }
-  const totalMs = performance.now() - started;
-  await journal.close();
-  return { p50: percentile(samples, 50), p99: percentile(samples, 99), perSecond: (entries.length * 1000) / totalMs };
-}
-
-/** Runs `from`..`to - 1` of a few records each, written a few at a time. */
-async function fillRuns(store: Store, from: number, to: number, records: number): Promise<void> {
-  const generator = new RunGenerator(SMALL_RECORDS, 7);
-  const entries = generator.entries(records - 1);
-  for (let start = from; start < to; start += 16) {
-    await Promise.all(
-      Array.from({ length: Math.min(16, to - start) }, async (_, offset) => {
-        const runId = `list-${start + offset}`;
-        const journal = await store.create(runId, metaFor(runId));
-        for (let index = 0; index < entries.length; index++) await journal.append(index + 2, entries[index] as RecordEntry);
-        await journal.close();
-      }),
-    );
-  }
-}
 
 async function main(): Promise<void> {
   const { scratch, stores, close } = await sideBySideStores("jetstream", "BENCH");

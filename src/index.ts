@@ -58,6 +58,8 @@ export {
 // Approvals: the calls a run parked for a person, and the decisions that release them.
 export type { AskUser } from "./agent/approvals.js";
 export { approve, deny, answer, type DecideOptions, type DecisionResult } from "./session/decide-calls.js";
+export { createKeyring, keyringLocation, readKeyring, rotateKey, type Keyring } from "./trust/keyring.js";
+export { TrustError, type TrustErrorCode } from "./trust/trust-error.js";
 export { listPending, waitingCalls, type WaitingCall } from "./agent/waiting-calls.js";
 export { DecisionRefusedError, type DecisionRefusal } from "./agent/agent-errors.js";
 
@@ -70,7 +72,7 @@ export type { JournalRecord, MetaRecord, Message } from "./runstate/records/reco
 export { fold, type RunState } from "./runstate/views/fold.js";
 export { newRunId } from "./runstate/records/run-id.js";
 export { titleSession } from "./session/session-title.js";
-export { exportJournal, importJournal, forkSession, type ExportedJournal, type Fork } from "./session/transfer.js";
+export { exportJournal, importJournal, forkSession, type ExportedJournal, type Fork, type ImportOptions } from "./session/transfer.js";
 export { moveSession, type MoveOutcome, type MoveStep } from "./session/move-session.js";
 export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./session/compact-session.js";
 export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
@@ -87,13 +89,15 @@ export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store/sto
 export { PRUNABLE_STATUSES } from "./runstate/store/store.js";
 export type { RunHolder } from "./runstate/store/run-holder.js";
 export { openBackend, createStore } from "./backends/open-backend.js";
-export type { StoreConfig, FileStoreConfig, MemoryStoreConfig, JetStreamStoreConfig, UrlStoreConfig } from "./backends/store-config.js";
+export type { StoreConfig, FileStoreConfig, MemoryStoreConfig, JetStreamStoreConfig, PostgresStoreConfig, UrlStoreConfig } from "./backends/store-config.js";
 export { registerBackend } from "./backends/registry.js";
 export { parseStoreUrl } from "./backends/store-url.js";
 export { isStoreUrl } from "./backends/url-form.js";
-export { BackendError, maskUrl, type BackendErrorCode } from "./backends/backend-errors.js";
+export { BackendError, type BackendErrorCode } from "./backends/backend-errors.js";
+export { maskUrlCredentials } from "./errors/masked-url.js";
 export type { Backend, BackendFactory, BackendOptions } from "./backends/backend.js";
 export { MemoryStore, type MemoryStoreOptions } from "./backends/memory/memory-store.js";
+export { MemoryQueue, type MemoryQueueOptions } from "./backends/memory/memory-queue.js";
 export { FileStore, type FileStoreOptions } from "./backends/file/file-store.js";
 export { defaultStateDir } from "./runstate/state-dir.js";
 

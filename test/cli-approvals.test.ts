@@ -18,6 +18,7 @@ import { CLI, runCli, type CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { sharedKeyring } from "./helpers/signing-keys.js";
 
 const API_KEY = "sk-ant-test-approvals-cli";
 
@@ -63,7 +64,7 @@ interface Workspace {
   records(runId: string): Record<string, unknown>[];
 }
 
-function workspace(options: { session?: string; approvalTimeout?: string; sendNeverReruns?: boolean } = {}): Workspace {
+function workspace(options: { session?: string; approvalTimeout?: string; sendNeverReruns?: boolean; keyring?: string } = {}): Workspace {
   const dir = join(root, `ws-${++workspaces}`);
   mkdirSync(dir);
   const sideLog = join(dir, "side.log");
@@ -84,7 +85,15 @@ tools:
 ${tool("send", true)}${tool("note", false)}session: ${options.session ?? "{ state_dir: ./state }"}
 `,
   );
-  const env = { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: model.url, SIDE_LOG: sideLog, NO_COLOR: "1" };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    ANTHROPIC_API_KEY: API_KEY,
+    ANTHROPIC_BASE_URL: model.url,
+    SIDE_LOG: sideLog,
+    NO_COLOR: "1",
+  };
+  if (options.keyring !== undefined) env.FISK_AI_SIGNING_KEYS = options.keyring;
   const journal = (runId: string) =>
     readFileSync(join(dir, "state", `${runId}.json`), "utf8")
       .split("\n")
@@ -447,10 +456,11 @@ describe("approvals on the command line", () => {
     before(async () => (nats = await startNatsServer()));
     after(async () => nats.stop());
 
-    /** Three machines sharing one JetStream store, each with its own directory and side log. */
-    async function machines(stream: string): Promise<Workspace[]> {
+    /** Three machines sharing one JetStream store, each with its own directory and side log, and (unless `keyless`) one keyring. */
+    async function machines(stream: string, keyless = false): Promise<Workspace[]> {
       const session = `{ backend: jetstream, servers: "${nats.url}", stream: ${stream}, prefix: ${stream.toLowerCase()}.runs, lease_ttl: 3s }`;
-      const all = [workspace({ session }), workspace({ session }), workspace({ session })];
+      const keyring = keyless ? undefined : sharedKeyring(mkdtempSync(join(root, "keys-")));
+      const all = [workspace({ session, keyring }), workspace({ session, keyring }), workspace({ session, keyring })];
       const init = await (all[0] as Workspace).run(["session", "init-stream"]);
       assert.equal(init.code, 0, init.stderr);
       return all;
@@ -466,6 +476,22 @@ describe("approvals on the command line", () => {
       assert.deepEqual([done.code, done.stdout.split("\n").at(-2)], [0, "Done."], done.stderr);
       assert.deepEqual([a.executions(), b.executions(), c.executions()], [["note:one"], [], ["send:deploy"]]);
       assert.deepEqual(rejected(), []);
+    });
+
+    it("refuses to decide where no key is configured, journaling nothing, and makes none", async () => {
+      const [a, b] = (await machines("APPROVALS_KEYLESS", true)) as [Workspace, Workspace, Workspace];
+      assert.equal((await a.run(PARK("nokey"))).code, 10);
+      const refused = await b.run(["session", "approve", "nokey"]);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(
+        refused.stderr,
+        /^fisk-ai: a decision on a shared store must be signed with a key every decider and worker trusts, and none is configured: .*FISK_AI_SIGNING_KEYS/,
+      );
+      assert.equal(existsSync(join(b.dir, ".config", "fisk-ai", "signing-keys.json")), false, "a key was made on one machine");
+      const exported = (await a.run(["session", "export", "nokey"])).stdout;
+      assert.equal(exported.includes(".approval_decision"), false, "a decision was journaled");
+      // A denial needs no signature: refusing is always safe.
+      assert.equal((await b.run(["session", "deny", "nokey", "--reason", "no key here"])).code, 0);
     });
 
     it("lets exactly one of 8 processes deciding the same call at once decide it, every trial; the others exit 11", async () => {

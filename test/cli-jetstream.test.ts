@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createStore } from "../src/index.js";
 import type { JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
+import { sharedKeyring } from "./helpers/signing-keys.js";
 import { startCli, type CliResult } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
@@ -227,7 +228,7 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     assert.deepEqual(await s.kinds("run1"), COMPLETED_RUN);
   });
 
-  it("moves a run from files to JetStream and back byte for byte, and the moved run resumes", async () => {
+  it("moves a run from files to JetStream and back byte for byte (and the import's mark), and the moved run resumes", async () => {
     const s = await scene();
     const stateDir = join(s.a.dir, "state");
     const killed = await startCli([...START, "--state-dir", stateDir], { cwd: s.a.dir, env: { ...s.a.env, FISK_AI_TEST_CRASH_AT: "after-assistant:2" } }).done;
@@ -239,10 +240,25 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     const imported = await s.b.run(["session", "import", fromFiles, "--store", url]);
     assert.equal(imported.code, 0, imported.stderr);
     assert.equal((await s.b.run(["session", "export", "run1", "--store", url, "-o", back])).code, 0);
-    assert.deepEqual(readFileSync(back), readFileSync(fromFiles), "byte-identical");
-    const resumed = await s.b.run([...RESUME, "--store", url]);
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.deepEqual(await s.kinds("run1"), COMPLETED_RUN);
+    // The records come back byte for byte, then the one record the import adds: its mark (docs/security.md).
+    const [original, again] = [readFileSync(fromFiles), readFileSync(back)];
+    assert.deepEqual(again.subarray(0, original.length), original, "byte-identical");
+    const added = again.subarray(original.length).toString("utf8").trimEnd().split("\n");
+    assert.deepEqual(
+      added.map((line) => (JSON.parse(line) as { protocol: string }).protocol),
+      ["io.choria.fisk-ai.v1.session.imported"],
+    );
+    // Imported, it is foreign here: a resume names the configuration it runs with, and the call
+    // cut by the kill runs again only once someone with this store's key approves it.
+    const resumed = await s.b.run([...RESUME, "--store", url, "--config", "agent.yaml"]);
+    assert.equal(resumed.code, 10, resumed.stderr);
+    const keys = { ...s.b.env, FISK_AI_SIGNING_KEYS: sharedKeyring(s.b.dir) };
+    const approved = await cli(["session", "approve", "run1", "--resume", "--config", "agent.yaml", "--store", url], { cwd: s.b.dir, env: keys });
+    assert.equal(approved.code, 0, approved.stderr);
+    // Parked at the cut call, then approved here.
+    const parked = ["approval_request", "terminal", "approval_decision", "terminal"];
+    const kinds = (await s.kinds("run1")).filter((kind) => kind !== "imported");
+    assert.deepEqual(kinds, [...COMPLETED_RUN.slice(0, 5), ...parked, ...COMPLETED_RUN.slice(5)]);
   });
 
   it("says what is wrong with a --store URL, or --store with --state-dir, in one line", async () => {
@@ -251,7 +267,7 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     assert.equal(bad.code, 2);
     assert.equal(
       bad.stderr,
-      `fisk-ai: store "nats://user:***@127.0.0.1:4222/X": expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)\n`,
+      `fisk-ai: store "nats://***@127.0.0.1:4222/X": expected nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)\n`,
     );
     const both = await s.a.run(["run", "--checkpoint", "--store", `${nats.url}/${s.stream}`, "--state-dir", "x", "hi"]);
     assert.deepEqual([both.code, both.stderr], [2, "fisk-ai: --store and --state-dir each name where sessions are kept: give one\n"]);

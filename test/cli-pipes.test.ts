@@ -15,7 +15,9 @@ import { CLI } from "./helpers/cli-harness.js";
 import { COMMANDS, SESSION_SUBCOMMANDS } from "./helpers/cli-commands.js";
 import { startOtlpReceiver, type OtlpReceiver } from "./helpers/otlp-receiver.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
+import { startPostgres, type PostgresServer } from "./helpers/postgres-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { sharedKeyring } from "./helpers/signing-keys.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
@@ -23,7 +25,14 @@ const cli = commandsInProcess(["session", "run"]);
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-pipes-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
-const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: ROOT, XDG_STATE_HOME: join(ROOT, "xdg"), NO_COLOR: "1" };
+// A keyring made ahead, so a decision's only output is its own (the first would make one, and say so).
+const ENV: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: ROOT,
+  XDG_STATE_HOME: join(ROOT, "xdg"),
+  NO_COLOR: "1",
+  FISK_AI_SIGNING_KEYS: sharedKeyring(ROOT),
+};
 const STATE = ["--state-dir", join(ROOT, "state")];
 
 async function withClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
@@ -37,7 +46,9 @@ async function withClosedStdout(args: string[]): Promise<{ code: number | null; 
 
 describe("a closed stdout", () => {
   const natsSkip = skipWithout("nats-server");
+  const postgresSkip = skipWithout("postgres");
   let nats: NatsServer | undefined;
+  let postgres: PostgresServer | undefined;
   let collector: OtlpReceiver | undefined;
   before(async () => {
     collector = await startOtlpReceiver();
@@ -70,10 +81,12 @@ describe("a closed stdout", () => {
     for (const key of ["list", "gone"])
       await new FileNoteStore(memoryDir("default", ENV)).write(key, { description: "a note", content: "milk\n".repeat(20) }, false);
     if (natsSkip === false) nats = await startNatsServer();
+    if (postgresSkip === false) postgres = await startPostgres();
   });
   after(async () => {
     await collector?.close();
     await nats?.stop();
+    await postgres?.stop();
   });
 
   // Each command with the arguments that make it write to stdout.
@@ -96,6 +109,7 @@ describe("a closed stdout", () => {
     ["session", "rm", "gone", ...STATE],
     ["session", "compact", "long", ...STATE],
     ["session", "init-stream", "--store", "nats://NATS/FISK_PIPES"],
+    ["store", "init", "postgres://PG/postgres?schema=pipes"],
     ["session", "pending", ...STATE],
     ["session", "pending", "--json", ...STATE],
     ["session", "approve", "parked-a", ...STATE],
@@ -140,9 +154,14 @@ describe("a closed stdout", () => {
   });
 
   for (const args of commands) {
-    const skip = args.some((arg) => arg.startsWith("nats://")) && natsSkip;
+    const skip = (args.some((arg) => arg.startsWith("nats://")) && natsSkip) || (args.some((arg) => arg.startsWith("postgres://")) && postgresSkip);
     it(`fisk-ai ${args.filter((arg) => !arg.startsWith("/")).join(" ")} exits 0 without a word`, { skip }, async () => {
-      const real = args.map((arg) => arg.replace("nats://NATS/", `${nats?.url ?? ""}/`).replace("http://OTLP", collector?.url ?? ""));
+      const real = args.map((arg) =>
+        arg
+          .replace("nats://NATS/", `${nats?.url ?? ""}/`)
+          .replace("postgres://PG/postgres", postgres?.url ?? "")
+          .replace("http://OTLP", collector?.url ?? ""),
+      );
       assert.deepEqual(await withClosedStdout(real), { code: 0, stderr: "" });
     });
   }

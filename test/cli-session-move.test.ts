@@ -112,7 +112,13 @@ setTimeout(next, 300);
     const [code] = await once(pipeline, "close");
     assert.equal(code, 0, stderr);
     assert.match(stdout, /^imported session big; resume with: /);
-    assert.ok(readFileSync(join(state, "big.json")).equals(readFileSync(journal)), "the imported journal is the piped one, byte for byte");
+    // The piped bytes, then the import mark: who imported it from what file, when.
+    const imported = readFileSync(join(state, "big.json"));
+    const piped = readFileSync(journal);
+    assert.ok(imported.subarray(0, piped.length).equals(piped), "the imported journal starts with the piped one, byte for byte");
+    const mark = JSON.parse(imported.subarray(piped.length).toString("utf8")) as { protocol: string; imported: { file: string } };
+    assert.equal(mark.protocol, "io.choria.fisk-ai.v1.session.imported");
+    assert.equal(mark.imported.file, "-");
   });
 });
 
@@ -217,12 +223,12 @@ describe("session mv", () => {
   it("refuses a store URL no backend has, exit 16, one line without its password, and moves nothing", async () => {
     const from = ["--state-dir", join(ROOT, "m")];
     await completedSession("pg", from);
-    const refused = await cli(["session", "mv", "pg", "--to", "postgres://fisk:hunter2@127.0.0.1:5432/runs", ...from]);
+    const refused = await cli(["session", "mv", "pg", "--to", "mysql://fisk:hunter2@127.0.0.1:3306/runs", ...from]);
     assert.equal(refused.code, 16, refused.stderr);
     assert.equal(refused.stdout, "");
-    assert.match(refused.stderr, /^fisk-ai: store "postgres:\/\/fisk:\*\*\*@127\.0\.0\.1:5432\/runs": no backend for postgres:\/\/ \(registered: [^\n]*\)\n$/);
+    assert.match(refused.stderr, /^fisk-ai: store "mysql:\/\/\*\*\*@127\.0\.0\.1:3306\/runs": no backend for mysql:\/\/ \(registered: [^\n]*\)\n$/);
     assert.equal(statusIn(await cli(["session", "ls", "--json", ...from]), "pg"), "completed", "a refused move leaves no mark");
-    assert.equal(existsSync(join(ROOT, "postgres:")), false, "no directory named after the scheme");
+    assert.equal(existsSync(join(ROOT, "mysql:")), false, "no directory named after the scheme");
     const badNats = await cli(["session", "mv", "pg", "--to", "nats://fisk:hunter2@127.0.0.1:4222/RUNS", ...from]);
     assert.equal(badNats.code, 2, badNats.stderr);
     assert.ok(!badNats.stderr.includes("hunter2"), badNats.stderr);
@@ -271,6 +277,10 @@ describe("session mv", () => {
     await pipe(["--store", natsStore], back);
     for (const store of [file, ["--store", natsStore], back])
       assert.equal(statusIn(await cli(["session", "ls", "--json", ...store]), "piped"), "completed", store.join(" "));
-    assertResumed(await followUp("piped", back), "piped back to a file store");
+    // Unsigned (no key made here yet) and imported: foreign, so its journal does not pick its agent.yaml (docs/security.md).
+    const bare = await followUp("piped", back);
+    assert.equal(bare.code, 2, bare.stderr);
+    assert.match(bare.stderr, /session piped is foreign \(it was imported from - by .*\): .* resume it with --config FILE/);
+    assertResumed(await followUp("piped", [...back, "--config", join(ROOT, "agent.yaml")]), "piped back to a file store");
   });
 });

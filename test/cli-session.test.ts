@@ -150,20 +150,6 @@ function journalBytes(dir: string, runId: string): Buffer {
   return readFileSync(journalPath(dir, runId));
 }
 
-/** The journal's records without the times of their calls, which two runs of the same calls never share. */
-function untimedRecords(dir: string, runId: string): unknown[] {
-  return journalLines(dir, runId).map((line) => {
-    const record = JSON.parse(line) as Record<string, Record<string, unknown>>;
-    delete record.part_started_at;
-    for (const payload of [record.assistant, record.tool_result]) {
-      if (payload === undefined) continue;
-      delete payload.started_at;
-      delete payload.ended_at;
-    }
-    return record;
-  });
-}
-
 function journalLines(dir: string, runId: string): string[] {
   return journalBytes(dir, runId)
     .toString("utf8")
@@ -656,12 +642,15 @@ describe("fisk-ai session show", () => {
       "counters",
       "pending",
       "approvals",
+      "uncounted_decisions",
       "terminal",
       "fingerprint",
       "compactions",
       "ledger",
+      "foreign",
       "messages",
     ]);
+    assert.deepEqual([state.uncounted_decisions, state.foreign], [[], null]);
     assert.equal(state.status, "open");
     assert.equal(state.next_iteration, 1);
     assert.deepEqual(Object.keys(state.counters as object), [
@@ -979,14 +968,20 @@ describe("fisk-ai session export and import", () => {
     const imported = await fisk(["session", "import", file, "--state-dir", other]);
     assertSucceeded(imported, "import");
     assert.equal(imported.stdout, `imported session crashed; resume with: ${resumeHint("crashed", other)}\n`);
-    assert.ok(journalBytes(other, "crashed").equals(journalBytes(original, "crashed")), "the imported journal is the original's bytes");
+    const originalBytes = journalBytes(original, "crashed");
+    assert.ok(journalBytes(other, "crashed").subarray(0, originalBytes.length).equals(originalBytes), "the imported journal starts with the original's bytes");
+    assert.equal(JSON.parse(journalLines(other, "crashed").at(-1) as string).protocol, "io.choria.fisk-ai.v1.session.imported", "then its import mark");
     assert.equal(statSync(journalPath(other, "crashed")).mode & 0o777, 0o600);
 
-    await Promise.all([
-      resumeToAnswer(["--resume", "crashed"], original, ["two"], "the original"),
-      resumeToAnswer(["--resume", "crashed"], other, ["two"], "the imported copy"),
-    ]);
-    assert.deepEqual(untimedRecords(other, "crashed"), untimedRecords(original, "crashed"), "both resumes journaled the same records");
+    // Imported, its meta unsigned: foreign (docs/security.md). It resumes with the configuration
+    // named, and the call its batch was cut at waits for a decision signed here before it runs.
+    await resumeToAnswer(["--resume", "crashed"], original, ["two"], "the original");
+    const config = ["--config", join(WS, "agent.yaml")];
+    const parked = await fisk(["run", "--resume", "crashed", ...config, "--state-dir", other]);
+    assert.equal(parked.code, 10, parked.stderr);
+    assert.match(parked.stderr, /waits for a decision on 1 call:\n +toolu_script_1_2 +note/);
+    assertSucceeded(await fisk(["session", "approve", "crashed", "--state-dir", other]), "approve");
+    await resumeToAnswer(["--resume", "crashed", ...config], other, ["two"], "the imported copy");
   });
 
   it("import --name stores the session under the new id, its meta record changed and an origin record added, and it resumes; '-' reads stdin", async () => {
@@ -995,15 +990,17 @@ describe("fisk-ai session export and import", () => {
     assertSucceeded(await fisk(["session", "export", "paused", "-o", file]), "export");
     const imported = await fisk(["session", "import", file, "--name", "copy-1", "--state-dir", dir]);
     assertSucceeded(imported, "import --name");
-    assert.deepEqual(journalLines(dir, "copy-1").slice(1, -1), journalLines(STORE, "paused").slice(1));
+    assert.deepEqual(journalLines(dir, "copy-1").slice(1, -2), journalLines(STORE, "paused").slice(1));
     const pausedSeqs = journalLines(STORE, "paused").length;
     assert.deepEqual(
-      JSON.parse(journalLines(dir, "copy-1").at(-1) as string),
+      JSON.parse(journalLines(dir, "copy-1").at(-2) as string),
       originRecord(pausedSeqs, "paused", "import"),
       "a copy says whose records it holds",
     );
+    const mark = JSON.parse(journalLines(dir, "copy-1").at(-1) as string) as { seq: number; imported: { file: string } };
+    assert.deepEqual([mark.seq, mark.imported.file], [pausedSeqs + 2, file], "and that it was imported, from what file");
     assert.deepEqual(metaOf(dir, "copy-1"), { ...metaOf(STORE, "paused"), run_id: "copy-1" });
-    await resumeToAnswer(["--resume", "copy-1"], dir, [], "the renamed import");
+    await resumeToAnswer(["--resume", "copy-1", "--config", join(WS, "agent.yaml")], dir, [], "the renamed import");
     // '-' reads the journal from stdin.
     const piped = await fisk(["session", "import", "-", "--name", "copy-2", "--state-dir", dir], { stdin: readFileSync(file, "utf8") });
     assertSucceeded(piped, "import -");

@@ -19,6 +19,7 @@ import { createStore } from "../src/backends/open-backend.js";
 import type { JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
 import { initRunStream } from "../src/backends/jetstream/run-stream.js";
 import type { JournalRecord } from "../src/runstate/records/records.js";
+import { sharedKeyring } from "./helpers/signing-keys.js";
 import { type runCli, startCli, type CliRun } from "./helpers/cli-harness.js";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
@@ -127,7 +128,18 @@ async function workspace({ gateOpen = true, leaseTtlMs = STEADY_LEASE_MS } = {})
   const sideLog = join(dir, "side-effects.log");
   const gate = join(dir, "gate");
   if (gateOpen) writeFileSync(gate, "");
-  const env = { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: model.url, SIDE_LOG: sideLog, GATE: gate, NO_COLOR: "1" };
+  // A shared store's decisions are signed with a keyring every decider and worker has: one per workspace.
+  const keys = sharedKeyring(dir);
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    ANTHROPIC_API_KEY: API_KEY,
+    ANTHROPIC_BASE_URL: model.url,
+    SIDE_LOG: sideLog,
+    GATE: gate,
+    NO_COLOR: "1",
+    FISK_AI_SIGNING_KEYS: keys,
+  };
   const storeFlag = ["--store", `${nats.url}/${stream}`];
   return {
     dir,

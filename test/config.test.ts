@@ -7,6 +7,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ConfigError } from "../src/agent/agent-errors.js";
+import { BackendError } from "../src/backends/backend-errors.js";
 import { loadAgentConfig } from "../src/config/agent-config.js";
 import type { FileStoreConfig } from "../src/backends/store-config.js";
 
@@ -155,6 +156,26 @@ session: { backend: file, state_dir: ./runs }
     assertConfigError("session: { backend: jetstream, stream: RUNS }\n", /: session: the jetstream backend needs servers: \(nats:\/\/HOST:PORT\) and stream: /);
     assertConfigError("session: { backend: jetstream, servers: nats://h:1, stream: 'A.B' }\n", /session\.stream: a stream name is letters, digits/);
     assertConfigError("session: { backend: postgres }\n", /session\.backend: /);
+  });
+
+  it("reads session.url through the store parser: a URL or a directory beside the file; an unknown scheme keeps its code, masked", () => {
+    assert.deepEqual(loadAgentConfig(configFile("session: { url: nats://127.0.0.1:4222/RUNS }\n")).store, {
+      backend: "jetstream",
+      servers: "nats://127.0.0.1:4222",
+      stream: "RUNS",
+    });
+    assert.deepEqual(loadAgentConfig(configFile("session: { url: ./runs }\n")).store, { backend: "file", dir: join(scratch, "runs") });
+    const path = configFile("session: { url: 'mysql://fisk:hunter2@127.0.0.1/runs' }\n");
+    assert.throws(
+      () => loadAgentConfig(path),
+      (error: unknown) =>
+        error instanceof BackendError &&
+        error.code === "ERR_UNKNOWN_SCHEME" &&
+        error.message.startsWith(`${path}: session.url: store "mysql://***@127.0.0.1/runs": no backend for mysql://`) &&
+        !error.message.includes("hunter2"),
+    );
+    assertConfigError("session: { url: ./runs, state_dir: ./other }\n", /: session: url names the store by itself: drop state_dir$/);
+    assertConfigError("session: { url: ./runs, backend: jetstream }\n", /: session: url names the store by itself: drop backend$/);
   });
 
   it("journals new sessions in record version 2 unless session.record_version says 3, and names the versions there are", () => {

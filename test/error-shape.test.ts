@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  BackendError,
   CompactionError,
   ConfigError,
   DecisionRefusedError,
@@ -17,7 +18,7 @@ import {
   ResumeRefusedError,
   RunStateError,
 } from "../src/index.js";
-import { McpServerError } from "../src/tools/mcp/index.js";
+import { McpServerError, McpSignInNeededError } from "../src/tools/mcp/index.js";
 
 test("every library error is a FiskError with its code and the session it is about", () => {
   const errors: [FiskError, string][] = [
@@ -30,6 +31,8 @@ test("every library error is a FiskError with its code and the session it is abo
     [new ModelCallError("anthropic: 529 overloaded", { retryable: true, status: 529 }), "ERR_MODEL_CALL"],
     [new McpServerError("mcp server fs did not start"), "ERR_MCP_SERVER"],
     [new NoteError("ERR_FULL", "1024 notes"), "ERR_FULL"],
+    [new McpSignInNeededError("web"), "ERR_SIGN_IN_NEEDED"],
+    [new BackendError("ERR_UNKNOWN_SCHEME", "no backend for postgres://"), "ERR_UNKNOWN_SCHEME"],
   ];
   for (const [error, code] of errors) {
     assert.ok(error instanceof FiskError && error instanceof Error, error.name);

@@ -175,7 +175,7 @@ describe("fold: approvals", () => {
     assert.deepEqual([...(waiting.pending?.approvals.keys() ?? [])], ["toolu_2"]);
     const decided = fold(journalOf("r", ...parked, decisionEntry("toolu_2", "approve")));
     assert.equal(decided.terminal, undefined, "a decision reopens the run");
-    assert.equal(decided.pending?.decisions.get("toolu_2")?.decision.decision, "approve");
+    assert.equal(decided.pending?.decisions.get("toolu_2")?.at(-1)?.decision.decision, "approve");
     const done = fold(journalOf("r", ...parked, decisionEntry("toolu_2", "approve"), toolResultEntry("toolu_2")));
     assert.equal(done.pending, undefined);
   });
@@ -195,12 +195,23 @@ describe("fold: approvals", () => {
     const question = { ...approvalRequestEntry("toolu_1") };
     question.approval_request = { ...question.approval_request, kind: "question" };
     const state = fold(journalOf("r", assistantEntry(0, "asking", ["toolu_1"]), question, decisionEntry("toolu_1", "answer", "blue")));
-    assert.equal(state.pending?.decisions.get("toolu_1")?.decision.text, "blue");
+    assert.equal(state.pending?.decisions.get("toolu_1")?.at(-1)?.decision.text, "blue");
+  });
+
+  it("keeps a second decision after an approval, which may not count where it is read (its signature), in journal order", () => {
+    const state = fold(journalOf("r", ...parked, decisionEntry("toolu_2", "approve"), decisionEntry("toolu_2", "deny", "no")));
+    assert.deepEqual(
+      state.pending?.decisions.get("toolu_2")?.map(({ seq, decision }) => [seq, decision.decision]),
+      [
+        [6, "approve"],
+        [7, "deny"],
+      ],
+    );
   });
 
   describe("refuses", () => {
-    it("a second decision on one call", () =>
-      rejects([...parked, decisionEntry("toolu_2", "approve"), decisionEntry("toolu_2", "deny")], 7, /second decision on tool_use toolu_2, decided at seq 6/));
+    it("a decision after a denial, which always counts", () =>
+      rejects([...parked, decisionEntry("toolu_2", "deny", "no"), decisionEntry("toolu_2", "approve")], 7, /denied at seq 6: a denial is final/));
     it("a result for a call that waits for a decision", () =>
       rejects([...parked, toolResultEntry("toolu_2")], 6, /waits for a decision: an undecided call never runs/));
     it("a denied call's result that is not an error", () =>

@@ -56,6 +56,7 @@ test("src/ has no import cycle", () => {
 const LAYERS: readonly (readonly string[])[] = [
   ["errors", "package"],
   ["runstate"],
+  ["trust"],
   ["llm"],
   ["tools"],
   ["memory"],

@@ -6,7 +6,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { maskUrlCredentials } from "../src/errors/masked-url.js";
+import { maskUrlCredentials, urlHoldsSecret } from "../src/errors/masked-url.js";
 import { runCli } from "./helpers/cli-harness.js";
 import { freePort } from "./helpers/nats-server.js";
 
@@ -22,12 +22,26 @@ describe("store URLs with passwords", () => {
     );
   });
 
+  it("leaves the placeholders of a URL's form (postgres://USER@HOST) as written, and masks a real user, lower-case user too", () => {
+    assert.equal(
+      maskUrlCredentials("expected postgres://USER@HOST:PORT/DB or nats://USER:PASSWORD@HOST, not postgres://user@h or postgres://USERS@h"),
+      "expected postgres://USER@HOST:PORT/DB or nats://USER:PASSWORD@HOST, not postgres://***@h or postgres://***@h",
+    );
+  });
+
+  it("tells a URL that holds a password or a secret parameter from one that names only a user", () => {
+    assert.equal(urlHoldsSecret("postgres://fisk:hunter2@127.0.0.1/runs"), true);
+    assert.equal(urlHoldsSecret("postgres://127.0.0.1/runs?password=x"), true);
+    assert.equal(urlHoldsSecret("postgres://fisk@127.0.0.1/runs?schema=cli"), false);
+    assert.equal(urlHoldsSecret("/a/directory"), false);
+  });
+
   it("--store nats://user:password@... is refused without echoing the password", async () => {
     const dir = mkdtempSync(join(root, "flag-"));
     const result = await runCli(["session", "ls", "--store", "nats://ops:hunter2@127.0.0.1:4222/RUNS"], { cwd: dir, env: env(dir) });
     assert.equal(result.code, 2, result.stderr);
     assert.doesNotMatch(result.stderr + result.stdout, /hunter2|ops:/);
-    assert.match(result.stderr, /^fisk-ai: --store "nats:\/\/\*\*\*@127\.0\.0\.1:4222\/RUNS": expected nats:\/\/HOST:PORT\/STREAM/);
+    assert.match(result.stderr, /^fisk-ai: store "nats:\/\/\*\*\*@127\.0\.0\.1:4222\/RUNS": expected nats:\/\/HOST:PORT\/STREAM/);
   });
 
   it("servers: with a password that cannot be reached names the server without it", async () => {

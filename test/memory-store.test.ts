@@ -44,8 +44,8 @@ describe("createStore", () => {
 
   it("refuses an unknown backend in one line naming those there are", async () => {
     await assert.rejects(
-      createStore({ backend: "postgres" } as never),
-      /^BackendError: unknown session backend "postgres": use one of file, memory, jetstream/,
+      createStore({ backend: "mysql" } as never),
+      /^BackendError: unknown session backend "mysql": use one of file, memory, jetstream, postgres/,
     );
   });
 });

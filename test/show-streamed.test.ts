@@ -1,4 +1,4 @@
-// covers: src/cli/text/paced-output.ts, src/cli/text/session-json.ts, src/cli/text/show-json.ts
+// covers: src/cli/text/paced-output.ts, src/cli/text/session-json.ts, src/cli/text/summary-json.ts, src/cli/text/show-json.ts
 // covers: src/backends/memory/memory-store.ts, src/runstate/views/fold.ts
 // covers: src/runstate/views/message-stream.ts, src/runstate/views/run-tally.ts
 // process: shared
@@ -14,6 +14,7 @@ import { tallyRecords } from "../src/runstate/views/run-tally.js";
 import { PacedOutput } from "../src/cli/text/paced-output.js";
 import { stateJson } from "../src/cli/text/session-json.js";
 import { writeStateJson } from "../src/cli/text/show-json.js";
+import { trustedKeys } from "../src/trust/keyring.js";
 import {
   approvalRequestEntry,
   assistantEntry,
@@ -41,7 +42,7 @@ async function streamed(records: readonly JournalRecord[]): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-const folded = (records: readonly JournalRecord[]) => `${JSON.stringify(stateJson(fold(records), SUMMARY), null, 2)}\n`;
+const folded = (records: readonly JournalRecord[]) => `${JSON.stringify(stateJson(fold(records), SUMMARY, trustedKeys()), null, 2)}\n`;
 
 /** The prompt, then seqs 2 to 7: two batches around an answer and a follow-up (twoBatchConversation). */
 const conversation: RecordEntry[] = twoBatchConversation();

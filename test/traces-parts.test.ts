@@ -176,7 +176,9 @@ describe("a decision whose spans cannot be sent", () => {
     assert.equal(approved.code, 0, approved.stderr);
     assert.match(approved.stdout, /^approved /);
     assert.equal(decisions(dir, "down1").length, 1);
+    // The first decision on this file store also makes its signing key, and says so first.
     const lines = approved.stderr.trim().split("\n");
+    assert.match(lines.shift() ?? "", /^fisk-ai: made a signing key for decisions in /);
     assert.equal(lines.length, 1, approved.stderr);
     assert.match(lines[0] as string, /^fisk-ai: the decision's traces were not sent: .*'fisk-ai session trace ID' sends a session's spans again$/);
   });

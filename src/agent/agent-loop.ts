@@ -29,6 +29,9 @@ import { cannotHaveRun, decideCall, parkCalls, waitingMessage, type AskUser, typ
 import type { AgentEvents, RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, type FingerprintStyle } from "./fingerprint.js";
 import type { NoteStore } from "../memory/note-store.js";
+import { installationKeys, type InstallationKeys } from "../trust/installation-keys.js";
+import { signMeta } from "../trust/signatures.js";
+import { foreignReason } from "../trust/session-trust.js";
 import { RunRecorder } from "./run-recorder.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { TreeTally } from "./tree-tally.js";
@@ -88,6 +91,8 @@ export interface RunOptions {
   parentBudget?: TreeBudget;
   /** For a child session: the deepest a session of its tree may be (agent-tool.ts). */
   treeMaxDepth?: number;
+  /** What decisions and the meta are verified and signed with; default the installation's for the store (installationKeys). */
+  keys?: InstallationKeys;
 }
 
 /** What `nextPrompt` answers to have the conversation compacted before the next prompt. */
@@ -145,8 +150,14 @@ export function newRunMeta(settings: AgentSettings, start: RunStart): MetaPayloa
   };
 }
 
-export async function startRun(options: RunOptions, start: RunStart): Promise<RunOutcome> {
-  const meta = newRunMeta(options.settings, start);
+/** The meta signed with the keys' current key, when there is one: what a resume trusts of it is then known to be this installation's. */
+export function signedMeta(meta: MetaPayload, keys: InstallationKeys): MetaPayload {
+  return keys.trusted.current === undefined ? meta : signMeta(keys.trusted, meta);
+}
+
+export async function startRun(given: RunOptions, start: RunStart): Promise<RunOutcome> {
+  const options = withKeys(given);
+  const meta = signedMeta(newRunMeta(options.settings, start), options.keys);
   const runId = meta.run_id;
   const recorder = await RunRecorder.create(options.store, meta);
   try {
@@ -164,10 +175,12 @@ export async function startRun(options: RunOptions, start: RunStart): Promise<Ru
   }
 }
 
-export async function resumeRun(options: RunOptions & { store: Store }, resume: RunResume): Promise<RunOutcome> {
-  const recorder = await RunRecorder.open(options.store, resume.runId, "take");
+export async function resumeRun(given: RunOptions & { store: Store }, resume: RunResume): Promise<RunOutcome> {
+  const keyed = withKeys(given);
+  const recorder = await RunRecorder.open(keyed.store, resume.runId, "take");
   try {
     const state = recorder.state();
+    const options = { ...keyed, foreign: foreignReason(state.meta, state.imported, keyed.keys) };
     // Asked while this copy is held, so a move cannot finish between the question and the resume.
     if (state.moved !== undefined && (resume.movedHeld === undefined || (await resume.movedHeld(state.moved.to)))) throw movedError(resume.runId, state.moved);
     const tally = await TreeTally.of(options.store, state, options.settings.maxTokens, options.parentBudget);
@@ -318,9 +331,16 @@ export function answerText(message: AssistantMessage): string {
 }
 
 /** What driving one run works with, resolved once: the pieces below share it instead of closing over it. */
+function withKeys<O extends RunOptions>(options: O): O & { keys: InstallationKeys } {
+  return { ...options, keys: options.keys ?? installationKeys(options.store) };
+}
+
+/** The options a run is driven with: its keys, and for a foreign session (docs/security.md) why it is one. */
+type DriveOptions = RunOptions & { keys: InstallationKeys; foreign?: string | undefined };
+
 interface Drive {
   recorder: RunRecorder;
-  options: RunOptions;
+  options: DriveOptions;
   settings: AgentSettings;
   /** The system prompt as sent, memory index included. */
   system: string;
@@ -331,7 +351,7 @@ interface Drive {
   tally: TreeTally;
 }
 
-async function drive(recorder: RunRecorder, options: RunOptions, tally: TreeTally, system: string, followUp: string | undefined): Promise<RunOutcome> {
+async function drive(recorder: RunRecorder, options: DriveOptions, tally: TreeTally, system: string, followUp: string | undefined): Promise<RunOutcome> {
   const { settings } = options;
   const signal = options.signal ?? new AbortController().signal;
   const events = options.events ?? {};
@@ -525,7 +545,8 @@ async function finishPendingBatch(run: Drive): Promise<BatchEnd> {
   if (terminal !== undefined && rerun.some((use) => !cannotHaveRun(pending, use.id) && settings.tools.crashPolicy(use.name) !== "rerun")) {
     await run.recorder.append({ protocol: PROTOCOLS.resumed, resumed: { resumed_at: new Date().toISOString() } });
   }
-  return runTools(run, rerun);
+  // A foreign session's calls were chosen elsewhere: none runs here without a decision signed here.
+  return runTools(run, rerun, options.foreign !== undefined);
 }
 
 /**
@@ -540,9 +561,9 @@ interface BatchEnd {
 }
 
 /** Runs a batch's calls, but those that wait for a person's decision. */
-async function runTools(run: Drive, uses: readonly ToolUseBlock[]): Promise<BatchEnd> {
+async function runTools(run: Drive, uses: readonly ToolUseBlock[], decideEvery = false): Promise<BatchEnd> {
   const { settings, signal } = run;
-  const approvals = batchApprovals(run);
+  const approvals = { ...batchApprovals(run), decideEvery };
   const waiting = await parkCalls(approvals, uses);
   const held: CallHeld[] = [];
   const runOne = async (use: ToolUseBlock): Promise<void> => {
@@ -612,6 +633,7 @@ function batchApprovals(run: Drive): BatchApprovals {
     tools: run.settings.tools,
     events: run.events,
     deciders: { confirm, askUser, decidedBy },
+    keys: run.options.keys,
     timeoutMs: run.settings.approvalTimeoutMs,
     journalResult: (use, result) => journalResult(run, use, result),
   };
@@ -623,7 +645,7 @@ function batchApprovals(run: Drive): BatchApprovals {
  */
 async function park(run: Drive, childWaiting: readonly WaitingCall[]): Promise<RunOutcome> {
   const state = run.recorder.state();
-  const waiting = [...waitingCalls(state), ...childWaiting];
+  const waiting = [...waitingCalls(state, run.options.keys.trusted), ...childWaiting];
   const message = waitingMessage(waiting);
   if (state.terminal?.reason !== "awaiting_approval") return finish(run, "awaiting_approval", { message, waiting });
   const outcome: RunOutcome = { runId: run.recorder.runId, reason: "awaiting_approval", checkpointed: true, counters: state.counters, message, waiting };

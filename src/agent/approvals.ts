@@ -13,6 +13,9 @@ import type { ConfirmToolCall, ToolSet } from "../tools/tool-set.js";
 import type { AgentEvents } from "./events.js";
 import type { RunRecorder } from "./run-recorder.js";
 import type { WaitingCall } from "./waiting-calls.js";
+import { countedDecision } from "../trust/counted-decisions.js";
+import type { InstallationKeys } from "../trust/installation-keys.js";
+import { signDecision } from "../trust/signatures.js";
 
 /** Answers an ask_user question on the spot (on a terminal); resolves to the answer. */
 export type AskUser = (question: string) => Promise<string>;
@@ -33,6 +36,10 @@ export interface BatchApprovals {
   tools: ToolSet;
   events: AgentEvents;
   deciders: Deciders;
+  /** What decisions are verified and signed with. */
+  keys: InstallationKeys;
+  /** Every call of the batch needs a decision, as a `confirm` tool's does: a foreign session's batch, taken up here. */
+  decideEvery?: boolean;
   /** A request undecided this long is denied ("timed out") when a resume finds it. */
   timeoutMs: number | undefined;
   /** Journals a call's result, as the loop does for a call it ran. */
@@ -50,8 +57,8 @@ export async function parkCalls(batch: BatchApprovals, uses: readonly ToolUseBlo
   for (const use of uses) {
     const pending = batchOf(batch);
     const request = pending.approvals.get(use.id)?.request;
-    const kind = request?.kind ?? batch.tools.decisionKind(use);
-    if (kind === undefined || pending.decisions.has(use.id) || askerFor(batch.deciders, kind) !== undefined) continue;
+    const kind = request?.kind ?? kindOf(batch, use);
+    if (kind === undefined || counted(batch, use.id) !== undefined || askerFor(batch.deciders, kind) !== undefined) continue;
     if (request !== undefined) {
       if (batch.timeoutMs !== undefined && now - Date.parse(request.requested_at) >= batch.timeoutMs) {
         await journalDecision(batch, {
@@ -81,9 +88,9 @@ export async function parkCalls(batch: BatchApprovals, uses: readonly ToolUseBlo
  */
 export async function decideCall(batch: BatchApprovals, use: ToolUseBlock): Promise<boolean> {
   const pending = batchOf(batch);
-  let decision = pending.decisions.get(use.id)?.decision;
+  let decision = counted(batch, use.id);
   if (decision === undefined) {
-    const kind = pending.approvals.get(use.id)?.request.kind ?? batch.tools.decisionKind(use);
+    const kind = pending.approvals.get(use.id)?.request.kind ?? kindOf(batch, use);
     if (kind === undefined) return true;
     const asked = await ask(batch, use, kind);
     if (asked === undefined) {
@@ -91,7 +98,11 @@ export async function decideCall(batch: BatchApprovals, use: ToolUseBlock): Prom
       await batch.journalResult(use, unaskedResult(use, kind));
       return false;
     }
-    decision = { tool_use_id: use.id, ...asked, decided_by: batch.deciders.decidedBy ?? "callback", decided_at: new Date().toISOString() };
+    const made = { tool_use_id: use.id, ...asked, decided_by: batch.deciders.decidedBy ?? "callback", decided_at: new Date().toISOString() };
+    decision =
+      made.decision === "deny"
+        ? made
+        : { ...made, signature: signDecision(batch.keys.signing(), { runId: batch.recorder.runId, name: use.name, input: use.input }, made) };
     await journalDecision(batch, decision);
   }
   if (decision.decision === "approve") return true;
@@ -107,17 +118,28 @@ export async function decideCall(batch: BatchApprovals, use: ToolUseBlock): Prom
 
 /**
  * A call of the batch that cannot have been running when the run stopped: one parked and
- * not approved, or one denied or answered. A resume never counts it as cut short.
+ * not approved, or one denied or answered. A resume never counts it as cut short. Any
+ * approval journaled counts here, verified or not: the call may have run on it.
  */
 export function cannotHaveRun(pending: PendingBatch, id: string): boolean {
-  const decided = pending.decisions.get(id)?.decision.decision;
-  return decided === "deny" || decided === "answer" || (pending.approvals.has(id) && decided === undefined);
+  const decisions = pending.decisions.get(id) ?? [];
+  const approved = decisions.some(({ decision }) => decision.decision === "approve");
+  const refused = decisions.some(({ decision }) => decision.decision !== "approve");
+  return (refused && !approved) || (pending.approvals.has(id) && !approved);
 }
 
 /** The terminal message of a run that waits. */
 export function waitingMessage(waiting: readonly WaitingCall[]): string {
   const calls = waiting.map((call) => `${call.name} (${call.toolUseId})`).join(", ");
   return `${waiting.length === 1 ? "1 call waits" : `${waiting.length} calls wait`} for a decision: ${calls}`;
+}
+
+function kindOf(batch: BatchApprovals, use: ToolUseBlock): ApprovalKind | undefined {
+  return batch.tools.decisionKind(use) ?? (batch.decideEvery === true ? "approval" : undefined);
+}
+
+function counted(batch: BatchApprovals, id: string): ApprovalDecisionPayload | undefined {
+  return countedDecision(batch.recorder.state(), id, batch.keys.trusted);
 }
 
 function batchOf(batch: BatchApprovals): PendingBatch {

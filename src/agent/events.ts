@@ -85,6 +85,8 @@ export interface AgentEvents {
   approvalRequested?(request: ApprovalRequestPayload): void;
   /** A decision was journaled by the run: asked through `confirm` or `askUser`, or a timed-out request denied. */
   approvalDecided?(decision: ApprovalDecisionPayload): void;
+  /** The run made the user's signing key to sign a decision asked on the spot (the first on this machine): where it is. */
+  signingKeyCreated?(path: string): void;
   /** The run ended, its terminal record journaled. Not called when the run rejects instead. */
   runFinished?(outcome: RunOutcome): void;
 }

@@ -15,6 +15,8 @@ import { AGENT_DEFAULTS } from "./defaults.js";
 import type { AgentEvents, RunOutcome } from "./events.js";
 import type { NoteStore } from "../memory/note-store.js";
 import type { ParentLink, ToolUseBlock } from "../runstate/records/records.js";
+import { installationKeys } from "../trust/installation-keys.js";
+import type { Keyring } from "../trust/keyring.js";
 
 /** What runAgent runs: the model, the prompt (or the session to resume) and the tools; the rest has defaults. */
 export interface RunAgentOptions {
@@ -128,6 +130,12 @@ export interface RunAgentOptions {
   parentBudget?: TreeBudget;
   /** For a child session (agentTool sets it): the deepest a session of its tree may be, so a child's own agent tools cannot go deeper than the run it started from allows. */
   treeMaxDepth?: number;
+  /**
+   * The keys decisions and the session's meta are signed and verified with (docs/security.md);
+   * default the keyring file FISK_AI_SIGNING_KEYS names, else the user's, made on the first
+   * decision asked on the spot when the store is a FileStore.
+   */
+  keyring?: Keyring;
 }
 
 /** How the run ended, as the runFinished event reports it. A failed model call or an over-budget run is an outcome (reason `error`, `budget`), not a rejection. */
@@ -154,6 +162,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     ...(options.toolCwd === undefined ? {} : { toolCwd: options.toolCwd }),
     ...(options.parentBudget === undefined ? {} : { parentBudget: options.parentBudget }),
     ...(options.treeMaxDepth === undefined ? {} : { treeMaxDepth: options.treeMaxDepth }),
+    keys: installationKeys(options.store, {
+      ...(options.keyring === undefined ? {} : { keyring: options.keyring }),
+      ...(options.events?.signingKeyCreated === undefined ? {} : { onKeyCreated: options.events.signingKeyCreated }),
+    }),
   };
   if (options.resume !== undefined) {
     if (options.store === undefined) throw new ConfigError("resume needs the store the session is in: pass store");

@@ -4,6 +4,9 @@
 import type { RunState } from "../runstate/views/fold.js";
 import type { ApprovalKind } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
+import { countedDecision } from "../trust/counted-decisions.js";
+import { installationKeys } from "../trust/installation-keys.js";
+import type { Keyring } from "../trust/keyring.js";
 
 /** A tool call parked for a decision: an approval (a `confirm` tool) or a question (`ask_user`). */
 export interface WaitingCall {
@@ -23,13 +26,13 @@ export interface WaitingCall {
   path?: string[];
 }
 
-/** The calls of a run's pending batch that wait for a decision, in the model's order. */
-export function waitingCalls(state: RunState): WaitingCall[] {
+/** The calls of a run's pending batch that wait for a decision that counts (verified with `keyring`), in the model's order. */
+export function waitingCalls(state: RunState, keyring: Keyring): WaitingCall[] {
   const pending = state.pending;
   if (pending === undefined) return [];
   return pending.toolUses.flatMap((use) => {
     const parked = pending.approvals.get(use.id);
-    if (parked === undefined || pending.decisions.has(use.id)) return [];
+    if (parked === undefined || countedDecision(state, use.id, keyring) !== undefined) return [];
     const { name, input, kind, requested_at: requestedAt } = parked.request;
     return [{ runId: state.runId, toolUseId: use.id, name, input, kind, requestedAt }];
   });
@@ -40,13 +43,13 @@ export function waitingCalls(state: RunState): WaitingCall[] {
  * status is `awaiting_approval` are read whole, so this costs what `list()` does plus
  * those journals.
  */
-export async function listPending(store: Store): Promise<WaitingCall[]> {
+export async function listPending(store: Store, keyring: Keyring = installationKeys(store).trusted): Promise<WaitingCall[]> {
   const summaries = await store.list();
   const parentOf = new Map(summaries.flatMap((summary) => (summary.meta?.parent === undefined ? [] : [[summary.runId, summary.meta.parent.run_id] as const])));
   const parked = summaries.filter((summary) => summary.status === "awaiting_approval");
   const states = await Promise.all(parked.map((summary) => store.load(summary.runId)));
   return states
-    .flatMap(waitingCalls)
+    .flatMap((state) => waitingCalls(state, keyring))
     .map((call) => (parentOf.has(call.runId) ? { ...call, path: pathFromRoot(call.runId, parentOf) } : call))
     .sort((a, b) => (a.requestedAt < b.requestedAt ? -1 : a.requestedAt > b.requestedAt ? 1 : 0));
 }

@@ -1,8 +1,10 @@
 // The URL forms of the backends fisk-ai ships, read without loading any backend's code:
-// a directory (or file:///DIR), memory://, and nats://HOST:PORT/STREAM (tls:// alike).
+// a directory (or file:///DIR), memory://, nats://HOST:PORT/STREAM (tls:// alike), and
+// postgres://USER@HOST:PORT/DATABASE?schema=NAME (postgresql:// alike).
 import { fileURLToPath } from "node:url";
 import { storeUrlError } from "./backend-errors.js";
-import type { FileStoreConfig, JetStreamStoreConfig, MemoryStoreConfig } from "./store-config.js";
+import { POSTGRES_FORM, postgresUrlProblem } from "./postgres/postgres-url.js";
+import type { FileStoreConfig, JetStreamStoreConfig, MemoryStoreConfig, PostgresStoreConfig } from "./store-config.js";
 
 const NATS_FORM = "nats://HOST:PORT/STREAM (credentials go in NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN, never in the URL)";
 
@@ -30,4 +32,10 @@ export function jetStreamStoreOfUrl(url: URL, text: string): JetStreamStoreConfi
     throw storeUrlError(text, NATS_FORM);
   }
   return { backend: "jetstream", servers: `${url.protocol}//${url.host}`, stream };
+}
+
+/** `postgres://USER@HOST:PORT/DATABASE?schema=NAME`: a Postgres store; the driver reads the URL, the PG* variables fill in the rest. */
+export function postgresStoreOfUrl(url: URL, text: string): PostgresStoreConfig {
+  if (postgresUrlProblem(url) !== undefined) throw storeUrlError(text, POSTGRES_FORM);
+  return { backend: "postgres", url: text };
 }

@@ -18,7 +18,7 @@ export async function openBackend(store: string | StoreConfig, options: BackendO
     // Only a configuration a program built can name a backend that is not there.
     throw new BackendError(
       "ERR_UNKNOWN_SCHEME",
-      `unknown session backend ${JSON.stringify(config.backend)}: use one of file, memory, jetstream, or { url } with a registered scheme (${registeredSchemes().join(", ")})`,
+      `unknown session backend ${JSON.stringify(config.backend)}: use one of file, memory, jetstream, postgres, or { url } with a registered scheme (${registeredSchemes().join(", ")})`,
     );
   }
   return registration.open(config, options);

@@ -14,7 +14,7 @@ export async function poolBackend(opened: Promise<Backend>): Promise<{ store: St
   await store.close();
   throw new RunStateError(
     "ERR_STORE_CONFIG",
-    "the worker pool needs a backend with a queue: sessions kept in files (--state-dir DIR), on NATS JetStream (--store nats://HOST:PORT/STREAM), or a registered backend that has one: this one has none",
+    "the worker pool needs a backend with a queue: sessions kept in files (--state-dir DIR), on NATS JetStream (--store nats://HOST:PORT/STREAM), in Postgres (--store postgres://USER@HOST/DATABASE), or a registered backend that has one: this one has none",
   );
 }
 

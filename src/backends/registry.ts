@@ -3,7 +3,7 @@
 // not pay for clients of backends nobody uses; a program adds its own with registerBackend.
 import type { Backend, BackendFactory, BackendOptions } from "./backend.js";
 import { BackendError } from "./backend-errors.js";
-import { fileStoreOfUrl, jetStreamStoreOfUrl, memoryStoreOfUrl } from "./built-in-urls.js";
+import { fileStoreOfUrl, jetStreamStoreOfUrl, memoryStoreOfUrl, postgresStoreOfUrl } from "./built-in-urls.js";
 import type { StoreConfig } from "./store-config.js";
 
 /** How the stores of one scheme are named and opened. */
@@ -32,6 +32,11 @@ const BUILT_IN = {
       return openJetStreamBackend(report === undefined ? jetstream : { ...jetstream, report });
     },
   },
+  postgres: {
+    read: postgresStoreOfUrl,
+    open: async (config, { report }) =>
+      (await import("./postgres/postgres-backend.js")).openPostgresBackend(config as Extract<StoreConfig, { backend: "postgres" }>, report),
+  },
 } satisfies Record<string, Registration>;
 
 const registry = new Map<string, Registration>([
@@ -39,6 +44,8 @@ const registry = new Map<string, Registration>([
   ["memory", BUILT_IN.memory],
   ["nats", BUILT_IN.jetstream],
   ["tls", BUILT_IN.jetstream],
+  ["postgres", BUILT_IN.postgres],
+  ["postgresql", BUILT_IN.postgres],
 ]);
 
 /** A scheme as registered: lower case, without the colon. */
@@ -50,7 +57,7 @@ function schemeKey(scheme: string): string {
  * Registers the backend that keeps the stores of URLs of `scheme` (`"postgres"` for
  * `postgres://...`): from then on `openBackend`, the CLI's `--store` and agent.yaml's
  * `session.url` reach it, and the worker pool uses its queue. ERR_SCHEME_TAKEN for a
- * scheme already registered (fisk-ai's own: file, memory, nats, tls).
+ * scheme already registered (fisk-ai's own: file, memory, nats, tls, postgres, postgresql).
  */
 export function registerBackend(scheme: string, factory: BackendFactory): void {
   const key = schemeKey(scheme);

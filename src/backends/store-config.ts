@@ -1,8 +1,9 @@
 // A store named as data: the typed settings of the backends fisk-ai ships, or the URL of
 // any registered backend. parseStoreUrl turns what a person types into one of these.
 import type { JetStreamStoreConfig } from "./jetstream/connection.js";
+import type { PostgresStoreConfig } from "./postgres/postgres-url.js";
 
-export type { JetStreamStoreConfig };
+export type { JetStreamStoreConfig, PostgresStoreConfig };
 
 /** The file backend: one journal file a session, in a directory. */
 export interface FileStoreConfig {
@@ -20,10 +21,11 @@ export interface MemoryStoreConfig {
 
 /** A store any registered backend keeps, named by its URL: the URL's scheme selects the backend (registerBackend). */
 export interface UrlStoreConfig {
+  /** Absent: the URL's scheme names the backend. */
   backend?: undefined;
-  /** The store's URL; it may hold credentials, which are never shown (maskUrl). */
+  /** The store's URL; it may hold credentials, which are never shown (maskUrlCredentials). */
   url: string;
 }
 
 /** A store configuration for openBackend and createStore: `backend` names a built-in backend, `url` any registered one. */
-export type StoreConfig = FileStoreConfig | MemoryStoreConfig | JetStreamStoreConfig | UrlStoreConfig;
+export type StoreConfig = FileStoreConfig | MemoryStoreConfig | JetStreamStoreConfig | PostgresStoreConfig | UrlStoreConfig;

@@ -3,7 +3,8 @@
 // registered (a `postgres://` nobody registered is refused, not taken for a directory),
 // anything else is a file store's directory.
 import { resolve } from "node:path";
-import { BackendError, maskUrl, storeUrlError } from "./backend-errors.js";
+import { BackendError, storeUrlError } from "./backend-errors.js";
+import { maskUrlCredentials } from "../errors/masked-url.js";
 import { registeredSchemes, registrationOf } from "./registry.js";
 import type { StoreConfig } from "./store-config.js";
 import { schemeOf } from "./url-form.js";
@@ -26,7 +27,7 @@ export function parseStoreUrl(text: string, base: string = process.cwd()): Store
       .join(", ");
     throw new BackendError(
       "ERR_UNKNOWN_SCHEME",
-      `store ${JSON.stringify(maskUrl(text))}: no backend for ${scheme.toLowerCase()}:// (registered: ${known}; a program adds one with registerBackend)`,
+      `store ${JSON.stringify(maskUrlCredentials(text))}: no backend for ${scheme.toLowerCase()}:// (registered: ${known}; a program adds one with registerBackend)`,
     );
   }
   let url: URL;

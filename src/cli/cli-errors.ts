@@ -4,6 +4,7 @@ import { GO_V3_HASHES_NOTE, type DecisionRefusedError, type ResumeRefusedError }
 import { isStoreUrl } from "../backends/url-form.js";
 import { isFiskError } from "../errors/fisk-error.js";
 import { maskUrlCredentials } from "../errors/masked-url.js";
+import type { McpSignInNeededError } from "../tools/mcp/sign-in-provider.js";
 import { RunStateError } from "../runstate/errors.js";
 import { EXIT, exitCodeForStoreError } from "./exit-codes.js";
 
@@ -45,6 +46,8 @@ function failureOf(error: unknown): { line: string; exit: number } {
     case "ERR_CONFIG":
     case "ERR_COMPACTION":
       return { line: error.message, exit: EXIT.usage };
+    case "ERR_SIGN_IN_NEEDED":
+      return { line: `${error.message}: sign in with 'fisk-ai mcp login ${(error as McpSignInNeededError).server}', then run again`, exit: EXIT.signIn };
     case "ERR_UNKNOWN_SCHEME":
       return { line: error.message, exit: EXIT.unknownBackend };
     case "ERR_STORE_URL":
@@ -52,6 +55,12 @@ function failureOf(error: unknown): { line: string; exit: number } {
       return { line: error.message, exit: EXIT.usage };
     case "ERR_RESUME_REFUSED":
       return { line: resumeRefusal(error as ResumeRefusedError), exit: EXIT.usage };
+    // A missing or unusable keyring: the message names the file and what to do.
+    case "ERR_NO_SIGNING_KEY":
+    case "ERR_SIGNING_KEYS":
+    case "ERR_UNSIGNABLE":
+    case "ERR_IMPORT_REFUSED":
+      return { line: error.message, exit: EXIT.usage };
     case "ERR_DECISION_REFUSED": {
       const refused = error as DecisionRefusedError;
       return { line: `${error.message}${decisionAdvice(refused)}`, exit: refused.refusal === "already-decided" ? EXIT.decided : EXIT.usage };

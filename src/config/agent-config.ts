@@ -8,6 +8,8 @@ import { parse as parseYaml, YAMLParseError } from "yaml";
 import * as z from "zod";
 import type { ProviderName, ThinkingConfig } from "../llm/model-provider.js";
 import type { StoreConfig } from "../backends/store-config.js";
+import { parseStoreUrl } from "../backends/store-url.js";
+import { BackendError } from "../backends/backend-errors.js";
 import { RECORD_VERSION } from "../runstate/records/records.js";
 import { MAX_LINE_BYTES, mebibytes } from "../runstate/records/journal-codec.js";
 import { keyProblem } from "../memory/note-store.js";
@@ -249,6 +251,8 @@ export const AgentConfigSchema = z.strictObject({
         .union([z.literal(2), z.literal(3)], { error: "expected 2 (the default) or 3 (the Go implementation's current journal format)" })
         .default(RECORD_VERSION),
       state_dir: z.string().min(1).optional(),
+      // The store by URL, read by the store parser as --store is: any registered backend's (nats://..., a program's own scheme).
+      url: z.string().min(1).optional(),
       // jetstream only. Credentials never come from here: NATS_CREDS, NATS_USER/NATS_PASSWORD or NATS_TOKEN.
       servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
       stream: z
@@ -388,7 +392,7 @@ export function loadAgentConfig(path: string | undefined, overrides: ConfigOverr
     pricing: config.pricing,
     retention: config.session.retention,
     telemetry: config.telemetry === undefined ? undefined : telemetryConfig(config.telemetry),
-    store: overrides.store ?? storeConfig(config.session, base),
+    store: overrides.store ?? storeConfig(config.session, base, label),
   };
 }
 
@@ -419,6 +423,14 @@ function checkNeeds(config: ParsedConfig, overrides: ConfigOverrides, label: str
     );
   }
   const session = config.session;
+  if (session.url !== undefined) {
+    const beside = (["state_dir", "servers", "stream", "prefix", "lease_ttl"] as const).filter((field) => session[field] !== undefined);
+    if (beside.length > 0 || session.backend !== "file") {
+      throw new ConfigError(
+        `${label}: session: url names the store by itself: drop ${[...(session.backend !== "file" ? ["backend"] : []), ...beside].join(", ")}`,
+      );
+    }
+  }
   if (session.backend === "jetstream" && overrides.store === undefined && (session.servers === undefined || session.stream === undefined)) {
     throw new ConfigError(`${label}: session: the jetstream backend needs servers: (nats://HOST:PORT) and stream: (its stream's name)`);
   }
@@ -434,7 +446,8 @@ function telemetryConfig(block: NonNullable<ParsedConfig["telemetry"]>): Telemet
 }
 
 /** The store the session block names, its state_dir relative to the file's directory. */
-function storeConfig(session: ParsedConfig["session"], base: string): StoreConfig {
+function storeConfig(session: ParsedConfig["session"], base: string, label: string): StoreConfig {
+  if (session.url !== undefined) return storeOfUrl(session.url, base, label);
   return session.backend === "jetstream"
     ? {
         backend: "jetstream",
@@ -447,6 +460,16 @@ function storeConfig(session: ParsedConfig["session"], base: string): StoreConfi
         backend: "file",
         dir: session.state_dir === undefined ? undefined : expandPath(session.state_dir, base),
       };
+}
+
+/** session.url through the one store parser; what it refuses keeps its code (an unknown scheme's exit), naming the file and field. */
+function storeOfUrl(url: string, base: string, label: string): StoreConfig {
+  try {
+    return parseStoreUrl(url, base);
+  } catch (error) {
+    if (error instanceof BackendError) throw new BackendError(error.code, `${label}: session.url: ${error.message}`);
+    throw error;
+  }
 }
 
 function compactionOptions(block: NonNullable<ParsedConfig["compaction"]>): CompactionOptions {

@@ -18,7 +18,8 @@ export interface FiskErrorDetails {
 
 /**
  * The base class of every fisk-ai error: RunStateError, ConfigError, ResumeRefusedError,
- * DecisionRefusedError, CompactionError, ModelCallError, McpServerError and NoteError.
+ * DecisionRefusedError, CompactionError, ModelCallError, McpServerError, McpSignInNeededError,
+ * NoteError and BackendError.
  * Branch on `code` (each class documents its codes); `isFiskError` is the one guard.
  */
 export abstract class FiskError<Code extends string = string> extends Error {

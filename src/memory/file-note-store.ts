@@ -7,7 +7,19 @@ import { constants, promises as fs } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { fiskStateHome } from "../runstate/state-dir.js";
-import { checkKey, checkRoom, checkWrite, keyProblem, NoteError, type Note, type NoteItem, type NoteStore, type WriteOutcome } from "./note-store.js";
+import {
+  checkKey,
+  checkRoom,
+  checkWrite,
+  keyProblem,
+  NoteError,
+  noteExistsError,
+  sameNote,
+  type Note,
+  type NoteItem,
+  type NoteStore,
+  type WriteOutcome,
+} from "./note-store.js";
 
 const EXTENSION = ".md";
 
@@ -57,7 +69,7 @@ export class FileNoteStore implements NoteStore {
     const checked = checkWrite(key, note);
     const existing = await this.read(key);
     if (existing !== undefined && sameNote(existing, checked)) return "unchanged";
-    if (existing !== undefined && !overwrite) throw exists(key);
+    if (existing !== undefined && !overwrite) throw noteExistsError(key);
     if (existing === undefined) checkRoom((await this.#keys()).length);
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     // Staged beside the note, so the rename or link that puts it in place is atomic.
@@ -76,7 +88,7 @@ export class FileNoteStore implements NoteStore {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         const winner = await this.read(key);
         if (winner !== undefined && sameNote(winner, checked)) return "unchanged";
-        if (!overwrite) throw exists(key);
+        if (!overwrite) throw noteExistsError(key);
         await fs.rename(staged, this.#path(key));
         return "replaced";
       }
@@ -132,14 +144,6 @@ export class FileNoteStore implements NoteStore {
       await handle.close();
     }
   }
-}
-
-function exists(key: string): NoteError {
-  return new NoteError("ERR_EXISTS", `a different note ${key} exists: read it, then write with overwrite to replace it`);
-}
-
-function sameNote(a: Note, b: Note): boolean {
-  return a.description === b.description && a.content === b.content;
 }
 
 export function serialize(note: Note): string {

@@ -109,6 +109,16 @@ export function checkRoom(count: number): void {
   }
 }
 
+/** ERR_EXISTS: a write without overwrite over a different note. */
+export function noteExistsError(key: string): NoteError {
+  return new NoteError("ERR_EXISTS", `a different note ${key} exists: read it, then write with overwrite to replace it`);
+}
+
+/** Whether two notes are the same: a write of one over the other changes nothing. */
+export function sameNote(a: Note, b: Note): boolean {
+  return a.description === b.description && a.content === b.content;
+}
+
 /** Control characters become spaces and runs of space one, capped: a clean index line. */
 function oneLine(text: string): string {
   const flat = text

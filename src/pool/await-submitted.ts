@@ -3,6 +3,7 @@
 // outcome as the run itself would have reported it. It looks each time the queue's watch
 // of the run wakes it, and at least every pollMs.
 import type { RunOutcome } from "../agent/events.js";
+import { installationKeys } from "../trust/installation-keys.js";
 import { waitingCalls } from "../agent/waiting-calls.js";
 import { RunStateError } from "../runstate/errors.js";
 import type { JournalRecord } from "../runstate/records/records.js";
@@ -60,6 +61,6 @@ export async function awaitSubmitted(store: Store, queue: RunQueue, runId: strin
     counters: state.counters,
     ...(answer === undefined ? {} : { answer }),
     ...(terminal.message === undefined ? {} : { message: terminal.message }),
-    ...(terminal.reason === "awaiting_approval" ? { waiting: waitingCalls(state) } : {}),
+    ...(terminal.reason === "awaiting_approval" ? { waiting: waitingCalls(state, installationKeys(store).trusted) } : {}),
   };
 }

@@ -10,6 +10,8 @@ import { heldRunStore } from "../queue/held-run-store.js";
 import type { Claim, QueuedRun } from "../queue/run-queue.js";
 import { PROTOCOLS, type JournalRecord } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
+import { installationKeys } from "../trust/installation-keys.js";
+import { foreignReason } from "../trust/session-trust.js";
 
 /** How a worker let go of a run. */
 export type Settled =
@@ -57,8 +59,13 @@ export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Set
   const { runId } = claim.entry;
   const records = await claim.journal.records();
   const followUp = followUpToJournal(claim.entry, records);
-  // Tools run where the session was submitted, as `run --resume` runs them where it started.
-  const cwd = records[0] !== undefined && "meta" in records[0] ? records[0].meta.cwd : undefined;
+  // Tools run where the session was submitted, as `run --resume` runs them where it started;
+  // a foreign session's journal chooses no directory (docs/security.md): they run in the worker's.
+  const meta = records[0] !== undefined && "meta" in records[0] ? records[0].meta : undefined;
+  const imported = records.findLast((record) => record.protocol === PROTOCOLS.imported);
+  const keys = installationKeys(hooks.store);
+  const foreign = meta === undefined || foreignReason(meta, imported?.protocol === PROTOCOLS.imported ? imported.imported : undefined, keys) !== undefined;
+  const cwd = foreign ? undefined : meta?.cwd;
   let outcome: RunOutcome;
   try {
     outcome = await runAgent({

@@ -2,7 +2,8 @@
 // call that returns at once; a worker drives it. The journal is written before the entry,
 // so a crash between them leaves an open session `worker --adopt` can take, never an
 // entry without a run.
-import { newRunMeta } from "../agent/agent-loop.js";
+import { installationKeys } from "../trust/installation-keys.js";
+import { newRunMeta, signedMeta } from "../agent/agent-loop.js";
 import { agentSettings } from "../agent/run-agent.js";
 import { RunRecorder } from "../agent/run-recorder.js";
 import type { AgentRunOptions } from "../config/run-options.js";
@@ -35,7 +36,11 @@ export interface SubmitStart {
 
 /** Journals a new session on `start.prompt` and queues it; resolves to its id once both are durable. */
 export async function submitRun({ store, queue, agent }: SubmitRunOptions, start: SubmitStart): Promise<string> {
-  const meta = newRunMeta(agentSettings(agent), { ...start, config: agent.configPath, recordVersion: agent.recordVersion });
+  // Signed as a run's own meta is, so the worker that takes it (or takes it over) trusts its directory and config.
+  const meta = signedMeta(
+    newRunMeta(agentSettings(agent), { ...start, config: agent.configPath, recordVersion: agent.recordVersion }),
+    installationKeys(store),
+  );
   const recorder = await RunRecorder.create(store, meta);
   try {
     if (start.title !== undefined) await recorder.append({ protocol: PROTOCOLS.title, title: { title: start.title } });

@@ -3,6 +3,7 @@
 // instead of taking a second hold, and closing it leaves the hold to the claim, which
 // settles the queue entry before it lets go. Everything else is the store's.
 import type { Journal, Store } from "../runstate/store/store.js";
+import { wrapsStore } from "../trust/installation-keys.js";
 
 export function heldRunStore(store: Store, held: Journal): Store {
   const kept: Journal = {
@@ -17,7 +18,7 @@ export function heldRunStore(store: Store, held: Journal): Store {
     // The claim's finish, park or hand-back closes it, after the queue entry is settled.
     close: async () => undefined,
   };
-  return {
+  const wrapper: Store = {
     create: (runId, meta) => store.create(runId, meta),
     open: async (runId) => (runId === held.runId ? kept : store.open(runId)),
     load: (runId) => store.load(runId),
@@ -29,4 +30,6 @@ export function heldRunStore(store: Store, held: Journal): Store {
     delete: (runId) => store.delete(runId),
     close: async () => undefined,
   };
+  // As shared as the store it holds a run of: the run's decisions and meta are trusted as that store's are.
+  return wrapsStore(wrapper, store);
 }

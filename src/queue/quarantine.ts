@@ -13,6 +13,9 @@ export interface QuarantinedEntry {
   reason: string;
 }
 
+/** How much of an entry set aside is kept: enough to see what it was, with room left for JetStream's headers under its largest message. */
+export const QUARANTINE_KEPT_BYTES = 64 * 1024;
+
 /** Hears each entry a queue sets aside, once, in the process that set it aside. */
 export type QuarantineListener = (entry: QuarantinedEntry) => void;
 

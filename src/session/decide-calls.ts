@@ -4,7 +4,6 @@
 // and the loser of a race is told so (DecisionRefusedError `already-decided`). The terminal
 // record after the decisions keeps the listed status true: still awaiting approval while
 // calls wait, else suspended, ready to resume.
-import { hostname, userInfo } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isRunStateError } from "../runstate/errors.js";
 import type { RunState } from "../runstate/views/fold.js";
@@ -15,9 +14,13 @@ import { waitingMessage } from "../agent/approvals.js";
 import { RunRecorder } from "../agent/run-recorder.js";
 import { waitingCalls, type WaitingCall } from "../agent/waiting-calls.js";
 import type { RunQueue } from "../queue/run-queue.js";
+import { countedDecision } from "../trust/counted-decisions.js";
+import { installationKeys, type InstallationKeys, type KeyOptions } from "../trust/installation-keys.js";
+import { signDecision } from "../trust/signatures.js";
+import { thisUser } from "./this-user.js";
 
-/** What approve, deny and answer take besides the calls and the text. */
-export interface DecideOptions {
+/** What approve, deny and answer take besides the calls and the text; the keys an approval or an answer is signed with (installationKeys) besides. */
+export interface DecideOptions extends KeyOptions {
   /** Who decides, journaled as `decided_by` (default: this process's user@host). */
   decidedBy?: string;
   /** How long to wait for one process that holds the session (a decider, a run) before failing ERR_LOCKED; default 5000 ms, again for each new holder. */
@@ -55,7 +58,7 @@ const DECIDED_MESSAGE = "every waiting call is decided: resume the session to go
  * them with exactly the input they were parked with.
  */
 export function approve(store: Store, runId: string, toolUseIds: readonly string[] = [], options: DecideOptions = {}): Promise<DecisionResult> {
-  return decide(store, runId, options, (state) => chooseCalls(state, toolUseIds, "approval", "approve").map((id) => ({ id, decision: "approve" })));
+  return decide(store, runId, options, (state, keys) => chooseCalls(state, keys, toolUseIds, "approval", "approve").map((id) => ({ id, decision: "approve" })));
 }
 
 /**
@@ -63,7 +66,9 @@ export function approve(store: Store, runId: string, toolUseIds: readonly string
  * answers each with an error carrying `reason`, and the call never runs.
  */
 export function deny(store: Store, runId: string, reason: string, toolUseIds: readonly string[] = [], options: DecideOptions = {}): Promise<DecisionResult> {
-  return decide(store, runId, options, (state) => chooseCalls(state, toolUseIds, undefined, "deny").map((id) => ({ id, decision: "deny", text: reason })));
+  return decide(store, runId, options, (state, keys) =>
+    chooseCalls(state, keys, toolUseIds, undefined, "deny").map((id) => ({ id, decision: "deny", text: reason })),
+  );
 }
 
 /**
@@ -71,8 +76,8 @@ export function deny(store: Store, runId: string, reason: string, toolUseIds: re
  * does. A resume gives the model `text` as the tool's result.
  */
 export function answer(store: Store, runId: string, text: string, options: DecideOptions & { toolUseId?: string } = {}): Promise<DecisionResult> {
-  return decide(store, runId, options, (state) => {
-    const ids = chooseCalls(state, options.toolUseId === undefined ? [] : [options.toolUseId], "question", "answer");
+  return decide(store, runId, options, (state, keys) => {
+    const ids = chooseCalls(state, keys, options.toolUseId === undefined ? [] : [options.toolUseId], "question", "answer");
     if (ids.length > 1)
       throw new DecisionRefusedError("ambiguous", `session ${runId} has ${ids.length} questions waiting (${ids.join(", ")}): name the one to answer`, runId);
     return ids.map((id) => ({ id, decision: "answer", text }));
@@ -81,20 +86,34 @@ export function answer(store: Store, runId: string, text: string, options: Decid
 
 type Choice = { id: string; decision: Decision; text?: string };
 
-async function decide(store: Store, runId: string, options: DecideOptions, choose: (state: RunState) => Choice[]): Promise<DecisionResult> {
+async function decide(
+  store: Store,
+  runId: string,
+  options: DecideOptions,
+  choose: (state: RunState, keys: InstallationKeys) => Choice[],
+): Promise<DecisionResult> {
   const recorder = await openWithin(store, runId, options.lockWaitMs ?? 5000);
   try {
-    const choices = choose(recorder.state());
-    const decidedBy = options.decidedBy ?? thisDecider();
+    // Read while the session is held: a decider before this one may have made the key it signed with.
+    const keys = installationKeys(store, options);
+    const state = recorder.state();
+    const choices = choose(state, keys);
+    const decidedBy = options.decidedBy ?? thisUser();
     const decidedAt = new Date().toISOString();
     const decided: ApprovalDecisionPayload[] = [];
-    for (const { id, decision, text } of choices) {
+    // Signed before anything is journaled: a refusal to sign leaves the session as it was.
+    const payloads = choices.map(({ id, decision, text }) => {
       const payload = { tool_use_id: id, decision, ...(text === undefined ? {} : { text }), decided_by: decidedBy, decided_at: decidedAt };
+      const use = state.pending?.toolUses.find((candidate) => candidate.id === id);
+      if (decision === "deny" || use === undefined) return payload;
+      return { ...payload, signature: signDecision(keys.signing(), { runId, name: use.name, input: use.input }, payload) };
+    });
+    for (const payload of payloads) {
       await recorder.append({ protocol: PROTOCOLS.approval_decision, approval_decision: payload });
       decided.push(payload);
     }
     options.onDecided?.(decided);
-    const waiting = waitingCalls(recorder.state());
+    const waiting = waitingCalls(recorder.state(), keys.trusted);
     await recorder.append({
       protocol: PROTOCOLS.terminal,
       terminal: waiting.length > 0 ? { reason: "awaiting_approval", message: waitingMessage(waiting) } : { reason: "suspended", message: DECIDED_MESSAGE },
@@ -111,19 +130,19 @@ async function decide(store: Store, runId: string, options: DecideOptions, choos
  * The calls a decision of `kind` (undefined: either) takes: those named, each checked, or
  * with none named every one that waits. `verb` names the decision in a refusal.
  */
-function chooseCalls(state: RunState, ids: readonly string[], kind: ApprovalKind | undefined, verb: string): string[] {
+function chooseCalls(state: RunState, keys: InstallationKeys, ids: readonly string[], kind: ApprovalKind | undefined, verb: string): string[] {
   const { runId, pending } = state;
   const fits = (callKind: ApprovalKind) => kind === undefined || callKind === kind;
   const what = kind === "question" ? "question" : kind === "approval" ? "approval" : "call";
   if (ids.length === 0) {
-    const waiting = waitingCalls(state).filter((call) => fits(call.kind));
+    const waiting = waitingCalls(state, keys.trusted).filter((call) => fits(call.kind));
     if (waiting.length > 0) return waiting.map((call) => call.toolUseId);
     const decided = [...(pending?.approvals.values() ?? [])].some((parked) => fits(parked.request.kind));
     if (decided) throw new DecisionRefusedError("already-decided", `every ${what} that waited in session ${runId} is already decided`, runId);
     throw new DecisionRefusedError("not-waiting", `session ${runId} has no ${what} waiting for a decision`, runId);
   }
   for (const id of ids) {
-    const earlier = pending?.decisions.get(id)?.decision;
+    const earlier = countedDecision(state, id, keys.trusted);
     if (earlier !== undefined) {
       throw new DecisionRefusedError(
         "already-decided",
@@ -165,14 +184,4 @@ async function openWithin(store: Store, runId: string, waitMs: number): Promise<
       await sleep(20 + Math.random() * 40);
     }
   }
-}
-
-function thisDecider(): string {
-  let user: string;
-  try {
-    user = userInfo().username;
-  } catch {
-    user = "unknown";
-  }
-  return `${user}@${hostname()}`;
 }

@@ -8,6 +8,8 @@ import { verifyJournal, type JournalVerification } from "../runstate/views/journ
 import { PROTOCOLS, type MetaRecord, type OriginKind } from "../runstate/records/records.js";
 import { assertRunId, newRunId } from "../runstate/records/run-id.js";
 import type { Store } from "../runstate/store/store.js";
+import { thisUser } from "./this-user.js";
+import { checkImportedChild } from "./import-checks.js";
 
 /** Refuses a journal with any problem but a torn tail, naming the first one. */
 function requireSound(label: string, verification: JournalVerification, allowTornTail: boolean): void {
@@ -34,22 +36,40 @@ export async function exportJournal(store: Store, runId: string): Promise<Export
   return { journal, tornTail: journal.length < bytes.length };
 }
 
+/** What importJournal takes besides the journal. */
+export interface ImportOptions {
+  /** The id of the copy; default the journal's own. */
+  name?: string;
+  /** The file it comes from, named in errors and in the import mark (default `-`, standard input). */
+  from?: string;
+  /** Who imports it, for the import mark (default this process's user@host). */
+  by?: string;
+}
+
 /**
- * Imports an exported journal (`from` names it in errors), under its own id or as a copy
- * named `name`; returns the id. ERR_EXISTS when the store holds that id already.
+ * Imports an exported journal, under its own id or as a copy named `name`, and marks it
+ * imported (who, from what file, when), so that a session whose meta does not verify here
+ * is known as foreign (docs/security.md). Returns the id. ERR_EXISTS when the store holds that id already.
  */
-export async function importJournal(store: Store, journal: Uint8Array, options: { name?: string; from?: string } = {}): Promise<string> {
+export async function importJournal(store: Store, journal: Uint8Array, options: ImportOptions = {}): Promise<string> {
   const bytes = Buffer.from(journal.buffer, journal.byteOffset, journal.byteLength);
   const verification = verifyJournal(bytes);
   requireSound(options.from ?? "the journal", verification, false);
   const meta = verification.records[0] as MetaRecord;
   const runId = options.name ?? meta.meta.run_id;
   assertRunId(runId);
+  await checkImportedChild(store, runId, meta.meta, verification.records, options.from ?? "the journal");
   // Under its own id the bytes go in as they are: it is the session itself, moved. Under a
   // new name it is a copy: the meta line changes, and an origin record says whose records
   // it holds, so the ledger counts them once, in that session.
   const copy = () => withOrigin(withNewMeta(bytes, { ...meta.meta, run_id: runId }), meta.meta, verification.records.length, "import");
-  await store.importJournal(runId, runId === meta.meta.run_id ? bytes : copy());
+  const kept = runId === meta.meta.run_id ? bytes : copy();
+  const mark = encodeRecordIn(meta.meta.version, {
+    seq: verification.records.length + (kept === bytes ? 1 : 2),
+    protocol: PROTOCOLS.imported,
+    imported: { by: options.by ?? thisUser(), file: options.from ?? "-", imported_at: new Date().toISOString() },
+  });
+  await store.importJournal(runId, Buffer.concat([kept, Buffer.from(mark)]));
   return runId;
 }
 

@@ -32,6 +32,8 @@ export const COMMANDS: string[][] = [
   ...["ls", "rm"].map((sub) => ["queue", sub]),
   ["session"],
   ...SESSION_SUBCOMMANDS.map((sub) => ["session", sub]),
+  ["store"],
+  ["store", "init"],
   ["memory"],
   ...["ls", "show", "rm"].map((sub) => ["memory", sub]),
   ["mcp"],

@@ -67,7 +67,8 @@ export function malformedJournals(): MalformedJournal[] {
     folded("miscounted-trim", 8, ...conversation, compactionEntry(1, 4, { trimmed: [{ tool_use_id: "toolu_2", kept_chars: 1, cut_chars: 1 }] })),
     folded("lost-trim", 8, ...conversation, compactionEntry(1, 4, { trimmed: [{ tool_use_id: "toolu_1", kept_chars: 1, cut_chars: 49 }] })),
     folded("wrong-undo", 10, ...conversation, compactionEntry(1, 3), compactionEntry(4, 5), compactionUndoEntry(8)),
-    folded("second-decision", 7, ...parked, decisionEntry("toolu_2", "approve"), decisionEntry("toolu_2", "deny")),
+    // A denial always counts, so nothing may follow it (an unsigned approval may be decided again).
+    folded("second-decision", 7, ...parked, decisionEntry("toolu_2", "deny"), decisionEntry("toolu_2", "approve")),
     folded("undecided-result", 6, ...parked, toolResultEntry("toolu_2")),
     folded("idle-resumed", 3, assistantEntry(0, "a", ["toolu_1"]), resumedEntry()),
   ];

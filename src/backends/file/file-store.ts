@@ -69,6 +69,7 @@ export function fileStoreWithSeams(options: FileStoreOptions & FileStoreSeams): 
  * Two processes on one directory see each other's runs, and the lock keeps one writer a run.
  */
 export class FileStore implements Store {
+  readonly writers = "user";
   /** The directory of runs, as given or defaulted. */
   readonly dir: string;
   readonly #fs: FileSystem;

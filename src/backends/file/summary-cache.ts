@@ -6,7 +6,7 @@
 // It also remembers the lock files whose holder was found dead (a crashed run's), by the
 // same key: a process that is gone stays gone, and a new holder writes a new note.
 import { constants } from "node:fs";
-import type { Fingerprint, MetaPayload, OriginPayload } from "../../runstate/records/records.js";
+import type { Fingerprint, ImportedPayload, MetaPayload, OriginPayload } from "../../runstate/records/records.js";
 import type { RunDigest, TokenUsage } from "../../runstate/views/run-digest.js";
 import type { RunStatus, RunSummary } from "../../runstate/store/store.js";
 import { errnoCode, isRegularFile, readFullySync, writeFully, type FileStat, type FileSystem } from "./file-system.js";
@@ -14,7 +14,7 @@ import { errnoCode, isRegularFile, readFullySync, writeFully, type FileStat, typ
 /** Not a run id (the dot), and not `.json` or `.lock`: nothing else in the directory takes it for a run. */
 export const SUMMARY_CACHE_NAME = ".summaries";
 /** Changed whenever what an entry holds changes, so an older cache is simply not read. */
-const FORMAT = 8;
+const FORMAT = 9;
 const FILE_MODE = 0o600;
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
 
@@ -45,7 +45,7 @@ type Entry = [
 ];
 /**
  * A digest as the cache keeps it, in arrays (its status is the entry's): the cache's size
- * is what a listing spends its time on. Absent title and origin are 0; each model's tokens
+ * is what a listing spends its time on. Absent title, origin and import mark are 0; each model's tokens
  * are its name and the five counts, one after another.
  */
 type StoredDigest = [
@@ -55,6 +55,7 @@ type StoredDigest = [
   calls: (string | number)[],
   compactions: (string | number)[],
   copied: number[],
+  imported: ImportedPayload | 0,
 ];
 /** A lock file whose holder was found dead, by its key. */
 type DeadLock = [runId: string, size: number, mtimeMs: number, ino: number];
@@ -194,7 +195,7 @@ export class SummaryCache {
 
 function storedDigest(digest: RunDigest): StoredDigest {
   const flat = (usages: Record<string, TokenUsage>) => Object.entries(usages).flatMap(([model, usage]) => [model, ...counts(usage)]);
-  return [digest.bytes, digest.title ?? 0, digest.origin ?? 0, flat(digest.calls), flat(digest.compactions), counts(digest.copied)];
+  return [digest.bytes, digest.title ?? 0, digest.origin ?? 0, flat(digest.calls), flat(digest.compactions), counts(digest.copied), digest.imported ?? 0];
 }
 
 function counts(usage: TokenUsage): number[] {
@@ -212,7 +213,7 @@ function usageOf(values: readonly (string | number)[], at: number): TokenUsage {
   };
 }
 
-function digestOf([bytes, title, origin, calls, compactions, copied]: StoredDigest, status: RunStatus): RunDigest {
+function digestOf([bytes, title, origin, calls, compactions, copied, imported]: StoredDigest, status: RunStatus): RunDigest {
   const byModel = (flat: readonly (string | number)[]) => {
     const usages: Record<string, TokenUsage> = {};
     for (let at = 0; at + 5 < flat.length; at += 6) usages[flat[at] as string] = usageOf(flat, at + 1);
@@ -227,6 +228,7 @@ function digestOf([bytes, title, origin, calls, compactions, copied]: StoredDige
   };
   if (title !== 0) digest.title = title;
   if (origin !== 0) digest.origin = origin;
+  if (imported !== 0) digest.imported = imported;
   return digest;
 }
 
@@ -264,13 +266,14 @@ function isEntry(value: unknown): value is Entry {
 function isStoredDigest(value: unknown): value is StoredDigest {
   return (
     Array.isArray(value) &&
-    value.length === 6 &&
+    value.length === 7 &&
     typeof value[0] === "number" &&
     (value[1] === 0 || typeof value[1] === "string") &&
     (value[2] === 0 || (typeof value[2] === "object" && value[2] !== null)) &&
     Array.isArray(value[3]) &&
     Array.isArray(value[4]) &&
-    Array.isArray(value[5])
+    Array.isArray(value[5]) &&
+    (value[6] === 0 || (typeof value[6] === "object" && value[6] !== null))
   );
 }
 

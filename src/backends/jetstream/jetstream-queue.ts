@@ -57,7 +57,14 @@ import {
   type WaitingFollowUp,
 } from "../../queue/run-queue.js";
 import { QueueWatches } from "../../queue/queue-watch.js";
-import { notQuarantinedError, QuarantineListeners, quarantineName, type QuarantinedEntry, type QuarantineListener } from "../../queue/quarantine.js";
+import {
+  notQuarantinedError,
+  QUARANTINE_KEPT_BYTES,
+  QuarantineListeners,
+  quarantineName,
+  type QuarantinedEntry,
+  type QuarantineListener,
+} from "../../queue/quarantine.js";
 
 /** The consumer every worker of a store pulls from: JetStream gives each message to one of them. */
 const WORKERS_CONSUMER = "workers";
@@ -73,8 +80,6 @@ const MOST_LOOKED_AT = 16;
 const ALREADY_IN_USE = 10058;
 /** 10037: no message of that sequence or subject. */
 const NO_MESSAGE_FOUND = 10037;
-/** How much of a message set aside is kept: enough to see what it was, with room left for the headers under the server's largest message. */
-const QUARANTINE_KEPT_BYTES = 64 * 1024;
 /** The headers of a message set aside: its name in the quarantine, why, and the subject it was on. */
 const NAME_HEADER = "Fisk-Quarantine-Name";
 const REASON_HEADER = "Fisk-Quarantine-Reason";
@@ -191,7 +196,9 @@ export class JetStreamQueue implements RunQueue {
     const passed = new Set<number>();
     for (let looked = 0; looked < MOST_LOOKED_AT; looked++) {
       const message = await this.#next(consumer);
-      if (message === null) {
+      // A stalled server would stall the sweep's listing too: the next idle claim sweeps.
+      if (message === "stalled") return undefined;
+      if (message === "empty") {
         await this.#sweep();
         return undefined;
       }
@@ -233,7 +240,7 @@ export class JetStreamQueue implements RunQueue {
    * process stalled on a loaded machine): that too is null, since nothing was taken; a message
    * the server sent meanwhile is offered again after AckWait, as after a crash.
    */
-  async #next(consumer: Consumer): Promise<JsMsg | null> {
+  async #next(consumer: Consumer): Promise<JsMsg | "empty" | "stalled"> {
     let batch: Awaited<ReturnType<Consumer["fetch"]>>;
     try {
       batch = await consumer.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
@@ -243,11 +250,11 @@ export class JetStreamQueue implements RunQueue {
     const stop = setTimeout(() => batch.stop(), PULL_EXPIRES_MS * 3);
     try {
       for await (const message of batch) return message;
-      return null;
+      return "empty";
     } catch (error) {
       // nats.js gives this stop no code of its own, only its message: the stalled-server test in
       // test/jetstream-queue.test.ts fails with ERR_IO if a new client says it otherwise.
-      if (error instanceof JetStreamError && error.message === "heartbeats missed") return null;
+      if (error instanceof JetStreamError && error.message === "heartbeats missed") return "stalled";
       throw ioError(`taking a run from the queue ${this.stream}`, error);
     } finally {
       clearTimeout(stop);

@@ -17,6 +17,8 @@ export class MemoryStorage {
   readonly runs = new Map<string, MemoryRun>();
   /** Asked before each journal write: while it says so, the write fails as a full disk fails it. */
   failing: () => boolean = () => false;
+  /** Told of each run whose journal was written: a memory queue's watches hear records this way. */
+  readonly written = new Set<(runId: string) => void>();
 }
 
 /** Each store's storage, for memory-seams.ts: the store's own field is private. */

@@ -42,6 +42,7 @@ export interface MemoryStoreOptions {
  * keeps the same contract; its runs are gone when the last store sharing them is.
  */
 export class MemoryStore implements Store {
+  readonly writers = "process";
   readonly #storage: MemoryStorage;
 
   /** A store with no runs, or one sharing `options.sharedWith`'s; a TypeError if that is not a MemoryStore. */
@@ -144,6 +145,7 @@ function memoryJournal(storage: MemoryStorage, runId: string, run: MemoryRun, re
       if (storage.failing()) throw new Error("ENOSPC: no space left on device");
       run.lines.push(...batch.map(({ line }) => line));
       run.updated = new Date();
+      for (const heard of storage.written) heard(runId);
     },
     async release() {
       delete run.holder;

@@ -34,7 +34,8 @@ export function names(argv: readonly string[], depth: number, name: string): boo
   return path[depth] === name;
 }
 
-export const STORE_OPTION = "keep sessions on NATS JetStream: nats://HOST:PORT/STREAM; credentials from NATS_CREDS, NATS_USER and NATS_PASSWORD, or NATS_TOKEN";
+export const STORE_OPTION =
+  "keep sessions on NATS JetStream (nats://HOST:PORT/STREAM; credentials from NATS_CREDS, NATS_USER and NATS_PASSWORD, or NATS_TOKEN) or in Postgres (postgres://USER@HOST:PORT/DATABASE?schema=NAME; PG* variables and ~/.pgpass fill in the rest)";
 
 /** The options every session subcommand takes: where its sessions are. */
 export const STORE_OPTIONS = {

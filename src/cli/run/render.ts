@@ -8,6 +8,7 @@ import type { ContentBlockLike } from "../text/render-blocks.js";
 import { describeOtherBlock, describeToolResult, describeToolUse } from "../text/render-blocks.js";
 import { isOtherBlock, type Message, type ToolUseBlock } from "../../runstate/records/records.js";
 import { questionOf } from "../../tools/ask-user.js";
+import { keyCreatedLine } from "../text/signing-key.js";
 
 export interface Style {
   dim(text: string): string;
@@ -56,6 +57,7 @@ export function stderrRenderer(stderr: NodeJS.WritableStream, style: Style, comm
       const shown = hasTools ? turn.message.content : turn.message.content.filter((block) => block.type === "thinking");
       narrate(say, style, textStreamed ? shown.filter((block) => block.type !== "text") : shown, new Map());
     },
+    signingKeyCreated: (path) => say(keyCreatedLine(path).replace(/^fisk-ai: /, "")),
     callRefused: (use) => {
       refused.push(use.name);
       refusedIds.add(use.id);

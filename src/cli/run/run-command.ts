@@ -17,6 +17,8 @@ import type { MetaPayload } from "../../runstate/records/records.js";
 import type { Store } from "../../runstate/store/store.js";
 import { assertRunId, newRunId } from "../../runstate/records/run-id.js";
 import { SignInNeededError, UsageError } from "../cli-errors.js";
+import { installationKeys } from "../../trust/installation-keys.js";
+import { foreignReason } from "../../trust/session-trust.js";
 import { EXIT, exitCodeFor } from "../exit-codes.js";
 import { stderrRenderer, styleFor } from "./render.js";
 import { resumableSessions } from "../text/session-list.js";
@@ -263,6 +265,8 @@ interface RunTarget {
   resumeId: string | undefined;
   /** The meta record of the session taken up. */
   meta: MetaPayload | undefined;
+  /** Why the session taken up is foreign (docs/security.md): its meta chooses neither the configuration nor the directory. */
+  foreign: string | undefined;
   /** The absolute agent.yaml the run uses, if any. */
   usedConfig: string | undefined;
   /** What a resume hint names to find this session again. */
@@ -288,7 +292,14 @@ async function resolveTarget(positionals: string[], { values, pick, resuming, ch
           : await latestToContinue(store, here, followUp !== undefined);
     if (values.title !== undefined) await titleSession(store, resumeId, values.title);
   }
-  const meta = store !== undefined && resumeId !== undefined ? (await store.summarize(resumeId)).meta : undefined;
+  const summary = store !== undefined && resumeId !== undefined ? await store.summarize(resumeId) : undefined;
+  const meta = summary?.meta;
+  const foreign = meta === undefined ? undefined : foreignReason(meta, summary?.digest?.imported, installationKeys(store, { env: io.env }));
+  if (foreign !== undefined && values.config === undefined) {
+    throw new UsageError(
+      `session ${resumeId} is foreign (${foreign}): its journal does not choose the configuration or the directory a resume runs with; resume it with --config FILE (and --cwd DIR), and decide its waiting calls here`,
+    );
+  }
 
   // A resume runs with the configuration the session started with, unless told otherwise.
   let usedConfig = configPath === undefined ? undefined : resolve(configPath);
@@ -305,12 +316,12 @@ async function resolveTarget(positionals: string[], { values, pick, resuming, ch
     stateDir: values.stateDir === undefined ? undefined : resolve(values.stateDir),
     store: values.store,
   };
-  return { config, store, followUp, resumeId, meta, usedConfig, where };
+  return { config, store, followUp, resumeId, meta, foreign, usedConfig, where };
 }
 
-/** Tools run where the session started (or in `--cwd`); the target's paths are absolute by now. */
-function enterRunCwd(cwdFlag: string | undefined, { meta, resumeId }: RunTarget): void {
-  const runCwd = cwdFlag !== undefined ? resolve(cwdFlag) : meta?.cwd;
+/** Tools run where the session started (or in `--cwd`; a foreign session's, here); the target's paths are absolute by now. */
+function enterRunCwd(cwdFlag: string | undefined, { meta, resumeId, foreign }: RunTarget): void {
+  const runCwd = cwdFlag !== undefined ? resolve(cwdFlag) : foreign === undefined ? meta?.cwd : undefined;
   if (runCwd === undefined) return;
   if (!isDirectory(runCwd)) {
     throw new UsageError(

@@ -1,29 +1,11 @@
 // The stable JSON shapes of `session ls --json` and `session show --json`, documented in
 // docs/cli-and-sessions.md. Field names here are a contract with scripts: add, never rename.
-import { providerOf } from "../../agent/fingerprint.js";
 import type { ApprovalState, CompactionState, Counters, DecisionState, RunState } from "../../runstate/views/fold.js";
 import type { CompactionPayload } from "../../runstate/records/records.js";
 import type { RunSummary } from "../../runstate/store/store.js";
-
-export function summaryJson(summary: RunSummary) {
-  return {
-    id: summary.runId,
-    status: summary.status,
-    holder: summary.holder ?? null,
-    provider: summary.meta === undefined ? null : providerOf(summary.meta.fingerprint),
-    model: summary.meta?.fingerprint.model ?? null,
-    created: summary.meta?.created ?? null,
-    updated: summary.updated,
-    last_seq: summary.lastSeq,
-    prompt: summary.meta?.prompt ?? null,
-    cwd: summary.meta?.cwd ?? null,
-    problem: summary.problem ?? null,
-    title: summary.digest?.title ?? null,
-    origin: summary.digest?.origin ?? null,
-    bytes: summary.digest?.bytes ?? null,
-    parent: summary.meta?.parent ?? null,
-  };
-}
+import { summaryJson } from "./summary-json.js";
+import { countedDecision, uncountedDecisions } from "../../trust/counted-decisions.js";
+import type { Keyring } from "../../trust/keyring.js";
 
 /** What `show --json` says of a run's state: a whole fold, or a tally of it with the messages written after (show-json.ts). */
 type ShownState = Pick<RunState, "counters" | "nextIteration" | "terminal" | "meta" | "messages"> & {
@@ -34,7 +16,7 @@ type ShownState = Pick<RunState, "counters" | "nextIteration" | "terminal" | "me
         toolUses: readonly { id: string; name: string; input: unknown }[];
         answered: Iterable<string>;
         approvals: ReadonlyMap<string, Pick<ApprovalState, "request">>;
-        decisions: ReadonlyMap<string, Pick<DecisionState, "decision">>;
+        decisions: ReadonlyMap<string, readonly Pick<DecisionState, "seq" | "decision">[]>;
       }
     | undefined;
 };
@@ -57,7 +39,8 @@ export function compactionJson(seq: number, compaction: CompactionPayload) {
 }
 
 /** `messages` comes last: show-json.ts writes them after the rest, as it reads them. */
-export function stateJson(state: ShownState, summary: RunSummary) {
+export function stateJson(state: ShownState, summary: RunSummary, keyring: Keyring) {
+  const batch = { runId: state.meta.run_id, pending: state.pending };
   return {
     ...summaryJson(summary),
     next_iteration: state.nextIteration,
@@ -71,7 +54,7 @@ export function stateJson(state: ShownState, summary: RunSummary) {
             answered: [...state.pending.answered],
           },
     approvals: [...(state.pending?.approvals.values() ?? [])].map(({ request }) => {
-      const decided = state.pending?.decisions.get(request.tool_use_id)?.decision;
+      const decided = countedDecision(batch, request.tool_use_id, keyring);
       return {
         ...request,
         decision:
@@ -80,6 +63,14 @@ export function stateJson(state: ShownState, summary: RunSummary) {
             : { decision: decided.decision, text: decided.text ?? null, decided_by: decided.decided_by, decided_at: decided.decided_at },
       };
     }),
+    // Journaled approvals and answers that do not count: their calls wait for a decision again.
+    uncounted_decisions: uncountedDecisions(batch, keyring).map(({ seq, toolUseId, decision, reason }) => ({
+      seq,
+      tool_use_id: toolUseId,
+      decision: decision.decision,
+      decided_by: decision.decided_by,
+      reason,
+    })),
     terminal: state.terminal ?? null,
     fingerprint: state.meta.fingerprint,
     compactions: state.compactions.map(({ seq, compaction, undoneAt }) => ({

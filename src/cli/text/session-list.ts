@@ -6,7 +6,7 @@ import { isOrphan, queuedRunIds } from "../../pool/orphans.js";
 import type { RunQueue } from "../../queue/run-queue.js";
 import { quarantineSummary } from "../../queue/quarantine.js";
 import { cut, nameText, widthOf } from "./ledger.js";
-import { summaryJson } from "./session-json.js";
+import { summaryJson } from "./summary-json.js";
 
 const NOT_RESUMABLE = new Set(["completed", "running", "corrupt"]);
 

@@ -18,6 +18,10 @@ import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
 import { ChildSessions } from "./child-sessions.js";
 import type { TranscriptEntry } from "./transcript-entries.js";
+import { countedDecision, uncountedDecisions } from "../../trust/counted-decisions.js";
+import { trustedKeys } from "../../trust/keyring.js";
+import { installationKeys } from "../../trust/installation-keys.js";
+import { foreignReason } from "../../trust/session-trust.js";
 
 const FOLDED_RESULT_LINES = 4;
 
@@ -46,15 +50,16 @@ export async function showSession(
   const summary = await store.summarize(runId);
   const digest = await storedDigest(store, summary);
   const tree = await treeCostFor(store, summary, digest, prices);
+  const foreign = foreignReason(tally.meta, digest.imported, installationKeys(store));
   if (options.json) {
     const ledger = { ...ledgerJson(digest, prices), ...(tree === undefined ? {} : { tree: treeJson(tree) }) };
-    await writeStateJson(store, tally, summary, out, { ledger }, { calls: ledgerCalls(digest, prices) });
+    await writeStateJson(store, tally, summary, out, { ledger, foreign: foreign ?? null }, { calls: ledgerCalls(digest, prices) });
     return;
   }
   const own = ledgerLines(ledgerOf([digest], prices), digest);
   // With sessions below it, the session's `cost` is its own, and the total follows them.
   const ledger = tree === undefined ? own : [...own.map(([name, value]): [string, string] => [name === "cost" ? "own cost" : name, value]), ...treeLines(tree)];
-  for (const line of headerLines(runId, tally, summary, crashPolicyOf, ledger)) await out.write(`${line}\n`);
+  for (const line of headerLines(runId, tally, summary, crashPolicyOf, ledger, foreign)) await out.write(`${line}\n`);
   if (options.transcript || options.follow) {
     await out.write("\n");
     const children = new ChildSessions(store);
@@ -84,7 +89,14 @@ function statusLine(summary: RunSummary, terminal: TerminalPayload | undefined):
   return statusText(summary) + (terminal?.message === undefined ? "" : ` (${terminal.message})`);
 }
 
-function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashPolicyOf: CrashPolicyOf, ledger: [string, string][]): string[] {
+function headerLines(
+  runId: string,
+  tally: RunTally,
+  summary: RunSummary,
+  crashPolicyOf: CrashPolicyOf,
+  ledger: [string, string][],
+  foreign: string | undefined,
+): string[] {
   const { counters, meta } = tally;
   const fields: [string, string][] = [
     ["session", runId],
@@ -115,11 +127,20 @@ function headerLines(runId: string, tally: RunTally, summary: RunSummary, crashP
         return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
       });
     fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
+    const batch = { runId, pending: tally.pending };
+    const keyring = trustedKeys();
     for (const { request } of tally.pending.approvals.values())
-      fields.push(["approval", approvalLine(request, tally.pending.decisions.get(request.tool_use_id)?.decision)]);
+      fields.push(["approval", approvalLine(request, countedDecision(batch, request.tool_use_id, keyring))]);
+    for (const { seq, toolUseId, decision, reason } of uncountedDecisions(batch, keyring)) {
+      fields.push([
+        "not counted",
+        `seq ${seq}: ${decision.decision} of call ${toolUseId} by ${decision.decided_by}: ${reason}; the call waits for a decision again`,
+      ]);
+    }
   }
   const title = summary.digest?.title;
   if (title !== undefined && title !== null) fields.push(["title", title]);
+  if (foreign !== undefined) fields.push(["foreign", `${foreign}: a resume needs --config, and its calls a decision signed here`]);
   if (meta.parent !== undefined) fields.push(["parent", `${meta.parent.run_id}, started by its call ${meta.parent.call_id} (depth ${meta.parent.depth})`]);
   fields.push(["prompt", meta.prompt]);
   const width = Math.max(...fields.map(([name]) => name.length));

@@ -9,6 +9,7 @@ import { ModelView } from "../../runstate/views/model-view.js";
 import type { RunTally } from "../../runstate/views/run-tally.js";
 import type { PacedOutput } from "./paced-output.js";
 import { stateJson } from "./session-json.js";
+import { trustedKeys } from "../../trust/keyring.js";
 
 /** A field written as an array whose items a pass over the records gives, one at a time. */
 export type StreamedArray = (records: AsyncIterable<JournalRecord>) => AsyncIterable<unknown>;
@@ -30,7 +31,7 @@ export async function writeStateJson(
   more: Record<string, unknown> = {},
   streamed: Record<string, StreamedArray> = {},
 ): Promise<void> {
-  const { messages: _, ...state } = stateJson({ ...tally, messages: [] }, summary);
+  const { messages: _, ...state } = stateJson({ ...tally, messages: [] }, summary, trustedKeys());
   const arrays: Record<string, StreamedArray> = { ...streamed, messages: (records) => modelMessages(tally, records) };
   const text = JSON.stringify(
     { ...state, ...more, messages: PLACEHOLDER("messages") },

@@ -11,6 +11,7 @@ import {
   type CompactionPayload,
   type CompactionRecord,
   type CompactionUndoRecord,
+  type ImportedRecord,
   type JournalRecord,
   type MetaRecord,
   type ToolResultPayload,
@@ -18,6 +19,8 @@ import {
   type UserPayload,
   type UserRecord,
 } from "../../runstate/records/records.js";
+import { trustedKeys, type Keyring } from "../../trust/keyring.js";
+import { decisionSignatureProblem } from "../../trust/signatures.js";
 import { durationOf } from "./duration.js";
 import { describeOtherBlock, toolResultText } from "./render-blocks.js";
 
@@ -52,23 +55,32 @@ export function startsTurn(entry: TranscriptEntry, index: number): boolean {
 /** A child session as a transcript shows it, found by the id of the call that started it. */
 export type ChildLinks = ReadonlyMap<string, { runId: string; status: string; title: string }>;
 
-/** Reads a run's records in seq order into entries, naming each result after its call, each call's child session after it. */
+/**
+ * Reads a run's records in seq order into entries, naming each result after its call, each
+ * call's child session after it, and each approval or answer that does not verify with
+ * `keyring` as one that does not count (src/trust/counted-decisions.ts).
+ */
 export class TranscriptReader {
   readonly #children: ChildLinks;
+  readonly #keyring: Keyring;
 
-  constructor(children: ChildLinks = new Map()) {
+  constructor(children: ChildLinks = new Map(), keyring: Keyring = trustedKeys()) {
     this.#children = children;
+    this.#keyring = keyring;
   }
 
-  /** The calls of the latest turn by id: a result answers a call of the turn before it. */
+  /** The calls of the latest turn by id: a result answers a call of the turn before it, a decision decides one. */
   #names = new Map<string, string>();
+  #inputs = new Map<string, unknown>();
+  #runId = "";
   #paused = false;
 
   entriesOf(record: JournalRecord): TranscriptEntry[] {
     const { seq } = record;
     switch (kindOfProtocol(record.protocol)) {
       case "meta": {
-        const { prompt } = (record as MetaRecord).meta;
+        const { prompt, run_id: runId } = (record as MetaRecord).meta;
+        this.#runId = runId;
         return prompt === "" ? [] : [{ seq, kind: "user", text: prompt }];
       }
       case "assistant":
@@ -91,8 +103,16 @@ export class TranscriptReader {
       }
       case "approval_decision": {
         const decision = (record as ApprovalDecisionRecord).approval_decision;
-        const text = `── ${decision.tool_use_id}: ${decision.decision} by ${decision.decided_by} ──`;
+        const id = decision.tool_use_id;
+        const call = { runId: this.#runId, name: this.#names.get(id) ?? "", input: this.#inputs.get(id) };
+        const unverified = decision.decision === "deny" ? undefined : decisionSignatureProblem(this.#keyring, call, decision);
+        const counts = unverified === undefined ? "" : ` (does not count: ${unverified})`;
+        const text = `── ${id}: ${decision.decision} by ${decision.decided_by}${counts} ──`;
         return [decision.text === undefined ? { seq, kind: "marker", text } : { seq, kind: "marker", text, detail: decision.text }];
+      }
+      case "imported": {
+        const { file, by, imported_at: at } = (record as ImportedRecord).imported;
+        return [{ seq, kind: "marker", text: `── imported from ${file} by ${by} at ${at} ──` }];
       }
       default:
         return [];
@@ -102,7 +122,7 @@ export class TranscriptReader {
   /** A model turn: how long its call took, then each of its blocks; its tool calls are named for their results. */
   #turnEntries(seq: number, turn: AssistantPayload): TranscriptEntry[] {
     // A paused turn's continuation may still be answered for the calls before the pause.
-    if (!this.#paused) this.#names = new Map();
+    if (!this.#paused) [this.#names, this.#inputs] = [new Map(), new Map()];
     this.#paused = turn.stop_reason === "pause_turn";
     const ms = durationOf(turn);
     const call: TranscriptEntry[] = ms === undefined ? [] : [{ seq, kind: "model_call", ms }];
@@ -121,6 +141,7 @@ export class TranscriptReader {
         return { seq, kind: "thinking", text: "", redacted: true };
       case "tool_use": {
         this.#names.set(block.id, block.name);
+        this.#inputs.set(block.id, block.input);
         const call: TranscriptEntry = { seq, kind: "tool_call", name: block.name, input: block.input, server: false };
         const child = this.#children.get(block.id);
         return child === undefined ? call : [call, { seq, kind: "child", name: block.name, ...child }];

@@ -52,6 +52,8 @@ export const PROTOCOLS = {
   origin: `${NAMESPACE}.origin`,
   /** The session was moved to another store, and goes on there only (version 4). */
   moved: `${NAMESPACE}.moved`,
+  /** The session came in by `session import` of a file: who, from where, when (version 4). */
+  imported: `${NAMESPACE}.imported`,
 } as const;
 
 /** A record kind's name: its protocol id's last word, and the key its payload is under. */
@@ -78,6 +80,7 @@ export const RECORD_KIND_SINCE: { readonly [K in RecordKind]: number } = {
   title: 4,
   origin: 4,
   moved: 4,
+  imported: 4,
 };
 
 /** Run ids: validated before an id touches a path or a subject. */
@@ -140,7 +143,7 @@ export const TITLE_MAX_LENGTH = 200;
  * stays completed, a suspended one compacted by hand or its compaction undone stays
  * suspended, a moved one keeps the terminal record it moved with).
  */
-export const ANNOTATION_KINDS: readonly RecordKind[] = ["title", "origin", "moved", "compaction", "compaction_undo"];
+export const ANNOTATION_KINDS: readonly RecordKind[] = ["title", "origin", "moved", "imported", "compaction", "compaction_undo"];
 
 /** The protocol id of each kind, and the payload key it carries, are the same word. */
 export function kindOfProtocol(protocol: unknown): RecordKind | undefined {

@@ -126,6 +126,13 @@ const ParentLink = exactly<T.ParentLink>()(
   }),
 );
 
+const RecordSignature = exactly<T.RecordSignature>()(
+  z.strictObject({
+    key_id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+    hmac_sha256: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+  }),
+);
+
 const MetaPayload = exactly<T.MetaPayload>()(
   z.strictObject({
     version: z.int().min(1),
@@ -140,6 +147,9 @@ const MetaPayload = exactly<T.MetaPayload>()(
     config: z.string().min(1).optional(),
     // Only a child session's meta has it, and that meta is version 5, which older readers refuse.
     parent: ParentLink.optional(),
+    // Reserved for a shared service's tenant (docs/security.md): no fisk-ai writes it yet.
+    tenant: z.string().min(1).optional(),
+    signature: RecordSignature.optional(),
   }),
 );
 
@@ -198,6 +208,7 @@ const ApprovalDecisionPayload = exactly<T.ApprovalDecisionPayload>()(
     text: z.string().optional(),
     decided_by: z.string().min(1),
     decided_at: z.iso.datetime({ offset: true }),
+    signature: RecordSignature.optional(),
   }),
 );
 
@@ -224,6 +235,14 @@ const MovedPayload = exactly<T.MovedPayload>()(
   z.strictObject({
     to: z.string().min(1),
     moved_at: z.iso.datetime({ offset: true }),
+  }),
+);
+
+const ImportedPayload = exactly<T.ImportedPayload>()(
+  z.strictObject({
+    by: z.string().min(1),
+    file: z.string().min(1),
+    imported_at: z.iso.datetime({ offset: true }),
   }),
 );
 
@@ -268,6 +287,7 @@ function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; tool
     title: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.title), title: TitlePayload, part_started_at }),
     origin: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.origin), origin: OriginPayload, part_started_at }),
     moved: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.moved), moved: MovedPayload, part_started_at }),
+    imported: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.imported), imported: ImportedPayload, part_started_at }),
   } as const;
 }
 

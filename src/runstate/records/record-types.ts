@@ -142,6 +142,21 @@ export interface MetaPayload {
   config?: string;
   /** Set only on a child session (version 5, CHILD_RECORD_VERSION): the parent session and its tool call that started it. */
   parent?: ParentLink;
+  /**
+   * Reserved for the tenant a shared service runs the session for (docs/security.md); no
+   * fisk-ai writes it yet, and a reader keeps it as it is. Signed with the rest of the meta.
+   */
+  tenant?: string;
+  /** The installation's signature over every other field of the meta, made when the session started (docs/security.md). */
+  signature?: RecordSignature;
+}
+
+/** An HMAC-SHA256 signature over a record's RFC 8785 encoding, with the id of the key that made it (docs/security.md). */
+export interface RecordSignature {
+  /** The key's id in the signer's keyring. */
+  key_id: string;
+  /** The HMAC-SHA256, base64url without padding. */
+  hmac_sha256: string;
 }
 
 /** Where a child session comes from: the session and the tool call of it that started the child. */
@@ -284,6 +299,8 @@ export interface ApprovalDecisionPayload {
   decided_by: string;
   /** When, RFC 3339. */
   decided_at: string;
+  /** The decider's signature over the call (run, id, tool, input) and this decision: an approval or an answer counts only when it verifies. */
+  signature?: RecordSignature;
 }
 
 /**
@@ -326,6 +343,19 @@ export interface MovedPayload {
   to: string;
   /** When, RFC 3339. */
   moved_at: string;
+}
+
+/**
+ * The session came into this store by `session import` of a file: who imported it, from
+ * where and when. A session so marked whose meta does not verify here is foreign (docs/security.md).
+ */
+export interface ImportedPayload {
+  /** The user and host that ran the import. */
+  by: string;
+  /** The file it was imported from, as given (`-` for standard input). */
+  file: string;
+  /** When, RFC 3339. */
+  imported_at: string;
 }
 
 /** Seq 1 of every journal. */
@@ -448,6 +478,16 @@ export interface OriginRecord {
   origin: OriginPayload;
 }
 
+/** The session was imported (version 4). */
+export interface ImportedRecord {
+  /** Its place in the journal, from 1, one more than the record before it. */
+  seq: number;
+  /** The imported record's protocol id. */
+  protocol: typeof PROTOCOLS.imported;
+  /** Who imported it, from what file, when. */
+  imported: ImportedPayload;
+}
+
 /** Where the session went (version 4). */
 export interface MovedRecord {
   /** Its place in the journal, from 1, one more than the record before it. */
@@ -488,4 +528,5 @@ export type MarkableRecord =
   | ResumedRecord
   | TitleRecord
   | OriginRecord
-  | MovedRecord;
+  | MovedRecord
+  | ImportedRecord;

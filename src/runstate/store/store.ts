@@ -72,6 +72,11 @@ export interface RunSummary {
  * says why; an id that is not a valid runId is ERR_INVALID_ID.
  */
 export interface Store {
+  /**
+   * Who can write the store, for what may be trusted without a shared key (docs/security.md):
+   * `user`, one user's own files; `process`, this process alone; absent, anyone the backend lets in.
+   */
+  readonly writers?: "user" | "process";
   /** Writes `meta` as seq 1 and returns the locked journal; ERR_EXISTS if the run exists. */
   create(runId: string, meta: MetaPayload): Promise<Journal>;
   /** Locks an existing run for appending: ERR_NOT_FOUND, ERR_LOCKED. */

@@ -14,6 +14,7 @@ import {
   type ApprovalRequestPayload,
   type CompactionPayload,
   type CompactionUndoPayload,
+  type ImportedPayload,
   type ResumedPayload,
   type AssistantMessage,
   type AssistantPayload,
@@ -97,8 +98,12 @@ export interface PendingBatch {
   answered: ReadonlySet<string>;
   /** The calls that were parked for a person's decision, by tool_use id. */
   approvals: ReadonlyMap<string, ApprovalState>;
-  /** The decisions journaled, by tool_use id: a call is decided at most once. */
-  decisions: ReadonlyMap<string, DecisionState>;
+  /**
+   * The decisions journaled, by tool_use id, in journal order. A call is decided again only
+   * when its earlier decisions are approvals or answers, which count only when their
+   * signature verifies (src/trust/counted-decisions.ts); a denial always counts, so nothing follows it.
+   */
+  decisions: ReadonlyMap<string, readonly DecisionState[]>;
 }
 
 /** A run as its journal folds: what a resume rebuilds, and what `Store.load` returns. */
@@ -138,6 +143,8 @@ export interface RunState {
   title: string | undefined;
   /** Where the records before it were copied from, when the session is a fork or a renamed import (the latest origin). */
   origin: OriginPayload | undefined;
+  /** The latest import mark: the session came into this store from a file (docs/security.md). */
+  imported: ImportedPayload | undefined;
   /** Set only when the journal ends on a moved record (or on titles after one): where the session went. */
   moved: MovedPayload | undefined;
   /** The seq of the last record folded. */
@@ -227,7 +234,7 @@ export function foldStep(state: FoldState | undefined, record: JournalRecord): F
 
 /** The state as a step advances it. */
 type Folding = Mutable<FoldState> & {
-  pending: (PendingBatch & { answered: Set<string>; approvals: Map<string, ApprovalState>; decisions: Map<string, DecisionState> }) | undefined;
+  pending: (PendingBatch & { answered: Set<string>; approvals: Map<string, ApprovalState>; decisions: Map<string, DecisionState[]> }) | undefined;
   historySeqs: number[];
   /** The compactions in effect, oldest first: `compactions` without the undone ones, kept as they change so no step filters the whole list. */
   inEffect: CompactionState[];
@@ -261,6 +268,9 @@ const FOLD_BY_KIND: { [K in RecordKind]: (s: Folding, payload: PayloadOf<K>, seq
   origin: foldOrigin,
   moved: (s, moved: MovedPayload) => {
     s.moved = moved;
+  },
+  imported: (s, imported: ImportedPayload) => {
+    s.imported = imported;
   },
 };
 
@@ -340,7 +350,7 @@ function foldToolResult(s: Folding, { tool_use_id: id, result, remote }: ToolRes
   if (pending === undefined || !pending.toolUses.some((use) => use.id === id)) {
     throw corrupt(seq, `a tool result for ${id}, which no tool_use of the current turn has`);
   }
-  const decided = pending.decisions.get(id)?.decision.decision;
+  const decided = pending.decisions.get(id)?.at(-1)?.decision.decision;
   if (pending.approvals.has(id) && decided === undefined) {
     throw corrupt(seq, `a tool result for ${id}, which waits for a decision: an undecided call never runs`);
   }
@@ -379,7 +389,9 @@ function foldTerminal(s: Folding, { reason }: TerminalPayload, seq: number): voi
   const { pending } = s;
   // A call waits for its own decision, or (a call that ran a child session, docs/sub-agents.md)
   // stays unanswered while the child waits for one: either way the batch has an unanswered call.
-  if (pending === undefined || !pending.toolUses.some((use) => !pending.answered.has(use.id) && !pending.decisions.has(use.id))) {
+  // An approval or answer journaled may not count (its signature does not verify here), so a call with one may wait again; a denial counts.
+  const waits = (id: string) => !pending?.answered.has(id) && !(pending?.decisions.get(id) ?? []).some(({ decision }) => decision.decision === "deny");
+  if (pending === undefined || !pending.toolUses.some((use) => waits(use.id))) {
     throw corrupt(seq, "a run awaiting approval with no call waiting for a decision");
   }
 }
@@ -402,12 +414,13 @@ function foldApprovalDecision(s: Folding, decision: ApprovalDecisionPayload, seq
   const { pending } = s;
   undecidedCall(s, id, seq, "a decision");
   const earlier = pending?.decisions.get(id);
-  if (earlier !== undefined) throw corrupt(seq, `a second decision on tool_use ${id}, decided at seq ${earlier.seq}: a call is decided once`);
+  const denied = earlier?.find((candidate) => candidate.decision.decision === "deny");
+  if (denied !== undefined) throw corrupt(seq, `a decision on tool_use ${id}, denied at seq ${denied.seq}: a denial is final`);
   const kind = pending?.approvals.get(id)?.request.kind;
   const fits = decision.decision === "deny" || (kind === undefined ? true : (decision.decision === "answer") === (kind === "question"));
   if (!fits) throw corrupt(seq, `a decision "${decision.decision}" on tool_use ${id}, which waits for ${kind === "question" ? "an answer" : "an approval"}`);
   if (decision.decision === "answer" && decision.text === undefined) throw corrupt(seq, `an answer to tool_use ${id} with no text`);
-  pending?.decisions.set(id, { seq, decision });
+  pending?.decisions.set(id, [...(earlier ?? []), { seq, decision }]);
 }
 
 function foldResumed(s: Folding, _resumed: ResumedPayload, seq: number): void {
@@ -599,6 +612,7 @@ function foldMeta(first: JournalRecord, outline = false): FoldState {
     terminal: undefined,
     title: undefined,
     origin: undefined,
+    imported: undefined,
     moved: undefined,
     lastSeq: 1,
     lastAnswered: new Set(),

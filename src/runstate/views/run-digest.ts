@@ -6,7 +6,15 @@
 import { isRunStateError } from "../errors.js";
 import { outlineStep, type FoldState } from "./fold.js";
 import { parseRecordLine } from "../records/journal-codec.js";
-import { ANNOTATION_KINDS, kindOfProtocol, PROTOCOLS, type JournalRecord, type OriginPayload, type TerminalReason } from "../records/records.js";
+import {
+  ANNOTATION_KINDS,
+  kindOfProtocol,
+  PROTOCOLS,
+  type ImportedPayload,
+  type JournalRecord,
+  type OriginPayload,
+  type TerminalReason,
+} from "../records/records.js";
 
 /** Tokens of some model calls, in the four tiers the providers report. */
 export interface TokenUsage {
@@ -30,6 +38,8 @@ export interface RunDigest {
   title?: string;
   /** Where the records before it were copied from (the latest origin); absent for a run of its own. */
   origin?: OriginPayload;
+  /** The latest import mark: who imported the session from what file, when; absent for a session never imported. */
+  imported?: ImportedPayload;
   /**
    * How the run stands after its last record that is not an annotation (ANNOTATION_KINDS): a terminal
    * reason, `open`, or `moved` when it ends on a moved record (it goes on in another store).
@@ -147,6 +157,7 @@ function countStep(digest: RunDigest, record: JournalRecord, runModel: string): 
   if (record.protocol === PROTOCOLS.moved) digest.status = "moved";
   else if (!ANNOTATION_KINDS.includes(kind)) digest.status = record.protocol === PROTOCOLS.terminal ? record.terminal.reason : "open";
   if (record.protocol === PROTOCOLS.title) digest.title = record.title.title;
+  if (record.protocol === PROTOCOLS.imported) digest.imported = record.imported;
   if (record.protocol === PROTOCOLS.origin) {
     // Every record before an origin was copied: what was counted here so far is the original's.
     digest.origin = record.origin;

@@ -3,14 +3,15 @@
 // authorization page to a person, or an error naming `fisk-ai mcp login` when there is none.
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { FiskError } from "../../errors/fisk-error.js";
 import { awaitRedirect, newState } from "./loopback-redirect.js";
 import type { SignInFile, SignInState } from "./sign-in-file.js";
 
 /** Shows the authorization page to a person (opens a browser, prints the URL). */
 export type ShowSignInPage = (page: URL, server: string) => void | Promise<void>;
 
-/** A server that needs a person to sign in, where none can: `fisk-ai mcp login NAME` does it. */
-export class McpSignInNeededError extends Error {
+/** A server that needs a person to sign in, where none can (code ERR_SIGN_IN_NEEDED): `fisk-ai mcp login NAME` does it. */
+export class McpSignInNeededError extends FiskError<"ERR_SIGN_IN_NEEDED"> {
   /** Always `"McpSignInNeededError"`. */
   override readonly name = "McpSignInNeededError";
 
@@ -18,7 +19,7 @@ export class McpSignInNeededError extends Error {
     /** The server's name in agent.yaml. */
     readonly server: string,
   ) {
-    super(`MCP server ${server} needs a sign-in, which this run cannot ask for`);
+    super("ERR_SIGN_IN_NEEDED", `MCP server ${server} needs a sign-in, which this run cannot ask for`);
   }
 }
 

@@ -10,6 +10,7 @@ import { UsageError } from "../../cli-errors.js";
 import { EXIT } from "../../exit-codes.js";
 import { storeWhere, tracingEnvironment, type SessionContext } from "../../context/session-context.js";
 import { commandLine, type ResumeWhere } from "../../context/resume-hint.js";
+import { keyCreatedLine } from "../../text/signing-key.js";
 
 /** What a decision command was given, its flags checked. */
 export interface DecideRequest {
@@ -40,6 +41,7 @@ export async function decide(
     env: io.env,
     decisionsJournaled: io.decisionsJournaled,
     resuming: values.resume === true,
+    stderr: io.stderr,
   });
   if (tracingEnv !== undefined) {
     const { sendDecisionSpans } = await import("../../../telemetry/traced-run.js");
@@ -58,11 +60,20 @@ export async function decideCalls(
   store: Store,
   request: DecideRequest,
   out: NodeJS.WritableStream,
-  where: { queue: RunQueue | undefined; where: ResumeWhere; env: NodeJS.ProcessEnv; decisionsJournaled?: () => void; resuming: boolean },
+  where: {
+    queue: RunQueue | undefined;
+    where: ResumeWhere;
+    env: NodeJS.ProcessEnv;
+    decisionsJournaled?: () => void;
+    resuming: boolean;
+    stderr?: NodeJS.WritableStream;
+  },
 ): Promise<DecisionResult> {
   const { runId, toolUseIds, text } = request;
   const options = {
     ...(where.queue === undefined ? {} : { queue: where.queue }),
+    env: where.env,
+    onKeyCreated: (path: string) => (where.stderr ?? out).write(`${keyCreatedLine(path)}\n`),
     onDecided: (decisions: readonly ApprovalDecisionPayload[]) => {
       for (const decision of decisions) out.write(`${DONE[decision.decision]} ${decision.tool_use_id} in session ${runId}\n`);
       where.decisionsJournaled?.();

@@ -3,6 +3,10 @@
 import { removeTree, resumingParent } from "../../../ledger/tree-removal.js";
 import { verifyJournal } from "../../../runstate/views/journal-verify.js";
 import type { RunSummary, Store } from "../../../runstate/store/store.js";
+import { fold, type RunState } from "../../../runstate/views/fold.js";
+import { uncountedDecisions } from "../../../trust/counted-decisions.js";
+import { installationKeys, type InstallationKeys } from "../../../trust/installation-keys.js";
+import { foreignReason } from "../../../trust/session-trust.js";
 import { reportFailure } from "../../cli-errors.js";
 import { counted } from "../../text/counted.js";
 import { EXIT } from "../../exit-codes.js";
@@ -71,11 +75,25 @@ async function refusedChild(store: Store, child: RunSummary): Promise<string | u
   return `session ${child.runId} is a child of session ${parent.runId}, whose call ${parent.callId} can still resume into it: remove ${parent.runId} (which removes its children), or this child alone with --force`;
 }
 
+/** What of a sound session does not count here: a foreign meta, decisions that do not verify. */
+function trustLines(state: RunState, keys: InstallationKeys): string[] {
+  const foreign = foreignReason(state.meta, state.imported, keys);
+  return [
+    ...(foreign === undefined ? [] : [`foreign: ${foreign}`]),
+    ...uncountedDecisions(state, keys.trusted).map(
+      ({ seq, toolUseId, decision, reason }) =>
+        `not counted: seq ${seq}: ${decision.decision} of call ${toolUseId} by ${decision.decided_by} does not count: ${reason}`,
+    ),
+  ];
+}
+
 export function verifySessions(store: Store, runIds: string[], streams: Streams): Promise<number> {
   return forEachId(runIds, streams, async (runId) => {
     const { records, problems } = verifyJournal(await store.readJournal(runId), runId);
     if (problems.length === 0) {
       streams.stdout.write(`${runId}: ok, ${records.length} records\n`);
+      // Sound, and still not everything in it counts here: said apart, as it is no corruption.
+      for (const line of trustLines(fold(records), installationKeys(store))) streams.stdout.write(`${runId}: ${line}\n`);
       return EXIT.completed;
     }
     for (const problem of problems) {

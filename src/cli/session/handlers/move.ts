@@ -1,7 +1,7 @@
 // `session mv ID --to STORE`: the session moved to the store STORE names, through the
 // library's moveSession; and, for a resume, whether the store a session moved to holds it.
 import { resolve } from "node:path";
-import { maskUrl } from "../../../backends/backend-errors.js";
+import { maskUrlCredentials, urlHoldsSecret } from "../../../errors/masked-url.js";
 import { holdsSession, moveSession, type MoveOutcome, type MoveStep } from "../../../session/move-session.js";
 import type { StoreConfig } from "../../../backends/store-config.js";
 import { defaultStateDir } from "../../../runstate/state-dir.js";
@@ -26,9 +26,9 @@ export async function moveStoredSession(
   const flags = flagsOf(to);
   const toConfig = storeFromFlags(flags) as StoreConfig;
   // The moved record names where the session went, and a record never holds a secret.
-  if (maskUrl(to) !== to)
+  if (urlHoldsSecret(to))
     throw new UsageError(
-      `--to ${JSON.stringify(maskUrl(to))}: a store URL with a password would be journaled in the moved record: give the backend its credentials another way (its environment)`,
+      `--to ${JSON.stringify(maskUrlCredentials(to))}: a store URL with a password would be journaled in the moved record: give the backend its credentials another way (its environment)`,
     );
   if (sameStore(from.config, toConfig)) throw new UsageError(`session ${runId} is in ${to} already: --to names the store it goes to`);
   // Recorded so that it reaches the same store from any directory.

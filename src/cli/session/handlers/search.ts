@@ -5,7 +5,7 @@ import { RunStateError } from "../../../runstate/errors.js";
 import type { RunSummary, Store } from "../../../runstate/store/store.js";
 import { UsageError } from "../../cli-errors.js";
 import { cut, nameText, oneLine, widthOf } from "../../text/ledger.js";
-import { summaryJson } from "../../text/session-json.js";
+import { summaryJson } from "../../text/summary-json.js";
 import { timeText } from "../../text/session-list.js";
 
 /** Journals read at once: enough to keep the disk or the server busy, few enough to hold little. */

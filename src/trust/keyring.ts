@@ -1,0 +1,141 @@
+// The keys decisions and session metas are signed with (docs/security.md). They live in a
+// file outside the store, so write access to the store (a hostile export, a writer on a
+// shared stream) never carries the power to approve. A keyring holds every key this
+// installation trusts, by id; only the current one signs, so rotating adds a key and older
+// signatures still verify.
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
+import { TrustError } from "./trust-error.js";
+
+/** The keys an installation trusts, and the one it signs with. */
+export interface Keyring {
+  /** The key new signatures are made with; undefined for a keyring that only verifies (none configured). */
+  readonly current:
+    | {
+        /** The key's id, named in each signature made with it. */
+        readonly id: string;
+        /** The key's secret bytes. */
+        readonly secret: Buffer;
+      }
+    | undefined;
+  /** Every trusted key's secret, by id: the current one and those rotated out. */
+  readonly keys: ReadonlyMap<string, Buffer>;
+}
+
+/** A keyring that trusts no key: what a machine with none configured verifies with. */
+export const NO_KEYS: Keyring = { current: undefined, keys: new Map() };
+
+/** Where the keyring file is: `FISK_AI_SIGNING_KEYS` (configured on purpose), else the user's config directory. */
+export function keyringLocation(
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = homedir(),
+): {
+  /** The keyring file's path. */
+  path: string;
+  /** Whether FISK_AI_SIGNING_KEYS named it (then a missing file is an error, not a key to make). */
+  configured: boolean;
+} {
+  const named = env.FISK_AI_SIGNING_KEYS;
+  if (named !== undefined && named !== "") return { path: named, configured: true };
+  const xdg = env.XDG_CONFIG_HOME;
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, ".config");
+  return { path: join(base, "fisk-ai", "signing-keys.json"), configured: false };
+}
+
+/** The keyring in `path`, or undefined when there is no such file. TrustError for a file that cannot be used. */
+export function readKeyring(path: string): Keyring | undefined {
+  let text: string;
+  try {
+    if ((statSync(path).mode & 0o077) !== 0) {
+      throw new TrustError("ERR_SIGNING_KEYS", `the signing keys in ${path} can be read by others: chmod 600 ${path}`);
+    }
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if (error instanceof TrustError) throw error;
+    throw new TrustError("ERR_SIGNING_KEYS", `the signing keys in ${path} cannot be read: ${(error as Error).message}`);
+  }
+  return parseKeyring(text, path);
+}
+
+/** Makes a keyring of one new key in `path` (its directory 0700, the file 0600, never over an existing file). */
+export function createKeyring(path: string): Keyring {
+  const id = newKeyId();
+  writeKeyring(path, { current: id, keys: { [id]: randomBytes(32).toString("base64") } }, "create");
+  return readKeyring(path) as Keyring;
+}
+
+/**
+ * Adds a new key to the keyring in `path` and makes it the one that signs; the keys before
+ * it still verify what they signed. Returns the new key's id.
+ */
+export function rotateKey(path: string): string {
+  if (readKeyring(path) === undefined) throw new TrustError("ERR_NO_SIGNING_KEY", `there are no signing keys in ${path} to rotate`);
+  const file = JSON.parse(readFileSync(path, "utf8")) as KeyringFile;
+  const id = newKeyId();
+  writeKeyring(path, { current: id, keys: { ...file.keys, [id]: randomBytes(32).toString("base64") } }, "replace");
+  return id;
+}
+
+/** The keys to verify with: the keyring configured or at the default place, else none. */
+export function trustedKeys(env: NodeJS.ProcessEnv = process.env): Keyring {
+  return readKeyring(keyringLocation(env).path) ?? NO_KEYS;
+}
+
+interface KeyringFile {
+  current: string;
+  keys: Record<string, string>;
+}
+
+const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+function parseKeyring(text: string, path: string): Keyring {
+  const bad = (what: string) =>
+    new TrustError("ERR_SIGNING_KEYS", `the signing keys in ${path} are not usable: ${what} (expected {"current": ID, "keys": {ID: BASE64, ...}})`);
+  let file: unknown;
+  try {
+    file = JSON.parse(text);
+  } catch {
+    throw bad("not JSON");
+  }
+  const { current, keys } = (file ?? {}) as Partial<KeyringFile>;
+  if (typeof keys !== "object" || keys === null || Array.isArray(keys)) throw bad("no keys");
+  const secrets = new Map<string, Buffer>();
+  for (const [id, value] of Object.entries(keys)) {
+    if (!KEY_ID.test(id)) throw bad(`key id ${JSON.stringify(id)} is not 1 to 64 letters, digits, '.', '_' or '-'`);
+    const secret = typeof value === "string" ? Buffer.from(value, "base64") : Buffer.alloc(0);
+    // Shorter than the hash's output would weaken HMAC-SHA256.
+    if (secret.length < 32) throw bad(`key ${id} is not at least 32 bytes of base64`);
+    secrets.set(id, secret);
+  }
+  if (typeof current !== "string" || !secrets.has(current)) throw bad("current names no key of the file");
+  return { current: { id: current, secret: secrets.get(current) as Buffer }, keys: secrets };
+}
+
+function newKeyId(): string {
+  return `${new Date().toISOString().slice(0, 10)}-${randomBytes(4).toString("hex")}`;
+}
+
+/**
+ * Writes the file whole through an exclusive temp file, so no reader sees it half written:
+ * linked to its name for a new one (EEXIST when another process made it first), renamed over it for a replacement.
+ */
+function writeKeyring(path: string, file: KeyringFile, how: "create" | "replace"): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const fd = openSync(temp, "wx", 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify(file, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    if (how === "replace") renameSync(temp, path);
+    else linkSync(temp, path);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
