@@ -4,7 +4,8 @@
 // than one uses.
 import { resolve } from "node:path";
 import type { AgentConfig, Retention } from "../../config/agent-config.js";
-import { UsageError } from "../cli-errors.js";
+import { reportFailure, UsageError } from "../cli-errors.js";
+import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "./command-io.js";
 import type { CrashPolicyOf } from "../text/session-show.js";
 import type { ResumeWhere } from "./resume-hint.js";
@@ -102,6 +103,26 @@ export async function tracingEnvironment(flags: StoreFlags, env: NodeJS.ProcessE
   ]);
   const traced = telemetryEnvironment(path === undefined ? undefined : loadAgentConfig(path).telemetry, env);
   return tracingWanted(traced) ? traced : undefined;
+}
+
+/**
+ * Runs `each` for every id. The exit code is 0 when all went well, the failure's own code
+ * when every id that failed failed alike (one unknown id: 6), and 1 when some of the ids
+ * were dealt with and others failed for different reasons.
+ */
+export async function forEachId(runIds: string[], streams: { stderr: NodeJS.WritableStream }, each: (runId: string) => Promise<number>): Promise<number> {
+  const failures = new Set<number>();
+  for (const runId of runIds) {
+    let code: number;
+    try {
+      code = await each(runId);
+    } catch (error) {
+      code = reportFailure(error, streams.stderr);
+    }
+    if (code !== EXIT.completed) failures.add(code);
+  }
+  if (failures.size === 0) return EXIT.completed;
+  return failures.size === 1 ? ([...failures][0] as number) : EXIT.error;
 }
 
 /** Whether the full-screen viewer may take the terminal: both ends a terminal, and NO_TUI not set (to anything but "" or "0"). */
