@@ -13,6 +13,7 @@ import type { Store } from "../../runstate/store/store.js";
 import type { Backend } from "../../backends/backend.js";
 import type { STORE_OPTIONS } from "./command-context.js";
 import type { Flags, Options } from "./options.js";
+import type { SubcommandModule } from "./subcommands.js";
 import { configPathFrom, openSessionBackend, sessionConfigPath, sessionStoreConfig, type StoreFlags } from "./stores.js";
 
 export function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
@@ -32,14 +33,8 @@ export interface SessionContext<O extends Options = Options> {
   sessionBackend: (flags: StoreFlags) => Promise<Backend>;
 }
 
-/** A session subcommand's module (session/): its own options, and its handler. */
-export interface SessionSubcommandModule<O extends Options = Options> {
-  options?: O;
-  run(context: SessionContext<O>): Promise<number>;
-}
-
 export async function sessionCommand(
-  subcommand: SessionSubcommandModule,
+  subcommand: SubcommandModule<SessionContext>,
   positionals: string[],
   values: Flags<typeof STORE_OPTIONS>,
   io: CommandIO,
