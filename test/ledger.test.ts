@@ -1,4 +1,4 @@
-// covers: src/cli/session/handlers/transfer.ts, src/config/agent-config.ts, src/ledger/ledger.ts, src/ledger/prices.ts
+// covers: src/session/transfer.ts, src/config/agent-config.ts, src/ledger/ledger.ts, src/ledger/prices.ts
 // covers: src/backends/open-backend.ts, src/backends/file/file-store.ts
 // covers: src/backends/jetstream/run-stream.ts, src/backends/memory/memory-store.ts
 // covers: src/runstate/records/journal-codec.ts, src/session/journal-search.ts, src/session/prune-plan.ts
@@ -10,13 +10,12 @@
 // cache cold, warm and advanced by appends), the memory store, and JetStream on a real
 // nats-server. The CLI's side of the same is in cli-ledger.test.ts.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadAgentConfig } from "../src/config/agent-config.js";
-import { importSession } from "../src/cli/session/handlers/transfer.js";
-import { forkSession } from "../src/session/transfer.js";
+import { forkSession, importJournal } from "../src/session/transfer.js";
 import { ledgerOf, callsOf } from "../src/ledger/ledger.js";
 import { planPrune } from "../src/session/prune-plan.js";
 import { costOf, priceOf, SHIPPED_PRICES } from "../src/ledger/prices.js";
@@ -103,12 +102,12 @@ describe("ledger", () => {
         const store = makeStore();
         await makeRun(store, "travel", 2);
         const file = await journalFile(store, "travel", join(ROOT, `travel-${kind.replace(" ", "-")}.jsonl`));
-        await importSession(store, file, "travel-copy", process.stdin);
+        await importJournal(store, readFileSync(file), { from: file, name: "travel-copy" });
         const ledger = ledgerOf((await store.list()).map((summary) => summary.digest as NonNullable<RunSummary["digest"]>));
         assert.equal(ledger.usage.calls, 2);
         assert.deepEqual(byId(await store.list()).get("travel-copy")?.digest?.origin, { run_id: "travel", through_seq: 5, kind: "import" });
         const elsewhere = makeStore();
-        assert.equal(await importSession(elsewhere, file, undefined, process.stdin), "travel");
+        assert.equal(await importJournal(elsewhere, readFileSync(file), { from: file }), "travel");
         const moved = byId(await elsewhere.list()).get("travel")?.digest;
         assert.equal(moved?.origin, undefined, "the same session, moved: it is the original");
         assert.equal(moved?.calls["claude-sonnet-4-5"]?.calls, 2);
@@ -123,7 +122,7 @@ describe("ledger", () => {
         assert.equal(byId(await store.list()).get("titled")?.digest?.title, "Quarterly report");
         const file = await journalFile(store, "titled", join(ROOT, `titled-${kind.replace(" ", "-")}.jsonl`));
         const other = makeStore();
-        await importSession(other, file, "titled-2", process.stdin);
+        await importJournal(other, readFileSync(file), { from: file, name: "titled-2" });
         assert.equal(byId(await other.list()).get("titled-2")?.digest?.title, "Quarterly report");
         await forkSession(other, "titled-2", { name: "titled-3" });
         assert.equal((await other.load("titled-3")).title, "Quarterly report");

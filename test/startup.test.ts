@@ -80,9 +80,10 @@ const HELP_MODULES = [
 // Besides those, the definition of the command the line names, and no other.
 const NAMED_MODULES: Record<string, string[]> = {
   run: ["cli/context/options.js", "cli/run/options.js", "cli/run/run.js"],
-  session: ["cli/context/options.js", "cli/session/table.js"],
+  session: ["cli/context/options.js", "cli/context/subcommands.js", "cli/session/table.js"],
   "session show": [
     "cli/context/options.js",
+    "cli/context/subcommands.js",
     "cli/session/table.js",
     "cli/session/show.js",
     "cli/context/session-context.js",
@@ -94,7 +95,7 @@ const NAMED_MODULES: Record<string, string[]> = {
     "backends/registry.js",
     "backends/store-url.js",
   ],
-  memory: ["cli/memory/table.js"],
+  memory: ["cli/context/options.js", "cli/context/subcommands.js", "cli/memory/table.js"],
 };
 
 test("--help and --version load only the argument parser and the CLI modules that print them", () => {

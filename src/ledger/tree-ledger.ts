@@ -3,6 +3,7 @@
 // parent copies the calls that started children: those children are shared, shown beside
 // the fork and counted in the session whose calls started them, never twice.
 import { decodeJournal } from "../runstate/records/journal-codec.js";
+import { PROTOCOLS } from "../runstate/records/records.js";
 import { digestOf, type RunDigest } from "../runstate/views/run-digest.js";
 import type { RunStatus, RunSummary, Store } from "../runstate/store/store.js";
 import { ledgerOf, type Ledger } from "./ledger.js";
@@ -75,4 +76,23 @@ export function hasTree(summaries: readonly RunSummary[], runId: string, originI
     const parent = parentIdOf(summary);
     return parent !== undefined && (parent === runId || parent === originId);
   });
+}
+
+/**
+ * What the session and its child sessions cost, or undefined when it has none (and, a fork,
+ * shares none): a fork's children are those of the calls whose results it copied.
+ */
+export async function treeCostFor(store: Store, summary: RunSummary, digest: RunDigest, prices: PriceTable): Promise<TreeCost | undefined> {
+  const summaries = await store.list();
+  const origin = digest.origin;
+  if (!hasTree(summaries, summary.runId, origin?.run_id)) return undefined;
+  let copied: { from: string; results: Set<string> } | undefined;
+  if (origin !== undefined) {
+    copied = { from: origin.run_id, results: new Set() };
+    for await (const record of store.readRecords(summary.runId)) {
+      if (record.seq > origin.through_seq) break;
+      if (record.protocol === PROTOCOLS.tool_result) copied.results.add(record.tool_result.tool_use_id);
+    }
+  }
+  return treeCostOf(summaries, summary.runId, prices, (each) => storedDigest(store, each), copied);
 }

@@ -11,7 +11,7 @@ import type { Claim, QueuedRun, QueueWatch, RunQueue } from "../queue/run-queue.
 import type { Fingerprint } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
 import { driveClaimed, type Settled } from "./drive-claimed.js";
-import { isOrphan, queuedRunIds } from "./orphans.js";
+import { isOrphan, queuedRunIds } from "../queue/orphans.js";
 import { queueSession } from "./submit-run.js";
 
 /** An agent a worker can drive: its run options, as loadAgent gives them (`.options`) or built by hand. */

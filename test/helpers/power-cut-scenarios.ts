@@ -3,7 +3,6 @@
 // to the explorer's list, outside the simulated disk: `note` reruns after a crash, `send`
 // (on_crash: never) does not.
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import {
   agentTool,
   approve,
@@ -26,7 +25,7 @@ import {
   type RunAgentOptions,
   type Tool,
 } from "../../src/index.js";
-import { pruneSessions } from "../../src/cli/session/handlers/prune.js";
+import { pruneSessions } from "../../src/session/prune-sessions.js";
 import { holdsSession } from "../../src/session/move-session.js";
 import type { ScriptSource } from "../../src/llm/script-provider.js";
 import type { Scenario, ScenarioContext, StateView } from "./power-cut-explorer.js";
@@ -242,10 +241,8 @@ export const move: Scenario = {
   },
 };
 
-const SILENT = { stdout: new Writable({ write: (_chunk, _encoding, done) => done() }), stderr: new Writable({ write: (_chunk, _encoding, done) => done() }) };
-
 async function prune(context: ScenarioContext): Promise<void> {
-  await pruneSessions(context.store(), { statuses: ["completed"] }, { dryRun: false, json: false, now: Date.now() }, SILENT);
+  await pruneSessions(context.store(), { statuses: ["completed"] });
 }
 
 export const pruned: Scenario = {

@@ -4,7 +4,8 @@
 // than one uses.
 import { resolve } from "node:path";
 import type { AgentConfig, Retention } from "../../config/agent-config.js";
-import { UsageError } from "../cli-errors.js";
+import { reportFailure, UsageError } from "../cli-errors.js";
+import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "./command-io.js";
 import type { CrashPolicyOf } from "../text/session-show.js";
 import type { ResumeWhere } from "./resume-hint.js";
@@ -12,6 +13,7 @@ import type { Store } from "../../runstate/store/store.js";
 import type { Backend } from "../../backends/backend.js";
 import type { STORE_OPTIONS } from "./command-context.js";
 import type { Flags, Options } from "./options.js";
+import type { SubcommandModule } from "./subcommands.js";
 import { configPathFrom, openSessionBackend, sessionConfigPath, sessionStoreConfig, type StoreFlags } from "./stores.js";
 
 export function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
@@ -31,14 +33,8 @@ export interface SessionContext<O extends Options = Options> {
   sessionBackend: (flags: StoreFlags) => Promise<Backend>;
 }
 
-/** A session subcommand's module (session/): its own options, and its handler. */
-export interface SessionSubcommandModule<O extends Options = Options> {
-  options?: O;
-  run(context: SessionContext<O>): Promise<number>;
-}
-
 export async function sessionCommand(
-  subcommand: SessionSubcommandModule,
+  subcommand: SubcommandModule<SessionContext>,
   positionals: string[],
   values: Flags<typeof STORE_OPTIONS>,
   io: CommandIO,
@@ -102,6 +98,26 @@ export async function tracingEnvironment(flags: StoreFlags, env: NodeJS.ProcessE
   ]);
   const traced = telemetryEnvironment(path === undefined ? undefined : loadAgentConfig(path).telemetry, env);
   return tracingWanted(traced) ? traced : undefined;
+}
+
+/**
+ * Runs `each` for every id. The exit code is 0 when all went well, the failure's own code
+ * when every id that failed failed alike (one unknown id: 6), and 1 when some of the ids
+ * were dealt with and others failed for different reasons.
+ */
+export async function forEachId(runIds: string[], streams: { stderr: NodeJS.WritableStream }, each: (runId: string) => Promise<number>): Promise<number> {
+  const failures = new Set<number>();
+  for (const runId of runIds) {
+    let code: number;
+    try {
+      code = await each(runId);
+    } catch (error) {
+      code = reportFailure(error, streams.stderr);
+    }
+    if (code !== EXIT.completed) failures.add(code);
+  }
+  if (failures.size === 0) return EXIT.completed;
+  return failures.size === 1 ? ([...failures][0] as number) : EXIT.error;
 }
 
 /** Whether the full-screen viewer may take the terminal: both ends a terminal, and NO_TUI not set (to anything but "" or "0"). */

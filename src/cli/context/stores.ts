@@ -8,7 +8,7 @@ import { createStore, openBackend } from "../../backends/open-backend.js";
 import type { StoreConfig } from "../../backends/store-config.js";
 import { parseStoreUrl } from "../../backends/store-url.js";
 import type { Store } from "../../runstate/store/store.js";
-import { UsageError } from "../cli-errors.js";
+import { storeFlag, UsageError } from "../cli-errors.js";
 import { maskUrlCredentials } from "../../errors/masked-url.js";
 import type { STORE_OPTIONS } from "./command-context.js";
 import type { Flags } from "./options.js";
@@ -35,6 +35,22 @@ export function storeFromFlags(flags: StoreFlags): StoreConfig | undefined {
   if (flags.store !== undefined) return parseStoreUrl(flags.store);
   if (flags.stateDir !== undefined) return { backend: "file", dir: resolve(flags.stateDir) };
   return undefined;
+}
+
+/** The store flags a store's name stands for (`session mv --to`, a moved record): a URL is read by the store parser (its scheme's backend), anything else is a directory. */
+export function storeFlagsOf(name: string): StoreFlags {
+  return storeFlag(name) === "--store" ? { store: name } : { stateDir: name };
+}
+
+/** Whether the store a moved record names holds the session: then the move counts, and a resume goes on there. */
+export async function storeHolds(to: string, runId: string, stderr: NodeJS.WritableStream): Promise<boolean> {
+  const { holdsSession } = await import("../../session/move-session.js");
+  const store = await openStore(storeFromFlags(storeFlagsOf(to)) as StoreConfig, stderr);
+  try {
+    return await holdsSession(store, runId);
+  } finally {
+    await store.close();
+  }
 }
 
 /** Opens a store, reporting a server's comings and goings on stderr. */

@@ -1,30 +1,30 @@
-// `fisk-ai memory ls|show|rm`: their options; the handler is memory-command.ts.
+// `fisk-ai memory ...`: the table of its subcommands, each defined and handled by its own module.
 import type { Command } from "commander";
 import type { CommandContext } from "../context/command-context.js";
-import type { MemoryCommandName } from "./memory-command.js";
+import type { MemoryContext } from "../context/memory-context.js";
+import { defineSubcommands, type Group, type SubcommandEntry } from "../context/subcommands.js";
 
 const MEMORY_EXIT_CODES = "Exit codes: 0 done, 1 error, 2 usage error or bad key, 6 no such note";
 
-const SUBCOMMANDS: readonly [MemoryCommandName, string, string][] = [
-  ["ls", "[options]", "every note: key and description"],
-  ["show", "KEY [options]", "a note's content"],
-  ["rm", "KEY [options]", "delete a note"],
+const SUBCOMMANDS: readonly SubcommandEntry<MemoryContext>[] = [
+  { name: "ls", usage: "[options]", description: "every note: key and description", helpAfter: MEMORY_EXIT_CODES, load: () => import("./ls.js") },
+  { name: "show", usage: "KEY [options]", description: "a note's content", helpAfter: MEMORY_EXIT_CODES, load: () => import("./show.js") },
+  { name: "rm", usage: "KEY [options]", description: "delete a note", helpAfter: MEMORY_EXIT_CODES, load: () => import("./rm.js") },
 ];
 
-export async function define(memory: Command, { io, action }: CommandContext): Promise<void> {
+const MEMORY_GROUP: Group<MemoryContext> = {
+  options: {
+    namespace: { flag: "--namespace <N>", help: "the notes' namespace" },
+    config: { flag: "--config <FILE>", help: "the agent configuration whose memory.namespace to use (default: ./agent.yaml)" },
+  },
+  run: async (module, positionals, values, io) => (await import("../context/memory-context.js")).memoryCommand(module, positionals, values, io),
+};
+
+export async function define(memory: Command, context: CommandContext): Promise<void> {
   memory
     .description(
       `Notes live in $XDG_STATE_HOME/fisk-ai/memory/NAMESPACE (or ~/.local/state/fisk-ai/memory/...). The namespace is --namespace, else the config's memory.namespace (--config, default ./agent.yaml, when memory is enabled there), else "default".`,
     )
     .addHelpText("after", `\n${MEMORY_EXIT_CODES}`);
-  for (const [name, usage, description] of SUBCOMMANDS) {
-    memory
-      .command(name)
-      .usage(usage)
-      .description(description)
-      .option("--namespace <N>", "the notes' namespace")
-      .option("--config <FILE>", "the agent configuration whose memory.namespace to use (default: ./agent.yaml)")
-      .addHelpText("after", `\n${MEMORY_EXIT_CODES}`)
-      .action(action(async (args, flags) => (await import("./memory-command.js")).memoryCommand(name, args, flags, io)));
-  }
+  await defineSubcommands(memory, context, SUBCOMMANDS, MEMORY_GROUP);
 }

@@ -5,7 +5,8 @@ import { createInterface } from "node:readline/promises";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import { UsageError } from "../cli-errors.js";
 import { nameText, table, widthOf } from "../text/ledger.js";
-import { ageText, resumableSessions, statusText } from "../text/session-list.js";
+import { resumableSessions } from "../../session/list-sessions.js";
+import { ageText, statusText } from "../text/session-list.js";
 
 const SHOWN = 20;
 

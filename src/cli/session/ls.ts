@@ -16,15 +16,15 @@ export async function run({ positionals, values, io, sessionBackend }: SessionCo
   if (values.tree === true && values.flat === true)
     throw new UsageError("session ls lays children out as a tree (--tree) or not at all (--flat): give one of them");
   const layout = values.tree === true ? "tree" : values.flat === true ? "flat" : ("indented" as const);
-  const { listSessions } = await import("../text/session-list.js");
+  const [{ listSessions }, { writeSessionList }, { quarantineSummary }] = await Promise.all([
+    import("../../session/list-sessions.js"),
+    import("../text/session-list.js"),
+    import("../../queue/quarantine.js"),
+  ]);
   const { store, queue } = await sessionBackend(values);
-  const listing: Parameters<typeof listSessions>[1] = {
-    json: values.json === true,
-    here: values.here === true ? process.cwd() : undefined,
-    layout,
-    queue,
-    warn: (line: string) => io.stderr.write(`fisk-ai: ${line}\n`),
-  };
-  await listSessions(store, listing, io.stdout);
+  const here = values.here === true ? process.cwd() : undefined;
+  const listing = await listSessions(store, { here, queue });
+  if (listing.quarantined.length > 0) io.stderr.write(`fisk-ai: ${quarantineSummary(listing.quarantined)}\n`);
+  writeSessionList(listing, { json: values.json === true, layout, here, dir: (store as { dir?: string }).dir }, io.stdout);
   return EXIT.completed;
 }

@@ -10,7 +10,9 @@ export const options = {
 
 export async function run({ positionals, values, io, sessionStore }: SessionContext<typeof options>): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('session search takes the text to find, as one argument (quote it): fisk-ai session search "TEXT"');
-  const { searchSessions } = await import("./handlers/search.js");
-  await searchSessions(await sessionStore(values), positionals[0] as string, { json: values.json === true }, io.stdout);
+  const text = positionals[0] as string;
+  if (text.trim() === "") throw new UsageError("session search needs the text to find: fisk-ai session search TEXT");
+  const [{ searchSessions }, { writeSearchResults }] = await Promise.all([import("../../session/search-sessions.js"), import("../text/session-search.js")]);
+  writeSearchResults(await searchSessions(await sessionStore(values), text), text, { json: values.json === true }, io.stdout);
   return EXIT.completed;
 }

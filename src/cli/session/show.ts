@@ -23,9 +23,13 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
     const { viewSession } = await import("../viewer/view-session.js");
     return viewSession(store, runId, { follow: flags.follow }, io);
   }
-  const recorded = (await store.summarize(runId)).meta?.config;
   // The viewer prices nothing on its first screen: the ledger loads only for the printed show.
-  const [{ showSession }, { sessionPrices }] = await Promise.all([import("../text/session-show.js"), import("../text/session-ledger.js")]);
-  await showSession(store, runId, flags, io.stdout, await crashPolicies(values.config, recorded), await sessionPrices(values.config, recorded));
+  const [{ showSession }, { writeSession }, { sessionPrices }] = await Promise.all([
+    import("../../session/show-session.js"),
+    import("../text/session-show.js"),
+    import("../text/session-ledger.js"),
+  ]);
+  const shown = await showSession(store, runId, { prices: (summary) => sessionPrices(values.config, summary.meta?.config), env: io.env });
+  await writeSession(store, shown, flags, io.stdout, await crashPolicies(values.config, shown.summary.meta?.config));
   return EXIT.completed;
 }

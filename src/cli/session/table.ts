@@ -1,23 +1,19 @@
 // `fisk-ai session ...`: the table of its subcommands, each defined and handled by its own
 // module under session/, loaded only when the command line names it.
 import type { Command } from "commander";
-import { names, STORE_OPTIONS, type CommandContext } from "../context/command-context.js";
-import { addOptions } from "../context/options.js";
+import { STORE_OPTIONS, type CommandContext } from "../context/command-context.js";
+import { defineSubcommands, type Group, type SubcommandEntry } from "../context/subcommands.js";
 import { EXIT_CODES_POINTER } from "../exit-codes.js";
-import type { SessionSubcommandModule } from "../context/session-context.js";
+import type { SessionContext } from "../context/session-context.js";
 
 const STATUS_HELP = `STATUS is the terminal reason (completed, suspended, error, budget, max_iterations,
 awaiting_approval: calls wait for a decision), open
 when the journal ends without one (its process died), moved when it was moved to another
 store (session mv), running PID@HOST while a live process holds it, corrupt when it cannot be read.`;
 
-interface SessionEntry {
-  name: string;
-  usage: string;
-  description: string;
+interface SessionEntry extends Omit<SubcommandEntry<SessionContext>, "helpAfter"> {
   /** Whether its help explains the statuses it prints. */
   statusHelp?: boolean;
-  load: () => Promise<SessionSubcommandModule>;
 }
 
 const SUBCOMMANDS: readonly SessionEntry[] = [
@@ -138,15 +134,19 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
   },
 ];
 
-export async function define(session: Command, { io, action, argv, all }: CommandContext): Promise<void> {
+/** Every session subcommand takes where its sessions are, and its handler is given the stores those name. */
+const SESSION_GROUP: Group<SessionContext> = {
+  options: STORE_OPTIONS,
+  run: async (module, positionals, values, io) => (await import("../context/session-context.js")).sessionCommand(module, positionals, values, io),
+};
+
+export async function define(session: Command, context: CommandContext): Promise<void> {
   session
     .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
     .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_POINTER}`);
-  for (const entry of SUBCOMMANDS) {
-    const command = session.command(entry.name).usage(entry.usage).description(entry.description);
-    addOptions(command, STORE_OPTIONS)
-      .addHelpText("after", `\n${entry.statusHelp === true ? `${STATUS_HELP}\n\n` : ""}${EXIT_CODES_POINTER}`)
-      .action(action(async (args, flags) => (await import("../context/session-context.js")).sessionCommand(await entry.load(), args, flags, io)));
-    if (all || names(argv, 1, entry.name)) addOptions(command, (await entry.load()).options ?? {});
-  }
+  const entries = SUBCOMMANDS.map(({ statusHelp, ...entry }) => ({
+    ...entry,
+    helpAfter: `${statusHelp === true ? `${STATUS_HELP}\n\n` : ""}${EXIT_CODES_POINTER}`,
+  }));
+  await defineSubcommands(session, context, entries, SESSION_GROUP);
 }

@@ -1,15 +1,19 @@
-// `fisk-ai store init URL`: its options; the handler is store-command.ts.
+// `fisk-ai store ...`: the table of its subcommands, each defined and handled by its own module.
 import type { Command } from "commander";
 import type { CommandContext } from "../context/command-context.js";
+import { defineSubcommands, plainGroup, type SubcommandContext, type SubcommandEntry } from "../context/subcommands.js";
 
-export async function define(store: Command, { io, action }: CommandContext): Promise<void> {
-  store
-    .command("init")
-    .usage("URL")
-    .argument("<URL>", "the Postgres store: postgres://USER@HOST:PORT/DATABASE?schema=NAME")
-    .allowExcessArguments(false)
-    .description(
+const SUBCOMMANDS: readonly SubcommandEntry<SubcommandContext>[] = [
+  {
+    name: "init",
+    usage: "URL",
+    argument: ["URL", "the Postgres store: postgres://USER@HOST:PORT/DATABASE?schema=NAME"],
+    description:
       "make (or migrate) fisk-ai's tables in a Postgres store, as its first use would: for an owner to run once where the roles that run agents may not make tables",
-    )
-    .action(action(async ([url]) => (await import("./store-command.js")).storeInit(url as string, io)));
+    load: () => import("./init.js"),
+  },
+];
+
+export async function define(store: Command, context: CommandContext): Promise<void> {
+  await defineSubcommands(store, context, SUBCOMMANDS, plainGroup({}));
 }

@@ -19,7 +19,7 @@ import { PacedOutput } from "./paced-output.js";
 import { ledgerLines, tokensText } from "./session-ledger.js";
 import { storedDigest } from "../../ledger/tree-ledger.js";
 import { statusText } from "./session-list.js";
-import { fileErrorText } from "../session/handlers/transfer.js";
+import { fileErrorText } from "./file-error.js";
 import { ChildSessions } from "./child-sessions.js";
 import { childHead } from "./session-show.js";
 import { startsTurn, type TranscriptEntry } from "./transcript-entries.js";

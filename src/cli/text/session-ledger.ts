@@ -2,11 +2,9 @@
 // with --json every model call priced. Prices are agent.yaml's `pricing:` over the
 // shipped table; a model with no price gets its tokens and "no price".
 import { ledgerOf, pricedCalls, type Ledger } from "../../ledger/ledger.js";
-import { hasTree, storedDigest, treeCostOf, type ChildCost, type TreeCost } from "../../ledger/tree-ledger.js";
-import { PROTOCOLS } from "../../runstate/records/records.js";
+import type { ChildCost, TreeCost } from "../../ledger/tree-ledger.js";
 import { PRICES_AS_OF, type PriceTable } from "../../ledger/prices.js";
 import type { RunDigest, TokenUsage } from "../../runstate/views/run-digest.js";
-import type { RunSummary, Store } from "../../runstate/store/store.js";
 import { counted } from "./counted.js";
 import { costText, dollarsText } from "./ledger.js";
 import { STREAMED, type StreamedArray } from "./show-json.js";
@@ -42,25 +40,6 @@ async function pricingOf(path: string, required: boolean): Promise<PriceTable> {
     if (required) throw error;
     return {};
   }
-}
-
-/**
- * What the session and its child sessions cost, or undefined when it has none (and, a fork,
- * shares none): a fork's children are those of the calls whose results it copied.
- */
-export async function treeCostFor(store: Store, summary: RunSummary, digest: RunDigest, prices: PriceTable): Promise<TreeCost | undefined> {
-  const summaries = await store.list();
-  const origin = digest.origin;
-  if (!hasTree(summaries, summary.runId, origin?.run_id)) return undefined;
-  let copied: { from: string; results: Set<string> } | undefined;
-  if (origin !== undefined) {
-    copied = { from: origin.run_id, results: new Set() };
-    for await (const record of store.readRecords(summary.runId)) {
-      if (record.seq > origin.through_seq) break;
-      if (record.protocol === PROTOCOLS.tool_result) copied.results.add(record.tool_result.tool_use_id);
-    }
-  }
-  return treeCostOf(summaries, summary.runId, prices, (each) => storedDigest(store, each), copied);
 }
 
 /** The show's lines of a tree's cost: each session below, indented by depth, those a fork shares, and the total. */

@@ -1,32 +1,10 @@
-// `fisk-ai session ls`: one row a session, newest first, from the summaries the store
-// keeps (their title, where one was given, else the prompt). Also the source of what `run --continue` and the picker may resume.
-import { sessionForest, sessionsOf, type SessionNode } from "../../ledger/session-tree.js";
-import type { RunSummary, Store } from "../../runstate/store/store.js";
-import { isOrphan, queuedRunIds } from "../../pool/orphans.js";
-import type { RunQueue } from "../../queue/run-queue.js";
-import { quarantineSummary } from "../../queue/quarantine.js";
+// How sessions read in a list: their status, times and ages, and `session ls`'s table of one row
+// a session (its title, where one was given, else the prompt), from the library's listSessions.
+import { sessionsOf, type SessionNode } from "../../ledger/session-tree.js";
+import type { RunSummary } from "../../runstate/store/store.js";
+import type { SessionListing } from "../../session/list-sessions.js";
 import { cut, nameText, widthOf } from "./ledger.js";
 import { summaryJson } from "./summary-json.js";
-
-const NOT_RESUMABLE = new Set(["completed", "running", "corrupt"]);
-
-function newestFirst(summaries: readonly RunSummary[]): RunSummary[] {
-  return [...summaries].sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.runId < b.runId ? -1 : 1));
-}
-
-/**
- * Sessions a resume could continue, most recently updated first: only those started in
- * `here` when it is given, and completed ones too when a follow-up would reopen them.
- */
-export async function resumableSessions(store: Store, options: { here?: string; includeCompleted?: boolean } = {}): Promise<RunSummary[]> {
-  const resumable = (summary: RunSummary) => !NOT_RESUMABLE.has(summary.status) || (options.includeCompleted === true && summary.status === "completed");
-  return newestFirst((await store.list()).filter((summary) => resumable(summary) && startedIn(summary, options.here)));
-}
-
-/** Sessions that do not record where they started (older ones) are in no directory but everywhere, with --all. */
-function startedIn(summary: RunSummary, here: string | undefined): boolean {
-  return here === undefined || summary.meta?.cwd === here;
-}
 
 export function statusText(summary: RunSummary, orphaned = false): string {
   if (orphaned) return `${summary.status} (orphaned)`;
@@ -59,35 +37,29 @@ export function ageText(ms: number): string {
  */
 export type ListLayout = "indented" | "tree" | "flat";
 
-export async function listSessions(
-  store: Store & { dir?: string },
-  options: { json: boolean; here?: string; layout?: ListLayout; queue?: RunQueue | undefined; warn?: (line: string) => void },
+/** Writes a listing (the library's listSessions) as `session ls` prints it: a table, or JSON. */
+export function writeSessionList(
+  listing: SessionListing,
+  options: { json: boolean; layout: ListLayout; here?: string | undefined; dir?: string | undefined },
   out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
-): Promise<void> {
-  const layout = options.layout ?? "indented";
-  const summaries = newestFirst((await store.list()).filter((summary) => startedIn(summary, options.here)));
-  // Open sessions the pool has no entry for: what `worker --adopt` would take.
-  const queue = options.queue;
-  const queued = await queuedRunIds(queue);
-  const setAside = (await queue?.quarantined()) ?? [];
-  if (setAside.length > 0) options.warn?.(quarantineSummary(setAside));
-  const orphaned = (summary: RunSummary) => isOrphan(summary, queued);
-  const json = (summary: RunSummary) => ({ ...summaryJson(summary), orphaned: orphaned(summary) });
+): void {
+  const { sessions, forest, orphaned } = listing;
+  const isOrphaned = (summary: RunSummary) => orphaned.has(summary.runId);
+  const json = (summary: RunSummary) => ({ ...summaryJson(summary), orphaned: isOrphaned(summary) });
   const nested = (node: SessionNode): ReturnType<typeof json> & { children: unknown[] } => ({ ...json(node.summary), children: node.children.map(nested) });
-  const forest = sessionForest(summaries);
   if (options.json) {
-    const shown = layout === "tree" ? forest.map(nested) : summaries.map(json);
+    const shown = options.layout === "tree" ? forest.map(nested) : sessions.map(json);
     out.write(`${JSON.stringify(shown, null, 2)}\n`);
     return;
   }
-  if (summaries.length === 0) {
-    out.write(`No sessions${options.here === undefined ? "" : ` started in ${options.here}`}${store.dir === undefined ? "" : ` in ${store.dir}`}.\n`);
+  if (sessions.length === 0) {
+    out.write(`No sessions${options.here === undefined ? "" : ` started in ${options.here}`}${options.dir === undefined ? "" : ` in ${options.dir}`}.\n`);
     return;
   }
-  const listed = layout === "flat" ? summaries.map((summary) => ({ summary, prefix: "" })) : forestRows(forest, layout === "tree");
+  const listed = options.layout === "flat" ? sessions.map((summary) => ({ summary, prefix: "" })) : forestRows(forest, options.layout === "tree");
   const rows = listed.map(({ summary, prefix }) => [
     prefix + summary.runId,
-    statusText(summary, orphaned(summary)),
+    statusText(summary, isOrphaned(summary)),
     summary.meta?.fingerprint.model ?? "-",
     timeText(summary.updated),
     nameText(summary),

@@ -1,27 +1,20 @@
 // `fisk-ai session show ID`: what a session is, and with --transcript what was said.
 // Everything is read as it is written out, so a journal of any size shows in bounded memory.
 import { providerOf } from "../../agent/fingerprint.js";
-import { ledgerOf } from "../../ledger/ledger.js";
-import type { PriceTable } from "../../ledger/prices.js";
 import type { ApprovalDecisionPayload, ApprovalRequestPayload, TerminalPayload } from "../../runstate/records/records.js";
 import type { CompactionState } from "../../runstate/views/fold.js";
-import { tallyRecords, type RunTally } from "../../runstate/views/run-tally.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import type { CrashPolicy } from "../../tools/tool.js";
 import { compactionLine } from "./compaction.js";
 import { durationText } from "./duration.js";
 import { PacedOutput } from "./paced-output.js";
-import { ledgerCalls, ledgerJson, ledgerLines, tokensText, treeCostFor, treeJson, treeLines } from "./session-ledger.js";
-import { storedDigest } from "../../ledger/tree-ledger.js";
+import { ledgerCalls, ledgerJson, ledgerLines, tokensText, treeJson, treeLines } from "./session-ledger.js";
+import type { ShownSession } from "../../session/show-session.js";
 import { writeStateJson } from "./show-json.js";
 import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
 import { ChildSessions } from "./child-sessions.js";
 import type { TranscriptEntry } from "./transcript-entries.js";
-import { countedDecision, uncountedDecisions } from "../../trust/counted-decisions.js";
-import { trustedKeys } from "../../trust/keyring.js";
-import { installationKeys } from "../../trust/installation-keys.js";
-import { foreignReason } from "../../trust/session-trust.js";
 
 const FOLDED_RESULT_LINES = 4;
 
@@ -37,29 +30,29 @@ export interface ShowOptions {
   follow: boolean;
 }
 
-export async function showSession(
+/**
+ * Writes a session the library's showSession read, as `session show` prints it: its header
+ * (or its state as JSON) and, when asked, its conversation, read from `store` as it is written out.
+ */
+export async function writeSession(
   store: Store,
-  runId: string,
+  shown: ShownSession,
   options: ShowOptions,
   stdout: NodeJS.WritableStream,
   crashPolicyOf: CrashPolicyOf = () => undefined,
-  prices: PriceTable = {},
 ): Promise<void> {
   const out = new PacedOutput(stdout);
-  const tally = await tallyRecords(runId, store.readRecords(runId));
-  const summary = await store.summarize(runId);
-  const digest = await storedDigest(store, summary);
-  const tree = await treeCostFor(store, summary, digest, prices);
-  const foreign = foreignReason(tally.meta, digest.imported, installationKeys(store));
+  const { summary, tally, digest, prices, tree, foreign } = shown;
+  const runId = summary.runId;
   if (options.json) {
     const ledger = { ...ledgerJson(digest, prices), ...(tree === undefined ? {} : { tree: treeJson(tree) }) };
     await writeStateJson(store, tally, summary, out, { ledger, foreign: foreign ?? null }, { calls: ledgerCalls(digest, prices) });
     return;
   }
-  const own = ledgerLines(ledgerOf([digest], prices), digest);
+  const own = ledgerLines(shown.ledger, digest);
   // With sessions below it, the session's `cost` is its own, and the total follows them.
   const ledger = tree === undefined ? own : [...own.map(([name, value]): [string, string] => [name === "cost" ? "own cost" : name, value]), ...treeLines(tree)];
-  for (const line of headerLines(runId, tally, summary, crashPolicyOf, ledger, foreign)) await out.write(`${line}\n`);
+  for (const line of headerLines(shown, crashPolicyOf, ledger)) await out.write(`${line}\n`);
   if (options.transcript || options.follow) {
     await out.write("\n");
     const children = new ChildSessions(store);
@@ -89,14 +82,8 @@ function statusLine(summary: RunSummary, terminal: TerminalPayload | undefined):
   return statusText(summary) + (terminal?.message === undefined ? "" : ` (${terminal.message})`);
 }
 
-function headerLines(
-  runId: string,
-  tally: RunTally,
-  summary: RunSummary,
-  crashPolicyOf: CrashPolicyOf,
-  ledger: [string, string][],
-  foreign: string | undefined,
-): string[] {
+function headerLines({ summary, tally, foreign, approvals, uncounted }: ShownSession, crashPolicyOf: CrashPolicyOf, ledger: [string, string][]): string[] {
+  const runId = summary.runId;
   const { counters, meta } = tally;
   const fields: [string, string][] = [
     ["session", runId],
@@ -127,11 +114,8 @@ function headerLines(
         return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
       });
     fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
-    const batch = { runId, pending: tally.pending };
-    const keyring = trustedKeys();
-    for (const { request } of tally.pending.approvals.values())
-      fields.push(["approval", approvalLine(request, countedDecision(batch, request.tool_use_id, keyring))]);
-    for (const { seq, toolUseId, decision, reason } of uncountedDecisions(batch, keyring)) {
+    for (const { request, decision } of approvals) fields.push(["approval", approvalLine(request, decision)]);
+    for (const { seq, toolUseId, decision, reason } of uncounted) {
       fields.push([
         "not counted",
         `seq ${seq}: ${decision.decision} of call ${toolUseId} by ${decision.decided_by}: ${reason}; the call waits for a decision again`,

@@ -1,42 +1,28 @@
-// `fisk-ai mcp login|logout NAME`: sign in to a remote MCP server of agent.yaml in the
-// browser, once, before runs that cannot ask; or forget the sign-in.
-import { loadAgentConfig, type AgentConfig, type McpServerConfig } from "../../config/agent-config.js";
-import { mcpDefinitions, mcpSignInDir } from "../../config/run-options.js";
-import { SignInFile } from "../../tools/mcp/sign-in-file.js";
+// `fisk-ai mcp login NAME`: sign in to a remote MCP server of agent.yaml in the browser, once,
+// before runs that cannot ask.
+import type { AgentConfig, McpServerConfig } from "../../config/agent-config.js";
 import { UsageError } from "../cli-errors.js";
-import { EXIT } from "../exit-codes.js";
-import { showSignInPage } from "../run/open-browser.js";
-import type { CommandIO } from "../context/command-io.js";
+import type { McpContext } from "../context/mcp-context.js";
 import { configPathFrom } from "../context/stores.js";
+import { EXIT } from "../exit-codes.js";
 
-export type McpCommandName = "login" | "logout";
-
-/** The options the mcp commands declare in program.ts. */
-export interface McpFlags {
-  config?: string;
-}
-
-const SERVER_NAME = /^[a-zA-Z0-9-]{1,32}$/;
-
-export async function mcpCommand(command: McpCommandName, [name]: string[], flags: McpFlags, io: CommandIO): Promise<number> {
-  if (name === undefined || !SERVER_NAME.test(name))
-    throw new UsageError(`mcp ${command} takes the name of an MCP server in agent.yaml (1 to 32 letters, digits or '-')`);
-  const file = new SignInFile(mcpSignInDir(io.env), name);
-  if (command === "logout") {
-    io.stderr.write(file.remove() ? `fisk-ai: signed out of MCP server ${name}\n` : `fisk-ai: there was no sign-in to MCP server ${name} to remove\n`);
-    return EXIT.completed;
-  }
-  const config = loadAgentConfig(configPathFrom(flags.config));
+export async function run({ values, io, name, signIn }: McpContext): Promise<number> {
+  const [{ loadAgentConfig }, { mcpDefinitions }, { showSignInPage }] = await Promise.all([
+    import("../../config/agent-config.js"),
+    import("../../config/run-options.js"),
+    import("../run/open-browser.js"),
+  ]);
+  const config = loadAgentConfig(configPathFrom(values.config as string | undefined));
   const server = signInServer(config, name);
   // A login signs in afresh: the saved tokens go, the registered client stays.
-  if (file.read().tokens !== undefined) file.update({ tokens: undefined });
+  if (signIn.read().tokens !== undefined) signIn.update({ tokens: undefined });
   const [definition] = mcpDefinitions({ ...config, mcpServers: [server] }, io.env, { showSignInPage: showSignInPage(io.stderr, io.env) });
   const { connectMcpServers } = await import("../../tools/mcp/mcp-servers.js");
   const connected = await connectMcpServers([definition as NonNullable<typeof definition>]);
   await connected.close();
   const tools = `${connected.tools.length} tool${connected.tools.length === 1 ? "" : "s"}`;
   io.stderr.write(
-    file.read().tokens === undefined
+    signIn.read().tokens === undefined
       ? `fisk-ai: MCP server ${name} did not ask for a sign-in; its ${tools} are ready\n`
       : `fisk-ai: signed in to MCP server ${name} (${tools})\n`,
   );

@@ -2,7 +2,7 @@
 // `run --checkpoint` whose process died (or a submit that died between journaling the
 // session and queuing it). `session ls` marks them and `worker --adopt` takes them: one
 // definition, so what is shown orphaned is exactly what a worker adopts.
-import type { RunQueue } from "../queue/run-queue.js";
+import type { RunQueue } from "./run-queue.js";
 import type { RunSummary } from "../runstate/store/store.js";
 
 /** Whether `summary` is an orphan: open (no terminal record, no live holder) and not in the queue (`queued`: its run ids). */

@@ -2,9 +2,11 @@
 import { maskUrlCredentials } from "../../errors/masked-url.js";
 import { parseStoreUrl } from "../../backends/store-url.js";
 import { UsageError } from "../cli-errors.js";
-import type { CommandIO } from "../context/command-io.js";
+import type { SubcommandContext } from "../context/subcommands.js";
 
-export async function storeInit(url: string, io: CommandIO): Promise<number> {
+export async function run({ positionals, io }: SubcommandContext): Promise<number> {
+  // Commander refuses the command without it (the table's argument).
+  const url = positionals[0] as string;
   const config = parseStoreUrl(url);
   if (config.backend !== "postgres") {
     throw new UsageError(

@@ -1,46 +1,32 @@
-// `fisk-ai queue ls|rm`: the runs waiting for the pool, and who drives those running.
-import { poolBackend } from "../../backends/pool-queue.js";
-import { quarantineLine } from "../../queue/quarantine.js";
-import { isValidRunId } from "../../runstate/records/run-id.js";
+// `fisk-ai queue ls`: the runs waiting for the pool, and who drives those running.
 import type { QueuedRun, RunQueue, WaitingFollowUp } from "../../queue/run-queue.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import { UsageError } from "../cli-errors.js";
 import type { CommandIO } from "../context/command-io.js";
-import { openSessionBackend, sessionStoreConfig, type StoreFlags } from "../context/stores.js";
+import type { Options } from "../context/options.js";
+import type { QueueContext } from "../context/queue-context.js";
+import { EXIT } from "../exit-codes.js";
 
-export type QueueCommandName = "ls" | "rm";
+export const options = {
+  json: { flag: "--json", help: "one JSON array of the entries" },
+} as const satisfies Options;
 
-export async function queueCommand(name: QueueCommandName, positionals: string[], flags: StoreFlags & { json?: boolean }, io: CommandIO): Promise<number> {
-  if (name === "rm" && positionals.length === 0) throw new UsageError("queue rm needs the id of a queued session: fisk-ai queue ls lists them");
-  if (name === "ls" && positionals.length > 0) throw new UsageError("queue ls takes no arguments");
-  const { store, queue } = await poolBackend(openSessionBackend(await sessionStoreConfig(flags), io.stderr));
-  try {
-    if (name === "rm") {
-      const { withdrawRun } = await import("../../pool/withdraw-run.js");
-      for (const name of positionals) {
-        // A name set aside always holds a `.`, which no run id does.
-        if (!isValidRunId(name)) {
-          await queue.discard(name);
-          io.stdout.write(`removed ${name}\n`);
-          continue;
-        }
-        const ended = await withdrawRun(store, queue, name);
-        io.stdout.write(
-          ended === "removed" ? `withdrew ${name}; it never ran, so its session is removed\n` : `withdrew ${name}; its session stays as it ended\n`,
-        );
-      }
-      return 0;
-    }
-    await listQueue(queue, store, flags.json === true, io);
-    return 0;
-  } finally {
-    await queue.close();
-    await store.close();
-  }
+export async function run({ positionals, values, io, poolBackend }: QueueContext<typeof options>): Promise<number> {
+  if (positionals.length > 0) throw new UsageError("queue ls takes no arguments");
+  const { store, queue } = await poolBackend();
+  const { quarantineLine } = await import("../../queue/quarantine.js");
+  await listQueue(queue, store, values.json === true, io, quarantineLine);
+  return EXIT.completed;
 }
 
 /** `queue ls`: each entry, then the follow-ups waiting behind it, then what is set aside (on stderr with --json). */
-async function listQueue(queue: RunQueue, store: Store, json: boolean, io: CommandIO): Promise<void> {
+async function listQueue(
+  queue: RunQueue,
+  store: Store,
+  json: boolean,
+  io: CommandIO,
+  quarantineLine: typeof import("../../queue/quarantine.js").quarantineLine,
+): Promise<void> {
   const rows = await Promise.all(
     (await queue.list()).map(async (entry) => ({
       entry,
