@@ -21,9 +21,10 @@ export async function compactStoredSession(
     return;
   }
   const recorded = (await store.summarize(runId)).meta?.config;
-  const config = loadAgentConfig(flags.config ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined)));
+  const path = flags.config ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined));
+  const config = loadAgentConfig(path);
   // The session's own model, prompt and tools (not its MCP servers', which this does not start).
-  const { provider, model, system, tools, budget } = await runOptionsFromConfig(config, io.env);
+  const { provider, model, system, tools, budget } = await runOptionsFromConfig(config, io.env, path);
   await compactSession({
     store,
     session: runId,
