@@ -101,6 +101,21 @@ describe("signing keys", () => {
     assert.equal(alice.releases(), "1.4.2\n", "the call approved under the removed key never ran");
   });
 
+  it("session mv keeps a decision valid: approved in one store, moved to another, the resume there runs the call", async () => {
+    const dave = user("dave");
+    await dave.park("moved");
+    assert.equal((await dave.cli(["session", "approve", "moved"])).code, 0);
+    const other = join(dave.home, "other-state");
+    const moved = await dave.cli(["session", "mv", "moved", "--to", other]);
+    assert.equal(moved.code, 0, moved.stderr);
+    const resumed = await runCli(["run", "--resume", "moved", "--state-dir", other], {
+      cwd: dave.work,
+      env: { PATH: process.env.PATH, HOME: dave.home, NO_COLOR: "1" },
+    });
+    assert.equal(resumed.code, 0, `the moved approval counts: ${resumed.stderr}`);
+    assert.equal(dave.releases(), "1.4.2\n");
+  });
+
   it("rotate with no keyring yet makes the first key; ls and rm with none say where it would be", async () => {
     const bob = user("bob");
     const none = await bob.keys(["ls"]);
