@@ -4,15 +4,9 @@
 // nats-server on 127.0.0.1). Each round makes two fresh sessions by running the agent (the
 // script provider plays the model), then times each side; rounds alternate their order.
 //   npm run bench:approvals            APPROVAL_ROUNDS=<n> for another count (default 30)
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
-import { approve } from "../src/session/decide-calls.js";
-import { ScriptProvider } from "../src/llm/script-provider.js";
 import type { Store } from "../src/runstate/store/store.js";
-import { defineTool } from "../src/tools/tool.js";
-import { ToolSet } from "../src/tools/tool-set.js";
+import { actSettings, approvedSide, lastToolStart, THIS_BUILD, writeActScript } from "./approval-path.js";
 import { sideBySideStores } from "./side-by-side-stores.js";
 import { formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
 import { interleave, median } from "./stats.js";
@@ -21,60 +15,29 @@ const COMMAND = "npm run bench:approvals";
 const ROUNDS = Number(process.env.APPROVAL_ROUNDS ?? 30);
 const GOAL = 1.5;
 
-/** The moment the tool started, set by its handler: the end of each timed span. */
-let toolStarted = 0;
-
-function settings(script: string, confirm: boolean): AgentSettings {
-  const act = defineTool({ name: "act", description: "Acts", input: { type: "object" }, confirm, run: () => ((toolStarted = performance.now()), "acted") });
-  return {
-    provider: new ScriptProvider(script),
-    model: "script-demo",
-    system: "bench",
-    tools: new ToolSet([act]),
-    parallelTools: false,
-    maxOutputTokens: 1000,
-    maxTokens: 1_000_000,
-    maxIterations: 10,
-    thinking: { mode: "off" },
-    retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 10_000 },
-  };
-}
-
-/** A decision on a parked session (timed on its own), then its resume until the approved tool runs. */
-async function approvedSide(store: Store, script: string, runId: string): Promise<{ decide: number; resume: number }> {
-  const parked = await startRun({ settings: settings(script, true), store }, { prompt: "act", runId });
-  if (parked.reason !== "awaiting_approval") throw new Error(`${runId} ended ${parked.reason}, not parked`);
-  const started = performance.now();
-  await approve(store, runId);
-  const decided = performance.now();
-  const done = await resumeRun({ settings: settings(script, true), store }, { runId, force: false });
-  if (done.reason !== "completed") throw new Error(`${runId} ended ${done.reason}`);
-  return { decide: decided - started, resume: toolStarted - decided };
-}
-
 /** A session a crash left with the same call unanswered, resumed until that tool runs; nothing to decide. */
-async function plainSide(store: Store, script: string, runId: string): Promise<{ decide: number; resume: number }> {
+async function plainSide(store: Store, script: string, runId: string): Promise<{ decide: number; resume: number; cpu: number }> {
   const crash = new AbortController();
   // Aborted once the turn is journaled: the loop stops before the tool, as a kill there would.
   const events = { assistantTurn: () => crash.abort() };
-  await startRun({ settings: settings(script, false), store, events, signal: crash.signal }, { prompt: "act", runId }).catch(() => undefined);
+  const settings = actSettings(THIS_BUILD, script, false);
+  await THIS_BUILD.startRun({ settings, store, events, signal: crash.signal }, { prompt: "act", runId }).catch(() => undefined);
   const started = performance.now();
-  const done = await resumeRun({ settings: settings(script, false), store }, { runId, force: false });
+  const done = await THIS_BUILD.resumeRun({ settings, store }, { runId, force: false });
   if (done.reason !== "completed") throw new Error(`${runId} ended ${done.reason}`);
-  return { decide: 0, resume: toolStarted - started };
+  return { decide: 0, resume: lastToolStart() - started, cpu: 0 };
 }
 
 async function main(): Promise<void> {
   const { scratch, stores, close } = await sideBySideStores("approvals", "BENCH_APPROVALS");
-  const script = join(scratch, "act.script.yaml");
-  writeFileSync(script, "turns:\n  - tool_calls: [{ name: act, input: { n: 1 } }]\n  - text: done\n");
+  const script = writeActScript(scratch);
   try {
     console.log(`${COMMAND}: ${machineLine(scratch)}; nats-server with JetStream file storage on 127.0.0.1`);
     const rows: string[][] = [];
     let session = 0;
     for (const [name, store] of Object.entries(stores)) {
       const sides = await interleave(
-        { approved: () => approvedSide(store, script, `approved-${session++}`), plain: () => plainSide(store, script, `plain-${session++}`) },
+        { approved: () => approvedSide(THIS_BUILD, store, script, `approved-${session++}`), plain: () => plainSide(store, script, `plain-${session++}`) },
         ROUNDS,
         2,
       );

@@ -58,7 +58,7 @@ export {
 // Approvals: the calls a run parked for a person, and the decisions that release them.
 export type { AskUser } from "./agent/approvals.js";
 export { approve, deny, answer, type DecideOptions, type DecisionResult } from "./session/decide-calls.js";
-export { createKeyring, keyringLocation, readKeyring, rotateKey, type Keyring } from "./trust/keyring.js";
+export { createKeyring, keyringLocation, readKeyring, removeKey, rotateKey, type Keyring } from "./trust/keyring.js";
 export { TrustError, type TrustErrorCode } from "./trust/trust-error.js";
 export { listPending, waitingCalls, type WaitingCall } from "./agent/waiting-calls.js";
 export { DecisionRefusedError, type DecisionRefusal } from "./agent/agent-errors.js";

@@ -7,17 +7,16 @@
 // each journal boundary of park, decide and resume never runs an undecided or denied call
 // and runs an approved one once. Against the strict fake Anthropic server.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { once } from "node:events";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./helpers/fake-anthropic-server.js";
-import { CLI, runCli, type CliResult } from "./helpers/cli-harness.js";
+import { runCli, type CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { startNatsServer, type NatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { NO_SCRIPT, onTerminal as onPseudoTerminal } from "./helpers/pseudo-terminal.js";
 import { sharedKeyring } from "./helpers/signing-keys.js";
 
 const API_KEY = "sk-ant-test-approvals-cli";
@@ -327,27 +326,10 @@ describe("approvals on the command line", () => {
     assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n", "the approved call ran once");
   });
 
-  describe("on a terminal", { skip: spawnSync("script", ["--version"]).status === 0 ? false : "util-linux script(1) is not installed" }, () => {
-    /** Runs the CLI on a pseudo-terminal (script(1)), typing `answer` at its first y/N question. */
-    async function onTerminal(dir: string, args: string[], answer: string | undefined): Promise<{ code: number | null; output: string }> {
-      const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-      const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), TERM: "xterm-256color", NO_COLOR: "1" };
-      const child = spawn("script", ["-qfec", [process.execPath, CLI, ...args].map(quote).join(" "), "/dev/null"], {
-        cwd: dir,
-        env,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      let output = "";
-      let typed = false;
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        if (answer !== undefined && !typed && output.includes("[y/N]")) {
-          typed = true;
-          child.stdin.write(`${answer}\n`);
-        }
-      });
-      const [code] = (await once(child, "exit")) as [number | null];
-      return { code, output: output.replaceAll("\r", "") };
+  describe("on a terminal", { skip: NO_SCRIPT }, () => {
+    /** Runs the CLI on a pseudo-terminal, typing `answer` at its first y/N question. */
+    function onTerminal(dir: string, args: string[], answer: string | undefined) {
+      return onPseudoTerminal(dir, { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" }, args, answer);
     }
 
     it("asks y/N there and journals the decision, decided_by terminal, before the call runs; the docs' first command (--approvals defer) parks instead", async () => {

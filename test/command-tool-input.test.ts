@@ -5,7 +5,7 @@
 // it for that field or puts it after `--`. The attack of issue 54 through the built CLI: an
 // enum value outside the enum, `-o FILE`, made `sort` overwrite a file.
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -64,13 +64,28 @@ describe("a command tool's input", () => {
     assert.deepEqual(await tool(["echo", "x={pattern}"], schema).run({ pattern: "-e" }, context), { content: "x=-e\n" }, "inside an argument it is no option");
   });
 
-  it("answers every call of a tool whose input_schema is not a JSON Schema with an error naming it, and runs nothing", async () => {
-    const broken = tool(["echo", "ran"], { type: "object", properties: { a: { type: "text" } } });
-    for (let call = 0; call < 2; call++) {
-      const output = await broken.run({ a: "x" }, context);
-      assert.equal(output.is_error, true);
-      assert.match(String(output.content), /^t cannot check its input: input_schema: schema is invalid: .*type.*; fix the tool's input_schema in agent\.yaml$/);
-    }
+  it("through the CLI: an input_schema that is not a JSON Schema stops the start, naming the file, the tool and why; no model is called", async () => {
+    const dir = mkdtempSync(join(root, "bad-schema-"));
+    const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
+    // A script that would call the tool: before, the start went on and each call was an is_error result.
+    writeFileSync(join(dir, "s.yaml"), "turns:\n  - tool_calls: [{ name: ok, input: {} }, { name: typo, input: { a: x } }]\n  - text: done\n");
+    const tools = [
+      "  - name: ok",
+      "    description: d",
+      "    command: [echo, ran]",
+      "  - name: typo",
+      "    description: d",
+      "    command: [echo, '{a}']",
+      "    input_schema: { type: object, properties: { a: { type: text } } }",
+    ];
+    writeFileSync(join(dir, "agent.yaml"), ["provider: script", "script: ./s.yaml", "tools:", ...tools].join("\n"));
+    const result = await runCli(["run", "--config", "agent.yaml", "--checkpoint", "--name", "never", "go"], { cwd: dir, env });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(
+      result.stderr,
+      /^fisk-ai: \/\S+\/agent\.yaml: tools\[1\]\.input_schema \(tool typo\): schema is invalid: data\/properties\/a\/type must be [^\n]*\n$/,
+    );
+    assert.equal(existsSync(join(dir, "state", "fisk-ai", "runs", "never.json")), false, "no session journaled");
   });
 
   it("through the CLI: an enum value outside the enum is not an option to sort, and the file it named is untouched", async () => {

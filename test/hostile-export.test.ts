@@ -1,5 +1,5 @@
 // covers: src/trust/counted-decisions.ts, src/trust/signatures.ts, src/trust/installation-keys.ts, src/trust/session-trust.ts, src/session/transfer.ts, src/session/import-checks.ts, src/cli/run/run-command.ts, src/pool/drive-claimed.ts
-// covers: src/trust/keyring.ts, src/trust/trust-error.ts, src/session/this-user.ts, src/cli/text/signing-key.ts
+// covers: src/trust/keyring.ts, src/trust/trust-error.ts, src/session/this-user.ts, src/cli/text/signing-key.ts, src/cli/run/terminal-confirm.ts
 // Issue 54's first attack, through the built CLI: the approvals example parked in one
 // user's store and exported; its journal edited (the call's input, meta.cwd, the terminal
 // record dropped, an approval "by ceo@corp" appended); imported by another user, then
@@ -14,6 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { childRunId } from "../src/runstate/records/run-id.js";
 import { runCli, startCli } from "./helpers/cli-harness.js";
 import { eventually } from "./helpers/eventually.js";
+import { NO_SCRIPT, onTerminal } from "./helpers/pseudo-terminal.js";
 
 const EXAMPLE = new URL("../../examples/approvals/", import.meta.url).pathname;
 
@@ -92,6 +93,27 @@ describe("a hostile export", () => {
     const shown = await victim.cli(["session", "show", "rel"]);
     assert.match(shown.stdout, /not counted .*approve of call \S+ by ceo@corp: it is not signed; the call waits for a decision again/);
     assert.match(shown.stdout, /approval .*"6\.6\.6".*waiting for a decision/);
+  });
+
+  it("on a terminal, a resume without --config asks before it takes the journal's configuration and directory; its call still waits", {
+    skip: NO_SCRIPT,
+  }, async () => {
+    const victim = user("terminal");
+    assert.equal((await victim.cli(["session", "import", hostile])).code, 0);
+    const resume = ["run", "--resume", "rel", "--approvals", "defer", "--state-dir", victim.state];
+    const question = new RegExp(
+      `session rel is foreign \\(it was imported from .*\\)\\. Resume it with the configuration its journal names, ${config}, in the directory it names, ${target}\\? Its waiting calls still need a decision made here\\. \\[y/N\\] `,
+    );
+
+    const declined = await onTerminal(victim.work, victim.env, resume, "n");
+    assert.equal(declined.code, 2, declined.output);
+    assert.match(declined.output, question);
+    assert.match(declined.output, /fisk-ai: session rel is foreign .*resume it with --config FILE/);
+
+    const confirmed = await onTerminal(victim.work, victim.env, resume, "y");
+    assert.equal(confirmed.code, 10, `the forged call waits for a decision made here: ${confirmed.output}`);
+    assert.match(confirmed.output, new RegExp(`using the session's configuration, ${config}`));
+    assert.equal(existsSync(join(target, "releases.txt")), false, "the forged call ran");
   });
 
   it("a worker that adopts it parks it, running nothing", async () => {

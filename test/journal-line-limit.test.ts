@@ -1,10 +1,13 @@
 // covers: src/runstate/records/journal-codec.ts, src/runstate/store/store-contract.ts
+// covers: src/backends/file/journal-lines.ts, src/backends/file/journal-ends.ts
 // A journal line has a limit: an append of a longer record is refused, naming it, and the
 // journal is left as it was; readers take lines up to a higher limit (a journal written
 // before keeps working) and name a line past it as corrupt. Issue 54: a 50 MB line took
 // `session import` to 266 MB.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -12,7 +15,47 @@ import { FileStore, isRunStateError } from "../src/index.js";
 import { decodeRecordLine, encodeRecord, MAX_LINE_BYTES, MAX_READ_LINE_BYTES } from "../src/journal.js";
 import { assistantEntry, completedRun, metaPayload, toolResultEntry } from "../src/conformance/record-builders.js";
 import { loadAgentConfig } from "../src/config/agent-config.js";
-import { runCli } from "./helpers/cli-harness.js";
+import { CLI, runCli } from "./helpers/cli-harness.js";
+
+const MB = 1024 * 1024;
+const PEAK_RSS = new URL("./helpers/report-peak-rss.js", import.meta.url).pathname;
+
+/**
+ * A completed run's journal in `dir`/`runId`.json whose line `line` is a tool result of
+ * `bytes` bytes: a hole in a sparse file, so it costs no disk, and holds no newline.
+ */
+function journalWithLongLine(dir: string, runId: string, line: number, bytes: number): void {
+  const lines = completedRun(runId).map(encodeRecord);
+  const fd = openSync(join(dir, `${runId}.json`), "w", 0o600);
+  let position = 0;
+  const write = (text: string) => (position += writeSync(fd, text, position));
+  try {
+    lines.forEach((text, index) => {
+      if (index + 1 !== line) return write(text);
+      write(`{"seq":${line},"protocol":"io.choria.fisk-ai.v1.session.tool_result","tool_result":{"content":"`);
+      position += bytes;
+      write('"}}\n');
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+let measuredRuns = 0;
+
+/** Runs the CLI with its peak RSS reported; resolves to its exit code, stderr and peak RSS in bytes. */
+async function measured(args: string[], cwd: string): Promise<{ code: number | null; stderr: string; peakRss: number }> {
+  const rssFile = join(cwd, `rss-${++measuredRuns}`);
+  const child = spawn(process.execPath, ["--import", PEAK_RSS, CLI, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: cwd, NO_COLOR: "1", FISK_AI_TEST_RSS_FILE: rssFile },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, "close")) as [number | null];
+  return { code, stderr, peakRss: Number(readFileSync(rssFile, "utf8")) * 1024 };
+}
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-line-limit-")));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -66,6 +109,30 @@ describe("the journal's line limit", () => {
     const listed = await runCli(["session", "ls"], { cwd: dir, env });
     assert.doesNotMatch(listed.stdout, /hostile/);
     assert.ok(readFileSync(join(dir, "hostile.jsonl")).length > 40 * 1024 * 1024);
+  });
+
+  it("through the CLI: show and ls of a journal with a 400 MB line name it corrupt without reading it whole", async () => {
+    const dir = mkdtempSync(join(root, "show-"));
+    const store = join(dir, "runs");
+    mkdirSync(store, { mode: 0o700 });
+    const LINE = 400 * MB;
+    journalWithLongLine(store, "middle", 3, LINE);
+    journalWithLongLine(store, "last", completedRun("last").length, LINE);
+    const limit = /line (\d+) is longer than 32 MiB, the limit a journal line may hold when read/;
+    for (const [args, line] of [
+      [["session", "show", "middle"], "3"],
+      [["session", "show", "middle", "--json"], "3"],
+      [["session", "show", "last", "--transcript"], String(completedRun("last").length)],
+    ] as const) {
+      const result = await measured([...args, "--state-dir", store], dir);
+      assert.equal(result.code, 8, `${args.join(" ")}: ${result.stderr}`);
+      assert.equal(limit.exec(result.stderr)?.[1], line, `${args.join(" ")}: ${result.stderr}`);
+      // Holding the line would take 400 MB at least; a reader stops at the read limit.
+      assert.ok(result.peakRss < 300 * MB, `${args.join(" ")}: peak RSS ${Math.round(result.peakRss / MB)} MB`);
+    }
+    const listed = await measured(["session", "ls", "--state-dir", store], dir);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(listed.peakRss < 300 * MB, `session ls: peak RSS ${Math.round(listed.peakRss / MB)} MB`);
   });
 
   it("an agent.yaml output_limit past what a line holds is a config error naming it", () => {

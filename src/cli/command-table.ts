@@ -42,6 +42,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "make the tables of a Postgres store ahead of its first use",
     load: () => import("./store/table.js"),
   },
+  {
+    name: "signing-key",
+    usage: "COMMAND",
+    summary: "list, rotate and remove the keys approvals and answers are signed with",
+    load: () => import("./signing-key/signing-key.js"),
+  },
   { name: "memory", usage: "COMMAND [options]", summary: "list, show and remove the notes a model keeps", load: () => import("./memory/table.js") },
   { name: "mcp", usage: "COMMAND [options]", summary: "sign in to a remote MCP server, or out", load: () => import("./mcp/table.js") },
   { name: "init", usage: "[DIR]", summary: "write a commented agent.yaml to start from, which runs offline first", load: () => import("./init/init.js") },

@@ -8,6 +8,7 @@ import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
 import { memoryTools } from "../memory/memory-tools.js";
 import { askUserTool } from "../tools/ask-user.js";
 import { commandTool } from "../tools/command-tool.js";
+import { compileInputCheck, type InputCheck } from "../tools/tool-input.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import type { McpServerDefinition, McpServers, McpTransportDefinition } from "../tools/mcp/mcp-servers.js";
 import { answerFromValues, type McpElicit } from "../tools/mcp/mcp-elicitation.js";
@@ -79,14 +80,18 @@ export type AgentRunOptions = Pick<
   | "configPath"
 >;
 
-/** The tools are the config's own: loadAgent adds its MCP servers' once they are started. */
-export async function runOptionsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): Promise<AgentRunOptions> {
+/**
+ * The tools are the config's own: loadAgent adds its MCP servers' once they are started.
+ * `label` names the file in a ConfigError (a command tool's input_schema that is not a JSON Schema).
+ */
+export async function runOptionsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env, label = "the configuration"): Promise<AgentRunOptions> {
   const memory = config.memoryNamespace === undefined ? undefined : new FileNoteStore(memoryDir(config.memoryNamespace, env));
+  const tools = await configuredTools(config, env, memory, label);
   return {
     provider: await providerFromConfig(config, env),
     model: config.model,
     system: config.system,
-    tools: configuredTools(config, env, memory),
+    tools,
     parallelTools: config.parallelTools,
     budget: { maxOutputTokens: config.maxOutputTokens, maxTokens: config.maxTokens, maxIterations: config.maxIterations },
     thinking: config.thinking,
@@ -99,9 +104,9 @@ export async function runOptionsFromConfig(config: AgentConfig, env: NodeJS.Proc
 }
 
 /** The config's command tools and child agents, the memory tools when it keeps notes (`memory`), and ask_user when it is on. */
-function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: FileNoteStore | undefined): Tool[] {
-  return [
-    ...config.tools.map((tool) =>
+async function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: FileNoteStore | undefined, label: string): Promise<Tool[]> {
+  const own = await Promise.all(
+    config.tools.map(async (tool, index) =>
       tool.agent !== undefined
         ? childAgentTool(tool, tool.agent, config.maxDepth, env)
         : commandTool({
@@ -115,11 +120,20 @@ function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: Fi
             onCrash: tool.on_crash,
             env: toolEnvironment(env, secretVariables(config), tool.env),
             allowLeadingDash: tool.allow_leading_dash,
+            inputCheck: await inputCheckOf(tool, `${label}: tools[${index}].input_schema (tool ${tool.name})`),
           }),
     ),
-    ...(memory === undefined ? [] : memoryTools(memory)),
-    ...(config.askUser ? [askUserTool] : []),
-  ];
+  );
+  return [...own, ...(memory === undefined ? [] : memoryTools(memory)), ...(config.askUser ? [askUserTool] : [])];
+}
+
+/** A command tool's input check, compiled as the agent loads: a schema that is none is a ConfigError at `where`, not an error at each call. */
+async function inputCheckOf(tool: AgentConfig["tools"][number], where: string): Promise<InputCheck> {
+  try {
+    return await compileInputCheck(tool.input_schema);
+  } catch (error) {
+    throw new ConfigError(`${where}: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -141,7 +155,7 @@ export async function startConfiguredAgent(
 ): Promise<{ options: AgentRunOptions; close(): Promise<void> }> {
   const absolute = path === undefined ? undefined : resolve(path);
   // Built before any server starts: a missing key fails without starting and stopping them.
-  const options = await runOptionsFromConfig(config, env);
+  const options = await runOptionsFromConfig(config, env, path);
   let mcp: McpServers | undefined;
   if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, env, people));
   return {

@@ -6,7 +6,7 @@ import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { forgetGroup, spawnWatched } from "./group-reaper.js";
 import type { CrashPolicy, Tool, ToolContext, ToolOutput } from "./tool.js";
-import { compileInputCheck, optionLikeField, PLACEHOLDER, type InputCheck } from "./tool-input.js";
+import { optionLikeField, PLACEHOLDER, type InputCheck } from "./tool-input.js";
 
 export interface CommandToolDefinition {
   name: string;
@@ -21,12 +21,12 @@ export interface CommandToolDefinition {
   env: Record<string, string>;
   /** Fields whose value may start an argument with '-' (allow_leading_dash); default none. */
   allowLeadingDash?: readonly string[];
+  /** The input_schema compiled (compileInputCheck), when the agent loads: a schema that is none stops the start, not a call. */
+  inputCheck: InputCheck;
 }
 
 const STDERR_TAIL_BYTES = 2048;
 export function commandTool(definition: CommandToolDefinition): Tool {
-  // Compiled at the first call, once: a run that calls no command tool loads no validator.
-  let check: Promise<InputCheck> | undefined;
   return {
     name: definition.name,
     description: definition.description,
@@ -34,13 +34,7 @@ export function commandTool(definition: CommandToolDefinition): Tool {
     confirm: definition.confirm,
     onCrash: definition.onCrash,
     run: async (input, context) => {
-      check ??= compileInputCheck(definition.input_schema);
-      let problem: string | undefined;
-      try {
-        problem = (await check)(input);
-      } catch (error) {
-        return { content: `${definition.name} cannot check its input: ${(error as Error).message}; fix the tool's input_schema in agent.yaml`, is_error: true };
-      }
+      const problem = definition.inputCheck(input);
       if (problem !== undefined) return { content: `invalid input for ${definition.name}: ${problem}`, is_error: true };
       return runCommand(definition, input, context);
     },

@@ -4,7 +4,7 @@
 // The model chooses the input: it is untrusted, as a request from a stranger is.
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 
-/** Loaded by the first command tool made: a run without one does not pay for ajv. */
+/** Loaded by the first command tool whose schema constrains its input: a run without one does not pay for ajv. */
 async function ajv(): Promise<Ajv2020> {
   return (await import("./input-validator.js")).inputValidator;
 }
@@ -12,16 +12,11 @@ async function ajv(): Promise<Ajv2020> {
 /** A tool's input check, compiled once: undefined for a valid input, else what is wrong, naming the field. */
 export type InputCheck = (input: Record<string, unknown>) => string | undefined;
 
-/** Rejects when `schema` is not a JSON Schema (draft 2020-12) ajv can compile: `input_schema: <why>`. */
+/** Rejects, saying why, when `schema` is not a JSON Schema (draft 2020-12) ajv can compile. */
 export async function compileInputCheck(schema: Record<string, unknown>): Promise<InputCheck> {
   // Such as `{type: object, properties: {}}` (the init agent's tool): nothing for a validator to do.
   if (constrainsNothing(schema)) return (input) => (isObject(input) ? undefined : "the input must be object");
-  let validate: ValidateFunction;
-  try {
-    validate = (await ajv()).compile(schema);
-  } catch (error) {
-    throw new Error(`input_schema: ${(error as Error).message}`);
-  }
+  const validate: ValidateFunction = (await ajv()).compile(schema);
   return (input) => (validate(input) ? undefined : describe((validate.errors ?? [])[0]));
 }
 

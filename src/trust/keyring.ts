@@ -38,7 +38,11 @@ export function keyringLocation(
   configured: boolean;
 } {
   const named = env.FISK_AI_SIGNING_KEYS;
-  if (named !== undefined && named !== "") return { path: named, configured: true };
+  if (named !== undefined && named !== "") {
+    // A relative path would name another file once a resume enters the session's directory.
+    if (!isAbsolute(named)) throw new TrustError("ERR_SIGNING_KEYS", `FISK_AI_SIGNING_KEYS is ${named}: name the keyring file by its absolute path`);
+    return { path: named, configured: true };
+  }
   const xdg = env.XDG_CONFIG_HOME;
   const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, ".config");
   return { path: join(base, "fisk-ai", "signing-keys.json"), configured: false };
@@ -48,7 +52,9 @@ export function keyringLocation(
 export function readKeyring(path: string): Keyring | undefined {
   let text: string;
   try {
-    if ((statSync(path).mode & 0o077) !== 0) {
+    const stat = statSync(path);
+    if (stat.isDirectory()) throw new TrustError("ERR_SIGNING_KEYS", `the signing keys in ${path} are a directory, not a keyring file: name the file`);
+    if ((stat.mode & 0o077) !== 0) {
       throw new TrustError("ERR_SIGNING_KEYS", `the signing keys in ${path} can be read by others: chmod 600 ${path}`);
     }
     text = readFileSync(path, "utf8");
@@ -63,20 +69,35 @@ export function readKeyring(path: string): Keyring | undefined {
 /** Makes a keyring of one new key in `path` (its directory 0700, the file 0600, never over an existing file). */
 export function createKeyring(path: string): Keyring {
   const id = newKeyId();
-  writeKeyring(path, { current: id, keys: { [id]: randomBytes(32).toString("base64") } }, "create");
+  writeKeyring(path, { current: id, keys: { [id]: newSecret() } }, "create");
   return readKeyring(path) as Keyring;
 }
 
 /**
  * Adds a new key to the keyring in `path` and makes it the one that signs; the keys before
- * it still verify what they signed. Returns the new key's id.
+ * it still verify what they signed. With no keyring there yet, makes it with this first key.
+ * Returns the new key's id.
  */
 export function rotateKey(path: string): string {
-  if (readKeyring(path) === undefined) throw new TrustError("ERR_NO_SIGNING_KEY", `there are no signing keys in ${path} to rotate`);
-  const file = JSON.parse(readFileSync(path, "utf8")) as KeyringFile;
+  const before = readKeyring(path);
   const id = newKeyId();
-  writeKeyring(path, { current: id, keys: { ...file.keys, [id]: randomBytes(32).toString("base64") } }, "replace");
+  const keys = { ...fileKeys(before?.keys ?? new Map()), [id]: newSecret() };
+  writeKeyring(path, { current: id, keys }, before === undefined ? "create" : "replace");
   return id;
+}
+
+/**
+ * Removes key `id` from the keyring in `path`: what it signed no longer counts here. The
+ * current key cannot be removed (nothing could sign): rotate first.
+ */
+export function removeKey(path: string, id: string): void {
+  const keyring = readKeyring(path);
+  if (keyring === undefined) throw new TrustError("ERR_NO_SIGNING_KEY", `there are no signing keys in ${path}`);
+  if (!keyring.keys.has(id)) throw new TrustError("ERR_SIGNING_KEYS", `${path} holds no key ${id}`);
+  if (keyring.current?.id === id) throw new TrustError("ERR_SIGNING_KEYS", `key ${id} is the one that signs: rotate to a new key first, then remove it`);
+  const keys = new Map(keyring.keys);
+  keys.delete(id);
+  writeKeyring(path, { current: keyring.current?.id as string, keys: fileKeys(keys) }, "replace");
 }
 
 /** The keys to verify with: the keyring configured or at the default place, else none. */
@@ -90,6 +111,7 @@ interface KeyringFile {
 }
 
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+)$/;
 
 function parseKeyring(text: string, path: string): Keyring {
   const bad = (what: string) =>
@@ -105,13 +127,24 @@ function parseKeyring(text: string, path: string): Keyring {
   const secrets = new Map<string, Buffer>();
   for (const [id, value] of Object.entries(keys)) {
     if (!KEY_ID.test(id)) throw bad(`key id ${JSON.stringify(id)} is not 1 to 64 letters, digits, '.', '_' or '-'`);
-    const secret = typeof value === "string" ? Buffer.from(value, "base64") : Buffer.alloc(0);
+    // Buffer.from skips what is not base64: a mangled key would quietly be another, shorter one.
+    if (typeof value !== "string" || !BASE64.test(value)) throw bad(`key ${id} is not base64`);
+    const secret = Buffer.from(value, "base64");
     // Shorter than the hash's output would weaken HMAC-SHA256.
     if (secret.length < 32) throw bad(`key ${id} is not at least 32 bytes of base64`);
     secrets.set(id, secret);
   }
   if (typeof current !== "string" || !secrets.has(current)) throw bad("current names no key of the file");
   return { current: { id: current, secret: secrets.get(current) as Buffer }, keys: secrets };
+}
+
+function newSecret(): string {
+  return randomBytes(32).toString("base64");
+}
+
+/** The keys as the file holds them. */
+function fileKeys(keys: ReadonlyMap<string, Buffer>): Record<string, string> {
+  return Object.fromEntries([...keys].map(([id, secret]) => [id, secret.toString("base64")]));
 }
 
 function newKeyId(): string {

@@ -1,10 +1,11 @@
 // A command tool with the defaults the command tool tests share.
 import { commandTool, type CommandToolDefinition } from "../../src/tools/command-tool.js";
+import { compileInputCheck } from "../../src/tools/tool-input.js";
 import type { Tool } from "../../src/tools/tool.js";
 
-/** Named `t`, any object input, 5 s, 1 KiB of output kept, this process's PATH and nothing else. */
-export function testCommandTool(command: string[], overrides: Partial<CommandToolDefinition> = {}): Tool {
-  return commandTool({
+/** Named `t`, any object input, 5 s, 1 KiB of output kept, this process's PATH and nothing else; its input_schema compiled as an agent's load does. */
+export function testCommandTool(command: string[], overrides: Partial<Omit<CommandToolDefinition, "inputCheck">> = {}): Pick<Tool, "run"> {
+  const definition = {
     name: "t",
     description: "a test tool",
     command,
@@ -12,8 +13,10 @@ export function testCommandTool(command: string[], overrides: Partial<CommandToo
     timeoutMs: 5000,
     outputLimitBytes: 1024,
     confirm: false,
-    onCrash: "rerun",
+    onCrash: "rerun" as const,
     env: { PATH: process.env.PATH ?? "" },
     ...overrides,
-  });
+  };
+  const made = compileInputCheck(definition.input_schema).then((inputCheck) => commandTool({ ...definition, inputCheck }));
+  return { run: async (input, context) => (await made).run(input, context) };
 }

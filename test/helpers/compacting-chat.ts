@@ -9,6 +9,7 @@ import { FileStore, type JournalRecord, type RunOutcome } from "../../src/index.
 import type { CompactionRecord } from "../../src/journal.js";
 import { AnthropicProvider } from "../../src/llm/anthropic-provider.js";
 import { commandTool } from "../../src/tools/command-tool.js";
+import { compileInputCheck } from "../../src/tools/tool-input.js";
 import { ToolSet } from "../../src/tools/tool-set.js";
 import { requestTokens, startFakeAnthropic } from "./fake-anthropic-server.js";
 import { growingChat, isSummarizing } from "./growing-chat.js";
@@ -52,11 +53,13 @@ export async function runCompactingChat(options: { followUps: number; window: nu
   try {
     const store = new FileStore({ dir: options.dir });
     let asked = 0;
+    const schema = { type: "object", properties: { page: { type: "number" } }, required: ["page"] };
     const fetch = commandTool({
       name: "fetch",
       description: "Fetch a page",
       command: ["sh", "-c", `printf "page %s: " "$1"; head -c ${options.pageBytes} /dev/zero | tr "\\0" x`, "sh", "{page}"],
-      input_schema: { type: "object", properties: { page: { type: "number" } }, required: ["page"] },
+      input_schema: schema,
+      inputCheck: await compileInputCheck(schema),
       timeoutMs: 30_000,
       outputLimitBytes: 1024 * 1024,
       confirm: false,

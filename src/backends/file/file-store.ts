@@ -175,7 +175,7 @@ export class FileStore implements Store {
       const from = known?.ino === ino && known.seq <= first ? known : { seq: 1, offset: 0 };
       const start = await lineOffset(this.#fs, fd, from.offset, from.seq, first);
       if (start === undefined) return;
-      const lines = journalLines(this.#fs, fd, start);
+      const lines = journalLines(this.#fs, fd, start, first);
       let end = { seq: first, offset: start, ino };
       const ends = async function* () {
         for await (const { line, end: offset } of lines) {

@@ -1,5 +1,6 @@
 // Reads the first line and the last complete line of a journal file without reading
 // what lies between, so listing thousands of long sessions stays fast.
+import { MAX_READ_LINE_BYTES, overlongLineError } from "../../runstate/records/journal-codec.js";
 import { readFullySync, type SyncReads } from "./file-system.js";
 
 const CHUNK = 4096;
@@ -22,7 +23,8 @@ export function readJournalEnds(fs: SyncReads, fd: number, size: number): Journa
 function readFirstLine(fs: SyncReads, fd: number, size: number): Buffer | undefined {
   let head = Buffer.allocUnsafe(0);
   while (head.length < size) {
-    const chunk = Buffer.allocUnsafe(Math.min(Math.max(CHUNK, head.length), size - head.length));
+    if (head.length > MAX_READ_LINE_BYTES) throw overlongLineError("line 1", 1);
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(CHUNK, head.length), size - head.length, MAX_READ_LINE_BYTES + 1 - head.length));
     readFullySync(fs, fd, chunk, head.length);
     const newline = chunk.indexOf(NEWLINE);
     if (newline >= 0) return Buffer.concat([head, chunk.subarray(0, newline)]);
@@ -38,8 +40,9 @@ function readLastLineAfter(fs: SyncReads, fd: number, size: number, floor: numbe
 
 /**
  * The complete lines that start at or after `floor`, last first. Scans back from the end,
- * growing its window, so a torn tail or a long record costs only its own bytes, and a
- * caller that stops early reads no more of the file than the lines it took.
+ * growing its window, so a torn tail or a long record costs only its own bytes (up to the
+ * read limit: past it, ERR_CORRUPT), and a caller that stops early reads no more of the
+ * file than the lines it took.
  */
 export function* completeLinesBackward(fs: SyncReads, fd: number, size: number, floor: number): Generator<Buffer, undefined> {
   let window = Buffer.allocUnsafe(0);
@@ -66,7 +69,10 @@ export function* completeLinesBackward(fs: SyncReads, fd: number, size: number, 
     } else if (windowStart <= floor) {
       return undefined;
     }
-    const from = Math.max(floor, windowStart - Math.max(CHUNK, window.length));
+    // What is held of the line looked for (or of a torn tail, before the last newline is found).
+    const held = end ?? window.length;
+    if (held > MAX_READ_LINE_BYTES) throw overlongLineError(`the line that ends at byte ${windowStart + held}`);
+    const from = Math.max(floor, windowStart - Math.min(Math.max(CHUNK, window.length), MAX_READ_LINE_BYTES + 1 - held));
     const chunk = Buffer.allocUnsafe(windowStart - from);
     readFullySync(fs, fd, chunk, from);
     window = Buffer.concat([chunk, window]);

@@ -1,5 +1,6 @@
 // A journal file's complete lines read forward a chunk at a time, for readers that take
 // records as they need them: what is held is one chunk and one line, never the file.
+import { MAX_READ_LINE_BYTES, overlongLineError } from "../../runstate/records/journal-codec.js";
 import type { FileSystem, SyncReads } from "./file-system.js";
 
 const CHUNK = 1024 * 1024;
@@ -12,13 +13,16 @@ interface JournalLine {
 }
 
 /**
- * The complete lines of the file at `fd` from byte `start` (a line's start), in order.
- * Bytes after the last newline (a torn tail, or a line still being written) are left out.
+ * The complete lines of the file at `fd` from byte `start`, where line `startLine` begins, in order.
+ * Bytes after the last newline (a torn tail, or a line still being written) are left out;
+ * a line past the read limit is ERR_CORRUPT once that much of it is read.
  * Each line is its own copy or a slice of a chunk no later read reuses.
  */
-export async function* journalLines(fs: FileSystem, fd: number, start: number): AsyncGenerator<JournalLine> {
+export async function* journalLines(fs: FileSystem, fd: number, start: number, startLine: number): AsyncGenerator<JournalLine> {
   let position = start;
+  let line = startLine;
   let partial: Buffer[] = [];
+  let partialLength = 0;
   for (;;) {
     const chunk = Buffer.allocUnsafe(CHUNK);
     const read = await fs.read(fd, chunk, 0, CHUNK, position);
@@ -26,12 +30,17 @@ export async function* journalLines(fs: FileSystem, fd: number, start: number): 
     let from = 0;
     for (let newline = chunk.indexOf(NEWLINE, 0); newline !== -1 && newline < read; newline = chunk.indexOf(NEWLINE, from)) {
       const piece = chunk.subarray(from, newline);
-      const line = partial.length === 0 ? piece : Buffer.concat([...partial, piece]);
-      partial = [];
+      const bytes = partial.length === 0 ? piece : Buffer.concat([...partial, piece]);
+      [partial, partialLength] = [[], 0];
       from = newline + 1;
-      yield { line, end: position + from };
+      line++;
+      yield { line: bytes, end: position + from };
     }
-    if (from < read) partial.push(chunk.subarray(from, read));
+    if (from < read) {
+      partial.push(chunk.subarray(from, read));
+      partialLength += read - from;
+      if (partialLength > MAX_READ_LINE_BYTES) throw overlongLineError(`line ${line}`, line);
+    }
     position += read;
   }
 }
@@ -64,15 +73,19 @@ export async function lineOffset(fs: FileSystem, fd: number, start: number, star
 /**
  * The bytes of `fd` from `from` (a line's start) to `size`, synchronously, in windows of
  * whole lines read into `scratch.buffer`: a window is what fits of the lines, or one line
- * longer than the buffer, which grows for it (and stays grown for the caller's next
- * file). Only the last window may end inside a line (a torn tail). A window is valid
- * until the next is asked for.
+ * longer than the buffer, which grows for it up to the read limit (and stays grown for the
+ * caller's next file; past the limit the line is ERR_CORRUPT). Only the last window may
+ * end inside a line (a torn tail). A window is valid until the next is asked for.
  */
 export function* lineWindows(fs: SyncReads, fd: number, from: number, size: number, scratch: { buffer: Buffer }): Generator<Buffer> {
   // `carried`: the start of a line the last window cut, moved to the buffer's start.
   for (let offset = from, carried = 0; offset < size; ) {
     let { buffer } = scratch;
-    if (carried === buffer.length) buffer = scratch.buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.max(buffer.length, CHUNK))]);
+    if (carried === buffer.length) {
+      if (carried > MAX_READ_LINE_BYTES) throw overlongLineError(`the line at byte ${offset - carried}`);
+      const more = Math.min(Math.max(buffer.length, CHUNK), MAX_READ_LINE_BYTES + 1 - carried);
+      buffer = scratch.buffer = Buffer.concat([buffer, Buffer.allocUnsafe(more)]);
+    }
     const read = fs.read(fd, buffer, carried, Math.min(buffer.length - carried, size - offset), offset);
     if (read === 0) return;
     offset += read;

@@ -32,7 +32,7 @@ import { checkedTitle } from "../context/checked-title.js";
 import { titleSession } from "../../session/session-title.js";
 import { configPathFrom, storeFor, storeFromFlags, storeHolds } from "../context/stores.js";
 import { bothEvents, streamJsonEvents } from "./stream-json.js";
-import { terminalAskRerun, terminalAskUser, terminalConfirm } from "./terminal-confirm.js";
+import { terminalAskRerun, terminalAskUser, terminalConfirm, terminalLine } from "./terminal-confirm.js";
 import { terminalElicit } from "./terminal-elicit.js";
 import { showSignInPage } from "./open-browser.js";
 import { McpSignInNeededError } from "../../tools/mcp/sign-in-provider.js";
@@ -293,11 +293,15 @@ async function resolveTarget(positionals: string[], { values, pick, resuming, ch
   }
   const summary = store !== undefined && resumeId !== undefined ? await store.summarize(resumeId) : undefined;
   const meta = summary?.meta;
-  const foreign = meta === undefined ? undefined : foreignReason(meta, summary?.digest?.imported, installationKeys(store, { env: io.env }));
-  if (foreign !== undefined && values.config === undefined) {
-    throw new UsageError(
-      `session ${resumeId} is foreign (${foreign}): its journal does not choose the configuration or the directory a resume runs with; resume it with --config FILE (and --cwd DIR), and decide its waiting calls here`,
-    );
+  let foreign = meta === undefined ? undefined : foreignReason(meta, summary?.digest?.imported, installationKeys(store, { env: io.env }));
+  if (foreign !== undefined && values.config === undefined && meta !== undefined) {
+    if (!(await foreignResumeConfirmed(resumeId as string, foreign, meta, io))) {
+      throw new UsageError(
+        `session ${resumeId} is foreign (${foreign}): its journal does not choose the configuration or the directory a resume runs with; resume it with --config FILE (and --cwd DIR), and decide its waiting calls here`,
+      );
+    }
+    // A person on the terminal took the journal's word for where it runs; its calls still wait for a decision made here (the loop sees to that).
+    foreign = undefined;
   }
 
   // A resume runs with the configuration the session started with, unless told otherwise.
@@ -316,6 +320,16 @@ async function resolveTarget(positionals: string[], { values, pick, resuming, ch
     store: values.store,
   };
   return { config, store, followUp, resumeId, meta, foreign, usedConfig, where };
+}
+
+/** Whether a person on the terminal lets a foreign session's journal choose its configuration and directory; false where there is no terminal. */
+async function foreignResumeConfirmed(runId: string, why: string, meta: MetaPayload, io: CommandIO): Promise<boolean> {
+  const ask = terminalLine(io.stdin, io.stderr);
+  if (ask === undefined) return false;
+  const config = meta.config === undefined ? "with the default configuration" : `with the configuration its journal names, ${meta.config},`;
+  const where = meta.cwd === undefined ? "here" : `in the directory it names, ${meta.cwd}`;
+  const answer = await ask(`session ${runId} is foreign (${why}). Resume it ${config} ${where}? Its waiting calls still need a decision made here. [y/N] `);
+  return /^y(es)?$/i.test(answer ?? "");
 }
 
 /** Tools run where the session started (or in `--cwd`; a foreign session's, here); the target's paths are absolute by now. */

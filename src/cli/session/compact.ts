@@ -29,9 +29,10 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
     import("../context/stores.js"),
   ]);
   const recorded = (await store.summarize(runId)).meta?.config;
-  const config = loadAgentConfig(sessionConfigPath(values.config, recorded));
+  const path = sessionConfigPath(values.config, recorded);
+  const config = loadAgentConfig(path);
   // The session's own model, prompt and tools (not its MCP servers', which this does not start).
-  const { provider, model, system, tools, budget } = await runOptionsFromConfig(config, io.env);
+  const { provider, model, system, tools, budget } = await runOptionsFromConfig(config, io.env, path);
   await compactSession({
     store,
     session: runId,

@@ -38,6 +38,18 @@ function overlongProblem(bytes: number): string {
   return `is ${bytes} bytes, past the limit of ${mebibytes(MAX_READ_LINE_BYTES)} a journal line may hold when read`;
 }
 
+/**
+ * A line a reader found past the read limit before its end: corrupt, and none of the rest
+ * of it is read. `where` is "line 3", or where the line is when its number is not known.
+ */
+export function overlongLineError(where: string, line?: number): RunStateError {
+  return new RunStateError(
+    "ERR_CORRUPT",
+    `${where} is longer than ${mebibytes(MAX_READ_LINE_BYTES)}, the limit a journal line may hold when read`,
+    line === undefined ? {} : { line },
+  );
+}
+
 /** A record's line in a journal of record version 1 or 2. */
 export function encodeRecord(record: JournalRecord): string {
   return `${JSON.stringify(record)}\n`;
@@ -216,7 +228,7 @@ export class JournalDecoder {
     this.#partialLength += bytes.length;
     if (this.#partialLength > MAX_READ_LINE_BYTES) {
       const line = this.#records.length + 1;
-      throw new RunStateError("ERR_CORRUPT", `line ${line} ${overlongProblem(this.#partialLength)}`, { line });
+      throw overlongLineError(`line ${line}`, line);
     }
     this.#partial.push(Buffer.from(bytes));
   }
