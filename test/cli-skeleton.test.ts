@@ -74,7 +74,7 @@ describe("help", () => {
 
   it("fisk-ai --help lists every command and the exit codes", async () => {
     const { stdout } = await cli(["--help"]);
-    for (const command of ["run", "submit", "worker", "queue", "session", "store", "memory", "mcp", "init", "completion", "help"])
+    for (const command of ["run", "submit", "worker", "queue", "session", "store", "key", "memory", "mcp", "init", "completion", "help"])
       assert.match(stdout, new RegExp(`\n {2}${command} `), command);
     assert.match(stdout, /Exit codes:\n {2}0 {4}completed[^]*130 {2}interrupted/);
   });
@@ -143,7 +143,7 @@ describe("shell completion", () => {
   const cases: [string[], string[]][] = [
     [
       ["fisk-ai", ""],
-      ["run", "submit", "worker", "queue", "session", "store", "memory", "mcp", "init", "completion", "help"],
+      ["run", "submit", "worker", "queue", "session", "store", "key", "memory", "mcp", "init", "completion", "help"],
     ],
     [["fisk-ai", "se"], ["session"]],
     [

@@ -42,6 +42,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "make the tables of a Postgres store ahead of its first use",
     load: () => import("./commands/store.js"),
   },
+  {
+    name: "key",
+    usage: "create --name NAME --tenant TENANT --roles ROLE,...",
+    summary: "make an API key for 'fisk-ai serve', shown once, and its key file entry",
+    load: () => import("./commands/key.js"),
+  },
   { name: "memory", usage: "COMMAND [options]", summary: "list, show and remove the notes a model keeps", load: () => import("./commands/memory.js") },
   { name: "mcp", usage: "COMMAND [options]", summary: "sign in to a remote MCP server, or out", load: () => import("./commands/mcp.js") },
   { name: "init", usage: "[DIR]", summary: "write a commented agent.yaml to start from, which runs offline first", load: () => import("./commands/init.js") },

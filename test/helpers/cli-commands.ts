@@ -34,6 +34,8 @@ export const COMMANDS: string[][] = [
   ...SESSION_SUBCOMMANDS.map((sub) => ["session", sub]),
   ["store"],
   ["store", "init"],
+  ["key"],
+  ["key", "create"],
   ["memory"],
   ...["ls", "show", "rm"].map((sub) => ["memory", sub]),
   ["mcp"],
