@@ -125,4 +125,5 @@ export { watchKeyFile, type KeyFileAuth, type WatchKeyFileOptions } from "./serv
 export { newApiKey, KEY_PREFIX, type KeyFileEntry } from "./server/auth/new-key.js";
 export { hostGuard, loopbackHosts, type RequestCheck } from "./server/auth/host-guard.js";
 export { listenAllowed, isLoopback } from "./server/auth/listen-allowed.js";
-export { DEFAULT_TENANT, tenantOf } from "./runstate/store/tenant.js";
+export { DEFAULT_TENANT, SESSION_NAME_MAX_LENGTH, tenantOf, tenantRunId } from "./runstate/store/tenant.js";
+export { tenantStore } from "./backends/tenant-store.js";
