@@ -127,3 +127,4 @@ export { hostGuard, loopbackHosts, type RequestCheck } from "./server/auth/host-
 export { listenAllowed, isLoopback } from "./server/auth/listen-allowed.js";
 export { DEFAULT_TENANT, SESSION_NAME_MAX_LENGTH, tenantOf, tenantRunId } from "./runstate/store/tenant.js";
 export { tenantStore } from "./backends/tenant-store.js";
+export { tenantQueue } from "./queue/tenant-queue.js";

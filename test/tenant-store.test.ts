@@ -1,5 +1,5 @@
 // covers: src/backends/tenant-store.ts, src/runstate/store/tenant.ts, src/pool/submit-run.ts, src/agent/agent-tool.ts
-// covers: src/queue/run-queue.ts
+// covers: src/queue/run-queue.ts, src/queue/tenant-queue.ts
 // Tenants on one shared store, tried as a tenant that wants another's sessions would: ids
 // guessed and known, listed, read, streamed, decided, exported, forked, deleted, queued,
 // imported; a name chosen to find out whether another tenant has it. The tenant view is a
@@ -26,9 +26,12 @@ import {
   ScriptProvider,
   submitFollowUp,
   submitRun,
+  type QueuedRun,
+  type RunQueue,
   type Store,
 } from "../src/index.js";
-import { metaPayload, runStoreConformance } from "../src/conformance/index.js";
+import { metaPayload, runQueueConformance, runStoreConformance } from "../src/conformance/index.js";
+import { tenantQueue } from "../src/queue/tenant-queue.js";
 import { plantRaw } from "../src/backends/memory/memory-seams.js";
 import { tenantStore } from "../src/backends/tenant-store.js";
 import { decodeEntry, encodeEntry } from "../src/queue/run-queue.js";
@@ -64,6 +67,31 @@ runStoreConformance("tenant view", {
     return again;
   },
   plantRaw: async (view, runId, lines) => plantRaw(innerOf(view), runId, lines),
+});
+
+/** The memory store and queue under each tenant view the queue harness made. */
+const queuesUnder = new WeakMap<RunQueue, MemoryQueue>();
+
+function tenantViews(store: MemoryStore, queue: MemoryQueue, tenant = DEFAULT_TENANT): { store: Store; queue: RunQueue } {
+  const view = tenantStore(store, tenant);
+  under.set(view, store);
+  const queueView = tenantQueue(queue, tenant);
+  queuesUnder.set(queueView, queue);
+  return { store: view, queue: queueView };
+}
+
+runQueueConformance("tenant view", {
+  makeQueue: async () => {
+    const store = new MemoryStore();
+    return tenantViews(store, new MemoryQueue({ store }));
+  },
+  again: async (of) => {
+    const store = new MemoryStore({ sharedWith: innerOf(of.store) });
+    return tenantViews(store, new MemoryQueue({ store, sharedWith: queuesUnder.get(of.queue) as MemoryQueue }));
+  },
+  takeoverMs: 0,
+  // Entries set aside are the operator's, never a tenant's: the view has none of them.
+  plant: async () => false,
 });
 
 /** A tool that asks before it runs: with no one to ask, its call parks the session for a decision. */
@@ -197,6 +225,38 @@ describe("two tenants on one store", () => {
       (await tenantStore(shared, DEFAULT_TENANT).list()).map((summary) => summary.runId),
       ["garbage"],
     );
+  });
+});
+
+describe("two tenants on one queue", () => {
+  it("another tenant's queued run is not listed, not taken, and by its id is as a run not queued", async () => {
+    const shared = new MemoryStore();
+    const queue = new MemoryQueue({ store: shared });
+    const acme = tenantViews(shared, queue, "acme");
+    const globex = tenantViews(shared, queue, "globex");
+    const agent = { provider: new ScriptProvider({ turns: [{ text: "done" }] }), model: "m" };
+    const runId = await submitRun({ ...acme, agent }, { prompt: "Later", tenant: "acme" });
+    const [entry] = await acme.queue.list();
+    assert.equal(entry?.runId, runId);
+    assert.deepEqual(await globex.queue.list(), []);
+    assert.equal(await globex.queue.get(runId), undefined);
+    assert.deepEqual(await globex.queue.behind(runId), []);
+    for (const [what, act] of [
+      ["withdraw", (q: RunQueue, id: string) => q.withdraw(id)],
+      ["unpark", (q: RunQueue, id: string) => q.unpark(id)],
+    ] as const) {
+      const [error, absent] = await Promise.all([failure(act(globex.queue, runId)), failure(act(globex.queue, "nobody-here"))]);
+      assert.equal(error.code, "ERR_NOT_FOUND", what);
+      assert.equal(error.message, absent.message.replaceAll("nobody-here", runId), what);
+    }
+    const planted = await failure(globex.queue.enqueue({ ...(entry as QueuedRun), followUp: "mine now" }));
+    assert.equal(planted.code, "ERR_INVALID_RECORD");
+    assert.equal(await globex.queue.claim(() => true), undefined, "a worker of another tenant takes nothing");
+    assert.deepEqual(await globex.queue.quarantined(), []);
+    const claim = await acme.queue.claim(() => true);
+    assert.equal(claim?.entry.runId, runId);
+    await claim?.handBack();
+    assert.equal((await queue.list()).length, 1, "the run still waits, untouched by the other tenant");
   });
 });
 
