@@ -1,6 +1,6 @@
 // covers: src/server/principal.ts, src/server/auth/auth-error.ts, src/server/auth/key-file.ts, src/server/auth/key-authenticator.ts
 // covers: src/server/auth/key-file-watch.ts, src/server/auth/new-key.ts, src/server/auth/host-guard.ts
-// covers: src/server/auth/listen-allowed.ts, src/cli/key-command.ts, src/cli/commands/key.ts, src/runstate/store/tenant.ts
+// covers: src/server/auth/listen-allowed.ts, src/server/auth/local-authenticator.ts, src/cli/key-command.ts, src/cli/commands/key.ts, src/runstate/store/tenant.ts
 // The service's keys, tried as an attacker would: every way a key file can be wrong, keys
 // that are wrong, malformed, hashed or revoked (while a principal made from them is still
 // held), a key never shown back in an error, DNS rebinding and cross-site requests against a
@@ -17,6 +17,7 @@ import { KeySet, keyAuthenticator } from "../src/server/auth/key-authenticator.j
 import { keyHash, loadKeyFile, type KeyEntry } from "../src/server/auth/key-file.js";
 import { watchKeyFile } from "../src/server/auth/key-file-watch.js";
 import { isLoopback, listenAllowed } from "../src/server/auth/listen-allowed.js";
+import { localAuthenticator } from "../src/server/auth/local-authenticator.js";
 import { KEY_PREFIX, newApiKey, type KeyFileEntry } from "../src/server/auth/new-key.js";
 import type { Principal } from "../src/server/principal.js";
 import { runCli } from "./helpers/cli-harness.js";
@@ -306,6 +307,16 @@ describe("a loopback server without keys", () => {
     const named = hostGuard(["agents.internal"]);
     assert.equal(named(request({ host: "agents.internal:443", origin: "https://agents.internal" })), undefined);
     assert.match(named(request({ host: "localhost:443" })) ?? "", /is not this server's/);
+  });
+});
+
+describe("a loopback server's requests without keys", () => {
+  it("are the machine's user's: the default tenant's, with every role, whatever the request carries", async () => {
+    const authenticate = localAuthenticator("alice@laptop");
+    for (const one of [request({}), bearer(alice.key), request({ authorization: "Bearer nonsense" })]) {
+      const principal = await authenticate(one);
+      assert.deepEqual(principal && [principal.name, principal.tenant, [...principal.roles]], ["alice@laptop", "default", ["read", "run", "approve", "admin"]]);
+    }
   });
 });
 

@@ -11,14 +11,26 @@ export const KEY_PREFIX = "fisk_";
 
 /** A key file entry as its JSON holds it. */
 export interface KeyFileEntry {
+  /** Who holds the key. */
   name: string;
+  /** Whose sessions it sees. */
   tenant: string;
+  /** What it may do. */
   roles: Role[];
+  /** The key's SHA-256, hex. */
   sha256: string;
 }
 
+/** A key made by newApiKey. */
+export interface NewApiKey {
+  /** The key, to be shown once to its holder and kept nowhere. */
+  key: string;
+  /** Its entry for the key file. */
+  entry: KeyFileEntry;
+}
+
 /** A new key for `name` of `tenant` with `roles`, and its key file entry; AuthError (ERR_KEY_FILE) naming a field that would not load. */
-export function newApiKey(name: string, tenant: string, roles: readonly string[]): { key: string; entry: KeyFileEntry } {
+export function newApiKey(name: string, tenant: string, roles: readonly string[]): NewApiKey {
   const problems: [string, string, string | undefined][] = [
     ["name", name, keyNameProblem(name)],
     ["tenant", tenant, tenantProblem(tenant)],
