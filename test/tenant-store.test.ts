@@ -1,5 +1,5 @@
 // covers: src/backends/tenant-store.ts, src/runstate/store/tenant.ts, src/pool/submit-run.ts, src/agent/agent-tool.ts
-// covers: src/queue/run-queue.ts, src/queue/tenant-queue.ts
+// covers: src/queue/run-queue.ts, src/queue/tenant-queue.ts, src/agent/agent-loop.ts
 // Tenants on one shared store, tried as a tenant that wants another's sessions would: ids
 // guessed and known, listed, read, streamed, decided, exported, forked, deleted, queued,
 // imported; a name chosen to find out whether another tenant has it. The tenant view is a
@@ -13,6 +13,7 @@ import { describe, it } from "node:test";
 import {
   agentTool,
   approve,
+  awaitSubmitted,
   defineTool,
   deny,
   exportJournal,
@@ -26,6 +27,7 @@ import {
   ScriptProvider,
   submitFollowUp,
   submitRun,
+  Worker,
   type QueuedRun,
   type RunQueue,
   type Store,
@@ -190,12 +192,18 @@ describe("two tenants on one store", () => {
     for (const attempt of [importJournal(globex, exported.journal, { name: "copied" }), importJournal(globex, exported.journal)]) {
       const error = await failure(attempt);
       assert.equal(error.code, "ERR_INVALID_RECORD", error.message);
-      assert.match(error.message, /is of another tenant than globex, whose sessions this store holds/);
+      assert.match(
+        error.message,
+        /^session (copied|payroll-[0-9a-f]{24}) is tenant acme's, and this store holds tenant globex's sessions: start it with tenant globex$/,
+      );
     }
     const created = await failure(globex.create("planted", { ...metaPayload("planted"), tenant: "acme" }));
     assert.equal(created.code, "ERR_INVALID_RECORD");
-    // The default tenant's meta has no tenant: not globex's either.
-    assert.equal((await failure(globex.create("planted", metaPayload("planted")))).code, "ERR_INVALID_RECORD");
+    // A meta without a tenant is the default tenant's: not globex's either, and the message says how to start it.
+    const untenanted = await failure(
+      runAgent({ provider: new ScriptProvider({ turns: [{ text: "x" }] }), model: "m", store: globex, runId: "planted", prompt: "x" }),
+    );
+    assert.equal(untenanted.message, "session planted is tenant default's, and this store holds tenant globex's sessions: start it with tenant globex");
     assert.deepEqual(
       (await globex.list()).map((summary) => summary.runId),
       [],
@@ -367,6 +375,32 @@ describe("a session's tenant", () => {
       (await queue.list()).map((entry) => [entry.runId, entry.tenant]),
       [[runId, "acme"]],
     );
+  });
+
+  it("is kept by a worker that takes the submitted run: the child it starts is the tenant's too", async () => {
+    const store = new MemoryStore();
+    const queue = new MemoryQueue({ store });
+    const researcher = agentTool({
+      name: "researcher",
+      description: "Researches.",
+      agent: { provider: new ScriptProvider({ turns: [{ text: "child done" }] }), model: "child" },
+    });
+    const agent = {
+      provider: new ScriptProvider({ turns: [{ tool_calls: [{ name: "researcher", input: { prompt: "go" } }] }, { text: "lead done" }] }),
+      model: "lead",
+      tools: [researcher],
+    };
+    const acme = tenantViews(store, queue, "acme");
+    const runId = await submitRun({ ...acme, agent }, { prompt: "Later", tenant: "acme" });
+    // The pool's worker sees the whole store and queue: the tenant comes from the session, not from a view.
+    const worker = new Worker({ store, queue, agents: [agent], events: { settled: () => worker.stop() } });
+    const [outcome] = await Promise.all([awaitSubmitted(acme.store, acme.queue, runId), worker.run()]);
+    assert.equal(outcome.answer, "lead done");
+    assert.deepEqual((await acme.store.list()).map((summary) => [summary.meta?.parent === undefined ? "lead" : "child", summary.meta?.tenant]).sort(), [
+      ["child", "acme"],
+      ["lead", "acme"],
+    ]);
+    assert.equal((await store.list()).length, 2);
   });
 
   it("a queue entry's tenant is encoded and read back; a bad one makes the entry corrupt", () => {

@@ -129,7 +129,11 @@ class TenantStore implements Store {
 
   #refuseOther(meta: MetaPayload, runId: string): void {
     if (tenantOf(meta) !== this.#tenant) {
-      throw new RunStateError("ERR_INVALID_RECORD", `session ${runId} is of another tenant than ${this.#tenant}, whose sessions this store holds`, { runId });
+      throw new RunStateError(
+        "ERR_INVALID_RECORD",
+        `session ${runId} is tenant ${tenantOf(meta)}'s, and this store holds tenant ${this.#tenant}'s sessions: start it with tenant ${this.#tenant}`,
+        { runId },
+      );
     }
   }
 }
