@@ -107,6 +107,17 @@ function sendingAgent() {
   };
 }
 
+/** A lead agent whose one call starts a researcher child session, which answers at once. */
+function leadWithResearcher() {
+  const researcher = agentTool({
+    name: "researcher",
+    description: "Researches.",
+    agent: { provider: new ScriptProvider({ turns: [{ text: "child done" }] }), model: "child" },
+  });
+  const turns = [{ tool_calls: [{ name: "researcher", input: { prompt: "go" } }] }, { text: "lead done" }];
+  return { provider: new ScriptProvider({ turns }), model: "lead", tools: [researcher] };
+}
+
 /** Two tenants on one store: acme's parked session, under an id globex may know or guess. */
 async function twoTenants() {
   const shared = new MemoryStore();
@@ -345,16 +356,7 @@ describe("a session's tenant", () => {
   it("is inherited by child sessions, which its tenant's view lists and no other's", async () => {
     const shared = new MemoryStore();
     const acme = tenantStore(shared, "acme");
-    const researcher = agentTool({
-      name: "researcher",
-      description: "Researches.",
-      agent: { provider: new ScriptProvider({ turns: [{ text: "child done" }] }), model: "m" },
-    });
-    const lead = {
-      provider: new ScriptProvider({ turns: [{ tool_calls: [{ name: "researcher", input: { prompt: "go" } }] }, { text: "lead done" }] }),
-      model: "m",
-    };
-    const outcome = await runAgent({ ...lead, tools: [researcher], store: acme, tenant: "acme", prompt: "Lead" });
+    const outcome = await runAgent({ ...leadWithResearcher(), store: acme, tenant: "acme", prompt: "Lead" });
     assert.equal(outcome.answer, "lead done");
     const sessions = await acme.list();
     assert.equal(sessions.length, 2);
@@ -380,16 +382,7 @@ describe("a session's tenant", () => {
   it("is kept by a worker that takes the submitted run: the child it starts is the tenant's too", async () => {
     const store = new MemoryStore();
     const queue = new MemoryQueue({ store });
-    const researcher = agentTool({
-      name: "researcher",
-      description: "Researches.",
-      agent: { provider: new ScriptProvider({ turns: [{ text: "child done" }] }), model: "child" },
-    });
-    const agent = {
-      provider: new ScriptProvider({ turns: [{ tool_calls: [{ name: "researcher", input: { prompt: "go" } }] }, { text: "lead done" }] }),
-      model: "lead",
-      tools: [researcher],
-    };
+    const agent = leadWithResearcher();
     const acme = tenantViews(store, queue, "acme");
     const runId = await submitRun({ ...acme, agent }, { prompt: "Later", tenant: "acme" });
     // The pool's worker sees the whole store and queue: the tenant comes from the session, not from a view.
