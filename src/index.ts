@@ -127,3 +127,17 @@ export { FileQueue, fileQueueDir, type FileQueueOptions } from "./backends/file/
 export type { RunQueue, QueuedRun, QueueWatch, Claim, Accepts, EnqueueOptions, WaitingFollowUp } from "./queue/run-queue.js";
 export { QUEUE_ENTRY_MAX_BYTES } from "./queue/run-queue.js";
 export type { QuarantinedEntry, QuarantineListener } from "./queue/quarantine.js";
+
+// The service's keys and tenants: who may call `fisk-ai serve`, and whose sessions they see.
+export type { Authenticate, Principal, Role } from "./server/principal.js";
+export { AuthError, type AuthErrorCode } from "./server/auth/auth-error.js";
+export { loadKeyFile, keyHash, ROLES, type KeyEntry } from "./server/auth/key-file.js";
+export { keyAuthenticator, KeySet } from "./server/auth/key-authenticator.js";
+export { watchKeyFile, type KeyFileAuth, type WatchKeyFileOptions } from "./server/auth/key-file-watch.js";
+export { newApiKey, KEY_PREFIX, type KeyFileEntry, type NewApiKey } from "./server/auth/new-key.js";
+export { hostGuard, loopbackHosts, type RequestCheck } from "./server/auth/host-guard.js";
+export { listenAllowed, isLoopback } from "./server/auth/listen-allowed.js";
+export { localAuthenticator } from "./server/auth/local-authenticator.js";
+export { DEFAULT_TENANT, SESSION_NAME_MAX_LENGTH, tenantOf, tenantRunId } from "./runstate/store/tenant.js";
+export { tenantStore } from "./backends/tenant-store.js";
+export { tenantQueue } from "./queue/tenant-queue.js";

@@ -127,6 +127,7 @@ describe("a closed stdout", () => {
     ["queue", "ls", ...STATE],
     ["queue", "ls", "--json", ...STATE],
     ["queue", "rm", "queued-two", ...STATE],
+    ["key", "create", "--name", "ci", "--tenant", "acme", "--roles", "read,run"],
     ["memory", "ls"],
     ["memory", "show", "list"],
     ["memory", "rm", "gone"],

@@ -21,6 +21,7 @@ import {
 } from "../runstate/records/records.js";
 import { newRunId } from "../runstate/records/run-id.js";
 import type { Store } from "../runstate/store/store.js";
+import { checkedTenant, tenantField } from "../runstate/store/tenant.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { CallHeld, type ToolContext, type TreeBudget } from "../tools/tool.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
@@ -118,6 +119,8 @@ export interface RunStart {
   title?: string;
   /** Makes the run a child session: its meta names its parent and is of CHILD_RECORD_VERSION, whatever `recordVersion` says. */
   parent?: ParentLink;
+  /** The tenant a shared service runs the session for, journaled in its meta (none for the default tenant). */
+  tenant?: string;
 }
 
 export interface RunResume {
@@ -147,6 +150,7 @@ export function newRunMeta(settings: AgentSettings, start: RunStart): MetaPayloa
     ...(start.cwd === undefined ? {} : { cwd: start.cwd }),
     ...(start.config === undefined ? {} : { config: start.config }),
     ...(start.parent === undefined ? {} : { parent: start.parent }),
+    ...tenantField(checkedTenant(start.tenant, version)),
   };
 }
 
@@ -617,6 +621,7 @@ function callContext(run: Drive, use: ToolUseBlock): ToolContext {
       runId: recorder.runId,
       toolUseId: use.id,
       depth: recorder.state().meta.parent?.depth ?? 0,
+      ...(recorder.state().meta.tenant === undefined ? {} : { tenant: recorder.state().meta.tenant }),
       ...(options.store === undefined ? {} : { store: options.store }),
       ...(options.suspend === undefined ? {} : { suspend: options.suspend }),
       deciders: { confirm, askUser, askRerun, decidedBy },

@@ -30,6 +30,7 @@ export type ChildAgentOptions = Omit<
   | "followUp"
   | "nextPrompt"
   | "parent"
+  | "tenant"
   | "recordVersion"
   | "signal"
   | "abort"
@@ -132,7 +133,8 @@ async function callChild(name: string, options: ChildAgentOptions, call: ChildCa
   const before = await statusIfAny(caller.store, runId);
   if (before === undefined) {
     const parent = { run_id: caller.runId, call_id: caller.toolUseId, depth: call.depth };
-    return answerOf(name, await runAgent({ ...base, store: caller.store, prompt: call.prompt, runId, parent, ...title }), caller);
+    const tenant = caller.tenant === undefined ? {} : { tenant: caller.tenant };
+    return answerOf(name, await runAgent({ ...base, store: caller.store, prompt: call.prompt, runId, parent, ...tenant, ...title }), caller);
   }
   // A child that ended before the caller journaled its answer (a crash in between): its journal answers.
   if (OVER.includes(before)) return endedAnswer(name, await caller.store.load(runId));

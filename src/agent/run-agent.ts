@@ -78,6 +78,11 @@ export interface RunAgentOptions {
    * session, the call that started it and its depth, and is of CHILD_RECORD_VERSION.
    */
   parent?: ParentLink;
+  /**
+   * The tenant a shared service runs a new session for (docs/server.md#keys-and-tenants),
+   * journaled and signed in its meta; its child sessions inherit it. Default: the default tenant.
+   */
+  tenant?: string;
   /** The id of a session in `store` to resume instead of starting one. */
   resume?: string;
   /** Resume even though the configuration changed (never across providers). */
@@ -188,6 +193,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
       cwd: options.cwd,
       config: options.configPath,
       parent: options.parent,
+      tenant: options.tenant,
     },
   );
 }

@@ -60,6 +60,7 @@ function failureOf(error: unknown): { line: string; exit: number } {
     case "ERR_SIGNING_KEYS":
     case "ERR_UNSIGNABLE":
     case "ERR_IMPORT_REFUSED":
+    case "ERR_KEY_FILE":
       return { line: error.message, exit: EXIT.usage };
     case "ERR_DECISION_REFUSED": {
       const refused = error as DecisionRefusedError;

@@ -43,6 +43,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./store/table.js"),
   },
   {
+    name: "key",
+    usage: "create --name NAME --tenant TENANT --roles ROLE,...",
+    summary: "make an API key for 'fisk-ai serve', shown once, and its key file entry",
+    load: () => import("./key/key.js"),
+  },
+  {
     name: "signing-key",
     usage: "COMMAND",
     summary: "list, rotate and remove the keys approvals and answers are signed with",

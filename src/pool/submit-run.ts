@@ -32,6 +32,8 @@ export interface SubmitStart {
   title?: string;
   /** The absolute directory the session was submitted from, recorded in its meta. */
   cwd?: string;
+  /** The tenant a shared service submits it for, journaled and signed in its meta and kept in its queue entry (default: the default tenant). */
+  tenant?: string;
 }
 
 /** Journals a new session on `start.prompt` and queues it; resolves to its id once both are durable. */
@@ -105,6 +107,7 @@ function entryFor(meta: MetaPayload, afterSeq: number, followUp: string | undefi
     queued: new Date().toISOString(),
     fingerprint: meta.fingerprint,
     version: meta.version,
+    ...(meta.tenant === undefined ? {} : { tenant: meta.tenant }),
     ...(followUp === undefined ? {} : { followUp }),
     afterSeq,
     state: "queued",

@@ -7,6 +7,7 @@ import type { Fingerprint } from "../runstate/records/records.js";
 import { RunStateError } from "../runstate/errors.js";
 import type { Journal } from "../runstate/store/store.js";
 import { assertRunId, isValidRunId } from "../runstate/records/run-id.js";
+import { tenantProblem } from "../runstate/store/tenant.js";
 import type { QuarantinedEntry, QuarantineListener } from "./quarantine.js";
 
 /**
@@ -25,6 +26,8 @@ export interface QueuedRun {
   fingerprint: Fingerprint;
   /** The run's record version: how its fingerprint is compared. */
   version: number;
+  /** The session's tenant (its meta's), so a tenant's view of the queue lists its own entries without reading each session; absent for the default tenant. */
+  tenant?: string;
   /** A follow-up prompt to take the session further, journaled once as the run's next `user` record. */
   followUp?: string;
   /** The run's last seq when it was queued: a follow-up found journaled after it is not journaled again. */
@@ -148,8 +151,9 @@ export interface RunQueue {
 /** An entry as every backend keeps it: JSON of exactly these fields; ERR_INVALID_RECORD past QUEUE_ENTRY_MAX_BYTES. */
 export function encodeEntry(entry: QueuedRun): string {
   assertRunId(entry.runId);
-  const { runId, queued, fingerprint, version, followUp, afterSeq, state } = entry;
-  const encoded = JSON.stringify({ runId, queued, fingerprint, version, ...(followUp === undefined ? {} : { followUp }), afterSeq, state });
+  const { runId, queued, fingerprint, version, tenant, followUp, afterSeq, state } = entry;
+  const optional = { ...(tenant === undefined ? {} : { tenant }), ...(followUp === undefined ? {} : { followUp }) };
+  const encoded = JSON.stringify({ runId, queued, fingerprint, version, ...optional, afterSeq, state });
   const bytes = Buffer.byteLength(encoded);
   if (bytes > QUEUE_ENTRY_MAX_BYTES)
     throw new RunStateError(
@@ -190,7 +194,8 @@ export function decodeEntry(bytes: Uint8Array | string, keptAs?: string): Queued
     typeof value.version === "number" &&
     typeof value.afterSeq === "number" &&
     (value.state === "queued" || value.state === "parked") &&
-    (value.followUp === undefined || typeof value.followUp === "string");
+    (value.followUp === undefined || typeof value.followUp === "string") &&
+    (value.tenant === undefined || tenantProblem(value.tenant) === undefined);
   if (!ok) throw corrupt("not a queue entry (a field is missing or of the wrong type)");
   const { runId } = value as QueuedRun;
   const shown = JSON.stringify(runId.slice(0, 40));

@@ -35,6 +35,8 @@ export interface CallingRun {
   depth: number;
   /** The store the calling session is journaled in; undefined for a run in memory. */
   store?: Store;
+  /** The calling session's tenant, which a child session inherits; absent for the default tenant. */
+  tenant?: string;
   /** Aborted when a suspend is asked for: a child suspends at its next step, as the caller does. */
   suspend?: AbortSignal;
   /** Who decides the calls of the caller, so a child asks the same people (or parks as the caller would). */

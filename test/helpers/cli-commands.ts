@@ -38,6 +38,8 @@ export const COMMANDS: string[][] = [
   ["signing-key", "ls"],
   ["signing-key", "rotate"],
   ["signing-key", "rm"],
+  ["key"],
+  ["key", "create"],
   ["memory"],
   ...["ls", "show", "rm"].map((sub) => ["memory", sub]),
   ["mcp"],

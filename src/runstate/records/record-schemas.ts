@@ -147,7 +147,7 @@ const MetaPayload = exactly<T.MetaPayload>()(
     config: z.string().min(1).optional(),
     // Only a child session's meta has it, and that meta is version 5, which older readers refuse.
     parent: ParentLink.optional(),
-    // Reserved for a shared service's tenant (docs/security.md): no fisk-ai writes it yet.
+    // A shared service's tenant (docs/server.md#keys-and-tenants); absent for the default tenant.
     tenant: z.string().min(1).optional(),
     signature: RecordSignature.optional(),
   }),

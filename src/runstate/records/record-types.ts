@@ -143,8 +143,8 @@ export interface MetaPayload {
   /** Set only on a child session (version 5, CHILD_RECORD_VERSION): the parent session and its tool call that started it. */
   parent?: ParentLink;
   /**
-   * Reserved for the tenant a shared service runs the session for (docs/security.md); no
-   * fisk-ai writes it yet, and a reader keeps it as it is. Signed with the rest of the meta.
+   * The tenant a shared service runs the session for (docs/server.md#keys-and-tenants);
+   * absent for the default tenant. Signed with the rest of the meta.
    */
   tenant?: string;
   /** The installation's signature over every other field of the meta, made when the session started (docs/security.md). */
