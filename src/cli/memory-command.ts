@@ -1,11 +1,14 @@
-// `fisk-ai memory ls|show|rm`: the operator's view of the notes a model keeps.
-import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
+// `fisk-ai memory ls|show|rm`: the operator's view of the notes a model keeps, where its
+// runs keep them: beside the sessions of the store --store or the config names, when that
+// store keeps notes (Postgres), else in files.
+import { notesBesideSessions } from "../backends/session-notes.js";
+import type { StoreConfig } from "../backends/store-config.js";
 import { describeNotes } from "../memory/memory-tools.js";
 import { keyProblem, NoteError } from "../memory/note-store.js";
 import { UsageError } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
 import type { CommandIO } from "./run-command.js";
-import { configPathFrom } from "./session-store.js";
+import { configPathFrom, storeFromFlags } from "./session-store.js";
 
 export type MemoryCommandName = "ls" | "show" | "rm";
 
@@ -13,13 +16,17 @@ export type MemoryCommandName = "ls" | "show" | "rm";
 export interface MemoryFlags {
   namespace?: string;
   config?: string;
+  store?: string;
 }
 
 export async function memoryCommand(command: MemoryCommandName, keys: string[], values: MemoryFlags, io: CommandIO): Promise<number> {
-  const namespace = values.namespace ?? (await namespaceFromConfig(values.config));
+  const named = storeFromFlags({ store: values.store });
+  const config = values.namespace === undefined || named === undefined ? await configOf(values.config) : undefined;
+  const namespace = values.namespace ?? config?.memoryNamespace ?? "default";
   const problem = keyProblem(namespace);
   if (problem !== undefined) throw new UsageError(`--namespace: ${problem.replace("note key", "namespace")}`);
-  const store = new FileNoteStore(memoryDir(namespace, io.env));
+  const sessions: StoreConfig = named ?? config?.store ?? { backend: "file" };
+  const store = notesBesideSessions(sessions, namespace, io.env);
   if (command === "ls") {
     if (keys.length > 0) throw new UsageError("memory ls takes no arguments");
     const notes = await store.list();
@@ -45,11 +52,11 @@ export async function memoryCommand(command: MemoryCommandName, keys: string[], 
 }
 
 /** Loads the config (and its YAML and schema packages) only when there is one to read. */
-async function namespaceFromConfig(flag: string | undefined): Promise<string> {
+async function configOf(flag: string | undefined): Promise<{ memoryNamespace: string | undefined; store: StoreConfig } | undefined> {
   const path = configPathFrom(flag);
-  if (path === undefined) return "default";
+  if (path === undefined) return undefined;
   const { loadAgentConfig } = await import("../config/agent-config.js");
-  return loadAgentConfig(path).memoryNamespace ?? "default";
+  return loadAgentConfig(path);
 }
 
 function notFound(io: CommandIO, key: string, namespace: string): number {

@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { packageFile } from "../package/package-files.js";
 import type { ModelProvider } from "../llm/model-provider.js";
-import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
+import { notesBesideSessions } from "../backends/session-notes.js";
+import type { NoteStore } from "../memory/note-store.js";
 import { memoryTools } from "../memory/memory-tools.js";
 import { askUserTool } from "../tools/ask-user.js";
 import { commandTool } from "../tools/command-tool.js";
@@ -81,7 +82,7 @@ export type AgentRunOptions = Pick<
 
 /** The tools are the config's own: loadAgent adds its MCP servers' once they are started. */
 export async function runOptionsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): Promise<AgentRunOptions> {
-  const memory = config.memoryNamespace === undefined ? undefined : new FileNoteStore(memoryDir(config.memoryNamespace, env));
+  const memory = config.memoryNamespace === undefined ? undefined : notesBesideSessions(config.store, config.memoryNamespace, env);
   return {
     provider: await providerFromConfig(config, env),
     model: config.model,
@@ -99,7 +100,7 @@ export async function runOptionsFromConfig(config: AgentConfig, env: NodeJS.Proc
 }
 
 /** The config's command tools and child agents, the memory tools when it keeps notes (`memory`), and ask_user when it is on. */
-function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: FileNoteStore | undefined): Tool[] {
+function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: NoteStore | undefined): Tool[] {
   return [
     ...config.tools.map((tool) =>
       tool.agent !== undefined

@@ -14,7 +14,7 @@ const SUBCOMMANDS: readonly [MemoryCommandName, string, string][] = [
 export async function define(memory: Command, { io, action }: CommandContext): Promise<void> {
   memory
     .description(
-      `Notes live in $XDG_STATE_HOME/fisk-ai/memory/NAMESPACE (or ~/.local/state/fisk-ai/memory/...). The namespace is --namespace, else the config's memory.namespace (--config, default ./agent.yaml, when memory is enabled there), else "default".`,
+      `Notes live beside the sessions where their store keeps notes (a Postgres store: --store, else the config's session block), else in $XDG_STATE_HOME/fisk-ai/memory/NAMESPACE (or ~/.local/state/fisk-ai/memory/...). The namespace is --namespace, else the config's memory.namespace (--config, default ./agent.yaml, when memory is enabled there), else "default".`,
     )
     .addHelpText("after", `\n${MEMORY_EXIT_CODES}`);
   for (const [name, usage, description] of SUBCOMMANDS) {
@@ -23,7 +23,8 @@ export async function define(memory: Command, { io, action }: CommandContext): P
       .usage(usage)
       .description(description)
       .option("--namespace <N>", "the notes' namespace")
-      .option("--config <FILE>", "the agent configuration whose memory.namespace to use (default: ./agent.yaml)")
+      .option("--config <FILE>", "the agent configuration whose memory.namespace and session store to use (default: ./agent.yaml)")
+      .option("--store <URL>", "the session store whose notes to read (postgres://...); a file store's notes are files")
       .addHelpText("after", `\n${MEMORY_EXIT_CODES}`)
       .action(action(async (args, flags) => (await import("../memory-command.js")).memoryCommand(name, args, flags, io)));
   }
