@@ -13,7 +13,7 @@ import type { JournalRecord } from "../src/runstate/records/records.js";
 import type { CliRun } from "./helpers/cli-harness.js";
 import { eventually } from "./helpers/eventually.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
-import { kinds, poolWorkspace, StartedWorkers, type PoolWorkspace } from "./helpers/pool-workspace.js";
+import { kinds, poolChaos, poolWorkspace, StartedWorkers, type PoolWorkspace } from "./helpers/pool-workspace.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres-server.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -78,33 +78,6 @@ describe("worker pool on Postgres", { skip: skipWithout("postgres") }, () => {
     const ws = fresh();
     const runs = Array.from({ length: 6 }, (_, index) => `chaos${index}`);
     for (const runId of runs) assert.equal((await ws.submit(runId)).code, 0);
-    const pool = [ws.worker(), ws.worker(), ws.worker()];
-    let kills = 0;
-    for (let round = 0; round < 3 && ws.queued().length > 0; round++) {
-      const seen = ws.executions().length;
-      await eventually(() => ws.executions().length > seen || ws.queued().length === 0, "a tool to run");
-      const index = Math.floor(Math.random() * pool.length);
-      (pool[index] as CliRun).child.kill("SIGKILL");
-      await (pool[index] as CliRun).done;
-      kills++;
-      pool[index] = ws.worker();
-    }
-    await eventually(() => ws.queued().length === 0, "every run to end", { timeoutMs: 120_000 });
-    for (const runId of runs) {
-      const journal = ws.journal(runId);
-      assert.deepEqual(
-        kinds(journal).filter((kind) => kind !== "terminal"),
-        MODEL_TURNS,
-        `${runId}: each model turn once`,
-      );
-      assert.deepEqual(journal.at(-1), { ...journal.at(-1), terminal: { reason: "completed" } });
-    }
-    const executions = ws.executions().length;
-    assert.ok(
-      executions >= runs.length * 2 && executions <= runs.length * 2 + kills,
-      `${executions} executions for ${runs.length * 2} calls and ${kills} kills`,
-    );
-    for (const worker of pool) worker.child.kill("SIGTERM");
-    await Promise.all(pool.map((worker) => worker.done));
+    await poolChaos({ ...ws, startWorker: ws.worker }, runs);
   });
 });
