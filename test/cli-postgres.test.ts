@@ -1,10 +1,11 @@
 // covers: src/backends/postgres/postgres-backend.ts, src/backends/built-in-urls.ts, src/cli/store/init.ts, src/cli/store/table.ts, src/backends/postgres/postgres-url.ts
+// covers: src/backends/session-notes.ts
 // The CLI on a Postgres store, end to end on a real server (a cluster this file starts):
 // `run`, `session ls/show/export`, a resume, `submit` and `queue ls/rm`, `session mv` to files and back with the
-// journal byte for byte the same, `store init`, and what a bad URL or an unreachable
-// server says (one line, no password, no stack).
+// journal byte for byte the same, memory notes kept beside the sessions (`memory ls/show/rm`),
+// `store init`, and what a bad URL or an unreachable server says (one line, no password, no stack).
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -23,7 +24,7 @@ const SECOND = "The answer to the follow-up.";
 writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nmodel: script-postgres\nscript: answers.yaml\n");
 writeFileSync(join(ROOT, "answers.yaml"), `turns:\n  - text: "${FIRST}"\n  - text: "${SECOND}"\n`);
 
-const fisk = commandsInProcess(["session", "run", "store", "submit", "queue"]);
+const fisk = commandsInProcess(["session", "run", "store", "submit", "queue", "memory"]);
 
 function cli(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<CliResult> {
   return fisk(args, { cwd: ROOT, env });
@@ -83,6 +84,27 @@ describe("the CLI on a Postgres store", { skip: skipWithout("postgres") }, () =>
     assert.equal(ok(await cli(["queue", "rm", "queued-pg", "--store", store]), "queue rm"), "withdrew queued-pg; it never ran, so its session is removed\n");
     assert.equal(server.psql("SELECT count(*) FROM cli.queue").trim(), "0");
     assert.equal(server.psql("SELECT count(*) FROM cli.runs WHERE run_id = 'queued-pg'").trim(), "0");
+  });
+
+  it("keeps a run's memory notes beside its sessions in Postgres; memory ls, show and rm reach them there, by --store or the config's session block", async () => {
+    const dir = join(ROOT, "remembers");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "agent.yaml"), `provider: script\nscript: notes.yaml\nmemory: { enabled: true, namespace: shop }\nsession: { url: "${store}" }\n`);
+    writeFileSync(
+      join(dir, "notes.yaml"),
+      'turns:\n  - tool_calls: [{ name: memory_write, input: { key: list, description: the shopping list, content: "milk\\n" } }]\n  - text: noted\n',
+    );
+    const inDir = (args: string[]) => fisk(args, { cwd: dir, env: ENV });
+    assert.equal(ok(await inDir(["run", "--checkpoint", "remember milk"]), "run"), "noted\n");
+    assert.equal(server.psql("SELECT description FROM cli.notes WHERE namespace = 'shop' AND key = 'list'").trim(), "the shopping list");
+    assert.equal(existsSync(join(ROOT, "xdg", "fisk-ai", "memory", "shop")), false, "no note went to files");
+    assert.equal(ok(await cli(["memory", "ls", "--namespace", "shop", "--store", store]), "memory ls --store"), "- list: the shopping list\n");
+    assert.equal(ok(await inDir(["memory", "show", "list"]), "memory show by the config"), "milk\n");
+    ok(await cli(["memory", "rm", "list", "--namespace", "shop", "--store", store]), "memory rm --store");
+    assert.equal(server.psql("SELECT count(*) FROM cli.notes").trim(), "0");
+    const gone = await inDir(["memory", "show", "list"]);
+    assert.equal(gone.code, 6, gone.stderr);
+    assert.equal(gone.stderr, "fisk-ai: no note list in namespace shop; 'fisk-ai memory ls' lists them\n");
   });
 
   it("store init makes the tables once; a second run finds them", async () => {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { startCli, type CliRun } from "./helpers/cli-harness.js";
-import { kinds, poolWorkspace, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace.js";
+import { kinds, poolChaos, poolWorkspace, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { eventually } from "./helpers/eventually.js";
 
@@ -249,32 +249,6 @@ describe("worker pool on files", () => {
     const ws = fresh();
     const runs = Array.from({ length: 6 }, (_, index) => `chaos${index}`);
     for (const runId of runs) await cli(["submit", "Write two notes", "--name", runId], { cwd: ws.dir, env: ws.env });
-    const pool = [started(ws.worker()), started(ws.worker()), started(ws.worker())];
-    let kills = 0;
-    for (let round = 0; round < 3 && ws.queued().length > 0; round++) {
-      const seen = ws.executions().length;
-      await eventually(() => ws.executions().length > seen || ws.queued().length === 0, "a tool to run");
-      const index = Math.floor(Math.random() * pool.length);
-      (pool[index] as CliRun).child.kill("SIGKILL");
-      await (pool[index] as CliRun).done;
-      kills++;
-      pool[index] = started(ws.worker());
-    }
-    await eventually(() => ws.queued().length === 0, "every run to end");
-    for (const runId of runs) {
-      const journal = ws.journal(runId);
-      assert.deepEqual(
-        kinds(journal).filter((kind) => kind !== "terminal"),
-        ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant"],
-        `${runId}: each model turn once`,
-      );
-      assert.deepEqual(journal.at(-1), { ...journal.at(-1), terminal: { reason: "completed" } });
-    }
-    const executions = ws.executions().length;
-    assert.ok(
-      executions >= runs.length * 2 && executions <= runs.length * 2 + kills,
-      `${executions} executions for ${runs.length * 2} calls and ${kills} kills`,
-    );
-    for (const worker of pool) worker.child.kill("SIGTERM");
+    await poolChaos({ ...ws, startWorker: () => started(ws.worker()) }, runs);
   });
 });

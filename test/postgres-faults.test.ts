@@ -1,17 +1,20 @@
 // covers: src/backends/postgres/postgres-store.ts, src/backends/postgres/run-holds.ts, src/backends/postgres/connection.ts, src/backends/postgres/postgres-queue.ts
 // The Postgres backend when the server fails it, on a real server (a cluster this file
 // starts): a crash and restart mid-run, a holder's connection cut by the server
-// (pg_terminate_backend), a read-only database, a statement timeout. Each time: one clear
-// error, nothing half written, and the run goes on once the database is back.
+// (pg_terminate_backend), a read-only database, a full disk (a tablespace on a small tmpfs),
+// a statement timeout. Each time: one clear error, nothing half written, and the run goes on
+// once the database is back.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { assistantEntry, metaPayload, terminalEntry, toolResultEntry } from "../src/conformance/record-builders.js";
-import { isRunStateError, type RunStateErrorCode } from "../src/index.js";
+import { isRunStateError, type Journal, type RunStateErrorCode } from "../src/index.js";
 import { connectPostgresStore, type PostgresStore } from "../src/backends/postgres/postgres-store.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres-server.js";
-import { skipWithout } from "./helpers/programs.js";
+import { clusterUser, skipWithout } from "./helpers/programs.js";
+import { mountSmallDisk, smallDiskMissing } from "./helpers/small-disk.js";
 
 async function rejectsWith(promise: Promise<unknown>, code: RunStateErrorCode, message?: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -101,6 +104,54 @@ describe("postgres faults", { skip: skipWithout("postgres") }, () => {
     await reopened.append(2, terminalEntry("completed"));
     await reopened.close();
     assert.deepEqual(seqsOf("readonly", "frozen"), [1, 2]);
+  });
+
+  it("a full disk (the run's tables in a tablespace on a small tmpfs): the append is ERR_IO saying so, nothing half written; once space is freed the run goes on", {
+    skip: smallDiskMissing(),
+  }, async () => {
+    const disk = mountSmallDisk(4 << 20, clusterUser());
+    let journal: Journal | undefined;
+    try {
+      server.psql(`CREATE TABLESPACE small LOCATION '${disk.dir}'`);
+      const store = await open("nospace", "&options=-c%20default_tablespace%3Dsmall");
+      assert.equal(server.psql("SELECT DISTINCT tablespace FROM pg_tables WHERE schemaname = 'nospace'").trim(), "small");
+      journal = await store.create("filled", metaPayload("filled"));
+      await journal.append(2, assistantEntry(0, "", ["t1"]));
+      disk.fill();
+      let acknowledged = 2;
+      // Rows fill the pages the tables have; the first that needs a new page meets the full disk.
+      for (; acknowledged < 200; acknowledged++) {
+        const failed = await journal.append(acknowledged + 1, toolResultEntry("t1", randomBytes(3000).toString("base64"))).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (failed === undefined) continue;
+        assert.ok(isRunStateError(failed, "ERR_IO"), String(failed));
+        assert.match(
+          failed.message,
+          /^writing the journal of session filled failed \(the database server is out of disk space\): close it and open the session again$/,
+        );
+        break;
+      }
+      assert.ok(acknowledged < 200, "an append met the full disk");
+      await journal.close();
+      const acknowledgedSeqs = Array.from({ length: acknowledged }, (_, index) => index + 1);
+      assert.deepEqual(seqsOf("nospace", "filled"), acknowledgedSeqs, "every acknowledged record and nothing of the failed one");
+      disk.free();
+      const reopened = await store.open("filled");
+      assert.equal(reopened.lastSeq, acknowledged);
+      await reopened.append(acknowledged + 1, toolResultEntry("t1"));
+      await reopened.append(acknowledged + 2, terminalEntry("completed"));
+      await reopened.close();
+      assert.equal((await store.summarize("filled")).status, "completed");
+      assert.deepEqual(seqsOf("nospace", "filled"), [...acknowledgedSeqs, acknowledged + 1, acknowledged + 2]);
+      server.psql("DROP SCHEMA nospace CASCADE");
+      server.psql("DROP TABLESPACE small");
+    } finally {
+      // A failed assertion must not leave the journal's connection held: the store's close would wait on it.
+      await journal?.close().catch(() => undefined);
+      disk.unmount();
+    }
   });
 
   it("a statement timeout: the append is ERR_IO naming it, nothing half written, and the run goes on once the lock that held it is gone", async () => {

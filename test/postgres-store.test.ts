@@ -108,23 +108,9 @@ describe("postgres schema and roles", { skip }, () => {
       const queue = store.runQueue();
       const meta = metaPayload("queued-as-agent");
       await (await store.create("queued-as-agent", meta)).close();
-      await queue.enqueue({
-        runId: "queued-as-agent",
-        queued: new Date().toISOString(),
-        fingerprint: meta.fingerprint,
-        version: meta.version,
-        afterSeq: 1,
-        state: "queued",
-      });
-      await queue.enqueue({
-        runId: "queued-as-agent",
-        queued: new Date().toISOString(),
-        fingerprint: meta.fingerprint,
-        version: meta.version,
-        afterSeq: 1,
-        state: "queued",
-        followUp: "more",
-      });
+      const entry = { runId: "queued-as-agent", fingerprint: meta.fingerprint, version: meta.version, afterSeq: 1, state: "queued" } as const;
+      await queue.enqueue({ ...entry, queued: new Date().toISOString() });
+      await queue.enqueue({ ...entry, queued: new Date().toISOString(), followUp: "more" });
       const claim = await queue.claim(() => true);
       assert.equal(claim?.entry.runId, "queued-as-agent");
       await claim?.finish();

@@ -1,6 +1,7 @@
 // A backend is a bundle: the store sessions are kept in and, when the backend has one, the
 // queue submitted runs wait in beside them. The worker pool asks the bundle for its queue,
 // never the store's class, so a backend written outside fisk-ai gets workers too.
+import type { NoteStore } from "../memory/note-store.js";
 import type { RunQueue } from "../queue/run-queue.js";
 import type { Store } from "../runstate/store/store.js";
 
@@ -10,6 +11,8 @@ export interface Backend {
   readonly store: Store;
   /** Where submitted runs wait for a worker; absent for a backend without one. */
   readonly queue?: RunQueue;
+  /** The memory notes of a namespace, kept beside the sessions; absent: notes are files (memoryDir), as for the file store. */
+  notes?(namespace: string): NoteStore;
 }
 
 /** What opening a backend may be given besides its URL. */

@@ -12,6 +12,8 @@ export interface Registration {
   read(url: URL, text: string): StoreConfig;
   /** Opens the bundle `config` names. */
   open(config: StoreConfig, options: BackendOptions): Promise<Backend>;
+  /** Whether its bundle may keep memory notes (Backend.notes): only then is it opened for them. */
+  keepsNotes?: boolean;
 }
 
 /** The built-in backends by the name their typed configuration gives (StoreConfig's `backend`). */
@@ -36,6 +38,7 @@ const BUILT_IN = {
     read: postgresStoreOfUrl,
     open: async (config, { report }) =>
       (await import("./postgres/postgres-backend.js")).openPostgresBackend(config as Extract<StoreConfig, { backend: "postgres" }>, report),
+    keepsNotes: true,
   },
 } satisfies Record<string, Registration>;
 
@@ -67,6 +70,8 @@ export function registerBackend(scheme: string, factory: BackendFactory): void {
   registry.set(key, {
     read: (url) => ({ url: url.href }),
     open: (config, options) => factory(new URL((config as Extract<StoreConfig, { url: string }>).url), options),
+    // Whether an outside bundle has notes is known once it is open.
+    keepsNotes: true,
   });
 }
 

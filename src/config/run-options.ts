@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { packageFile } from "../package/package-files.js";
 import type { ModelProvider } from "../llm/model-provider.js";
-import { FileNoteStore, memoryDir } from "../memory/file-note-store.js";
+import { notesBesideSessions } from "../backends/session-notes.js";
+import type { NoteStore } from "../memory/note-store.js";
 import { memoryTools } from "../memory/memory-tools.js";
 import { askUserTool } from "../tools/ask-user.js";
 import { commandTool } from "../tools/command-tool.js";
@@ -85,7 +86,7 @@ export type AgentRunOptions = Pick<
  * `label` names the file in a ConfigError (a command tool's input_schema that is not a JSON Schema).
  */
 export async function runOptionsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env, label = "the configuration"): Promise<AgentRunOptions> {
-  const memory = config.memoryNamespace === undefined ? undefined : new FileNoteStore(memoryDir(config.memoryNamespace, env));
+  const memory = config.memoryNamespace === undefined ? undefined : notesBesideSessions(config.store, config.memoryNamespace, env);
   const tools = await configuredTools(config, env, memory, label);
   return {
     provider: await providerFromConfig(config, env),
@@ -104,7 +105,7 @@ export async function runOptionsFromConfig(config: AgentConfig, env: NodeJS.Proc
 }
 
 /** The config's command tools and child agents, the memory tools when it keeps notes (`memory`), and ask_user when it is on. */
-async function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: FileNoteStore | undefined, label: string): Promise<Tool[]> {
+async function configuredTools(config: AgentConfig, env: NodeJS.ProcessEnv, memory: NoteStore | undefined, label: string): Promise<Tool[]> {
   const own = await Promise.all(
     config.tools.map(async (tool, index) =>
       tool.agent !== undefined

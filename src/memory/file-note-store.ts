@@ -9,11 +9,11 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { fiskStateHome } from "../runstate/state-dir.js";
 import {
   checkKey,
-  checkRoom,
   checkWrite,
   keyProblem,
   NoteError,
   noteExistsError,
+  plannedWrite,
   sameNote,
   type Note,
   type NoteItem,
@@ -67,16 +67,14 @@ export class FileNoteStore implements NoteStore {
 
   async write(key: string, note: Note, overwrite: boolean): Promise<WriteOutcome> {
     const checked = checkWrite(key, note);
-    const existing = await this.read(key);
-    if (existing !== undefined && sameNote(existing, checked)) return "unchanged";
-    if (existing !== undefined && !overwrite) throw noteExistsError(key);
-    if (existing === undefined) checkRoom((await this.#keys()).length);
+    const planned = await plannedWrite(key, await this.read(key), checked, overwrite, async () => (await this.#keys()).length);
+    if (planned === "unchanged") return planned;
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     // Staged beside the note, so the rename or link that puts it in place is atomic.
     const staged = join(this.dir, `.memtmp-${randomBytes(8).toString("hex")}`);
     await fs.writeFile(staged, serialize(checked), { flag: "wx", mode: 0o600 });
     try {
-      if (existing !== undefined) {
+      if (planned === "replaced") {
         await fs.rename(staged, this.#path(key));
         return "replaced";
       }

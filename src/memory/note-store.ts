@@ -114,6 +114,27 @@ export function noteExistsError(key: string): NoteError {
   return new NoteError("ERR_EXISTS", `a different note ${key} exists: read it, then write with overwrite to replace it`);
 }
 
+/**
+ * What a write of `checked` over `existing` (the note under `key` now, if any) is to do, by
+ * the rules every backend shares: nothing for the same note, ERR_EXISTS over a different one
+ * without `overwrite`, ERR_FULL for a new key when `count()` (the notes kept) leaves no room.
+ */
+export async function plannedWrite(
+  key: string,
+  existing: Note | undefined,
+  checked: Note,
+  overwrite: boolean,
+  count: () => Promise<number>,
+): Promise<WriteOutcome> {
+  if (existing === undefined) {
+    checkRoom(await count());
+    return "created";
+  }
+  if (sameNote(existing, checked)) return "unchanged";
+  if (!overwrite) throw noteExistsError(key);
+  return "replaced";
+}
+
 /** Whether two notes are the same: a write of one over the other changes nothing. */
 export function sameNote(a: Note, b: Note): boolean {
   return a.description === b.description && a.content === b.content;

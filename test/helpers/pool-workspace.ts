@@ -2,6 +2,7 @@
 // the strict fake Anthropic server, pool-model.ts) whose tool logs each execution, and the
 // directory it ran in, to side-effect files before it waits on a gate file, so a test can
 // kill or stop a worker mid-tool and count what ran again, and where.
+import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JournalRecord } from "../../src/runstate/records/records.js";
@@ -151,4 +152,40 @@ export class StartedWorkers {
     for (const worker of this.#printed.keys()) worker.child.kill("SIGKILL");
     await Promise.all([...this.#printed.keys()].map((worker) => worker.done));
   }
+}
+
+/** What a chaos run needs of a workspace: its executions, its queue and journals, and a started worker (on whatever store). */
+export type ChaosWorkspace = Pick<PoolWorkspace, "executions" | "queued" | "journal"> & { startWorker(): CliRun };
+
+/**
+ * The pool's chaos run over `runs` already submitted: three workers, a random one SIGKILLed and
+ * replaced after a tool starts, three times; then every run ends with each model turn journaled
+ * once, and the tools ran at least once a call and at most once more a kill.
+ */
+export async function poolChaos(ws: ChaosWorkspace, runs: readonly string[]): Promise<void> {
+  const pool = [ws.startWorker(), ws.startWorker(), ws.startWorker()];
+  let kills = 0;
+  for (let round = 0; round < 3 && ws.queued().length > 0; round++) {
+    const seen = ws.executions().length;
+    await eventually(() => ws.executions().length > seen || ws.queued().length === 0, "a tool to run");
+    const index = Math.floor(Math.random() * pool.length);
+    (pool[index] as CliRun).child.kill("SIGKILL");
+    await (pool[index] as CliRun).done;
+    kills++;
+    pool[index] = ws.startWorker();
+  }
+  await eventually(() => ws.queued().length === 0, "every run to end", { timeoutMs: 120_000 });
+  for (const runId of runs) {
+    const journal = ws.journal(runId);
+    assert.deepEqual(
+      kinds(journal).filter((kind) => kind !== "terminal"),
+      ["meta", "assistant", "tool_result", "assistant", "tool_result", "assistant"],
+      `${runId}: each model turn once`,
+    );
+    assert.deepEqual(journal.at(-1), { ...journal.at(-1), terminal: { reason: "completed" } });
+  }
+  const executions = ws.executions().length;
+  assert.ok(executions >= runs.length * 2 && executions <= runs.length * 2 + kills, `${executions} executions for ${runs.length * 2} calls and ${kills} kills`);
+  for (const worker of pool) worker.child.kill("SIGTERM");
+  await Promise.all(pool.map((worker) => worker.done));
 }

@@ -1,8 +1,9 @@
-// The Postgres backend's bundle (the store in its schema and the queue beside it), and the
-// making of its tables ahead of first use (`fisk-ai store init URL`).
+// The Postgres backend's bundle (the store in its schema, the queue and the notes beside it),
+// and the making of its tables ahead of first use (`fisk-ai store init URL`).
 import pg from "pg";
 import type { Backend } from "../backend.js";
 import { ioError } from "./connection.js";
+import { PostgresNoteStore } from "./postgres-note-store.js";
 import { connectPostgresStore } from "./postgres-store.js";
 import { parsePostgresUrl, type PostgresStoreConfig } from "./postgres-url.js";
 import { ensureSchema, SCHEMA_VERSION } from "./schema.js";
@@ -10,7 +11,7 @@ import { ensureSchema, SCHEMA_VERSION } from "./schema.js";
 /** Connects to the database `config.url` names, making or migrating fisk-ai's tables there if they are older. */
 export async function openPostgresBackend(config: PostgresStoreConfig, report?: (line: string) => void): Promise<Backend> {
   const store = await connectPostgresStore(config, report);
-  return { store, queue: store.runQueue() };
+  return { store, queue: store.runQueue(), notes: (namespace) => new PostgresNoteStore(store, namespace) };
 }
 
 /** What `initPostgresSchema` found and left. */

@@ -3,17 +3,7 @@
 // namespace take one transaction-level advisory lock, so the create-or-refuse decision
 // and the count against MAX_NOTES are made by one writer at a time.
 import type pg from "pg";
-import {
-  checkKey,
-  checkRoom,
-  checkWrite,
-  noteExistsError,
-  sameNote,
-  type Note,
-  type NoteItem,
-  type NoteStore,
-  type WriteOutcome,
-} from "../../memory/note-store.js";
+import { checkKey, checkWrite, plannedWrite, type Note, type NoteItem, type NoteStore, type WriteOutcome } from "../../memory/note-store.js";
 import { inTransaction, onPool } from "./connection.js";
 import { quoted } from "./schema.js";
 
@@ -54,19 +44,17 @@ export class PostgresNoteStore implements NoteStore {
     const checked = checkWrite(key, note);
     return inTransaction(this.#store.queries, this.#store.where, `writing note ${key}`, async (client) => {
       await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`fisk-ai notes ${this.#store.schema} ${this.#namespace}`]);
-      const existing = await this.#read(client, key);
-      if (existing !== undefined && sameNote(existing, checked)) return "unchanged";
-      if (existing !== undefined && !overwrite) throw noteExistsError(key);
-      if (existing === undefined) {
+      const planned = await plannedWrite(key, await this.#read(client, key), checked, overwrite, async () => {
         const { rows } = await client.query<{ count: string }>(`SELECT count(*) AS count FROM ${this.#s}.notes WHERE namespace = $1`, [this.#namespace]);
-        checkRoom(Number(rows[0]?.count ?? 0));
-      }
+        return Number(rows[0]?.count ?? 0);
+      });
+      if (planned === "unchanged") return planned;
       await client.query(
         `INSERT INTO ${this.#s}.notes (namespace, key, description, content) VALUES ($1, $2, $3, $4)
           ON CONFLICT (namespace, key) DO UPDATE SET description = excluded.description, content = excluded.content`,
         [this.#namespace, key, checked.description, Buffer.from(checked.content, "utf8")],
       );
-      return existing === undefined ? "created" : "replaced";
+      return planned;
     });
   }
 

@@ -1,15 +1,18 @@
 // What `memory ls|show|rm` are given: the note store of the namespace (--namespace, else the
-// config's memory.namespace, else "default"), and the one way a missing note is reported.
+// config's memory.namespace, else "default") where its runs keep notes, beside the sessions of
+// the store --store or the config names when that store keeps notes (Postgres), else in files;
+// and the one way a missing note is reported.
 import type { OptionValues } from "commander";
-import type { FileNoteStore } from "../../memory/file-note-store.js";
+import type { StoreConfig } from "../../backends/store-config.js";
+import type { NoteStore } from "../../memory/note-store.js";
 import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
 import type { Options } from "./options.js";
-import { configPathFrom } from "./stores.js";
+import { configPathFrom, storeFromFlags } from "./stores.js";
 import type { SubcommandContext, SubcommandModule } from "./subcommands.js";
 
 export interface MemoryContext<O extends Options = Options> extends SubcommandContext<O> {
-  notes: FileNoteStore;
+  notes: NoteStore;
   namespace: string;
   /** Says there is no note `key` here; the exit code. */
   notFound(key: string): number;
@@ -21,14 +24,17 @@ export async function memoryCommand(
   values: OptionValues,
   io: SubcommandContext["io"],
 ): Promise<number> {
-  const [{ FileNoteStore, memoryDir }, { keyProblem, NoteError }] = await Promise.all([
-    import("../../memory/file-note-store.js"),
+  const [{ notesBesideSessions }, { keyProblem, NoteError }] = await Promise.all([
+    import("../../backends/session-notes.js"),
     import("../../memory/note-store.js"),
   ]);
-  const namespace: string = values.namespace ?? (await namespaceFromConfig(values.config));
+  const named = storeFromFlags({ store: values.store });
+  const config = values.namespace === undefined || named === undefined ? await configOf(values.config) : undefined;
+  const namespace: string = values.namespace ?? config?.memoryNamespace ?? "default";
   const problem = keyProblem(namespace);
   if (problem !== undefined) throw new UsageError(`--namespace: ${problem.replace("note key", "namespace")}`);
-  const notes = new FileNoteStore(memoryDir(namespace, io.env));
+  const sessions: StoreConfig = named ?? config?.store ?? { backend: "file" };
+  const notes = notesBesideSessions(sessions, namespace, io.env);
   const notFound = (key: string) => {
     io.stderr.write(`fisk-ai: no note ${key} in namespace ${namespace}; 'fisk-ai memory ls' lists them\n`);
     return EXIT.notFound;
@@ -43,11 +49,11 @@ export async function memoryCommand(
 }
 
 /** Loads the config (and its YAML and schema packages) only when there is one to read. */
-async function namespaceFromConfig(flag: string | undefined): Promise<string> {
+async function configOf(flag: string | undefined): Promise<{ memoryNamespace: string | undefined; store: StoreConfig } | undefined> {
   const path = configPathFrom(flag);
-  if (path === undefined) return "default";
+  if (path === undefined) return undefined;
   const { loadAgentConfig } = await import("../../config/agent-config.js");
-  return loadAgentConfig(path).memoryNamespace ?? "default";
+  return loadAgentConfig(path);
 }
 
 /** The one key `memory show` and `memory rm` take. */

@@ -15,7 +15,8 @@ const SUBCOMMANDS: readonly SubcommandEntry<MemoryContext>[] = [
 const MEMORY_GROUP: Group<MemoryContext> = {
   options: {
     namespace: { flag: "--namespace <N>", help: "the notes' namespace" },
-    config: { flag: "--config <FILE>", help: "the agent configuration whose memory.namespace to use (default: ./agent.yaml)" },
+    config: { flag: "--config <FILE>", help: "the agent configuration whose memory.namespace and session store to use (default: ./agent.yaml)" },
+    store: { flag: "--store <URL>", help: "the session store whose notes to read (postgres://...); a file store's notes are files" },
   },
   run: async (module, positionals, values, io) => (await import("../context/memory-context.js")).memoryCommand(module, positionals, values, io),
 };
@@ -23,7 +24,7 @@ const MEMORY_GROUP: Group<MemoryContext> = {
 export async function define(memory: Command, context: CommandContext): Promise<void> {
   memory
     .description(
-      `Notes live in $XDG_STATE_HOME/fisk-ai/memory/NAMESPACE (or ~/.local/state/fisk-ai/memory/...). The namespace is --namespace, else the config's memory.namespace (--config, default ./agent.yaml, when memory is enabled there), else "default".`,
+      `Notes live beside the sessions where their store keeps notes (a Postgres store: --store, else the config's session block), else in $XDG_STATE_HOME/fisk-ai/memory/NAMESPACE (or ~/.local/state/fisk-ai/memory/...). The namespace is --namespace, else the config's memory.namespace (--config, default ./agent.yaml, when memory is enabled there), else "default".`,
     )
     .addHelpText("after", `\n${MEMORY_EXIT_CODES}`);
   await defineSubcommands(memory, context, SUBCOMMANDS, MEMORY_GROUP);
