@@ -48,7 +48,7 @@ describe("help", () => {
       // A group lists its commands; a command names no other.
       assert.equal(
         /\nCommands:\n/.test(result.stdout),
-        command.length === 1 && !["run", "submit", "worker", "init", "completion"].includes(command[0] as string),
+        command.length === 1 && !["run", "submit", "worker", "replay", "init", "completion"].includes(command[0] as string),
       );
     });
   }
@@ -143,7 +143,7 @@ describe("shell completion", () => {
   const cases: [string[], string[]][] = [
     [
       ["fisk-ai", ""],
-      ["run", "submit", "worker", "queue", "session", "store", "memory", "mcp", "init", "completion", "help"],
+      ["run", "submit", "worker", "queue", "session", "replay", "store", "memory", "mcp", "init", "completion", "help"],
     ],
     [["fisk-ai", "se"], ["session"]],
     [

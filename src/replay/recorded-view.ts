@@ -1,0 +1,54 @@
+// A replay makes no compaction of its own: at a turn where the recording's model was sent a
+// compacted conversation, the new model is sent the replayed conversation under the
+// recording's compactions, as the fold would build it (ModelView). The replayed calls carry
+// the new model's ids, so they are given the recorded ids of the calls they matched while
+// the view is built (a trim names the recorded call), and their own back after.
+import { ModelView } from "../runstate/views/model-view.js";
+import { isOtherBlock, type Message } from "../runstate/records/records.js";
+import type { RecordedView } from "./recording.js";
+
+/** Call ids both ways: the new model's to the recording's, and back. */
+export class CallIds {
+  readonly #recorded = new Map<string, string>();
+  readonly #replayed = new Map<string, string>();
+
+  pair(replayed: string, recorded: string): void {
+    this.#recorded.set(replayed, recorded);
+    this.#replayed.set(recorded, replayed);
+  }
+
+  toRecorded(messages: readonly Message[]): Message[] {
+    return messages.map((message) => renamed(message, this.#recorded));
+  }
+
+  toReplayed(messages: readonly Message[]): Message[] {
+    return messages.map((message) => renamed(message, this.#replayed));
+  }
+}
+
+/**
+ * What the new model is sent: `messages` (the replay's whole history) under the recorded
+ * compactions; as they are when none was in effect, or when the two histories no longer
+ * line up (a replay that kept going past a departure).
+ */
+export function recordedView(messages: readonly Message[], view: RecordedView | undefined, ids: CallIds): readonly Message[] {
+  if (view === undefined || messages.length !== view.historySeqs.length) return messages;
+  const model = new ModelView(view.compactions);
+  const shown = ids.toRecorded(messages).flatMap((message, index) => model.take(message, view.historySeqs[index] as number));
+  return ids.toReplayed([...shown, ...model.end()]);
+}
+
+function renamed(message: Message, ids: ReadonlyMap<string, string>): Message {
+  if (message.role === "assistant") {
+    return {
+      role: "assistant",
+      content: message.content.map((block) => (!isOtherBlock(block) && block.type === "tool_use" ? { ...block, id: ids.get(block.id) ?? block.id } : block)),
+    };
+  }
+  return {
+    role: "user",
+    content: message.content.map((block) =>
+      !isOtherBlock(block) && block.type === "tool_result" ? { ...block, tool_use_id: ids.get(block.tool_use_id) ?? block.tool_use_id } : block,
+    ),
+  };
+}

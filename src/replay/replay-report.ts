@@ -1,0 +1,81 @@
+// What a replay reports for one session (docs/replay.md, the report): `same`, `departs` at
+// a turn with both sides of it, or `refused` with why; the text that differs, beside the
+// recording and not judged; and the replay's tokens, cost and latency beside the recording's.
+
+/** A call as the report shows it. */
+export interface ShownCall {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** What one side did at a turn: its text and its calls. */
+export interface TurnSide {
+  text: string;
+  calls: ShownCall[];
+}
+
+/**
+ * How the new agent departs from the recording at a turn:
+ * - `call-not-recorded`: a call the recorded turn does not have (never executed);
+ * - `recorded-call-not-made`: a recorded call of the turn the new agent did not make;
+ * - `answer-at-another-turn`: the new agent answered where the recording called tools, or the other way round;
+ * - `input-refused`: the new agent's tool (or its absence) refuses the recorded input of a matching call;
+ * - `stopped`: the new agent's run stopped before the recording's answer (its budget, its iteration cap, a failed model call).
+ */
+export type DepartureKind = "call-not-recorded" | "recorded-call-not-made" | "answer-at-another-turn" | "input-refused" | "stopped";
+
+/** One departure. */
+export interface Departure {
+  /** The replay's turn, counted from 1 over the session as the recording's are: the same number while the two agree. */
+  turn: number;
+  kind: DepartureKind;
+  /** One line saying what departs. */
+  detail: string;
+  /** The recording's turn there (empty when the recording has none). */
+  recorded: TurnSide;
+  /** The new agent's turn there. */
+  replayed: TurnSide;
+}
+
+/** Tokens, cost and latency of one side's model calls. */
+export interface ReplayUsage {
+  /** The model the side's calls went to. */
+  model: string;
+  modelCalls: number;
+  inTokens: number;
+  outTokens: number;
+  cacheReadTokens: number;
+  cacheCreateTokens: number;
+  /** In US dollars; undefined when the model has no price. */
+  cost: number | undefined;
+  /** The calls' time summed, in milliseconds (the recording's from the times its records kept). */
+  latencyMs: number;
+}
+
+/** The first turn whose text differs between the two sides, reported and not judged. */
+export interface TextDifference {
+  turn: number;
+  recorded: string;
+  replayed: string;
+}
+
+/** The report on one replayed session. */
+export interface ReplayReport {
+  runId: string;
+  /** `same`: no departure; `departs`: see `turn` and `departures`; `refused`: nothing was replayed, see `refusal`. */
+  result: "same" | "departs" | "refused";
+  /** The turn of the first departure. */
+  turn?: number;
+  /** In the order met: one unless the replay kept going. */
+  departures: Departure[];
+  /** Why the session was not replayed: a journal that does not fold, a session still running. */
+  refusal?: string;
+  /** How the replay ended, in a line. */
+  end: string;
+  textDiffers?: TextDifference;
+  /** The recording's turns and those the new agent took. */
+  turns: { recorded: number; replayed: number };
+  /** The recording's agent calls (compactions' summarizing calls apart), from its ledger. */
+  recorded: ReplayUsage;
+  replayed: ReplayUsage;
+}
