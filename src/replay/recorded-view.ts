@@ -1,8 +1,11 @@
-// A replay makes no compaction of its own: at a turn where the recording's model was sent a
-// compacted conversation, the new model is sent the replayed conversation under the
-// recording's compactions, as the fold would build it (ModelView). The replayed calls carry
-// the new model's ids, so they are given the recorded ids of the calls they matched while
-// the view is built (a trim names the recorded call), and their own back after.
+// What the new model is sent is what the recording's model was, built from the replayed
+// conversation. A replay makes no compaction of its own: at a turn where the recording's model
+// was sent a compacted conversation, the replayed conversation is put under the recording's
+// compactions, as the fold would build it (ModelView). The replayed calls carry the new
+// model's ids, so they are given the recorded ids of the calls they matched while the view is
+// built (a trim names the recorded call), and their own back after. And a batch's results go
+// in the order the recording journaled them (its tools' finishing order), where the replay's
+// answers, all at once, would go in the model's.
 import { ModelView } from "../runstate/views/model-view.js";
 import { isOtherBlock, type Message } from "../runstate/records/records.js";
 import type { RecordedView } from "./recording.js";
@@ -11,10 +14,23 @@ import type { RecordedView } from "./recording.js";
 export class CallIds {
   readonly #recorded = new Map<string, string>();
   readonly #replayed = new Map<string, string>();
+  /** The seq of each matched call's recorded result, by the new model's id. */
+  readonly #resultSeqs = new Map<string, number>();
 
-  pair(replayed: string, recorded: string): void {
+  pair(replayed: string, recorded: string, resultSeq: number): void {
     this.#recorded.set(replayed, recorded);
     this.#replayed.set(recorded, replayed);
+    this.#resultSeqs.set(replayed, resultSeq);
+  }
+
+  /** Each message's tool results in the order the recording journaled them; those not recorded after, as they were. */
+  inRecordedOrder(messages: readonly Message[]): Message[] {
+    const order = (block: Message["content"][number]): number =>
+      !isOtherBlock(block) && block.type === "tool_result" ? (this.#resultSeqs.get(block.tool_use_id) ?? Number.MAX_SAFE_INTEGER) : -1;
+    return messages.map((message) => {
+      if (message.role === "assistant" || message.content.filter((block) => order(block) >= 0).length < 2) return message;
+      return { role: "user", content: [...message.content].sort((a, b) => order(a) - order(b)) };
+    });
   }
 
   toRecorded(messages: readonly Message[]): Message[] {
@@ -31,7 +47,8 @@ export class CallIds {
  * compactions; as they are when none was in effect, or when the two histories no longer
  * line up (a replay that kept going past a departure).
  */
-export function recordedView(messages: readonly Message[], view: RecordedView | undefined, ids: CallIds): readonly Message[] {
+export function recordedView(given: readonly Message[], view: RecordedView | undefined, ids: CallIds): readonly Message[] {
+  const messages = ids.inRecordedOrder(given);
   if (view === undefined || messages.length !== view.historySeqs.length) return messages;
   const model = new ModelView(view.compactions);
   const shown = ids.toRecorded(messages).flatMap((message, index) => model.take(message, view.historySeqs[index] as number));

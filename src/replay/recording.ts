@@ -20,6 +20,8 @@ export interface RecordedCall {
   name: string;
   input: Record<string, unknown>;
   result: ToolResultBlock | undefined;
+  /** The seq of the result's record: a batch's results reached the model in this order. */
+  resultSeq: number | undefined;
 }
 
 /** What the recording's model saw of the conversation when it was asked for a turn, when a compaction was in effect. */
@@ -44,6 +46,8 @@ export interface RecordedTurn {
   latencyMs: number | undefined;
   /** Set only when a compaction was in effect: what the model was sent instead of the whole history. */
   view: RecordedView | undefined;
+  /** Asked by a process that resumed the session: its system prompt carried the resume reminder. */
+  resumed: boolean;
 }
 
 /** A recorded session, read for a replay. */
@@ -79,13 +83,19 @@ class Reading {
   readonly segments: RecordedTurn[][] = [[]];
   readonly #calls = new Map<string, RecordedCall>();
   #number = 0;
+  /** The records since the latest part mark were written by a process that resumed the session (agent-loop.ts, resumeRun). */
+  #resumed = false;
 
   /** Takes in a record, given the state of the records before it. */
   before(record: JournalRecord, state: FoldState | undefined): void {
+    if ("part_started_at" in record && record.part_started_at !== undefined) this.#resumed = (state?.nextIteration ?? 0) > 0;
     if (record.protocol === PROTOCOLS.assistant && state !== undefined) this.#turn(record.assistant, state);
     else if (record.protocol === PROTOCOLS.tool_result) {
       const call = this.#calls.get(record.tool_result.tool_use_id);
-      if (call !== undefined) call.result = record.tool_result.result;
+      if (call !== undefined) {
+        call.result = record.tool_result.result;
+        call.resultSeq = record.seq;
+      }
     } else if (record.protocol === PROTOCOLS.user) {
       this.followUps.push(messageText(record.user.message.content));
       this.segments.push([]);
@@ -96,7 +106,7 @@ class Reading {
     const calls: RecordedCall[] = [];
     for (const block of assistant.message.content) {
       if (isOtherBlock(block) || block.type !== "tool_use") continue;
-      const call = { id: block.id, name: block.name, input: block.input, result: undefined };
+      const call = { id: block.id, name: block.name, input: block.input, result: undefined, resultSeq: undefined };
       calls.push(call);
       this.#calls.set(block.id, call);
     }
@@ -112,6 +122,7 @@ class Reading {
       latencyMs: Number.isNaN(ended - started) ? undefined : ended - started,
       // Copies: a later undo marks the state's own entry.
       view: inEffect ? { compactions: state.compactions.map((entry) => ({ ...entry })), historySeqs: [...state.historySeqs] } : undefined,
+      resumed: this.#resumed,
     });
   }
 }

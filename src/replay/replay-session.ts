@@ -6,7 +6,9 @@
 // is answered: a departure ends the replay there (a model call the loop sees fail), unless
 // the replay keeps going. Nothing is written anywhere: the loop has no store.
 import { ConfigError } from "../agent/agent-errors.js";
+import { AGENT_DEFAULTS } from "../agent/defaults.js";
 import { runAgent, type RunAgentOptions } from "../agent/run-agent.js";
+import { RESUME_REMINDER } from "../agent/system-prompt.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn } from "../llm/model-provider.js";
 import type { PriceTable } from "../ledger/prices.js";
 import { RunStateError } from "../runstate/errors.js";
@@ -173,7 +175,11 @@ class Replay {
           this.#end = this.#recordingEnd();
           throw new ReplayStop();
         }
-        const sent = { ...request, messages: recordedView(request.messages, recorded.view, this.#ids) };
+        const sent = {
+          ...request,
+          system: this.#systemAsRecorded(request.system, recorded),
+          messages: recordedView(request.messages, recorded.view, this.#ids),
+        };
         const started = performance.now();
         const turn = await inner.complete(sent, signal, onText);
         addCall(this.#usage, turn.usage, performance.now() - started, this.#options.prices ?? {});
@@ -182,6 +188,13 @@ class Replay {
         return turn;
       },
     };
+  }
+
+  /** The new system prompt, with the resume reminder where the recording's process had resumed the session (system-prompt.ts). */
+  #systemAsRecorded(system: string, recorded: RecordedTurn): string {
+    const configured = this.#agent.system ?? AGENT_DEFAULTS.system;
+    if (!recorded.resumed || !system.startsWith(configured)) return system;
+    return `${configured}\n\n${RESUME_REMINDER}${system.slice(configured.length)}`;
   }
 
   /** Why the recording has no turn to compare the next one with. */
@@ -218,7 +231,7 @@ class Replay {
         this.#end = `${this.#recordingEnd()}: its call ${call.id} of ${call.name} has no result`;
         return false;
       }
-      this.#ids.pair(use.id, call.id);
+      this.#ids.pair(use.id, call.id, call.resultSeq as number);
       this.#answers.set(use.id, { ...call.result, tool_use_id: use.id });
     }
     for (const use of match.unexpected)

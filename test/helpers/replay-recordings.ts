@@ -111,14 +111,15 @@ export function toolsOf(markFile: string): Tool[] {
   ];
 }
 
-/** The agent a shape was recorded with; `turns` its script (scriptOf's). `sent` collects the conversation of each call but summaries. */
+/** The agent a shape was recorded with; `turns` its script (scriptOf's). `sent` collects the system prompt and conversation of each call but summaries. */
 export function agentOf(turns: Record<string, unknown>[], markFile: string, shape: Shape, sent?: unknown[]): ReplayAgent {
   const script = new ScriptProvider({ turns });
   const provider: ModelProvider = {
     name: "script",
     complete: (request, signal) => {
       const last = request.messages.at(-1)?.content.at(-1);
-      if (!(last !== undefined && "text" in last && last.text === SUMMARY_REQUEST)) sent?.push(structuredClone(request.messages));
+      if (!(last !== undefined && "text" in last && last.text === SUMMARY_REQUEST))
+        sent?.push(structuredClone({ system: request.system, messages: request.messages }));
       return script.complete(request, signal);
     },
   };
