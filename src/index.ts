@@ -44,7 +44,8 @@ export { askUserTool } from "./tools/ask-user.js";
 export { replaySession, type ReplayAgent, type ReplayJournal, type ReplayOptions } from "./replay/replay-session.js";
 export { replaySessions, type ReplaySessionsOptions } from "./replay/replay-sessions.js";
 export type { RelaxedArguments } from "./replay/call-matching.js";
-export type { ReplayReport, Departure, DepartureKind, ReplayUsage, TurnSide, ShownCall, TextDifference } from "./replay/replay-report.js";
+export type { ReplayReport, Departure, DepartureKind, ReplayUsage, TurnSide, ShownCall, TextDifference, JudgeVerdict } from "./replay/replay-report.js";
+export type { ReplayJudge } from "./replay/replay-judge.js";
 
 // Model providers.
 export { AnthropicProvider, type AnthropicProviderOptions } from "./llm/anthropic-provider.js";

@@ -5,7 +5,7 @@
 // --checkpoint` replay as same against their own agent.yaml (exit 0) and depart against one
 // whose script calls another tool at turn 2 (exit 17, the turn and both sides printed, --json
 // and --junit); --all with --status and --since; --relax; a journal that does not fold is
-// refused (exit 1); each bad flag is a usage error (exit 2). The side-effect file a recorded
+// refused (exit 1); --judge reports a judge's verdict; each bad flag is a usage error (exit 2). The side-effect file a recorded
 // command tool writes is never written by a replay.
 import assert from "node:assert/strict";
 import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -111,6 +111,20 @@ describe("fisk-ai replay", () => {
     writeFileSync(join(dir, "stamped.yaml"), agentYaml("stamped.script.yaml"));
     assertExit(await fisk(["replay", "--config", "stamped.yaml", "first"]), 17, "a new argument departs");
     assertExit(await fisk(["replay", "--config", "stamped.yaml", "first", "--relax", "lookup:at"]), 0, "relaxed, it is same");
+  });
+
+  it("--judge asks the model another agent.yaml names about the final answers: its verdict beside the result", async () => {
+    writeFileSync(join(dir, "judge.script.yaml"), 'turns:\n  - text: "PASS\\nBoth answers say it is done."\nrepeat_from: 1\n');
+    writeFileSync(join(dir, "judge.yaml"), "provider: script\nmodel: claude-sonnet-4-5\nscript: ./judge.script.yaml\n");
+    const result = await fisk(["replay", "--config", "agent.yaml", "first", "second", "--judge", "judge.yaml"]);
+    assertExit(result, 0, "replay --judge");
+    assert.match(result.stdout, /^first: judge \(claude-sonnet-4-5, \$[0-9.]+\): pass: Both answers say it is done\.$/m);
+    assert.match(result.stdout, /^second: judge \(claude-sonnet-4-5, \$[0-9.]+\): pass: Both answers say it is done\.$/m);
+    const json = JSON.parse((await fisk(["replay", "--config", "agent.yaml", "first", "--judge", "judge.yaml", "--json"])).stdout) as {
+      judge?: { verdict: string; usage: { modelCalls: number } };
+    }[];
+    assert.equal(json[0]?.judge?.verdict, "pass");
+    assert.equal(json[0]?.judge?.usage.modelCalls, 1);
   });
 
   it("--all takes every session, --status and --since narrow it", async () => {

@@ -1,5 +1,5 @@
 // covers: src/replay/replay-session.ts, src/replay/recording.ts, src/replay/call-matching.ts, src/replay/recorded-view.ts
-// covers: src/replay/replay-tools.ts, src/replay/replay-usage.ts, src/replay/replay-report.ts
+// covers: src/replay/replay-tools.ts, src/replay/replay-usage.ts, src/replay/replay-report.ts, src/replay/replay-judge.ts
 // Replays of recorded sessions on the script provider: twenty recordings made from a generator
 // (parallel batches, approvals, compactions, follow-ups, children) replay as `same` against
 // the agent that made them, and no tool runs (the side-effect file is never written again, no
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import * as z from "zod";
-import { defineTool, MemoryStore, type JournalRecord } from "../src/index.js";
+import { defineTool, MemoryStore, ModelCallError, ScriptProvider, type JournalRecord, type ModelProvider } from "../src/index.js";
 import { replaySession } from "../src/replay/replay-session.js";
 import { canonicalArguments } from "../src/replay/call-matching.js";
 import { agentOf, recordShape, scriptOf, shapeOf, toolRuns, toolsOf } from "./helpers/replay-recordings.js";
@@ -134,6 +134,12 @@ describe("replaySession: bad input is a clear result, never a crash or a tool ru
     assert.equal(report.replayed.modelCalls, 0);
   });
 
+  it("refuses a journal with no records", async () => {
+    const report = await replaySession([], agentOf(scriptOf(shapeOf(0)), "/nonexistent/marks", shapeOf(0)));
+    assert.equal(report.result, "refused");
+    assert.match(report.refusal ?? "", /holds no records/);
+  });
+
   it("refuses a session still running", async (t) => {
     const session = await recorded(t, 1);
     const held = await session.store.open(session.runId);
@@ -162,6 +168,58 @@ describe("replaySession: bad input is a clear result, never a crash or a tool ru
     const report = await replaySession(records.slice(0, firstResult), agentOf(scriptOf(session.shape), session.markFile, session.shape));
     assert.equal(report.result, "same");
     assert.match(report.end, /the recording ends after turn 1/);
+  });
+});
+
+describe("replaySession with a judge", () => {
+  /** A judge that answers `reply` (or fails, without one) and keeps what it was asked. */
+  function judge(reply: string | undefined) {
+    const asked: string[] = [];
+    const script = new ScriptProvider({ turns: reply === undefined ? [{ tool_calls: [{ name: "x", input: {} }] }] : [{ text: reply }] });
+    const provider: ModelProvider = {
+      name: "script",
+      complete: (request, signal) => {
+        asked.push(`${request.system}\n${JSON.stringify(request.messages)}`);
+        return reply === undefined ? Promise.reject(new ModelCallError("the judge is down", { retryable: false })) : script.complete(request, signal);
+      },
+    };
+    return { judge: { provider, model: "claude-sonnet-4-5" }, asked };
+  }
+
+  it("asks about the final answers, once, and reports its verdict, reason and cost beside the exact result", async (t) => {
+    const session = await recorded(t, 4);
+    const turns = scriptOf(session.shape);
+    turns[turns.length - 1] = { text: "a different final answer" };
+    const cases: [string | undefined, string, RegExp][] = [
+      ["PASS\nBoth say the same.", "pass", /^Both say the same\.$/],
+      ["FAIL\nThe new one leaves beta out.", "fail", /^The new one leaves beta out\.$/],
+      ["It depends.", "unclear", /^It depends\.$/],
+      [undefined, "unclear", /^the judge's call failed: the judge is down$/],
+    ];
+    for (const [reply, verdict, reason] of cases) {
+      const { judge: given, asked } = judge(reply);
+      const report = await replaySession({ store: session.store, runId: session.runId }, agentOf(turns, session.markFile, session.shape), { judge: given });
+      assert.equal(report.result, "same", "a judge never changes the exact comparison");
+      assert.equal(report.judge?.verdict, verdict);
+      assert.match(report.judge?.reason ?? "", reason);
+      assert.equal(asked.length, 1);
+      assert.match(asked[0] ?? "", /Reply with PASS or FAIL/);
+      assert.match(asked[0] ?? "", /Find things out/);
+      assert.ok(asked[0]?.includes(`<recorded_answer>\\nanswer ${session.shape.followUps}\\n`), "the recorded final answer");
+      assert.match(asked[0] ?? "", /<new_answer>\\na different final answer\\n/);
+      assert.equal(report.judge?.usage.modelCalls, reply === undefined ? 0 : 1);
+      if (reply !== undefined) assert.ok((report.judge?.usage.cost ?? 0) > 0, "the judge's call is priced");
+    }
+  });
+
+  it("asks nothing when the replay departs before the final answer", async (t) => {
+    const session = await recorded(t, 4);
+    const { judge: given, asked } = judge("PASS\nfine");
+    const turns = scriptOf(session.shape, (turn, calls) => (turn === 1 ? [{ name: "lookup", input: { q: "other" } }] : calls));
+    const report = await replaySession({ store: session.store, runId: session.runId }, agentOf(turns, session.markFile, session.shape), { judge: given });
+    assert.equal(report.result, "departs");
+    assert.equal(report.judge, undefined);
+    assert.equal(asked.length, 0);
   });
 });
 

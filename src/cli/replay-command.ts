@@ -2,7 +2,7 @@
 // and prints the reports (replay-text.ts). The replaying is the library's (src/replay/).
 import { writeFileSync } from "node:fs";
 import { ageMs, AGE_FORM } from "../config/age.js";
-import { loadAgent } from "../config/load-agent.js";
+import { loadAgent, type LoadedAgent } from "../config/load-agent.js";
 import type { RelaxedArguments } from "../replay/call-matching.js";
 import type { ReplayReport } from "../replay/replay-report.js";
 import { replaySessions } from "../replay/replay-sessions.js";
@@ -23,6 +23,7 @@ export interface ReplayFlags {
   status?: string;
   relax?: string[];
   keepGoing?: boolean;
+  judge?: string;
   concurrency?: string;
   json?: boolean;
   junit?: string;
@@ -45,12 +46,16 @@ export async function replayCommand(sessions: string[], flags: ReplayFlags, io: 
       io.stderr.write("fisk-ai: no session matches: nothing was replayed\n");
       return EXIT.completed;
     }
-    const prices = await pricesFrom(flags.config);
+    const prices = { ...(flags.judge === undefined ? {} : await pricesFrom(flags.judge)), ...(await pricesFrom(flags.config)) };
     const agent = await loadAgent(flags.config, { env: io.env });
     let reports: ReplayReport[];
+    let judge: LoadedAgent | undefined;
     try {
-      reports = await replaySessions(store, runIds, agent.options, { concurrency, relax, keepGoing: flags.keepGoing === true, prices });
+      judge = flags.judge === undefined ? undefined : await loadAgent(flags.judge, { env: io.env });
+      const options = { concurrency, relax, keepGoing: flags.keepGoing === true, prices, ...(judge === undefined ? {} : { judge: judge.options }) };
+      reports = await replaySessions(store, runIds, agent.options, options);
     } finally {
+      await judge?.close();
       await agent.close();
     }
     io.stdout.write(flags.json === true ? `${JSON.stringify(reports, null, 2)}\n` : replayText(reports));

@@ -50,6 +50,11 @@ function detailLines(report: ReplayReport): string[] {
     lines.push(`  recorded: ${sideText(departure.recorded)}`);
     lines.push(`  replayed: ${sideText(departure.replayed)}`);
   });
+  const { judge } = report;
+  if (judge !== undefined) {
+    const cost = judge.usage.cost === undefined ? "" : `, ${dollarsText(judge.usage.cost)}`;
+    lines.push(`${report.runId}: judge (${judge.usage.model}${cost}): ${judge.verdict}: ${judge.reason}`);
+  }
   const text = report.textDiffers;
   if (text !== undefined) {
     lines.push(`${report.runId}: text first differs at turn ${text.turn} (reported, not judged)`);

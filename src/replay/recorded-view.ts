@@ -16,21 +16,41 @@ export class CallIds {
   readonly #replayed = new Map<string, string>();
   /** The seq of each matched call's recorded result, by the new model's id. */
   readonly #resultSeqs = new Map<string, number>();
+  /** Each message as it is sent in recorded order, worked out once. */
+  readonly #ordered = new WeakMap<Message, Message>();
+  /** Whether any batch was answered in the recording in another order than its calls are made in: until one is, nothing is reordered. */
+  #reordering = false;
+  #turnSeq = 0;
 
+  /** The calls paired next are the next turn's. */
+  nextTurn(): void {
+    this.#turnSeq = 0;
+  }
+
+  /** Pairs a call of the new model with the recorded call it matched; calls of a turn are paired in the new model's order. */
   pair(replayed: string, recorded: string, resultSeq: number): void {
     this.#recorded.set(replayed, recorded);
     this.#replayed.set(recorded, replayed);
     this.#resultSeqs.set(replayed, resultSeq);
+    if (resultSeq < this.#turnSeq) this.#reordering = true;
+    this.#turnSeq = resultSeq;
   }
 
   /** Each message's tool results in the order the recording journaled them; those not recorded after, as they were. */
-  inRecordedOrder(messages: readonly Message[]): Message[] {
+  inRecordedOrder(messages: readonly Message[]): readonly Message[] {
+    if (!this.#reordering) return messages;
+    return messages.map((message) => {
+      let ordered = this.#ordered.get(message);
+      if (ordered === undefined) this.#ordered.set(message, (ordered = this.#reordered(message)));
+      return ordered;
+    });
+  }
+
+  #reordered(message: Message): Message {
     const order = (block: Message["content"][number]): number =>
       !isOtherBlock(block) && block.type === "tool_result" ? (this.#resultSeqs.get(block.tool_use_id) ?? Number.MAX_SAFE_INTEGER) : -1;
-    return messages.map((message) => {
-      if (message.role === "assistant" || message.content.filter((block) => order(block) >= 0).length < 2) return message;
-      return { role: "user", content: [...message.content].sort((a, b) => order(a) - order(b)) };
-    });
+    if (message.role === "assistant" || message.content.filter((block) => order(block) >= 0).length < 2) return message;
+    return { role: "user", content: [...message.content].sort((a, b) => order(a) - order(b)) };
   }
 
   toRecorded(messages: readonly Message[]): Message[] {

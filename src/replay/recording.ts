@@ -2,7 +2,8 @@
 // made and the results the journal holds for them, grouped by the prompt they answer (the
 // first prompt, then each follow-up). The records are folded as they are read, so a journal
 // that does not fold is refused here with the fold's own error, before anything is replayed.
-import { fold, foldStep, type CompactionState, type FoldState } from "../runstate/views/fold.js";
+import { RunStateError } from "../runstate/errors.js";
+import { foldStep, type CompactionState, type FoldState } from "../runstate/views/fold.js";
 import {
   isOtherBlock,
   PROTOCOLS,
@@ -64,16 +65,17 @@ export interface Recording {
   records: readonly JournalRecord[];
 }
 
-/** Reads a recording from its records. Throws the fold's RunStateError (ERR_CORRUPT with its seq, ...) for a journal that does not fold. */
+/** Reads a recording from its records. Throws the fold's RunStateError (ERR_EMPTY, ERR_CORRUPT with its seq, ...) for a journal that does not fold. */
 export function readRecording(records: readonly JournalRecord[]): Recording {
-  // The whole journal is checked first, so a broken record anywhere refuses the replay.
-  const final = fold(records);
+  // Every record is folded before a replay starts, so a broken record anywhere refuses it.
+  if (records.length === 0) throw new RunStateError("ERR_EMPTY", "line 1: the journal holds no records", { line: 1 });
   const reading = new Reading();
   let state: FoldState | undefined;
   for (const record of records) {
     reading.before(record, state);
     state = foldStep(state, record);
   }
+  const final = state as FoldState;
   return { runId: final.runId, meta: final.meta, followUps: reading.followUps, segments: reading.segments, terminal: final.terminal, records };
 }
 

@@ -1,6 +1,7 @@
 // What a replay reports for one session (docs/replay.md, the report): `same`, `departs` at
 // a turn with both sides of it, or `refused` with why; the text that differs, beside the
-// recording and not judged; and the replay's tokens, cost and latency beside the recording's.
+// recording and not judged (a judge, when given, says whether the final answers agree); and
+// the replay's tokens, cost and latency beside the recording's.
 
 /** A call as the report shows it. */
 export interface ShownCall {
@@ -59,6 +60,16 @@ export interface TextDifference {
   replayed: string;
 }
 
+/** A judge's verdict on one session's final answer. */
+export interface JudgeVerdict {
+  /** `pass`: the new answer satisfies the request as the recorded one does; `fail`: it does not; `unclear`: the judge said neither. */
+  verdict: "pass" | "fail" | "unclear";
+  /** The judge's reason, in its words. */
+  reason: string;
+  /** The judge's calls, priced like the replay's. */
+  usage: ReplayUsage;
+}
+
 /** The report on one replayed session. */
 export interface ReplayReport {
   runId: string;
@@ -73,6 +84,8 @@ export interface ReplayReport {
   /** How the replay ended, in a line. */
   end: string;
   textDiffers?: TextDifference;
+  /** With a judge: its verdict on the new final answer, beside the exact comparison (which it never changes). */
+  judge?: JudgeVerdict;
   /** The recording's turns and those the new agent took. */
   turns: { recorded: number; replayed: number };
   /** The recording's agent calls (compactions' summarizing calls apart), from its ledger. */

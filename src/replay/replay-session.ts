@@ -17,7 +17,8 @@ import type { RunStatus, Store } from "../runstate/store/store.js";
 import { matchTurn, type RelaxedArguments } from "./call-matching.js";
 import { CallIds, recordedView } from "./recorded-view.js";
 import { messageText, readRecording, type RecordedTurn, type Recording } from "./recording.js";
-import type { Departure, DepartureKind, ReplayReport, ReplayUsage, TextDifference, TurnSide } from "./replay-report.js";
+import type { Departure, DepartureKind, JudgeVerdict, ReplayReport, ReplayUsage, TextDifference, TurnSide } from "./replay-report.js";
+import { judgeAnswers, type ReplayJudge } from "./replay-judge.js";
 import { inputRefusal, replayTools, type RecordedAnswers } from "./replay-tools.js";
 import { addCall, noUsage, recordedUsage } from "./replay-usage.js";
 
@@ -36,6 +37,8 @@ export interface ReplayOptions {
   prices?: PriceTable;
   /** Aborting it stops the replay: the report says where. */
   signal?: AbortSignal;
+  /** A model asked whether the new final answer satisfies the request as the recorded one does (the report's `judge`). */
+  judge?: ReplayJudge;
 }
 
 /** Thrown from the model seam to end the loop at a departure or at the recording's end. */
@@ -110,6 +113,8 @@ class Replay {
   #turns = 0;
   #end: string | undefined;
   #textDiffers: TextDifference | undefined;
+  /** The new agent's answer to each prompt it answered, by segment. */
+  readonly #answered: string[] = [];
 
   constructor(recording: Recording, agent: ReplayAgent, options: ReplayOptions) {
     this.#recording = recording;
@@ -151,6 +156,7 @@ class Replay {
     }
     const first = this.#departures[0];
     const recordedTurns = this.#recording.segments.flat().length;
+    const judge = await this.#judge();
     return {
       runId: this.#recording.runId,
       result: first === undefined ? "same" : "departs",
@@ -158,10 +164,23 @@ class Replay {
       departures: this.#departures,
       end: this.#end,
       ...(this.#textDiffers === undefined ? {} : { textDiffers: this.#textDiffers }),
+      ...(judge === undefined ? {} : { judge }),
       turns: { recorded: recordedTurns, replayed: this.#turns },
       recorded: recordedUsage(this.#recording, this.#options.prices ?? {}),
       replayed: this.#usage,
     };
+  }
+
+  /** The judge's verdict on the final answers, when there is a judge and both sides answered the last prompt. */
+  async #judge(): Promise<JudgeVerdict | undefined> {
+    const { judge, prices, signal } = this.#options;
+    const { segments, meta, followUps } = this.#recording;
+    const last = segments.length - 1;
+    const recorded = segments[last]?.find((turn) => turn.answers)?.text;
+    const replayed = this.#answered[last];
+    if (judge === undefined || recorded === undefined || replayed === undefined) return undefined;
+    const request = [meta.prompt, ...followUps.map((followUp) => `Then: ${followUp}`)].join("\n\n");
+    return judgeAnswers(judge, { request, recorded, replayed }, prices ?? {}, signal);
   }
 
   /** The new agent's provider, behind the comparison. */
@@ -212,6 +231,7 @@ class Replay {
     const answered = made.length === 0;
     if (answered !== recorded.answers) return this.#otherAnswerTurn(recorded, turn, made);
     if (answered) {
+      this.#answered[this.#segment] = text;
       // The next follow-up, if any, opens the next segment.
       this.#segment++;
       this.#index = 0;
@@ -220,6 +240,7 @@ class Replay {
     this.#index++;
     const match = matchTurn(recorded.calls, made, this.#options.relax);
     this.#answers.clear();
+    this.#ids.nextTurn();
     let departed = false;
     for (const { made: use, recorded: call } of match.pairs) {
       const refusal = inputRefusal(this.#agent.tools ?? [], call.name, call.input);

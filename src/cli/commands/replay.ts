@@ -20,6 +20,7 @@ export async function define(command: Command, { io, action }: CommandContext): 
       collect,
     )
     .option("--keep-going", "go on past a departure with the recorded answers that can still be given, marking each one")
+    .option("--judge <CONFIG>", "also ask the model an agent.yaml names whether each new final answer satisfies the request as the recorded one does")
     .option("--concurrency <N>", "sessions replayed at once (default 1)")
     .option("--json", "the reports as one JSON array on stdout")
     .option("--junit <FILE>", "also write the reports as JUnit XML, one test case a session")
