@@ -4,7 +4,8 @@
 //   run live with a tool that returns at once (goal: within 1.2x);
 // - 100 sessions of 10 turns replayed one at a time and 8 at a time, with the script provider
 //   as it is and with each model call answered 20 ms late (a model's wait).
-// Rounds alternate the order of the two sides; each figure is the median.
+// Rounds alternate the order of the two sides; each figure is the median. The 500-turn goal is
+// on CPU time, this process's own, which other processes on the machine do not inflate.
 //   npm run bench:replay            REPLAY_ROUNDS=<n> for another count (default 5)
 import { tmpdir } from "node:os";
 import { MemoryStore } from "../src/backends/memory/memory-store.js";
@@ -54,27 +55,41 @@ async function record(store: MemoryStore, runId: string, turns: number): Promise
   if (outcome.reason !== "completed") throw new Error(`${runId} ended ${outcome.reason}`);
 }
 
-async function longSession(): Promise<{ live: number; replay: number }> {
+/** Wall time and this process's CPU time of an operation, in milliseconds. */
+async function measured<T>(operation: () => Promise<T>): Promise<{ wall: number; cpu: number; value: T }> {
+  const cpu = process.cpuUsage();
+  const run = await timed(operation);
+  const used = process.cpuUsage(cpu);
+  return { wall: run.ms, cpu: (used.user + used.system) / 1000, value: run.value };
+}
+
+interface Side {
+  wall: number[];
+  cpu: number[];
+}
+
+async function longSession(): Promise<{ live: Side; replay: Side }> {
   const store = new MemoryStore();
   await record(store, "long", LONG_TURNS);
-  const live: number[] = [];
-  const replay: number[] = [];
+  const live: Side = { wall: [], cpu: [] };
+  const replay: Side = { wall: [], cpu: [] };
+  const add = (side: Side, run: { wall: number; cpu: number }) => (side.wall.push(run.wall), side.cpu.push(run.cpu));
   for (let round = 0; round < ROUNDS; round++) {
     const sides = [
       async () => {
-        const run = await timed(() => runAgent({ ...agent(LONG_TURNS), prompt: "Look everything up" }));
+        const run = await measured(() => runAgent({ ...agent(LONG_TURNS), prompt: "Look everything up" }));
         if (run.value.reason !== "completed") throw new Error(`the live run ended ${run.value.reason}`);
-        live.push(run.ms);
+        add(live, run);
       },
       async () => {
-        const run = await timed(() => replaySession({ store, runId: "long" }, agent(LONG_TURNS)));
+        const run = await measured(() => replaySession({ store, runId: "long" }, agent(LONG_TURNS)));
         if (run.value.result !== "same") throw new Error(`the replay ${run.value.result}: ${run.value.end}`);
-        replay.push(run.ms);
+        add(replay, run);
       },
     ];
     for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
   }
-  return { live: median(live), replay: median(replay) };
+  return { live, replay };
 }
 
 async function manySessions(waitMs: number): Promise<{ one: number; eight: number }> {
@@ -93,15 +108,18 @@ async function manySessions(waitMs: number): Promise<{ one: number; eight: numbe
 }
 
 const long = await longSession();
-const ratio = long.replay / long.live;
+const ratio = median(long.replay.cpu) / median(long.live.cpu);
 printTable(
   `A ${LONG_TURNS}-turn session: replayed vs run live (median of ${ROUNDS} rounds, ms)`,
-  ["side", "ms", "ratio"],
+  ["side", "CPU", "wall", "CPU ratio"],
   [
-    ["live run, tools return at once", formatMs(long.live), "1.00x"],
-    ["replay of its recording", formatMs(long.replay), goalRatio(ratio, ratio <= GOAL)],
+    ["live run, tools return at once", formatMs(median(long.live.cpu)), formatMs(median(long.live.wall)), "1.00x"],
+    ["replay of its recording (read from the store)", formatMs(median(long.replay.cpu)), formatMs(median(long.replay.wall)), goalRatio(ratio, ratio <= GOAL)],
   ],
-  [`goal: the replay within ${GOAL}x of the live run`],
+  [
+    `goal: the replay's CPU within ${GOAL}x of the live run's (CPU, this process's own: on a shared machine wall time measures the neighbours too)`,
+    `wall ratio ${formatRatio(median(long.replay.wall) / median(long.live.wall))}`,
+  ],
 );
 const cpu = await manySessions(0);
 const waiting = await manySessions(MODEL_WAIT_MS);

@@ -136,15 +136,17 @@ describe("fisk-ai replay", () => {
     assert.match(none.stderr, /no session matches: nothing was replayed/);
   });
 
-  it("a journal that does not fold is refused, the others replayed: exit 1", async () => {
+  it("a journal that does not fold and a session that does not exist are refused, the others replayed: exit 1", async () => {
     const path = join(dir, "state", "broken.json");
     const lines = readFileSync(path, "utf8").trimEnd().split("\n");
     writeFileSync(path, `${lines.slice(0, 2).join("\n")}\n`);
     appendFileSync(path, `${lines[3]}\n`);
-    const result = await fisk(["replay", "--config", "agent.yaml", "first", "broken"]);
+    const result = await fisk(["replay", "--config", "agent.yaml", "first", "broken", "nosuch"]);
     assertExit(result, 1, "a refused session");
+    assert.match(result.stdout, /^first\s+same/m);
     assert.match(result.stdout, /^broken\s+refused/m);
     assert.match(result.stdout, /broken: refused: the journal cannot be replayed: .*seq/);
+    assert.match(result.stdout, /^nosuch: refused: no session nosuch$/m);
   });
 
   it("refuses bad flags, each with a usage error naming it", async () => {

@@ -11,7 +11,9 @@ import { addCall, noUsage } from "./replay-usage.js";
 
 /** The model that judges: what an agent.yaml gives of one (loadAgent's `options`), or a program's own. */
 export interface ReplayJudge {
+  /** The judge's model API. */
   provider: ModelProvider;
+  /** The judge's model, as the provider knows it. */
   model: string;
 }
 

@@ -5,13 +5,17 @@
 
 /** A call as the report shows it. */
 export interface ShownCall {
+  /** The tool called. */
   name: string;
+  /** Its arguments, as the model wrote them. */
   input: Record<string, unknown>;
 }
 
 /** What one side did at a turn: its text and its calls. */
 export interface TurnSide {
+  /** The turn's text blocks, joined. */
   text: string;
+  /** The turn's tool calls, in the model's order. */
   calls: ShownCall[];
 }
 
@@ -29,6 +33,7 @@ export type DepartureKind = "call-not-recorded" | "recorded-call-not-made" | "an
 export interface Departure {
   /** The replay's turn, counted from 1 over the session as the recording's are: the same number while the two agree. */
   turn: number;
+  /** What departs (DepartureKind). */
   kind: DepartureKind;
   /** One line saying what departs. */
   detail: string;
@@ -42,10 +47,15 @@ export interface Departure {
 export interface ReplayUsage {
   /** The model the side's calls went to. */
   model: string;
+  /** The model calls made. */
   modelCalls: number;
+  /** Their input tokens, the cached ones apart. */
   inTokens: number;
+  /** Their output tokens. */
   outTokens: number;
+  /** Input tokens read from the prompt cache. */
   cacheReadTokens: number;
+  /** Input tokens written to the prompt cache. */
   cacheCreateTokens: number;
   /** In US dollars; undefined when the model has no price. */
   cost: number | undefined;
@@ -55,8 +65,11 @@ export interface ReplayUsage {
 
 /** The first turn whose text differs between the two sides, reported and not judged. */
 export interface TextDifference {
+  /** The turn, counted as a departure's is. */
   turn: number;
+  /** The recording's text there. */
   recorded: string;
+  /** The new agent's text there. */
   replayed: string;
 }
 
@@ -72,6 +85,7 @@ export interface JudgeVerdict {
 
 /** The report on one replayed session. */
 export interface ReplayReport {
+  /** The replayed session. */
   runId: string;
   /** `same`: no departure; `departs`: see `turn` and `departures`; `refused`: nothing was replayed, see `refusal`. */
   result: "same" | "departs" | "refused";
@@ -83,12 +97,19 @@ export interface ReplayReport {
   refusal?: string;
   /** How the replay ended, in a line. */
   end: string;
+  /** The first turn whose text differs, when one does. */
   textDiffers?: TextDifference;
   /** With a judge: its verdict on the new final answer, beside the exact comparison (which it never changes). */
   judge?: JudgeVerdict;
   /** The recording's turns and those the new agent took. */
-  turns: { recorded: number; replayed: number };
+  turns: {
+    /** The model turns the recording has. */
+    recorded: number;
+    /** The model turns the new agent took. */
+    replayed: number;
+  };
   /** The recording's agent calls (compactions' summarizing calls apart), from its ledger. */
   recorded: ReplayUsage;
+  /** The replay's own model calls. */
   replayed: ReplayUsage;
 }

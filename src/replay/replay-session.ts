@@ -26,8 +26,16 @@ import { addCall, noUsage, recordedUsage } from "./replay-usage.js";
 export type ReplayAgent = Pick<RunAgentOptions, "provider" | "model" | "system" | "tools" | "parallelTools" | "budget" | "thinking" | "retry" | "memory">;
 
 /** The recorded session: its records, or a session of a store (read without locking it). */
-export type ReplayJournal = readonly JournalRecord[] | { store: Store; runId: string };
+export type ReplayJournal =
+  | readonly JournalRecord[]
+  | {
+      /** The store the session is in. */
+      store: Store;
+      /** The session's id. */
+      runId: string;
+    };
 
+/** How a replay compares, what it prices with, and its judge. */
 export interface ReplayOptions {
   /** Per tool name, argument paths left out of the comparison (a timestamp): see RelaxedArguments. */
   relax?: RelaxedArguments;
@@ -57,7 +65,9 @@ export async function replaySession(journal: ReplayJournal, agent: ReplayAgent, 
     if (read.status === "running") return refused(read.runId, agent, `session ${read.runId} is still running: replay it once it has stopped`);
     recording = readRecording(read.records);
   } catch (error) {
-    if (error instanceof RunStateError) return refused(runId, agent, `the journal cannot be replayed: ${error.message}`);
+    if (error instanceof RunStateError) {
+      return refused(runId, agent, error.code === "ERR_NOT_FOUND" ? error.message : `the journal cannot be replayed: ${error.message}`);
+    }
     throw error;
   }
   try {

@@ -5,6 +5,7 @@ import type { Store } from "../runstate/store/store.js";
 import type { ReplayReport } from "./replay-report.js";
 import { replaySession, type ReplayAgent, type ReplayOptions } from "./replay-session.js";
 
+/** replaySession's options, and how many sessions are replayed at once. */
 export interface ReplaySessionsOptions extends ReplayOptions {
   /** Replays at once (default 1). */
   concurrency?: number;
