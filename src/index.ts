@@ -40,6 +40,13 @@ export type { ConfirmToolCall } from "./tools/tool-set.js";
 export { agentTool, DEFAULT_MAX_DEPTH, type AgentToolDefinition, type ChildAgent, type ChildAgentOptions } from "./agent/agent-tool.js";
 export { askUserTool } from "./tools/ask-user.js";
 
+// Recorded sessions as regression tests: a new agent replayed against a journal (docs/replay.md).
+export { replaySession, type ReplayAgent, type ReplayJournal, type ReplayOptions } from "./replay/replay-session.js";
+export { replaySessions, type ReplaySessionsOptions } from "./replay/replay-sessions.js";
+export type { RelaxedArguments } from "./replay/call-matching.js";
+export type { ReplayReport, Departure, DepartureKind, ReplayUsage, TurnSide, ShownCall, TextDifference, JudgeVerdict } from "./replay/replay-report.js";
+export type { ReplayJudge } from "./replay/replay-judge.js";
+
 // Model providers.
 export { AnthropicProvider, type AnthropicProviderOptions } from "./llm/anthropic-provider.js";
 export { OpenAIProvider, type OpenAIProviderOptions, type MaxTokensParam } from "./llm/openai-provider.js";

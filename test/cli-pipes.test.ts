@@ -122,6 +122,7 @@ describe("a closed stdout", () => {
     ["session", "search", "hello", ...STATE],
     ["session", "trace", "one", "--endpoint", "http://OTLP", ...STATE],
     ["session", "mv", "two", "--to", join(ROOT, "moved"), ...STATE],
+    ["replay", "--config", "agent.yaml", "one", ...STATE],
     ["submit", "--name", "queued-one", ...STATE, "hello"],
     ["submit", "--name", "queued-two", ...STATE, "hello"],
     ["queue", "ls", ...STATE],

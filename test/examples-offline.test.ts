@@ -1,4 +1,4 @@
-// covers: src/backends/file/file-store.ts, src/runstate/records/records.ts
+// covers: src/backends/file/file-store.ts, src/runstate/records/records.ts, src/replay/replay-session.ts
 // The README's examples as a new user types them, offline on the script provider: the notes
 // chat with its follow-ups (also after a compaction), and each library example with no key,
 // the README's loadAgent example among them.
@@ -52,6 +52,14 @@ describe("the notes chat of the README", () => {
 
 describe("the library examples, offline", () => {
   const example = (name: string): string => join(REPO, ".test-build/examples/library", name);
+
+  it("replay-test, the node:test file of docs/replay.md, passes both its tests", async (t) => {
+    const { env } = home(t);
+    const result = await startScript(example("replay-test.js"), [], { cwd: REPO, env }).done;
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.match(result.stdout, /^# pass 2$/m);
+    assert.match(result.stdout, /^# fail 0$/m);
+  });
 
   it("function-tool calls its tool and answers", async (t) => {
     const { env } = home(t);

@@ -37,6 +37,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./session/table.js"),
   },
   {
+    name: "replay",
+    usage: "--config NEW.yaml SESSION... [options]",
+    summary: "replay recorded sessions against a new agent, its tool calls answered from the recording; report where it departs",
+    load: () => import("./replay/replay.js"),
+  },
+  {
     name: "store",
     usage: "init URL",
     summary: "make the tables of a Postgres store ahead of its first use",

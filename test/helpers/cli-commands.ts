@@ -32,6 +32,7 @@ export const COMMANDS: string[][] = [
   ...["ls", "rm"].map((sub) => ["queue", sub]),
   ["session"],
   ...SESSION_SUBCOMMANDS.map((sub) => ["session", sub]),
+  ["replay"],
   ["store"],
   ["store", "init"],
   ["signing-key"],

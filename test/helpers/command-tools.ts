@@ -4,7 +4,7 @@ import { compileInputCheck } from "../../src/tools/tool-input.js";
 import type { Tool } from "../../src/tools/tool.js";
 
 /** Named `t`, any object input, 5 s, 1 KiB of output kept, this process's PATH and nothing else; its input_schema compiled as an agent's load does. */
-export function testCommandTool(command: string[], overrides: Partial<Omit<CommandToolDefinition, "inputCheck">> = {}): Pick<Tool, "run"> {
+export function testCommandTool(command: string[], overrides: Partial<Omit<CommandToolDefinition, "inputCheck">> = {}): Tool {
   const definition = {
     name: "t",
     description: "a test tool",
@@ -18,5 +18,6 @@ export function testCommandTool(command: string[], overrides: Partial<Omit<Comma
     ...overrides,
   };
   const made = compileInputCheck(definition.input_schema).then((inputCheck) => commandTool({ ...definition, inputCheck }));
-  return { run: async (input, context) => (await made).run(input, context) };
+  const { name, description, input_schema, confirm, onCrash } = definition;
+  return { name, description, input_schema, confirm, onCrash, run: async (input, context) => (await made).run(input, context) };
 }

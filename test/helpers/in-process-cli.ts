@@ -115,7 +115,7 @@ function collected(): { stream: Writable; text(): string } {
 }
 
 /** The commands a file may run in this process. */
-type InProcessCommand = "session" | "queue" | "memory" | "mcp" | "run" | "submit" | "init" | "store";
+type InProcessCommand = "session" | "queue" | "memory" | "mcp" | "run" | "submit" | "init" | "store" | "replay";
 
 /**
  * runCli whose first call that may run in this process spawns the CLI, proving the process

@@ -108,18 +108,21 @@ export interface LedgerCall {
   usage: TokenUsage;
 }
 
+/** The tokens of one model call, as an assistant record (or a provider's usage) reports them. */
+export function turnUsage(turn: { in_tokens: number; out_tokens: number; cache_read_tokens?: number; cache_create_tokens?: number }): TokenUsage {
+  return {
+    calls: 1,
+    inTokens: turn.in_tokens,
+    outTokens: turn.out_tokens,
+    cacheReadTokens: turn.cache_read_tokens ?? 0,
+    cacheWriteTokens: turn.cache_create_tokens ?? 0,
+  };
+}
+
 /** The model call a record holds, or undefined: `runModel` is the model of the run's meta. */
 export function callOf(record: JournalRecord, runModel: string): LedgerCall | undefined {
   if (record.protocol === PROTOCOLS.assistant) {
-    const turn = record.assistant;
-    const usage = {
-      calls: 1,
-      inTokens: turn.in_tokens,
-      outTokens: turn.out_tokens,
-      cacheReadTokens: turn.cache_read_tokens ?? 0,
-      cacheWriteTokens: turn.cache_create_tokens ?? 0,
-    };
-    return { seq: record.seq, kind: "agent", model: runModel, usage };
+    return { seq: record.seq, kind: "agent", model: runModel, usage: turnUsage(record.assistant) };
   }
   // A compaction that only trims made no call.
   if (record.protocol === PROTOCOLS.compaction && record.compaction.summary !== "") {
