@@ -280,7 +280,11 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     assert.equal(missing.code, 2);
     assert.match(
       missing.stderr,
-      /^fisk-ai: no JetStream stream NO_SUCH: create it with 'fisk-ai session init-stream', or with: nats stream add NO_SUCH --subjects "fisk-ai\.runs\.>" .*--discard-per-subject.*\n$/,
+      /^fisk-ai: no JetStream stream NO_SUCH: create it with 'fisk-ai session init-stream --store nats:\/\/127\.0\.0\.1:\d+\/NO_SUCH', or with: nats stream add NO_SUCH --subjects "fisk-ai\.runs\.>" .*--discard-per-subject.*\n$/,
     );
+    // The command it names makes the stream, and the store then opens.
+    const named = /'fisk-ai (session init-stream --store \S+)'/.exec(missing.stderr)?.[1]?.split(" ") ?? [];
+    assert.equal((await s.a.run(named)).code, 0);
+    assert.equal((await s.a.run(["session", "ls", "--store", `${nats.url}/NO_SUCH`])).code, 0);
   });
 });

@@ -137,5 +137,6 @@ function resumeRefusal({ refusal, runId, changes, limit }: ResumeRefusedError): 
 /** The library names the `nats` command that makes a missing stream; the CLI first offers its own. */
 function storeMessage(error: RunStateError): string {
   if (error.code !== "ERR_NO_STREAM") return error.message;
-  return `no JetStream stream ${error.stream}: create it with 'fisk-ai session init-stream', or with: ${error.expected}`;
+  const store = error.store === undefined ? "" : ` --store ${error.store}`;
+  return `no JetStream stream ${error.stream}: create it with 'fisk-ai session init-stream${store}', or with: ${error.expected}`;
 }
