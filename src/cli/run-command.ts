@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { COMPACT, runAgent, type RunAgentOptions } from "../agent/run-agent.js";
 import { loadAgentConfig, type AgentConfig } from "../config/agent-config.js";
-import type { AgentEvents, RunOutcome } from "../agent/events.js";
+import { bothEvents, type AgentEvents, type RunOutcome } from "../agent/events.js";
 import { startAgent, type LoadedAgent } from "../config/load-agent.js";
 import { RunStateError } from "../runstate/errors.js";
 import type { MetaPayload } from "../runstate/records/records.js";
@@ -30,7 +30,7 @@ import { checkedTitle } from "./session-title.js";
 import { titleSession } from "../session/session-title.js";
 import { storeHolds } from "./session-move.js";
 import { configPathFrom, storeFor, storeFromFlags } from "./session-store.js";
-import { bothEvents, streamJsonEvents } from "./stream-json.js";
+import { streamJsonEvents } from "./stream-json.js";
 import { terminalAskRerun, terminalAskUser, terminalConfirm } from "./terminal-confirm.js";
 import { terminalElicit } from "./terminal-elicit.js";
 import { showSignInPage } from "./open-browser.js";
@@ -108,7 +108,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       title: values.title,
       force: values.force === true,
       events: runEventsFor(prompts === undefined ? output.events : chatEvents(output, prompts), signals, traced, io),
-      ...(traced === undefined ? {} : { callEnvironment: traced.callEnvironment }),
+      ...(traced === undefined ? {} : { callEnvironment: traced.callEnvironment, childRuns: traced.childRuns }),
       ...terminalDecisions(io, asks),
       decidedBy: "terminal",
       signal: signals.suspend.signal,

@@ -11,6 +11,7 @@ import { fold } from "../runstate/views/fold.js";
 import { lineEnd } from "../runstate/records/journal-codec.js";
 import { PROTOCOLS } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
+import { recordsOf } from "../runstate/store/records-of.js";
 
 /** Where a move has got to: called after each durable step (tests kill the process there). */
 export type MoveStep = "cleared" | "marked" | "copied";
@@ -74,8 +75,7 @@ export async function holdsSession(store: Store, runId: string): Promise<boolean
  * marked moved, and what it held before its mark is where the session's journal began.
  */
 async function leftBehind(store: Store, runId: string, bytes: Uint8Array, copy: Uint8Array): Promise<boolean> {
-  const records = [];
-  for await (const record of store.readRecords(runId)) records.push(record);
+  const records = await recordsOf(store, runId);
   if (fold(records).moved === undefined) return false;
   const markSeq = records.findLast((record) => record.protocol === PROTOCOLS.moved)?.seq as number;
   return startsWith(copy, bytes.subarray(0, lineEnd(bytes, markSeq - 1)));
