@@ -136,7 +136,7 @@ describe("worker pool on files", () => {
     const first = started(ws.worker());
     await eventually(() => ws.executions().length === 1, "the tool to start");
     first.child.kill("SIGTERM");
-    await printedLine(first, /^stopping: handing back 1 run/m);
+    await printedLine(first, /^stopping: handing back 1 run at its next boundary \(signal again to abort\)$/m);
     ws.openGate();
     const stopped = await first.done;
     assert.equal(stopped.code, 0, stopped.stderr);

@@ -23,7 +23,7 @@ import { resumableSessions } from "./session-list.js";
 import { pickSession } from "./session-picker.js";
 import { chatInput, type ChatInput } from "./chat-input.js";
 import { liveStatus, wantsLiveStatus } from "./live-status.js";
-import { commandLine, type ResumeWhere } from "./resume-hint.js";
+import { commandLine, traceAgain, type ResumeWhere } from "./resume-hint.js";
 import { RunSignals } from "./run-signals.js";
 import { resolveSession } from "./session-resolve.js";
 import { checkedTitle } from "./session-title.js";
@@ -127,7 +127,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     return signals.finishedWith;
   } finally {
     input?.close();
-    await shutDownTracing(traced, io.stderr);
+    await shutDownTracing(traced, signals.currentRunId, target.where, io);
     await agent?.close();
     await store?.close();
     signals.release();
@@ -165,10 +165,9 @@ async function tracedStart(
 }
 
 /** Sends the run's last spans; says so when some could not be sent. */
-async function shutDownTracing(traced: TracedRun | undefined, stderr: NodeJS.WritableStream): Promise<void> {
+async function shutDownTracing(traced: TracedRun | undefined, runId: string | undefined, where: ResumeWhere, io: CommandIO): Promise<void> {
   const notSent = await traced?.shutdown();
-  if (notSent !== undefined)
-    stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
+  if (notSent !== undefined) io.stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; ${traceAgain(runId, where, io.env)}\n`);
 }
 
 /**

@@ -22,6 +22,7 @@ import { countedDecision, uncountedDecisions } from "../trust/counted-decisions.
 import { trustedKeys } from "../trust/keyring.js";
 import { installationKeys } from "../trust/installation-keys.js";
 import { foreignReason } from "../trust/session-trust.js";
+import { counted } from "./counted.js";
 
 const FOLDED_RESULT_LINES = 4;
 
@@ -119,14 +120,7 @@ function headerLines(
     for (const entry of tally.compactions) fields.push(["compaction", compactedText(entry)]);
   }
   if (tally.pending !== undefined) {
-    const { toolUses, answered } = tally.pending;
-    const waiting = toolUses
-      .filter((use) => !answered.has(use.id))
-      .map((use) => {
-        const policy = crashPolicyOf(use.name);
-        return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
-      });
-    fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
+    fields.push(["pending", pendingLine(tally.pending.toolUses, tally.pending.answered, crashPolicyOf)]);
     const batch = { runId, pending: tally.pending };
     const keyring = trustedKeys();
     for (const { request } of tally.pending.approvals.values())
@@ -197,4 +191,19 @@ function shownResult(text: string, full: boolean): string {
   const lines = text.split("\n");
   if (full || lines.length <= FOLDED_RESULT_LINES) return lines.join("\n  ");
   return `${lines.slice(0, FOLDED_RESULT_LINES).join("\n  ")}\n  … ${lines.length - FOLDED_RESULT_LINES} more lines (--full shows them)`;
+}
+
+/** The pending batch's line: its calls, how many are answered, and the unanswered ones with their on_crash. */
+export function pendingLine(
+  toolUses: readonly { name: string; id: string }[],
+  answered: ReadonlySet<string>,
+  crashPolicyOf: (name: string) => string | undefined,
+): string {
+  const waiting = toolUses
+    .filter((use) => !answered.has(use.id))
+    .map((use) => {
+      const policy = crashPolicyOf(use.name);
+      return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
+    });
+  return `${counted(toolUses.length, "tool call")}, ${answered.size} answered; unanswered: ${waiting.join(", ")}`;
 }

@@ -16,6 +16,8 @@ interface SessionEntry {
   description: string;
   /** Whether its help explains the statuses it prints. */
   statusHelp?: boolean;
+  /** A command of a JetStream store only (init-stream), which a directory cannot name: no --state-dir. */
+  streamOnly?: boolean;
   load: () => Promise<SessionSubcommandModule>;
 }
 
@@ -133,6 +135,7 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
     name: "init-stream",
     usage: "[options]",
     description: "create the JetStream stream --store (or session.stream) names, binding P.> (default: session.prefix, else fisk-ai.runs)",
+    streamOnly: true,
     load: () => import("./session/init-stream.js"),
   },
 ];
@@ -142,14 +145,13 @@ export async function define(session: Command, { io, action, argv, all }: Comman
     .description("The sessions in the store: --state-dir DIR, --store URL, else the config's session block, else $XDG_STATE_HOME/fisk-ai/runs.")
     .addHelpText("after", `\n'fisk-ai session COMMAND --help' lists a command's options.\n\n${STATUS_HELP}\n\n${EXIT_CODES_POINTER}`);
   for (const entry of SUBCOMMANDS) {
-    const command = session
-      .command(entry.name)
-      .usage(entry.usage)
-      .description(entry.description)
-      .option(
+    const command = session.command(entry.name).usage(entry.usage).description(entry.description);
+    if (entry.streamOnly !== true)
+      command.option(
         "--state-dir <DIR>",
         "where sessions are kept (default: the config's session.state_dir, else $XDG_STATE_HOME/fisk-ai/runs or ~/.local/state/fisk-ai/runs)",
-      )
+      );
+    command
       .option("--store <URL>", STORE_OPTION)
       .option("--config <FILE>", "the agent configuration whose session block to use (default: ./agent.yaml)")
       .addHelpText("after", `\n${entry.statusHelp === true ? `${STATUS_HELP}\n\n` : ""}${EXIT_CODES_POINTER}`)

@@ -2,6 +2,7 @@
 // of the waits they end when tracing is on, then resume when asked to.
 import { assertRunId } from "../../../runstate/records/run-id.js";
 import { EXIT } from "../../exit-codes.js";
+import { traceAgain } from "../../resume-hint.js";
 import { storeWhere, tracingEnvironment, type SessionContext } from "../../session-command.js";
 
 export async function decide(command: "approve" | "deny" | "answer", { positionals, values, io, sessionBackend }: SessionContext): Promise<number> {
@@ -24,7 +25,7 @@ export async function decide(command: "approve" | "deny" | "answer", { positiona
     const ids = decided.map((decision) => decision.tool_use_id);
     const notSent = await sendDecisionSpans(store, request.runId, ids, tracingEnv);
     if (notSent !== undefined)
-      io.stderr.write(`fisk-ai: the decision's traces were not sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
+      io.stderr.write(`fisk-ai: the decision's traces were not sent: ${notSent}; ${traceAgain(request.runId, storeWhere(values), io.env)}\n`);
   }
   if (values.resume !== true) return EXIT.completed;
   const { runCommand } = await import("../../run-command.js");
