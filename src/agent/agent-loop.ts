@@ -26,7 +26,7 @@ import { CallHeld, type ChildRunStart, type ToolContext, type TreeBudget } from 
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
 import { RunCompaction, type CompactionSettings } from "./compaction.js";
 import { cannotHaveRun, decideCall, parkCalls, waitingMessage, type AskUser, type BatchApprovals } from "./approvals.js";
-import type { AgentEvents, ChildRunHooks, RunOutcome } from "./events.js";
+import { CHAT_ENDED, type AgentEvents, type ChildRunHooks, type RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, type FingerprintStyle } from "./fingerprint.js";
 import type { NoteStore } from "../memory/note-store.js";
 import { installationKeys, type InstallationKeys } from "../trust/installation-keys.js";
@@ -687,7 +687,7 @@ async function atAnswer(run: Drive, answer: AssistantMessage): Promise<RunOutcom
     await run.compaction.byHand();
   }
   signal.throwIfAborted();
-  if (next === undefined) return finish(run, "suspended", { message: "the chat ended" });
+  if (next === undefined) return finish(run, "suspended", { message: CHAT_ENDED });
   await journalPrompt(run, next);
   return undefined;
 }

@@ -18,6 +18,9 @@ import type { ChildRunStart } from "../tools/tool.js";
 import type { CompactionError } from "./agent-errors.js";
 import type { WaitingCall } from "./waiting-calls.js";
 
+/** The message of a chat's outcome when the person ended it (`nextPrompt` answered undefined): suspended, and done with. */
+export const CHAT_ENDED = "the chat ended";
+
 /** How a run ended, as the runFinished event reports it and runAgent resolves. */
 export interface RunOutcome {
   /** The run's id (its session id): the one to pass as `resume` to continue it. */
