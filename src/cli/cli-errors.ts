@@ -22,6 +22,11 @@ export class AmbiguousTitleError extends Error {
   }
 }
 
+/** The person stopped the command at a question (Ctrl-C): nothing was done, exit 130. */
+export class InterruptedError extends Error {
+  override readonly name = "InterruptedError";
+}
+
 /** An MCP server needs a sign-in the run could not ask for: the line names the commands that go on. */
 export class SignInNeededError extends Error {
   override readonly name = "SignInNeededError";
@@ -39,6 +44,7 @@ function failureOf(error: unknown): { line: string; exit: number } {
   if (error instanceof UsageError) return { line: error.message, exit: EXIT.usage };
   if (error instanceof AmbiguousTitleError) return { line: error.message, exit: EXIT.ambiguous };
   if (error instanceof SignInNeededError) return { line: error.message, exit: EXIT.signIn };
+  if (error instanceof InterruptedError) return { line: error.message, exit: EXIT.interrupted };
   if (!isFiskError(error)) return { line: firstLine(error instanceof Error ? error.message : String(error)), exit: EXIT.error };
   if (error instanceof RunStateError) return { line: `${storeMessage(error)}${storeAdvice(error)}`, exit: exitCodeForStoreError(error.code) };
   switch (error.code) {

@@ -76,5 +76,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   14   an MCP server needs a sign-in no one could give here: fisk-ai mcp login NAME, then run again
   15   a child session its parent can still resume into: remove the parent, or the child with --force
   16   the store URL's scheme names no backend (--store, session mv --to, session.url)
-  130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer
+  130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer or the resume picker
 `;

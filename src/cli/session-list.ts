@@ -8,7 +8,7 @@ import { quarantineSummary } from "../queue/quarantine.js";
 import { cut, nameText, widthOf } from "./ledger-text.js";
 import { summaryJson } from "./summary-json.js";
 
-const NOT_RESUMABLE = new Set(["completed", "running", "corrupt"]);
+const NOT_RESUMABLE = new Set(["completed", "running", "corrupt", "moved"]);
 
 function newestFirst(summaries: readonly RunSummary[]): RunSummary[] {
   return [...summaries].sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.runId < b.runId ? -1 : 1));
