@@ -176,6 +176,19 @@ describe("worker pool on files", () => {
     assert.doesNotMatch(await stdoutOf(second), /took paused/);
   });
 
+  it("submit --wait with no worker says, after a moment, that none has taken the run and how to start one; a worker then ends it", async () => {
+    const ws = fresh();
+    const waiting = startCli(["submit", "Write two notes", "--name", "lonely", "--wait"], { cwd: ws.dir, env: ws.env });
+    await waiting.stderrIncludes("no worker has taken lonely yet");
+    assert.match(waiting.stderr(), /^fisk-ai: no worker has taken lonely yet: it waits in the queue; start one with: \S+.* worker --config \S*agent\.yaml$/m);
+    const worker = started(ws.worker());
+    const done = await waiting.done;
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal(done.stdout, "two notes written\n");
+    assert.equal(done.stderr.split("\n").filter((line) => line.includes("no worker has taken")).length, 1, "said once");
+    worker.child.kill("SIGTERM");
+  });
+
   it("a worker takes only runs of its own agents; queue ls says why a run waits", async () => {
     const ws = fresh();
     writePoolConfig(ws.dir, "other.yaml", "You are another agent.");
