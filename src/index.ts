@@ -10,7 +10,7 @@ export { runAgent, COMPACT, type RunAgentOptions, type AgentOutcome } from "./ag
 export { loadAgent, type LoadedAgent, type LoadAgentOptions } from "./config/load-agent.js";
 export type { AgentRunOptions } from "./config/run-options.js";
 export type { ConfigOverrides } from "./config/agent-config.js";
-export type { AgentEvents, RunOutcome } from "./agent/events.js";
+export type { AgentEvents, ChildRunHooks, RunOutcome } from "./agent/events.js";
 export {
   ConfigError,
   ResumeRefusedError,
@@ -35,6 +35,7 @@ export {
   type CallingRun,
   type CallDeciders,
   type TreeBudget,
+  type ChildRunStart,
 } from "./tools/tool.js";
 export type { ConfirmToolCall } from "./tools/tool-set.js";
 export { agentTool, DEFAULT_MAX_DEPTH, type AgentToolDefinition, type ChildAgent, type ChildAgentOptions } from "./agent/agent-tool.js";

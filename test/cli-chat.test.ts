@@ -173,7 +173,9 @@ describe("fisk-ai run --chat", () => {
     assert.deepEqual([unsaved.stdout, unsaved.stderr], ["Answer: first\nAnswer: second\n", ""]);
     const saved = await ws.fisk(["run", "--chat", "--checkpoint", "--name", "kept", "first"], { stdin: "" });
     assertDone(saved, 0, "the saved chat");
-    assert.match(saved.stderr, /^Suspended session kept; resume with: .*--resume kept/m);
+    // Ended by the person, exit 0: not "Suspended", which the exit codes give 3.
+    assert.match(saved.stderr, /^Chat ended; session kept is saved, resume it with: .*--resume kept/m);
+    assert.doesNotMatch(saved.stderr, /Suspended/);
   });
 
   it("Ctrl-C at the prompt ends the chat as /exit does: suspended, exit 0", async () => {

@@ -271,7 +271,10 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     );
     const both = await s.a.run(["run", "--checkpoint", "--store", `${nats.url}/${s.stream}`, "--state-dir", "x", "hi"]);
     assert.deepEqual([both.code, both.stderr], [2, "fisk-ai: --store and --state-dir each name where sessions are kept: give one\n"]);
-    const fileStore = await s.a.run(["session", "init-stream", "--state-dir", "x"]);
+    // A directory is no stream: init-stream offers no --state-dir, and a file store's config is refused.
+    assert.doesNotMatch((await s.a.run(["session", "init-stream", "--help"])).stdout, /--state-dir/);
+    writeFileSync(join(s.a.dir, "files.yaml"), "provider: script\nmodel: m\nscript: s.yaml\nsession: { state_dir: ./x }\n");
+    const fileStore = await s.a.run(["session", "init-stream", "--config", "files.yaml"]);
     assert.deepEqual(
       [fileStore.code, fileStore.stderr],
       [2, "fisk-ai: session init-stream needs a JetStream store: give --store nats://HOST:PORT/STREAM or session.backend: jetstream\n"],
@@ -280,7 +283,11 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     assert.equal(missing.code, 2);
     assert.match(
       missing.stderr,
-      /^fisk-ai: no JetStream stream NO_SUCH: create it with 'fisk-ai session init-stream', or with: nats stream add NO_SUCH --subjects "fisk-ai\.runs\.>" .*--discard-per-subject.*\n$/,
+      /^fisk-ai: no JetStream stream NO_SUCH: create it with 'fisk-ai session init-stream --store nats:\/\/127\.0\.0\.1:\d+\/NO_SUCH', or with: nats stream add NO_SUCH --subjects "fisk-ai\.runs\.>" .*--discard-per-subject.*\n$/,
     );
+    // The command it names makes the stream, and the store then opens.
+    const named = /'fisk-ai (session init-stream --store \S+)'/.exec(missing.stderr)?.[1]?.split(" ") ?? [];
+    assert.equal((await s.a.run(named)).code, 0);
+    assert.equal((await s.a.run(["session", "ls", "--store", `${nats.url}/NO_SUCH`])).code, 0);
   });
 });

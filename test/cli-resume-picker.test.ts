@@ -98,4 +98,22 @@ describe("run --resume without an id, on a terminal", () => {
       terminal.close();
     }
   });
+
+  it("leaves out a session moved to another store, and Ctrl-C at its question exits 130 choosing nothing", { skip: skipWithout("tmux") }, async () => {
+    await suspended("stays", "stays here");
+    await suspended("went-away", "moved elsewhere");
+    const moved = await runCli(["session", "mv", "went-away", "--to", join(dir, "elsewhere")], { cwd: dir, env });
+    assert.equal(moved.code, 0, moved.stderr);
+    const terminal = new TmuxTerminal(SOCKET, "picker-moved", { ...env, PS1: "$ " }, { width: WIDTH, height: 20 });
+    try {
+      terminal.line(`cd ${dir} && "${process.execPath}" "${CLI}" run --resume; echo "exit $?"`);
+      const screen = await terminal.waitFor((shown) => /Resume which session\? \[1-\d+\]/.test(shown), "the picker's question");
+      assert.ok(!screen.includes("went-away"), `a moved session is not offered:\n${screen}`);
+      terminal.type("C-c");
+      const done = await terminal.waitFor((shown) => /^exit \d+$/m.test(shown), "the picker to end");
+      assert.match(done, /^exit 130$/m);
+    } finally {
+      terminal.close();
+    }
+  });
 });

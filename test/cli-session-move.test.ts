@@ -26,10 +26,12 @@ after(() => rmSync(ROOT, { recursive: true, force: true }));
 const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: ROOT, XDG_STATE_HOME: join(ROOT, "xdg"), NO_COLOR: "1" };
 const FIRST = "The first answer.";
 const SECOND = "The answer to the follow-up.";
+const THIRD = "The answer back home.";
+const FOURTH = "The answer on the second trip.";
 
-// The script answers the prompt, then one follow-up: a resume that plays turn 2 is the one that resumed.
+// The script answers the prompt, then follow-ups: a resume that plays the next turn is the one that resumed.
 writeFileSync(join(ROOT, "agent.yaml"), "provider: script\nmodel: script-move\nscript: answers.yaml\n");
-writeFileSync(join(ROOT, "answers.yaml"), `turns:\n  - text: "${FIRST}"\n  - text: "${SECOND}"\n`);
+writeFileSync(join(ROOT, "answers.yaml"), `turns:\n${[FIRST, SECOND, THIRD, FOURTH].map((text) => `  - text: "${text}"\n`).join("")}`);
 
 const fisk = commandsInProcess(["session", "run"]);
 
@@ -53,9 +55,9 @@ function followUp(name: string, store: string[]): Promise<CliResult> {
   return cli(["run", "--resume", name, ...store, "and then?"]);
 }
 
-function assertResumed(result: CliResult, where: string): void {
+function assertResumed(result: CliResult, where: string, answer = SECOND): void {
   assert.equal(result.code, 0, `${where}: ${result.stderr}`);
-  assert.equal(result.stdout, `${SECOND}\n`, where);
+  assert.equal(result.stdout, `${answer}\n`, where);
 }
 
 function assertMovedAway(result: CliResult, name: string, to: string, flag: string): void {
@@ -200,6 +202,58 @@ describe("session mv", () => {
     assertResumed(await followUp("copied", ["--state-dir", toDir]), "the copy");
   });
 
+  it("moves a session back to the directory it left, and forth again: one copy resumes at every step", async () => {
+    const home = join(ROOT, "home");
+    const away = join(ROOT, "away");
+    await completedSession("trip", ["--state-dir", home]);
+    assert.equal((await cli(["session", "mv", "trip", "--to", away, "--state-dir", home])).code, 0);
+    assertResumed(await followUp("trip", ["--state-dir", away]), "the first move's copy");
+    const back = await cli(["session", "mv", "trip", "--to", home, "--state-dir", away]);
+    assert.equal(back.code, 0, back.stderr);
+    assert.match(back.stdout, new RegExp(`^moved session trip to ${home}; `));
+    assertMovedAway(await followUp("trip", ["--state-dir", away]), "trip", home, "--state-dir");
+    assertResumed(await followUp("trip", ["--state-dir", home]), "back where it began", THIRD);
+    // Home's copy is what came back, byte for byte (away's journal but its mark): the stale one is gone.
+    const there = readFileSync(join(away, "trip.json"));
+    const came = there.subarray(0, there.length - lastLineLength(there));
+    assert.equal(journalRecords(join(away, "trip.json")).at(-1)?.protocol.split(".").at(-1), "moved");
+    assert.ok(readFileSync(join(home, "trip.json")).subarray(0, came.length).equals(came));
+    const forth = await cli(["session", "mv", "trip", "--to", away, "--state-dir", home]);
+    assert.equal(forth.code, 0, forth.stderr);
+    assertMovedAway(await followUp("trip", ["--state-dir", home]), "trip", away, "--state-dir");
+    assertResumed(await followUp("trip", ["--state-dir", away]), "away a second time", FOURTH);
+  });
+
+  it("a move back killed after it cleared the stale copy leaves the original the one to resume; run again, it moves", async () => {
+    const home = join(ROOT, "home2");
+    const away = join(ROOT, "away2");
+    await completedSession("cleared", ["--state-dir", home]);
+    assert.equal((await cli(["session", "mv", "cleared", "--to", away, "--state-dir", home])).code, 0);
+    const killed = await cli(["session", "mv", "cleared", "--to", home, "--state-dir", away], { ...ENV, FISK_AI_TEST_CRASH_AT: "after-move-clear:1" });
+    assert.equal(killed.signal, "SIGKILL", killed.stderr);
+    assert.equal(statusIn(await cli(["session", "ls", "--json", "--state-dir", home]), "cleared"), undefined, "the stale copy is gone");
+    assert.equal(statusIn(await cli(["session", "ls", "--json", "--state-dir", away]), "cleared"), "completed", "not marked yet");
+    const again = await cli(["session", "mv", "cleared", "--to", home, "--state-dir", away]);
+    assert.equal(again.code, 0, again.stderr);
+    assertMovedAway(await followUp("cleared", ["--state-dir", away]), "cleared", home, "--state-dir");
+    assertResumed(await followUp("cleared", ["--state-dir", home]), "moved back after the kill");
+  });
+
+  it("refuses a move back over a copy that went on after its move was cancelled: exit 9, nothing marked", async () => {
+    const home = join(ROOT, "home3");
+    const away = join(ROOT, "away3");
+    await completedSession("split", ["--state-dir", home]);
+    // Cut after the mark, then resumed at home: the move is cancelled there, and both copies are live.
+    const cut = await cli(["session", "mv", "split", "--to", away, "--state-dir", home], { ...ENV, FISK_AI_TEST_CRASH_AT: "after-move-mark:1" });
+    assert.equal(cut.signal, "SIGKILL", cut.stderr);
+    assertResumed(await followUp("split", ["--state-dir", home]), "the original of a cancelled move");
+    await completedSession("split", ["--state-dir", away]);
+    const refused = await cli(["session", "mv", "split", "--to", home, "--state-dir", away]);
+    assert.equal(refused.code, 9, refused.stderr);
+    assert.match(refused.stderr, /already holds another session split: nothing was moved\n$/);
+    assert.equal(statusIn(await cli(["session", "ls", "--json", "--state-dir", home]), "split"), "completed");
+  });
+
   it("refuses what it cannot do, one line each: no --to, the store it is in, another session of that id there, a moved session moved elsewhere", async () => {
     const from = ["--state-dir", join(ROOT, "i")];
     await completedSession("stay", from);
@@ -261,6 +315,19 @@ describe("session mv", () => {
     assertResumed(await followUp("travel", ["--state-dir", back]), "back in a file store");
   });
 
+  it("moves a session to JetStream and back to the very directory it left", { skip: natsSkip }, async () => {
+    const file = ["--state-dir", join(ROOT, "q")];
+    await completedSession("homing", file);
+    assert.equal((await cli(["session", "mv", "homing", "--to", natsStore, ...file])).code, 0);
+    const back = await cli(["session", "mv", "homing", "--to", join(ROOT, "q"), "--store", natsStore]);
+    assert.equal(back.code, 0, back.stderr);
+    assertMovedAway(await followUp("homing", ["--store", natsStore]), "homing", join(ROOT, "q"), "--state-dir");
+    assertResumed(await followUp("homing", file), "back in the directory it left");
+    const forth = await cli(["session", "mv", "homing", "--to", natsStore, ...file]);
+    assert.equal(forth.code, 0, forth.stderr);
+    assertResumed(await followUp("homing", ["--store", natsStore]), "on JetStream a second time", THIRD);
+  });
+
   it("goes to JetStream and back through export | import - pipes: each copy keeps its status, and the copy back resumes", { skip: natsSkip }, async () => {
     const file = ["--state-dir", join(ROOT, "o")];
     const back = ["--state-dir", join(ROOT, "p")];
@@ -284,3 +351,8 @@ describe("session mv", () => {
     assertResumed(await followUp("piped", [...back, "--config", join(ROOT, "agent.yaml")]), "piped back to a file store");
   });
 });
+
+/** The length of a journal's last line, its newline included. */
+function lastLineLength(bytes: Buffer): number {
+  return bytes.length - bytes.lastIndexOf(10, bytes.length - 2) - 1;
+}

@@ -34,6 +34,7 @@ import { after, before, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { encodeRecord, type MetaPayload } from "../src/journal.js";
 import { timeText } from "../src/cli/text/session-list.js";
+import { pendingLine } from "../src/cli/text/session-show.js";
 import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { CLI, startCli, type CliResult } from "./helpers/cli-harness.js";
@@ -568,6 +569,10 @@ describe("fisk-ai session show", () => {
       "the agent.yaml the session recorded, from anywhere",
     );
     assert.equal(showFields(noConfig).get("pending"), "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2)");
+    assert.equal(
+      pendingLine([{ name: "note", id: "toolu_1" }], new Set(), () => undefined),
+      "1 tool call, 0 answered; unanswered: note (toolu_1)",
+    );
     assert.equal(
       showFields(brokenLocal).get("pending"),
       "2 tool calls, 1 answered; unanswered: note (toolu_script_1_2)",

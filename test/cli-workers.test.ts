@@ -6,11 +6,14 @@
 // a worker's SIGKILL (takeover), SIGTERM (hand-back), SIGSTOP (the kernel lock still
 // fences the run), a worker given another agent, and a small chaos run.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { startCli, type CliRun } from "./helpers/cli-harness.js";
+import { CLI, startCli, type CliRun } from "./helpers/cli-harness.js";
+import { journalRecords } from "./helpers/journal-file.js";
 import { kinds, poolChaos, poolWorkspace, StartedWorkers, writePoolConfig } from "./helpers/pool-workspace.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { eventually } from "./helpers/eventually.js";
@@ -34,6 +37,55 @@ async function stdoutOf(worker: CliRun): Promise<string> {
   worker.child.kill("SIGTERM");
   return (await worker.done).stdout;
 }
+
+const REPO = new URL("../../", import.meta.url).pathname;
+
+/** `shell` running `text` as its script, to its end and that of every process it left writing to its output. */
+async function pasteInto(shell: string, text: string, options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  const child = spawn(shell, ["-c", text], { ...options, stdio: ["ignore", "pipe", "pipe"] });
+  let [stdout, stderr] = ["", ""];
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, "close")) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/** The first ```sh block of `text`, as written. */
+function shBlock(text: string): string {
+  return /```sh\n([^`]*)```/.exec(text)?.[1] ?? "";
+}
+
+describe("docs/workers.md's few lines", () => {
+  it("paste whole into bash from the repository's root, offline: every session ends as the comments say, nothing journaled twice", async () => {
+    const block = shBlock(readFileSync(join(REPO, "docs/workers.md"), "utf8"));
+    const readme = shBlock(/\*\*Workers\.\*\*[\s\S]*?(```sh\n[^`]*```)/.exec(readFileSync(join(REPO, "README.md"), "utf8"))?.[1] ?? "");
+    assert.ok(readme !== "" && block.startsWith(readme), "the README's lines are the block's first ones, as written");
+    assert.doesNotMatch(block, /\bID\b/, "no placeholder to fill in");
+    // The user's machine: fisk-ai on the PATH, the clone's examples, its own temporary directory.
+    const home = join(root, "paste");
+    const [bin, clone, tmp] = ["bin", "clone", "tmp"].map((name) => join(home, name)) as [string, string, string];
+    for (const dir of [bin, tmp, join(clone, "examples")]) mkdirSync(dir, { recursive: true });
+    cpSync(join(REPO, "examples/workers"), join(clone, "examples/workers"), { recursive: true });
+    writeFileSync(join(bin, "fisk-ai"), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+    const env = { PATH: `${bin}:${process.env.PATH}`, HOME: home, TMPDIR: tmp, NO_COLOR: "1" };
+    const pasted = await pasteInto("bash", block, { cwd: clone, env });
+    assert.equal(pasted.code, 0, pasted.stderr);
+    const [dir] = readdirSync(tmp).map((name) => join(tmp, name));
+    const listed = await cli(["session", "ls", "--json", "--flat"], { cwd: dir as string, env });
+    const statuses = (JSON.parse(listed.stdout) as { id: string; status: string; title?: string }[]).map((row) => row.status);
+    assert.deepEqual(statuses, ["completed", "completed", "completed", "completed"], "first, the waited run, cut and the last one; gone withdrawn");
+    assert.match(pasted.stdout, /^first\n/);
+    assert.match(pasted.stdout, /two notes written\n/);
+    assert.equal((await cli(["session", "show", "gone"], { cwd: dir as string, env })).code, 6, "the withdrawn run is gone");
+    const first = journalRecords(join(dir as string, "state", "first.json"));
+    assert.ok(
+      first.some((record) => "user" in record),
+      "first's follow-up was journaled on its conversation",
+    );
+    const cut = journalRecords(join(dir as string, "state", "cut.json"));
+    assert.equal(cut.filter((record) => "tool_result" in record).length, 2, "cut's two notes, each journaled once");
+  });
+});
 
 describe("worker pool on files", () => {
   it("submit prints the id at once; a worker drives the run to its end; submit --wait answers as run does", async () => {
@@ -84,7 +136,7 @@ describe("worker pool on files", () => {
     const first = started(ws.worker());
     await eventually(() => ws.executions().length === 1, "the tool to start");
     first.child.kill("SIGTERM");
-    await printedLine(first, /^stopping: handing back 1 run/m);
+    await printedLine(first, /^stopping: handing back 1 run at its next boundary \(signal again to abort\)$/m);
     ws.openGate();
     const stopped = await first.done;
     assert.equal(stopped.code, 0, stopped.stderr);
@@ -124,6 +176,19 @@ describe("worker pool on files", () => {
     assert.doesNotMatch(await stdoutOf(second), /took paused/);
   });
 
+  it("submit --wait with no worker says, after a moment, that none has taken the run and how to start one; a worker then ends it", async () => {
+    const ws = fresh();
+    const waiting = startCli(["submit", "Write two notes", "--name", "lonely", "--wait"], { cwd: ws.dir, env: ws.env });
+    await waiting.stderrIncludes("no worker has taken lonely yet");
+    assert.match(waiting.stderr(), /^fisk-ai: no worker has taken lonely yet: it waits in the queue; start one with: \S+.* worker --config \S*agent\.yaml$/m);
+    const worker = started(ws.worker());
+    const done = await waiting.done;
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal(done.stdout, "two notes written\n");
+    assert.equal(done.stderr.split("\n").filter((line) => line.includes("no worker has taken")).length, 1, "said once");
+    worker.child.kill("SIGTERM");
+  });
+
   it("a worker takes only runs of its own agents; queue ls says why a run waits", async () => {
     const ws = fresh();
     writePoolConfig(ws.dir, "other.yaml", "You are another agent.");
@@ -133,7 +198,8 @@ describe("worker pool on files", () => {
     const listed = await cli(["queue", "ls", "--json"], { cwd: ws.dir, env: ws.env });
     const [entry] = JSON.parse(listed.stdout) as { runId: string; status: string }[];
     assert.equal(entry?.runId, "mine");
-    assert.match(entry?.status ?? "", /waits for a worker with its agent/);
+    // It names the agent's file, as submitted from this directory.
+    assert.match(entry?.status ?? "", /^queued: waits for a worker with agent\.yaml \(model script-test, /);
     const both = started(ws.worker(["--config", "other.yaml", "--config", "agent.yaml"]));
     await printedLine(both, /^finished mine: completed$/m);
     assert.doesNotMatch(await stdoutOf(other), /took mine/);

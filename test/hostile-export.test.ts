@@ -128,7 +128,7 @@ describe("a hostile export", () => {
       worker.child.kill("SIGTERM");
       await worker.done;
     }
-    assert.match(out, /parked rel: waits for 1 decision/);
+    assert.match(out, /parked rel: waits for 1 decision \(fisk-ai session pending\)/);
     assert.equal(existsSync(join(target, "releases.txt")), false, "the worker ran the forged call in the journal's directory");
     assert.equal(existsSync(join(victim.work, "releases.txt")), false, "the worker ran the forged call");
   });

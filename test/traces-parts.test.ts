@@ -180,7 +180,10 @@ describe("a decision whose spans cannot be sent", () => {
     const lines = approved.stderr.trim().split("\n");
     assert.match(lines.shift() ?? "", /^fisk-ai: made a signing key for decisions in /);
     assert.equal(lines.length, 1, approved.stderr);
-    assert.match(lines[0] as string, /^fisk-ai: the decision's traces were not sent: .*'fisk-ai session trace ID' sends a session's spans again$/);
+    assert.match(
+      lines[0] as string,
+      /^fisk-ai: the decision's traces were not sent: .*; '\S*(fisk-ai|node \S+main\.js) session trace down1 --config \S+' sends its spans again$/,
+    );
   });
 
   it("is refused before anything is decided when agent.yaml's telemetry block names a header variable that is not set", async () => {

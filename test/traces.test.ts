@@ -276,7 +276,8 @@ describe("a traced run whose collector is down", () => {
     assert.equal(result.stdout.trim(), "the answer");
     const lines = result.stderr.split("\n").filter((line) => line.includes("traces were not all sent"));
     assert.equal(lines.length, 1, result.stderr);
-    assert.match(lines[0] as string, /session trace ID/);
+    // The command to send them again names this session, ready to paste.
+    assert.match(lines[0] as string, /; '\S*(fisk-ai|node \S+main\.js) session trace t4 --config \S+' sends its spans again$/);
   });
 });
 

@@ -23,11 +23,11 @@ import { newRunId } from "../runstate/records/run-id.js";
 import type { Store } from "../runstate/store/store.js";
 import { checkedTenant, tenantField } from "../runstate/store/tenant.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
-import { CallHeld, type ToolContext, type TreeBudget } from "../tools/tool.js";
+import { CallHeld, type ChildRunStart, type ToolContext, type TreeBudget } from "../tools/tool.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
 import { RunCompaction, type CompactionSettings } from "./compaction.js";
 import { cannotHaveRun, decideCall, parkCalls, waitingMessage, type AskUser, type BatchApprovals } from "./approvals.js";
-import type { AgentEvents, RunOutcome } from "./events.js";
+import { CHAT_ENDED, type AgentEvents, type ChildRunHooks, type RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, type FingerprintStyle } from "./fingerprint.js";
 import type { NoteStore } from "../memory/note-store.js";
 import { installationKeys, type InstallationKeys } from "../trust/installation-keys.js";
@@ -86,6 +86,8 @@ export interface RunOptions {
   nextPrompt?: () => Promise<string | typeof COMPACT | undefined>;
   /** Variables a call's processes get besides their environment: the call's trace context when the run is traced (telemetry/run-tracing.ts). */
   callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
+  /** Told of each child session the run's calls start: what that run is given (a tracer's events for it). */
+  childRuns?: (child: ChildRunStart) => ChildRunHooks;
   /** The directory command tools run in; the process's own when absent. A worker drives a pooled run in the directory it was submitted from. */
   toolCwd?: string;
   /** For a child session: its parent's budget, which its tokens count against too and which stops it when used up. */
@@ -627,6 +629,7 @@ function callContext(run: Drive, use: ToolUseBlock): ToolContext {
       deciders: { confirm, askUser, askRerun, decidedBy },
       budget: run.tally.budgetBelow(() => recorder.state()),
       ...(options.treeMaxDepth === undefined ? {} : { maxDepth: options.treeMaxDepth }),
+      ...(options.childRuns === undefined ? {} : { childRuns: options.childRuns }),
     },
   };
 }
@@ -689,7 +692,7 @@ async function atAnswer(run: Drive, answer: AssistantMessage): Promise<RunOutcom
     await run.compaction.byHand();
   }
   signal.throwIfAborted();
-  if (next === undefined) return finish(run, "suspended", { message: "the chat ended" });
+  if (next === undefined) return finish(run, "suspended", { message: CHAT_ENDED });
   await journalPrompt(run, next);
   return undefined;
 }

@@ -8,10 +8,12 @@ import { RunStateError } from "../runstate/errors.js";
 import type { RunState } from "../runstate/views/fold.js";
 import { childRunId } from "../runstate/records/run-id.js";
 import type { RunStatus, Store } from "../runstate/store/store.js";
+import type { JournalRecord } from "../runstate/records/records.js";
+import { recordsOf } from "../runstate/store/records-of.js";
 import { CallHeld, defineTool, type CallingRun, type Tool, type ToolContext, type ToolOutput } from "../tools/tool.js";
 import { answerText } from "./agent-loop.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
-import type { RunOutcome } from "./events.js";
+import { bothEvents, type ChildRunHooks, type RunOutcome } from "./events.js";
 import { runAgent, type RunAgentOptions } from "./run-agent.js";
 import type { WaitingCall } from "./waiting-calls.js";
 
@@ -126,19 +128,38 @@ async function callChild(name: string, options: ChildAgentOptions, call: ChildCa
     treeMaxDepth: call.limit,
   };
   const title = call.title === undefined ? {} : { title: call.title };
-  if (caller?.store === undefined) return answerOf(name, await runAgent({ ...base, prompt: call.prompt, ...title }), caller);
+  if (caller === undefined) return answerOf(name, await runAgent({ ...base, prompt: call.prompt, ...title }), caller);
   const runId = childRunId(caller.runId, caller.toolUseId);
+  if (caller.store === undefined) return answerOf(name, await runAgent({ ...hooked(base, caller, runId, []), runId, prompt: call.prompt, ...title }), caller);
   // Its status from the journal's ends: the child's journal is folded once, by whichever of
   // the two below reads it.
   const before = await statusIfAny(caller.store, runId);
   if (before === undefined) {
     const parent = { run_id: caller.runId, call_id: caller.toolUseId, depth: call.depth };
     const tenant = caller.tenant === undefined ? {} : { tenant: caller.tenant };
-    return answerOf(name, await runAgent({ ...base, store: caller.store, prompt: call.prompt, runId, parent, ...tenant, ...title }), caller);
+    const start = { ...hooked(base, caller, runId, []), store: caller.store, prompt: call.prompt, runId, parent, ...tenant, ...title };
+    return answerOf(name, await runAgent(start), caller);
   }
   // A child that ended before the caller journaled its answer (a crash in between): its journal answers.
   if (OVER.includes(before)) return endedAnswer(name, await caller.store.load(runId));
-  return answerOf(name, await runAgent({ ...base, store: caller.store, resume: runId }), caller);
+  // The caller's hooks are given the child's records so far (a tracer sends a part its crash left unsent).
+  const records = caller.childRuns === undefined ? [] : await recordsOf(caller.store, runId);
+  return answerOf(name, await runAgent({ ...hooked(base, caller, runId, records), store: caller.store, resume: runId }), caller);
+}
+
+/** The child's options with what the caller's run gives it (childRuns: a tracer's events, call environment and its own childRuns). */
+function hooked(base: RunAgentOptions, caller: CallingRun, runId: string, records: readonly JournalRecord[]): RunAgentOptions {
+  const start = { runId, parentRunId: caller.runId, callId: caller.toolUseId, provider: base.provider.name, model: base.model, records };
+  // The tools layer cannot name the agent layer's type: what a run's childRuns returns is a ChildRunHooks.
+  const hooks = caller.childRuns?.(start) as ChildRunHooks | undefined;
+  if (hooks === undefined) return base;
+  const [own, given] = [base.callEnvironment, hooks.callEnvironment];
+  return {
+    ...base,
+    ...(hooks.events === undefined ? {} : { events: base.events === undefined ? hooks.events : bothEvents(base.events, hooks.events) }),
+    ...(given === undefined ? {} : { callEnvironment: own === undefined ? given : (id, use) => ({ ...own(id, use), ...given(id, use) }) }),
+    ...(hooks.childRuns === undefined ? {} : { childRuns: hooks.childRuns }),
+  };
 }
 
 async function statusIfAny(store: Store, runId: string): Promise<RunStatus | undefined> {

@@ -14,8 +14,12 @@ import type {
   ToolResultPayload,
   ToolUseBlock,
 } from "../runstate/records/records.js";
+import type { ChildRunStart } from "../tools/tool.js";
 import type { CompactionError } from "./agent-errors.js";
 import type { WaitingCall } from "./waiting-calls.js";
+
+/** The message of a chat's outcome when the person ended it (`nextPrompt` answered undefined): suspended, and done with. */
+export const CHAT_ENDED = "the chat ended";
 
 /** How a run ended, as the runFinished event reports it and runAgent resolves. */
 export interface RunOutcome {
@@ -33,6 +37,28 @@ export interface RunOutcome {
   checkpointed: boolean;
   /** Model calls, tool calls and tokens over the whole run, resumes included. */
   counters: Counters;
+}
+
+/** What a run gives a child session one of its calls starts, besides the child's own options: a traced run's tracer, continued into the child. */
+export interface ChildRunHooks {
+  /** The child run's events (beside its own). */
+  events?: AgentEvents;
+  /** Variables the child's calls' processes get (its trace context). */
+  callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
+  /** The same, one level further down: for the sessions the child's calls start. */
+  childRuns?: (child: ChildRunStart) => ChildRunHooks;
+}
+
+/** Both sets of callbacks see every event, `first` before `second`. */
+export function bothEvents(first: AgentEvents, second: AgentEvents): AgentEvents {
+  const keys = new Set([...Object.keys(first), ...Object.keys(second)]) as Set<keyof AgentEvents>;
+  const both: Record<string, (...args: unknown[]) => void> = {};
+  for (const key of keys) {
+    both[key] = (...args) => {
+      for (const events of [first, second]) (events[key] as ((...args: unknown[]) => void) | undefined)?.(...args);
+    };
+  }
+  return both as AgentEvents;
 }
 
 /**

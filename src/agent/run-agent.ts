@@ -3,7 +3,7 @@
 // model, the prompt and its tools, and the outcome says how the run ended.
 import type { ModelProvider, ThinkingConfig } from "../llm/model-provider.js";
 import type { Store } from "../runstate/store/store.js";
-import type { Tool, TreeBudget } from "../tools/tool.js";
+import type { ChildRunStart, Tool, TreeBudget } from "../tools/tool.js";
 import { ToolSet, type ConfirmToolCall } from "../tools/tool-set.js";
 import { ConfigError } from "./agent-errors.js";
 import { COMPACT, resumeRun, startRun, type AgentSettings, type RunOptions } from "./agent-loop.js";
@@ -12,7 +12,7 @@ export { COMPACT };
 import { compactionSettingsFor, type CompactionOptions } from "./compaction.js";
 import type { AskUser } from "./approvals.js";
 import { AGENT_DEFAULTS } from "./defaults.js";
-import type { AgentEvents, RunOutcome } from "./events.js";
+import type { AgentEvents, ChildRunHooks, RunOutcome } from "./events.js";
 import type { NoteStore } from "../memory/note-store.js";
 import type { ParentLink, ToolUseBlock } from "../runstate/records/records.js";
 import { installationKeys } from "../trust/installation-keys.js";
@@ -127,6 +127,12 @@ export interface RunAgentOptions {
   abort?: AbortSignal;
   /** Variables each tool call's processes get besides their environment: a traced run's trace context (fisk-ai/telemetry). */
   callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
+  /**
+   * Told of each child session the run's agent tools start or resume, before it runs: what
+   * that run is given besides its own options. A traced run passes its tracer's (runTracing's
+   * `childRuns`), so the whole tree is one trace.
+   */
+  childRuns?: (child: ChildRunStart) => ChildRunHooks;
   /** The directory command tools run in; the process's own when absent (a worker passes the session's meta cwd). */
   toolCwd?: string;
   /** For a session marked moved: whether the store it was moved to holds it (then the resume is refused as ERR_MOVED); without it, a moved session is refused. */
@@ -164,6 +170,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     ...(options.decidedBy === undefined ? {} : { decidedBy: options.decidedBy }),
     ...(options.nextPrompt === undefined ? {} : { nextPrompt: options.nextPrompt }),
     ...(options.callEnvironment === undefined ? {} : { callEnvironment: options.callEnvironment }),
+    ...(options.childRuns === undefined ? {} : { childRuns: options.childRuns }),
     ...(options.toolCwd === undefined ? {} : { toolCwd: options.toolCwd }),
     ...(options.parentBudget === undefined ? {} : { parentBudget: options.parentBudget }),
     ...(options.treeMaxDepth === undefined ? {} : { treeMaxDepth: options.treeMaxDepth }),

@@ -22,6 +22,11 @@ export class AmbiguousTitleError extends Error {
   }
 }
 
+/** The person stopped the command at a question (Ctrl-C): nothing was done, exit 130. */
+export class InterruptedError extends Error {
+  override readonly name = "InterruptedError";
+}
+
 /** An MCP server needs a sign-in the run could not ask for: the line names the commands that go on. */
 export class SignInNeededError extends Error {
   override readonly name = "SignInNeededError";
@@ -39,6 +44,7 @@ function failureOf(error: unknown): { line: string; exit: number } {
   if (error instanceof UsageError) return { line: error.message, exit: EXIT.usage };
   if (error instanceof AmbiguousTitleError) return { line: error.message, exit: EXIT.ambiguous };
   if (error instanceof SignInNeededError) return { line: error.message, exit: EXIT.signIn };
+  if (error instanceof InterruptedError) return { line: error.message, exit: EXIT.interrupted };
   if (!isFiskError(error)) return { line: firstLine(error instanceof Error ? error.message : String(error)), exit: EXIT.error };
   if (error instanceof RunStateError) return { line: `${storeMessage(error)}${storeAdvice(error)}`, exit: exitCodeForStoreError(error.code) };
   switch (error.code) {
@@ -138,5 +144,6 @@ function resumeRefusal({ refusal, runId, changes, limit }: ResumeRefusedError): 
 /** The library names the `nats` command that makes a missing stream; the CLI first offers its own. */
 function storeMessage(error: RunStateError): string {
   if (error.code !== "ERR_NO_STREAM") return error.message;
-  return `no JetStream stream ${error.stream}: create it with 'fisk-ai session init-stream', or with: ${error.expected}`;
+  const store = error.store === undefined ? "" : ` --store ${error.store}`;
+  return `no JetStream stream ${error.stream}: create it with 'fisk-ai session init-stream${store}', or with: ${error.expected}`;
 }

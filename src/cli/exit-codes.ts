@@ -78,5 +78,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   15   a child session its parent can still resume into: remove the parent, or the child with --force
   16   the store URL's scheme names no backend (--store, session mv --to, session.url)
   17   replay: a replayed session departs from its recording (fisk-ai replay)
-  130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer
+  130  interrupted: a second Ctrl-C, or Ctrl-C without --checkpoint; Ctrl-C in the session viewer or the resume picker
 `;

@@ -64,6 +64,8 @@ export interface RunStateErrorDetails {
   stream?: string;
   /** For ERR_MOVED, the store the session was moved to. */
   movedTo?: string;
+  /** For ERR_NO_STREAM, the store's URL (`nats://SERVER/STREAM`), when one server was named. */
+  store?: string;
   /** The underlying error, kept as the error's `cause`. */
   cause?: unknown;
 }
@@ -84,6 +86,8 @@ export class RunStateError extends FiskError<RunStateErrorCode> {
   readonly stream: string | undefined;
   /** For ERR_MOVED, the store the session was moved to: a `nats://` URL or a file store's directory. */
   readonly movedTo: string | undefined;
+  /** For ERR_NO_STREAM, the store's URL (`nats://SERVER/STREAM`), when one server was named. */
+  readonly store: string | undefined;
 
   constructor(code: RunStateErrorCode, message: string, details: RunStateErrorDetails = {}) {
     super(code, message, { ...details, ...(details.expectedSeq === undefined ? {} : { expected: String(details.expectedSeq) }) });
@@ -91,6 +95,7 @@ export class RunStateError extends FiskError<RunStateErrorCode> {
     this.holder = details.holder;
     this.stream = details.stream;
     this.movedTo = details.movedTo;
+    this.store = details.store;
   }
 }
 

@@ -27,7 +27,7 @@ export async function listSessions(store: Store, options: { here?: string | unde
   return { sessions, forest: sessionForest(sessions), orphaned, quarantined };
 }
 
-const NOT_RESUMABLE = new Set(["completed", "running", "corrupt"]);
+const NOT_RESUMABLE = new Set(["completed", "running", "corrupt", "moved"]);
 
 /**
  * Sessions a resume could continue, most recently updated first: only those started in

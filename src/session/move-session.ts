@@ -3,15 +3,18 @@
 // copies that resume, never none): the mark goes first, and counts only once the other
 // store holds the session, which its atomic import makes true in one step. A move cut
 // short between the two leaves the original the one to resume, and running the move
-// again finishes it.
+// again finishes it. A move back finds the copy the session left behind there, marked
+// moved: it is removed first, before anything else, so the original is the one to resume
+// until the new copy is in.
 import { RunStateError, isRunStateError, movedError } from "../runstate/errors.js";
 import { fold } from "../runstate/views/fold.js";
 import { lineEnd } from "../runstate/records/journal-codec.js";
 import { PROTOCOLS } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
+import { recordsOf } from "../runstate/store/records-of.js";
 
 /** Where a move has got to: called after each durable step (tests kill the process there). */
-export type MoveStep = "marked" | "copied";
+export type MoveStep = "cleared" | "marked" | "copied";
 
 /** What moveSession did: `moved`, or `finished` a move an earlier one began, or found it `done` already. */
 export type MoveOutcome = "moved" | "finished" | "done";
@@ -33,7 +36,13 @@ export async function moveSession(from: Store, to: Store, runId: string, where: 
     // The session as it stood before the move's mark: what the other store gets, byte for byte.
     const markSeq = state.moved === undefined ? journal.lastSeq + 1 : (records.findLast((record) => record.protocol === PROTOCOLS.moved)?.seq as number);
     const copy = bytes.subarray(0, lineEnd(bytes, markSeq - 1));
-    const there = await journalIn(to, runId);
+    let there = await journalIn(to, runId);
+    // Only before this store's mark: once marked, the copy there may have gone on and moved on.
+    if (there !== undefined && state.moved === undefined && (await leftBehind(to, runId, there, copy))) {
+      await to.delete(runId);
+      there = undefined;
+      step("cleared");
+    }
     if (there !== undefined && !startsWith(there, copy)) {
       throw new RunStateError("ERR_EXISTS", `${where} already holds another session ${runId}: nothing was moved`, { runId });
     }
@@ -59,6 +68,17 @@ export async function holdsSession(store: Store, runId: string): Promise<boolean
     if (isRunStateError(error, "ERR_NOT_FOUND")) return false;
     throw error;
   }
+}
+
+/**
+ * Whether the other store's copy is the one this session left there when it was moved away:
+ * marked moved, and what it held before its mark is where the session's journal began.
+ */
+async function leftBehind(store: Store, runId: string, bytes: Uint8Array, copy: Uint8Array): Promise<boolean> {
+  const records = await recordsOf(store, runId);
+  if (fold(records).moved === undefined) return false;
+  const markSeq = records.findLast((record) => record.protocol === PROTOCOLS.moved)?.seq as number;
+  return startsWith(copy, bytes.subarray(0, lineEnd(bytes, markSeq - 1)));
 }
 
 async function journalIn(store: Store, runId: string): Promise<Uint8Array | undefined> {

@@ -16,6 +16,7 @@ import {
   type SessionContext,
   type SessionSpan,
 } from "./session-spans.js";
+import { toolSpanId } from "./trace-ids.js";
 
 /** What the walk of a journal found. */
 export interface JournalTrace {
@@ -50,8 +51,15 @@ export function journalTrace(records: readonly JournalRecord[], captureContent: 
   if (meta?.protocol !== PROTOCOLS.meta) return undefined;
   const created = meta.meta.created;
   const first: RunPart = { firstSeq: 1, start: created, end: created, status: undefined, afterCrash: false };
+  const { run_id: runId, fingerprint, parent } = meta.meta;
   const walk: Walk = {
-    session: { runId: meta.meta.run_id, provider: meta.meta.fingerprint.provider ?? "anthropic", model: meta.meta.fingerprint.model, captureContent },
+    session: {
+      runId,
+      provider: fingerprint.provider ?? "anthropic",
+      model: fingerprint.model,
+      captureContent,
+      ...(parent === undefined ? {} : { callSpanId: toolSpanId(parent.run_id, parent.call_id) }),
+    },
     spans: [],
     requests: new Map(),
     uses: new Map(),

@@ -1,8 +1,11 @@
 // The live tracer: a run's events made into its session's spans as they happen, by the
 // same builders `session trace` uses (session-spans.ts). The loop knows nothing of it: it
-// is one more consumer of AgentEvents, plus the trace context a call's processes get.
+// is one more consumer of AgentEvents, plus the trace context a call's processes get. A
+// child session's tracer is this one's continued (childRuns): the whole tree is the trace of
+// the session at its top, each child's first part under the call that started it.
 import type { TracerProvider } from "@opentelemetry/api";
-import type { AgentEvents } from "../agent/events.js";
+import type { AgentEvents, ChildRunHooks } from "../agent/events.js";
+import type { ChildRunStart } from "../tools/tool.js";
 import type { JournalRecord, ToolUseBlock } from "../runstate/records/records.js";
 import { journalTrace } from "./journal-spans.js";
 import {
@@ -57,6 +60,16 @@ export interface RunTracing {
   flush(): void;
   /** RunOptions.callEnvironment: a call's processes get TRACEPARENT naming its execute_tool span. */
   callEnvironment: (runId: string, use: ToolUseBlock) => Record<string, string>;
+  /** RunAgentOptions.childRuns: each child session's spans go to the same provider, in this run's trace. */
+  childRuns: (child: ChildRunStart) => ChildRunHooks;
+}
+
+/** Where a child session's spans go in its tree's trace. */
+interface TreePlace {
+  /** The session at the top of the tree, whose trace it is. */
+  rootRunId: string;
+  /** The execute_tool span of the call that started the child. */
+  callSpanId: string;
 }
 
 /** The content-capture setting of the GenAI conventions, from the environment. */
@@ -64,24 +77,27 @@ export function captureContentFrom(env: NodeJS.ProcessEnv): boolean {
   return env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === "true";
 }
 
-/** Where a run's spans go: to the provider as each ends or, `deferred`, kept as the calls that build them until the flush. */
+/**
+ * Where a tree's spans go: to the provider as each ends or, `deferred`, kept as the calls that
+ * build them until the flush. `traceRunId`: the session whose trace the span is in.
+ */
 function spanOutlet(options: RunTracingOptions) {
   const tracer = options.tracerProvider.getTracer("fisk-ai");
-  const kept: { runId: string; span: () => SessionSpan }[] = [];
-  const toProvider = (runId: string, span: SessionSpan) => emitSpan(tracer, runId, span, options.sessionIds ?? true);
+  const kept: { traceRunId: string; span: () => SessionSpan }[] = [];
+  const toProvider = (traceRunId: string, span: SessionSpan) => emitSpan(tracer, traceRunId, span, options.sessionIds ?? true);
   return {
-    send(runId: string, span: () => SessionSpan): void {
-      if (options.deferred === true) kept.push({ runId, span });
-      else toProvider(runId, span());
+    send(traceRunId: string, span: () => SessionSpan): void {
+      if (options.deferred === true) kept.push({ traceRunId, span });
+      else toProvider(traceRunId, span());
     },
     flush(): void {
-      for (const { runId, span } of kept.splice(0)) toProvider(runId, span());
+      for (const { traceRunId, span } of kept.splice(0)) toProvider(traceRunId, span());
     },
   };
 }
 
 /** A part that starts: its session, itself, what the journal before it holds, and the part before it, when that one's process died without sending it. */
-function partStarting(options: RunTracingOptions, info: Parameters<NonNullable<AgentEvents["runStarted"]>>[0]) {
+function partStarting(options: RunTracingOptions, place: TreePlace | undefined, info: Parameters<NonNullable<AgentEvents["runStarted"]>>[0]) {
   const { runId, firstSeq, afterCrash, startedAt } = info;
   const captureContent = options.captureContent ?? false;
   const before = journalTrace(options.journal ?? [], captureContent);
@@ -89,7 +105,13 @@ function partStarting(options: RunTracingOptions, info: Parameters<NonNullable<A
   const previousFirstSeq = previous?.attributes["fisk_ai.seq.first"];
   const part: RunPart = { firstSeq, start: startedAt, end: startedAt, status: undefined, afterCrash };
   return {
-    session: { runId, provider: options.provider, model: options.model, captureContent } satisfies SessionContext,
+    session: {
+      runId,
+      provider: options.provider,
+      model: options.model,
+      captureContent,
+      ...(place === undefined ? {} : { callSpanId: place.callSpanId }),
+    } satisfies SessionContext,
     part: typeof previousFirstSeq === "number" ? { ...part, previousFirstSeq } : part,
     requests: before?.requests ?? new Map<string, AskedApproval>(),
     unsent: afterCrash ? previous : undefined,
@@ -103,6 +125,11 @@ function partStarting(options: RunTracingOptions, info: Parameters<NonNullable<A
  */
 export function runTracing(options: RunTracingOptions): RunTracing {
   const outlet = spanOutlet(options);
+  return { ...sessionTracer(options, outlet, undefined), flush: outlet.flush };
+}
+
+/** The tracer of one session of a tree (`place` undefined: the session at its top), sending through the tree's outlet. */
+function sessionTracer(options: RunTracingOptions, outlet: ReturnType<typeof spanOutlet>, place: TreePlace | undefined): Omit<RunTracing, "flush"> {
   let session: SessionContext | undefined;
   let part: RunPart | undefined;
   let retries: NonNullable<SessionSpan["events"]> = [];
@@ -112,11 +139,11 @@ export function runTracing(options: RunTracingOptions): RunTracing {
   const emit = (build: (context: SessionContext, current: RunPart, time: string) => SessionSpan) => {
     if (session === undefined || part === undefined) return;
     const [context, current, time] = [session, part, now()];
-    outlet.send(context.runId, () => build(context, current, time));
+    outlet.send(place?.rootRunId ?? context.runId, () => build(context, current, time));
   };
   const events: AgentEvents = {
     runStarted(info) {
-      const started = partStarting(options, info);
+      const started = partStarting(options, place, info);
       ({ session, part, requests } = started);
       const { unsent } = started;
       if (unsent !== undefined) emit(() => unsent);
@@ -153,5 +180,17 @@ export function runTracing(options: RunTracingOptions): RunTracing {
       emit((context, current, time) => partSpan(context, { ...current, end: time, status: outcome.reason }));
     },
   };
-  return { events, flush: outlet.flush, callEnvironment: (runId, use) => ({ TRACEPARENT: traceparent(runId, toolSpanId(runId, use.id)) }) };
+  return { events, ...treeHooks(options, outlet, place) };
+}
+
+/** What a session's tracer gives its calls and its children: the tree's trace context, and a tracer of each child's own. */
+function treeHooks(options: RunTracingOptions, outlet: ReturnType<typeof spanOutlet>, place: TreePlace | undefined): Omit<RunTracing, "flush" | "events"> {
+  return {
+    callEnvironment: (runId, use) => ({ TRACEPARENT: traceparent(place?.rootRunId ?? runId, toolSpanId(runId, use.id)) }),
+    childRuns: (child) =>
+      sessionTracer({ ...options, provider: child.provider, model: child.model, journal: child.records }, outlet, {
+        rootRunId: place?.rootRunId ?? child.parentRunId,
+        callSpanId: toolSpanId(child.parentRunId, child.callId),
+      }),
+  };
 }

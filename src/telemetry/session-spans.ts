@@ -22,7 +22,7 @@ export type SpanAttribute = string | number | boolean | string[];
 export interface SessionSpan {
   /** Its id, which follows from the session, the record and the span's kind. */
   spanId: string;
-  /** Undefined for the session's first part, the root of its trace. */
+  /** Undefined for the first part of the session at the top of a tree, the root of its trace. */
   parentSpanId?: string;
   /** The GenAI conventions' name: `invoke_agent`, `chat MODEL`, `execute_tool NAME`... */
   name: string;
@@ -56,6 +56,8 @@ export interface SessionContext {
   model: string;
   /** Prompt and result text on the spans: only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT asks for it. */
   captureContent: boolean;
+  /** For a child session: the execute_tool span of the call that started it, its first part's parent. */
+  callSpanId?: string;
 }
 
 /** One process's part of a run, from the first record it journaled. */
@@ -80,8 +82,9 @@ export function partSpan(session: SessionContext, part: RunPart): SessionSpan {
   const resumed = part.firstSeq > 1;
   return {
     spanId: partSpanId(runId, part.firstSeq),
-    // Later parts nest under the first, so the trace has one root however often it resumed.
-    ...(resumed ? { parentSpanId: partSpanId(runId, 1) } : {}),
+    // Later parts nest under the first, so the trace has one root however often it resumed;
+    // a child's first part under the call that started it, so a tree is one trace.
+    ...(resumed ? { parentSpanId: partSpanId(runId, 1) } : session.callSpanId === undefined ? {} : { parentSpanId: session.callSpanId }),
     name: "invoke_agent",
     kind: "internal",
     start: part.start,

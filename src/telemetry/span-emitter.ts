@@ -9,14 +9,15 @@ function spanContext(traceId: string, spanId: string) {
 }
 
 /**
- * `sessionIds`: the tracer's provider was built with sessionIdGenerator, so it takes the
- * ids chosen here. Then the session's first part is the root of its trace; under a
- * provider with another generator, spans get ids of its own and the root is given a parent
- * named after the session, so that it still lands in the session's trace.
+ * `traceRunId`: the session whose trace the span is in, the one at the top of its tree (for a
+ * session that is no one's child, itself). `sessionIds`: the tracer's provider was built with
+ * sessionIdGenerator, so it takes the ids chosen here. Then the top session's first part is
+ * the root of the trace; under a provider with another generator, spans get ids of its own
+ * and the root is given a parent named after the session, so that it still lands in the trace.
  */
-export function emitSpan(tracer: Tracer, runId: string, span: SessionSpan, sessionIds = true): void {
-  const traceId = sessionTraceId(runId);
-  const parentSpanId = span.parentSpanId ?? (sessionIds ? undefined : sessionSpanId(runId, "session", 0));
+export function emitSpan(tracer: Tracer, traceRunId: string, span: SessionSpan, sessionIds = true): void {
+  const traceId = sessionTraceId(traceRunId);
+  const parentSpanId = span.parentSpanId ?? (sessionIds ? undefined : sessionSpanId(traceRunId, "session", 0));
   const parent = parentSpanId === undefined ? undefined : trace.setSpanContext(ROOT_CONTEXT, spanContext(traceId, parentSpanId));
   chosenIds.traceId = traceId;
   chosenIds.spanId = span.spanId;

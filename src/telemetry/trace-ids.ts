@@ -26,9 +26,9 @@ export function toolSpanId(runId: string, toolUseId: string): string {
   return sessionSpanId(runId, "execute_tool", toolUseId);
 }
 
-/** The W3C traceparent of a span of the session, sampled. */
-export function traceparent(runId: string, spanId: string): string {
-  return `00-${sessionTraceId(runId)}-${spanId}-01`;
+/** The W3C traceparent of a span in the trace of session `traceRunId` (a tree's: its top session's), sampled. */
+export function traceparent(traceRunId: string, spanId: string): string {
+  return `00-${sessionTraceId(traceRunId)}-${spanId}-01`;
 }
 
 /**

@@ -8,7 +8,8 @@ import { captureContentFrom, runTracing, type RunTracing } from "./run-tracing.j
 import { journalSpans } from "./journal-spans.js";
 import { approvalSpanId, partSpanId, type SessionSpan } from "./session-spans.js";
 import { traceparent } from "./trace-ids.js";
-import type { JournalRecord } from "../runstate/records/records.js";
+import { recordsOf } from "../runstate/store/records-of.js";
+import { traceRootOf, treeSpans } from "./tree-spans.js";
 import { fold } from "../runstate/views/fold.js";
 import { partFirstSeq } from "../agent/run-parts.js";
 
@@ -28,7 +29,7 @@ export async function tracedRun(
   run: { provider: string; model: string; runId: string; store?: Store; resumeId?: string },
 ): Promise<TracedRun> {
   const captureContent = captureContentFrom(env);
-  const records = run.store === undefined || run.resumeId === undefined ? [] : await journalOf(run.store, run.resumeId);
+  const records = run.store === undefined || run.resumeId === undefined ? [] : await recordsOf(run.store, run.resumeId);
   // The part's span is named by the first record it journals.
   const firstSeq = records.length === 0 ? 1 : partFirstSeq(fold(records));
   const program = await programTracer(env, { batch: true });
@@ -58,25 +59,21 @@ export async function tracedRun(
   };
 }
 
-async function journalOf(store: Store, runId: string): Promise<JournalRecord[]> {
-  const records: JournalRecord[] = [];
-  for await (const record of store.readRecords(runId)) records.push(record);
-  return records;
-}
-
-export async function spansSoFar(store: Store, runId: string, captureContent: boolean): Promise<SessionSpan[]> {
-  return journalSpans(await journalOf(store, runId), captureContent);
-}
-
 /**
- * Sends a journaled session's spans, as the live export of it would have: `session trace`.
- * Resolves to the spans sent; rejects naming the collector's answer when it refused them.
+ * Sends a journaled session's spans and those of the sessions below it, in their tree's trace,
+ * as the live export of them would have: `session trace`. Resolves to the spans and sessions
+ * sent; rejects naming the collector's answer when it refused them.
  */
-export async function exportSessionTrace(store: Store, runId: string, env: NodeJS.ProcessEnv, endpoint: string | undefined): Promise<number> {
-  const spans = await spansSoFar(store, runId, captureContentFrom(env));
-  const failure = await sendSpans(env, runId, spans, endpoint);
+export async function exportSessionTrace(
+  store: Store,
+  runId: string,
+  env: NodeJS.ProcessEnv,
+  endpoint: string | undefined,
+): Promise<{ spans: number; sessions: number }> {
+  const { traceRunId, sessions, spans } = await treeSpans(store, runId, captureContentFrom(env));
+  const failure = await sendSpans(env, traceRunId, spans, endpoint);
   if (failure !== undefined) throw new Error(`the collector did not take the spans: ${failure}`);
-  return spans.length;
+  return { spans: spans.length, sessions };
 }
 
 /**
@@ -86,14 +83,14 @@ export async function exportSessionTrace(store: Store, runId: string, env: NodeJ
  */
 export async function sendDecisionSpans(store: Store, runId: string, toolUseIds: readonly string[], env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const ended = new Set(toolUseIds.map((id) => approvalSpanId(runId, id)));
-  const spans = (await spansSoFar(store, runId, captureContentFrom(env))).filter((span) => ended.has(span.spanId));
-  return sendSpans(env, runId, spans, undefined);
+  const spans = journalSpans(await recordsOf(store, runId), captureContentFrom(env)).filter((span) => ended.has(span.spanId));
+  return sendSpans(env, traceRootOf(await store.list(), runId), spans, undefined);
 }
 
-/** Sends spans of the session through a provider of this program's own, each as it is handed over. */
-async function sendSpans(env: NodeJS.ProcessEnv, runId: string, spans: readonly SessionSpan[], endpoint: string | undefined): Promise<string | undefined> {
+/** Sends spans in the trace of session `traceRunId` through a provider of this program's own, each as it is handed over. */
+async function sendSpans(env: NodeJS.ProcessEnv, traceRunId: string, spans: readonly SessionSpan[], endpoint: string | undefined): Promise<string | undefined> {
   const program = await programTracer(env, { batch: false, ...(endpoint === undefined ? {} : { endpoint }) });
   const tracer = program.tracerProvider.getTracer("fisk-ai");
-  for (const span of spans) emitSpan(tracer, runId, span);
+  for (const span of spans) emitSpan(tracer, traceRunId, span);
   return program.shutdown();
 }

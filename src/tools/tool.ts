@@ -2,7 +2,7 @@
 // config, function tools from library users, and later MCP tools all implement it.
 import * as z from "zod";
 import type { ToolSpec } from "../llm/model-provider.js";
-import type { ImageBlock, TextBlock, ToolResultBlock } from "../runstate/records/records.js";
+import type { ImageBlock, JournalRecord, TextBlock, ToolResultBlock } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
 
 /** What a tool call returns: the content of the tool_result block the model gets. */
@@ -45,6 +45,28 @@ export interface CallingRun {
   budget?: TreeBudget;
   /** The deepest a session of the caller's tree may be, as the run the tree started from allows; absent in a top-level run. */
   maxDepth?: number;
+  /**
+   * Told of each child session the call starts or resumes, before it runs: answers what that
+   * run is given besides its own options (the agent layer's ChildRunHooks: a traced run's
+   * tracer, continued into the child). Absent when the caller's run gives its children nothing.
+   */
+  childRuns?: (child: ChildRunStart) => unknown;
+}
+
+/** A child session about to run, as the run whose call starts it is told. */
+export interface ChildRunStart {
+  /** The child session's id. */
+  runId: string;
+  /** The calling session: the child's parent. */
+  parentRunId: string;
+  /** The call of the calling session that starts the child. */
+  callId: string;
+  /** The child's provider: `anthropic`, `openai`, `script`. */
+  provider: string;
+  /** The child's model. */
+  model: string;
+  /** The child's records so far: empty for a new child, its journal for one resumed. */
+  records: readonly JournalRecord[];
 }
 
 /** A session's token budget as the sessions below it see it: a parent's max_tokens bounds its whole tree. */

@@ -8,7 +8,8 @@
 // decisions, before its terminal record), before-summary (a compaction's summarizing call
 // is about to start), after-summary (it returned, its record not yet journaled),
 // after-compaction (a compaction record is journaled), after-move-mark (session mv
-// journaled its moved record, before the copy), after-move-copy (the other store holds it).
+// journaled its moved record, before the copy), after-move-copy (the other store holds it),
+// after-move-clear (a move back removed the stale, moved-away copy from the other store).
 import type { AgentEvents } from "../../src/agent/events.js";
 
 type CrashPoint =
@@ -26,10 +27,10 @@ const SPEC =
   /^(before-model|after-assistant|after-tool|after-request|after-decision|after-decide-command|before-summary|after-summary|after-compaction):(\d+)$/;
 
 /** The hook `session mv` calls after each durable step. */
-export function moveCrashPoint(spec: string | undefined): ((step: "marked" | "copied") => void) | undefined {
-  const match = spec === undefined ? null : /^after-move-(mark|copy):(\d+)$/.exec(spec);
+export function moveCrashPoint(spec: string | undefined): ((step: "cleared" | "marked" | "copied") => void) | undefined {
+  const match = spec === undefined ? null : /^after-move-(clear|mark|copy):(\d+)$/.exec(spec);
   if (match === null) return undefined;
-  const at = match[1] === "mark" ? "marked" : "copied";
+  const at = ({ clear: "cleared", mark: "marked", copy: "copied" } as const)[match[1] as "clear" | "mark" | "copy"];
   let remaining = Number(match[2]);
   return (step) => {
     if (step === at && --remaining === 0) process.kill(process.pid, "SIGKILL");

@@ -38,7 +38,7 @@ import {
 import { connectTo, DEFAULT_TIMEOUT_MS, ioError, MAX_RECONNECTS, type JetStreamStoreConfig } from "./connection.js";
 import { JetStreamWriter } from "./journal-writer.js";
 import { leaseBucket, Leases } from "./leases.js";
-import { checkStream } from "./run-stream.js";
+import { checkStream, storeUrlOf } from "./run-stream.js";
 import { RunSummaries, type KeptSummary } from "./run-summaries.js";
 import { checkedDigestOf, digestLines, emptyDigest, emptyDigestFold } from "../../runstate/views/run-digest.js";
 
@@ -53,7 +53,7 @@ export async function connectJetStreamStore(config: JetStreamStoreConfig, env: N
   const nc = await connectTo(config, env);
   try {
     const jsm = await jetstreamManager(nc, { timeout });
-    const prefix = await checkStream(jsm, config.stream, config.prefix);
+    const prefix = await checkStream(jsm, config.stream, config.prefix, storeUrlOf(config));
     const bucket = await leaseBucket(nc, config);
     const report = config.report ?? (() => undefined);
     const leases = new Leases(bucket, (await bucket.status()).ttl, report, { nc, jsm, stream: config.stream, timeoutMs: timeout });

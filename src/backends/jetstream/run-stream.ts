@@ -54,8 +54,14 @@ export async function initRunStream(config: JetStreamStoreConfig, env: NodeJS.Pr
   }
 }
 
-/** Binds the stream, or refuses one that could lose or overwrite a record, naming the fix. Returns its prefix. */
-export async function checkStream(jsm: JetStreamManager, stream: string, wanted: string | undefined): Promise<string> {
+/** The store's URL as `--store` takes it, for a store of one server: what a missing stream's error names. */
+export function storeUrlOf(config: JetStreamStoreConfig): string | undefined {
+  const servers = typeof config.servers === "string" ? [config.servers] : config.servers;
+  return servers.length === 1 ? `${(servers[0] as string).replace(/\/+$/, "")}/${config.stream}` : undefined;
+}
+
+/** Binds the stream, or refuses one that could lose or overwrite a record, naming the fix (`store`: its URL). Returns its prefix. */
+export async function checkStream(jsm: JetStreamManager, stream: string, wanted: string | undefined, store?: string): Promise<string> {
   let config: StreamConfig;
   try {
     config = (await jsm.streams.info(stream)).config;
@@ -63,7 +69,11 @@ export async function checkStream(jsm: JetStreamManager, stream: string, wanted:
     if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) {
       const prefix = wanted ?? DEFAULT_PREFIX;
       const command = streamAddCommand(stream, prefix);
-      throw new RunStateError("ERR_NO_STREAM", `no JetStream stream ${stream}: create it, for example with: ${command}`, { expected: command, stream });
+      throw new RunStateError("ERR_NO_STREAM", `no JetStream stream ${stream}: create it, for example with: ${command}`, {
+        expected: command,
+        stream,
+        ...(store === undefined ? {} : { store }),
+      });
     }
     throw ioError(`binding the stream ${stream}`, error);
   }

@@ -5,7 +5,7 @@
 import type { DecideOptions, DecisionResult } from "../../session/decide-calls.js";
 import type { Store } from "../../runstate/store/store.js";
 import { EXIT } from "../exit-codes.js";
-import { commandLine } from "./resume-hint.js";
+import { commandLine, traceAgain } from "./resume-hint.js";
 import { storeWhere, tracingEnvironment, type SessionContext } from "./session-context.js";
 import { decidedLine, stillWaitingLine } from "../text/decisions.js";
 import { keyCreatedLine } from "../text/signing-key.js";
@@ -48,7 +48,7 @@ export async function afterDecision(context: DecisionContext, { store, tracingEn
     const ids = result.decided.map((decision) => decision.tool_use_id);
     const notSent = await sendDecisionSpans(store, result.runId, ids, tracingEnv);
     if (notSent !== undefined)
-      io.stderr.write(`fisk-ai: the decision's traces were not sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
+      io.stderr.write(`fisk-ai: the decision's traces were not sent: ${notSent}; ${traceAgain(result.runId, storeWhere(values), io.env)}\n`);
   }
   if (!resuming) return EXIT.completed;
   const { runCommand } = await import("../run/run-command.js");

@@ -21,6 +21,11 @@ export function resumeCommand(runId: string, where: ResumeWhere, env: NodeJS.Pro
   return commandLine(["run", "--resume", runId], where, env);
 }
 
+/** What sends a session's spans again after an export failed, ready to paste (`ID` when the run never started). */
+export function traceAgain(runId: string | undefined, where: ResumeWhere, env: NodeJS.ProcessEnv): string {
+  return `'${commandLine(["session", "trace", runId ?? "ID"], where, env)}' sends its spans again`;
+}
+
 /** `fisk-ai` and `args`, with the options that find the store and configuration, as it can be pasted. */
 export function commandLine(args: readonly string[], where: ResumeWhere, env: NodeJS.ProcessEnv): string {
   const words = [...program(env), ...args];

@@ -29,6 +29,8 @@ export interface SubcommandEntry<C> {
   argument?: readonly [string, string];
   /** Help after the options. */
   helpAfter?: string;
+  /** The group's options this one does not take (init-stream names a JetStream store, never a directory). */
+  without?: readonly string[];
   load: () => Promise<SubcommandModule<C>>;
 }
 
@@ -49,7 +51,8 @@ export async function defineSubcommands<C>(
   for (const entry of entries) {
     const command = group.command(entry.name).usage(entry.usage).description(entry.description);
     if (entry.argument !== undefined) command.argument(`<${entry.argument[0]}>`, entry.argument[1]).allowExcessArguments(false);
-    addOptions(command, options).action(action(async (args, flags) => run(await entry.load(), args, flags, io, entry.name)));
+    const taken = entry.without === undefined ? options : Object.fromEntries(Object.entries(options).filter(([name]) => !entry.without?.includes(name)));
+    addOptions(command, taken).action(action(async (args, flags) => run(await entry.load(), args, flags, io, entry.name)));
     if (entry.helpAfter !== undefined) command.addHelpText("after", `\n${entry.helpAfter}`);
     if (all || names(argv, 1, entry.name)) addOptions(command, (await entry.load()).options ?? {});
   }

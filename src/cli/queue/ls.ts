@@ -1,4 +1,5 @@
 // `fisk-ai queue ls`: the runs waiting for the pool, and who drives those running.
+import { isAbsolute, relative } from "node:path";
 import type { QueuedRun, RunQueue, WaitingFollowUp } from "../../queue/run-queue.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import { UsageError } from "../cli-errors.js";
@@ -68,5 +69,14 @@ function behindText({ entry, interrupts }: WaitingFollowUp): string {
 function waitText(entry: QueuedRun, summary: RunSummary | undefined): string {
   if (summary?.holder !== undefined) return `running: worker pid ${summary.holder.pid} on ${summary.holder.host} (up since ${summary.holder.started})`;
   if (entry.state === "parked") return "parked: waits for a decision (fisk-ai session pending)";
-  return `queued: waits for a worker with its agent (model ${entry.fingerprint.model}, system and tools as submitted: a worker whose agent.yaml differs will not take it)${entry.followUp === undefined ? "" : ", with a follow-up"}`;
+  const followUp = entry.followUp === undefined ? "" : ", with a follow-up";
+  return `queued: waits for a worker with ${agentFileOf(summary)} (model ${entry.fingerprint.model}, system and tools as submitted: a worker whose agent differs will not take it)${followUp}`;
+}
+
+/** The agent file the session was submitted with (its meta's), from here when it is below this directory. */
+function agentFileOf(summary: RunSummary | undefined): string {
+  const config = summary?.meta?.config;
+  if (config === undefined) return "its agent";
+  const shown = relative(process.cwd(), config);
+  return shown.startsWith("..") || isAbsolute(shown) ? config : shown;
 }

@@ -1,7 +1,7 @@
 // Renders the loop's events on stderr: narration, tool traces, progress and the resume
 // replay. The final answer is not rendered here; it goes alone to stdout.
 import * as colors from "yoctocolors";
-import type { AgentEvents, RunOutcome } from "../../agent/events.js";
+import { CHAT_ENDED, type AgentEvents, type RunOutcome } from "../../agent/events.js";
 import { compactionLine } from "../text/compaction.js";
 import { counted } from "../text/counted.js";
 import type { ContentBlockLike } from "../text/render-blocks.js";
@@ -117,6 +117,8 @@ function endLines(outcome: RunOutcome, refused: readonly string[], style: Style,
   const lines = refused.length > 0 ? [style.red(refusedLine(refused, outcome.checkpointed))] : [];
   if (outcome.reason === "awaiting_approval") {
     lines.push(...waitingLines(outcome, command));
+  } else if (outcome.reason === "suspended" && outcome.checkpointed && outcome.message === CHAT_ENDED) {
+    lines.push(`Chat ended; session ${outcome.runId} is saved, resume it with: ${resumeHint(outcome.runId, command)}`);
   } else if (outcome.reason === "suspended" && outcome.checkpointed) {
     lines.push(`Suspended session ${outcome.runId}; resume with: ${resumeHint(outcome.runId, command)}`);
   } else if (outcome.reason !== "completed") {

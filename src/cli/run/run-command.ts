@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { COMPACT, runAgent, type RunAgentOptions } from "../../agent/run-agent.js";
 import { loadAgentConfig, type AgentConfig } from "../../config/agent-config.js";
-import type { AgentEvents, RunOutcome } from "../../agent/events.js";
+import { bothEvents, type AgentEvents, type RunOutcome } from "../../agent/events.js";
 import type { CommandIO } from "../context/command-io.js";
 import type { Flags } from "../context/options.js";
 import type { RUN_OPTIONS } from "./options.js";
@@ -25,13 +25,13 @@ import { resumableSessions } from "../../session/list-sessions.js";
 import { pickSession } from "./session-picker.js";
 import { chatInput, type ChatInput } from "./chat-input.js";
 import { liveStatus, wantsLiveStatus } from "./live-status.js";
-import { commandLine, type ResumeWhere } from "../context/resume-hint.js";
+import { commandLine, traceAgain, type ResumeWhere } from "../context/resume-hint.js";
 import { RunSignals } from "./run-signals.js";
 import { resolveSession } from "../context/resolve-session.js";
 import { checkedTitle } from "../context/checked-title.js";
 import { titleSession } from "../../session/session-title.js";
 import { configPathFrom, storeFor, storeFromFlags, storeHolds } from "../context/stores.js";
-import { bothEvents, streamJsonEvents } from "./stream-json.js";
+import { streamJsonEvents } from "./stream-json.js";
 import { terminalAskRerun, terminalAskUser, terminalConfirm, terminalLine } from "./terminal-confirm.js";
 import { terminalElicit } from "./terminal-elicit.js";
 import { showSignInPage } from "./open-browser.js";
@@ -74,7 +74,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       title: values.title,
       force: values.force === true,
       events: runEventsFor(prompts === undefined ? output.events : chatEvents(output, prompts), signals, traced, io),
-      ...(traced === undefined ? {} : { callEnvironment: traced.callEnvironment }),
+      ...(traced === undefined ? {} : { callEnvironment: traced.callEnvironment, childRuns: traced.childRuns }),
       ...terminalDecisions(io, asks),
       decidedBy: "terminal",
       signal: signals.suspend.signal,
@@ -93,7 +93,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     return signals.finishedWith;
   } finally {
     input?.close();
-    await shutDownTracing(traced, io.stderr);
+    await shutDownTracing(traced, signals.currentRunId, target.where, io);
     await agent?.close();
     await store?.close();
     signals.release();
@@ -131,10 +131,9 @@ async function tracedStart(
 }
 
 /** Sends the run's last spans; says so when some could not be sent. */
-async function shutDownTracing(traced: TracedRun | undefined, stderr: NodeJS.WritableStream): Promise<void> {
+async function shutDownTracing(traced: TracedRun | undefined, runId: string | undefined, where: ResumeWhere, io: CommandIO): Promise<void> {
   const notSent = await traced?.shutdown();
-  if (notSent !== undefined)
-    stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; 'fisk-ai session trace ID' sends a session's spans again\n`);
+  if (notSent !== undefined) io.stderr.write(`fisk-ai: the run's traces were not all sent: ${notSent}; ${traceAgain(runId, where, io.env)}\n`);
 }
 
 /**

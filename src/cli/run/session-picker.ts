@@ -3,7 +3,7 @@
 // prompt) in columns, each line cut to the terminal's width.
 import { createInterface } from "node:readline/promises";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
-import { UsageError } from "../cli-errors.js";
+import { InterruptedError, UsageError } from "../cli-errors.js";
 import { nameText, table, widthOf } from "../text/ledger.js";
 import { resumableSessions } from "../../session/list-sessions.js";
 import { ageText, statusText } from "../text/session-list.js";
@@ -25,8 +25,17 @@ export async function pickSession(store: Store, stdin: NodeJS.ReadStream, stderr
   }
   stderr.write(pickerTable(sessions, Date.now(), widthOf(stderr)));
   const prompt = createInterface({ input: stdin, output: stderr });
+  // Ctrl-C at the question chooses nothing, as Ctrl-C does elsewhere: exit 130.
+  const interrupt = new AbortController();
+  prompt.on("SIGINT", () => interrupt.abort());
   try {
-    const answer = (await prompt.question(`Resume which session? [1-${sessions.length}] `)).trim();
+    const asked = prompt.question(`Resume which session? [1-${sessions.length}] `, { signal: interrupt.signal });
+    const answer = (
+      await asked.catch((error: unknown) => {
+        if (interrupt.signal.aborted) throw new InterruptedError("interrupted: no session chosen");
+        throw error;
+      })
+    ).trim();
     const chosen = sessions[Number(answer) - 1];
     if (!/^\d+$/.test(answer) || chosen === undefined) throw new UsageError(`no session chosen (${JSON.stringify(answer)})`);
     return chosen.runId;

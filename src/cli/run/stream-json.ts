@@ -84,15 +84,3 @@ function terminalJson(outcome: RunOutcome): Record<string, unknown> {
     counters: countersJson(outcome.counters),
   };
 }
-
-/** Both renderers see every event, `first` before `second`. */
-export function bothEvents(first: AgentEvents, second: AgentEvents): AgentEvents {
-  const keys = new Set([...Object.keys(first), ...Object.keys(second)]) as Set<keyof AgentEvents>;
-  const both: Record<string, (...args: unknown[]) => void> = {};
-  for (const key of keys) {
-    both[key] = (...args) => {
-      for (const events of [first, second]) (events[key] as ((...args: unknown[]) => void) | undefined)?.(...args);
-    };
-  }
-  return both as AgentEvents;
-}

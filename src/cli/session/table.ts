@@ -130,6 +130,7 @@ const SUBCOMMANDS: readonly SessionEntry[] = [
     name: "init-stream",
     usage: "[options]",
     description: "create the JetStream stream --store (or session.stream) names, binding P.> (default: session.prefix, else fisk-ai.runs)",
+    without: ["stateDir"],
     load: () => import("./init-stream.js"),
   },
 ];

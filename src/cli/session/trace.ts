@@ -22,7 +22,8 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
   const { exportSessionTrace } = await import("../../telemetry/traced-run.js");
   try {
     const sent = await exportSessionTrace(store, runId, io.env, values.endpoint);
-    io.stdout.write(`sent ${sent} spans of session ${runId}\n`);
+    const below = sent.sessions - 1;
+    io.stdout.write(`sent ${sent.spans} spans of session ${runId}${below === 0 ? "" : ` and the ${below} ${below === 1 ? "session" : "sessions"} below it`}\n`);
     return EXIT.completed;
   } catch (error) {
     io.stderr.write(`fisk-ai: ${(error as Error).message}; check the collector's address and that it is running\n`);

@@ -9,6 +9,7 @@ import { IF_RUNNING, submitFollowUp, submitRun, type IfRunning } from "../../poo
 import { poolBackend } from "../../backends/pool-queue.js";
 import type { JournalRecord, ToolUseBlock } from "../../runstate/records/records.js";
 import { assertRunId } from "../../runstate/records/run-id.js";
+import type { Store } from "../../runstate/store/store.js";
 import { UsageError } from "../cli-errors.js";
 import { exitCodeFor } from "../exit-codes.js";
 import { stderrRenderer, styleFor } from "../run/render.js";
@@ -64,7 +65,9 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
       afterCrash: false,
       startedAt: new Date().toISOString(),
     });
-    const outcome = await awaitSubmitted(store, queue, runId, { fromSeq, onRecord: narrator(events) });
+    const unheard = setTimeout(() => void sayIfNoWorker(store, runId, (args) => commandLine(args, where, io.env), io.stderr), NO_WORKER_AFTER_MS);
+    unheard.unref();
+    const outcome = await awaitSubmitted(store, queue, runId, { fromSeq, onRecord: narrator(events) }).finally(() => clearTimeout(unheard));
     events.runFinished?.(outcome);
     if (outcome.reason === "completed") io.stdout.write(`${(outcome.answer ?? "").replace(/\n?$/, "\n")}`);
     return exitCodeFor(outcome.reason);
@@ -73,6 +76,18 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
     await store.close();
     await agent.close();
   }
+}
+
+/** How long `submit --wait` waits before it says that no worker has taken the run: a worker on the same machine takes it well within it. */
+const NO_WORKER_AFTER_MS = 3000;
+
+/** Says, of a run no worker holds, that it waits in the queue and how to start a worker. */
+async function sayIfNoWorker(store: Store, runId: string, command: (args: readonly string[]) => string, stderr: NodeJS.WritableStream): Promise<void> {
+  const held = await store.summarize(runId, { digest: false }).then(
+    (summary) => summary.holder !== undefined,
+    () => true,
+  );
+  if (!held) stderr.write(`fisk-ai: no worker has taken ${runId} yet: it waits in the queue; start one with: ${command(["worker"])}\n`);
 }
 
 function isIfRunning(value: string): value is IfRunning {

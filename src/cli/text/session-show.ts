@@ -15,6 +15,7 @@ import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
 import { ChildSessions } from "./child-sessions.js";
 import type { TranscriptEntry } from "./transcript-entries.js";
+import { counted } from "./counted.js";
 
 const FOLDED_RESULT_LINES = 4;
 
@@ -106,14 +107,7 @@ function headerLines({ summary, tally, foreign, approvals, uncounted }: ShownSes
     for (const entry of tally.compactions) fields.push(["compaction", compactedText(entry)]);
   }
   if (tally.pending !== undefined) {
-    const { toolUses, answered } = tally.pending;
-    const waiting = toolUses
-      .filter((use) => !answered.has(use.id))
-      .map((use) => {
-        const policy = crashPolicyOf(use.name);
-        return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
-      });
-    fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
+    fields.push(["pending", pendingLine(tally.pending.toolUses, tally.pending.answered, crashPolicyOf)]);
     for (const { request, decision } of approvals) fields.push(["approval", approvalLine(request, decision)]);
     for (const { seq, toolUseId, decision, reason } of uncounted) {
       fields.push([
@@ -181,4 +175,19 @@ function shownResult(text: string, full: boolean): string {
   const lines = text.split("\n");
   if (full || lines.length <= FOLDED_RESULT_LINES) return lines.join("\n  ");
   return `${lines.slice(0, FOLDED_RESULT_LINES).join("\n  ")}\n  … ${lines.length - FOLDED_RESULT_LINES} more lines (--full shows them)`;
+}
+
+/** The pending batch's line: its calls, how many are answered, and the unanswered ones with their on_crash. */
+export function pendingLine(
+  toolUses: readonly { name: string; id: string }[],
+  answered: ReadonlySet<string>,
+  crashPolicyOf: (name: string) => string | undefined,
+): string {
+  const waiting = toolUses
+    .filter((use) => !answered.has(use.id))
+    .map((use) => {
+      const policy = crashPolicyOf(use.name);
+      return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
+    });
+  return `${counted(toolUses.length, "tool call")}, ${answered.size} answered; unanswered: ${waiting.join(", ")}`;
 }

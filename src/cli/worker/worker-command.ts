@@ -12,6 +12,7 @@ import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../context/command-io.js";
 import { configPathFrom, storeFromFlags, type StoreFlags } from "../context/stores.js";
+import { counted } from "../text/counted.js";
 
 export interface WorkerFlags extends Omit<StoreFlags, "config"> {
   config?: string[];
@@ -49,7 +50,8 @@ export async function workerCommand(positionals: string[], flags: WorkerFlags, i
     const onSignal = () => {
       signals++;
       if (signals === 1) {
-        say(`stopping: handing back ${worker.running.length} ${worker.running.length === 1 ? "run" : "runs"} at their next boundary (signal again to abort)`);
+        const count = worker.running.length;
+        say(`stopping: handing back ${counted(count, "run")} at ${count === 1 ? "its" : "their"} next boundary (signal again to abort)`);
         worker.stop();
       } else worker.abort();
     };
@@ -73,7 +75,7 @@ function settledLine({ runId }: QueuedRun, settled: Settled): string {
     case "finished":
       return `finished ${runId}: ${settled.outcome?.reason ?? "nothing left to do"}${settled.message === undefined ? "" : ` (${settled.message.split("\n")[0]})`}`;
     case "parked":
-      return `parked ${runId}: waits for ${settled.outcome.waiting?.length ?? 0} decision(s) (fisk-ai session pending)`;
+      return `parked ${runId}: waits for ${counted(settled.outcome.waiting?.length ?? 0, "decision")} (fisk-ai session pending)`;
     case "handed back":
       return `handed back ${runId}: suspended, queued for the pool`;
     case "dropped":
