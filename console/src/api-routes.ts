@@ -48,16 +48,16 @@ export interface Me {
   csrf: string;
 }
 
-const API = "/api";
+const API = "/v1";
 const id = encodeURIComponent;
 
 export const storeEventsUrl = () => `${API}/events`;
 export const sessionEventsUrl = (session: string, after: number) => `${API}/sessions/${id(session)}/events${query({ after, view: "transcript" })}`;
 export const exportUrl = (session: string) => `${API}/sessions/${id(session)}/export`;
 
-export const me = () => call<Me>("GET", `${API}/console/me`);
-export const signIn = (key: string) => call<Me>("POST", `${API}/console/sign-in`, { key });
-export const signOut = () => call<void>("POST", `${API}/console/sign-out`);
+export const me = () => call<Me>("GET", `${API}/me`);
+export const signIn = (key: string) => call<Me>("POST", "/console/sign-in", { key });
+export const signOut = () => call<void>("POST", "/console/sign-out");
 
 export const listSessions = (filters: { search: string; status: string; cursor: string | undefined }) =>
   call<{ rows: SessionRow[]; next?: string }>("GET", `${API}/sessions${query({ q: filters.search, status: filters.status, cursor: filters.cursor })}`);
