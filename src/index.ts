@@ -77,6 +77,7 @@ export { moveSession, type MoveOutcome, type MoveStep } from "./session/move-ses
 export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./session/compact-session.js";
 export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
 export { planPrune, PROTECTED_STATUSES, type PruneFilters, type PrunePlan } from "./session/prune-plan.js";
+export { diskUse, type DiskUse } from "./session/disk-use.js";
 export { searchJournal, SearchText, type SearchHit, type SearchField } from "./session/journal-search.js";
 
 // Cost: tokens and money by model, read from the journals.

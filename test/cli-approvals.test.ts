@@ -1,5 +1,5 @@
-// covers: src/cli/commands/session/answer.ts, src/cli/commands/session/approve.ts, src/cli/commands/session/decide.ts
-// covers: src/cli/commands/session/deny.ts, src/cli/commands/session/pending.ts, src/cli/session-decide.ts
+// covers: src/cli/session/answer.ts, src/cli/session/approve.ts, src/cli/session/handlers/decide.ts
+// covers: src/cli/session/deny.ts, src/cli/session/pending.ts
 // start: first
 // Approvals through the real CLI: a run with no terminal parks (exit 10) and prints the
 // commands that decide; `session approve|deny|answer` decide each call once (exit 11 for

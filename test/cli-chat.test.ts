@@ -1,4 +1,4 @@
-// covers: src/cli/chat-input.ts, src/runstate/records/records.ts
+// covers: src/cli/run/chat-input.ts, src/runstate/records/records.ts
 // Conversations that go on, through the real CLI against the strict Anthropic fake:
 // `run --chat` driven by piped follow-ups, follow-ups into finished sessions with
 // `--resume ID "more"` and `--continue "more"`, `/clear`, kills between a follow-up and

@@ -1,4 +1,4 @@
-// covers: src/cli/commands/session/compact.ts, src/cli/compaction-text.ts, src/cli/session-compact.ts
+// covers: src/cli/session/compact.ts, src/cli/text/compaction.ts, src/cli/session/handlers/compact.ts
 // covers: src/runstate/records/records.ts, src/runstate/views/fold.ts
 // process: shared
 // Compaction through the real CLI against the strict fake Anthropic server with a context

@@ -1,4 +1,4 @@
-// covers: src/cli/session-follow.ts, src/backends/open-backend.ts
+// covers: src/cli/text/session-follow.ts, src/backends/open-backend.ts
 // process: shared
 // `session show ID --follow` watching a session another process writes: each record is
 // printed as it is journaled, and the command ends when the session does, on the file store

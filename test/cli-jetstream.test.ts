@@ -1,4 +1,4 @@
-// covers: src/cli/commands/session/init-stream.ts, src/backends/open-backend.ts
+// covers: src/cli/session/init-stream.ts, src/backends/open-backend.ts
 // `fisk-ai run` and `fisk-ai session` on JetStream, the hard way: the real CLI in child
 // processes that share nothing but a real nats-server (each its own HOME and working
 // directory, as two machines), a strict Anthropic fake counting model calls, a command

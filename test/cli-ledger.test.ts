@@ -1,7 +1,7 @@
-// covers: src/cli/commands/session/du.ts, src/cli/commands/session/prune.ts, src/cli/commands/session/rename.ts
-// covers: src/cli/commands/session/search.ts, src/cli/commands/session/stats.ts, src/cli/ledger-text.ts
-// covers: src/cli/session-du.ts, src/cli/session-ledger.ts, src/cli/session-prune.ts, src/cli/session-search.ts
-// covers: src/cli/session-stats.ts, src/cli/session-title.ts, src/config/age.ts, src/backends/open-backend.ts
+// covers: src/cli/session/du.ts, src/cli/session/prune.ts, src/cli/session/rename.ts
+// covers: src/cli/session/search.ts, src/cli/session/stats.ts, src/cli/text/ledger.ts
+// covers: src/cli/text/session-ledger.ts, src/cli/session/handlers/prune.ts, src/cli/session/handlers/search.ts
+// covers: src/cli/session/handlers/stats.ts, src/cli/context/checked-title.ts, src/config/age.ts, src/backends/open-backend.ts
 // covers: src/backends/file/file-store.ts, src/backends/jetstream/run-stream.ts
 // process: shared
 // `fisk-ai session stats|du|prune|rename|search`, `run --title` and titles in place of ids,

@@ -1,4 +1,4 @@
-// covers: src/cli/live-status.ts
+// covers: src/cli/run/live-status.ts
 // process: shared
 // The CLI shows its work on a terminal (issue 11, part 2): spinner, streamed text, tokens per
 // turn and a summary, under a real pseudo-terminal from util-linux script(1); and none of it

@@ -1,4 +1,4 @@
-// covers: src/cli/open-browser.ts, src/cli/terminal-elicit.ts, src/tools/mcp/loopback-redirect.ts
+// covers: src/cli/run/open-browser.ts, src/cli/run/terminal-elicit.ts, src/tools/mcp/loopback-redirect.ts
 // covers: src/tools/mcp/mcp-auth.ts, src/tools/mcp/mcp-elicitation.ts, src/tools/mcp/sign-in-file.ts
 // covers: src/tools/mcp/sign-in-provider.ts
 // process: shared

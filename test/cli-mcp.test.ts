@@ -1,4 +1,4 @@
-// covers: src/cli/commands/mcp.ts, src/cli/mcp-command.ts, src/runstate/records/records.ts
+// covers: src/cli/mcp/table.ts, src/cli/mcp/mcp-command.ts, src/runstate/records/records.ts
 // covers: src/tools/mcp/mcp-content.ts, src/tools/mcp/mcp-defaults.ts, src/tools/mcp/mcp-names.ts
 // covers: src/tools/mcp/stdio-transport.ts
 // process: shared

@@ -1,4 +1,4 @@
-// covers: src/cli/commands/memory.ts, src/cli/memory-command.ts
+// covers: src/cli/memory/table.ts, src/cli/memory/memory-command.ts
 // process: shared
 // Memory end to end through the CLI: a run whose model keeps a note, a resume after the
 // note changed, and the operator's `fisk-ai memory ls|show|rm`.

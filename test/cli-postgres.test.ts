@@ -1,4 +1,4 @@
-// covers: src/backends/postgres/postgres-backend.ts, src/backends/built-in-urls.ts, src/cli/store-command.ts, src/cli/commands/store.ts, src/backends/postgres/postgres-url.ts
+// covers: src/backends/postgres/postgres-backend.ts, src/backends/built-in-urls.ts, src/cli/store/store-command.ts, src/cli/store/table.ts, src/backends/postgres/postgres-url.ts
 // The CLI on a Postgres store, end to end on a real server (a cluster this file starts):
 // `run`, `session ls/show/export`, a resume, `submit` and `queue ls/rm`, `session mv` to files and back with the
 // journal byte for byte the same, `store init`, and what a bad URL or an unreachable

@@ -1,4 +1,4 @@
-// covers: src/cli/session-picker.ts
+// covers: src/cli/run/session-picker.ts
 // process: shared
 // The `run --resume` picker as a person sees it in a real pseudo-terminal (tmux): a header
 // and one row a session, newest first, whose id, status, age and title (else prompt) columns

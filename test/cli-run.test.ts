@@ -1,5 +1,5 @@
-// covers: src/cli/cli-process.ts, src/cli/commands/run.ts, src/cli/main.ts, src/cli/resume-hint.ts
-// covers: src/cli/run-command.ts, src/cli/run-signals.ts, src/config/shell-word.ts
+// covers: src/cli/cli-process.ts, src/cli/run/run.ts, src/cli/main.ts, src/cli/context/resume-hint.ts
+// covers: src/cli/run/run-command.ts, src/cli/run/run-signals.ts, src/config/shell-word.ts
 // start: first
 // The promise of `fisk-ai run --checkpoint`, proven the hard way: the real CLI in a child
 // process, a strict fake of the Anthropic API on loopback (through the official SDK), a

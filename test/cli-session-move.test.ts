@@ -1,4 +1,4 @@
-// covers: src/cli/commands/session/mv.ts, src/cli/session-move.ts, src/runstate/records/journal-codec.ts
+// covers: src/cli/session/mv.ts, src/cli/session/handlers/move.ts, src/runstate/records/journal-codec.ts
 // covers: src/session/move-session.ts
 // Moving a session between stores, end to end with the real CLI (a session subcommand's
 // later calls in this process, never one that is to crash): `export | import -`

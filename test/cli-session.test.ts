@@ -1,8 +1,8 @@
-// covers: src/cli/commands/session.ts, src/cli/commands/session/export.ts, src/cli/commands/session/fork.ts
-// covers: src/cli/commands/session/import.ts, src/cli/commands/session/ls.ts, src/cli/commands/session/rm.ts
-// covers: src/cli/commands/session/show.ts, src/cli/commands/session/verify.ts, src/cli/session-command.ts
-// covers: src/cli/session-list.ts, src/cli/session-maintenance.ts, src/cli/session-resolve.ts, src/cli/session-show.ts
-// covers: src/cli/session-store.ts, src/cli/transcript-entries.ts, src/backends/file/summary-cache.ts
+// covers: src/cli/session/table.ts, src/cli/session/export.ts, src/cli/session/fork.ts
+// covers: src/cli/session/import.ts, src/cli/session/ls.ts, src/cli/session/rm.ts
+// covers: src/cli/session/show.ts, src/cli/session/verify.ts, src/cli/context/session-context.ts
+// covers: src/cli/text/session-list.ts, src/cli/session/handlers/maintenance.ts, src/cli/context/resolve-session.ts, src/cli/text/session-show.ts
+// covers: src/cli/context/stores.ts, src/cli/text/transcript-entries.ts, src/backends/file/summary-cache.ts
 // covers: src/runstate/records/journal-codec.ts
 // process: shared
 // `fisk-ai session ls|show|rm|verify|export|import|fork` and `run --continue|--resume`,
@@ -33,7 +33,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { encodeRecord, type MetaPayload } from "../src/journal.js";
-import { timeText } from "../src/cli/session-list.js";
+import { timeText } from "../src/cli/text/session-list.js";
 import { SUMMARY_CACHE_NAME } from "../src/backends/file/summary-cache.js";
 import { holdInChild } from "./helpers/run-holder.js";
 import { CLI, startCli, type CliResult } from "./helpers/cli-harness.js";

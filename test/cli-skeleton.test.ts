@@ -1,5 +1,6 @@
-// covers: src/cli/command-context.ts, src/cli/command-table.ts, src/cli/commands/completion.ts, src/cli/completion.ts
+// covers: src/cli/context/command-context.ts, src/cli/command-table.ts, src/cli/completion/completion.ts, src/cli/completion/completion-script.ts
 // covers: src/cli/program.ts, src/config/config-hints.ts
+// covers: src/cli/context/options.ts, src/cli/run/options.ts
 // process: shared
 // The command line's skeleton: help for every command and subcommand, the version, "did you
 // mean" for a mistyped command or option, and the completion scripts, run by a real bash and

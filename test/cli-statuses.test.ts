@@ -1,4 +1,4 @@
-// covers: src/cli/session-list.ts, src/session/compact-session.ts
+// covers: src/cli/text/session-list.ts, src/session/compact-session.ts
 // process: shared
 // Statuses that say what happened, through the real CLI on the offline script provider: a
 // suspended session stays suspended through a compaction by hand and its undo, a fork is

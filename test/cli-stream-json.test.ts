@@ -1,4 +1,4 @@
-// covers: src/cli/stream-json.ts
+// covers: src/cli/run/stream-json.ts
 // process: shared
 // `fisk-ai run --output-format stream-json`: the real CLI, offline (the script provider),
 // with every line of stdout parsed as one event.

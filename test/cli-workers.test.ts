@@ -1,5 +1,5 @@
-// covers: src/cli/commands/queue.ts, src/cli/commands/submit.ts, src/cli/commands/worker.ts, src/cli/queue-command.ts
-// covers: src/cli/submit-command.ts, src/cli/worker-command.ts, src/pool/drive-claimed.ts, src/pool/orphans.ts
+// covers: src/cli/queue/table.ts, src/cli/submit/submit.ts, src/cli/worker/worker.ts, src/cli/queue/queue-command.ts
+// covers: src/cli/submit/submit-command.ts, src/cli/worker/worker-command.ts, src/pool/drive-claimed.ts, src/pool/orphans.ts
 // covers: src/queue/held-run-store.ts
 // covers: src/pool/withdraw-run.ts
 // The worker pool on the file store, through the real CLI: submit, worker, queue ls/rm,

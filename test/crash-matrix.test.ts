@@ -1,4 +1,4 @@
-// covers: src/agent/agent-loop.ts, src/cli/run-command.ts, src/tools/tool.ts
+// covers: src/agent/agent-loop.ts, src/cli/run/run-command.ts, src/tools/tool.ts
 // tier: full
 // start: first
 // The crash matrix in the suite: about 30 SIGKILLs at seeded random instants of real CLI

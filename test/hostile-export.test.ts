@@ -1,5 +1,5 @@
-// covers: src/trust/counted-decisions.ts, src/trust/signatures.ts, src/trust/installation-keys.ts, src/trust/session-trust.ts, src/session/transfer.ts, src/session/import-checks.ts, src/cli/run-command.ts, src/pool/drive-claimed.ts
-// covers: src/trust/keyring.ts, src/trust/trust-error.ts, src/session/this-user.ts, src/cli/signing-key-text.ts
+// covers: src/trust/counted-decisions.ts, src/trust/signatures.ts, src/trust/installation-keys.ts, src/trust/session-trust.ts, src/session/transfer.ts, src/session/import-checks.ts, src/cli/run/run-command.ts, src/pool/drive-claimed.ts
+// covers: src/trust/keyring.ts, src/trust/trust-error.ts, src/session/this-user.ts, src/cli/text/signing-key.ts
 // Issue 54's first attack, through the built CLI: the approvals example parked in one
 // user's store and exported; its journal edited (the call's input, meta.cwd, the terminal
 // record dropped, an approval "by ceo@corp" appended); imported by another user, then

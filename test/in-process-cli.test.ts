@@ -1,4 +1,4 @@
-// covers: src/cli/main.ts, src/cli/program.ts
+// covers: src/cli/main.ts, src/cli/program.ts, src/cli/context/command-io.ts
 // The in-process CLI of the tests (test/helpers/in-process-cli.ts) stands in for a spawned
 // one only as long as it says and exits exactly as the spawned one does: compared here
 // command by command, on success and on each kind of failure.

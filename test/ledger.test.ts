@@ -1,4 +1,4 @@
-// covers: src/cli/session-transfer.ts, src/config/agent-config.ts, src/ledger/ledger.ts, src/ledger/prices.ts
+// covers: src/cli/session/handlers/transfer.ts, src/config/agent-config.ts, src/ledger/ledger.ts, src/ledger/prices.ts
 // covers: src/backends/open-backend.ts, src/backends/file/file-store.ts
 // covers: src/backends/jetstream/run-stream.ts, src/backends/memory/memory-store.ts
 // covers: src/runstate/records/journal-codec.ts, src/session/journal-search.ts, src/session/prune-plan.ts
@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadAgentConfig } from "../src/config/agent-config.js";
-import { importSession } from "../src/cli/session-transfer.js";
+import { importSession } from "../src/cli/session/handlers/transfer.js";
 import { forkSession } from "../src/session/transfer.js";
 import { ledgerOf, callsOf } from "../src/ledger/ledger.js";
 import { planPrune } from "../src/session/prune-plan.js";

@@ -1,4 +1,4 @@
-// covers: src/errors/masked-url.ts, src/cli/session-store.ts, src/backends/jetstream/connection.ts
+// covers: src/errors/masked-url.ts, src/cli/context/stores.ts, src/backends/jetstream/connection.ts
 // A store URL with a user and password in it is never echoed: the CLI's refusal of such a
 // --store, and a config's servers: that cannot be reached, name the URL with its credentials masked.
 import assert from "node:assert/strict";

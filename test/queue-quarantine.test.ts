@@ -1,4 +1,4 @@
-// covers: src/backends/file/file-queue.ts, src/backends/jetstream/jetstream-queue.ts, src/queue/quarantine.ts, src/queue/run-queue.ts, src/cli/queue-command.ts, src/cli/session-list.ts
+// covers: src/backends/file/file-queue.ts, src/backends/jetstream/jetstream-queue.ts, src/queue/quarantine.ts, src/queue/run-queue.ts, src/cli/queue/queue-command.ts, src/cli/text/session-list.ts
 // covers: src/conformance/queue-quarantine-cases.ts
 // A queue no file can stop (issue 54), through the real CLI on the file store: each bad
 // entry an attacker can write into runs/queue/ (not JSON, a symlink, a hostile run id, a

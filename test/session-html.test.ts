@@ -1,4 +1,4 @@
-// covers: src/cli/session-html.ts
+// covers: src/cli/text/session-html.ts
 // `session export ID --format html`, opened as a reader opens it: in headless Chromium
 // (the system's, driven by playwright-core), from a file, with every request it makes
 // recorded. FISK_AI_SCREENSHOT=FILE saves the page as docs/viewing-sessions.md shows it.

@@ -1,4 +1,4 @@
-// covers: src/cli/session-html.ts, src/cli/session-show.ts, src/cli/show-json.ts
+// covers: src/cli/text/session-html.ts, src/cli/text/session-show.ts, src/cli/text/show-json.ts
 // start: first
 // A long session's journal is shown, printed as JSON and exported as a page in bounded
 // memory: each command reads records as it writes, never the whole journal. The journal

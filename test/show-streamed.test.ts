@@ -1,4 +1,4 @@
-// covers: src/cli/paced-output.ts, src/cli/session-json.ts, src/cli/summary-json.ts, src/cli/show-json.ts
+// covers: src/cli/text/paced-output.ts, src/cli/text/session-json.ts, src/cli/text/summary-json.ts, src/cli/text/show-json.ts
 // covers: src/backends/memory/memory-store.ts, src/runstate/views/fold.ts
 // covers: src/runstate/views/message-stream.ts, src/runstate/views/run-tally.ts
 // process: shared
@@ -11,9 +11,9 @@ import { describe, it } from "node:test";
 import { fold, MemoryStore, type JournalRecord, type RunSummary } from "../src/index.js";
 import type { RecordEntry } from "../src/journal.js";
 import { tallyRecords } from "../src/runstate/views/run-tally.js";
-import { PacedOutput } from "../src/cli/paced-output.js";
-import { stateJson } from "../src/cli/session-json.js";
-import { writeStateJson } from "../src/cli/show-json.js";
+import { PacedOutput } from "../src/cli/text/paced-output.js";
+import { stateJson } from "../src/cli/text/session-json.js";
+import { writeStateJson } from "../src/cli/text/show-json.js";
 import { trustedKeys } from "../src/trust/keyring.js";
 import {
   approvalRequestEntry,

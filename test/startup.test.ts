@@ -42,12 +42,12 @@ const packageOf = (url: string): string[] => {
  * lists them, so a module loaded by require() counts as much as one imported; a file of the
  * bundle counts as the modules and packages in it.
  */
-function modulesLoadedBy(args: string[]): { dist: string[]; packages: string[] } {
+function modulesLoadedBy(args: string[], env: NodeJS.ProcessEnv = {}): { dist: string[]; packages: string[] } {
   const dir = mkdtempSync(join(tmpdir(), "fisk-startup-"));
   try {
     mkdirSync(join(dir, "empty"));
     const coverage = join(dir, "coverage");
-    const run = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: { ...process.env, NODE_V8_COVERAGE: coverage }, encoding: "utf8" });
+    const run = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: { ...process.env, ...env, NODE_V8_COVERAGE: coverage }, encoding: "utf8" });
     assert.equal(run.status, 0, run.stderr);
     const urls = scriptsCompiled(coverage);
     const bundled = urls
@@ -67,7 +67,7 @@ const HELP_MODULES = [
   "backends/url-form.js",
   "cli/cli-errors.js",
   "cli/cli-process.js",
-  "cli/command-context.js",
+  "cli/context/command-context.js",
   "cli/command-table.js",
   "cli/exit-codes.js",
   "cli/main.js",
@@ -79,13 +79,14 @@ const HELP_MODULES = [
 ];
 // Besides those, the definition of the command the line names, and no other.
 const NAMED_MODULES: Record<string, string[]> = {
-  run: ["cli/commands/run.js"],
-  session: ["cli/commands/session.js"],
+  run: ["cli/context/options.js", "cli/run/options.js", "cli/run/run.js"],
+  session: ["cli/context/options.js", "cli/session/table.js"],
   "session show": [
-    "cli/commands/session.js",
-    "cli/commands/session/show.js",
-    "cli/session-command.js",
-    "cli/session-store.js",
+    "cli/context/options.js",
+    "cli/session/table.js",
+    "cli/session/show.js",
+    "cli/context/session-context.js",
+    "cli/context/stores.js",
     "backends/backend-errors.js",
     "backends/built-in-urls.js",
     "backends/open-backend.js",
@@ -93,7 +94,7 @@ const NAMED_MODULES: Record<string, string[]> = {
     "backends/registry.js",
     "backends/store-url.js",
   ],
-  memory: ["cli/commands/memory.js"],
+  memory: ["cli/memory/table.js"],
 };
 
 test("--help and --version load only the argument parser and the CLI modules that print them", () => {
@@ -119,13 +120,23 @@ test("a command loads the packages it uses and no other: no model SDK, NATS or Y
     [["completion", "bash"], ["commander"]],
     // No journal to check (zod) and no lock to take (koffi).
     [["session", "ls", "--state-dir", "empty"], ["commander"]],
+    // No agent.yaml here: the default store, found without the YAML parser or the config's schema.
+    [["session", "ls"], ["commander"]],
     // Notes are YAML front matter; their tools' schemas are zod.
     [
       ["memory", "ls"],
       ["commander", "yaml", "zod"],
     ],
   ];
-  for (const [args, packages] of cases) assert.deepEqual(modulesLoadedBy(args).packages.sort(), packages, `fisk-ai ${args.join(" ")}`);
+  for (const [args, packages] of cases) {
+    // XDG_STATE_HOME: a directory of the test's, whatever the environment says.
+    const state = mkdtempSync(join(tmpdir(), "fisk-startup-state-"));
+    try {
+      assert.deepEqual(modulesLoadedBy(args, { XDG_STATE_HOME: state }).packages.sort(), packages, `fisk-ai ${args.join(" ")}`);
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+  }
 });
 
 /** Runs `use` on a fresh directory holding the agent `fisk-ai init` writes (offline, the script provider), removed after. */

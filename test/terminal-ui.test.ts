@@ -1,10 +1,10 @@
-// covers: src/cli/render.ts, src/cli/terminal-confirm.ts, src/tools/tool.ts
+// covers: src/cli/run/render.ts, src/cli/run/terminal-confirm.ts, src/tools/tool.ts
 // process: shared
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
-import { styleFor } from "../src/cli/render.js";
-import { terminalAskUser, terminalConfirm } from "../src/cli/terminal-confirm.js";
+import { styleFor } from "../src/cli/run/render.js";
+import { terminalAskUser, terminalConfirm } from "../src/cli/run/terminal-confirm.js";
 import { defineTool } from "../src/tools/tool.js";
 
 /** A stream that says it is a terminal, as process.stdin/stderr do on one. */

@@ -1,4 +1,4 @@
-// covers: src/cli/commands/session/trace.ts, src/telemetry/journal-spans.ts, src/telemetry/session-spans.ts
+// covers: src/cli/session/trace.ts, src/telemetry/journal-spans.ts, src/telemetry/session-spans.ts
 // covers: src/telemetry/trace-ids.ts
 // process: shared
 // A session's trace across processes (docs/traces.md), received over real OTLP/HTTP on

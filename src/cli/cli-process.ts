@@ -4,7 +4,7 @@
 import { reportFailure } from "./cli-errors.js";
 import { EXIT } from "./exit-codes.js";
 import { runCommandLine } from "./program.js";
-import type { CommandIO } from "./run-command.js";
+import type { CommandIO } from "./context/command-io.js";
 
 export function runCliProcess(io: CommandIO): void {
   interpretSchemas();

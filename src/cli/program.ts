@@ -6,10 +6,10 @@ import { readFileSync } from "node:fs";
 import { packageFile } from "../package/package-files.js";
 import { Command, CommanderError, Option } from "commander";
 import { UsageError } from "./cli-errors.js";
-import type { CommandWords } from "./completion.js";
+import type { CommandWords } from "./completion/completion-script.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import type { CommandIO } from "./run-command.js";
-import { names, type Action } from "./command-context.js";
+import type { CommandIO } from "./context/command-io.js";
+import { names, type Action } from "./context/command-context.js";
 import { COMMANDS } from "./command-table.js";
 
 function version(): string {

@@ -26,7 +26,7 @@ import {
   type RunAgentOptions,
   type Tool,
 } from "../../src/index.js";
-import { pruneSessions } from "../../src/cli/session-prune.js";
+import { pruneSessions } from "../../src/cli/session/handlers/prune.js";
 import { holdsSession } from "../../src/session/move-session.js";
 import type { ScriptSource } from "../../src/llm/script-provider.js";
 import type { Scenario, ScenarioContext, StateView } from "./power-cut-explorer.js";

@@ -9,9 +9,9 @@ import ansiEscapes from "ansi-escapes";
 import { tallyRecords } from "../../runstate/views/run-tally.js";
 import type { Store } from "../../runstate/store/store.js";
 import { EXIT } from "../exit-codes.js";
-import type { CommandIO } from "../run-command.js";
-import { followRecords } from "../session-follow.js";
-import { statusText } from "../session-list.js";
+import type { CommandIO } from "../context/command-io.js";
+import { followRecords } from "../text/session-follow.js";
+import { statusText } from "../text/session-list.js";
 import { TranscriptPager } from "./transcript-pager.js";
 import { bodyHeight, plainFrame } from "./viewer-frame.js";
 

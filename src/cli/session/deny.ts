@@ -1,0 +1,13 @@
+// `fisk-ai session deny`: deny calls a parked session waits on.
+import type { Options } from "../context/options.js";
+import type { SessionContext } from "../context/session-context.js";
+
+export const options = {
+  reason: { flag: "--reason <TEXT>", help: "why: the model reads it as the call's error" },
+  all: { flag: "--all", help: "every call that waits (the default without ids)" },
+  resume: { flag: "--resume", help: "then resume the session" },
+} as const satisfies Options;
+
+export async function run(context: SessionContext<typeof options>): Promise<number> {
+  return (await import("./handlers/decide.js")).decide("deny", context, context.values);
+}

@@ -1,0 +1,200 @@
+// `fisk-ai session show ID`: what a session is, and with --transcript what was said.
+// Everything is read as it is written out, so a journal of any size shows in bounded memory.
+import { providerOf } from "../../agent/fingerprint.js";
+import { ledgerOf } from "../../ledger/ledger.js";
+import type { PriceTable } from "../../ledger/prices.js";
+import type { ApprovalDecisionPayload, ApprovalRequestPayload, TerminalPayload } from "../../runstate/records/records.js";
+import type { CompactionState } from "../../runstate/views/fold.js";
+import { tallyRecords, type RunTally } from "../../runstate/views/run-tally.js";
+import type { RunSummary, Store } from "../../runstate/store/store.js";
+import type { CrashPolicy } from "../../tools/tool.js";
+import { compactionLine } from "./compaction.js";
+import { durationText } from "./duration.js";
+import { PacedOutput } from "./paced-output.js";
+import { ledgerCalls, ledgerJson, ledgerLines, tokensText, treeCostFor, treeJson, treeLines } from "./session-ledger.js";
+import { storedDigest } from "../../ledger/tree-ledger.js";
+import { writeStateJson } from "./show-json.js";
+import { ageText, statusText, timeText } from "./session-list.js";
+import { followRecords } from "./session-follow.js";
+import { ChildSessions } from "./child-sessions.js";
+import type { TranscriptEntry } from "./transcript-entries.js";
+import { countedDecision, uncountedDecisions } from "../../trust/counted-decisions.js";
+import { trustedKeys } from "../../trust/keyring.js";
+import { installationKeys } from "../../trust/installation-keys.js";
+import { foreignReason } from "../../trust/session-trust.js";
+
+const FOLDED_RESULT_LINES = 4;
+
+/** A configured tool's `on_crash` policy; undefined when the tool (or the config) is not known. */
+export type CrashPolicyOf = (toolName: string) => CrashPolicy | undefined;
+
+/** How `session show` was asked to show a session. */
+export interface ShowOptions {
+  json: boolean;
+  transcript: boolean;
+  full: boolean;
+  /** Go on printing the records a running session journals, until it ends. */
+  follow: boolean;
+}
+
+export async function showSession(
+  store: Store,
+  runId: string,
+  options: ShowOptions,
+  stdout: NodeJS.WritableStream,
+  crashPolicyOf: CrashPolicyOf = () => undefined,
+  prices: PriceTable = {},
+): Promise<void> {
+  const out = new PacedOutput(stdout);
+  const tally = await tallyRecords(runId, store.readRecords(runId));
+  const summary = await store.summarize(runId);
+  const digest = await storedDigest(store, summary);
+  const tree = await treeCostFor(store, summary, digest, prices);
+  const foreign = foreignReason(tally.meta, digest.imported, installationKeys(store));
+  if (options.json) {
+    const ledger = { ...ledgerJson(digest, prices), ...(tree === undefined ? {} : { tree: treeJson(tree) }) };
+    await writeStateJson(store, tally, summary, out, { ledger, foreign: foreign ?? null }, { calls: ledgerCalls(digest, prices) });
+    return;
+  }
+  const own = ledgerLines(ledgerOf([digest], prices), digest);
+  // With sessions below it, the session's `cost` is its own, and the total follows them.
+  const ledger = tree === undefined ? own : [...own.map(([name, value]): [string, string] => [name === "cost" ? "own cost" : name, value]), ...treeLines(tree)];
+  for (const line of headerLines(runId, tally, summary, crashPolicyOf, ledger, foreign)) await out.write(`${line}\n`);
+  if (options.transcript || options.follow) {
+    await out.write("\n");
+    const children = new ChildSessions(store);
+    const reader = await children.readerOf(runId);
+    const records = options.follow ? followRecords(store, runId) : store.readRecords(runId);
+    let terminal = tally.terminal;
+    for await (const record of records) {
+      if ("terminal" in record) terminal = record.terminal;
+      if (!options.follow && record.seq > tally.lastSeq) break;
+      for (const entry of reader.entriesOf(record)) {
+        await out.write(`${plainEntry(entry, options.full)}\n`);
+        // A child's work opens in place, each line marked with its depth, as --full opens a long result.
+        if (entry.kind !== "child" || !options.full) continue;
+        for await (const inner of children.entriesOf(entry.runId)) await out.write(`${indented(plainEntry(inner.entry, true), "│ ".repeat(inner.depth))}\n`);
+      }
+      // A follower sees each record as it comes, not once a piece is full.
+      if (options.follow) await out.flush();
+    }
+    // The header said how the session stood when following began (running): the end says how it ended.
+    if (options.follow) await out.write(`── ${statusLine(await store.summarize(runId), terminal)} ──\n`);
+  }
+  await out.flush();
+}
+
+/** The status line's text: the status, and the terminal record's message when it has one. */
+function statusLine(summary: RunSummary, terminal: TerminalPayload | undefined): string {
+  return statusText(summary) + (terminal?.message === undefined ? "" : ` (${terminal.message})`);
+}
+
+function headerLines(
+  runId: string,
+  tally: RunTally,
+  summary: RunSummary,
+  crashPolicyOf: CrashPolicyOf,
+  ledger: [string, string][],
+  foreign: string | undefined,
+): string[] {
+  const { counters, meta } = tally;
+  const fields: [string, string][] = [
+    ["session", runId],
+    ["status", statusLine(summary, tally.terminal)],
+    ["provider", providerOf(meta.fingerprint)],
+    ["model", meta.fingerprint.model],
+    ["created", timeText(meta.created)],
+    ["updated", timeText(summary.updated)],
+    ["next iteration", String(tally.nextIteration)],
+    ["model calls", String(counters.modelCalls)],
+    ["tool calls", `${counters.toolCalls}${counters.remoteToolCalls > 0 ? ` (${counters.remoteToolCalls} remote)` : ""}`],
+    ["tokens", tokensText(counters.inTokens, counters.outTokens, counters.cacheReadTokens, counters.cacheCreateTokens)],
+    ...ledger,
+  ];
+  if (tally.compactions.length > 0) {
+    fields.push([
+      "summarizing calls",
+      `${counters.compactionCalls}: tokens in ${counters.compactionInTokens}, out ${counters.compactionOutTokens} (apart from the model calls above)`,
+    ]);
+    for (const entry of tally.compactions) fields.push(["compaction", compactedText(entry)]);
+  }
+  if (tally.pending !== undefined) {
+    const { toolUses, answered } = tally.pending;
+    const waiting = toolUses
+      .filter((use) => !answered.has(use.id))
+      .map((use) => {
+        const policy = crashPolicyOf(use.name);
+        return `${use.name} (${use.id}${policy === undefined ? "" : `, on_crash: ${policy}`})`;
+      });
+    fields.push(["pending", `${toolUses.length} tool calls, ${answered.size} answered; unanswered: ${waiting.join(", ")}`]);
+    const batch = { runId, pending: tally.pending };
+    const keyring = trustedKeys();
+    for (const { request } of tally.pending.approvals.values())
+      fields.push(["approval", approvalLine(request, countedDecision(batch, request.tool_use_id, keyring))]);
+    for (const { seq, toolUseId, decision, reason } of uncountedDecisions(batch, keyring)) {
+      fields.push([
+        "not counted",
+        `seq ${seq}: ${decision.decision} of call ${toolUseId} by ${decision.decided_by}: ${reason}; the call waits for a decision again`,
+      ]);
+    }
+  }
+  const title = summary.digest?.title;
+  if (title !== undefined && title !== null) fields.push(["title", title]);
+  if (foreign !== undefined) fields.push(["foreign", `${foreign}: a resume needs --config, and its calls a decision signed here`]);
+  if (meta.parent !== undefined) fields.push(["parent", `${meta.parent.run_id}, started by its call ${meta.parent.call_id} (depth ${meta.parent.depth})`]);
+  fields.push(["prompt", meta.prompt]);
+  const width = Math.max(...fields.map(([name]) => name.length));
+  return fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`);
+}
+
+/** A parked call: what it asks, and how long it waited (and waits still, until decided). */
+function approvalLine(request: ApprovalRequestPayload, decision: ApprovalDecisionPayload | undefined): string {
+  const what = `${request.tool_use_id} ${request.name} ${JSON.stringify(request.input)}`;
+  const requested = Date.parse(request.requested_at);
+  if (decision === undefined) return `${what}: waiting for ${request.kind === "question" ? "an answer" : "a decision"} for ${ageText(Date.now() - requested)}`;
+  const text = decision.text === undefined ? "" : ` (${decision.text})`;
+  return `${what}: ${decision.decision}${text} by ${decision.decided_by} after ${ageText(Date.parse(decision.decided_at) - requested)}`;
+}
+
+function compactedText({ seq, compaction, undoneAt }: CompactionState): string {
+  return `${compactionLine(seq, compaction)}${undoneAt === undefined ? "" : `, undone at seq ${undoneAt}`}`;
+}
+
+/** Every line of `text` after `prefix`. */
+function indented(text: string, prefix: string): string {
+  return `${prefix}${text.split("\n").join(`\n${prefix}`)}`;
+}
+
+/** An entry as the plain print shows it: a result indented under its arrow, a long one folded to its first lines unless `full`. */
+export function plainEntry(entry: TranscriptEntry, full: boolean): string {
+  switch (entry.kind) {
+    case "user":
+      return `› ${entry.text}`;
+    case "text":
+    case "other":
+      return entry.text;
+    case "thinking":
+      return entry.redacted ? "(thinking, redacted)" : `(thinking) ${entry.text}`;
+    case "tool_call":
+      return `→ ${entry.server ? "(server) " : ""}${entry.name} ${JSON.stringify(entry.input)}`;
+    case "tool_result":
+      return `← ${entry.name}${entry.error ? " (error)" : ""}${entry.ms === undefined ? "" : ` (${durationText(entry.ms)})`}: ${shownResult(entry.text, full)}`;
+    case "model_call":
+      return `(model call, ${durationText(entry.ms)})`;
+    case "child":
+      return `${childHead(entry)}${full ? "" : " (--full shows its work)"}`;
+    case "marker":
+      return entry.detail === undefined ? entry.text : `${entry.text}\n  ${entry.detail.split("\n").join("\n  ")}`;
+  }
+}
+
+/** The line a child session's fold shows, open or closed. */
+export function childHead(entry: Extract<TranscriptEntry, { kind: "child" }>): string {
+  return `⤷ ${entry.name}: child session ${entry.runId} (${entry.status})`;
+}
+
+function shownResult(text: string, full: boolean): string {
+  const lines = text.split("\n");
+  if (full || lines.length <= FOLDED_RESULT_LINES) return lines.join("\n  ");
+  return `${lines.slice(0, FOLDED_RESULT_LINES).join("\n  ")}\n  … ${lines.length - FOLDED_RESULT_LINES} more lines (--full shows them)`;
+}

@@ -1,0 +1,15 @@
+// The bytes each session of a store takes (its journal, and its lock file while there is one),
+// largest first, and their total: from the summaries alone, no journal read.
+import type { RunSummary, Store } from "../runstate/store/store.js";
+
+export interface DiskUse {
+  /** Largest first; equal sizes by id. */
+  sessions: { summary: RunSummary; bytes: number }[];
+  totalBytes: number;
+}
+
+export async function diskUse(store: Store): Promise<DiskUse> {
+  const sessions = (await store.list()).map((summary) => ({ summary, bytes: summary.digest?.bytes ?? 0 }));
+  sessions.sort((a, b) => b.bytes - a.bytes || (a.summary.runId < b.summary.runId ? -1 : 1));
+  return { sessions, totalBytes: sessions.reduce((sum, { bytes }) => sum + bytes, 0) };
+}
