@@ -49,7 +49,7 @@ describe("help", () => {
       // A group lists its commands; a command names no other.
       assert.equal(
         /\nCommands:\n/.test(result.stdout),
-        command.length === 1 && !["run", "submit", "worker", "init", "completion"].includes(command[0] as string),
+        command.length === 1 && !["run", "submit", "worker", "serve", "init", "completion"].includes(command[0] as string),
       );
     });
   }
@@ -75,7 +75,7 @@ describe("help", () => {
 
   it("fisk-ai --help lists every command and the exit codes", async () => {
     const { stdout } = await cli(["--help"]);
-    for (const command of ["run", "submit", "worker", "queue", "session", "store", "memory", "mcp", "init", "completion", "help"])
+    for (const command of ["run", "submit", "worker", "serve", "queue", "session", "store", "memory", "mcp", "init", "completion", "help"])
       assert.match(stdout, new RegExp(`\n {2}${command} `), command);
     assert.match(stdout, /Exit codes:\n {2}0 {4}completed[^]*130 {2}interrupted/);
   });
@@ -144,9 +144,9 @@ describe("shell completion", () => {
   const cases: [string[], string[]][] = [
     [
       ["fisk-ai", ""],
-      ["run", "submit", "worker", "queue", "session", "store", "memory", "mcp", "init", "completion", "help"],
+      ["run", "submit", "worker", "serve", "queue", "session", "store", "memory", "mcp", "init", "completion", "help"],
     ],
-    [["fisk-ai", "se"], ["session"]],
+    [["fisk-ai", "se"], ["serve", "session"]],
     [
       ["fisk-ai", "--"],
       ["--version", "--help"],

@@ -66,6 +66,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["session"],
   ["config", "telemetry"],
   ["pool"],
+  ["server", "client"],
   ["cli"],
   ["index.ts", "journal.ts"],
 ];
