@@ -63,7 +63,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["queue"],
   ["backends", "ledger", "conformance"],
   ["agent"],
-  ["session"],
+  ["session", "transcript"],
   ["config", "telemetry"],
   ["pool"],
   ["server", "client"],

@@ -12,6 +12,10 @@ import { approvalRoutes } from "./routes/approvals.js";
 import { eventRoutes } from "./routes/events.js";
 import { healthRoutes } from "./routes/health.js";
 import { runRoutes } from "./routes/runs.js";
+import { meRoute } from "./routes/me.js";
+import { transcriptRoutes } from "./routes/transcript.js";
+import { withConsoleCookie } from "./console/console-auth.js";
+import { consoleRoutes } from "./console/console-routes.js";
 import type { ServerContext, ServerEnv, ServerOptions } from "./server-context.js";
 
 /** The API's handler, and its OpenAPI document. */
@@ -43,7 +47,8 @@ export function createServer(options: ServerOptions): FiskServer {
     env: options.env ?? process.env,
     cwd: options.cwd ?? process.cwd(),
   };
-  const authenticate = options.authenticate ?? localOnly;
+  const tickets = options.console?.tickets;
+  const authenticate = tickets === undefined ? (options.authenticate ?? localOnly) : withConsoleCookie(options.authenticate ?? localOnly, tickets);
   const app = new OpenAPIHono<ServerEnv>({
     defaultHook: (result) => {
       if (!result.success) {
@@ -61,15 +66,14 @@ export function createServer(options: ServerOptions): FiskServer {
     problemResponse(problemOf(new ServerError("ERR_NO_ROUTE", `no route ${c.req.method} ${c.req.path}: /openapi.json lists them`), onInternal)),
   );
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  app.use(
-    "/v1/*",
-    bodyLimit({
-      maxSize: limit,
-      onError: () => {
-        throw new ServerError("ERR_TOO_LARGE", `the request's body is over ${limit} bytes, this route's limit`);
-      },
-    }),
-  );
+  const limited = bodyLimit({
+    maxSize: limit,
+    onError: () => {
+      throw new ServerError("ERR_TOO_LARGE", `the request's body is over ${limit} bytes, this route's limit`);
+    },
+  });
+  app.use("/v1/*", limited);
+  app.use("/console/*", limited);
   app.use("/v1/*", async (c, next) => {
     const principal = await authenticate(c.req.raw);
     if (principal === undefined) throw new ServerError("ERR_UNAUTHENTICATED", "this route needs credentials: send an API key (docs/server.md)");
@@ -80,6 +84,9 @@ export function createServer(options: ServerOptions): FiskServer {
   runRoutes(app, context);
   eventRoutes(app, context, onInternal);
   approvalRoutes(app, context);
+  transcriptRoutes(app, context, onInternal);
+  meRoute(app, tickets);
+  if (tickets !== undefined) consoleRoutes(app, { tickets, authenticate: options.authenticate ?? localOnly, secure: options.console?.secure === true });
   app.doc31("/openapi.json", DOCUMENT);
   return {
     fetch: async (request) => app.fetch(request),

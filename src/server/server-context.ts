@@ -4,6 +4,7 @@ import type { AgentRunOptions } from "../config/run-options.js";
 import type { RunQueue } from "../queue/run-queue.js";
 import type { MetaPayload } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
+import type { ConsoleTickets } from "./console/console-tickets.js";
 import type { Authenticate, Principal } from "./principal.js";
 
 /** An agent the server starts runs of, under the name clients give. */
@@ -32,6 +33,8 @@ export interface ServerOptions {
   env?: NodeJS.ProcessEnv;
   /** The directory runs started here are recorded as submitted from, where their tools run (default: this process's). */
   cwd?: string;
+  /** Serves the console at / (docs/console.md), its sign-ins sealed with `tickets` (openConsoleTickets); `secure`: reached over TLS, so its cookie is Secure. */
+  console?: { tickets: ConsoleTickets; secure?: boolean };
   /** Hears of each error that is the server's fault (a 500), which the response does not describe (default: written to stderr). */
   onInternalError?: (error: unknown) => void;
 }

@@ -13,11 +13,15 @@ import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../context/command-io.js";
 import type { StoreFlags } from "../context/stores.js";
 import { openPool, workerEvents } from "../worker/worker-command.js";
+import { openInBrowser } from "../run/open-browser.js";
+import { openConsoleTickets } from "../../server/console/open-console.js";
 
 export interface ServeFlags extends Omit<StoreFlags, "config"> {
   config?: string[];
   listen?: string;
   workers?: string;
+  open?: boolean;
+  publicUrl?: string;
 }
 
 /** Where serve listens unless told: loopback only. */
@@ -30,13 +34,15 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${JSON.stringify(positionals[0])}): name its agents with --config FILE`);
   const { host, port } = listenAddress(flags.listen ?? DEFAULT_LISTEN);
   const workers = workerCount(flags.workers);
+  const publicUrl = flags.publicUrl === undefined ? undefined : urlFlag(flags.publicUrl);
   const pool = await openPool(flags, io);
   try {
     const agents = servedAgents(
       pool.paths,
       pool.agents.map((agent) => agent.options),
     );
-    const api = createServer({ store: pool.store, queue: pool.queue, agents, env: io.env });
+    const tickets = await openConsoleTickets(io.env);
+    const api = createServer({ store: pool.store, queue: pool.queue, agents, env: io.env, console: { tickets, secure: publicUrl?.protocol === "https:" } });
     const worker =
       workers === 0
         ? undefined
@@ -55,6 +61,7 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
     io.stdout.write(
       `serving ${agents.map((agent) => agent.name).join(", ")} on http://${host.includes(":") ? `[${host}]` : host}:${bound} with ${workers} ${workers === 1 ? "worker" : "workers"}\n`,
     );
+    if (flags.open === true) openInBrowser(publicUrl?.href ?? `http://${host.includes(":") ? `[${host}]` : host}:${bound}/`, io.env, "xdg-open");
     const stopped = new Promise<void>((resolve) => {
       const onSignal = () => {
         process.off("SIGTERM", onSignal).off("SIGINT", onSignal);
@@ -72,6 +79,13 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
   } finally {
     await pool.close();
   }
+}
+
+function urlFlag(text: string): URL {
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:"))
+    throw new UsageError(`--public-url takes the http(s) URL people reach the server at, not ${JSON.stringify(text)}`);
+  return url;
 }
 
 function listening(fetch: (request: Request) => Promise<Response>, hostname: string, port: number): Promise<ServerType> {

@@ -10,6 +10,8 @@ export async function define(command: Command, { io, action }: CommandContext): 
     .option("--config <FILE...>", "the agents it serves, each named by its file's base name (default: ./agent.yaml); the first names the store")
     .option("--listen <HOST:PORT>", "the loopback address it listens on (default 127.0.0.1:7474; port 0 picks a free one)")
     .option("--workers <N>", "runs driven at once by this process's workers (default: the CPU count; 0: none, other processes run them)")
+    .option("--open", "open the console (docs/console.md) in the browser BROWSER names, else xdg-open's")
+    .option("--public-url <URL>", "the URL people reach the server at, through a TLS-terminating proxy: https makes the console's cookie Secure")
     .option("--state-dir <DIR>", "where sessions are kept (default: the first config's session block)")
     .option("--store <URL>", STORE_OPTION)
     .action(action(async (args, flags) => (await import("./serve-command.js")).serveCommand(args, flags, io)));

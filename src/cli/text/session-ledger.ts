@@ -7,7 +7,7 @@ import { PROTOCOLS } from "../../runstate/records/records.js";
 import { PRICES_AS_OF, type PriceTable } from "../../ledger/prices.js";
 import type { RunDigest, TokenUsage } from "../../runstate/views/run-digest.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
-import { counted } from "./counted.js";
+import { counted } from "../../transcript/counted.js";
 import { costText, dollarsText } from "./ledger.js";
 import { STREAMED, type StreamedArray } from "./show-json.js";
 import { configPathFrom } from "../context/stores.js";

@@ -5,7 +5,8 @@ import type { RunSummary, Store } from "../../runstate/store/store.js";
 import { isOrphan, queuedRunIds } from "../../pool/orphans.js";
 import type { RunQueue } from "../../queue/run-queue.js";
 import { quarantineSummary } from "../../queue/quarantine.js";
-import { cut, nameText, widthOf } from "./ledger.js";
+import { cut, widthOf } from "./ledger.js";
+import { nameText } from "../../transcript/session-name.js";
 import { summaryJson } from "./summary-json.js";
 
 const NOT_RESUMABLE = new Set(["completed", "running", "corrupt"]);

@@ -8,7 +8,7 @@ import { uncountedDecisions } from "../../../trust/counted-decisions.js";
 import { installationKeys, type InstallationKeys } from "../../../trust/installation-keys.js";
 import { foreignReason } from "../../../trust/session-trust.js";
 import { reportFailure } from "../../cli-errors.js";
-import { counted } from "../../text/counted.js";
+import { counted } from "../../../transcript/counted.js";
 import { EXIT } from "../../exit-codes.js";
 
 interface Streams {

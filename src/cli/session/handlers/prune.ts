@@ -7,8 +7,9 @@ import { planPrune, PROTECTED_STATUSES, type PruneFilters } from "../../../sessi
 import { PRUNABLE_STATUSES, type RunStatus, type RunSummary, type Store } from "../../../runstate/store/store.js";
 import { reportFailure, UsageError } from "../../cli-errors.js";
 import { EXIT } from "../../exit-codes.js";
-import { bytesText, nameText, table } from "../../text/ledger.js";
-import { counted } from "../../text/counted.js";
+import { bytesText, table } from "../../text/ledger.js";
+import { nameText } from "../../../transcript/session-name.js";
+import { counted } from "../../../transcript/counted.js";
 
 /** prune's flags as commander gives them. */
 export interface PruneFlags {

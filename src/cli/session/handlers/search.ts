@@ -4,7 +4,8 @@ import { searchJournal, SearchText, type SearchHit } from "../../../session/jour
 import { RunStateError } from "../../../runstate/errors.js";
 import type { RunSummary, Store } from "../../../runstate/store/store.js";
 import { UsageError } from "../../cli-errors.js";
-import { cut, nameText, oneLine, widthOf } from "../../text/ledger.js";
+import { cut, widthOf } from "../../text/ledger.js";
+import { nameText, oneLine } from "../../../transcript/session-name.js";
 import { summaryJson } from "../../text/summary-json.js";
 import { timeText } from "../../text/session-list.js";
 
