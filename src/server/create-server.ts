@@ -8,10 +8,13 @@ import { bodyLimit } from "hono/body-limit";
 import { packageVersion } from "../package/package-files.js";
 import { DEFAULT_TENANT, localOnly } from "./principal.js";
 import { problemOf, problemResponse, ServerError } from "./problem.js";
+import { agentRoutes } from "./routes/agents.js";
 import { approvalRoutes } from "./routes/approvals.js";
 import { eventRoutes } from "./routes/events.js";
 import { healthRoutes } from "./routes/health.js";
+import { poolRoutes } from "./routes/pool.js";
 import { runRoutes } from "./routes/runs.js";
+import { IMPORT_PATH, sessionRoutes } from "./routes/sessions.js";
 import type { ServerContext, ServerEnv, ServerOptions } from "./server-context.js";
 
 /** The API's handler, and its OpenAPI document. */
@@ -29,6 +32,8 @@ const DOCUMENT = {
 
 /** The default largest JSON body, in bytes. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** The default largest journal an import takes, in bytes. */
+export const DEFAULT_IMPORT_LIMIT = 256 * 1024 * 1024;
 
 /** The API over `options.store` and its queue. */
 export function createServer(options: ServerOptions): FiskServer {
@@ -61,15 +66,14 @@ export function createServer(options: ServerOptions): FiskServer {
     problemResponse(problemOf(new ServerError("ERR_NO_ROUTE", `no route ${c.req.method} ${c.req.path}: /openapi.json lists them`), onInternal)),
   );
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  app.use(
-    "/v1/*",
-    bodyLimit({
-      maxSize: limit,
-      onError: () => {
-        throw new ServerError("ERR_TOO_LARGE", `the request's body is over ${limit} bytes, this route's limit`);
-      },
-    }),
-  );
+  const jsonLimit = bodyLimit({
+    maxSize: limit,
+    onError: () => {
+      throw new ServerError("ERR_TOO_LARGE", `the request's body is over ${limit} bytes, this route's limit`);
+    },
+  });
+  // An import takes a journal, not JSON: it has its own limit (sessions.ts).
+  app.use("/v1/*", (c, next) => (c.req.path === IMPORT_PATH ? next() : jsonLimit(c, next)));
   app.use("/v1/*", async (c, next) => {
     const principal = await authenticate(c.req.raw);
     if (principal === undefined) throw new ServerError("ERR_UNAUTHENTICATED", "this route needs credentials: send an API key (docs/server.md)");
@@ -77,9 +81,12 @@ export function createServer(options: ServerOptions): FiskServer {
     await next();
   });
   healthRoutes(app, context);
+  agentRoutes(app, context);
   runRoutes(app, context);
+  sessionRoutes(app, context, options.importLimit ?? DEFAULT_IMPORT_LIMIT);
   eventRoutes(app, context, onInternal);
   approvalRoutes(app, context);
+  poolRoutes(app, context);
   app.doc31("/openapi.json", DOCUMENT);
   return {
     fetch: async (request) => app.fetch(request),
