@@ -146,7 +146,10 @@ describe("shell completion", () => {
       ["fisk-ai", ""],
       ["run", "submit", "worker", "serve", "queue", "session", "store", "memory", "mcp", "init", "completion", "help"],
     ],
-    [["fisk-ai", "se"], ["serve", "session"]],
+    [
+      ["fisk-ai", "se"],
+      ["serve", "session"],
+    ],
     [
       ["fisk-ai", "--"],
       ["--version", "--help"],

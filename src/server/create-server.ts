@@ -8,14 +8,17 @@ import { bodyLimit } from "hono/body-limit";
 import { packageVersion } from "../package/package-files.js";
 import { DEFAULT_TENANT, localOnly } from "./principal.js";
 import { problemOf, problemResponse, ServerError } from "./problem.js";
+import { agentRoutes } from "./routes/agents.js";
 import { approvalRoutes } from "./routes/approvals.js";
 import { eventRoutes } from "./routes/events.js";
 import { healthRoutes } from "./routes/health.js";
+import { poolRoutes } from "./routes/pool.js";
 import { runRoutes } from "./routes/runs.js";
 import { meRoute } from "./routes/me.js";
 import { transcriptRoutes } from "./routes/transcript.js";
 import { withConsoleCookie } from "./console/console-auth.js";
 import { consoleRoutes } from "./console/console-routes.js";
+import { IMPORT_PATH, sessionRoutes } from "./routes/sessions.js";
 import type { ServerContext, ServerEnv, ServerOptions } from "./server-context.js";
 
 /** The API's handler, and its OpenAPI document. */
@@ -33,6 +36,8 @@ const DOCUMENT = {
 
 /** The default largest JSON body, in bytes. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** The default largest journal an import takes, in bytes. */
+export const DEFAULT_IMPORT_LIMIT = 256 * 1024 * 1024;
 
 /** The API over `options.store` and its queue. */
 export function createServer(options: ServerOptions): FiskServer {
@@ -66,14 +71,15 @@ export function createServer(options: ServerOptions): FiskServer {
     problemResponse(problemOf(new ServerError("ERR_NO_ROUTE", `no route ${c.req.method} ${c.req.path}: /openapi.json lists them`), onInternal)),
   );
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const limited = bodyLimit({
+  const jsonLimit = bodyLimit({
     maxSize: limit,
     onError: () => {
       throw new ServerError("ERR_TOO_LARGE", `the request's body is over ${limit} bytes, this route's limit`);
     },
   });
-  app.use("/v1/*", limited);
-  app.use("/console/*", limited);
+  // An import takes a journal, not JSON: it has its own limit (sessions.ts).
+  app.use("/v1/*", (c, next) => (c.req.path === IMPORT_PATH ? next() : jsonLimit(c, next)));
+  app.use("/console/*", jsonLimit);
   app.use("/v1/*", async (c, next) => {
     const principal = await authenticate(c.req.raw);
     if (principal === undefined) throw new ServerError("ERR_UNAUTHENTICATED", "this route needs credentials: send an API key (docs/server.md)");
@@ -81,9 +87,12 @@ export function createServer(options: ServerOptions): FiskServer {
     await next();
   });
   healthRoutes(app, context);
+  agentRoutes(app, context);
   runRoutes(app, context);
+  sessionRoutes(app, context, options.importLimit ?? DEFAULT_IMPORT_LIMIT);
   eventRoutes(app, context, onInternal);
   approvalRoutes(app, context);
+  poolRoutes(app, context);
   transcriptRoutes(app, context, onInternal);
   meRoute(app, tickets);
   if (tickets !== undefined) consoleRoutes(app, { tickets, authenticate: options.authenticate ?? localOnly, secure: options.console?.secure === true });

@@ -142,3 +142,60 @@ export const DecisionResultSchema = z
     queued: z.boolean().optional(),
   })
   .openapi("DecisionResult");
+
+export const SessionSchema = z
+  .object({
+    runId: z.string(),
+    status: z.string().openapi({ description: "running, a terminal reason (completed, awaiting_approval, suspended, error...), open, moved or corrupt" }),
+    title: z.string().optional(),
+    prompt: z.string().optional(),
+    created: z.string().optional(),
+    updated: z.string(),
+    lastSeq: z.number().int(),
+    parent: z.string().optional(),
+  })
+  .openapi("Session");
+
+export const SessionListQuery = z.object({
+  status: z
+    .string()
+    .regex(/^[a-z_]+(,[a-z_]+)*$/)
+    .optional()
+    .openapi({ description: "statuses, comma-separated" }),
+  agent: z.string().min(1).max(200).optional(),
+  q: z.string().min(1).max(1000).optional().openapi({ description: "text the title or prompt holds" }),
+  parent: RunId.optional(),
+  since: z.iso.datetime({ offset: true }).optional().openapi({ description: "last written at or after, RFC 3339" }),
+  cursor: RunId.optional().openapi({ description: "the `next` of the page before" }),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const SessionListSchema = z.object({ sessions: z.array(SessionSchema), next: z.string().optional() }).openapi("SessionList");
+
+const UsageSchema = z.looseObject({});
+
+export const SessionOverviewSchema = z
+  .object({
+    session: SessionSchema,
+    calls: z
+      .array(
+        z.looseObject({ seq: z.number().int(), kind: z.string(), model: z.string(), usage: UsageSchema, cost: z.number().nullable(), copied: z.boolean() }),
+      )
+      .openapi({ description: "each model call, priced (cost null: the model has no price): the cost turn by turn" }),
+    total: z.object({ usage: UsageSchema, cost: z.number(), unpriced: z.array(z.string()) }),
+    children: z.array(z.object({ runId: z.string(), status: z.string(), depth: z.number().int() })),
+    waiting: z.array(WaitingCallSchema),
+  })
+  .openapi("SessionOverview");
+
+export const RecordsQuery = z.object({
+  after: Seq.optional(),
+  before: Seq.optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+});
+
+export const RecordsSchema = z.object({ records: z.array(JournalRecordSchema), next: z.number().int().optional() }).openapi("Records");
+
+export const ForkBody = z.strictObject({ at: z.number().int().min(1).optional(), name: RunId.optional() }).openapi("Fork");
+export const RenameBody = z.strictObject({ title: Title }).openapi("Rename");
+export const ImportQuery = z.object({ name: RunId.optional() });

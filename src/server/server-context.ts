@@ -29,6 +29,8 @@ export interface ServerOptions {
   tenantOf?: (meta: MetaPayload) => string;
   /** The largest JSON body taken, in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** The largest journal POST /v1/sessions/import takes, in bytes (default 256 MiB). */
+  importLimit?: number;
   /** Where the keys that sign decisions are found (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** The directory runs started here are recorded as submitted from, where their tools run (default: this process's). */

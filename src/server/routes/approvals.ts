@@ -8,9 +8,7 @@ import { answer, approve, deny, type DecideOptions } from "../../session/decide-
 import { visible, visibleSession } from "../access.js";
 import { CallParams, DecisionBody, DecisionResultSchema, WaitingCallSchema } from "../schemas.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
-import { route } from "./route.js";
-
-const json = <T>(schema: T) => ({ "application/json": { schema } });
+import { json, route } from "./route.js";
 
 const inbox = route("read", {
   method: "get",

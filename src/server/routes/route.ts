@@ -20,3 +20,6 @@ export function route<const R extends Omit<RouteConfig, "middleware">>(role: Rol
     responses: { ...PROBLEMS, ...config.responses },
   });
 }
+
+/** A JSON body or response of `schema`. */
+export const json = <T>(schema: T) => ({ "application/json": { schema } });

@@ -9,9 +9,7 @@ import { visibleSession } from "../access.js";
 import { ServerError } from "../problem.js";
 import { FollowUpBody, IdempotencyHeaders, SessionParams, StartedRun, StartRunBody, WaitQuery, WaitResult } from "../schemas.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
-import { route } from "./route.js";
-
-const json = <T>(schema: T) => ({ "application/json": { schema } });
+import { json, route } from "./route.js";
 
 const startRun = route("run", {
   method: "post",
