@@ -2,19 +2,20 @@
 import { call, query } from "./api.js";
 import type { TranscriptEntry } from "./transcript.js";
 
+/** A session as GET /v1/sessions lists it. */
 export interface SessionRow {
-  id: string;
+  runId: string;
   status: string;
-  agent?: string;
   title?: string;
-  cost?: number;
-  tokens?: number;
-  updated?: string;
+  prompt?: string;
+  created?: string;
+  updated: string;
+  lastSeq: number;
   parent?: string;
 }
 
 export interface PendingCall {
-  sessionId: string;
+  runId: string;
   toolUseId: string;
   name: string;
   input: Record<string, unknown>;
@@ -22,10 +23,13 @@ export interface PendingCall {
   requestedAt: string;
 }
 
-export interface SessionDetail extends SessionRow {
-  lastSeq: number;
-  children: SessionRow[];
-  pending: PendingCall[];
+/** GET /v1/sessions/{id}: the session, its model calls priced, its children and the calls waiting. */
+export interface SessionOverview {
+  session: SessionRow;
+  calls: { seq: number; model: string; cost: number | null }[];
+  total: { usage: { input_tokens?: number; output_tokens?: number }; cost: number; unpriced: string[] };
+  children: { runId: string; status: string; depth: number }[];
+  waiting: PendingCall[];
 }
 
 export interface TranscriptWindow {
@@ -36,9 +40,20 @@ export interface TranscriptWindow {
   more: boolean;
 }
 
-export interface QueueView {
-  entries: { sessionId: string; state: string; queued: string; followUps: number }[];
-  workers: { id: string; host: string; pid: number; since: string; heartbeat: string }[];
+export interface QueueItem {
+  runId: string;
+  state: "queued" | "running" | "parked";
+  queued: string;
+  followUp: boolean;
+  holder?: { pid: number; host: string; started: string };
+  behind: number;
+}
+
+export interface WorkerRow {
+  pid: number;
+  host: string;
+  started: string;
+  runs: string[];
 }
 
 export interface Me {
@@ -48,11 +63,13 @@ export interface Me {
   csrf: string;
 }
 
+export type Decision = { decision: "approve" } | { decision: "deny"; reason: string } | { decision: "answer"; answer: string };
+
 const API = "/v1";
 const id = encodeURIComponent;
 
 export const storeEventsUrl = () => `${API}/events`;
-export const sessionEventsUrl = (session: string, after: number) => `${API}/sessions/${id(session)}/events${query({ after, view: "transcript" })}`;
+export const sessionEventsUrl = (session: string, after: number) => `${API}/sessions/${id(session)}/transcript/events${query({ after })}`;
 export const exportUrl = (session: string) => `${API}/sessions/${id(session)}/export`;
 
 export const me = () => call<Me>("GET", `${API}/me`);
@@ -60,24 +77,26 @@ export const signIn = (key: string) => call<Me>("POST", "/console/sign-in", { ke
 export const signOut = () => call<void>("POST", "/console/sign-out");
 
 export const listSessions = (filters: { search: string; status: string; cursor: string | undefined }) =>
-  call<{ rows: SessionRow[]; next?: string }>("GET", `${API}/sessions${query({ q: filters.search, status: filters.status, cursor: filters.cursor })}`);
-export const getSession = (session: string) => call<SessionDetail>("GET", `${API}/sessions/${id(session)}`);
+  call<{ sessions: SessionRow[]; next?: string }>(
+    "GET",
+    `${API}/sessions${query({ q: filters.search, status: filters.status, cursor: filters.cursor, limit: 50 })}`,
+  );
+export const getSession = (session: string) => call<SessionOverview>("GET", `${API}/sessions/${id(session)}`);
 export const transcript = (session: string, before?: number) =>
   call<TranscriptWindow>("GET", `${API}/sessions/${id(session)}/transcript${query({ before, limit: 200 })}`);
 
 export const followUp = (session: string, prompt: string) => call<void>("POST", `${API}/sessions/${id(session)}/follow-ups`, { prompt, ifRunning: "queue" });
-export const suspend = (session: string) => call<void>("POST", `${API}/sessions/${id(session)}/suspend`);
-export const fork = (session: string, atSeq: number | undefined) =>
-  call<{ id: string }>("POST", `${API}/sessions/${id(session)}/fork`, atSeq === undefined ? {} : { at: atSeq });
+export const fork = (session: string) => call<{ runId: string }>("POST", `${API}/sessions/${id(session)}/fork`, {});
 export const compact = (session: string) => call<void>("POST", `${API}/sessions/${id(session)}/compact`);
 export const rename = (session: string, title: string) => call<void>("PATCH", `${API}/sessions/${id(session)}`, { title });
 export const remove = (session: string) => call<void>("DELETE", `${API}/sessions/${id(session)}`);
 
 export const approvals = () => call<{ calls: PendingCall[] }>("GET", `${API}/approvals`);
-export const decide = (call_: PendingCall, decision: { verdict: "approve" } | { verdict: "deny"; reason: string } | { verdict: "answer"; answer: string }) =>
-  call<{ decidedBy: string }>("POST", `${API}/sessions/${id(call_.sessionId)}/calls/${id(call_.toolUseId)}/decision`, decision);
+export const decide = (pending: PendingCall, decision: Decision) =>
+  call<{ decided: { decided_by: string }[] }>("POST", `${API}/sessions/${id(pending.runId)}/calls/${id(pending.toolUseId)}/decision`, decision);
 
-export const queue = () => call<QueueView>("GET", `${API}/queue`);
-export const withdraw = (session: string) => call<void>("DELETE", `${API}/queue/${id(session)}`);
+export const queue = () => call<{ runs: QueueItem[] }>("GET", `${API}/queue`);
+export const workers = () => call<{ workers: WorkerRow[] }>("GET", `${API}/workers`);
+
 export const agents = () => call<{ agents: { name: string; model: string }[] }>("GET", `${API}/agents`);
-export const startRun = (agent: string, prompt: string) => call<{ id: string }>("POST", `${API}/runs`, { agent, prompt });
+export const startRun = (agent: string, prompt: string) => call<{ runId: string }>("POST", `${API}/runs`, { agent, prompt });

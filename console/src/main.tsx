@@ -66,10 +66,12 @@ function App() {
           ))}
         </nav>
         <span class="who">
-          {me.name} ({me.tenant})
-          <button type="button" onClick={leave}>
-            Sign out
-          </button>
+          {me.name} ({me.tenant}){" "}
+          {me.csrf !== "" && (
+            <button type="button" onClick={leave}>
+              Sign out
+            </button>
+          )}
         </span>
       </header>
       <main>

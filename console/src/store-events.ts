@@ -11,9 +11,11 @@ let source: EventSource | undefined;
 function opened(): EventSource {
   if (source === undefined) {
     source = new EventSource(storeEventsUrl(), { withCredentials: true });
-    source.onmessage = (event) => {
+    const tell = (event: MessageEvent<string>) => {
       for (const listener of listeners) listener(event);
     };
+    // GET /v1/events names each change: the queue as it stands, a run queued or parked, a run gone from the queue.
+    for (const kind of ["snapshot", "queued", "parked", "left"]) source.addEventListener(kind, tell);
   }
   return source;
 }

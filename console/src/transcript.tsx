@@ -38,14 +38,14 @@ function Entry({ entry, onOpenChild }: { entry: TranscriptEntry; onOpenChild: (r
   switch (entry.kind) {
     case "user":
       return (
-        <div class="entry user" data-seq={entry.seq}>
+        <div class="entry user">
           <span class="who">you</span>
           <pre>{entry.text}</pre>
         </div>
       );
     case "text":
       return (
-        <div class="entry text" data-seq={entry.seq}>
+        <div class="entry text">
           <pre>{entry.text}</pre>
         </div>
       );
@@ -57,14 +57,14 @@ function Entry({ entry, onOpenChild }: { entry: TranscriptEntry; onOpenChild: (r
       );
     case "tool_call":
       return (
-        <div class="entry tool-call" data-seq={entry.seq}>
+        <div class="entry tool-call">
           <span class="tool">{entry.name}</span>
           <code>{JSON.stringify(entry.input)}</code>
         </div>
       );
     case "child":
       return (
-        <div class="entry child" data-seq={entry.seq}>
+        <div class="entry child">
           <button type="button" class="link" onClick={() => onOpenChild(entry.runId)}>
             ↳ {entry.name} {entry.runId}
           </button>{" "}
@@ -90,9 +90,9 @@ function Entry({ entry, onOpenChild }: { entry: TranscriptEntry; onOpenChild: (r
       );
     case "marker":
       return entry.detail === undefined ? (
-        <div class="entry marker">— {entry.text} —</div>
+        <div class="entry marker">{entry.text}</div>
       ) : (
-        <Folded className="marker" summary={`— ${entry.text} —`}>
+        <Folded className="marker" summary={entry.text}>
           <pre>{entry.detail}</pre>
         </Folded>
       );
@@ -114,7 +114,9 @@ export function Transcript({ entries, onOpenChild }: { entries: readonly Transcr
   return (
     <div class="transcript" role="log" aria-live="polite">
       {keyed(entries).map(({ key, entry }) => (
-        <Entry key={key} entry={entry} onOpenChild={onOpenChild} />
+        <div key={key} data-seq={entry.seq} data-kind={entry.kind}>
+          <Entry entry={entry} onOpenChild={onOpenChild} />
+        </div>
       ))}
     </div>
   );

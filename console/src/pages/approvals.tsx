@@ -2,45 +2,41 @@
 // a reason, answer a question. A call decided elsewhere first says who decided it.
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api-routes.js";
-import { onStoreChange } from "../store-events.js";
 import { hrefOf } from "../router.js";
+import { onStoreChange } from "../store-events.js";
 import { ageText } from "../text.js";
 
-function Decision({ call, onDone }: { call: api.PendingCall; onDone: (note: string) => void }) {
+function Decision({ pending, onDone }: { pending: api.PendingCall; onDone: (note: string) => void }) {
   const [reply, setReply] = useState("");
   const [error, setError] = useState("");
-  const decide = (decision: Parameters<typeof api.decide>[1]) =>
-    api.decide(call, decision).then(
-      ({ decidedBy }) => onDone(`decided by ${decidedBy}`),
-      (reason: api.PendingCall & Error & { status?: number }) => setError(reason.message),
+  const decide = (decision: api.Decision) =>
+    api.decide(pending, decision).then(
+      ({ decided }) => onDone(`decided by ${decided[0]?.decided_by ?? "you"}`),
+      (reason: Error) => setError(reason.message),
     );
-  const label = `${call.kind === "question" ? "answer" : "reason"} for ${call.name} in ${call.sessionId}`;
+  const question = pending.kind === "question";
+  const label = `${question ? "answer" : "reason"} for ${pending.name} in ${pending.runId}`;
   return (
-    <li class="approval" data-call={call.toolUseId}>
+    <li class="approval" data-call={pending.toolUseId}>
       <p>
-        <a href={hrefOf({ page: "session", id: call.sessionId })}>{call.sessionId}</a> asks{" "}
-        {call.kind === "question" ? "a question" : <span class="tool">{call.name}</span>}, {ageText(call.requestedAt)} ago
+        <a href={hrefOf({ page: "session", id: pending.runId })}>{pending.runId}</a> asks {question ? "a question" : <span class="tool">{pending.name}</span>},{" "}
+        {ageText(pending.requestedAt)} ago
       </p>
-      <pre>{call.kind === "question" ? String(call.input.question ?? JSON.stringify(call.input)) : JSON.stringify(call.input, null, 2)}</pre>
+      <pre>{question ? String(pending.input.question ?? JSON.stringify(pending.input)) : JSON.stringify(pending.input, null, 2)}</pre>
       <label>
         <span class="visually-hidden">{label}</span>
-        <input
-          type="text"
-          placeholder={call.kind === "question" ? "answer" : "reason (for a denial)"}
-          value={reply}
-          onInput={(event) => setReply(event.currentTarget.value)}
-        />
+        <input type="text" placeholder={question ? "answer" : "reason (for a denial)"} value={reply} onInput={(event) => setReply(event.currentTarget.value)} />
       </label>
-      {call.kind === "question" ? (
-        <button type="button" onClick={() => decide({ verdict: "answer", answer: reply })}>
+      {question ? (
+        <button type="button" disabled={reply.trim() === ""} onClick={() => decide({ decision: "answer", answer: reply })}>
           Answer
         </button>
       ) : (
         <>
-          <button type="button" onClick={() => decide({ verdict: "approve" })}>
+          <button type="button" onClick={() => decide({ decision: "approve" })}>
             Approve
           </button>
-          <button type="button" class="danger" onClick={() => decide({ verdict: "deny", reason: reply })}>
+          <button type="button" class="danger" disabled={reply.trim() === ""} onClick={() => decide({ decision: "deny", reason: reply })}>
             Deny
           </button>
         </>
@@ -56,16 +52,20 @@ function Decision({ call, onDone }: { call: api.PendingCall; onDone: (note: stri
 
 export function ApprovalsPage() {
   const [calls, setCalls] = useState<api.PendingCall[] | undefined>();
-  const [notes, setNotes] = useState<string[]>([]);
+  const [note, setNote] = useState("");
   const [changes, setChanges] = useState(0);
   const [error, setError] = useState("");
   useEffect(() => onStoreChange(() => setChanges((n) => n + 1)), []);
   useEffect(() => {
     api.approvals().then(
-      ({ calls }) => setCalls(calls),
+      (answer) => setCalls(answer.calls),
       (reason: Error) => setError(reason.message),
     );
   }, [changes]);
+  const done = (pending: api.PendingCall) => (text: string) => {
+    setNote(`${pending.name} in ${pending.runId}: ${text}`);
+    setChanges((n) => n + 1);
+  };
   return (
     <section aria-labelledby="approvals-heading">
       <h1 id="approvals-heading">Approvals</h1>
@@ -74,19 +74,11 @@ export function ApprovalsPage() {
           {error}
         </p>
       )}
-      {notes.map((note) => (
-        <p key={note} role="status">
-          {note}
-        </p>
-      ))}
+      {note !== "" && <p role="status">{note}</p>}
       {calls?.length === 0 && <p>Nothing waits for a decision.</p>}
       <ul class="approvals">
-        {calls?.map((call) => (
-          <Decision
-            key={`${call.sessionId}/${call.toolUseId}`}
-            call={call}
-            onDone={(note) => (setNotes([`${call.name} in ${call.sessionId}: ${note}`]), setChanges((n) => n + 1))}
-          />
+        {calls?.map((pending) => (
+          <Decision key={`${pending.runId}/${pending.toolUseId}`} pending={pending} onDone={done(pending)} />
         ))}
       </ul>
     </section>

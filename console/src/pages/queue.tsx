@@ -1,9 +1,9 @@
-// The pool: queued, running and parked runs with the follow-ups behind them, each worker and
-// its last heartbeat; withdraw a queued run, start a new one.
+// The pool: queued, running and parked runs with the follow-ups behind them, the processes
+// driving runs; start a new run.
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api-routes.js";
-import { onStoreChange } from "../store-events.js";
 import { go, hrefOf } from "../router.js";
+import { onStoreChange } from "../store-events.js";
 import { ageText } from "../text.js";
 
 function StartRun() {
@@ -13,14 +13,17 @@ function StartRun() {
   const [error, setError] = useState("");
   useEffect(() => {
     api.agents().then(
-      ({ agents }) => (setAgents(agents), setAgent(agents[0]?.name ?? "")),
+      (answer) => {
+        setAgents(answer.agents);
+        setAgent(answer.agents[0]?.name ?? "");
+      },
       (reason: Error) => setError(reason.message),
     );
   }, []);
   const start = (event: Event) => {
     event.preventDefault();
     api.startRun(agent, prompt).then(
-      ({ id }) => go({ page: "session", id }),
+      (started) => go({ page: "session", id: started.runId }),
       (reason: Error) => setError(reason.message),
     );
   };
@@ -51,21 +54,52 @@ function StartRun() {
   );
 }
 
+function Workers() {
+  const [workers, setWorkers] = useState<api.WorkerRow[] | undefined>();
+  const [error, setError] = useState("");
+  useEffect(() => {
+    api.workers().then(
+      (answer) => setWorkers(answer.workers),
+      (reason: Error) => setError(reason.message),
+    );
+  }, []);
+  if (error !== "") return <p class="facts">Workers: {error}</p>;
+  return (
+    <table>
+      <caption>Processes driving runs</caption>
+      <thead>
+        <tr>
+          <th scope="col">Host</th>
+          <th scope="col">PID</th>
+          <th scope="col">Since</th>
+          <th scope="col">Runs</th>
+        </tr>
+      </thead>
+      <tbody>
+        {workers?.map((worker) => (
+          <tr key={`${worker.host}/${worker.pid}`}>
+            <td>{worker.host}</td>
+            <td>{worker.pid}</td>
+            <td>{ageText(worker.started)} ago</td>
+            <td>{worker.runs.join(", ")}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function QueuePage() {
-  const [view, setView] = useState<api.QueueView | undefined>();
+  const [runs, setRuns] = useState<api.QueueItem[] | undefined>();
   const [error, setError] = useState("");
   const [changes, setChanges] = useState(0);
   useEffect(() => onStoreChange(() => setChanges((n) => n + 1)), []);
   useEffect(() => {
-    api.queue().then(setView, (reason: Error) => setError(reason.message));
+    api.queue().then(
+      (answer) => setRuns(answer.runs),
+      (reason: Error) => setError(reason.message),
+    );
   }, [changes]);
-  const withdraw = (id: string) => {
-    if (confirm(`Withdraw the queued run of ${id}?`))
-      api.withdraw(id).then(
-        () => setChanges((n) => n + 1),
-        (reason: Error) => setError(reason.message),
-      );
-  };
   return (
     <section aria-labelledby="queue-heading">
       <h1 id="queue-heading">Queue and workers</h1>
@@ -82,54 +116,24 @@ export function QueuePage() {
             <th scope="col">State</th>
             <th scope="col">Queued</th>
             <th scope="col">Follow-ups behind</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {view?.entries.map((entry) => (
-            <tr key={entry.sessionId}>
-              <td>
-                <a href={hrefOf({ page: "session", id: entry.sessionId })}>{entry.sessionId}</a>
-              </td>
-              <td>{entry.state}</td>
-              <td>{ageText(entry.queued)} ago</td>
-              <td>{entry.followUps}</td>
-              <td>
-                {entry.state === "queued" && (
-                  <button type="button" onClick={() => withdraw(entry.sessionId)}>
-                    Withdraw
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <table>
-        <caption>Workers</caption>
-        <thead>
-          <tr>
             <th scope="col">Worker</th>
-            <th scope="col">Host</th>
-            <th scope="col">PID</th>
-            <th scope="col">Since</th>
-            <th scope="col">Heartbeat</th>
           </tr>
         </thead>
         <tbody>
-          {view?.workers.map((worker) => (
-            <tr key={worker.id}>
-              <td>{worker.id}</td>
-              <td>{worker.host}</td>
-              <td>{worker.pid}</td>
-              <td>{ageText(worker.since)} ago</td>
-              <td>{ageText(worker.heartbeat)} ago</td>
+          {runs?.map((run) => (
+            <tr key={run.runId}>
+              <td>
+                <a href={hrefOf({ page: "session", id: run.runId })}>{run.runId}</a>
+              </td>
+              <td>{run.state}</td>
+              <td>{ageText(run.queued)} ago</td>
+              <td>{run.behind}</td>
+              <td>{run.holder === undefined ? "" : `${run.holder.host} ${run.holder.pid}`}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      <Workers />
       <StartRun />
     </section>
   );

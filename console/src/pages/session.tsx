@@ -2,41 +2,41 @@
 // session opens as fast as a small one), followed live, with the actions the CLI has.
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api-routes.js";
-import { followSession } from "../session-follow.js";
 import { go, hrefOf } from "../router.js";
+import { followSession } from "../session-follow.js";
 import { ageText, dollarsText, tokensText } from "../text.js";
 import { Transcript, type TranscriptEntry } from "../transcript.js";
 
-function Actions({ detail, onChanged }: { detail: api.SessionDetail; onChanged: () => void }) {
+function Actions({ session, onChanged }: { session: api.SessionRow; onChanged: () => void }) {
   const [error, setError] = useState("");
-  const act = (work: () => Promise<unknown>) => () => {
+  const act = (work: () => Promise<unknown>) => {
     setError("");
     work().then(onChanged, (reason: Error) => setError(reason.message));
   };
+  const { runId } = session;
   const destroy = () => {
     // Asked as the CLI asks before it removes a session.
-    if (confirm(`Delete session ${detail.id} and its journal? This cannot be undone.`)) act(() => api.remove(detail.id).then(() => go({ page: "sessions" })))();
+    if (confirm(`Delete session ${runId} and its journal? This cannot be undone.`)) act(() => api.remove(runId).then(() => go({ page: "sessions" })));
   };
   const rename = () => {
-    const title = prompt("New title", detail.title ?? "");
-    if (title !== null) act(() => api.rename(detail.id, title))();
+    const title = prompt("New title", session.title ?? "");
+    if (title !== null && title.trim() !== "") act(() => api.rename(runId, title));
   };
-  const fork = () => act(() => api.fork(detail.id, undefined).then(({ id }) => go({ page: "session", id })))();
+  const compact = () => {
+    if (confirm("Compact this session's context now? The model then sees a summary of what came before.")) act(() => api.compact(runId));
+  };
   return (
     <div class="actions">
-      <button type="button" disabled={detail.status !== "running"} onClick={act(() => api.suspend(detail.id))}>
-        Suspend
-      </button>
-      <button type="button" onClick={fork}>
+      <button type="button" onClick={() => act(() => api.fork(runId).then((fork) => go({ page: "session", id: fork.runId })))}>
         Fork
       </button>
-      <button type="button" onClick={() => confirm("Compact this session's context now?") && act(() => api.compact(detail.id))()}>
+      <button type="button" onClick={compact}>
         Compact
       </button>
       <button type="button" onClick={rename}>
         Rename
       </button>
-      <a class="button" href={api.exportUrl(detail.id)} download={`${detail.id}.ndjson`}>
+      <a class="button" href={api.exportUrl(runId)} download={`${runId}.ndjson`}>
         Export
       </a>
       <button type="button" class="danger" onClick={destroy}>
@@ -58,7 +58,10 @@ function ChatBox({ id }: { id: string }) {
     event.preventDefault();
     if (text.trim() === "") return;
     api.followUp(id, text).then(
-      () => (setText(""), setError("")),
+      () => {
+        setText("");
+        setError("");
+      },
       (reason: Error) => setError(reason.message),
     );
   };
@@ -76,23 +79,57 @@ function ChatBox({ id }: { id: string }) {
   );
 }
 
+function Facts({ overview, onChanged }: { overview: api.SessionOverview; onChanged: () => void }) {
+  const { session, total, calls, waiting, children } = overview;
+  const tokens = (total.usage.input_tokens ?? 0) + (total.usage.output_tokens ?? 0);
+  return (
+    <>
+      <p class="facts">
+        {session.runId} · {dollarsText(total.cost)} · {tokensText(tokens)} tokens · {calls.length} model calls · {ageText(session.updated)} ago
+        {session.parent !== undefined && (
+          <>
+            {" "}
+            · child of <a href={hrefOf({ page: "session", id: session.parent })}>{session.parent}</a>
+          </>
+        )}
+      </p>
+      <Actions session={session} onChanged={onChanged} />
+      {waiting.length > 0 && (
+        <p class="pending">
+          {waiting.length} call(s) wait for a decision: <a href={hrefOf({ page: "approvals" })}>approvals</a>
+        </p>
+      )}
+      {children.length > 0 && (
+        <details class="children">
+          <summary>{children.length} child session(s)</summary>
+          <ul>
+            {children.map((child) => (
+              <li key={child.runId} class={`depth-${Math.min(child.depth, 6)}`}>
+                <a href={hrefOf({ page: "session", id: child.runId })}>{child.runId}</a> <span class={`status ${child.status}`}>{child.status}</span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </>
+  );
+}
+
 export function SessionPage({ id }: { id: string }) {
-  const [detail, setDetail] = useState<api.SessionDetail | undefined>();
+  const [overview, setOverview] = useState<api.SessionOverview | undefined>();
   const [entries, setEntries] = useState<TranscriptEntry[]>([]);
   const [firstSeq, setFirstSeq] = useState(0);
   const [more, setMore] = useState(false);
-  const [streaming, setStreaming] = useState("");
   const [error, setError] = useState("");
   const [changes, setChanges] = useState(0);
 
   useEffect(() => {
-    api.getSession(id).then(setDetail, (reason: Error) => setError(reason.message));
+    api.getSession(id).then(setOverview, (reason: Error) => setError(reason.message));
   }, [id, changes]);
 
   useEffect(() => {
     let stop = () => {};
     let current = true;
-    setEntries([]);
     api.transcript(id).then(
       (window) => {
         if (!current) return;
@@ -100,11 +137,7 @@ export function SessionPage({ id }: { id: string }) {
         setFirstSeq(window.firstSeq);
         setMore(window.more);
         stop = followSession(id, window.lastSeq, {
-          record: (_seq, added) => {
-            setStreaming("");
-            setEntries((shown) => [...shown, ...added]);
-          },
-          delta: (text) => setStreaming((shown) => shown + text),
+          record: (_seq, added) => setEntries((shown) => [...shown, ...added]),
           status: () => setChanges((n) => n + 1),
         });
       },
@@ -129,41 +162,19 @@ export function SessionPage({ id }: { id: string }) {
         {error}
       </p>
     );
+  const session = overview?.session;
   return (
     <section aria-labelledby="session-heading">
       <h1 id="session-heading">
-        {detail?.title ?? id} <span class={`status ${detail?.status ?? ""}`}>{detail?.status}</span>
+        {session?.title ?? id} <span class={`status ${session?.status ?? ""}`}>{session?.status}</span>
       </h1>
-      {detail !== undefined && (
-        <>
-          <p class="facts">
-            {id} · {detail.agent ?? ""} · {dollarsText(detail.cost)} · {tokensText(detail.tokens)} tokens · {ageText(detail.updated)} ago
-            {detail.parent !== undefined && (
-              <>
-                {" "}
-                · child of <a href={hrefOf({ page: "session", id: detail.parent })}>{detail.parent}</a>
-              </>
-            )}
-          </p>
-          <Actions detail={detail} onChanged={() => setChanges((n) => n + 1)} />
-          {detail.pending.length > 0 && (
-            <p class="pending">
-              {detail.pending.length} call(s) wait for a decision: <a href={hrefOf({ page: "approvals" })}>approvals</a>
-            </p>
-          )}
-        </>
-      )}
+      {overview !== undefined && <Facts overview={overview} onChanged={() => setChanges((n) => n + 1)} />}
       {more && (
         <button type="button" onClick={earlier}>
           Earlier records
         </button>
       )}
       <Transcript entries={entries} onOpenChild={(child) => go({ page: "session", id: child })} />
-      {streaming !== "" && (
-        <div class="entry text streaming" aria-busy="true">
-          <pre>{streaming}</pre>
-        </div>
-      )}
       <ChatBox id={id} />
     </section>
   );

@@ -4,15 +4,15 @@ import { useEffect, useState } from "preact/hooks";
 import { listSessions, type SessionRow } from "../api-routes.js";
 import { onStoreChange } from "../store-events.js";
 import { hrefOf } from "../router.js";
-import { ageText, dollarsText, tokensText } from "../text.js";
+import { ageText } from "../text.js";
 
-const STATUSES = ["", "running", "parked", "completed", "open", "failed", "suspended", "cancelled"];
+const STATUSES = ["", "running", "awaiting_approval", "completed", "suspended", "error", "budget", "max_iterations", "open", "moved", "corrupt"];
 
 export function SessionsPage() {
   const [search, setSearch] = useState("");
   const [status, setStatus] = useState("");
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<{ rows: SessionRow[]; next?: string } | undefined>();
+  const [page, setPage] = useState<{ sessions: SessionRow[]; next?: string } | undefined>();
   const [error, setError] = useState("");
   const [changes, setChanges] = useState(0);
   const cursor = cursors[cursors.length - 1];
@@ -56,27 +56,21 @@ export function SessionsPage() {
           <tr>
             <th scope="col">Session</th>
             <th scope="col">Status</th>
-            <th scope="col">Agent</th>
             <th scope="col">Title</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Tokens</th>
             <th scope="col">Age</th>
             <th scope="col">Parent</th>
           </tr>
         </thead>
         <tbody>
-          {page?.rows.map((row) => (
-            <tr key={row.id} data-session={row.id}>
+          {page?.sessions.map((row) => (
+            <tr key={row.runId} data-session={row.runId}>
               <td>
-                <a href={hrefOf({ page: "session", id: row.id })}>{row.id}</a>
+                <a href={hrefOf({ page: "session", id: row.runId })}>{row.runId}</a>
               </td>
               <td>
                 <span class={`status ${row.status}`}>{row.status}</span>
               </td>
-              <td>{row.agent ?? ""}</td>
-              <td>{row.title ?? ""}</td>
-              <td>{dollarsText(row.cost)}</td>
-              <td>{tokensText(row.tokens)}</td>
+              <td>{row.title ?? row.prompt ?? ""}</td>
               <td>{ageText(row.updated)}</td>
               <td>{row.parent === undefined ? "" : <a href={hrefOf({ page: "session", id: row.parent })}>{row.parent}</a>}</td>
             </tr>

@@ -32,7 +32,8 @@ const storeEvents = route("read", {
 });
 
 /** How often a stream with nothing to say sends a ping, so proxies keep it open, in milliseconds. */
-const PING_MS = 15_000;
+/** How often an event stream says it is alive, so proxies and clients tell a quiet stream from a dead one. */
+export const PING_MS = 15_000;
 
 export function eventRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, onInternal: (error: unknown) => void): void {
   const { store, queue } = context;

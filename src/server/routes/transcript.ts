@@ -11,6 +11,7 @@ import type { TranscriptReader } from "../../transcript/transcript-entries.js";
 import { trustedKeys } from "../../trust/keyring.js";
 import { visibleSession } from "../access.js";
 import { problemOf } from "../problem.js";
+import { PING_MS } from "./events.js";
 import { EventsHeaders, EventsQuery, Seq, SessionParams } from "../schemas.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 import { route } from "./route.js";
@@ -96,6 +97,7 @@ export function transcriptRoutes(app: OpenAPIHono<ServerEnv>, context: ServerCon
       // Read from the start so each result is named after its call; only what the client lacks is sent.
       for await (const record of store.readRecords(id, Math.max(1, next - LEAD_IN))) if (record.seq < next) reader.entriesOf(record);
       const watch = queue.watch(id);
+      const pinging = setInterval(() => void stream.writeSSE({ event: "ping", data: "" }), PING_MS);
       try {
         for (;;) {
           for await (const record of followRecords(store, queue, id, next, { signal })) {
@@ -110,6 +112,7 @@ export function transcriptRoutes(app: OpenAPIHono<ServerEnv>, context: ServerCon
         if (signal.aborted) return;
         await stream.writeSSE({ event: "error", data: JSON.stringify(problemOf(error, onInternal)) });
       } finally {
+        clearInterval(pinging);
         watch.close();
       }
     });
