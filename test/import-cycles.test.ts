@@ -63,10 +63,10 @@ const LAYERS: readonly (readonly string[])[] = [
   ["queue"],
   ["backends", "ledger", "conformance"],
   ["agent"],
-  ["session", "replay"],
+  ["session", "transcript", "replay"],
   ["config", "telemetry"],
   ["pool"],
-  ["server"],
+  ["server", "client"],
   ["cli"],
   ["index.ts", "journal.ts"],
 ];

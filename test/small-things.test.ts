@@ -1,4 +1,4 @@
-// covers: src/cli/text/counted.ts, src/cli/text/render-blocks.ts
+// covers: src/transcript/counted.ts, src/transcript/render-blocks.ts
 // process: shared
 // Small things a user notices: counts singular for one, titles found in any case.
 import assert from "node:assert/strict";
@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { counted } from "../src/cli/text/counted.js";
-import { describeToolResult } from "../src/cli/text/render-blocks.js";
+import { counted } from "../src/transcript/counted.js";
+import { describeToolResult } from "../src/transcript/render-blocks.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */

@@ -25,6 +25,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./worker/worker.js"),
   },
   {
+    name: "serve",
+    usage: "--config FILE... [options]",
+    summary: "serve the agents over HTTP: start, follow and decide runs, with in-process workers",
+    load: () => import("./serve/serve.js"),
+  },
+  {
     name: "queue",
     usage: "COMMAND [options]",
     summary: "list and withdraw the sessions queued for the worker pool",

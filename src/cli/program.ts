@@ -2,8 +2,7 @@
 // (command-table.ts): only the command the line names has its module loaded, and its
 // action loads its handler only when it runs, so `--help` and `session ls` do not pay for
 // the model SDKs, zod or NATS. Usage errors become one line in fisk-ai's words.
-import { readFileSync } from "node:fs";
-import { packageFile } from "../package/package-files.js";
+import { packageVersion } from "../package/package-files.js";
 import { Command, CommanderError, Option } from "commander";
 import { UsageError } from "./cli-errors.js";
 import type { CommandWords } from "./completion/completion-script.js";
@@ -11,11 +10,6 @@ import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import type { CommandIO } from "./context/command-io.js";
 import { names, type Action } from "./context/command-context.js";
 import { COMMANDS } from "./command-table.js";
-
-function version(): string {
-  const manifest = JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string };
-  return manifest.version;
-}
 
 /**
  * Parses `argv` (the words after `fisk-ai`) and runs the command it names; resolves to
@@ -86,7 +80,7 @@ ${EXIT_CODES_HELP}`,
     );
   // The version is read only when asked for, not at every start.
   const printVersion = () => {
-    io.stdout.write(`${version()}\n`);
+    io.stdout.write(`${packageVersion()}\n`);
     throw new CommanderError(0, "commander.version", "printed the version");
   };
   program.on("option:version", printVersion).on("option:v", printVersion);

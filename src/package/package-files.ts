@@ -2,7 +2,7 @@
 // found from wherever this module runs: dist/package/ as tsc emits it, a chunk of the CLI's
 // bundle in dist/cli/bundle/, or a test build. A path relative to the calling file would
 // break as soon as the bundler moves that file.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -24,4 +24,9 @@ function packageRoot(): string {
 /** The absolute path of `relative` (forward slashes) inside the package. */
 export function packageFile(relative: string): string {
   return join(packageRoot(), ...relative.split("/"));
+}
+
+/** The package's version, from its package.json. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string }).version;
 }

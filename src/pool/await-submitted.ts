@@ -9,6 +9,7 @@ import { RunStateError } from "../runstate/errors.js";
 import type { JournalRecord } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
 import type { RunQueue } from "../queue/run-queue.js";
+import { followRecords } from "../session/follow-records.js";
 
 /** How awaitSubmitted follows a run. */
 export interface AwaitOptions {
@@ -28,26 +29,8 @@ export interface AwaitOptions {
  * record (withdrawn before a worker took it).
  */
 export async function awaitSubmitted(store: Store, queue: RunQueue, runId: string, options: AwaitOptions = {}): Promise<RunOutcome> {
-  let next = options.fromSeq ?? (await store.summarize(runId)).lastSeq + 1;
-  const readNew = async () => {
-    for await (const record of store.readRecords(runId, next)) {
-      next = record.seq + 1;
-      options.onRecord?.(record);
-    }
-  };
-  // Made before the first look, so a record or a finish meanwhile wakes the first wait.
-  const watch = queue.watch(runId);
-  try {
-    for (;;) {
-      const entry = await queue.get(runId);
-      await readNew();
-      if (entry === undefined || entry.state === "parked") break;
-      await watch.next(options.pollMs ?? 100, options.signal);
-      options.signal?.throwIfAborted();
-    }
-  } finally {
-    watch.close();
-  }
+  const fromSeq = options.fromSeq ?? (await store.summarize(runId)).lastSeq + 1;
+  for await (const record of followRecords(store, queue, runId, fromSeq, options)) options.onRecord?.(record);
   const state = await store.load(runId);
   const terminal = state.terminal;
   if (terminal === undefined) throw new RunStateError("ERR_NOT_FOUND", `session ${runId} left the queue before it ended (withdrawn with queue rm?)`, { runId });

@@ -1,18 +1,31 @@
-// Who a request is from, as the server's handlers see it: the one interface between the
-// HTTP server and whatever authenticates (the key file's authenticator, or a program's own hook).
+// Who a request speaks for, and the one seam the server asks about it. The server knows
+// roles and tenants, never keys: an Authenticate (API keys, a program's own sessions)
+// turns a request into a Principal, and every route names the role it needs.
 
-/** What a key may do: read sessions, start and follow up runs, decide calls, administer the service. */
+/** What a principal may do: read sessions, start and follow up runs, decide parked calls, administer the service. */
 export type Role = "read" | "run" | "approve" | "admin";
 
-/** An authenticated caller: the name decisions are journaled with, the tenant whose sessions it sees, its roles. */
+/** Every role, in the order of the docs. */
+export const ROLES: readonly Role[] = ["read", "run", "approve", "admin"];
+
+/** Who a request speaks for: a name journaled as the decider of its decisions, its tenant, its roles. */
 export interface Principal {
-  /** Who it is: a key's name, journaled as the decider of what it decides. */
+  /** Journaled where it acts (a decision's `decided_by`). */
   name: string;
-  /** Whose sessions it sees. */
+  /** The sessions it sees: its tenant's only. */
   tenant: string;
   /** What it may do. */
   roles: ReadonlySet<Role>;
 }
 
-/** Who sent `request`; undefined when nobody valid did (the server answers 401). */
+/** Turns a request into its principal; undefined is an unauthenticated request (401). */
 export type Authenticate = (request: Request) => Promise<Principal | undefined>;
+
+/** The tenant of sessions that carry none. */
+export const DEFAULT_TENANT = "default";
+
+/** The principal of a server on loopback without keys: the local user, every role, the default tenant. */
+export const LOCAL_PRINCIPAL: Principal = { name: "local", tenant: DEFAULT_TENANT, roles: new Set(ROLES) };
+
+/** An Authenticate that lets every request in as the local principal. */
+export const localOnly: Authenticate = async () => LOCAL_PRINCIPAL;

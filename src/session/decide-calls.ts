@@ -58,7 +58,9 @@ const DECIDED_MESSAGE = "every waiting call is decided: resume the session to go
  * them with exactly the input they were parked with.
  */
 export function approve(store: Store, runId: string, toolUseIds: readonly string[] = [], options: DecideOptions = {}): Promise<DecisionResult> {
-  return decide(store, runId, options, (state, keys) => chooseCalls(state, keys, toolUseIds, "approval", "approve").map((id) => ({ id, decision: "approve" })));
+  return decide(store, runId, options, toolUseIds, (state, keys) =>
+    chooseCalls(state, keys, toolUseIds, "approval", "approve").map((id) => ({ id, decision: "approve" })),
+  );
 }
 
 /**
@@ -66,7 +68,7 @@ export function approve(store: Store, runId: string, toolUseIds: readonly string
  * answers each with an error carrying `reason`, and the call never runs.
  */
 export function deny(store: Store, runId: string, reason: string, toolUseIds: readonly string[] = [], options: DecideOptions = {}): Promise<DecisionResult> {
-  return decide(store, runId, options, (state, keys) =>
+  return decide(store, runId, options, toolUseIds, (state, keys) =>
     chooseCalls(state, keys, toolUseIds, undefined, "deny").map((id) => ({ id, decision: "deny", text: reason })),
   );
 }
@@ -76,8 +78,9 @@ export function deny(store: Store, runId: string, reason: string, toolUseIds: re
  * does. A resume gives the model `text` as the tool's result.
  */
 export function answer(store: Store, runId: string, text: string, options: DecideOptions & { toolUseId?: string } = {}): Promise<DecisionResult> {
-  return decide(store, runId, options, (state, keys) => {
-    const ids = chooseCalls(state, keys, options.toolUseId === undefined ? [] : [options.toolUseId], "question", "answer");
+  const named = options.toolUseId === undefined ? [] : [options.toolUseId];
+  return decide(store, runId, options, named, (state, keys) => {
+    const ids = chooseCalls(state, keys, named, "question", "answer");
     if (ids.length > 1)
       throw new DecisionRefusedError("ambiguous", `session ${runId} has ${ids.length} questions waiting (${ids.join(", ")}): name the one to answer`, runId);
     return ids.map((id) => ({ id, decision: "answer", text }));
@@ -90,6 +93,7 @@ async function decide(
   store: Store,
   runId: string,
   options: DecideOptions,
+  named: readonly string[],
   choose: (state: RunState, keys: InstallationKeys) => Choice[],
 ): Promise<DecisionResult> {
   const recorder = await openWithin(store, runId, options.lockWaitMs ?? 5000);
@@ -97,7 +101,7 @@ async function decide(
     // Read while the session is held: a decider before this one may have made the key it signed with.
     const keys = installationKeys(store, options);
     const state = recorder.state();
-    const choices = choose(state, keys);
+    const choices = await chosenOrDecidedBefore(store, runId, named, () => choose(state, keys));
     const decidedBy = options.decidedBy ?? thisUser();
     const decidedAt = new Date().toISOString();
     const decided: ApprovalDecisionPayload[] = [];
@@ -127,6 +131,34 @@ async function decide(
 }
 
 /**
+ * The calls `choose` takes; when a call named is no longer waiting because it was decided
+ * and the run went on past it, the refusal names who decided it, read from the journal.
+ */
+async function chosenOrDecidedBefore(store: Store, runId: string, named: readonly string[], choose: () => Choice[]): Promise<Choice[]> {
+  try {
+    return choose();
+  } catch (error) {
+    if (!(error instanceof DecisionRefusedError) || error.refusal !== "not-waiting") throw error;
+    let earlier: ApprovalDecisionPayload | undefined;
+    let id: string | undefined;
+    for await (const record of store.readRecords(runId)) {
+      if ("approval_decision" in record && named.includes(record.approval_decision.tool_use_id))
+        [earlier, id] = [record.approval_decision, record.approval_decision.tool_use_id];
+    }
+    if (earlier === undefined) throw error;
+    throw alreadyDecided(runId, id as string, earlier);
+  }
+}
+
+function alreadyDecided(runId: string, id: string, earlier: ApprovalDecisionPayload): DecisionRefusedError {
+  return new DecisionRefusedError(
+    "already-decided",
+    `call ${id} of session ${runId} is already decided: ${earlier.decision} by ${earlier.decided_by} at ${earlier.decided_at}`,
+    runId,
+  );
+}
+
+/**
  * The calls a decision of `kind` (undefined: either) takes: those named, each checked, or
  * with none named every one that waits. `verb` names the decision in a refusal.
  */
@@ -143,13 +175,7 @@ function chooseCalls(state: RunState, keys: InstallationKeys, ids: readonly stri
   }
   for (const id of ids) {
     const earlier = countedDecision(state, id, keys.trusted);
-    if (earlier !== undefined) {
-      throw new DecisionRefusedError(
-        "already-decided",
-        `call ${id} of session ${runId} is already decided: ${earlier.decision} by ${earlier.decided_by} at ${earlier.decided_at}`,
-        runId,
-      );
-    }
+    if (earlier !== undefined) throw alreadyDecided(runId, id, earlier);
     const parked = pending?.approvals.get(id)?.request;
     if (parked === undefined) throw new DecisionRefusedError("not-waiting", `session ${runId} has no call ${id} waiting for a decision`, runId);
     if (!fits(parked.kind)) {

@@ -28,6 +28,7 @@ export const COMMANDS: string[][] = [
   ["run"],
   ["submit"],
   ["worker"],
+  ["serve"],
   ["queue"],
   ...["ls", "rm"].map((sub) => ["queue", sub]),
   ["session"],

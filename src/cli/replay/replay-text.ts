@@ -2,9 +2,10 @@
 // tokens, cost and latency beside the recording's, then each departure with both sides and
 // each refusal; and the same reports as JUnit XML, one test case a session.
 import type { ReplayReport, ReplayUsage, TurnSide } from "../../replay/replay-report.js";
-import { counted } from "../text/counted.js";
-import { durationText } from "../text/duration.js";
-import { cut, dollarsText, oneLine, table } from "../text/ledger.js";
+import { counted } from "../../transcript/counted.js";
+import { durationText } from "../../transcript/duration.js";
+import { cut, dollarsText, table } from "../text/ledger.js";
+import { oneLine } from "../../transcript/session-name.js";
 
 /** The text report: the table, then the details of what departs. */
 export function replayText(reports: readonly ReplayReport[]): string {

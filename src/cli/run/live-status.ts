@@ -5,7 +5,7 @@
 import yoctoSpinner from "yocto-spinner";
 import type { AgentEvents, RunOutcome } from "../../agent/events.js";
 import type { Style } from "./render.js";
-import { counted } from "../text/counted.js";
+import { counted } from "../../transcript/counted.js";
 
 export function wantsLiveStatus(stderr: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
   return stderr.isTTY === true && (env.NO_COLOR ?? "") === "" && env.TERM !== "dumb" && env.CI === undefined;

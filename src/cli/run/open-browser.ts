@@ -6,12 +6,17 @@ import type { ShowSignInPage } from "../../tools/mcp/sign-in-provider.js";
 export function showSignInPage(stderr: NodeJS.WritableStream, env: NodeJS.ProcessEnv): ShowSignInPage {
   return (page, server) => {
     stderr.write(`fisk-ai: sign in to MCP server ${server} at ${page.href}\n`);
-    const browser = env.BROWSER?.split(":")[0]?.trim();
-    if (browser === undefined || browser === "") return;
-    // The URL reaches the shell as "$1", never as text to parse.
-    const command = browser.includes("%s") ? browser.replaceAll("%s", '"$1"') : `${browser} "$1"`;
-    const child = spawn("/bin/sh", ["-c", command, "sh", page.href], { stdio: "ignore", detached: true, env });
-    child.on("error", () => undefined);
-    child.unref();
+    openInBrowser(page.href, env);
   };
+}
+
+/** Opens `url` in the browser BROWSER names, else in `fallback` (a program given the URL); nothing when neither is set. */
+export function openInBrowser(url: string, env: NodeJS.ProcessEnv, fallback?: string): void {
+  const browser = env.BROWSER?.split(":")[0]?.trim() || fallback;
+  if (browser === undefined || browser === "") return;
+  // The URL reaches the shell as "$1", never as text to parse.
+  const command = browser.includes("%s") ? browser.replaceAll("%s", '"$1"') : `${browser} "$1"`;
+  const child = spawn("/bin/sh", ["-c", command, "sh", url], { stdio: "ignore", detached: true, env });
+  child.on("error", () => undefined);
+  child.unref();
 }

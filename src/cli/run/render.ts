@@ -3,9 +3,9 @@
 import * as colors from "yoctocolors";
 import { CHAT_ENDED, type AgentEvents, type RunOutcome } from "../../agent/events.js";
 import { compactionLine } from "../text/compaction.js";
-import { counted } from "../text/counted.js";
-import type { ContentBlockLike } from "../text/render-blocks.js";
-import { describeOtherBlock, describeToolResult, describeToolUse } from "../text/render-blocks.js";
+import { counted } from "../../transcript/counted.js";
+import type { ContentBlockLike } from "../../transcript/render-blocks.js";
+import { describeOtherBlock, describeToolResult, describeToolUse } from "../../transcript/render-blocks.js";
 import { isOtherBlock, type Message, type ToolUseBlock } from "../../runstate/records/records.js";
 import { questionOf } from "../../tools/ask-user.js";
 import { keyCreatedLine } from "../text/signing-key.js";

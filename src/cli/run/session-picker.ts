@@ -4,7 +4,8 @@
 import { createInterface } from "node:readline/promises";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import { InterruptedError, UsageError } from "../cli-errors.js";
-import { nameText, table, widthOf } from "../text/ledger.js";
+import { table, widthOf } from "../text/ledger.js";
+import { nameText } from "../../transcript/session-name.js";
 import { resumableSessions } from "../../session/list-sessions.js";
 import { ageText, statusText } from "../text/session-list.js";
 

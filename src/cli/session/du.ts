@@ -10,11 +10,12 @@ export const options = {
 
 export async function run({ positionals, values, io, sessionStore }: SessionContext<typeof options>): Promise<number> {
   if (positionals.length > 0) throw new UsageError("session du takes no arguments");
-  const [{ diskUse }, { bytesText, nameText, table, widthOf }, { statusText }, { counted }] = await Promise.all([
+  const [{ diskUse }, { bytesText, table, widthOf }, { statusText }, { counted }, { nameText }] = await Promise.all([
     import("../../session/disk-use.js"),
     import("../text/ledger.js"),
     import("../text/session-list.js"),
-    import("../text/counted.js"),
+    import("../../transcript/counted.js"),
+    import("../../transcript/session-name.js"),
   ]);
   const { sessions, totalBytes } = await diskUse(await sessionStore(values));
   if (values.json === true) {

@@ -21,7 +21,7 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
  * can still resume into it, unless `force`; named with its parent, it goes with the parent.
  */
 async function removeSessions(store: Store, runIds: string[], streams: CommandIO, options: { force: boolean }): Promise<number> {
-  const [tree, { counted }] = await Promise.all([import("../../ledger/tree-removal.js"), import("../text/counted.js")]);
+  const [tree, { counted }] = await Promise.all([import("../../ledger/tree-removal.js"), import("../../transcript/counted.js")]);
   const summaries = await store.list();
   // A session named with one of the sessions above it goes with that one.
   const parents = new Map(summaries.map((summary) => [summary.runId, summary.meta?.parent?.run_id]));

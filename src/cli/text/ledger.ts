@@ -1,6 +1,5 @@
 // How the ledger, disk use and sessions read on a terminal: dollars, bytes, and one line
 // a session, shared by stats, du, prune and search.
-import type { RunSummary } from "../../runstate/store/store.js";
 
 /** US dollars to four places below a dollar (a call costs fractions of a cent), else two. */
 export function dollarsText(cost: number): string {
@@ -23,16 +22,6 @@ export function bytesText(bytes: number): string {
     unit++;
   }
   return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
-
-/** What names a session to a person: its title where it has one, else its prompt, on one line. */
-export function nameText(summary: RunSummary): string {
-  return oneLine(summary.problem ?? summary.digest?.title ?? summary.meta?.prompt ?? "");
-}
-
-/** Text on one line; most is already, and the test costs less than the rewrite. */
-export function oneLine(text: string): string {
-  return /\s\s|[^\S ]|^\s|\s$/.test(text) ? text.replace(/\s+/g, " ").trim() : text;
 }
 
 /** A line no wider than `width`, cut with an ellipsis. */

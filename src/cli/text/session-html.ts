@@ -13,16 +13,16 @@ import { tallyStep, type RunTally } from "../../runstate/views/run-tally.js";
 import { RunStateError } from "../../runstate/errors.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import { UsageError } from "../cli-errors.js";
-import { durationText } from "./duration.js";
+import { durationText } from "../../transcript/duration.js";
 import { dollarsText } from "./ledger.js";
 import { PacedOutput } from "./paced-output.js";
 import { ledgerLines, tokensText } from "./session-ledger.js";
 import { storedDigest } from "../../ledger/tree-ledger.js";
 import { statusText } from "./session-list.js";
 import { fileErrorText } from "./file-error.js";
-import { ChildSessions } from "./child-sessions.js";
+import { ChildSessions } from "../../transcript/child-sessions.js";
 import { childHead } from "./session-show.js";
-import { startsTurn, type TranscriptEntry } from "./transcript-entries.js";
+import { startsTurn, type TranscriptEntry } from "../../transcript/transcript-entries.js";
 
 /** The most bars the token chart draws: a longer run's turns are summed into buckets. */
 const MAX_BARS = 240;

@@ -5,7 +5,7 @@ import { ledgerOf, pricedCalls, type Ledger } from "../../ledger/ledger.js";
 import type { ChildCost, TreeCost } from "../../ledger/tree-ledger.js";
 import { PRICES_AS_OF, type PriceTable } from "../../ledger/prices.js";
 import type { RunDigest, TokenUsage } from "../../runstate/views/run-digest.js";
-import { counted } from "./counted.js";
+import { counted } from "../../transcript/counted.js";
 import { costText, dollarsText } from "./ledger.js";
 import { STREAMED, type StreamedArray } from "./show-json.js";
 import { configPathFrom } from "../context/stores.js";

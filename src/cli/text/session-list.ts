@@ -3,7 +3,8 @@
 import { sessionsOf, type SessionNode } from "../../ledger/session-tree.js";
 import type { RunSummary } from "../../runstate/store/store.js";
 import type { SessionListing } from "../../session/list-sessions.js";
-import { cut, nameText, widthOf } from "./ledger.js";
+import { cut, widthOf } from "./ledger.js";
+import { nameText } from "../../transcript/session-name.js";
 import { summaryJson } from "./summary-json.js";
 
 export function statusText(summary: RunSummary, orphaned = false): string {

@@ -1,8 +1,9 @@
 // `session prune` as printed: what went (or would go) and its bytes, and what was kept; or JSON.
 import { PROTECTED_STATUSES } from "../../session/prune-plan.js";
 import type { PruneResult } from "../../session/prune-sessions.js";
-import { counted } from "./counted.js";
-import { bytesText, nameText, table } from "./ledger.js";
+import { counted } from "../../transcript/counted.js";
+import { bytesText, table } from "./ledger.js";
+import { nameText } from "../../transcript/session-name.js";
 
 export function writePruneResult(
   { removed, bytes, protected: kept }: PruneResult,

@@ -1,7 +1,8 @@
 // `session search` as printed: each session found and the line that holds the text, cut to the terminal's width; or JSON.
 import type { SearchHit } from "../../session/journal-search.js";
 import type { FoundSession } from "../../session/search-sessions.js";
-import { cut, nameText, oneLine, widthOf } from "./ledger.js";
+import { cut, widthOf } from "./ledger.js";
+import { nameText, oneLine } from "../../transcript/session-name.js";
 import { timeText } from "./session-list.js";
 import { summaryJson } from "./summary-json.js";
 

@@ -6,16 +6,16 @@ import type { CompactionState } from "../../runstate/views/fold.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import type { CrashPolicy } from "../../tools/tool.js";
 import { compactionLine } from "./compaction.js";
-import { durationText } from "./duration.js";
+import { durationText } from "../../transcript/duration.js";
 import { PacedOutput } from "./paced-output.js";
 import { ledgerCalls, ledgerJson, ledgerLines, tokensText, treeJson, treeLines } from "./session-ledger.js";
 import type { ShownSession } from "../../session/show-session.js";
 import { writeStateJson } from "./show-json.js";
 import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
-import { ChildSessions } from "./child-sessions.js";
-import type { TranscriptEntry } from "./transcript-entries.js";
-import { counted } from "./counted.js";
+import { ChildSessions } from "../../transcript/child-sessions.js";
+import type { TranscriptEntry } from "../../transcript/transcript-entries.js";
+import { counted } from "../../transcript/counted.js";
 
 const FOLDED_RESULT_LINES = 4;
 

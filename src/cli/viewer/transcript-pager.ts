@@ -4,12 +4,12 @@
 // Every operation runs after the one before it, so keys pressed during a read wait their turn.
 import type { JournalRecord } from "../../runstate/records/records.js";
 import type { Store } from "../../runstate/store/store.js";
-import { ChildSessions } from "../text/child-sessions.js";
+import { ChildSessions } from "../../transcript/child-sessions.js";
 import { childHead, plainEntry } from "../text/session-show.js";
-import { isFoldable, startsTurn, TranscriptReader, type ChildLinks, type TranscriptEntry } from "../text/transcript-entries.js";
+import { isFoldable, startsTurn, TranscriptReader, type ChildLinks, type TranscriptEntry } from "../../transcript/transcript-entries.js";
 import { oneRow, visibleText, wrapText } from "./screen-text.js";
-import { counted } from "../text/counted.js";
-import { durationText } from "../text/duration.js";
+import { counted } from "../../transcript/counted.js";
+import { durationText } from "../../transcript/duration.js";
 
 /** The most records read at once when the reader moves past the window (fewer once the screen is well filled). */
 const CHUNK = 50;

@@ -4,15 +4,16 @@
 // crash would (exit 130), and the pool takes them up from their last record.
 import { loadAgent, type LoadedAgent } from "../../config/load-agent.js";
 import type { Settled } from "../../pool/drive-claimed.js";
-import { Worker, WORKER_DEFAULTS } from "../../pool/worker.js";
+import { Worker, WORKER_DEFAULTS, type WorkerEvents } from "../../pool/worker.js";
 import { poolBackend } from "../../backends/pool-queue.js";
 import { quarantineLine } from "../../queue/quarantine.js";
-import type { QueuedRun } from "../../queue/run-queue.js";
+import type { QueuedRun, RunQueue } from "../../queue/run-queue.js";
+import type { Store } from "../../runstate/store/store.js";
 import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../context/command-io.js";
 import { configPathFrom, storeFromFlags, type StoreFlags } from "../context/stores.js";
-import { counted } from "../text/counted.js";
+import { counted } from "../../transcript/counted.js";
 
 export interface WorkerFlags extends Omit<StoreFlags, "config"> {
   config?: string[];
@@ -25,26 +26,18 @@ export async function workerCommand(positionals: string[], flags: WorkerFlags, i
   if (positionals.length > 0) throw new UsageError(`worker takes no arguments (got ${JSON.stringify(positionals[0])}): name its agents with --config FILE`);
   const concurrency = wholeNumber(flags.concurrency, "--concurrency", WORKER_DEFAULTS.concurrency);
   const pollMs = wholeNumber(flags.poll, "--poll", WORKER_DEFAULTS.pollMs);
-  const named = storeFromFlags({ stateDir: flags.stateDir, store: flags.store });
-  const paths = flags.config ?? [configPathFrom(undefined)];
-  const agents: LoadedAgent[] = [];
+  const pool = await openPool(flags, io);
   try {
-    for (const path of paths) agents.push(await loadAgent(path, { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) }));
-    const { store, queue } = await poolBackend((agents[0] as LoadedAgent).openBackend((line) => io.stderr.write(`fisk-ai: ${line}\n`)));
+    const { store, queue } = pool;
     const say = (line: string) => io.stdout.write(`${line}\n`);
     const worker = new Worker({
       store,
       queue,
-      agents: agents.map((agent) => agent.options),
+      agents: pool.agents.map((agent) => agent.options),
       concurrency,
       pollMs,
       adopt: flags.adopt === true,
-      events: {
-        took: (entry) => say(`took ${entry.runId}${entry.followUp === undefined ? "" : " (a follow-up)"}`),
-        settled: (entry, settled) => say(settledLine(entry, settled)),
-        quarantined: (entry) => say(`quarantined ${entry.name}: ${quarantineLine(entry)}`),
-        failed: (error) => io.stderr.write(`fisk-ai: looking for work failed: ${error instanceof Error ? error.message : String(error)}\n`),
-      },
+      events: workerEvents(io),
     });
     let signals = 0;
     const onSignal = () => {
@@ -56,18 +49,64 @@ export async function workerCommand(positionals: string[], flags: WorkerFlags, i
       } else worker.abort();
     };
     process.on("SIGTERM", onSignal).on("SIGINT", onSignal);
-    say(`worker ${process.pid} taking runs (${concurrency} at a time) of ${paths.map((path) => path ?? "the default configuration").join(", ")}`);
+    say(`worker ${process.pid} taking runs (${concurrency} at a time) of ${pool.paths.map((path) => path ?? "the default configuration").join(", ")}`);
     try {
       await worker.run();
     } finally {
       process.off("SIGTERM", onSignal).off("SIGINT", onSignal);
-      await queue.close();
-      await store.close();
     }
     return signals > 1 ? EXIT.interrupted : EXIT.completed;
   } finally {
-    for (const agent of agents) await agent.close();
+    await pool.close();
   }
+}
+
+/** The agents of a pool process (`worker`, `serve`), the first one's store and queue, and their closing. */
+export interface OpenedPool {
+  /** The --config paths, in order (undefined: the default configuration). */
+  paths: (string | undefined)[];
+  agents: LoadedAgent[];
+  store: Store;
+  queue: RunQueue;
+  /** Closes the queue, the store and the agents. */
+  close(): Promise<void>;
+}
+
+/** Loads the --config agents and opens the first one's backend (or --store's) for the worker pool. */
+export async function openPool(flags: Omit<StoreFlags, "config"> & { config?: string[] }, io: CommandIO): Promise<OpenedPool> {
+  const named = storeFromFlags({ stateDir: flags.stateDir, store: flags.store });
+  const paths = flags.config ?? [configPathFrom(undefined)];
+  const agents: LoadedAgent[] = [];
+  const closeAgents = async () => {
+    for (const agent of agents) await agent.close();
+  };
+  try {
+    for (const path of paths) agents.push(await loadAgent(path, { env: io.env, ...(named === undefined ? {} : { overrides: { store: named } }) }));
+    const { store, queue } = await poolBackend((agents[0] as LoadedAgent).openBackend((line) => io.stderr.write(`fisk-ai: ${line}\n`)));
+    const close = async () => {
+      try {
+        await queue.close();
+        await store.close();
+      } finally {
+        await closeAgents();
+      }
+    };
+    return { paths, agents, store, queue, close };
+  } catch (error) {
+    await closeAgents();
+    throw error;
+  }
+}
+
+/** The lines a pool process prints for each run it takes and lets go of. */
+export function workerEvents(io: CommandIO): WorkerEvents {
+  const say = (line: string) => io.stdout.write(`${line}\n`);
+  return {
+    took: (entry) => say(`took ${entry.runId}${entry.followUp === undefined ? "" : " (a follow-up)"}`),
+    settled: (entry, settled) => say(settledLine(entry, settled)),
+    quarantined: (entry) => say(`quarantined ${entry.name}: ${quarantineLine(entry)}`),
+    failed: (error) => io.stderr.write(`fisk-ai: looking for work failed: ${error instanceof Error ? error.message : String(error)}\n`),
+  };
 }
 
 function settledLine({ runId }: QueuedRun, settled: Settled): string {

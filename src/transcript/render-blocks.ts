@@ -1,6 +1,6 @@
 // One-line descriptions of tool calls and results, shared by the live trace, the resume
 // replay and (later) session show --transcript.
-import type { Message, OtherBlock, ToolResultBlock, ToolUseBlock } from "../../runstate/records/records.js";
+import type { Message, OtherBlock, ToolResultBlock, ToolUseBlock } from "../runstate/records/records.js";
 import { counted } from "./counted.js";
 
 export type ContentBlockLike = Message["content"][number];

@@ -18,9 +18,9 @@ import {
   type ToolResultRecord,
   type UserPayload,
   type UserRecord,
-} from "../../runstate/records/records.js";
-import { trustedKeys, type Keyring } from "../../trust/keyring.js";
-import { decisionSignatureProblem } from "../../trust/signatures.js";
+} from "../runstate/records/records.js";
+import { trustedKeys, type Keyring } from "../trust/keyring.js";
+import { decisionSignatureProblem } from "../trust/signatures.js";
 import { durationOf } from "./duration.js";
 import { describeOtherBlock, toolResultText } from "./render-blocks.js";
 

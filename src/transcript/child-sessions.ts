@@ -2,9 +2,10 @@
 // summaries of the store (a child's meta names its parent and the call), and read, when a
 // reader opens one, through the same TranscriptReader as the parent, so its own children
 // fold into it in turn.
-import type { JournalRecord } from "../../runstate/records/records.js";
-import type { RunSummary, Store } from "../../runstate/store/store.js";
-import { nameText } from "./ledger.js";
+import type { JournalRecord } from "../runstate/records/records.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
+import { trustedKeys, type Keyring } from "../trust/keyring.js";
+import { nameText } from "./session-name.js";
 import { TranscriptReader, type ChildLinks, type TranscriptEntry } from "./transcript-entries.js";
 
 /**
@@ -27,10 +28,13 @@ function childLinksOf(summaries: readonly RunSummary[], runId: string): ChildLin
 /** The store's summaries, listed once for every transcript of a tree that is read. */
 export class ChildSessions {
   readonly #store: Store;
+  readonly #keyring: Keyring;
   #summaries: Promise<RunSummary[]> | undefined;
 
-  constructor(store: Store) {
+  /** `keyring`: the keys a decision must verify under to count (default: this process's). */
+  constructor(store: Store, keyring: Keyring = trustedKeys()) {
     this.#store = store;
+    this.#keyring = keyring;
   }
 
   /** The child sessions of `runId`'s calls. */
@@ -41,7 +45,7 @@ export class ChildSessions {
 
   /** A reader of `runId`'s records that folds its calls' child sessions in. */
   async readerOf(runId: string): Promise<TranscriptReader> {
-    return new TranscriptReader(await this.linksOf(runId));
+    return new TranscriptReader(await this.linksOf(runId), this.#keyring);
   }
 
   /** Each entry of the child's transcript, in order, with its own children's entries after their calls at one depth more. */

@@ -1,0 +1,18 @@
+// `fisk-ai serve`: its options; the handler is serve-command.ts.
+import type { Command } from "commander";
+import { STORE_OPTION, type CommandContext } from "../context/command-context.js";
+
+export async function define(command: Command, { io, action }: CommandContext): Promise<void> {
+  command
+    .description(
+      "Serves the --config agents over HTTP (docs/server.md): start runs, follow them as Server-Sent Events, decide their parked calls, read and manage sessions; /openapi.json describes the API. Runs N in-process workers on the store's queue. SIGTERM or SIGINT stops taking requests and hands the runs back at their next boundary.",
+    )
+    .option("--config <FILE...>", "the agents it serves, each named by its file's base name (default: ./agent.yaml); the first names the store")
+    .option("--listen <HOST:PORT>", "the loopback address it listens on (default 127.0.0.1:7474; port 0 picks a free one)")
+    .option("--workers <N>", "runs driven at once by this process's workers (default: the CPU count; 0: none, other processes run them)")
+    .option("--open", "open the console (docs/console.md) in the browser BROWSER names, else xdg-open's")
+    .option("--public-url <URL>", "the URL people reach the server at, through a TLS-terminating proxy: https makes the console's cookie Secure")
+    .option("--state-dir <DIR>", "where sessions are kept (default: the first config's session block)")
+    .option("--store <URL>", STORE_OPTION)
+    .action(action(async (args, flags) => (await import("./serve-command.js")).serveCommand(args, flags, io)));
+}

@@ -1,0 +1,104 @@
+// The HTTP API over a store and its queue, as a fetch-style handler: `fisk-ai serve`
+// listens with it, and a program mounts it in its own server (Hono, Express through an
+// adapter, Next.js route handlers) with its own authenticate hook. Every route validates
+// its input with the schemas /openapi.json is generated from, and every error is a
+// problem+json.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { packageVersion } from "../package/package-files.js";
+import { DEFAULT_TENANT, localOnly } from "./principal.js";
+import { problemOf, problemResponse, ServerError } from "./problem.js";
+import { agentRoutes } from "./routes/agents.js";
+import { approvalRoutes } from "./routes/approvals.js";
+import { eventRoutes } from "./routes/events.js";
+import { healthRoutes } from "./routes/health.js";
+import { poolRoutes } from "./routes/pool.js";
+import { runRoutes } from "./routes/runs.js";
+import { meRoute } from "./routes/me.js";
+import { transcriptRoutes } from "./routes/transcript.js";
+import { withConsoleCookie } from "./console/console-auth.js";
+import { consoleRoutes } from "./console/console-routes.js";
+import { IMPORT_PATH, sessionRoutes } from "./routes/sessions.js";
+import type { ServerContext, ServerEnv, ServerOptions } from "./server-context.js";
+
+/** The API's handler, and its OpenAPI document. */
+export interface FiskServer {
+  /** Answers one request: mount it where a fetch-style handler goes. */
+  fetch(request: Request): Promise<Response>;
+  /** The OpenAPI 3.1 document, as /openapi.json serves it. */
+  document(): Record<string, unknown>;
+}
+
+const DOCUMENT = {
+  openapi: "3.1.0",
+  info: { title: "fisk-ai", version: packageVersion(), description: "fisk-ai's sessions, runs and approvals over HTTP (docs/server.md)" },
+};
+
+/** The default largest JSON body, in bytes. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** The default largest journal an import takes, in bytes. */
+export const DEFAULT_IMPORT_LIMIT = 256 * 1024 * 1024;
+
+/** The API over `options.store` and its queue. */
+export function createServer(options: ServerOptions): FiskServer {
+  const onInternal =
+    options.onInternalError ??
+    ((error: unknown) => process.stderr.write(`fisk-ai serve: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`));
+  const context: ServerContext = {
+    store: options.store,
+    queue: options.queue,
+    agents: new Map(options.agents.map((agent) => [agent.name, agent])),
+    tenantOf: options.tenantOf ?? (() => DEFAULT_TENANT),
+    env: options.env ?? process.env,
+    cwd: options.cwd ?? process.cwd(),
+  };
+  const tickets = options.console?.tickets;
+  const authenticate = tickets === undefined ? (options.authenticate ?? localOnly) : withConsoleCookie(options.authenticate ?? localOnly, tickets);
+  const app = new OpenAPIHono<ServerEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issues = result.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+        throw new ServerError(
+          "ERR_BAD_REQUEST",
+          `the request's ${result.target} does not check: ${issues.map((issue) => `${issue.path || "(root)"}: ${issue.message}`).join("; ")}`,
+          { issues },
+        );
+      }
+    },
+  });
+  app.onError((error) => problemResponse(problemOf(error, onInternal)));
+  app.notFound((c) =>
+    problemResponse(problemOf(new ServerError("ERR_NO_ROUTE", `no route ${c.req.method} ${c.req.path}: /openapi.json lists them`), onInternal)),
+  );
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const jsonLimit = bodyLimit({
+    maxSize: limit,
+    onError: () => {
+      throw new ServerError("ERR_TOO_LARGE", `the request's body is over ${limit} bytes, this route's limit`);
+    },
+  });
+  // An import takes a journal, not JSON: it has its own limit (sessions.ts).
+  app.use("/v1/*", (c, next) => (c.req.path === IMPORT_PATH ? next() : jsonLimit(c, next)));
+  app.use("/console/*", jsonLimit);
+  app.use("/v1/*", async (c, next) => {
+    const principal = await authenticate(c.req.raw);
+    if (principal === undefined) throw new ServerError("ERR_UNAUTHENTICATED", "this route needs credentials: send an API key (docs/server.md)");
+    c.set("principal", principal);
+    await next();
+  });
+  healthRoutes(app, context);
+  agentRoutes(app, context);
+  runRoutes(app, context);
+  sessionRoutes(app, context, options.importLimit ?? DEFAULT_IMPORT_LIMIT);
+  eventRoutes(app, context, onInternal);
+  approvalRoutes(app, context);
+  poolRoutes(app, context);
+  transcriptRoutes(app, context, onInternal);
+  meRoute(app, tickets);
+  if (tickets !== undefined) consoleRoutes(app, { tickets, authenticate: options.authenticate ?? localOnly, secure: options.console?.secure === true });
+  app.doc31("/openapi.json", DOCUMENT);
+  return {
+    fetch: async (request) => app.fetch(request),
+    document: () => app.getOpenAPI31Document(DOCUMENT) as unknown as Record<string, unknown>,
+  };
+}

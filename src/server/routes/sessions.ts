@@ -1,0 +1,217 @@
+// Sessions: list (filtered, a page at a time), one at a glance, its records in windows,
+// remove, fork, compact, rename, export (the bytes `session export` writes) and import.
+// Each is one library call; this renders its result as JSON.
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import type { RunStatus, RunSummary } from "../../runstate/store/store.js";
+import { compactSession } from "../../session/compact-session.js";
+import { recordWindow } from "../../session/record-window.js";
+import { removeSession } from "../../session/remove-session.js";
+import { sessionOverview } from "../../session/session-overview.js";
+import { sessionPage } from "../../session/session-page.js";
+import { titleSession } from "../../session/session-title.js";
+import { exportJournal, forkSession, importJournal } from "../../session/transfer.js";
+import { visible, visibleSession } from "../access.js";
+import { ServerError } from "../problem.js";
+import {
+  ForkBody,
+  ImportQuery,
+  RecordsQuery,
+  RecordsSchema,
+  RenameBody,
+  SessionListQuery,
+  SessionListSchema,
+  SessionOverviewSchema,
+  SessionParams,
+  SessionSchema,
+} from "../schemas.js";
+import type { ServerContext, ServerEnv } from "../server-context.js";
+import { json, route } from "./route.js";
+
+/** The path of the import route, which takes a journal of any size up to its own limit. */
+export const IMPORT_PATH = "/v1/sessions/import";
+
+const list = route("read", {
+  method: "get",
+  path: "/v1/sessions",
+  summary: "list sessions, newest first, a page at a time",
+  request: { query: SessionListQuery },
+  responses: { 200: { content: json(SessionListSchema), description: "a page; `next` is the cursor of the next one" } },
+});
+
+const show = route("read", {
+  method: "get",
+  path: "/v1/sessions/{id}",
+  summary: "one session: its summary, cost per call and total, children, waiting calls",
+  request: { params: SessionParams },
+  responses: { 200: { content: json(SessionOverviewSchema), description: "the session" } },
+});
+
+const records = route("read", {
+  method: "get",
+  path: "/v1/sessions/{id}/records",
+  summary: "a window of the session's records: after and before a seq, at most limit",
+  request: { params: SessionParams, query: RecordsQuery },
+  responses: { 200: { content: json(RecordsSchema), description: "the records; `next` is the `after` of the next window" } },
+});
+
+const remove = route("run", {
+  method: "delete",
+  path: "/v1/sessions/{id}",
+  summary: "remove a session and its child sessions (not while it is queued or running)",
+  request: { params: SessionParams },
+  responses: { 200: { content: json(z.object({ removed: z.array(z.string()) })), description: "the sessions removed" } },
+});
+
+const fork = route("run", {
+  method: "post",
+  path: "/v1/sessions/{id}/fork",
+  summary: "copy the session through a seq (its last by default) as a new session",
+  request: { params: SessionParams, body: { content: json(ForkBody), required: true } },
+  responses: { 201: { content: json(z.object({ runId: z.string(), at: z.number().int() })), description: "the fork" } },
+});
+
+const compact = route("run", {
+  method: "post",
+  path: "/v1/sessions/{id}/compact",
+  summary: "summarize the session's older conversation with its agent's model",
+  request: { params: SessionParams },
+  responses: { 200: { content: json(z.object({ compactions: z.array(z.looseObject({})) })), description: "the compaction records journaled" } },
+});
+
+const rename = route("run", {
+  method: "patch",
+  path: "/v1/sessions/{id}",
+  summary: "give the session a title",
+  request: { params: SessionParams, body: { content: json(RenameBody), required: true } },
+  responses: { 200: { content: json(SessionSchema), description: "the session, titled" } },
+});
+
+const exportRoute = route("read", {
+  method: "get",
+  path: "/v1/sessions/{id}/export",
+  summary: "the session's journal, the bytes `fisk-ai session export` writes",
+  request: { params: SessionParams },
+  responses: { 200: { content: { "application/x-ndjson": { schema: z.string() } }, description: "the journal, one record a line" } },
+});
+
+const importRoute = route("run", {
+  method: "post",
+  path: IMPORT_PATH,
+  summary: "import an exported journal (under its own id, or as a copy named `name`)",
+  request: { query: ImportQuery, body: { content: { "application/x-ndjson": { schema: z.string() } }, required: true } },
+  responses: { 201: { content: json(z.object({ runId: z.string() })), description: "imported" } },
+});
+
+/** A summary as the API shows it. */
+export function sessionJson(summary: RunSummary): z.infer<typeof SessionSchema> {
+  const { meta, digest } = summary;
+  return {
+    runId: summary.runId,
+    status: summary.status,
+    ...(digest?.title === undefined ? {} : { title: digest.title }),
+    ...(meta === undefined ? {} : { prompt: meta.prompt, created: meta.created }),
+    updated: summary.updated,
+    lastSeq: summary.lastSeq,
+    ...(meta?.parent === undefined ? {} : { parent: meta.parent.run_id }),
+  };
+}
+
+export function sessionRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, importLimit: number): void {
+  const { store, queue } = context;
+  app.openapi(list, async (c) => {
+    const principal = c.get("principal");
+    const query = c.req.valid("query");
+    const agent = query.agent === undefined ? undefined : context.agents.get(query.agent);
+    if (query.agent !== undefined && agent === undefined) return c.json({ sessions: [] }, 200);
+    const mine = (await store.list()).filter((summary) => visible(context, principal, summary));
+    const page = sessionPage(
+      mine,
+      {
+        ...(query.status === undefined ? {} : { status: query.status.split(",") as RunStatus[] }),
+        ...(agent?.options.configPath === undefined ? {} : { config: agent.options.configPath }),
+        ...(query.q === undefined ? {} : { text: query.q }),
+        ...(query.parent === undefined ? {} : { parent: query.parent }),
+        ...(query.since === undefined ? {} : { updatedSince: query.since }),
+      },
+      { limit: query.limit, ...(query.cursor === undefined ? {} : { cursor: query.cursor }) },
+    );
+    return c.json({ sessions: page.sessions.map(sessionJson), ...(page.next === undefined ? {} : { next: page.next }) }, 200);
+  });
+
+  app.openapi(show, async (c) => {
+    const { id } = c.req.valid("param");
+    await visibleSession(context, c.get("principal"), id);
+    const { summary, calls, total, children, waiting } = await sessionOverview(store, id);
+    return c.json({ session: sessionJson(summary), calls: calls.map((call) => ({ ...call, cost: call.cost ?? null })), total, children, waiting }, 200);
+  });
+
+  app.openapi(records, async (c) => {
+    const { id } = c.req.valid("param");
+    await visibleSession(context, c.get("principal"), id);
+    return c.json(await recordWindow(store, id, c.req.valid("query")), 200);
+  });
+
+  app.openapi(remove, async (c) => {
+    const { id } = c.req.valid("param");
+    await visibleSession(context, c.get("principal"), id);
+    return c.json({ removed: [id, ...(await removeSession(store, queue, id))] }, 200);
+  });
+
+  app.openapi(fork, async (c) => {
+    const { id } = c.req.valid("param");
+    await visibleSession(context, c.get("principal"), id);
+    const { forkId, at } = await forkSession(store, id, c.req.valid("json"));
+    return c.json({ runId: forkId, at }, 201);
+  });
+
+  app.openapi(compact, async (c) => {
+    const { id } = c.req.valid("param");
+    const summary = await visibleSession(context, c.get("principal"), id);
+    const agent = [...context.agents.values()].find((each) => each.options.configPath !== undefined && each.options.configPath === summary.meta?.config);
+    if (agent === undefined)
+      throw new ServerError("ERR_NO_AGENT", `session ${id} was not started with an agent served here: compact it where its agent.yaml is`);
+    const { provider, model, system, tools } = agent.options;
+    const compactions = await compactSession({
+      store,
+      session: id,
+      provider,
+      model,
+      ...(system === undefined ? {} : { system }),
+      ...(tools === undefined ? {} : { tools }),
+    });
+    return c.json({ compactions }, 200);
+  });
+
+  app.openapi(rename, async (c) => {
+    const { id } = c.req.valid("param");
+    await visibleSession(context, c.get("principal"), id);
+    await titleSession(store, id, c.req.valid("json").title);
+    return c.json(sessionJson(await store.summarize(id)), 200);
+  });
+
+  app.openapi(exportRoute, async (c) => {
+    const { id } = c.req.valid("param");
+    await visibleSession(context, c.get("principal"), id);
+    const { journal } = await exportJournal(store, id);
+    // @hono/zod-openapi types application/x-ndjson as a JSON media type that matches no response: `never` it is.
+    return c.body(new Uint8Array(journal), 200, { "content-type": "application/x-ndjson" }) as never;
+  });
+
+  app.use(
+    IMPORT_PATH,
+    bodyLimit({
+      maxSize: importLimit,
+      onError: () => {
+        throw new ServerError("ERR_TOO_LARGE", `the journal is over ${importLimit} bytes, this server's import limit`);
+      },
+    }),
+  );
+  app.openapi(importRoute, async (c) => {
+    const principal = c.get("principal");
+    const { name } = c.req.valid("query");
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const runId = await importJournal(store, bytes, { from: "http", by: principal.name, ...(name === undefined ? {} : { name }) });
+    return c.json({ runId }, 201);
+  });
+}

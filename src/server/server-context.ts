@@ -1,0 +1,55 @@
+// What every route of a server works with: the store and its queue, the agents it serves,
+// how a session's tenant is read, and the principal of the request being answered.
+import type { AgentRunOptions } from "../config/run-options.js";
+import type { RunQueue } from "../queue/run-queue.js";
+import type { MetaPayload } from "../runstate/records/records.js";
+import type { Store } from "../runstate/store/store.js";
+import type { ConsoleTickets } from "./console/console-tickets.js";
+import type { Authenticate, Principal } from "./principal.js";
+
+/** An agent the server starts runs of, under the name clients give. */
+export interface ServedAgent {
+  /** What a client names it by (its agent.yaml's base name, without `.yaml`). */
+  name: string;
+  /** Its run options (loadAgent's `.options`). */
+  options: AgentRunOptions;
+}
+
+/** What createServer serves. */
+export interface ServerOptions {
+  /** The sessions. */
+  store: Store;
+  /** Its backend's queue: runs started over HTTP wait there for a worker. */
+  queue: RunQueue;
+  /** The agents a client may start runs of. */
+  agents: readonly ServedAgent[];
+  /** Who a request speaks for (default: everyone is the local principal, for a server on loopback only). */
+  authenticate?: Authenticate;
+  /** The tenant a session belongs to (default: every session is the default tenant's). */
+  tenantOf?: (meta: MetaPayload) => string;
+  /** The largest JSON body taken, in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** The largest journal POST /v1/sessions/import takes, in bytes (default 256 MiB). */
+  importLimit?: number;
+  /** Where the keys that sign decisions are found (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** The directory runs started here are recorded as submitted from, where their tools run (default: this process's). */
+  cwd?: string;
+  /** Serves the console at / (docs/console.md), its sign-ins sealed with `tickets` (openConsoleTickets); `secure`: reached over TLS, so its cookie is Secure. */
+  console?: { tickets: ConsoleTickets; secure?: boolean };
+  /** Hears of each error that is the server's fault (a 500), which the response does not describe (default: written to stderr). */
+  onInternalError?: (error: unknown) => void;
+}
+
+/** The variables of a request the routes read. */
+export type ServerEnv = { Variables: { principal: Principal } };
+
+/** The server's options with their defaults in place, as the routes use them. */
+export interface ServerContext {
+  store: Store;
+  queue: RunQueue;
+  agents: ReadonlyMap<string, ServedAgent>;
+  tenantOf: (meta: MetaPayload) => string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}

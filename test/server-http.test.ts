@@ -1,0 +1,174 @@
+// covers: src/server/create-server.ts, src/server/routes/runs.ts, src/server/routes/events.ts
+// covers: src/server/routes/approvals.ts, src/server/routes/health.ts, src/server/routes/route.ts, src/server/access.ts
+// covers: src/server/problem.ts, src/server/schemas.ts, src/server/principal.ts, src/server/server-context.ts, src/server/index.ts
+// covers: src/client/fisk-client.ts, src/client/index.ts, src/cli/serve-command.ts, src/cli/commands/serve.ts
+// covers: src/pool/submit-once.ts, src/session/follow-records.ts
+// The HTTP API through a spawned `fisk-ai serve` on the script provider: a run started and
+// followed over SSE to its answer, a reconnect with Last-Event-ID, approvals decided once,
+// Idempotency-Key, problem+json for each class of bad input, the client against /openapi.json.
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { CLIENT_ROUTES, ClientError, type FiskClient, type SessionEvent } from "../src/client/fisk-client.js";
+import { startCli } from "./helpers/cli-harness.js";
+import { eventually } from "./helpers/eventually.js";
+import { poolWorkspace, writePoolConfig, type PoolWorkspace } from "./helpers/pool-workspace.js";
+import { startServe, type ServeProcess } from "./helpers/serve-process.js";
+
+const root = mkdtempSync(join(tmpdir(), "fisk-ai-serve-"));
+const servers: ServeProcess[] = [];
+after(async () => {
+  for (const server of servers) {
+    server.run.child.kill("SIGKILL");
+    await server.run.done;
+  }
+  rmSync(root, { recursive: true, force: true });
+});
+let made = 0;
+
+async function served(options: { gateOpen?: boolean; confirm?: boolean } = {}): Promise<{ ws: PoolWorkspace; server: ServeProcess; client: FiskClient }> {
+  const ws = poolWorkspace(join(root, `ws-${++made}`), { gateOpen: options.gateOpen ?? true });
+  if (options.confirm === true) writePoolConfig(ws.dir, undefined, undefined, true);
+  const server = await startServe((args) => startCli(args, { cwd: ws.dir, env: ws.env }));
+  servers.push(server);
+  return { ws, server, client: server.client };
+}
+
+/** The events of a stream until its end (or `until` holds), collected. */
+async function collect(events: AsyncIterable<SessionEvent>, until: (seen: SessionEvent[]) => boolean = () => false): Promise<SessionEvent[]> {
+  const seen: SessionEvent[] = [];
+  for await (const event of events) {
+    seen.push(event);
+    if (event.kind === "end" || until(seen)) break;
+  }
+  return seen;
+}
+
+const seqs = (events: SessionEvent[]) => events.flatMap((event) => (event.kind === "record" ? [event.seq] : []));
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
+
+describe("fisk-ai serve", () => {
+  it("a run started over HTTP is followed over SSE to its answer, every record once, in order", async () => {
+    const { ws, client } = await served();
+    const { runId, replayed } = await client.startRun({ agent: "agent", prompt: "write two notes", title: "two notes" });
+    assert.equal(replayed, false);
+    const events = await collect(client.events(runId));
+    const last = events.at(-1);
+    assert.equal(last?.kind, "end");
+    assert.deepEqual(last, { kind: "end", status: "completed", lastSeq: ws.journal(runId).length });
+    assert.deepEqual(seqs(events), range(1, ws.journal(runId).length));
+    const terminal = events.at(-2);
+    assert.ok(terminal?.kind === "record" && terminal.record.protocol.endsWith(".terminal"));
+    assert.deepEqual(await client.wait(runId), { runId, done: true, reason: "completed", answer: "two notes written" });
+    assert.deepEqual(ws.executions(), ["one", "two"]);
+  });
+
+  it("a client that reconnects with Last-Event-ID gets every later record once, while the run goes on", async () => {
+    const { ws, client } = await served({ gateOpen: false });
+    const { runId } = await client.startRun({ agent: "agent", prompt: "write two notes" });
+    const stop = new AbortController();
+    const first = await collect(client.events(runId, 0, stop.signal), (seen) => seen.length === 2);
+    stop.abort();
+    assert.deepEqual(seqs(first), [1, 2]);
+    ws.openGate();
+    const rest = await collect(client.events(runId, 2));
+    assert.deepEqual(seqs(rest), range(3, ws.journal(runId).length));
+    assert.equal(rest.at(-1)?.kind, "end");
+    // A reconnect after the end gets nothing again but the end.
+    assert.deepEqual(await collect(client.events(runId, ws.journal(runId).length)), [{ kind: "end", status: "completed", lastSeq: ws.journal(runId).length }]);
+  });
+
+  it("approvals: the inbox lists a parked call, it is decided once as the principal, a second decider gets a 409 naming who decided", async () => {
+    const { ws, client } = await served({ confirm: true });
+    const { runId } = await client.startRun({ agent: "agent", prompt: "write two notes" });
+    assert.equal((await client.wait(runId)).reason, "awaiting_approval");
+    const [call, ...others] = await client.approvals();
+    assert.deepEqual(others, []);
+    assert.equal(call?.runId, runId);
+    assert.deepEqual(call?.input, { text: "one" });
+    const decided = await client.decide(runId, call.toolUseId, { decision: "approve" });
+    assert.deepEqual(
+      decided.decided.map(({ decision, decided_by }) => ({ decision, decided_by })),
+      [{ decision: "approve", decided_by: "local" }],
+    );
+    const again = await client.decide(runId, call.toolUseId, { decision: "deny", reason: "too late" }).catch((error: unknown) => error);
+    assert.ok(again instanceof ClientError, String(again));
+    assert.equal(again.status, 409);
+    assert.equal(again.problem.code, "ERR_DECISION_REFUSED");
+    assert.match(again.problem.detail, /already decided: approve by local/);
+    // The pool took the run on: it ran the approved call, once, and parked on the next.
+    await eventually(async () => (await client.approvals()).some((waiting) => waiting.toolUseId !== call.toolUseId), "the second call to park");
+    assert.deepEqual(ws.executions(), ["one"]);
+    const decisions = ws.journal(runId).filter((record) => "approval_decision" in record);
+    assert.equal(decisions.length, 1);
+  });
+
+  it("Idempotency-Key: the same key twice is the same session and one run; the same key with another prompt is a 422", async () => {
+    const { ws, client } = await served();
+    const first = await client.startRun({ agent: "agent", prompt: "write two notes" }, "order-17");
+    const second = await client.startRun({ agent: "agent", prompt: "write two notes" }, "order-17");
+    assert.deepEqual([first.replayed, second.replayed, second.runId], [false, true, first.runId]);
+    const other = await client.startRun({ agent: "agent", prompt: "something else" }, "order-17").catch((error: unknown) => error);
+    assert.ok(other instanceof ClientError);
+    assert.deepEqual([other.status, other.problem.code], [422, "ERR_IDEMPOTENCY"]);
+    assert.equal((await client.wait(first.runId)).reason, "completed");
+    const journals = readdirSync(join(ws.dir, "state")).filter((name) => name.endsWith(".json"));
+    assert.deepEqual(journals, [`${first.runId}.json`]);
+    assert.deepEqual(ws.executions(), ["one", "two"]);
+  });
+
+  it("bad input of each class is a problem+json with fisk-ai's code, never a 5xx", async () => {
+    const { server } = await served();
+    const post = (path: string, body: string, type = "application/json") =>
+      fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": type }, body });
+    const cases: [string, Promise<Response>, number, string][] = [
+      ["malformed JSON", post("/v1/runs", '{"agent": "agent", "prompt": '), 400, "ERR_BAD_REQUEST"],
+      ["a wrong type", post("/v1/runs", '{"agent": "agent", "prompt": 7}'), 400, "ERR_BAD_REQUEST"],
+      ["an unknown field", post("/v1/runs", '{"agent": "agent", "prompt": "hi", "admin": true}'), 400, "ERR_BAD_REQUEST"],
+      ["not JSON at all", post("/v1/runs", "agent=agent", "text/plain"), 415, "ERR_UNSUPPORTED_MEDIA"],
+      ["an unknown agent", post("/v1/runs", '{"agent": "nobody", "prompt": "hi"}'), 404, "ERR_NO_AGENT"],
+      ["a body over the limit", post("/v1/runs", JSON.stringify({ agent: "agent", prompt: "x".repeat(1024 * 1024 + 1) })), 413, "ERR_TOO_LARGE"],
+      ["an id with a slash", fetch(`${server.url}/v1/sessions/a%2F..%2Fb/events`), 400, "ERR_BAD_REQUEST"],
+      ["an id of ..", fetch(`${server.url}/v1/sessions/..%2E/wait`), 400, "ERR_BAD_REQUEST"],
+      ["an id with NUL", fetch(`${server.url}/v1/sessions/a%00b/events`), 400, "ERR_BAD_REQUEST"],
+      ["an id of 10 KB", fetch(`${server.url}/v1/sessions/${"a".repeat(10_240)}/events`), 400, "ERR_BAD_REQUEST"],
+      ["a session that does not exist", fetch(`${server.url}/v1/sessions/nosuchsession/events`), 404, "ERR_NOT_FOUND"],
+      [
+        "a Last-Event-ID that is not a seq",
+        fetch(`${server.url}/v1/sessions/nosuchsession/events`, { headers: { "last-event-id": "../1" } }),
+        400,
+        "ERR_BAD_REQUEST",
+      ],
+      ["a decision of no kind", post("/v1/sessions/nosuchsession/calls/c1/decision", '{"decision": "maybe"}'), 400, "ERR_BAD_REQUEST"],
+      ["no such route", fetch(`${server.url}/v1/nothing`), 404, "ERR_NO_ROUTE"],
+    ];
+    for (const [what, pending, status, code] of cases) {
+      const response = await pending;
+      assert.equal(response.status, status, what);
+      assert.equal(response.headers.get("content-type"), "application/problem+json", what);
+      const problem = (await response.json()) as { code: string; status: number; detail: string; type: string };
+      assert.equal(problem.code, code, what);
+      assert.equal(problem.status, status, what);
+      assert.equal(problem.type, `urn:fisk-ai:error:${code}`, what);
+      assert.ok(problem.detail.length > 0, what);
+    }
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200, "the server still serves");
+  });
+
+  it("the client's routes are /openapi.json's, which documents a problem+json for each", async () => {
+    const { server } = await served();
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+    };
+    assert.equal(document.openapi, "3.1.0");
+    for (const [name, { method, path }] of Object.entries(CLIENT_ROUTES)) {
+      const operation = document.paths[path]?.[method];
+      assert.ok(operation !== undefined, `${name}: ${method} ${path} is not in /openapi.json`);
+      assert.ok(operation.responses["400"]?.content?.["application/problem+json"] !== undefined, `${name} documents its problems`);
+    }
+    assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+  });
+});
