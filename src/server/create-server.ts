@@ -16,6 +16,7 @@ import { poolRoutes } from "./routes/pool.js";
 import { runRoutes } from "./routes/runs.js";
 import { IMPORT_PATH, sessionRoutes } from "./routes/sessions.js";
 import type { ServerContext, ServerEnv, ServerOptions } from "./server-context.js";
+import { StreamSlots } from "./stream-slots.js";
 
 /** The API's handler, and its OpenAPI document. */
 export interface FiskServer {
@@ -32,6 +33,8 @@ const DOCUMENT = {
 
 /** The default largest JSON body, in bytes. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** The default cap of event streams open at once. */
+export const DEFAULT_MAX_STREAMS = 1000;
 /** The default largest journal an import takes, in bytes. */
 export const DEFAULT_IMPORT_LIMIT = 256 * 1024 * 1024;
 
@@ -47,6 +50,7 @@ export function createServer(options: ServerOptions): FiskServer {
     tenantOf: options.tenantOf ?? (() => DEFAULT_TENANT),
     env: options.env ?? process.env,
     cwd: options.cwd ?? process.cwd(),
+    streams: new StreamSlots(options.maxStreams ?? DEFAULT_MAX_STREAMS),
   };
   const authenticate = options.authenticate ?? localOnly;
   const app = new OpenAPIHono<ServerEnv>({
