@@ -7,11 +7,13 @@
 // followed over SSE to its answer, a reconnect with Last-Event-ID, approvals decided once,
 // Idempotency-Key, problem+json for each class of bad input, the client against /openapi.json.
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { CLIENT_ROUTES, ClientError, type FiskClient, type SessionEvent } from "../src/client/fisk-client.js";
+import { promisify } from "node:util";
 import { startCli } from "./helpers/cli-harness.js";
 import { eventually } from "./helpers/eventually.js";
 import { poolWorkspace, writePoolConfig, type PoolWorkspace } from "./helpers/pool-workspace.js";
@@ -101,8 +103,16 @@ describe("fisk-ai serve", () => {
     // The pool took the run on: it ran the approved call, once, and parked on the next.
     await eventually(async () => (await client.approvals()).some((waiting) => waiting.toolUseId !== call.toolUseId), "the second call to park");
     assert.deepEqual(ws.executions(), ["one"]);
+    // Every call the session waits on, denied at once: the run goes on without running it.
+    const denied = await client.decideAll(runId, { decision: "deny", reason: "one note is enough" });
+    assert.deepEqual(
+      denied.decided.map(({ decision, decided_by }) => [decision, decided_by]),
+      [["deny", "local"]],
+    );
+    assert.equal((await client.wait(runId)).reason, "completed");
+    assert.deepEqual(ws.executions(), ["one"]);
     const decisions = ws.journal(runId).filter((record) => "approval_decision" in record);
-    assert.equal(decisions.length, 1);
+    assert.equal(decisions.length, 2);
   });
 
   it("Idempotency-Key: the same key twice is the same session and one run; the same key with another prompt is a 422", async () => {
@@ -170,5 +180,39 @@ describe("fisk-ai serve", () => {
       assert.ok(operation.responses["400"]?.content?.["application/problem+json"] !== undefined, `${name} documents its problems`);
     }
     assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+  });
+
+  it("runs the README's lines (docs/server.md's): serve, a curl that starts a run, one that follows it, one that approves, one that waits", async () => {
+    const repo = new URL("../../", import.meta.url).pathname;
+    const block = /```sh\n(node dist\/cli\/main\.js serve [^`]*)```/.exec(readFileSync(join(repo, "docs/server.md"), "utf8"))?.[1] ?? "";
+    const readme = readFileSync(join(repo, "README.md"), "utf8");
+    assert.ok(readme.includes(block.replace(/^/gm, "  ").replace(/ {2}$/, "")), "the README shows the page's lines");
+    const [serveLine, ...curls] = block.trim().split("\n");
+    assert.equal(curls.length, 4, block);
+    const dir = join(root, "readme");
+    mkdirSync(dir);
+    const env = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
+    // The page's serve line on a free port instead of 7474, its config from the repository.
+    const args = (serveLine as string)
+      .replace(/ &$/, "")
+      .split(" ")
+      .slice(2)
+      .map((word) => (word.startsWith("examples/") ? join(repo, word) : word === "127.0.0.1:7474" ? "127.0.0.1:0" : word));
+    const server = await startServe((words) => startCli(words, { cwd: dir, env }), args);
+    servers.push(server);
+    const port = new URL(server.url).port;
+    const run = promisify(execFile);
+    const outputs: string[] = [];
+    for (const line of curls) outputs.push((await run("sh", ["-c", line.replaceAll("localhost:7474", `127.0.0.1:${port}`)], { cwd: dir, env })).stdout);
+    const [started, followed, approved, waited] = outputs as [string, string, string, string];
+    assert.deepEqual(JSON.parse(started), { runId: "release-2", replayed: false });
+    assert.match(followed, /^event: record\ndata: \{"seq":1,/);
+    assert.match(followed, /event: end\ndata: \{"status":"awaiting_approval","lastSeq":\d+\}\n\n$/);
+    assert.deepEqual(
+      (JSON.parse(approved) as { decided: { decision: string; decided_by: string }[] }).decided.map(({ decision, decided_by }) => [decision, decided_by]),
+      [["approve", "local"]],
+    );
+    assert.deepEqual(JSON.parse(waited), { runId: "release-2", done: true, reason: "completed", answer: "Tagged v1.4.2." });
+    assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n", "the approved call ran once");
   });
 });

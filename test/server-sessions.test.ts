@@ -1,6 +1,6 @@
 // covers: src/server/routes/sessions.ts, src/server/routes/agents.ts, src/server/routes/pool.ts
 // covers: src/session/session-page.ts, src/session/session-overview.ts, src/session/record-window.ts
-// covers: src/session/remove-session.ts, src/pool/queue-overview.ts, src/queue/queue-changes.ts
+// covers: src/session/remove-session.ts, src/pool/queue-overview.ts, src/queue/queue-changes.ts, src/server/stream-slots.ts
 // The session, agent and pool routes of createServer mounted in this process on a free
 // port of 127.0.0.1 (as a program mounts it), over a file store with an in-process worker:
 // listing with filters and a cursor, one session at a glance, record windows, rename, fork,
@@ -23,6 +23,7 @@ import { createServer } from "../src/server/create-server.js";
 import { LOCAL_PRINCIPAL, type Authenticate } from "../src/server/principal.js";
 import type { ServerOptions } from "../src/server/server-context.js";
 import { runCli } from "./helpers/cli-harness.js";
+import { eventually } from "./helpers/eventually.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-serve-sessions-"));
 const env = { PATH: process.env.PATH, HOME: dir, NO_COLOR: "1" };
@@ -174,6 +175,18 @@ describe("createServer: sessions, agents and the pool", () => {
     assert.deepEqual(seen.at(-1), { kind: "left", runId, status: "completed", lastSeq: (await client.session(runId)).session.lastSeq });
     assert.deepEqual(await client.queue(), []);
     assert.deepEqual(await client.workers(), []);
+  });
+
+  it("event streams past the cap are a 503 while the others are served; a stream that closes gives its slot back", async () => {
+    const { client } = await mounted({ maxStreams: 1 });
+    const stop = new AbortController();
+    const open = client.storeEvents(stop.signal);
+    assert.equal((await open.next()).value?.kind, "snapshot");
+    assert.deepEqual(await refusal(collectFirst(client.storeEvents())), [503, "ERR_TOO_MANY_STREAMS"]);
+    assert.ok((await client.agents()).length === 1, "other routes are served");
+    stop.abort();
+    await open.return(undefined).catch(() => undefined);
+    await eventually(async () => (await collectFirst(client.storeEvents()).catch(() => undefined))?.kind === "snapshot", "the slot to be given back");
   });
 
   it("roles and tenants: no principal is a 401, a missing role a 403, another tenant's session a 404 everywhere", async () => {

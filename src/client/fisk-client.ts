@@ -26,6 +26,7 @@ export const CLIENT_ROUTES = {
   events: { method: "get", path: "/v1/sessions/{id}/events" },
   approvals: { method: "get", path: "/v1/approvals" },
   decide: { method: "post", path: "/v1/sessions/{id}/calls/{callId}/decision" },
+  decideAll: { method: "post", path: "/v1/sessions/{id}/decision" },
   agents: { method: "get", path: "/v1/agents" },
   agent: { method: "get", path: "/v1/agents/{name}" },
   sessions: { method: "get", path: "/v1/sessions" },
@@ -144,6 +145,11 @@ export class FiskClient {
   /** Approves, denies or answers call `callId` of session `id`. */
   async decide(id: string, callId: string, decision: Decision): Promise<DecisionResult> {
     return this.#json("decide", { id, callId }, { body: decision });
+  }
+
+  /** Approves or denies every call session `id` waits on, or answers its one question. */
+  async decideAll(id: string, decision: Decision): Promise<DecisionResult> {
+    return this.#json("decideAll", { id }, { body: decision });
   }
 
   /** The agents served. */

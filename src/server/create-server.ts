@@ -20,6 +20,7 @@ import { withConsoleCookie } from "./console/console-auth.js";
 import { consoleRoutes } from "./console/console-routes.js";
 import { IMPORT_PATH, sessionRoutes } from "./routes/sessions.js";
 import type { ServerContext, ServerEnv, ServerOptions } from "./server-context.js";
+import { StreamSlots } from "./stream-slots.js";
 
 /** The API's handler, and its OpenAPI document. */
 export interface FiskServer {
@@ -36,6 +37,8 @@ const DOCUMENT = {
 
 /** The default largest JSON body, in bytes. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** The default cap of event streams open at once. */
+export const DEFAULT_MAX_STREAMS = 1000;
 /** The default largest journal an import takes, in bytes. */
 export const DEFAULT_IMPORT_LIMIT = 256 * 1024 * 1024;
 
@@ -51,6 +54,7 @@ export function createServer(options: ServerOptions): FiskServer {
     tenantOf: options.tenantOf ?? (() => DEFAULT_TENANT),
     env: options.env ?? process.env,
     cwd: options.cwd ?? process.cwd(),
+    streams: new StreamSlots(options.maxStreams ?? DEFAULT_MAX_STREAMS),
   };
   const tickets = options.console?.tickets;
   const authenticate = tickets === undefined ? (options.authenticate ?? localOnly) : withConsoleCookie(options.authenticate ?? localOnly, tickets);

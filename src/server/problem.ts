@@ -15,6 +15,7 @@ import { FiskError, isFiskError } from "../errors/fisk-error.js";
  * - `ERR_UNSUPPORTED_MEDIA`: a body that is not of the media type the route takes.
  * - `ERR_NO_AGENT`: no configured agent of that name.
  * - `ERR_IDEMPOTENCY`: an Idempotency-Key used before with another request.
+ * - `ERR_TOO_MANY_STREAMS`: the server's cap of open event streams is reached.
  * - `ERR_INTERNAL`: the server failed; its log says why, the response does not.
  */
 export const SERVER_ERROR_CODES = [
@@ -26,6 +27,7 @@ export const SERVER_ERROR_CODES = [
   "ERR_UNSUPPORTED_MEDIA",
   "ERR_NO_AGENT",
   "ERR_IDEMPOTENCY",
+  "ERR_TOO_MANY_STREAMS",
   "ERR_INTERNAL",
 ] as const;
 
@@ -41,6 +43,7 @@ const SERVER_STATUS: Record<ServerErrorCode, number> = {
   ERR_UNSUPPORTED_MEDIA: 415,
   ERR_NO_AGENT: 404,
   ERR_IDEMPOTENCY: 422,
+  ERR_TOO_MANY_STREAMS: 503,
   ERR_INTERNAL: 500,
 };
 

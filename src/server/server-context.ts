@@ -6,6 +6,7 @@ import type { MetaPayload } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
 import type { ConsoleTickets } from "./console/console-tickets.js";
 import type { Authenticate, Principal } from "./principal.js";
+import type { StreamSlots } from "./stream-slots.js";
 
 /** An agent the server starts runs of, under the name clients give. */
 export interface ServedAgent {
@@ -29,6 +30,8 @@ export interface ServerOptions {
   tenantOf?: (meta: MetaPayload) => string;
   /** The largest JSON body taken, in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** The event streams open at once; past it a new one is a 503 (default 1000). */
+  maxStreams?: number;
   /** The largest journal POST /v1/sessions/import takes, in bytes (default 256 MiB). */
   importLimit?: number;
   /** Where the keys that sign decisions are found (default process.env). */
@@ -52,4 +55,5 @@ export interface ServerContext {
   tenantOf: (meta: MetaPayload) => string;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  streams: StreamSlots;
 }

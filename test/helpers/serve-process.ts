@@ -14,9 +14,9 @@ export interface ServeProcess {
   output(): string;
 }
 
-/** Starts `fisk-ai serve` through `start` (a spawn in the workspace; `extra` adds options) and waits until it listens. */
-export async function startServe(start: (args: string[]) => CliRun, extra: string[] = []): Promise<ServeProcess> {
-  const run = start(["serve", "--listen", "127.0.0.1:0", "--workers", "1", ...extra]);
+/** Starts `fisk-ai serve` through `start` (a spawn in the workspace) with `args` (by default: on a free port, one worker) and waits until it listens. */
+export async function startServe(start: (args: string[]) => CliRun, args = ["serve", "--listen", "127.0.0.1:0", "--workers", "1"]): Promise<ServeProcess> {
+  const run = start(args);
   const output = stdoutLines(run);
   let url: string | undefined;
   await eventually(

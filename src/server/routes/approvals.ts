@@ -6,7 +6,8 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { listPending } from "../../agent/waiting-calls.js";
 import { answer, approve, deny, type DecideOptions } from "../../session/decide-calls.js";
 import { visible, visibleSession } from "../access.js";
-import { CallParams, DecisionBody, DecisionResultSchema, WaitingCallSchema } from "../schemas.js";
+import type { Principal } from "../principal.js";
+import { CallParams, DecisionBody, DecisionResultSchema, SessionParams, WaitingCallSchema } from "../schemas.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 import { json, route } from "./route.js";
 
@@ -25,6 +26,14 @@ const decideCall = route("approve", {
   responses: { 200: { content: json(DecisionResultSchema), description: "journaled; a run the pool parked is queued again once no call waits" } },
 });
 
+const decideSession = route("approve", {
+  method: "post",
+  path: "/v1/sessions/{id}/decision",
+  summary: "approve or deny every call the session waits on, or answer its one question",
+  request: { params: SessionParams, body: { content: json(DecisionBody), required: true } },
+  responses: { 200: { content: json(DecisionResultSchema), description: "journaled; a run the pool parked is queued again once no call waits" } },
+});
+
 export function approvalRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): void {
   const { store, queue } = context;
   app.openapi(inbox, async (c) => {
@@ -37,18 +46,22 @@ export function approvalRoutes(app: OpenAPIHono<ServerEnv>, context: ServerConte
     return c.json({ calls: waiting.filter((call) => sessions.get(call.runId) === true) }, 200);
   });
 
-  app.openapi(decideCall, async (c) => {
-    const { id, callId } = c.req.valid("param");
-    const body = c.req.valid("json");
-    const principal = c.get("principal");
+  /** One decision on the calls named (none: every one that waits), as the principal. */
+  const decided = async (principal: Principal, id: string, calls: string[], body: z.infer<typeof DecisionBody>) => {
     await visibleSession(context, principal, id);
     const options: DecideOptions = { decidedBy: principal.name, queue, env: context.env };
-    const result =
-      body.decision === "approve"
-        ? await approve(store, id, [callId], options)
-        : body.decision === "deny"
-          ? await deny(store, id, body.reason, [callId], options)
-          : await answer(store, id, body.answer, { ...options, toolUseId: callId });
-    return c.json(result, 200);
+    if (body.decision === "approve") return approve(store, id, calls, options);
+    if (body.decision === "deny") return deny(store, id, body.reason, calls, options);
+    return answer(store, id, body.answer, { ...options, ...(calls[0] === undefined ? {} : { toolUseId: calls[0] }) });
+  };
+
+  app.openapi(decideCall, async (c) => {
+    const { id, callId } = c.req.valid("param");
+    return c.json(await decided(c.get("principal"), id, [callId], c.req.valid("json")), 200);
+  });
+
+  app.openapi(decideSession, async (c) => {
+    const { id } = c.req.valid("param");
+    return c.json(await decided(c.get("principal"), id, [], c.req.valid("json")), 200);
   });
 }

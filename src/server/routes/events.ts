@@ -42,6 +42,7 @@ export function eventRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext,
     const lastEventId = c.req.valid("header")["last-event-id"];
     const after = lastEventId === undefined ? (c.req.valid("query").after ?? 0) : Number(lastEventId);
     await visibleSession(context, c.get("principal"), id);
+    const release = context.streams.take();
     return streamSSE(c, async (stream) => {
       const gone = new AbortController();
       stream.onAbort(() => gone.abort());
@@ -56,6 +57,7 @@ export function eventRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext,
         await stream.writeSSE({ event: "error", data: JSON.stringify(problemOf(error, onInternal)) });
       } finally {
         clearInterval(pinging);
+        release();
       }
     });
   });
@@ -66,6 +68,7 @@ export function eventRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext,
       const summary = await store.summarize(runId, { digest: false }).catch(() => undefined);
       return summary !== undefined && visible(context, principal, summary);
     };
+    const release = context.streams.take();
     return streamSSE(c, async (stream) => {
       const gone = new AbortController();
       stream.onAbort(() => gone.abort());
@@ -89,6 +92,7 @@ export function eventRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext,
         await stream.writeSSE({ event: "error", data: JSON.stringify(problemOf(error, onInternal)) });
       } finally {
         clearInterval(pinging);
+        release();
       }
     });
   });

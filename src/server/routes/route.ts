@@ -9,7 +9,18 @@ import { ProblemSchema } from "../schemas.js";
 const PROBLEM = { content: { [PROBLEM_TYPE]: { schema: ProblemSchema } }, description: "a problem: its code says which (docs/server.md)" };
 
 /** The problem responses every authenticated route may give. */
-const PROBLEMS = { 400: PROBLEM, 401: PROBLEM, 403: PROBLEM, 404: PROBLEM, 409: PROBLEM, 413: PROBLEM, 422: PROBLEM, 503: PROBLEM } as const;
+const PROBLEMS = {
+  400: PROBLEM,
+  401: PROBLEM,
+  403: PROBLEM,
+  404: PROBLEM,
+  409: PROBLEM,
+  410: PROBLEM,
+  413: PROBLEM,
+  415: PROBLEM,
+  422: PROBLEM,
+  503: PROBLEM,
+} as const;
 
 /** `config` as a route that needs `role`, its problems documented beside its own responses. */
 export function route<const R extends Omit<RouteConfig, "middleware">>(role: Role, config: R) {
