@@ -1,4 +1,4 @@
-// covers: src/transcript/child-sessions.ts, src/ledger/session-tree.ts, src/ledger/tree-ledger.ts, src/ledger/tree-removal.ts
+// covers: src/transcript/child-sessions.ts, src/ledger/session-tree.ts, src/ledger/tree-ledger.ts, src/ledger/tree-removal.ts, src/transcript/session-name.ts
 // covers: src/backends/file/file-store.ts
 // process: shared
 // Child sessions as the CLI shows, counts and removes them (docs/sub-agents.md, "Seeing and

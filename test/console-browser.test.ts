@@ -1,4 +1,4 @@
-// covers: console/src/main.tsx, src/server/console/console-routes.ts, src/server/routes/transcript.ts, src/server/routes/me.ts, src/cli/serve/serve-command.ts
+// covers: console/src/main.tsx, src/server/console/console-routes.ts, src/server/routes/transcript.ts, src/server/routes/me.ts, src/cli/serve/serve-command.ts, src/server/console/console-auth.ts, src/server/console/console-secret.ts, src/server/console/open-console.ts
 // The console as a person uses it, in Debian's Chromium: a run started from the queue page
 // and followed on its session page parks for an approval; a second browser decides it on the
 // approvals page, and the first page shows the run finish. The server is SIGKILLed while the
@@ -63,7 +63,10 @@ describe("the console in a browser", { skip: skipWithout("chromium") }, () => {
   let port: number;
   const ws = writeConsoleWorkspace(join(ROOT, "ws"));
   const serve = () =>
-    startServe((args) => startCli(args, { cwd: ws.dir, env: { ...ws.env, XDG_STATE_HOME: join(ws.dir, "xdg") } }), ["--listen", `127.0.0.1:${port}`]);
+    startServe(
+      (args) => startCli(args, { cwd: ws.dir, env: { ...ws.env, XDG_STATE_HOME: join(ws.dir, "xdg") } }),
+      ["serve", "--listen", `127.0.0.1:${port}`, "--workers", "1"],
+    );
 
   before(async () => {
     port = await freePort();

@@ -1,4 +1,4 @@
-// covers: src/cli/serve-command.ts, src/server/routes/events.ts, src/session/follow-records.ts
+// covers: src/cli/serve/serve-command.ts, src/server/routes/events.ts, src/session/follow-records.ts
 // The crash story of `fisk-ai serve`: a run started over HTTP, its server SIGKILLed while a
 // client follows it mid-tool, a new server started on the same store. The client
 // reconnects with Last-Event-ID and sees every record once, in order, and the answer; the

@@ -1,4 +1,4 @@
-// covers: src/cli/serve-command.ts, src/server/routes/events.ts, src/session/follow-records.ts
+// covers: src/cli/serve/serve-command.ts, src/server/routes/events.ts, src/session/follow-records.ts
 // The crash story of `fisk-ai serve` on a real nats-server with two serve processes: a run
 // started over HTTP on the first, followed there over SSE; the first SIGKILLed mid-tool; the
 // second takes the run over once the lease runs out, and the client, reconnected to the

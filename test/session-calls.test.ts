@@ -27,11 +27,19 @@ async function journal(store: Store, runId: string, meta: Partial<MetaPayload>, 
   await writer.close();
 }
 
+/** Until the clock shows another millisecond: sessions written in one would list in id order, not newest first. */
+async function nextMillisecond(): Promise<void> {
+  const now = Date.now();
+  while (Date.now() === now) await new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Three sessions written one after the other: `done` (completed, in /a), `open` (no terminal, in /b), `child` (completed, under `done`). */
 async function threeSessions(): Promise<MemoryStore> {
   const store = new MemoryStore();
   await journal(store, "done", { cwd: "/a" }, userEntry("find the walrus"), assistantEntry(0, "It is in the zoo."), terminalEntry("completed"));
+  await nextMillisecond();
   await journal(store, "open", { cwd: "/b" }, assistantEntry(0, "Working on it."));
+  await nextMillisecond();
   await journal(
     store,
     "child",

@@ -1,5 +1,5 @@
 // `fisk-ai/client`: a typed client of `fisk-ai serve` (docs/server.md).
-export { ClientError, CLIENT_ROUTES, FiskClient } from "./fisk-client.js";
+export { ClientError, FiskClient } from "./fisk-client.js";
 export type {
   Agent,
   ClientOptions,
@@ -8,6 +8,7 @@ export type {
   JournalRecord,
   Outcome,
   Problem,
+  QueueEntry,
   QueueItem,
   Records,
   Session,
@@ -18,4 +19,6 @@ export type {
   StartRun,
   StoreEvent,
   WaitingCall,
+  Worker,
+  WorkerStatus,
 } from "./fisk-client.js";

@@ -6,6 +6,7 @@ import type { RunSummary } from "../runstate/store/store.js";
 
 /** One session and the sessions its tool calls started, and theirs. */
 export interface SessionNode {
+  /** The session's summary. */
   summary: RunSummary;
   /** Its children in the order they were created. */
   children: SessionNode[];

@@ -19,9 +19,11 @@ export async function storedDigest(store: Store, summary: RunSummary): Promise<R
 
 /** One session below the one shown, and its own ledger. */
 export interface ChildCost {
+  /** The child session's id. */
   runId: string;
   /** 1 for a child of the session shown, 2 for its child, ... */
   depth: number;
+  /** The child session's status, from its summary. */
   status: RunStatus;
   /** Its own calls' ledger. */
   ledger: Ledger;

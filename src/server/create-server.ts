@@ -6,7 +6,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { packageVersion } from "../package/package-files.js";
-import { DEFAULT_TENANT, localOnly } from "./principal.js";
+import { DEFAULT_TENANT, localOnly, type Authenticate } from "./principal.js";
 import { problemOf, problemResponse, ServerError } from "./problem.js";
 import { agentRoutes } from "./routes/agents.js";
 import { approvalRoutes } from "./routes/approvals.js";
@@ -74,22 +74,7 @@ export function createServer(options: ServerOptions): FiskServer {
   app.notFound((c) =>
     problemResponse(problemOf(new ServerError("ERR_NO_ROUTE", `no route ${c.req.method} ${c.req.path}: /openapi.json lists them`), onInternal)),
   );
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const jsonLimit = bodyLimit({
-    maxSize: limit,
-    onError: () => {
-      throw new ServerError("ERR_TOO_LARGE", `the request's body is over ${limit} bytes, this route's limit`);
-    },
-  });
-  // An import takes a journal, not JSON: it has its own limit (sessions.ts).
-  app.use("/v1/*", (c, next) => (c.req.path === IMPORT_PATH ? next() : jsonLimit(c, next)));
-  app.use("/console/*", jsonLimit);
-  app.use("/v1/*", async (c, next) => {
-    const principal = await authenticate(c.req.raw);
-    if (principal === undefined) throw new ServerError("ERR_UNAUTHENTICATED", "this route needs credentials: send an API key (docs/server.md)");
-    c.set("principal", principal);
-    await next();
-  });
+  guard(app, options.bodyLimit ?? DEFAULT_BODY_LIMIT, authenticate);
   healthRoutes(app, context);
   agentRoutes(app, context);
   runRoutes(app, context);
@@ -105,4 +90,23 @@ export function createServer(options: ServerOptions): FiskServer {
     fetch: async (request) => app.fetch(request),
     document: () => app.getOpenAPI31Document(DOCUMENT) as unknown as Record<string, unknown>,
   };
+}
+
+/** What every request meets before its route: the body limit (an import has its own), and who it is from (401 without credentials). */
+function guard(app: OpenAPIHono<ServerEnv>, limit: number, authenticate: Authenticate): void {
+  const jsonLimit = bodyLimit({
+    maxSize: limit,
+    onError: () => {
+      throw new ServerError("ERR_TOO_LARGE", `the request's body is over ${limit} bytes, this route's limit`);
+    },
+  });
+  // An import takes a journal, not JSON: it has its own limit (sessions.ts).
+  app.use("/v1/*", (c, next) => (c.req.path === IMPORT_PATH ? next() : jsonLimit(c, next)));
+  app.use("/console/*", jsonLimit);
+  app.use("/v1/*", async (c, next) => {
+    const principal = await authenticate(c.req.raw);
+    if (principal === undefined) throw new ServerError("ERR_UNAUTHENTICATED", "this route needs credentials: send an API key (docs/server.md)");
+    c.set("principal", principal);
+    await next();
+  });
 }

@@ -92,11 +92,17 @@ export const PROBLEM_TYPE = "application/problem+json";
 
 /** A problem document: RFC 9457's members, fisk-ai's code, and the session it is about. */
 export interface Problem {
+  /** A URI naming the kind of problem. */
   type: string;
+  /** A short summary of the kind of problem. */
   title: string;
+  /** The HTTP status it was answered with. */
   status: number;
+  /** What went wrong, for a person to read. */
   detail: string;
+  /** fisk-ai's error code (docs/server.md). */
   code: string;
+  /** The run the error is of, when it is of one. */
   runId?: string;
   [extension: string]: unknown;
 }

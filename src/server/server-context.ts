@@ -39,7 +39,12 @@ export interface ServerOptions {
   /** The directory runs started here are recorded as submitted from, where their tools run (default: this process's). */
   cwd?: string;
   /** Serves the console at / (docs/console.md), its sign-ins sealed with `tickets` (openConsoleTickets); `secure`: reached over TLS, so its cookie is Secure. */
-  console?: { tickets: ConsoleTickets; secure?: boolean };
+  console?: {
+    /** Seals and opens the console's sign-ins (openConsoleTickets). */
+    tickets: ConsoleTickets;
+    /** Reached over TLS, so its cookie is Secure. */
+    secure?: boolean;
+  };
   /** Hears of each error that is the server's fault (a 500), which the response does not describe (default: written to stderr). */
   onInternalError?: (error: unknown) => void;
 }

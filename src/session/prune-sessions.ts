@@ -12,7 +12,12 @@ export interface PruneResult {
   /** Sessions every other filter matched, kept for their status: name it in the filters' statuses to remove them. */
   protected: RunSummary[];
   /** Sessions the store failed to remove, and its error; not counted in `removed` or `bytes`. */
-  failed: { summary: RunSummary; error: unknown }[];
+  failed: {
+    /** The session that was not removed. */
+    summary: RunSummary;
+    /** What the store threw when removing it. */
+    error: unknown;
+  }[];
 }
 
 /** Removes the sessions of `store` matching every one of `filters` at `now` (default: now); with `dryRun`, removes nothing. */

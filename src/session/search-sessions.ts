@@ -10,7 +10,9 @@ const READS_AT_ONCE = 8;
 
 /** A session found, and where: its first hit by seq. */
 export interface FoundSession {
+  /** The session's summary. */
   summary: RunSummary;
+  /** The first place, by seq, its journal holds the text. */
   hit: SearchHit;
 }
 

@@ -11,23 +11,31 @@ export type StatsBy = "model" | "day" | "cwd";
 
 /** One group of sessions and its ledger. */
 export interface StatsGroup {
+  /** The group's model, day (`YYYY-MM-DD`) or directory; `total` for the total. */
   key: string;
+  /** How many sessions are counted in it. */
   sessions: number;
+  /** Their tokens and cost by model. */
   ledger: Ledger;
 }
 
+/** The tokens and cost of a store's sessions, as `sessionStats` gives them. */
 export interface SessionStats {
   /** The earliest last write counted (ISO 8601), when the sessions were limited to recent ones. */
   since: string | undefined;
+  /** How the groups are made, or undefined when the sessions are not grouped. */
   by: StatsBy | undefined;
   /** One per model, day or directory, when grouped: models in the ledger's order, days newest first, directories sorted. */
   groups: StatsGroup[];
+  /** Every session counted, in one group keyed `total`. */
   total: StatsGroup;
 }
 
+/** Which sessions `sessionStats` counts, how it groups them and the prices it costs them with. */
 export interface SessionStatsOptions {
   /** Only sessions last written in this many milliseconds before `now`. */
   sinceMs?: number | undefined;
+  /** Group the sessions by model, day or directory (default: not grouped). */
   by?: StatsBy | undefined;
   /** Prices over the shipped table. */
   prices?: PriceTable;

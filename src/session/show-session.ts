@@ -15,15 +15,19 @@ import { foreignReason } from "../trust/session-trust.js";
 
 /** A parked call and the decision on it that counts here, if one does. */
 export interface ShownApproval {
+  /** The parked call's approval request. */
   request: ApprovalRequestPayload;
+  /** The decision on it that counts here, else undefined. */
   decision: ApprovalDecisionPayload | undefined;
 }
 
 /** One session as `showSession` gives it. */
 export interface ShownSession {
+  /** Its summary as the store lists it. */
   summary: RunSummary;
   /** The fold of its records up to `tally.lastSeq`, without the messages. */
   tally: RunTally;
+  /** Its title, origin, bytes and tokens: the store's digest, or one read from its journal. */
   digest: RunDigest;
   /** The prices it was costed with: the shipped table's, under those `options.prices` gave. */
   prices: PriceTable;
@@ -39,6 +43,7 @@ export interface ShownSession {
   uncounted: UncountedDecision[];
 }
 
+/** How `showSession` prices a session and checks its decisions. */
 export interface ShowSessionOptions {
   /** The prices over the shipped table, given the session's summary (its recorded agent.yaml is `summary.meta?.config`). */
   prices?: (summary: RunSummary) => PriceTable | Promise<PriceTable>;

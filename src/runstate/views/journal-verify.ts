@@ -5,12 +5,16 @@ import { fold } from "./fold.js";
 import { forEachLine, parseRecordLine } from "../records/journal-codec.js";
 import { PROTOCOLS, type JournalRecord } from "../records/records.js";
 
+/** What is wrong with a journal line: a torn final write, bad JSON, an invalid record, a newer version, a fold error, or a meta naming another session. */
 export type JournalProblemKind = "torn_tail" | "invalid_json" | "invalid_record" | "version" | "fold" | "misnamed";
 
+/** One problem `verifyJournal` found in a journal, and the line it is on. */
 export interface JournalProblem {
+  /** What kind of problem it is. */
   kind: JournalProblemKind;
   /** The 1-based line the problem is on. */
   line: number;
+  /** The problem in words, naming its line. */
   message: string;
   /** A torn tail is cut by the next open for append; nothing else repairs itself. */
   repairable: boolean;

@@ -19,13 +19,17 @@ export interface Ticket {
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
+/** The console's sign-ins: seals each into a cookie, opens it, and signs it out (made by openConsoleTickets). */
 export class ConsoleTickets {
   readonly #sealKey: Buffer;
   readonly #csrfKey: Buffer;
   readonly #revoked: RevokedTickets;
   readonly #ttlMs: number;
 
-  /** `secret`: the server's console secret (32 random bytes, kept across restarts: console-secret.ts). */
+  /**
+   * `secret`: the server's console secret (random bytes, kept across restarts: console-secret.ts).
+   * @hidden
+   */
   constructor(secret: Uint8Array, revoked: RevokedTickets, ttlMs: number) {
     this.#sealKey = Buffer.from(hkdfSync("sha256", secret, Buffer.alloc(0), "fisk-ai console ticket", 32));
     this.#csrfKey = Buffer.from(hkdfSync("sha256", secret, Buffer.alloc(0), "fisk-ai console csrf", 32));
@@ -34,7 +38,15 @@ export class ConsoleTickets {
   }
 
   /** A new sign-in's ticket for `key`, sealed as the cookie's value. */
-  issue(key: string, now = Date.now()): { ticket: Ticket; sealed: string } {
+  issue(
+    key: string,
+    now = Date.now(),
+  ): {
+    /** What the cookie holds. */
+    ticket: Ticket;
+    /** The cookie's value. */
+    sealed: string;
+  } {
     const ticket: Ticket = { sid: randomBytes(16).toString("base64url"), key, expires: now + this.#ttlMs };
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv("aes-256-gcm", this.#sealKey, iv);
@@ -64,6 +76,7 @@ export class ConsoleTickets {
     return createHmac("sha256", this.#csrfKey).update(ticket.sid).digest("base64url");
   }
 
+  /** Whether `token` is the CSRF token of `ticket`. */
   csrfMatches(ticket: Ticket, token: string | undefined): boolean {
     const expected = Buffer.from(this.csrfOf(ticket));
     const given = Buffer.from(token ?? "");

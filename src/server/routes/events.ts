@@ -36,6 +36,11 @@ const storeEvents = route("read", {
 export const PING_MS = 15_000;
 
 export function eventRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, onInternal: (error: unknown) => void): void {
+  sessionEventRoute(app, context, onInternal);
+  storeEventRoute(app, context, onInternal);
+}
+
+function sessionEventRoute(app: OpenAPIHono<ServerEnv>, context: ServerContext, onInternal: (error: unknown) => void): void {
   const { store, queue } = context;
   app.openapi(sessionEvents, async (c) => {
     const { id } = c.req.valid("param");
@@ -61,7 +66,10 @@ export function eventRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext,
       }
     });
   });
+}
 
+function storeEventRoute(app: OpenAPIHono<ServerEnv>, context: ServerContext, onInternal: (error: unknown) => void): void {
+  const { store, queue } = context;
   app.openapi(storeEvents, async (c) => {
     const principal = c.get("principal");
     const visibleRun = async (runId: string) => {

@@ -118,6 +118,12 @@ export function sessionJson(summary: RunSummary): z.infer<typeof SessionSchema> 
 }
 
 export function sessionRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, importLimit: number): void {
+  readingRoutes(app, context);
+  changingRoutes(app, context, importLimit);
+}
+
+/** List, show, read the records of and remove a session. */
+function readingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): void {
   const { store, queue } = context;
   app.openapi(list, async (c) => {
     const principal = c.get("principal");
@@ -157,7 +163,11 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContex
     await visibleSession(context, c.get("principal"), id);
     return c.json({ removed: [id, ...(await removeSession(store, queue, id))] }, 200);
   });
+}
 
+/** Fork, compact, rename, export and import. */
+function changingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, importLimit: number): void {
+  const { store } = context;
   app.openapi(fork, async (c) => {
     const { id } = c.req.valid("param");
     await visibleSession(context, c.get("principal"), id);

@@ -88,17 +88,18 @@ export function transcriptRoutes(app: OpenAPIHono<ServerEnv>, context: ServerCon
     const lastEventId = c.req.valid("header")["last-event-id"];
     const after = lastEventId === undefined ? (c.req.valid("query").after ?? 0) : Number(lastEventId);
     await visibleSession(context, c.get("principal"), id);
+    const release = context.streams.take();
     return streamSSE(c, async (stream) => {
       const gone = new AbortController();
       stream.onAbort(() => gone.abort());
       const signal = AbortSignal.any([gone.signal, c.req.raw.signal]);
-      const reader = await readerOf(id);
-      let next = after + 1;
-      // Read from the start so each result is named after its call; only what the client lacks is sent.
-      for await (const record of store.readRecords(id, Math.max(1, next - LEAD_IN))) if (record.seq < next) reader.entriesOf(record);
       const watch = queue.watch(id);
       const pinging = setInterval(() => void stream.writeSSE({ event: "ping", data: "" }), PING_MS);
       try {
+        const reader = await readerOf(id);
+        let next = after + 1;
+        // Read from before the client's last record, so each result is named after its call; only what the client lacks is sent.
+        for await (const record of store.readRecords(id, Math.max(1, next - LEAD_IN))) if (record.seq < next) reader.entriesOf(record);
         for (;;) {
           for await (const record of followRecords(store, queue, id, next, { signal })) {
             next = record.seq + 1;
@@ -114,6 +115,7 @@ export function transcriptRoutes(app: OpenAPIHono<ServerEnv>, context: ServerCon
       } finally {
         clearInterval(pinging);
         watch.close();
+        release();
       }
     });
   });
