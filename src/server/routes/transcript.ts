@@ -100,7 +100,8 @@ export function transcriptRoutes(app: OpenAPIHono<ServerEnv>, context: ServerCon
         let next = after + 1;
         // Read from before the client's last record, so each result is named after its call; only what the client lacks is sent.
         for await (const record of store.readRecords(id, Math.max(1, next - LEAD_IN))) if (record.seq < next) reader.entriesOf(record);
-        for (;;) {
+        // The client gone, the stream ends (a watch's wait resolves at once on an abort, and never rejects).
+        while (!signal.aborted) {
           for await (const record of followRecords(store, queue, id, next, { signal })) {
             next = record.seq + 1;
             await stream.writeSSE({ id: String(record.seq), event: "record", data: JSON.stringify({ entries: reader.entriesOf(record) }) });
