@@ -42,13 +42,12 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** How long a generated client waits for an answer before it leaves. */
+const LEAVES_AFTER_MS = 500;
+
 const HOSTILE = ["..", "a/b", "../../etc/passwd", "a\u0000b", "x".repeat(10_240), "%", "é", " ", ""];
 
-// Skipped: on main after this round's merges it hangs in some runs (seen twice of three at the
-// session's end; it passed on its own branch and once here) and was not yet run down: issue 55's note.
-it("every route of /openapi.json, driven with generated requests, answers no 5xx and only statuses the document gives", {
-  skip: "hangs in some runs since the merges: not yet run down (issue 55)",
-}, async () => {
+it("every route of /openapi.json, driven with generated requests, answers no 5xx and only statuses the document gives", async () => {
   const document = api.document() as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
   const operations: Operation[] = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({ path, method, statuses: Object.keys(operation.responses) })),
@@ -87,7 +86,10 @@ it("every route of /openapi.json, driven with generated requests, answers no 5xx
         signal: stop.signal,
         ...(operation.method === "get" || operation.method === "delete" ? {} : { body: payload }),
       });
-      const response = await api.fetch(request);
+      // A client that leaves a long poll (GET .../wait on a run no worker takes holds up to its
+      // fuzzed timeout) after a moment: the route answers done: false at once, as a client gone would get.
+      const leaving = setTimeout(() => stop.abort(), LEAVES_AFTER_MS);
+      const response = await api.fetch(request).finally(() => clearTimeout(leaving));
       const what = `${operation.method} ${url.pathname}${url.search} -> ${response.status}`;
       if (response.headers.get("content-type")?.startsWith("text/event-stream") === true) {
         stop.abort();
