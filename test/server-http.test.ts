@@ -1,4 +1,4 @@
-// covers: src/server/create-server.ts, src/server/routes/runs.ts, src/server/routes/events.ts
+// covers: src/server/create-server.ts, src/server/routes/runs.ts, src/server/routes/events.ts, src/server/routes/event-stream.ts
 // covers: src/server/routes/approvals.ts, src/server/routes/health.ts, src/server/routes/route.ts, src/server/access.ts
 // covers: src/server/problem.ts, src/server/schemas.ts, src/server/principal.ts, src/server/server-context.ts, src/server/index.ts
 // covers: src/client/fisk-client.ts, src/client/index.ts, src/cli/serve/serve-command.ts, src/cli/serve/serve.ts

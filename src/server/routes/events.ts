@@ -3,13 +3,12 @@
 // whichever server answers, since the records are read from the store. The stream ends
 // with an `end` event once the run is at rest or parked.
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { streamSSE } from "hono/streaming";
 import { queueChanges } from "../../queue/queue-changes.js";
 import { followRecords, restingStatus } from "../../session/follow-records.js";
 import { visible, visibleSession } from "../access.js";
-import { problemOf } from "../problem.js";
 import { EventsHeaders, EventsQuery, SessionParams } from "../schemas.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
+import { eventStream, lastSeen } from "./event-stream.js";
 import { route } from "./route.js";
 
 const sessionEvents = route("read", {
@@ -31,10 +30,6 @@ const storeEvents = route("read", {
   responses: { 200: { content: { "text/event-stream": { schema: { type: "string" } } }, description: "the events" } },
 });
 
-/** How often a stream with nothing to say sends a ping, so proxies keep it open, in milliseconds. */
-/** How often an event stream says it is alive, so proxies and clients tell a quiet stream from a dead one. */
-export const PING_MS = 15_000;
-
 export function eventRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, onInternal: (error: unknown) => void): void {
   sessionEventRoute(app, context, onInternal);
   storeEventRoute(app, context, onInternal);
@@ -44,26 +39,13 @@ function sessionEventRoute(app: OpenAPIHono<ServerEnv>, context: ServerContext, 
   const { store, queue } = context;
   app.openapi(sessionEvents, async (c) => {
     const { id } = c.req.valid("param");
-    const lastEventId = c.req.valid("header")["last-event-id"];
-    const after = lastEventId === undefined ? (c.req.valid("query").after ?? 0) : Number(lastEventId);
+    const after = lastSeen(c.req.valid("header")["last-event-id"], c.req.valid("query").after);
     await visibleSession(context, c.get("principal"), id);
-    const release = context.streams.take();
-    return streamSSE(c, async (stream) => {
-      const gone = new AbortController();
-      stream.onAbort(() => gone.abort());
-      const pinging = setInterval(() => void stream.writeSSE({ event: "ping", data: "" }), PING_MS);
-      try {
-        for await (const record of followRecords(store, queue, id, after + 1, { signal: AbortSignal.any([gone.signal, c.req.raw.signal]) })) {
-          await stream.writeSSE({ id: String(record.seq), event: "record", data: JSON.stringify(record) });
-        }
-        await stream.writeSSE({ event: "end", data: JSON.stringify(await restingStatus(store, id)) });
-      } catch (error) {
-        if (gone.signal.aborted || c.req.raw.signal.aborted) return;
-        await stream.writeSSE({ event: "error", data: JSON.stringify(problemOf(error, onInternal)) });
-      } finally {
-        clearInterval(pinging);
-        release();
+    return eventStream(c, context, onInternal, async (stream, signal) => {
+      for await (const record of followRecords(store, queue, id, after + 1, { signal })) {
+        await stream.writeSSE({ id: String(record.seq), event: "record", data: JSON.stringify(record) });
       }
+      await stream.writeSSE({ event: "end", data: JSON.stringify(await restingStatus(store, id)) });
     });
   });
 }
@@ -76,31 +58,19 @@ function storeEventRoute(app: OpenAPIHono<ServerEnv>, context: ServerContext, on
       const summary = await store.summarize(runId, { digest: false }).catch(() => undefined);
       return summary !== undefined && visible(context, principal, summary);
     };
-    const release = context.streams.take();
-    return streamSSE(c, async (stream) => {
-      const gone = new AbortController();
-      stream.onAbort(() => gone.abort());
-      const pinging = setInterval(() => void stream.writeSSE({ event: "ping", data: "" }), PING_MS);
-      try {
-        for await (const change of queueChanges(queue, AbortSignal.any([gone.signal, c.req.raw.signal]))) {
-          if (change.kind === "snapshot") {
-            const entries = [];
-            for (const entry of change.entries) if (await visibleRun(entry.runId)) entries.push(entry);
-            await stream.writeSSE({ event: "snapshot", data: JSON.stringify(entries) });
-            continue;
-          }
-          const runId = change.kind === "left" ? change.runId : change.entry.runId;
-          // A run withdrawn and removed has no session left to say whose it was: its leaving is not told.
-          if (!(await visibleRun(runId))) continue;
-          const data = change.kind === "left" ? { runId, ...(await restingStatus(store, runId)) } : change.entry;
-          await stream.writeSSE({ event: change.kind, data: JSON.stringify(data) });
+    return eventStream(c, context, onInternal, async (stream, signal) => {
+      for await (const change of queueChanges(queue, signal)) {
+        if (change.kind === "snapshot") {
+          const entries = [];
+          for (const entry of change.entries) if (await visibleRun(entry.runId)) entries.push(entry);
+          await stream.writeSSE({ event: "snapshot", data: JSON.stringify(entries) });
+          continue;
         }
-      } catch (error) {
-        if (gone.signal.aborted || c.req.raw.signal.aborted) return;
-        await stream.writeSSE({ event: "error", data: JSON.stringify(problemOf(error, onInternal)) });
-      } finally {
-        clearInterval(pinging);
-        release();
+        const runId = change.kind === "left" ? change.runId : change.entry.runId;
+        // A run withdrawn and removed has no session left to say whose it was: its leaving is not told.
+        if (!(await visibleRun(runId))) continue;
+        const data = change.kind === "left" ? { runId, ...(await restingStatus(store, runId)) } : change.entry;
+        await stream.writeSSE({ event: change.kind, data: JSON.stringify(data) });
       }
     });
   });

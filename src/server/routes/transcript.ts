@@ -4,16 +4,14 @@
 // stream does not end when the run parks or rests, as the record stream does: a page stays
 // on a session while someone else decides its call or sends it a follow-up.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import { streamSSE } from "hono/streaming";
 import { followRecords } from "../../session/follow-records.js";
 import { ChildSessions } from "../../transcript/child-sessions.js";
 import type { TranscriptReader } from "../../transcript/transcript-entries.js";
 import { trustedKeys } from "../../trust/keyring.js";
 import { visibleSession } from "../access.js";
-import { problemOf } from "../problem.js";
-import { PING_MS } from "./events.js";
 import { EventsHeaders, EventsQuery, Seq, SessionParams } from "../schemas.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
+import { eventStream, lastSeen } from "./event-stream.js";
 import { route } from "./route.js";
 
 /** Records read before a window and not shown, so its first results are named after their calls. */
@@ -85,16 +83,10 @@ export function transcriptRoutes(app: OpenAPIHono<ServerEnv>, context: ServerCon
 
   app.openapi(follow, async (c) => {
     const { id } = c.req.valid("param");
-    const lastEventId = c.req.valid("header")["last-event-id"];
-    const after = lastEventId === undefined ? (c.req.valid("query").after ?? 0) : Number(lastEventId);
+    const after = lastSeen(c.req.valid("header")["last-event-id"], c.req.valid("query").after);
     await visibleSession(context, c.get("principal"), id);
-    const release = context.streams.take();
-    return streamSSE(c, async (stream) => {
-      const gone = new AbortController();
-      stream.onAbort(() => gone.abort());
-      const signal = AbortSignal.any([gone.signal, c.req.raw.signal]);
+    return eventStream(c, context, onInternal, async (stream, signal) => {
       const watch = queue.watch(id);
-      const pinging = setInterval(() => void stream.writeSSE({ event: "ping", data: "" }), PING_MS);
       try {
         const reader = await readerOf(id);
         let next = after + 1;
@@ -110,13 +102,8 @@ export function transcriptRoutes(app: OpenAPIHono<ServerEnv>, context: ServerCon
           await stream.writeSSE({ event: "status", data: JSON.stringify({ status: entry?.state ?? (await store.summarize(id, { digest: false })).status }) });
           await watch.next(60_000, signal);
         }
-      } catch (error) {
-        if (signal.aborted) return;
-        await stream.writeSSE({ event: "error", data: JSON.stringify(problemOf(error, onInternal)) });
       } finally {
-        clearInterval(pinging);
         watch.close();
-        release();
       }
     });
   });
