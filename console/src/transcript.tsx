@@ -2,19 +2,9 @@
 // arguments and results, children to open, markers. Every model and tool text is a text node:
 // nothing a model or a tool wrote is ever parsed as markup or followed as a link.
 import { useState } from "preact/hooks";
+import type { TranscriptEntry } from "../../src/transcript/transcript-entries.js";
 
-/** What src/cli/transcript-entries.ts makes of a record, as the server sends it. */
-export type TranscriptEntry = { seq: number } & (
-  | { kind: "user"; text: string }
-  | { kind: "text"; text: string }
-  | { kind: "thinking"; text: string; redacted: boolean }
-  | { kind: "tool_call"; name: string; input: unknown; server: boolean }
-  | { kind: "child"; runId: string; name: string; status: string; title: string }
-  | { kind: "tool_result"; name: string; text: string; error: boolean; ms?: number }
-  | { kind: "model_call"; ms: number }
-  | { kind: "other"; text: string }
-  | { kind: "marker"; text: string; detail?: string }
-);
+export type { TranscriptEntry };
 
 function Folded({ summary, children, className }: { summary: string; children: preact.ComponentChildren; className: string }) {
   const [open, setOpen] = useState(false);
