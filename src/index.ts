@@ -139,7 +139,8 @@ export type { QuarantinedEntry, QuarantineListener } from "./queue/quarantine.js
 // The service's keys and tenants: who may call `fisk-ai serve`, and whose sessions they see.
 export type { Authenticate, Principal, Role } from "./server/principal.js";
 export { AuthError, type AuthErrorCode } from "./server/auth/auth-error.js";
-export { loadKeyFile, keyHash, ROLES, type KeyEntry } from "./server/auth/key-file.js";
+export { loadKeyFile, keyHash, type KeyEntry } from "./server/auth/key-file.js";
+export { ROLES } from "./server/principal.js";
 export { keyAuthenticator, KeySet } from "./server/auth/key-authenticator.js";
 export { watchKeyFile, type KeyFileAuth, type WatchKeyFileOptions } from "./server/auth/key-file-watch.js";
 export { newApiKey, KEY_PREFIX, type KeyFileEntry, type NewApiKey } from "./server/auth/new-key.js";

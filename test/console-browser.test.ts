@@ -17,6 +17,7 @@ import { eventually } from "./helpers/eventually.js";
 import { launchChromium } from "./helpers/headless-chromium.js";
 import { freePort } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
+import { thisUser } from "../src/session/this-user.js";
 import { startServe, type ServeProcess } from "./helpers/serve-process.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-console-"));
@@ -96,7 +97,7 @@ describe("the console in a browser", { skip: skipWithout("chromium") }, () => {
     const approverTrouble = watched(approver);
     await approver.goto(`${server.url}/#/approvals`);
     await approver.getByRole("button", { name: "Approve" }).click();
-    await approver.getByText("decided by local").waitFor();
+    await approver.getByText(`decided by ${thisUser()}`).waitFor();
     await shot(approver, "approvals-decided");
 
     // The first page hears of the decision and the rest of the run on its own.

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { CLIENT_ROUTES, ClientError, type FiskClient, type SessionEvent } from "../src/client/fisk-client.js";
 import { promisify } from "node:util";
+import { thisUser } from "../src/session/this-user.js";
 import { startCli } from "./helpers/cli-harness.js";
 import { eventually } from "./helpers/eventually.js";
 import { poolWorkspace, writePoolConfig, type PoolWorkspace } from "./helpers/pool-workspace.js";
@@ -93,13 +94,13 @@ describe("fisk-ai serve", () => {
     const decided = await client.decide(runId, call.toolUseId, { decision: "approve" });
     assert.deepEqual(
       decided.decided.map(({ decision, decided_by }) => ({ decision, decided_by })),
-      [{ decision: "approve", decided_by: "local" }],
+      [{ decision: "approve", decided_by: thisUser() }],
     );
     const again = await client.decide(runId, call.toolUseId, { decision: "deny", reason: "too late" }).catch((error: unknown) => error);
     assert.ok(again instanceof ClientError, String(again));
     assert.equal(again.status, 409);
     assert.equal(again.problem.code, "ERR_DECISION_REFUSED");
-    assert.match(again.problem.detail, /already decided: approve by local/);
+    assert.ok(again.problem.detail.includes(`already decided: approve by ${thisUser()}`), again.problem.detail);
     // The pool took the run on: it ran the approved call, once, and parked on the next.
     await eventually(async () => (await client.approvals()).some((waiting) => waiting.toolUseId !== call.toolUseId), "the second call to park");
     assert.deepEqual(ws.executions(), ["one"]);
@@ -107,7 +108,7 @@ describe("fisk-ai serve", () => {
     const denied = await client.decideAll(runId, { decision: "deny", reason: "one note is enough" });
     assert.deepEqual(
       denied.decided.map(({ decision, decided_by }) => [decision, decided_by]),
-      [["deny", "local"]],
+      [["deny", thisUser()]],
     );
     assert.equal((await client.wait(runId)).reason, "completed");
     assert.deepEqual(ws.executions(), ["one"]);
@@ -210,7 +211,7 @@ describe("fisk-ai serve", () => {
     assert.match(followed, /event: end\ndata: \{"status":"awaiting_approval","lastSeq":\d+\}\n\n$/);
     assert.deepEqual(
       (JSON.parse(approved) as { decided: { decision: string; decided_by: string }[] }).decided.map(({ decision, decided_by }) => [decision, decided_by]),
-      [["approve", "local"]],
+      [["approve", thisUser()]],
     );
     assert.deepEqual(JSON.parse(waited), { runId: "release-2", done: true, reason: "completed", answer: "Tagged v1.4.2." });
     assert.equal(readFileSync(join(dir, "releases.txt"), "utf8"), "1.4.2\n", "the approved call ran once");

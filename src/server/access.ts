@@ -4,6 +4,7 @@
 import type { MiddlewareHandler } from "hono";
 import { RunStateError } from "../runstate/errors.js";
 import type { RunSummary } from "../runstate/store/store.js";
+import { tenantOf } from "../runstate/store/tenant.js";
 import type { Principal, Role } from "./principal.js";
 import { ServerError } from "./problem.js";
 import type { ServerContext, ServerEnv } from "./server-context.js";
@@ -18,8 +19,8 @@ export function needs(role: Role): MiddlewareHandler<ServerEnv> {
 }
 
 /** Whether a listed session is the principal's tenant's. */
-export function visible(context: ServerContext, principal: Principal, summary: RunSummary): boolean {
-  return summary.meta !== undefined && context.tenantOf(summary.meta) === principal.tenant;
+export function visible(principal: Principal, summary: RunSummary): boolean {
+  return summary.meta !== undefined && tenantOf(summary.meta) === principal.tenant;
 }
 
 /** The session `runId`'s summary when the principal may see it; ERR_NOT_FOUND when it does not exist or is another tenant's. */
@@ -27,7 +28,7 @@ export async function visibleSession(context: ServerContext, principal: Principa
   const summary = await context.store.summarize(runId, { digest: false }).catch((error: unknown) => {
     throw error instanceof RunStateError && error.code === "ERR_NOT_FOUND" ? notFound(runId) : error;
   });
-  if (!visible(context, principal, summary)) throw notFound(runId);
+  if (!visible(principal, summary)) throw notFound(runId);
   return summary;
 }
 

@@ -6,7 +6,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { packageVersion } from "../package/package-files.js";
-import { DEFAULT_TENANT, localOnly, type Authenticate } from "./principal.js";
+import type { RequestCheck } from "./auth/host-guard.js";
+import { localOnly, type Authenticate } from "./principal.js";
 import { problemOf, problemResponse, ServerError } from "./problem.js";
 import { agentRoutes } from "./routes/agents.js";
 import { approvalRoutes } from "./routes/approvals.js";
@@ -28,6 +29,8 @@ export interface FiskServer {
   fetch(request: Request): Promise<Response>;
   /** The OpenAPI 3.1 document, as /openapi.json serves it. */
   document(): Record<string, unknown>;
+  /** Has every open event stream ask `stillValid` of its principal now: call it once the keys changed, and streams of revoked keys end. */
+  recheckStreams(): void;
 }
 
 const DOCUMENT = {
@@ -51,7 +54,7 @@ export function createServer(options: ServerOptions): FiskServer {
     store: options.store,
     queue: options.queue,
     agents: new Map(options.agents.map((agent) => [agent.name, agent])),
-    tenantOf: options.tenantOf ?? (() => DEFAULT_TENANT),
+    stillValid: options.stillValid ?? (() => true),
     env: options.env ?? process.env,
     cwd: options.cwd ?? process.cwd(),
     streams: new StreamSlots(options.maxStreams ?? DEFAULT_MAX_STREAMS),
@@ -74,7 +77,7 @@ export function createServer(options: ServerOptions): FiskServer {
   app.notFound((c) =>
     problemResponse(problemOf(new ServerError("ERR_NO_ROUTE", `no route ${c.req.method} ${c.req.path}: /openapi.json lists them`), onInternal)),
   );
-  guard(app, options.bodyLimit ?? DEFAULT_BODY_LIMIT, authenticate);
+  guard(app, options.bodyLimit ?? DEFAULT_BODY_LIMIT, authenticate, options.checkRequest);
   healthRoutes(app, context);
   agentRoutes(app, context);
   runRoutes(app, context);
@@ -89,11 +92,23 @@ export function createServer(options: ServerOptions): FiskServer {
   return {
     fetch: async (request) => app.fetch(request),
     document: () => app.getOpenAPI31Document(DOCUMENT) as unknown as Record<string, unknown>,
+    recheckStreams: () => context.streams.recheck(),
   };
 }
 
-/** What every request meets before its route: the body limit (an import has its own), and who it is from (401 without credentials). */
-function guard(app: OpenAPIHono<ServerEnv>, limit: number, authenticate: Authenticate): void {
+/**
+ * What every request meets before its route: the request check (a loopback server's Host
+ * and Origin), the body limit (an import has its own), and who it is from (401 without
+ * credentials).
+ */
+function guard(app: OpenAPIHono<ServerEnv>, limit: number, authenticate: Authenticate, check: RequestCheck | undefined): void {
+  if (check !== undefined) {
+    app.use("*", async (c, next) => {
+      const refused = check(c.req.raw);
+      if (refused !== undefined) throw new ServerError("ERR_FORBIDDEN", `${refused}: reach this server by its own address (docs/server.md#on-loopback)`);
+      await next();
+    });
+  }
   const jsonLimit = bodyLimit({
     maxSize: limit,
     onError: () => {

@@ -2,9 +2,9 @@
 // how a session's tenant is read, and the principal of the request being answered.
 import type { AgentRunOptions } from "../config/run-options.js";
 import type { RunQueue } from "../queue/run-queue.js";
-import type { MetaPayload } from "../runstate/records/records.js";
 import type { Store } from "../runstate/store/store.js";
 import type { ConsoleTickets } from "./console/console-tickets.js";
+import type { RequestCheck } from "./auth/host-guard.js";
 import type { Authenticate, Principal } from "./principal.js";
 import type { StreamSlots } from "./stream-slots.js";
 
@@ -26,8 +26,13 @@ export interface ServerOptions {
   agents: readonly ServedAgent[];
   /** Who a request speaks for (default: everyone is the local principal, for a server on loopback only). */
   authenticate?: Authenticate;
-  /** The tenant a session belongs to (default: every session is the default tenant's). */
-  tenantOf?: (meta: MetaPayload) => string;
+  /**
+   * Whether a principal `authenticate` made still holds (its key not revoked): asked before
+   * each event of an open stream, which ends once the answer is no (default: always).
+   */
+  stillValid?: (principal: Principal) => boolean;
+  /** Refuses a request before it is authenticated, with a 403 saying why (hostGuard: a loopback server's Host and Origin check). */
+  checkRequest?: RequestCheck;
   /** The largest JSON body taken, in bytes (default 1 MiB). */
   bodyLimit?: number;
   /** The event streams open at once; past it a new one is a 503 (default 1000). */
@@ -57,7 +62,7 @@ export interface ServerContext {
   store: Store;
   queue: RunQueue;
   agents: ReadonlyMap<string, ServedAgent>;
-  tenantOf: (meta: MetaPayload) => string;
+  stillValid: (principal: Principal) => boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
   streams: StreamSlots;

@@ -15,9 +15,13 @@ import type { StoreFlags } from "../context/stores.js";
 import { openPool, workerEvents } from "../worker/worker-command.js";
 import { openInBrowser } from "../run/open-browser.js";
 import { openConsoleTickets } from "../../server/console/open-console.js";
+import { listenAllowed } from "../../server/auth/listen-allowed.js";
+import { serverAccess } from "./server-access.js";
 
 export interface ServeFlags extends Omit<StoreFlags, "config"> {
   config?: string[];
+  keys?: string;
+  allowHost?: string[];
   listen?: string;
   workers?: string;
   open?: boolean;
@@ -32,53 +36,67 @@ const HEADERS_TIMEOUT_MS = 10_000;
 
 export async function serveCommand(positionals: string[], flags: ServeFlags, io: CommandIO): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${JSON.stringify(positionals[0])}): name its agents with --config FILE`);
-  const { host, port } = listenAddress(flags.listen ?? DEFAULT_LISTEN);
+  const { host, port } = listenAddress(flags.listen ?? DEFAULT_LISTEN, flags.keys !== undefined);
   const workers = workerCount(flags.workers);
   const publicUrl = flags.publicUrl === undefined ? undefined : urlFlag(flags.publicUrl);
-  const pool = await openPool(flags, io);
+  const access = await serverAccess(flags, io);
+  const pool = await openPool(flags, io).catch((error: unknown) => {
+    access.close();
+    throw error;
+  });
   try {
     const agents = servedAgents(
       pool.paths,
       pool.agents.map((agent) => agent.options),
     );
     const tickets = await openConsoleTickets(io.env);
-    const api = createServer({ store: pool.store, queue: pool.queue, agents, env: io.env, console: { tickets, secure: publicUrl?.protocol === "https:" } });
-    const worker =
-      workers === 0
-        ? undefined
-        : new Worker({
-            store: pool.store,
-            queue: pool.queue,
-            agents: agents.map((agent) => agent.options),
-            concurrency: workers,
-            adopt: true,
-            events: workerEvents(io),
-          });
+    const api = createServer({
+      store: pool.store,
+      queue: pool.queue,
+      agents,
+      env: io.env,
+      console: { tickets, secure: publicUrl?.protocol === "https:" },
+      ...access.options,
+    });
+    const worker = workers === 0 ? undefined : inProcessWorker(pool, agents, workers, io);
     const working = worker?.run();
     const server = await listening(api.fetch, host, port);
     const address = server.address();
     const bound = typeof address === "object" && address !== null ? address.port : port;
+    access.listening(api, bound);
     io.stdout.write(
       `serving ${agents.map((agent) => agent.name).join(", ")} on http://${host.includes(":") ? `[${host}]` : host}:${bound} with ${workers} ${workers === 1 ? "worker" : "workers"}\n`,
     );
     if (flags.open === true) openInBrowser(publicUrl?.href ?? `http://${host.includes(":") ? `[${host}]` : host}:${bound}/`, io.env, "xdg-open");
-    const stopped = new Promise<void>((resolve) => {
-      const onSignal = () => {
-        process.off("SIGTERM", onSignal).off("SIGINT", onSignal);
-        io.stdout.write("stopping: no new requests, runs handed back at their next boundary\n");
-        worker?.stop();
-        server.close();
-        if ("closeAllConnections" in server) server.closeAllConnections();
-        resolve();
-      };
-      process.on("SIGTERM", onSignal).on("SIGINT", onSignal);
+    await stoppedBySignal(io, access.reload, () => {
+      worker?.stop();
+      server.close();
+      if ("closeAllConnections" in server) server.closeAllConnections();
     });
-    await stopped;
     await working;
     return EXIT.completed;
   } finally {
+    access.close();
     await pool.close();
   }
+}
+
+/** The workers that drive the served agents' runs in this process, taking over runs others left. */
+function inProcessWorker(pool: Awaited<ReturnType<typeof openPool>>, agents: ServedAgent[], concurrency: number, io: CommandIO): Worker {
+  return new Worker({ store: pool.store, queue: pool.queue, agents: agents.map((agent) => agent.options), concurrency, adopt: true, events: workerEvents(io) });
+}
+
+/** Resolves once SIGTERM or SIGINT came and `stop` ran; SIGHUP meanwhile reads the key file again. */
+function stoppedBySignal(io: CommandIO, reload: () => void, stop: () => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const onSignal = () => {
+      process.off("SIGTERM", onSignal).off("SIGINT", onSignal).off("SIGHUP", reload);
+      io.stdout.write("stopping: no new requests, runs handed back at their next boundary\n");
+      stop();
+      resolve();
+    };
+    process.on("SIGTERM", onSignal).on("SIGINT", onSignal).on("SIGHUP", reload);
+  });
 }
 
 function urlFlag(text: string): URL {
@@ -107,21 +125,17 @@ function servedAgents(paths: readonly (string | undefined)[], options: ServedAge
   return agents;
 }
 
-/** --listen HOST:PORT on a loopback address: without API keys, nothing else may reach the server. */
-export function listenAddress(listen: string): { host: string; port: number } {
-  const match = /^(\[[0-9a-fA-F:]+\]|[^:[\]]+):(\d{1,5})$/.exec(listen);
+/** --listen HOST:PORT: on a loopback address unless the server has API keys to check. */
+export function listenAddress(listen: string, hasKeys: boolean): { host: string; port: number } {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(listen);
   const port = Number(match?.[2]);
   if (match === null || port > 65535) throw new UsageError(`--listen takes HOST:PORT (127.0.0.1:7474, [::1]:7474), not ${JSON.stringify(listen)}`);
   const host = (match[1] as string).replace(/^\[(.*)\]$/, "$1");
-  if (!isLoopback(host))
+  if (!listenAllowed(host, hasKeys))
     throw new UsageError(
-      `--listen ${listen} is not a loopback address: serve listens on 127.0.0.1, ::1 or localhost until it has API keys to check (docs/server.md)`,
+      `--listen ${listen} is not a loopback address: without --keys FILE, serve listens on 127.0.0.1, ::1 or localhost only, since every request would be let in (docs/server.md#the-key-file)`,
     );
   return { host, port };
-}
-
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 function workerCount(value: string | undefined): number {

@@ -8,7 +8,12 @@ export async function define(command: Command, { io, action }: CommandContext): 
       "Serves the --config agents over HTTP (docs/server.md): start runs, follow them as Server-Sent Events, decide their parked calls, read and manage sessions; /openapi.json describes the API. Runs N in-process workers on the store's queue. SIGTERM or SIGINT stops taking requests and hands the runs back at their next boundary.",
     )
     .option("--config <FILE...>", "the agents it serves, each named by its file's base name (default: ./agent.yaml); the first names the store")
-    .option("--listen <HOST:PORT>", "the loopback address it listens on (default 127.0.0.1:7474; port 0 picks a free one)")
+    .option("--listen <HOST:PORT>", "the address it listens on (default 127.0.0.1:7474; port 0 picks a free one): loopback only without --keys")
+    .option(
+      "--keys <FILE>",
+      "the key file of the API keys it accepts (docs/server.md#the-key-file); without it, every request is this user's, from this machine",
+    )
+    .option("--allow-host <HOST...>", "more names the server may be reached by (the Host header; checked on loopback without --keys)")
     .option("--workers <N>", "runs driven at once by this process's workers (default: the CPU count; 0: none, other processes run them)")
     .option("--open", "open the console (docs/console.md) in the browser BROWSER names, else xdg-open's")
     .option("--public-url <URL>", "the URL people reach the server at, through a TLS-terminating proxy: https makes the console's cookie Secure")

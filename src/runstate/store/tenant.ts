@@ -48,19 +48,26 @@ export function checkedTenant(tenant: string | undefined, version: number): stri
 /** The longest name a client may give a session: its id is the name and a hash after it, within RUN_ID_MAX_LENGTH. */
 export const SESSION_NAME_MAX_LENGTH = RUN_ID_MAX_LENGTH - 25;
 
+/** The tail tenantRunId puts after a name of a tenant other than the default. */
+const NAME_HASH_TAIL = /-[0-9a-f]{24}$/;
+
 /**
- * The id of the session a client of `tenant` names `name`: the name, `-`, and 24 hex digits
- * of a SHA-256 of the tenant and the name. Two tenants' sessions of the same name have
- * different ids, so creating one never finds the other's (which an ERR_EXISTS would tell).
- * A server takes every id a client chooses through this: none straight from a request.
- * ERR_INVALID_ID for a name that is not a session id's first part.
+ * The id of the session a client of `tenant` names `name`. The default tenant's is the name
+ * itself, as a terminal's `--name` is; any other tenant's is the name, `-`, and 24 hex digits
+ * of a SHA-256 of the tenant and the name. So two tenants' sessions of the same name have
+ * different ids, and creating one never finds the other's (which an ERR_EXISTS would tell);
+ * a default-tenant name that ends as those ids do is refused, so that tenant cannot probe
+ * the others' either. A server takes every id a client chooses through this: none straight
+ * from a request. ERR_INVALID_ID for a name that is not a session id's first part.
  */
 export function tenantRunId(tenant: string, name: string): string {
+  const invalid = (why: string) => new RunStateError("ERR_INVALID_ID", `invalid session name ${JSON.stringify(name.slice(0, 40))}: ${why}`);
   if (name.length > SESSION_NAME_MAX_LENGTH || !isValidRunId(name)) {
-    throw new RunStateError(
-      "ERR_INVALID_ID",
-      `invalid session name ${JSON.stringify(name.slice(0, 40))}: use 1 to ${SESSION_NAME_MAX_LENGTH} ASCII letters, digits, '_' or '-', starting with a letter or digit`,
-    );
+    throw invalid(`use 1 to ${SESSION_NAME_MAX_LENGTH} ASCII letters, digits, '_' or '-', starting with a letter or digit`);
+  }
+  if (tenant === DEFAULT_TENANT) {
+    if (NAME_HASH_TAIL.test(name)) throw invalid("a name may not end in '-' and 24 hex digits, the form of other tenants' session ids");
+    return name;
   }
   const hash = createHash("sha256").update(`fisk-ai session name\n${tenant}\n${name}`).digest("hex").slice(0, 24);
   return `${name}-${hash}`;

@@ -7,11 +7,8 @@ import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { constants } from "node:fs";
 import { tenantProblem } from "../../runstate/store/tenant.js";
-import type { Role } from "../principal.js";
+import { ROLES, type Role } from "../principal.js";
 import { AuthError } from "./auth-error.js";
-
-/** Every role a key may have, in the order they are listed. */
-export const ROLES = ["read", "run", "approve", "admin"] as const satisfies readonly Role[];
 
 /** One key the service accepts. */
 export interface KeyEntry {

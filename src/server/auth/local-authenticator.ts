@@ -1,8 +1,7 @@
 // A loopback server without a key file: every request that passed hostGuard is the machine's
 // own user, the default tenant's with every role, as the CLI on the same machine is.
 import { DEFAULT_TENANT } from "../../runstate/store/tenant.js";
-import type { Authenticate, Principal } from "../principal.js";
-import { ROLES } from "./key-file.js";
+import { ROLES, type Authenticate, type Principal } from "../principal.js";
 
 /** Authenticates every request as `name` (journaled as the decider), of the default tenant, with every role. */
 export function localAuthenticator(name: string): Authenticate {

@@ -4,7 +4,8 @@ import { randomBytes } from "node:crypto";
 import { tenantProblem } from "../../runstate/store/tenant.js";
 import type { Role } from "../principal.js";
 import { AuthError } from "./auth-error.js";
-import { ROLES, keyHash, keyNameProblem, rolesProblem } from "./key-file.js";
+import { ROLES } from "../principal.js";
+import { keyHash, keyNameProblem, rolesProblem } from "./key-file.js";
 
 /** What every key fisk-ai makes starts with. */
 export const KEY_PREFIX = "fisk_";

@@ -41,7 +41,7 @@ export function approvalRoutes(app: OpenAPIHono<ServerEnv>, context: ServerConte
     const waiting = await listPending(store);
     const sessions = new Map<string, boolean>();
     for (const runId of new Set(waiting.map((call) => call.runId))) {
-      sessions.set(runId, visible(context, principal, await store.summarize(runId, { digest: false })));
+      sessions.set(runId, visible(principal, await store.summarize(runId, { digest: false })));
     }
     return c.json({ calls: waiting.filter((call) => sessions.get(call.runId) === true) }, 200);
   });

@@ -56,7 +56,7 @@ function storeEventRoute(app: OpenAPIHono<ServerEnv>, context: ServerContext, on
     const principal = c.get("principal");
     const visibleRun = async (runId: string) => {
       const summary = await store.summarize(runId, { digest: false }).catch(() => undefined);
-      return summary !== undefined && visible(context, principal, summary);
+      return summary !== undefined && visible(principal, summary);
     };
     return eventStream(c, context, onInternal, async (stream, signal) => {
       for await (const change of queueChanges(queue, signal)) {

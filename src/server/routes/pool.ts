@@ -38,11 +38,11 @@ const workersRoute = route("admin", {
 
 export function poolRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): void {
   const { store, queue } = context;
-  const visibleItems = async (principal: Parameters<typeof visible>[1]) => {
+  const visibleItems = async (principal: Parameters<typeof visible>[0]) => {
     const items = [];
     for (const item of await queueOverview(store, queue)) {
       const summary = await store.summarize(item.entry.runId, { digest: false }).catch(() => undefined);
-      if (summary !== undefined && visible(context, principal, summary)) items.push(item);
+      if (summary !== undefined && visible(principal, summary)) items.push(item);
     }
     return items;
   };

@@ -5,6 +5,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { awaitSubmitted } from "../../pool/await-submitted.js";
 import { idempotentRunId, submitOnce } from "../../pool/submit-once.js";
 import { submitFollowUp, submitRun } from "../../pool/submit-run.js";
+import { tenantRunId } from "../../runstate/store/tenant.js";
 import { visibleSession } from "../access.js";
 import { ServerError } from "../problem.js";
 import { FollowUpBody, IdempotencyHeaders, SessionParams, StartedRun, StartRunBody, WaitQuery, WaitResult } from "../schemas.js";
@@ -47,9 +48,10 @@ export function runRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): 
     const agent = context.agents.get(body.agent);
     if (agent === undefined) throw new ServerError("ERR_NO_AGENT", `no agent ${JSON.stringify(body.agent)} is served here: GET /v1/agents lists them`);
     const submit = { store, queue, agent: agent.options };
-    const start = { prompt: body.prompt, cwd: context.cwd, ...(body.title === undefined ? {} : { title: body.title }) };
-    if (key === undefined) return c.json({ runId: await submitRun(submit, { ...start, runId: body.name }), replayed: false }, 201);
-    const runId = body.name ?? idempotentRunId(principal.tenant, key);
+    const named = body.name === undefined ? undefined : tenantRunId(principal.tenant, body.name);
+    const start = { prompt: body.prompt, cwd: context.cwd, tenant: principal.tenant, ...(body.title === undefined ? {} : { title: body.title }) };
+    if (key === undefined) return c.json({ runId: await submitRun(submit, { ...start, runId: named }), replayed: false }, 201);
+    const runId = named ?? idempotentRunId(principal.tenant, key);
     const once = await submitOnce(submit, { ...start, runId });
     if (once.outcome === "replayed") await visibleSession(context, principal, runId);
     if (once.outcome === "conflict")

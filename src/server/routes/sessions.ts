@@ -11,6 +11,8 @@ import { sessionOverview } from "../../session/session-overview.js";
 import { sessionPage } from "../../session/session-page.js";
 import { titleSession } from "../../session/session-title.js";
 import { exportJournal, forkSession, importJournal } from "../../session/transfer.js";
+import { tenantStore } from "../../backends/tenant-store.js";
+import { tenantRunId } from "../../runstate/store/tenant.js";
 import { visible, visibleSession } from "../access.js";
 import { ServerError } from "../problem.js";
 import {
@@ -130,7 +132,7 @@ function readingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): voi
     const query = c.req.valid("query");
     const agent = query.agent === undefined ? undefined : context.agents.get(query.agent);
     if (query.agent !== undefined && agent === undefined) return c.json({ sessions: [] }, 200);
-    const mine = (await store.list()).filter((summary) => visible(context, principal, summary));
+    const mine = (await store.list()).filter((summary) => visible(principal, summary));
     const page = sessionPage(
       mine,
       {
@@ -170,9 +172,14 @@ function changingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, imp
   const { store } = context;
   app.openapi(fork, async (c) => {
     const { id } = c.req.valid("param");
-    await visibleSession(context, c.get("principal"), id);
-    const { forkId, at } = await forkSession(store, id, c.req.valid("json"));
-    return c.json({ runId: forkId, at }, 201);
+    const principal = c.get("principal");
+    await visibleSession(context, principal, id);
+    const { at, name } = c.req.valid("json");
+    const forked = await forkSession(store, id, {
+      ...(at === undefined ? {} : { at }),
+      ...(name === undefined ? {} : { name: tenantRunId(principal.tenant, name) }),
+    });
+    return c.json({ runId: forked.forkId, at: forked.at }, 201);
   });
 
   app.openapi(compact, async (c) => {
@@ -200,6 +207,12 @@ function changingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, imp
     return c.json(sessionJson(await store.summarize(id)), 200);
   });
 
+  transferRoutes(app, context, importLimit);
+}
+
+/** Export and import. */
+function transferRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, importLimit: number): void {
+  const { store } = context;
   app.openapi(exportRoute, async (c) => {
     const { id } = c.req.valid("param");
     await visibleSession(context, c.get("principal"), id);
@@ -221,7 +234,12 @@ function changingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, imp
     const principal = c.get("principal");
     const { name } = c.req.valid("query");
     const bytes = new Uint8Array(await c.req.arrayBuffer());
-    const runId = await importJournal(store, bytes, { from: "http", by: principal.name, ...(name === undefined ? {} : { name }) });
+    // Into the principal's tenant alone: a journal of another tenant's is refused, not planted there.
+    const runId = await importJournal(tenantStore(store, principal.tenant), bytes, {
+      from: "http",
+      by: principal.name,
+      ...(name === undefined ? {} : { name: tenantRunId(principal.tenant, name) }),
+    });
     return c.json({ runId }, 201);
   });
 }
