@@ -128,7 +128,16 @@ export { memoryTools } from "./memory/memory-tools.js";
 // Workers and queues: runs submitted to a queue and driven by a pool of workers.
 export { Worker, WORKER_DEFAULTS, type WorkerDefaults, type WorkerAgent, type WorkerEvents, type WorkerOptions } from "./pool/worker.js";
 export type { Settled } from "./pool/drive-claimed.js";
-export { submitRun, submitFollowUp, queueSession, IF_RUNNING, type IfRunning, type SubmitRunOptions, type SubmitStart } from "./pool/submit-run.js";
+export {
+  submitRun,
+  submitFollowUp,
+  requestSuspend,
+  queueSession,
+  IF_RUNNING,
+  type IfRunning,
+  type SubmitRunOptions,
+  type SubmitStart,
+} from "./pool/submit-run.js";
 export { awaitSubmitted, type AwaitOptions } from "./pool/await-submitted.js";
 export { withdrawRun, type Withdrawn } from "./pool/withdraw-run.js";
 export { FileQueue, fileQueueDir, type FileQueueOptions } from "./backends/file/file-queue.js";

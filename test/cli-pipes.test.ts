@@ -128,6 +128,7 @@ describe("a closed stdout", () => {
     ["queue", "ls", ...STATE],
     ["queue", "ls", "--json", ...STATE],
     ["queue", "rm", "queued-two", ...STATE],
+    ["queue", "suspend", "queued-one", ...STATE],
     ["key", "create", "--name", "ci", "--tenant", "acme", "--roles", "read,run"],
     ["signing-key", "rotate"],
     ["signing-key", "ls"],

@@ -1,4 +1,4 @@
-// covers: src/cli/submit/submit.ts, src/cli/submit/submit-command.ts, src/pool/submit-run.ts, src/pool/worker.ts
+// covers: src/cli/submit/submit.ts, src/cli/submit/submit-command.ts, src/pool/submit-run.ts, src/pool/worker.ts, src/cli/queue/suspend.ts
 // The worker pool on the file store against the strict fake model server, through the
 // real CLI: follow-ups to a running session (--if-running queue|reject|interrupt), a
 // rolling deploy (SIGTERM chaos) and a second SIGTERM, tools run where the run was
@@ -142,6 +142,28 @@ describe("worker pool on files, against the strict fake model", () => {
     ]);
     assert.deepEqual(texts(journal), ["two notes written", followUpAnswer(`${FOLLOW_UP} first`), followUpAnswer(`${FOLLOW_UP} second`)]);
     assert.deepEqual(ws.executions(), ["one", "two"]);
+  });
+
+  it("queue suspend: the worker suspends the run at its next boundary and it stays suspended; a run the pool does not have is refused", async () => {
+    const ws = fresh({ gateOpen: false });
+    await cli(ws, ["submit", "Write two notes", "--name", "halt"]);
+    const worker = started(ws.worker());
+    await eventually(() => ws.executions().length === 1, "the run's tool to start");
+    const asked = await cli(ws, ["queue", "suspend", "halt"]);
+    assert.equal(asked.code, 0, asked.stderr);
+    assert.equal(asked.stdout, "asked the pool to suspend halt at its next boundary; it stays suspended until resumed or followed up\n");
+    assert.match((await runCli(["queue", "ls"], { cwd: ws.dir, env: ws.env })).stdout, /^ {2}halt {2}\S+ {2}suspend: suspends halt at its next boundary\n$/m);
+    ws.openGate();
+    await printedLine(
+      worker,
+      /^finished halt: suspended \(interrupted by a follow-up, which is queued next\)\ntook halt \(a request to suspend it\)\nfinished halt: nothing left to do \(suspended on request\)$/m,
+    );
+    assert.deepEqual(terminals(ws.journal("halt")), ["suspended"]);
+    assert.deepEqual(ws.executions(), ["one"], "the second call never ran");
+    assert.deepEqual(ws.queued(), []);
+    const again = await cli(ws, ["queue", "suspend", "halt"]);
+    assert.notEqual(again.code, 0);
+    assert.equal(again.stderr, "fisk-ai: session halt is not running: the pool has no run of it to suspend (fisk-ai queue ls lists what it runs)\n");
   });
 
   it("--if-running interrupt: the running run is suspended at its next boundary (journaled once), then the follow-up runs; a run outside the pool is refused", async () => {

@@ -17,7 +17,7 @@ import { promisify } from "node:util";
 import { thisUser } from "../src/session/this-user.js";
 import { startCli } from "./helpers/cli-harness.js";
 import { eventually } from "./helpers/eventually.js";
-import { poolWorkspace, writePoolConfig, type PoolWorkspace } from "./helpers/pool-workspace.js";
+import { kinds, poolWorkspace, writePoolConfig, type PoolWorkspace } from "./helpers/pool-workspace.js";
 import { startServe, type ServeProcess } from "./helpers/serve-process.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-serve-"));
@@ -114,6 +114,27 @@ describe("fisk-ai serve", () => {
     assert.deepEqual(ws.executions(), ["one"]);
     const decisions = ws.journal(runId).filter((record) => "approval_decision" in record);
     assert.equal(decisions.length, 2);
+  });
+
+  it("suspend: the pool's worker suspends the run at its next boundary; it stays suspended until a follow-up; a run at rest or parked is refused", async () => {
+    const { ws, client } = await served({ gateOpen: false });
+    const { runId } = await client.startRun({ agent: "agent", prompt: "write two notes" });
+    await eventually(() => ws.executions().includes("one"), "the first tool to be under way");
+    assert.deepEqual(await client.suspend(runId), { runId, replayed: false });
+    ws.openGate();
+    assert.equal((await client.wait(runId)).reason, "suspended");
+    assert.deepEqual(ws.executions(), ["one"], "the second call was not made: the run stopped at the boundary after the first");
+    assert.equal(kinds(ws.journal(runId)).at(-1), "terminal");
+    await eventually(async () => (await client.queue()).length === 0, "the request to be settled");
+    assert.equal((await client.session(runId)).session.status, "suspended");
+    const [status, code] = await client.suspend(runId).then(
+      () => [0, ""],
+      (error: ClientError) => [error.status, error.problem.code],
+    );
+    assert.deepEqual([status, code], [404, "ERR_NOT_FOUND"], "nothing of it runs now");
+    await client.followUp(runId, "go on");
+    assert.equal((await client.wait(runId)).reason, "completed");
+    assert.deepEqual(ws.executions(), ["one", "two"]);
   });
 
   it("Idempotency-Key: the same key twice is the same session and one run; the same key with another prompt is a 422", async () => {

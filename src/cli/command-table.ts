@@ -33,7 +33,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "queue",
     usage: "COMMAND [options]",
-    summary: "list and withdraw the sessions queued for the worker pool",
+    summary: "list, withdraw and suspend the sessions queued for the worker pool",
     load: () => import("./queue/table.js"),
   },
   {

@@ -22,6 +22,7 @@ import type {
 export const CLIENT_ROUTES = {
   startRun: { method: "post", path: "/v1/runs" },
   followUp: { method: "post", path: "/v1/sessions/{id}/follow-ups" },
+  suspend: { method: "post", path: "/v1/sessions/{id}/suspend" },
   wait: { method: "get", path: "/v1/sessions/{id}/wait" },
   events: { method: "get", path: "/v1/sessions/{id}/events" },
   approvals: { method: "get", path: "/v1/approvals" },
@@ -409,6 +410,14 @@ export class FiskClient {
     runId: string;
   }> {
     return this.#json("followUp", { id }, { body: { prompt, ifRunning } });
+  }
+
+  /** Asks the pool to suspend session `id`'s run at its next boundary (404: no run of it in the pool; 409: parked). */
+  async suspend(id: string): Promise<{
+    /** The session. */
+    runId: string;
+  }> {
+    return this.#json("suspend", { id }, {});
   }
 
   /** Waits up to `timeoutMs` for session `id`'s run to end or park. */

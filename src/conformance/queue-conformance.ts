@@ -272,6 +272,31 @@ export function runQueueConformance(backend: string, harness: QueueHarness): voi
       assert.deepEqual(await behind(), []);
     });
 
+    it("a request to suspend waits behind a driven run and interrupts its claim; as the entry it carries no follow-up, and what waits behind it follows", async () => {
+      const entry = await queued();
+      const claim = await first.queue.claim(accepts);
+      const at = (offset: number) => new Date(Date.now() + offset).toISOString();
+      await second.queue.enqueue({ ...entry, queued: at(0), suspend: true }, { interrupt: true });
+      await second.queue.enqueue({ ...entry, queued: at(1), followUp: "after the suspend" });
+      assert.deepEqual(
+        (await second.queue.behind(entry.runId)).map((waiting) => [waiting.entry.suspend === true, waiting.entry.followUp, waiting.interrupts]),
+        [
+          [true, undefined, true],
+          [false, "after the suspend", false],
+        ],
+      );
+      await waitUntil(() => claim?.interrupted.aborted === true, "the claim to hear of the request to suspend");
+      await claim?.journal.append(2, terminalEntry("suspended"));
+      await claim?.finish();
+      const request = await first.queue.claim(accepts);
+      assert.deepEqual([request?.entry.suspend, request?.entry.followUp, request?.entry.afterSeq], [true, undefined, 2]);
+      await request?.finish();
+      const next = await second.queue.claim(accepts);
+      assert.deepEqual([next?.entry.suspend, next?.entry.followUp], [undefined, "after the suspend"]);
+      await next?.finish();
+      assert.deepEqual(await first.queue.list(), []);
+    });
+
     it("withdraw and finish leave every other queued run to be claimed", async () => {
       const [before, withdrawn, finished, later] = [await queued(), await queued(), await queued(), await queued()];
       await first.queue.withdraw((withdrawn as QueuedRun).runId);

@@ -57,6 +57,11 @@ export interface DriveHooks {
 
 export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Settled> {
   const { runId } = claim.entry;
+  if (claim.entry.suspend === true) {
+    // The run ahead of the request was suspended by it: settling the request lets what waits behind go on.
+    await claim.finish();
+    return { how: "finished", message: "suspended on request" };
+  }
   const records = await claim.journal.records();
   const followUp = followUpToJournal(claim.entry, records);
   // Tools run where the session was submitted, as `run --resume` runs them where it started;
@@ -74,7 +79,7 @@ export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Set
       resume: runId,
       ...(followUp === undefined ? {} : { followUp }),
       ...(cwd === undefined ? {} : { toolCwd: cwd }),
-      // A deploy's stop and a follow-up that interrupts both suspend the run at its next boundary.
+      // A deploy's stop, a follow-up that interrupts and a request to suspend all suspend the run at its next boundary.
       signal: AbortSignal.any([hooks.handBack, claim.interrupted]),
       // A hold the claim lost stops the run at once, as a crash would: it may be another worker's now.
       abort: claim.lost === undefined ? hooks.abort : AbortSignal.any([hooks.abort, claim.lost]),

@@ -94,6 +94,28 @@ export async function submitFollowUp(
   await queue.enqueue(entryFor(summary.meta, summary.lastSeq, prompt), { interrupt: ifRunning === "interrupt" });
 }
 
+/**
+ * Asks the worker pool to suspend a session at its next boundary, wherever it runs: a
+ * request that waits behind the run in the queue and interrupts its claim, so the run ends
+ * `suspended` (its journal as a SIGINT leaves it) and stays so until resumed or followed
+ * up. ERR_NOT_FOUND when the pool has no run of it to suspend (at rest, or held outside the
+ * pool), ERR_LOCKED when it is parked: a decision, not a suspend, is what it waits for.
+ */
+export async function requestSuspend({ store, queue }: Omit<SubmitRunOptions, "agent">, runId: string): Promise<void> {
+  const summary = await store.summarize(runId);
+  if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
+  const entry = await queue.get(runId);
+  if (entry === undefined) {
+    const where = summary.holder === undefined ? "is not running" : `runs outside the worker pool (pid ${summary.holder.pid} on ${summary.holder.host})`;
+    // No runId in the details: the CLI's advice for a session not found would mislead, as this one exists.
+    throw new RunStateError("ERR_NOT_FOUND", `session ${runId} ${where}: the pool has no run of it to suspend (fisk-ai queue ls lists what it runs)`);
+  }
+  if (entry.state === "parked") {
+    throw new RunStateError("ERR_LOCKED", `session ${runId} is parked, waiting for a decision: deny its calls to end the run instead`, { runId });
+  }
+  await queue.enqueue({ ...entryFor(summary.meta, summary.lastSeq, undefined), suspend: true }, { interrupt: true });
+}
+
 /** Queues an existing session as it is, to be driven on from its last record (an orphan taken by `worker --adopt`, a decided park). */
 export async function queueSession({ store, queue }: Omit<SubmitRunOptions, "agent">, runId: string): Promise<void> {
   const summary = await store.summarize(runId);

@@ -30,6 +30,12 @@ export interface QueuedRun {
   tenant?: string;
   /** A follow-up prompt to take the session further, journaled once as the run's next `user` record. */
   followUp?: string;
+  /**
+   * A request to suspend the run (suspendRun): it waits behind the run and interrupts its
+   * claim, as an interrupting follow-up does, and once it is the run's entry a worker
+   * settles it without driving the run, which stays suspended. Never with `followUp`.
+   */
+  suspend?: true;
   /** The run's last seq when it was queued: a follow-up found journaled after it is not journaled again. */
   afterSeq: number;
   /** `queued` waits for a worker; `parked` waits for a decision (session approve/deny/answer queues it again). */
@@ -106,8 +112,8 @@ export type Accepts = (entry: QueuedRun) => boolean;
  */
 export interface RunQueue {
   /**
-   * Queues a run. A follow-up (an entry with `followUp`) to a run that is queued, parked or
-   * driven already waits behind it, in the order submitted, until the claim ahead of it
+   * Queues a run. A follow-up (an entry with `followUp`) or a request to suspend (`suspend`)
+   * to a run that is queued, parked or driven already waits behind it, in the order submitted, until the claim ahead of it
    * finishes (Claim.finish); any other entry of such a run is ERR_EXISTS.
    */
   enqueue(entry: QueuedRun, options?: EnqueueOptions): Promise<void>;
@@ -151,8 +157,8 @@ export interface RunQueue {
 /** An entry as every backend keeps it: JSON of exactly these fields; ERR_INVALID_RECORD past QUEUE_ENTRY_MAX_BYTES. */
 export function encodeEntry(entry: QueuedRun): string {
   assertRunId(entry.runId);
-  const { runId, queued, fingerprint, version, tenant, followUp, afterSeq, state } = entry;
-  const optional = { ...(tenant === undefined ? {} : { tenant }), ...(followUp === undefined ? {} : { followUp }) };
+  const { runId, queued, fingerprint, version, tenant, followUp, suspend, afterSeq, state } = entry;
+  const optional = { ...(tenant === undefined ? {} : { tenant }), ...(followUp === undefined ? {} : { followUp }), ...(suspend === true ? { suspend } : {}) };
   const encoded = JSON.stringify({ runId, queued, fingerprint, version, ...optional, afterSeq, state });
   const bytes = Buffer.byteLength(encoded);
   if (bytes > QUEUE_ENTRY_MAX_BYTES)
@@ -195,6 +201,7 @@ export function decodeEntry(bytes: Uint8Array | string, keptAs?: string): Queued
     typeof value.afterSeq === "number" &&
     (value.state === "queued" || value.state === "parked") &&
     (value.followUp === undefined || typeof value.followUp === "string") &&
+    (value.suspend === undefined || (value.suspend === true && value.followUp === undefined)) &&
     (value.tenant === undefined || tenantProblem(value.tenant) === undefined);
   if (!ok) throw corrupt("not a queue entry (a field is missing or of the wrong type)");
   const { runId } = value as QueuedRun;
@@ -204,6 +211,11 @@ export function decodeEntry(bytes: Uint8Array | string, keptAs?: string): Queued
   return value as QueuedRun;
 }
 
+/** Whether an entry waits behind its run's when the run is queued or driven: a follow-up, or a request to suspend it. */
+export function waitsBehind(entry: QueuedRun): boolean {
+  return entry.followUp !== undefined || entry.suspend === true;
+}
+
 /** A follow-up that waited behind its run, as the run's entry once the claim ahead finished: queued after the run's last record. */
 export function promotedFollowUp(waiting: QueuedRun, lastSeq: number): QueuedRun {
   return { ...waiting, afterSeq: lastSeq, state: "queued" };
@@ -211,7 +223,7 @@ export function promotedFollowUp(waiting: QueuedRun, lastSeq: number): QueuedRun
 
 /** Whether `waiting` is the follow-up `entry` was promoted from: a promotion a crash cut short before the waiting one was removed, not to be run twice. */
 export function isPromotionOf(entry: QueuedRun, waiting: QueuedRun): boolean {
-  return waiting.followUp !== undefined && waiting.followUp === entry.followUp && waiting.queued === entry.queued;
+  return waitsBehind(waiting) && waiting.followUp === entry.followUp && waiting.suspend === entry.suspend && waiting.queued === entry.queued;
 }
 
 /** Oldest first; equal times by id, so every worker sees one order. */

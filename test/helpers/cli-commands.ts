@@ -30,7 +30,7 @@ export const COMMANDS: string[][] = [
   ["worker"],
   ["serve"],
   ["queue"],
-  ...["ls", "rm"].map((sub) => ["queue", sub]),
+  ...["ls", "rm", "suspend"].map((sub) => ["queue", sub]),
   ["session"],
   ...SESSION_SUBCOMMANDS.map((sub) => ["session", sub]),
   ["replay"],

@@ -39,6 +39,7 @@ import {
   type QueueWatch,
   type RunQueue,
   type WaitingFollowUp,
+  waitsBehind,
 } from "../../queue/run-queue.js";
 import { DirectoryChanges, type ChangeListener } from "./directory-changes.js";
 import { QueueWatches } from "../../queue/queue-watch.js";
@@ -89,7 +90,7 @@ export class FileQueue implements RunQueue {
       await this.#fs.link(aside, this.#path(entry.runId));
     } catch (error) {
       if (errnoCode(error) !== "EEXIST") throw error;
-      if (entry.followUp === undefined) throw alreadyQueuedError(entry.runId);
+      if (!waitsBehind(entry)) throw alreadyQueuedError(entry.runId);
       await this.#waitBehind(aside, entry.runId, options.interrupt === true);
       return;
     } finally {

@@ -55,6 +55,7 @@ import {
   type QueueWatch,
   type RunQueue,
   type WaitingFollowUp,
+  waitsBehind,
 } from "../../queue/run-queue.js";
 import { QueueWatches } from "../../queue/queue-watch.js";
 import {
@@ -141,7 +142,7 @@ export class JetStreamQueue implements RunQueue {
     const { jsm, js } = await this.#setUp();
     const parked = (await this.#read(jsm, this.#subject("parked", entry.runId))) !== undefined;
     if (!parked && (await this.#publishOnce(js, "run", entry))) return;
-    if (entry.followUp === undefined) throw alreadyQueuedError(entry.runId);
+    if (!waitsBehind(entry)) throw alreadyQueuedError(entry.runId);
     await this.#waitBehind(entry, options.interrupt === true ? "interrupts" : "waits");
   }
 

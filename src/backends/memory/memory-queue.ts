@@ -23,6 +23,7 @@ import {
   type QueueWatch,
   type RunQueue,
   type WaitingFollowUp,
+  waitsBehind,
 } from "../../queue/run-queue.js";
 import type { MemoryStore } from "./memory-store.js";
 import { storageOf, type MemoryStorage } from "./memory-storage.js";
@@ -67,7 +68,7 @@ export class MemoryQueue implements RunQueue {
     const kept = decodeEntry(encodeEntry(entry), entry.runId);
     const { runId } = kept;
     if (!this.#state.entries.has(runId)) this.#state.entries.set(runId, kept);
-    else if (kept.followUp === undefined) throw alreadyQueuedError(runId);
+    else if (!waitsBehind(kept)) throw alreadyQueuedError(runId);
     else {
       const interrupts = options.interrupt === true;
       this.#state.behind.set(runId, [...(this.#state.behind.get(runId) ?? []), { entry: kept, interrupts }]);

@@ -29,6 +29,7 @@ import {
   type QueueWatch,
   type RunQueue,
   type WaitingFollowUp,
+  waitsBehind,
 } from "../../queue/run-queue.js";
 import { QueueWatches } from "../../queue/queue-watch.js";
 import {
@@ -102,7 +103,7 @@ export class PostgresQueue implements RunQueue {
         // Locked against the finish of a claim ahead, which promotes what waits behind under the same lock.
         const ahead = await client.query(`SELECT 1 FROM ${this.#s}.queue WHERE run_id = $1 FOR UPDATE`, [entry.runId]);
         if (ahead.rowCount === 0) continue;
-        if (entry.followUp === undefined) throw alreadyQueuedError(entry.runId);
+        if (!waitsBehind(entry)) throw alreadyQueuedError(entry.runId);
         await client.query(`INSERT INTO ${this.#s}.queue_behind (run_id, interrupts, entry) VALUES ($1, $2, $3)`, [
           entry.runId,
           options.interrupt === true,

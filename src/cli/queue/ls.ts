@@ -41,7 +41,11 @@ async function listQueue(
     for (const { entry, summary, behind } of rows) {
       io.stdout.write(`${entry.runId}  ${entry.queued}  ${waitText(entry, summary)}\n`);
       // Each follow-up under the run it waits for, indented, in the order they will go.
-      for (const waiting of behind) io.stdout.write(`  ${waiting.entry.runId}  ${waiting.entry.queued}  follow-up: ${behindText(waiting)}\n`);
+      for (const waiting of behind) {
+        io.stdout.write(
+          `  ${waiting.entry.runId}  ${waiting.entry.queued}  ${waiting.entry.suspend === true ? "suspend" : "follow-up"}: ${behindText(waiting)}\n`,
+        );
+      }
     }
   }
   for (const entry of await queue.quarantined()) {
@@ -60,8 +64,9 @@ function jsonRow({ entry, summary, behind }: { entry: QueuedRun; summary: RunSum
   };
 }
 
-/** Why a follow-up waits: behind its run, or to interrupt it. */
+/** What waits behind a run and why: a follow-up, behind it or to interrupt it, or a request to suspend it. */
 function behindText({ entry, interrupts }: WaitingFollowUp): string {
+  if (entry.suspend === true) return `suspends ${entry.runId} at its next boundary`;
   return interrupts ? `interrupts ${entry.runId} (suspends it at its next boundary, then runs)` : `waits behind ${entry.runId} (runs once it is at rest)`;
 }
 

@@ -12,6 +12,12 @@ const SUBCOMMANDS: readonly SubcommandEntry<QueueContext>[] = [
     load: () => import("./ls.js"),
   },
   { name: "rm", usage: "ID... [options]", description: "withdraw queued sessions no worker has started", load: () => import("./rm.js") },
+  {
+    name: "suspend",
+    usage: "ID... [options]",
+    description: "have the worker running each session suspend it at its next boundary, wherever it runs",
+    load: () => import("./suspend.js"),
+  },
 ];
 
 const QUEUE_GROUP: Group<QueueContext> = {

@@ -102,7 +102,7 @@ export async function openPool(flags: Omit<StoreFlags, "config"> & { config?: st
 export function workerEvents(io: CommandIO): WorkerEvents {
   const say = (line: string) => io.stdout.write(`${line}\n`);
   return {
-    took: (entry) => say(`took ${entry.runId}${entry.followUp === undefined ? "" : " (a follow-up)"}`),
+    took: (entry) => say(`took ${entry.runId}${entry.followUp !== undefined ? " (a follow-up)" : entry.suspend === true ? " (a request to suspend it)" : ""}`),
     settled: (entry, settled) => say(settledLine(entry, settled)),
     quarantined: (entry) => say(`quarantined ${entry.name}: ${quarantineLine(entry)}`),
     failed: (error) => io.stderr.write(`fisk-ai: looking for work failed: ${error instanceof Error ? error.message : String(error)}\n`),

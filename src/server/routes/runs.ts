@@ -4,7 +4,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { awaitSubmitted } from "../../pool/await-submitted.js";
 import { idempotentRunId, submitOnce } from "../../pool/submit-once.js";
-import { submitFollowUp, submitRun } from "../../pool/submit-run.js";
+import { requestSuspend, submitFollowUp, submitRun } from "../../pool/submit-run.js";
 import { tenantRunId } from "../../runstate/store/tenant.js";
 import { visibleSession } from "../access.js";
 import { ServerError } from "../problem.js";
@@ -29,6 +29,16 @@ const followUp = route("run", {
   summary: "queue a follow-up prompt to a session",
   request: { params: SessionParams, body: { content: json(FollowUpBody), required: true } },
   responses: { 202: { content: json(StartedRun), description: "queued for the worker pool" } },
+});
+
+const suspendRun = route("run", {
+  method: "post",
+  path: "/v1/sessions/{id}/suspend",
+  summary: "suspend a session's run at its next boundary, wherever in the pool it runs",
+  description:
+    "A request that waits behind the run in the queue: the worker driving it suspends it at its next boundary (between model calls and tools, never inside one), and it stays suspended until a follow-up or a resume. 404 when the pool has no run of it; 409 when it is parked for a decision.",
+  request: { params: SessionParams },
+  responses: { 202: { content: json(StartedRun), description: "asked: follow the session's events for its suspended end" } },
 });
 
 const waitRun = route("read", {
@@ -64,6 +74,13 @@ export function runRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): 
     const { prompt, ifRunning } = c.req.valid("json");
     await visibleSession(context, c.get("principal"), id);
     await submitFollowUp({ store, queue }, id, prompt, ifRunning);
+    return c.json({ runId: id, replayed: false }, 202);
+  });
+
+  app.openapi(suspendRun, async (c) => {
+    const { id } = c.req.valid("param");
+    await visibleSession(context, c.get("principal"), id);
+    await requestSuspend({ store, queue }, id);
     return c.json({ runId: id, replayed: false }, 202);
   });
 
