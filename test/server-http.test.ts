@@ -1,4 +1,4 @@
-// covers: src/server/create-server.ts, src/server/routes/runs.ts, src/server/routes/events.ts, src/server/routes/event-stream.ts
+// covers: src/server/create-server.ts, src/server/routes/runs.ts, src/server/routes/events.ts, src/server/routes/event-stream.ts, src/server/text-deltas.ts
 // covers: src/server/routes/approvals.ts, src/server/routes/health.ts, src/server/routes/route.ts, src/server/access.ts
 // covers: src/server/problem.ts, src/server/schemas.ts, src/server/principal.ts, src/server/server-context.ts, src/server/index.ts
 // covers: src/client/fisk-client.ts, src/client/index.ts, src/cli/serve/serve-command.ts, src/cli/serve/serve.ts
@@ -15,6 +15,7 @@ import { after, describe, it } from "node:test";
 import { CLIENT_ROUTES, ClientError, type FiskClient, type SessionEvent } from "../src/client/fisk-client.js";
 import { promisify } from "node:util";
 import { thisUser } from "../src/session/this-user.js";
+import { startPoolModel } from "./helpers/pool-model.js";
 import { startCli } from "./helpers/cli-harness.js";
 import { eventually } from "./helpers/eventually.js";
 import { kinds, poolWorkspace, writePoolConfig, type PoolWorkspace } from "./helpers/pool-workspace.js";
@@ -135,6 +136,32 @@ describe("fisk-ai serve", () => {
     await client.followUp(runId, "go on");
     assert.equal((await client.wait(runId)).reason, "completed");
     assert.deepEqual(ws.executions(), ["one", "two"]);
+  });
+
+  it("text deltas: a follower sees the model's text as it streams, before the turn's record, with no id; a reconnect gets the record", async () => {
+    const model = await startPoolModel();
+    try {
+      const ws = poolWorkspace(join(root, `ws-${++made}`), { model });
+      const server = await startServe((args) => startCli(args, { cwd: ws.dir, env: ws.env }));
+      servers.push(server);
+      const { runId } = await server.client.startRun({ agent: "agent", prompt: "write two notes" });
+      const events = await collect(server.client.events(runId));
+      const deltas = events.flatMap((event) => (event.kind === "delta" ? [event.text] : []));
+      assert.ok(deltas.length > 1, `the answer came in pieces: ${JSON.stringify(deltas)}`);
+      assert.equal(deltas.join(""), "two notes written");
+      const lastDelta = events.findLastIndex((event) => event.kind === "delta");
+      const answer = events.findIndex((event) => event.kind === "record" && JSON.stringify(event.record).includes("two notes written"));
+      assert.ok(lastDelta < answer, "the deltas came before the turn's record");
+      assert.deepEqual(seqs(events), range(1, ws.journal(runId).length), "every record once, deltas beside them");
+      const again = await collect(server.client.events(runId));
+      assert.deepEqual(
+        again.filter((event) => event.kind === "delta"),
+        [],
+        "a follower after the run gets the records alone",
+      );
+    } finally {
+      await model.close();
+    }
   });
 
   it("Idempotency-Key: the same key twice is the same session and one run; the same key with another prompt is a 422", async () => {

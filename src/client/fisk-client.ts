@@ -349,7 +349,7 @@ export class ClientError extends Error {
   }
 }
 
-/** One event of a session's stream: a record (its seq the event's id), or the end of the run's part. */
+/** One event of a session's stream: a record (its seq the event's id), the model's text as it streams, or the end of the run's part. */
 export type SessionEvent =
   | {
       /** A record was journaled. */
@@ -358,6 +358,12 @@ export type SessionEvent =
       seq: number;
       /** The record. */
       record: JournalRecord;
+    }
+  | {
+      /** The model's text as it streams (not journaled: the turn's record follows). */
+      kind: "delta";
+      /** The text since the last delta. */
+      text: string;
     }
   | {
       /** The run's part ended. */
@@ -526,6 +532,7 @@ export class FiskClient {
   async *events(id: string, after = 0, signal?: AbortSignal): AsyncGenerator<SessionEvent> {
     for await (const event of this.#stream("events", { id }, { "last-event-id": String(after) }, signal)) {
       if (event.event === "record") yield { kind: "record", seq: Number(event.id), record: JSON.parse(event.data) as JournalRecord };
+      else if (event.event === "delta") yield { kind: "delta", text: (JSON.parse(event.data) as { text: string }).text };
       else if (event.event === "end") yield { kind: "end", ...(JSON.parse(event.data) as { status: string; lastSeq: number }) };
     }
   }

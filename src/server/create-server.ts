@@ -55,6 +55,7 @@ export function createServer(options: ServerOptions): FiskServer {
     queue: options.queue,
     agents: new Map(options.agents.map((agent) => [agent.name, agent])),
     stillValid: options.stillValid ?? (() => true),
+    textDeltas: options.textDeltas,
     env: options.env ?? process.env,
     cwd: options.cwd ?? process.cwd(),
     streams: new StreamSlots(options.maxStreams ?? DEFAULT_MAX_STREAMS),

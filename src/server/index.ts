@@ -10,3 +10,4 @@ export { keyAuthenticator, KeySet } from "./auth/key-authenticator.js";
 export { watchKeyFile, type KeyFileAuth, type WatchKeyFileOptions } from "./auth/key-file-watch.js";
 export { hostGuard, loopbackHosts, type RequestCheck } from "./auth/host-guard.js";
 export { localAuthenticator } from "./auth/local-authenticator.js";
+export { TextDeltas } from "./text-deltas.js";

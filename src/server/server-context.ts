@@ -7,6 +7,7 @@ import type { ConsoleTickets } from "./console/console-tickets.js";
 import type { RequestCheck } from "./auth/host-guard.js";
 import type { Authenticate, Principal } from "./principal.js";
 import type { StreamSlots } from "./stream-slots.js";
+import type { TextDeltas } from "./text-deltas.js";
 
 /** An agent the server starts runs of, under the name clients give. */
 export interface ServedAgent {
@@ -31,6 +32,8 @@ export interface ServerOptions {
    * each event of an open stream, which ends once the answer is no (default: always).
    */
   stillValid?: (principal: Principal) => boolean;
+  /** The model's text as the workers of this process stream it (their `runEvents`): sent to a session's followers as `delta` events. */
+  textDeltas?: TextDeltas;
   /** Refuses a request before it is authenticated, with a 403 saying why (hostGuard: a loopback server's Host and Origin check). */
   checkRequest?: RequestCheck;
   /** The largest JSON body taken, in bytes (default 1 MiB). */
@@ -63,6 +66,7 @@ export interface ServerContext {
   queue: RunQueue;
   agents: ReadonlyMap<string, ServedAgent>;
   stillValid: (principal: Principal) => boolean;
+  textDeltas: TextDeltas | undefined;
   env: NodeJS.ProcessEnv;
   cwd: string;
   streams: StreamSlots;

@@ -17,6 +17,7 @@ import { openInBrowser } from "../run/open-browser.js";
 import { openConsoleTickets } from "../../server/console/open-console.js";
 import { listenAllowed } from "../../server/auth/listen-allowed.js";
 import { serverAccess } from "./server-access.js";
+import { TextDeltas } from "../../server/text-deltas.js";
 
 export interface ServeFlags extends Omit<StoreFlags, "config"> {
   config?: string[];
@@ -50,15 +51,17 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
       pool.agents.map((agent) => agent.options),
     );
     const tickets = await openConsoleTickets(io.env);
+    const textDeltas = new TextDeltas();
     const api = createServer({
       store: pool.store,
       queue: pool.queue,
       agents,
       env: io.env,
       console: { tickets, secure: publicUrl?.protocol === "https:" },
+      textDeltas,
       ...access.options,
     });
-    const worker = workers === 0 ? undefined : inProcessWorker(pool, agents, workers, io);
+    const worker = workers === 0 ? undefined : inProcessWorker(pool, agents, workers, io, textDeltas);
     const working = worker?.run();
     const server = await listening(api.fetch, host, port);
     const address = server.address();
@@ -82,8 +85,17 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
 }
 
 /** The workers that drive the served agents' runs in this process, taking over runs others left. */
-function inProcessWorker(pool: Awaited<ReturnType<typeof openPool>>, agents: ServedAgent[], concurrency: number, io: CommandIO): Worker {
-  return new Worker({ store: pool.store, queue: pool.queue, agents: agents.map((agent) => agent.options), concurrency, adopt: true, events: workerEvents(io) });
+function inProcessWorker(pool: Awaited<ReturnType<typeof openPool>>, agents: ServedAgent[], concurrency: number, io: CommandIO, deltas: TextDeltas): Worker {
+  const { store, queue } = pool;
+  return new Worker({
+    store,
+    queue,
+    agents: agents.map((agent) => agent.options),
+    concurrency,
+    adopt: true,
+    events: workerEvents(io),
+    runEvents: deltas.runEvents,
+  });
 }
 
 /** Resolves once SIGTERM or SIGINT came and `stop` ran; SIGHUP meanwhile reads the key file again. */

@@ -16,7 +16,7 @@ const sessionEvents = route("read", {
   path: "/v1/sessions/{id}/events",
   summary: "follow a session's records as they are journaled (Server-Sent Events)",
   description:
-    "Each `record` event's data is a journal record and its id the record's seq. Reconnect with Last-Event-ID (or ?after=SEQ) to get every later record exactly once. An `end` event (data: the session's status) closes the stream once the run is at rest or parked; an `error` event carries a problem.",
+    "Each `record` event's data is a journal record and its id the record's seq. Reconnect with Last-Event-ID (or ?after=SEQ) to get every later record exactly once. A `delta` event (data: {text}, no id) is the model's text as it streams, on a server whose own workers run the session; it is not journaled: the `record` of the turn follows. An `end` event (data: the session's status) closes the stream once the run is at rest or parked; an `error` event carries a problem.",
   request: { params: SessionParams, query: EventsQuery, headers: EventsHeaders },
   responses: { 200: { content: { "text/event-stream": { schema: { type: "string" } } }, description: "the events" } },
 });
@@ -42,8 +42,16 @@ function sessionEventRoute(app: OpenAPIHono<ServerEnv>, context: ServerContext, 
     const after = lastSeen(c.req.valid("header")["last-event-id"], c.req.valid("query").after);
     await visibleSession(context, c.get("principal"), id);
     return eventStream(c, context, onInternal, async (stream, signal) => {
-      for await (const record of followRecords(store, queue, id, after + 1, { signal })) {
-        await stream.writeSSE({ id: String(record.seq), event: "record", data: JSON.stringify(record) });
+      // Deltas carry no id: they are not journaled, and a reconnect gets the turn they made up.
+      const stopDeltas = context.textDeltas?.subscribe(id, (text) => {
+        stream.writeSSE({ event: "delta", data: JSON.stringify({ text }) }).catch(() => undefined);
+      });
+      try {
+        for await (const record of followRecords(store, queue, id, after + 1, { signal })) {
+          await stream.writeSSE({ id: String(record.seq), event: "record", data: JSON.stringify(record) });
+        }
+      } finally {
+        stopDeltas?.();
       }
       await stream.writeSSE({ event: "end", data: JSON.stringify(await restingStatus(store, id)) });
     });
