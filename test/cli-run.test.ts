@@ -16,6 +16,7 @@ import { startFakeAnthropic, type AnthropicReply, type FakeServer } from "./help
 import { CLI, startCli, startScript, type CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { eventually } from "./helpers/eventually.js";
+import { runShell } from "./helpers/run-shell.js";
 
 /** The file's first call spawned, the later ones in this process (test/helpers/in-process-cli.ts). */
 const cli = commandsInProcess(["session", "run"]);
@@ -599,15 +600,4 @@ async function resumeOnTerminal(ws: Workspace, answer: string): Promise<CliResul
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     child.stdin.end();
   }
-}
-
-/** A command line run by the shell, as a person pasting it would. */
-async function runShell(command: string, options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CliResult> {
-  const child = spawn("sh", ["-c", command], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code, signal] = (await once(child, "close")) as [number | null, NodeJS.Signals | null];
-  return { code, signal, stdout, stderr };
 }

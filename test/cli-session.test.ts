@@ -25,11 +25,12 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { JournalRecord } from "../src/index.js";
 import { encodeRecord, type MetaPayload } from "../src/journal.js";
@@ -42,6 +43,7 @@ import { assistantEntry, completedRun, journalOf, metaRecord, toolResultEntry } 
 import { withoutDurations } from "./helpers/durations.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
 import { eventually } from "./helpers/eventually.js";
+import { runShell } from "./helpers/run-shell.js";
 
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-ai-cli-session-"));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -1049,6 +1051,24 @@ describe("fisk-ai session export and import", () => {
 });
 
 describe("fisk-ai session fork", () => {
+  it("after npm link the hint names fisk-ai, as the docs do, and works pasted as printed", async () => {
+    const dir = storeWith(["crashed"]);
+    // What `npm link` makes: PREFIX/bin/fisk-ai -> ../lib/node_modules/fisk-ai/dist/cli/main.js, and that package a link to the checkout.
+    const prefix = join(ROOT, "npm-prefix");
+    mkdirSync(join(prefix, "lib", "node_modules"), { recursive: true });
+    mkdirSync(join(prefix, "bin"), { recursive: true });
+    symlinkSync(join(CLI, "..", "..", ".."), join(prefix, "lib", "node_modules", "fisk-ai"));
+    symlinkSync("../lib/node_modules/fisk-ai/dist/cli/main.js", join(prefix, "bin", "fisk-ai"));
+    const env = { PATH: `${join(prefix, "bin")}:${dirname(process.execPath)}:/usr/bin:/bin` };
+    const forked = await fisk(["session", "fork", "crashed", "--name", "linked", "--state-dir", dir], { env });
+    assertSucceeded(forked, "fork");
+    const hint = /resume with: (.*)\n$/.exec(forked.stdout)?.[1];
+    assert.equal(hint, `fisk-ai run --resume linked --state-dir ${dir}`);
+    const shown = await runShell(`${hint?.replace("run --resume", "session show")}`, { cwd: ROOT, env: { ...ENV, ...env } });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /linked/);
+  });
+
   it("the fork and the original each resume to completion on their own, neither touching the other's journal", async () => {
     const dir = storeWith(["crashed"]);
     const state = ["--state-dir", dir];
