@@ -63,39 +63,39 @@ export interface AgentSettings {
 export interface RunOptions {
   settings: AgentSettings;
   /** Journal the run here (--checkpoint); without it the run lives in memory. */
-  store?: Store;
-  events?: AgentEvents;
+  store?: Store | undefined;
+  events?: AgentEvents | undefined;
   /** Asked whether a `confirm: true` call may run; without it a checkpointed run parks the call, another denies it. */
-  confirm?: ConfirmToolCall;
+  confirm?: ConfirmToolCall | undefined;
   /** Answers ask_user on the spot; without it a checkpointed run parks the question, another answers it with an error. */
-  askUser?: AskUser;
+  askUser?: AskUser | undefined;
   /** Who `confirm` and `askUser` speak for, journaled with their decisions (default `callback`). */
-  decidedBy?: string;
+  decidedBy?: string | undefined;
   /** For an `on_crash: ask` call a resume finds unanswered: run it again? Without it, no. */
-  askRerun?: ConfirmToolCall;
+  askRerun?: ConfirmToolCall | undefined;
   /** Aborted by the first SIGINT/SIGTERM: honored at the next loop boundary only (and by the child sessions the run's calls start). */
-  suspend?: AbortSignal;
+  suspend?: AbortSignal | undefined;
   /** Aborts at once, journaling nothing more: crash semantics. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * A chat: after each final answer the loop asks for the next prompt, journals it as a
    * `user` record and goes on. `undefined` ends the chat, journaled `suspended` so it can
    * be resumed. Without it a final answer completes the run. `COMPACT` compacts the
    * conversation (a chat's `/compact`) and asks again.
    */
-  nextPrompt?: () => Promise<string | typeof COMPACT | undefined>;
+  nextPrompt?: (() => Promise<string | typeof COMPACT | undefined>) | undefined;
   /** Variables a call's processes get besides their environment: the call's trace context when the run is traced (telemetry/run-tracing.ts). */
-  callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
+  callEnvironment?: ((runId: string, use: ToolUseBlock) => Record<string, string>) | undefined;
   /** Told of each child session the run's calls start: what that run is given (a tracer's events for it). */
-  childRuns?: (child: ChildRunStart) => ChildRunHooks;
+  childRuns?: ((child: ChildRunStart) => ChildRunHooks) | undefined;
   /** The directory command tools run in; the process's own when absent. A worker drives a pooled run in the directory it was submitted from. */
-  toolCwd?: string;
+  toolCwd?: string | undefined;
   /** For a child session: its parent's budget, which its tokens count against too and which stops it when used up. */
-  parentBudget?: TreeBudget;
+  parentBudget?: TreeBudget | undefined;
   /** For a child session: the deepest a session of its tree may be (agent-tool.ts). */
-  treeMaxDepth?: number;
+  treeMaxDepth?: number | undefined;
   /** What decisions and the meta are verified and signed with; default the installation's for the store (installationKeys). */
-  keys?: InstallationKeys;
+  keys?: InstallationKeys | undefined;
 }
 
 /** What `nextPrompt` answers to have the conversation compacted before the next prompt. */
@@ -104,39 +104,39 @@ export const COMPACT = Symbol("compact");
 /** What a new run records about itself in its meta record, besides the prompt. */
 export interface RunStart {
   prompt: string;
-  runId?: string;
+  runId?: string | undefined;
   /** Started as a chat (`--chat`): a resume reopens its input. */
-  interactive?: boolean;
+  interactive?: boolean | undefined;
   /** The absolute working directory its tools run in. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** The absolute path of the agent.yaml it was started with. */
-  config?: string;
+  config?: string | undefined;
   /**
    * The journal's record version: 2 (the default, RECORD_VERSION) or 3, the Go
    * implementation's current format, which it can resume; version 3 keeps tool results as
    * text and records neither `cwd` nor `config`.
    */
-  recordVersion?: 2 | 3;
+  recordVersion?: 2 | 3 | undefined;
   /** A title, journaled right after the meta record. */
-  title?: string;
+  title?: string | undefined;
   /** Makes the run a child session: its meta names its parent and is of CHILD_RECORD_VERSION, whatever `recordVersion` says. */
-  parent?: ParentLink;
+  parent?: ParentLink | undefined;
   /** The tenant a shared service runs the session for, journaled in its meta (none for the default tenant). */
-  tenant?: string;
+  tenant?: string | undefined;
 }
 
 export interface RunResume {
   runId: string;
   force: boolean;
   /** A prompt to take the session further: journaled as a `user` record, also after a terminal one. */
-  followUp?: string;
+  followUp?: string | undefined;
   /**
    * For a session moved to another store (`to`, as its moved record names it): whether
    * that store holds it. A move counts once it does; one cut short before leaves this copy
    * the one to resume, and resuming it cancels the move. Without it a moved session is
    * refused (ERR_MOVED).
    */
-  movedHeld?: (to: string) => Promise<boolean>;
+  movedHeld?: ((to: string) => Promise<boolean>) | undefined;
 }
 
 /** The meta record a new run of `settings` starts its journal with (startRun's, and a submitted run's). */

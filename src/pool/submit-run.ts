@@ -27,13 +27,13 @@ export interface SubmitStart {
   /** What the agent should do. */
   prompt: string;
   /** The session id (default: a new KSUID). */
-  runId?: string;
+  runId?: string | undefined;
   /** A title, journaled after the meta record. */
-  title?: string;
+  title?: string | undefined;
   /** The absolute directory the session was submitted from, recorded in its meta. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** The tenant a shared service submits it for, journaled and signed in its meta and kept in its queue entry (default: the default tenant). */
-  tenant?: string;
+  tenant?: string | undefined;
 }
 
 /** Journals a new session on `start.prompt` and queues it; resolves to its id once both are durable. */

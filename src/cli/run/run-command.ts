@@ -221,7 +221,7 @@ async function runSessions(
 
 /** `run`'s flags once checked against each other. `values.resume` is an id: `pick` says `--resume` came without one. */
 interface RunMode {
-  values: Omit<RunFlags, "resume"> & { resume?: string };
+  values: Omit<RunFlags, "resume"> & { resume?: string | undefined };
   pick: boolean;
   /** `--resume` or `--continue`: a prompt given is a follow-up. */
   resuming: boolean;

@@ -29,7 +29,7 @@ export interface ScreenRow {
   style: "user" | "text" | "dim" | "call" | "error" | "marker" | "blank";
   current: boolean;
   /** Where the search's term is in `text`, [from, to) in UTF-16 units; absent when it is not. */
-  marks?: [number, number][];
+  marks?: [number, number][] | undefined;
 }
 
 interface Item {
