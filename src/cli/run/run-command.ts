@@ -67,7 +67,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
     agent = await startAgentAsking(config, io, target, asks, traced?.serverEnvironment);
     const options: RunAgentOptions = {
-      ...agent.options,
+      ...agent.spec,
       // The recorded path is the one the run was started with, also when the defaults ran.
       configPath: target.usedConfig,
       cwd: process.cwd(),
@@ -77,8 +77,8 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       ...(traced === undefined ? {} : { callEnvironment: traced.callEnvironment, childRuns: traced.childRuns }),
       ...terminalDecisions(io, asks),
       decidedBy: "terminal",
-      signal: signals.suspend.signal,
-      abort: signals.abort.signal,
+      suspendSignal: signals.suspend.signal,
+      abortSignal: signals.abort.signal,
       store,
       ...(prompts === undefined ? {} : { nextPrompt: () => prompts.next() }),
     };

@@ -39,7 +39,7 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
   try {
     const agents = servedAgents(
       pool.paths,
-      pool.agents.map((agent) => agent.options),
+      pool.agents.map((agent) => agent.spec),
     );
     const tickets = await openConsoleTickets(io.env);
     const api = createServer({ store: pool.store, queue: pool.queue, agents, env: io.env, console: { tickets, secure: publicUrl?.protocol === "https:" } });
@@ -49,7 +49,7 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
         : new Worker({
             store: pool.store,
             queue: pool.queue,
-            agents: agents.map((agent) => agent.options),
+            agents: agents.map((agent) => agent.spec),
             concurrency: workers,
             adopt: true,
             events: workerEvents(io),
@@ -96,10 +96,10 @@ function listening(fetch: (request: Request) => Promise<Response>, hostname: str
 }
 
 /** The agents by the names clients give: each agent.yaml's base name, without its extension. */
-function servedAgents(paths: readonly (string | undefined)[], options: ServedAgent["options"][]): ServedAgent[] {
+function servedAgents(paths: readonly (string | undefined)[], specs: ServedAgent["spec"][]): ServedAgent[] {
   const agents = paths.map((path, index) => ({
     name: path === undefined ? "default" : basename(path, extname(path)),
-    options: options[index] as ServedAgent["options"],
+    spec: specs[index] as ServedAgent["spec"],
   }));
   const names = agents.map((agent) => agent.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);

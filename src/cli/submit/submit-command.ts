@@ -49,7 +49,7 @@ export async function submitCommand(positionals: string[], flags: SubmitFlags, i
       fromSeq = (await store.summarize(runId)).lastSeq + 1;
       await submitFollowUp({ store, queue }, runId, prompt, ifRunning);
     } else {
-      runId = await submitRun({ store, queue, agent: agent.options }, { prompt, runId: flags.name, cwd: process.cwd(), title: flags.title });
+      runId = await submitRun({ store, queue, agent: agent.spec }, { prompt, runId: flags.name, cwd: process.cwd(), title: flags.title });
     }
     if (flags.wait !== true) {
       io.stdout.write(`${runId}\n`);

@@ -33,7 +33,7 @@ export async function workerCommand(positionals: string[], flags: WorkerFlags, i
     const worker = new Worker({
       store,
       queue,
-      agents: pool.agents.map((agent) => agent.options),
+      agents: pool.agents.map((agent) => agent.spec),
       concurrency,
       pollMs,
       adopt: flags.adopt === true,

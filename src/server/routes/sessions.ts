@@ -135,7 +135,7 @@ function readingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): voi
       mine,
       {
         ...(query.status === undefined ? {} : { status: query.status.split(",") as RunStatus[] }),
-        ...(agent?.options.configPath === undefined ? {} : { config: agent.options.configPath }),
+        ...(agent?.spec.configPath === undefined ? {} : { config: agent.spec.configPath }),
         ...(query.q === undefined ? {} : { text: query.q }),
         ...(query.parent === undefined ? {} : { parent: query.parent }),
         ...(query.since === undefined ? {} : { updatedSince: query.since }),
@@ -178,10 +178,10 @@ function changingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, imp
   app.openapi(compact, async (c) => {
     const { id } = c.req.valid("param");
     const summary = await visibleSession(context, c.get("principal"), id);
-    const agent = [...context.agents.values()].find((each) => each.options.configPath !== undefined && each.options.configPath === summary.meta?.config);
+    const agent = [...context.agents.values()].find((each) => each.spec.configPath !== undefined && each.spec.configPath === summary.meta?.config);
     if (agent === undefined)
       throw new ServerError("ERR_NO_AGENT", `session ${id} was not started with an agent served here: compact it where its agent.yaml is`);
-    const { provider, model, system, tools } = agent.options;
+    const { provider, model, system, tools } = agent.spec;
     const compactions = await compactSession({
       store,
       session: id,
