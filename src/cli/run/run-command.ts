@@ -3,7 +3,7 @@
 import { telemetryEnvironment } from "../../telemetry/config-environment.js";
 import { tracingWanted } from "../../telemetry/otel-setup.js";
 import type { TracedRun } from "../../telemetry/traced-run.js";
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { COMPACT, runAgent, type RunAgentOptions } from "../../agent/run-agent.js";
 import { loadAgentConfig, type AgentConfig } from "../../config/agent-config.js";
@@ -304,11 +304,12 @@ async function resolveTarget(positionals: string[], { values, pick, resuming, ch
   }
 
   // A resume runs with the configuration the session started with, unless told otherwise.
-  let usedConfig = configPath === undefined ? undefined : resolve(configPath);
-  if (values.config === undefined && meta?.config !== undefined && meta.config !== usedConfig && existsSync(meta.config)) {
-    config = loadAgentConfig(meta.config, overrides);
-    usedConfig = meta.config;
-    io.stderr.write(`fisk-ai: using the session's configuration, ${meta.config}\n`);
+  const { sessionAgentPath } = await import("../../session/session-agent-path.js");
+  const found = configPath === undefined ? undefined : resolve(configPath);
+  const usedConfig = sessionAgentPath(meta, { given: values.config === undefined ? undefined : found, foreign, fallback: found });
+  if (usedConfig !== found && usedConfig !== undefined) {
+    config = loadAgentConfig(usedConfig, overrides);
+    io.stderr.write(`fisk-ai: using the session's configuration, ${usedConfig}\n`);
   }
   const recordedConfig = resumeId === undefined ? usedConfig : meta?.config;
   const defaultStore = config.store.backend === "file" && config.store.dir === undefined;
