@@ -12,7 +12,7 @@ import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../context/command-io.js";
 import type { StoreFlags } from "../context/stores.js";
-import { openPool, workerEvents } from "../worker/worker-command.js";
+import { openPool, workerEvents } from "../context/pool-context.js";
 import { openInBrowser } from "../run/open-browser.js";
 import { openConsoleTickets } from "../../server/console/open-console.js";
 
