@@ -5,7 +5,7 @@
 import type { JournalRecord } from "../../runstate/records/records.js";
 import type { Store } from "../../runstate/store/store.js";
 import { ChildSessions } from "../../transcript/child-sessions.js";
-import { childHead, plainEntry } from "../text/session-show.js";
+import { childHead, plainEntry } from "../text/transcript-entry.js";
 import { isFoldable, startsTurn, TranscriptReader, type ChildLinks, type TranscriptEntry } from "../../transcript/transcript-entries.js";
 import { oneRow, visibleText, wrapText } from "./screen-text.js";
 import { counted } from "../../transcript/counted.js";
