@@ -5,47 +5,42 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import type { AgentOptions } from "../src/agent/agent-spec.js";
+import { runAgent } from "../src/agent/run-agent.js";
 import { createStore } from "../src/backends/open-backend.js";
 import { ScriptProvider } from "../src/llm/script-provider.js";
 import type { Store } from "../src/runstate/store/store.js";
 import { approve } from "../src/session/decide-calls.js";
 import { defineTool } from "../src/tools/tool.js";
-import { ToolSet } from "../src/tools/tool-set.js";
 
-/** What the path needs of a build. */
+/** What the path needs of a build: runAgent, whose options an older build takes as well. */
 export interface AgentBuild {
-  startRun: typeof startRun;
-  resumeRun: typeof resumeRun;
+  runAgent: typeof runAgent;
   approve: typeof approve;
   createStore: typeof createStore;
   ScriptProvider: typeof ScriptProvider;
   defineTool: typeof defineTool;
-  ToolSet: typeof ToolSet;
 }
 
 /** This build's modules. */
-export const THIS_BUILD: AgentBuild = { startRun, resumeRun, approve, createStore, ScriptProvider, defineTool, ToolSet };
+export const THIS_BUILD: AgentBuild = { runAgent, approve, createStore, ScriptProvider, defineTool };
 
 /** The same modules from another build's compiled `src/` (its `dist`). */
 export async function buildAt(dist: string): Promise<AgentBuild> {
   const from = (path: string) => import(join(dist, path));
-  const [loop, decide, stores, script, tool, toolSet] = await Promise.all([
-    from("agent/agent-loop.js"),
+  const [run, decide, stores, script, tool] = await Promise.all([
+    from("agent/run-agent.js"),
     from("session/decide-calls.js"),
     from("backends/open-backend.js"),
     from("llm/script-provider.js"),
     from("tools/tool.js"),
-    from("tools/tool-set.js"),
   ]);
   return {
-    startRun: loop.startRun,
-    resumeRun: loop.resumeRun,
+    runAgent: run.runAgent,
     approve: decide.approve,
     createStore: stores.createStore,
     ScriptProvider: script.ScriptProvider,
     defineTool: tool.defineTool,
-    ToolSet: toolSet.ToolSet,
   };
 }
 
@@ -67,7 +62,7 @@ export function writeActScript(dir: string): string {
 }
 
 /** An agent with the one tool `act`, which needs a decision when `confirm`. */
-export function actSettings(build: AgentBuild, script: string, confirm: boolean): AgentSettings {
+export function actAgent(build: AgentBuild, script: string, confirm: boolean): AgentOptions {
   const act = build.defineTool({
     name: "act",
     description: "Acts",
@@ -83,12 +78,8 @@ export function actSettings(build: AgentBuild, script: string, confirm: boolean)
     provider: new build.ScriptProvider(script),
     model: "script-demo",
     system: "bench",
-    tools: new build.ToolSet([act]),
-    parallelTools: false,
-    maxOutputTokens: 1000,
-    maxTokens: 1_000_000,
-    maxIterations: 10,
-    thinking: { mode: "off" },
+    tools: [act],
+    budget: { maxOutputTokens: 1000, maxTokens: 1_000_000, maxIterations: 10 },
     retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 10_000 },
   };
 }
@@ -103,13 +94,13 @@ function cpuMicros(): number {
  * the approved tool starts: wall-clock ms of each, and the CPU ms of both together.
  */
 export async function approvedSide(build: AgentBuild, store: Store, script: string, runId: string): Promise<{ decide: number; resume: number; cpu: number }> {
-  const settings = actSettings(build, script, true);
-  const parked = await build.startRun({ settings, store }, { prompt: "act", runId });
+  const agent = actAgent(build, script, true);
+  const parked = await build.runAgent({ ...agent, store, prompt: "act", runId });
   if (parked.reason !== "awaiting_approval") throw new Error(`${runId} ended ${parked.reason}, not parked`);
   const [started, startedCpu] = [performance.now(), cpuMicros()];
   await build.approve(store, runId);
   const decided = performance.now();
-  const done = await build.resumeRun({ settings, store }, { runId, force: false });
+  const done = await build.runAgent({ ...agent, store, resume: runId });
   if (done.reason !== "completed") throw new Error(`${runId} ended ${done.reason}`);
   return { decide: decided - started, resume: toolStarted - decided, cpu: (toolStartedCpu - startedCpu) / 1000 };
 }

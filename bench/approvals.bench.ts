@@ -6,7 +6,7 @@
 //   npm run bench:approvals            APPROVAL_ROUNDS=<n> for another count (default 30)
 import { performance } from "node:perf_hooks";
 import type { Store } from "../src/runstate/store/store.js";
-import { actSettings, approvedSide, lastToolStart, THIS_BUILD, writeActScript } from "./approval-path.js";
+import { actAgent, approvedSide, lastToolStart, THIS_BUILD, writeActScript } from "./approval-path.js";
 import { sideBySideStores } from "./side-by-side-stores.js";
 import { formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
 import { interleave, median } from "./stats.js";
@@ -20,10 +20,10 @@ async function plainSide(store: Store, script: string, runId: string): Promise<{
   const crash = new AbortController();
   // Aborted once the turn is journaled: the loop stops before the tool, as a kill there would.
   const events = { assistantTurn: () => crash.abort() };
-  const settings = actSettings(THIS_BUILD, script, false);
-  await THIS_BUILD.startRun({ settings, store, events, signal: crash.signal }, { prompt: "act", runId }).catch(() => undefined);
+  const agent = actAgent(THIS_BUILD, script, false);
+  await THIS_BUILD.runAgent({ ...agent, store, events, abortSignal: crash.signal, prompt: "act", runId }).catch(() => undefined);
   const started = performance.now();
-  const done = await THIS_BUILD.resumeRun({ settings, store }, { runId, force: false });
+  const done = await THIS_BUILD.runAgent({ ...agent, store, resume: runId });
   if (done.reason !== "completed") throw new Error(`${runId} ended ${done.reason}`);
   return { decide: 0, resume: lastToolStart() - started, cpu: 0 };
 }
@@ -52,8 +52,8 @@ async function main(): Promise<void> {
       ["store", "resume after approval ms", "plain resume ms", "ratio", "approve() ms", "(approve + resume)/plain"],
       rows,
       [
-        "resume after approval: once approve() has resolved (the decision durable), resumeRun of the session until the approved tool's handler starts",
-        "plain resume: resumeRun of a session stopped with the same call unanswered, until the tool's handler starts",
+        "resume after approval: once approve() has resolved (the decision durable), runAgent's resume of the session until the approved tool's handler starts",
+        "plain resume: runAgent's resume of a session stopped with the same call unanswered, until the tool's handler starts",
         "approve(): open the session (lock or lease), fold, journal the decision and then the terminal record (two durable appends), close",
       ],
     );

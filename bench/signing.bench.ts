@@ -1,5 +1,5 @@
 // Signed decisions benchmark (issue 54): from a decision to the approved tool starting on
-// resume (approve() then resumeRun until the tool's handler runs), with signing (this build:
+// resume (approve() then runAgent's resume until the tool's handler runs), with signing (this build:
 // the approval signed, verified at each step that reads it, the meta signed and checked)
 // beside the same path without it (the build before signing, compiled from its commit into
 // SIGNING_BEFORE). File store, one process, rounds alternating their order.
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       ],
       [
         "approve(): open the parked session, fold, sign and journal the decision and the terminal record, close",
-        "resume to the tool: resumeRun until the approved tool's handler starts (the decision verified, the meta checked)",
+        "resume to the tool: runAgent's resume until the approved tool's handler starts (the decision verified, the meta checked)",
         "CPU: this process's user and system time over the same span, which other processes' load and the disk's waits leave out",
         "file store; the goal is for the first row (and, on a loaded machine, the CPU row)",
       ],

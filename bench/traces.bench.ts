@@ -12,12 +12,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { startRun, type AgentSettings, type RunOptions } from "../src/agent/agent-loop.js";
+import { startRun, type RunOptions } from "../src/agent/agent-loop.js";
+import { agentSpec } from "../src/agent/agent-spec.js";
 import { ScriptProvider } from "../src/llm/script-provider.js";
 import { FileStore } from "../src/backends/file/file-store.js";
 import { tracedRun } from "../src/telemetry/traced-run.js";
 import { defineTool } from "../src/tools/tool.js";
-import { ToolSet } from "../src/tools/tool-set.js";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { formatMs, formatRatio, goalRatio, machineLine, printTable } from "./report.js";
@@ -39,18 +39,14 @@ async function main(): Promise<void> {
       input: { type: "object", properties: { text: { type: "string" } } },
       run: async () => "noted",
     });
-    const settings: AgentSettings = {
+    const spec = agentSpec({
       provider: new ScriptProvider(script),
       model: "script-bench",
       system: "bench",
-      tools: new ToolSet([note]),
-      parallelTools: false,
-      maxOutputTokens: 1024,
-      maxTokens: 100_000_000,
-      maxIterations: TURNS + 1,
-      thinking: { mode: "off" },
+      tools: [note],
+      budget: { maxOutputTokens: 1024, maxTokens: 100_000_000, maxIterations: TURNS + 1 },
       retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 5000 },
-    };
+    });
     const store = new FileStore({ dir: join(dir, "runs") });
     let n = 0;
     // The time to the answer (what the CLI prints before it sends what is left of the
@@ -59,10 +55,10 @@ async function main(): Promise<void> {
     const once = (traced: boolean) => async (): Promise<{ wall: number; cpu: number }> => {
       const started = performance.now();
       const cpuBefore = process.cpuUsage();
-      const options: RunOptions = { settings, store };
+      const options: RunOptions = { spec, store };
       const runId = `r${++n}`;
       // What `fisk-ai run` does when the environment turns tracing on.
-      const tracing = traced ? await tracedRun({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, { provider: "script", model: settings.model, runId }) : undefined;
+      const tracing = traced ? await tracedRun({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, { provider: "script", model: spec.model, runId }) : undefined;
       if (tracing !== undefined) {
         options.events = tracing.events;
         options.callEnvironment = tracing.callEnvironment;

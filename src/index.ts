@@ -6,9 +6,9 @@
 // "fisk-ai/telemetry". What only the CLI needs stays out of every entry point.
 
 // Running an agent: runAgent with an agent.yaml's settings (loadAgent) or the library's own, and what it reports.
-export { runAgent, COMPACT, type RunAgentOptions, type AgentOutcome } from "./agent/run-agent.js";
+export { runAgent, COMPACT, type RunAgentOptions, type RunSession, type RunContext, type AgentOutcome } from "./agent/run-agent.js";
+export { agentSpec, type AgentOptions, type AgentSpec, type AgentBudget, type AgentRetry, type CompactionOff } from "./agent/agent-spec.js";
 export { loadAgent, type LoadedAgent, type LoadAgentOptions } from "./config/load-agent.js";
-export type { AgentRunOptions } from "./config/run-options.js";
 export type { ConfigOverrides } from "./config/agent-config.js";
 export type { AgentEvents, ChildRunHooks, RunOutcome } from "./agent/events.js";
 export {
@@ -88,7 +88,7 @@ export { titleSession } from "./session/session-title.js";
 export { exportJournal, importJournal, forkSession, type ExportedJournal, type Fork, type ImportOptions } from "./session/transfer.js";
 export { moveSession, type MoveOutcome, type MoveStep } from "./session/move-session.js";
 export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./session/compact-session.js";
-export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions } from "./agent/compaction.js";
+export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions, type CompactionSettings } from "./agent/compaction.js";
 export { planPrune, PROTECTED_STATUSES, type PruneFilters, type PrunePlan } from "./session/prune-plan.js";
 export { pruneSessions, type PruneResult } from "./session/prune-sessions.js";
 export { sessionStats, type SessionStats, type SessionStatsOptions, type StatsBy, type StatsGroup } from "./session/session-stats.js";

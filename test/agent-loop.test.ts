@@ -8,14 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ResumeRefusedError } from "../src/agent/agent-errors.js";
-import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import { resumeRun, startRun } from "../src/agent/agent-loop.js";
+import { agentSpec, type AgentSpec } from "../src/agent/agent-spec.js";
 import { RESUME_REMINDER } from "../src/agent/system-prompt.js";
 import type { AgentEvents } from "../src/agent/events.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn, type ProviderName } from "../src/llm/model-provider.js";
 import { FileStore, type JournalRecord, type Message } from "../src/index.js";
 import { PROTOCOLS } from "../src/journal.js";
 import { defineTool, type Tool } from "../src/tools/tool.js";
-import { ToolSet } from "../src/tools/tool-set.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-loop-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -52,7 +52,7 @@ function fakeModel(replies: Reply[], name: ProviderName = "anthropic") {
 }
 
 /** Tools that log each execution, so a test can count side effects. */
-function countingTools(log: string[], extra: Tool[] = []): ToolSet {
+function countingTools(log: string[], extra: Tool[] = []): Tool[] {
   const echo = defineTool({
     name: "echo",
     description: "echo the text",
@@ -62,23 +62,24 @@ function countingTools(log: string[], extra: Tool[] = []): ToolSet {
       return `echoed ${String(input.text)}`;
     },
   });
-  return new ToolSet([echo, ...extra]);
+  return [echo, ...extra];
 }
 
-function settings(provider: ModelProvider, tools: ToolSet, overrides: Partial<AgentSettings> = {}): AgentSettings {
-  return {
+/** What a test changes of the agent: its model, its tools' concurrency, its run limits. */
+type SpecOverrides = { model?: string; parallelTools?: boolean; maxTokens?: number; maxIterations?: number };
+
+function settings(provider: ModelProvider, tools: readonly Tool[], overrides: SpecOverrides = {}): AgentSpec {
+  return agentSpec({
     provider,
-    model: "test-model",
+    model: overrides.model ?? "test-model",
     system: "You are a test.",
     tools,
-    parallelTools: false,
-    maxOutputTokens: 1024,
-    maxTokens: 100_000,
-    maxIterations: 10,
+    parallelTools: overrides.parallelTools ?? false,
+    budget: { maxOutputTokens: 1024, maxTokens: overrides.maxTokens ?? 100_000, maxIterations: overrides.maxIterations ?? 10 },
     thinking: { mode: "off" },
     retry: { attempts: 3, baseDelayMs: 1, timeoutMs: 5000 },
-    ...overrides,
-  };
+    compaction: { auto: false },
+  });
 }
 
 const TWO_TOOLS_THEN_ANSWER: Reply[] = [
@@ -128,18 +129,15 @@ async function crashAt(
   runId: string,
   replies: Reply[],
   event: "toolFinished" | "assistantTurn",
-  tools: ToolSet = countingTools([]),
-  overrides: Partial<AgentSettings> = {},
+  tools: readonly Tool[] = countingTools([]),
+  overrides: SpecOverrides = {},
 ): Promise<void> {
   const events: AgentEvents = {
     [event]: () => {
       throw new Error(`simulated crash at ${event}`);
     },
   };
-  await assert.rejects(
-    startRun({ settings: settings(fakeModel(replies).provider, tools, overrides), store, events }, { prompt: "go", runId }),
-    /simulated crash/,
-  );
+  await assert.rejects(startRun({ spec: settings(fakeModel(replies).provider, tools, overrides), store, events }, { prompt: "go", runId }), /simulated crash/);
 }
 
 function assertAlternates(messages: readonly Message[]): void {
@@ -150,7 +148,7 @@ describe("the agent loop", () => {
   it("runs a turn of two tools and completes, in memory", async () => {
     const log: string[] = [];
     const model = fakeModel(TWO_TOOLS_THEN_ANSWER);
-    const outcome = await startRun({ settings: settings(model.provider, countingTools(log)) }, { prompt: "go" });
+    const outcome = await startRun({ spec: settings(model.provider, countingTools(log)) }, { prompt: "go" });
     assert.deepEqual(outcome, { runId: outcome.runId, reason: "completed", answer: "All done.", checkpointed: false, counters: outcome.counters });
     assert.deepEqual([outcome.counters.modelCalls, outcome.counters.toolCalls, outcome.counters.inTokens, outcome.counters.outTokens], [2, 2, 20, 10]);
     assert.deepEqual(log, ["a", "b"]);
@@ -165,7 +163,7 @@ describe("the agent loop", () => {
   it("journals exactly the run's records when checkpointed", async () => {
     const store = freshStore();
     const outcome = await startRun(
-      { settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([])), store },
+      { spec: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([])), store },
       { prompt: "go", runId: "journaled" },
     );
     assert.equal(outcome.checkpointed, true);
@@ -195,7 +193,7 @@ describe("the agent loop", () => {
     const replies: Reply[] = [{ tools: [{ name: "slow" }] }, { text: "finished" }];
     const first = fakeModel(replies);
     const tools = countingTools(log, [requestSuspendDuringTool]);
-    const suspended = await startRun({ settings: settings(first.provider, tools), store, suspend }, { prompt: "go", runId: "susp" });
+    const suspended = await startRun({ spec: settings(first.provider, tools), store, suspendSignal: suspend }, { prompt: "go", runId: "susp" });
     assert.equal(suspended.reason, "suspended");
     assert.deepEqual(log, ["slow"], "the tool in flight finished");
     assert.equal(first.requests.length, 1);
@@ -204,7 +202,7 @@ describe("the agent loop", () => {
     const second = fakeModel(replies.slice(1));
     const replayed: Message[][] = [];
     const resumed = await resumeRun(
-      { settings: settings(second.provider, tools), store, events: { replay: (messages) => replayed.push([...messages]) } },
+      { spec: settings(second.provider, tools), store, events: { replay: (messages) => replayed.push([...messages]) } },
       { runId: "susp", force: false },
     );
     assert.deepEqual([resumed.reason, resumed.answer], ["completed", "finished"]);
@@ -228,7 +226,7 @@ describe("the agent loop", () => {
     const reused: boolean[] = [];
     const events: AgentEvents = { toolFinished: (_use, _result, fromJournal) => reused.push(fromJournal) };
     const outcome = await resumeRun(
-      { settings: settings(resumeModel.provider, countingTools(log, [crashing])), store, events },
+      { spec: settings(resumeModel.provider, countingTools(log, [crashing])), store, events },
       { runId: "crashed", force: false },
     );
     assert.equal(outcome.answer, "All done.");
@@ -275,7 +273,7 @@ describe("the agent loop", () => {
       // Killed right after the turn was journaled: as far as the journal tells, pay may have started.
       await crashAt(store, `pay-${index}`, replies, "assistantTurn", countingTools(log, [pay]));
       const outcome = await resumeRun(
-        { settings: settings(fakeModel(replies.slice(1)).provider, countingTools(log, [pay])), store, askRerun },
+        { spec: settings(fakeModel(replies.slice(1)).provider, countingTools(log, [pay])), store, askRerun },
         { runId: `pay-${index}`, force: false },
       );
       const what = `${policy}${askRerun === undefined ? "" : " with an answer"}`;
@@ -298,7 +296,7 @@ describe("the agent loop", () => {
     await crashAt(store, "no-terminal", [{ text: "the answer" }], "assistantTurn");
     assert.deepEqual(kinds(await recordsOf(store, "no-terminal")), ["meta", "assistant"]);
     const resumeModel = fakeModel([]);
-    const outcome = await resumeRun({ settings: settings(resumeModel.provider, countingTools([])), store }, { runId: "no-terminal", force: false });
+    const outcome = await resumeRun({ spec: settings(resumeModel.provider, countingTools([])), store }, { runId: "no-terminal", force: false });
     assert.deepEqual([outcome.reason, outcome.answer, resumeModel.requests.length], ["completed", "the answer", 0]);
     assert.deepEqual((await store.load("no-terminal")).terminal, { reason: "completed" });
   });
@@ -308,7 +306,7 @@ describe("the agent loop", () => {
     await crashAt(answered, "capped-answer", [{ text: "made it" }], "assistantTurn", countingTools([]), { maxIterations: 1, maxTokens: 15 });
     const resumeModel = fakeModel([]);
     const outcome = await resumeRun(
-      { settings: settings(resumeModel.provider, countingTools([]), { maxIterations: 1, maxTokens: 15 }), store: answered },
+      { spec: settings(resumeModel.provider, countingTools([]), { maxIterations: 1, maxTokens: 15 }), store: answered },
       { runId: "capped-answer", force: false },
     );
     assert.deepEqual([outcome.reason, outcome.answer, resumeModel.requests.length], ["completed", "made it", 0]);
@@ -316,7 +314,7 @@ describe("the agent loop", () => {
 
   it("stops for the token budget before the turn's tools run", async () => {
     const log: string[] = [];
-    const outcome = await startRun({ settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools(log), { maxTokens: 16 }) }, { prompt: "go" });
+    const outcome = await startRun({ spec: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools(log), { maxTokens: 16 }) }, { prompt: "go" });
     assert.equal(outcome.reason, "budget");
     assert.match(outcome.message ?? "", /token budget reached: 16 of 16/);
     assert.deepEqual(log, []);
@@ -327,9 +325,9 @@ describe("the agent loop", () => {
     const log: string[] = [];
     const tight = (maxTokens: number) => settings(fakeModel(TWO_TOOLS_THEN_ANSWER.slice(1)).provider, countingTools(log), { maxTokens });
     const first = fakeModel(TWO_TOOLS_THEN_ANSWER);
-    await startRun({ settings: { ...tight(16), provider: first.provider }, store }, { prompt: "go", runId: "broke" });
+    await startRun({ spec: { ...tight(16), provider: first.provider }, store }, { prompt: "go", runId: "broke" });
     await assert.rejects(
-      resumeRun({ settings: tight(16), store }, { runId: "broke", force: false }),
+      resumeRun({ spec: tight(16), store }, { runId: "broke", force: false }),
       refusedWith({
         refusal: "token-budget",
         runId: "broke",
@@ -338,18 +336,18 @@ describe("the agent loop", () => {
       }),
     );
     assert.deepEqual(log, [], "the tools the budget held back did not run");
-    const outcome = await resumeRun({ settings: tight(1000), store }, { runId: "broke", force: true });
+    const outcome = await resumeRun({ spec: tight(1000), store }, { runId: "broke", force: true });
     assert.deepEqual([outcome.reason, log], ["completed", ["a", "b"]]);
   });
 
   it("refuses to resume a run at its iteration cap until the cap is raised", async () => {
     const store = freshStore();
     await startRun(
-      { settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([]), { maxIterations: 1 }), store },
+      { spec: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools([]), { maxIterations: 1 }), store },
       { prompt: "go", runId: "capped" },
     );
     await assert.rejects(
-      resumeRun({ settings: settings(fakeModel([]).provider, countingTools([]), { maxIterations: 1 }), store }, { runId: "capped", force: false }),
+      resumeRun({ spec: settings(fakeModel([]).provider, countingTools([]), { maxIterations: 1 }), store }, { runId: "capped", force: false }),
       refusedWith({
         refusal: "iteration-cap",
         runId: "capped",
@@ -371,7 +369,7 @@ describe("the agent loop", () => {
         ],
       },
     ]);
-    const outcome = await startRun({ settings: settings(model.provider, countingTools(log)), store }, { prompt: "go", runId: "twins" });
+    const outcome = await startRun({ spec: settings(model.provider, countingTools(log)), store }, { prompt: "go", runId: "twins" });
     assert.deepEqual([outcome.reason, outcome.message], ["error", "the model returned two tool calls with the id call_0"]);
     assert.deepEqual(log, []);
     assert.deepEqual(kinds(await recordsOf(store, "twins")), ["meta", "terminal"], "the session still folds and can be resumed");
@@ -379,10 +377,7 @@ describe("the agent loop", () => {
 
   it("stops at the iteration cap at a boundary", async () => {
     const log: string[] = [];
-    const outcome = await startRun(
-      { settings: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools(log), { maxIterations: 1 }) },
-      { prompt: "go" },
-    );
+    const outcome = await startRun({ spec: settings(fakeModel(TWO_TOOLS_THEN_ANSWER).provider, countingTools(log), { maxIterations: 1 }) }, { prompt: "go" });
     assert.equal(outcome.reason, "max_iterations");
     assert.deepEqual(log, ["a", "b"], "the turn's tools ran before the boundary");
   });
@@ -391,19 +386,19 @@ describe("the agent loop", () => {
     const retries: number[] = [];
     const flaky = fakeModel([new ModelCallError("overloaded", { retryable: true, status: 529 }), { text: "ok" }]);
     const outcome = await startRun(
-      { settings: settings(flaky.provider, countingTools([])), events: { modelCallRetrying: (attempt) => retries.push(attempt) } },
+      { spec: settings(flaky.provider, countingTools([])), events: { modelCallRetrying: (attempt) => retries.push(attempt) } },
       { prompt: "go" },
     );
     assert.deepEqual([outcome.reason, retries, flaky.requests.length], ["completed", [1], 2]);
 
     const store = freshStore();
     const down = fakeModel([1, 2, 3].map(() => new ModelCallError("API 500", { retryable: true, status: 500 })));
-    const failed = await startRun({ settings: settings(down.provider, countingTools([])), store }, { prompt: "go", runId: "down" });
+    const failed = await startRun({ spec: settings(down.provider, countingTools([])), store }, { prompt: "go", runId: "down" });
     assert.deepEqual([failed.reason, failed.message, down.requests.length], ["error", "model call failed: API 500", 3]);
     assert.deepEqual((await store.load("down")).terminal, { reason: "error", message: "model call failed: API 500" });
 
     const refused = fakeModel([new ModelCallError("API 400 invalid_request_error", { retryable: false, status: 400 })]);
-    const outcome400 = await startRun({ settings: settings(refused.provider, countingTools([])) }, { prompt: "go" });
+    const outcome400 = await startRun({ spec: settings(refused.provider, countingTools([])) }, { prompt: "go" });
     assert.deepEqual([outcome400.reason, refused.requests.length], ["error", 1]);
   });
 
@@ -424,7 +419,7 @@ describe("the agent loop", () => {
       },
     });
     const model = fakeModel([{ tools: [{ name: "wait" }, { name: "wait" }, { name: "wait" }] }, { text: "done" }]);
-    await startRun({ settings: settings(model.provider, new ToolSet([wait]), { parallelTools: true }), store }, { prompt: "go", runId: "par" });
+    await startRun({ spec: settings(model.provider, [wait], { parallelTools: true }), store }, { prompt: "go", runId: "par" });
     assert.ok(overlapped, "the tools ran at the same time");
     assert.equal((await store.load("par")).counters.toolCalls, 3);
   });
@@ -453,7 +448,7 @@ describe("the agent loop", () => {
       },
     };
     await assert.rejects(
-      startRun({ settings: settings(model.provider, countingTools(finished, [slow]), { parallelTools: true }), events: failOnFast }, { prompt: "go" }),
+      startRun({ spec: settings(model.provider, countingTools(finished, [slow]), { parallelTools: true }), events: failOnFast }, { prompt: "go" }),
       /the journal failed/,
     );
     assert.deepEqual(finished, ["fast", "slow"], "the slow tool had finished when the run failed");
@@ -463,7 +458,7 @@ describe("the agent loop", () => {
     const log: string[] = [];
     const guarded = defineTool({ name: "rm", description: "", input: { type: "object" }, confirm: true, run: async () => (log.push("rm"), "removed") });
     const model = fakeModel([{ tools: [{ name: "nope" }, { name: "rm" }] }, { text: "ok" }]);
-    await startRun({ settings: settings(model.provider, countingTools(log, [guarded])) }, { prompt: "go" });
+    await startRun({ spec: settings(model.provider, countingTools(log, [guarded])) }, { prompt: "go" });
     const results = model.requests[1]?.messages[2]?.content ?? [];
     assert.deepEqual(
       results.map((block) => (block.type === "tool_result" ? [block.is_error, String(block.content).split(";")[0]] : [])),
@@ -481,7 +476,7 @@ describe("the agent loop", () => {
   describe("the resume guard", () => {
     async function suspendedRun(store: FileStore, runId: string): Promise<void> {
       const suspend = AbortSignal.abort();
-      await startRun({ settings: settings(fakeModel([]).provider, countingTools([])), store, suspend }, { prompt: "go", runId });
+      await startRun({ spec: settings(fakeModel([]).provider, countingTools([])), store, suspendSignal: suspend }, { prompt: "go", runId });
     }
 
     it("refuses a changed configuration with one line per change, and force proceeds", async () => {
@@ -489,7 +484,7 @@ describe("the agent loop", () => {
       await suspendedRun(store, "guarded");
       const changed = settings(fakeModel([{ text: "forced" }]).provider, countingTools([]), { model: "other", maxIterations: 9 });
       await assert.rejects(
-        resumeRun({ settings: changed, store }, { runId: "guarded", force: false }),
+        resumeRun({ spec: changed, store }, { runId: "guarded", force: false }),
         refusedWith({
           refusal: "configuration-changed",
           runId: "guarded",
@@ -499,7 +494,7 @@ describe("the agent loop", () => {
             "cannot resume session guarded: its configuration changed:\n  model: test-model -> other\n  max_iterations: 10 -> 9\nrestore the configuration, or pass force to resume anyway",
         }),
       );
-      const outcome = await resumeRun({ settings: changed, store }, { runId: "guarded", force: true });
+      const outcome = await resumeRun({ spec: changed, store }, { runId: "guarded", force: true });
       assert.equal(outcome.answer, "forced");
     });
 
@@ -508,7 +503,7 @@ describe("the agent loop", () => {
       await suspendedRun(store, "provider");
       const openai = settings(fakeModel([{ text: "x" }], "openai").provider, countingTools([]));
       await assert.rejects(
-        resumeRun({ settings: openai, store }, { runId: "provider", force: true }),
+        resumeRun({ spec: openai, store }, { runId: "provider", force: true }),
         refusedWith({
           refusal: "provider-changed",
           runId: "provider",
@@ -521,9 +516,9 @@ describe("the agent loop", () => {
 
     it("refuses a completed run", async () => {
       const store = freshStore();
-      await startRun({ settings: settings(fakeModel([{ text: "done" }]).provider, countingTools([])), store }, { prompt: "go", runId: "done" });
+      await startRun({ spec: settings(fakeModel([{ text: "done" }]).provider, countingTools([])), store }, { prompt: "go", runId: "done" });
       await assert.rejects(
-        resumeRun({ settings: settings(fakeModel([]).provider, countingTools([])), store }, { runId: "done", force: true }),
+        resumeRun({ spec: settings(fakeModel([]).provider, countingTools([])), store }, { runId: "done", force: true }),
         refusedWith({ refusal: "completed", runId: "done", message: "session done is completed: there is nothing to resume" }),
       );
     });

@@ -53,7 +53,7 @@ describe("agentTool's reads of a child", () => {
       tools: [researcher],
     };
     const memory = new MemoryStore();
-    await assert.rejects(runAgent({ ...lead, store: memory, runId: "lead", prompt: "Lead", abort: crash.signal }));
+    await assert.rejects(runAgent({ ...lead, store: memory, runId: "lead", prompt: "Lead", abortSignal: crash.signal }));
     const { store, reads } = counting(memory);
     const outcome = await runAgent({ ...lead, store, resume: "lead" });
     assert.equal(outcome.answer, "lead done");

@@ -289,7 +289,11 @@ describe("AnthropicProvider", () => {
     const hi = user({ type: "text", text: "hi" });
     const cached = (text: string): Anthropic.TextBlockParam => ({ type: "text", text, cache_control: { type: "ephemeral" } });
 
-    const cases: { name: string; params: Partial<Anthropic.MessageCreateParamsNonStreaming>; error: RegExp }[] = [
+    const cases: {
+      name: string;
+      params: { [K in keyof Anthropic.MessageCreateParamsNonStreaming]?: Anthropic.MessageCreateParamsNonStreaming[K] | undefined };
+      error: RegExp;
+    }[] = [
       {
         name: "a tool_use not answered in the next message",
         params: { messages: [hi, assistant(toolUse("toolu_1")), user({ type: "text", text: "well?" })] },

@@ -25,9 +25,9 @@ import {
   type RunAgentOptions,
   type Store,
 } from "../src/index.js";
-import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import { resumeRun, startRun } from "../src/agent/agent-loop.js";
+import { agentSpec, type AgentSpec } from "../src/agent/agent-spec.js";
 import { storeContract } from "../src/journal.js";
-import { ToolSet } from "../src/tools/tool-set.js";
 import { startFakeAnthropic, type AnthropicReply, type AnthropicTurn, type FakeServer } from "./helpers/fake-anthropic-server.js";
 
 const KEY = "sk-ant-test-approvals";
@@ -298,22 +298,22 @@ describe("approvals in the library", () => {
     });
     let asks = 0;
     const confirm = async () => (asks++, true);
-    const settings = (): AgentSettings => ({
-      provider: new AnthropicProvider({ apiKey: KEY, baseURL: server.url }),
-      model: "claude-sonnet-4-5",
-      system: "s",
-      tools: new ToolSet([send]),
-      parallelTools: false,
-      maxOutputTokens: 1000,
-      maxTokens: 100_000,
-      maxIterations: 10,
-      thinking: { mode: "off" },
-      retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 10_000 },
-    });
+    const settings = (): AgentSpec =>
+      agentSpec({
+        provider: new AnthropicProvider({ apiKey: KEY, baseURL: server.url }),
+        model: "claude-sonnet-4-5",
+        system: "s",
+        tools: [send],
+        parallelTools: false,
+        budget: { maxOutputTokens: 1000, maxTokens: 100_000, maxIterations: 10 },
+        thinking: { mode: "off" },
+        retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 10_000 },
+        compaction: { auto: false },
+      });
     // The loop's own abort signal is a crash: nothing more is journaled.
-    await assert.rejects(startRun({ settings: settings(), store, confirm, decidedBy: "terminal", signal: crash.signal }, { prompt: "send", runId: "c" }));
+    await assert.rejects(startRun({ spec: settings(), store, confirm, decidedBy: "terminal", abortSignal: crash.signal }, { prompt: "send", runId: "c" }));
     assert.deepEqual(kinds(await records(store, "c")), ["meta", "assistant", "approval_decision"]);
-    const done = await resumeRun({ settings: settings(), store, confirm }, { runId: "c", force: false });
+    const done = await resumeRun({ spec: settings(), store, confirm }, { runId: "c", force: false });
     assert.equal(done.answer, "done");
     assert.equal(asks, 1, "the journaled yes is not asked again");
     assert.equal(runs, 2, "the call a crash cut short runs again under on_crash: rerun");

@@ -63,7 +63,7 @@ interface Workspace {
   records(runId: string): Record<string, unknown>[];
 }
 
-function workspace(options: { session?: string; approvalTimeout?: string; sendNeverReruns?: boolean; keyring?: string } = {}): Workspace {
+function workspace(options: { session?: string; approvalTimeout?: string; sendNeverReruns?: boolean; keyring?: string | undefined } = {}): Workspace {
   const dir = join(root, `ws-${++workspaces}`);
   mkdirSync(dir);
   const sideLog = join(dir, "side.log");

@@ -1,4 +1,4 @@
-// covers: src/cli/init/init.ts, src/cli/init/init-command.ts
+// covers: src/cli/init/init.ts
 // process: shared
 // `fisk-ai init [DIR]` through the real CLI: the agent.yaml it writes passes agent.yaml's
 // JSON Schema (which it names for editors) and the loader, runs offline as its comment says,

@@ -1,4 +1,4 @@
-// covers: src/cli/submit/submit.ts, src/cli/submit/submit-command.ts, src/pool/submit-run.ts, src/pool/worker.ts, src/cli/queue/suspend.ts
+// covers: src/cli/submit/submit.ts, src/pool/submit-run.ts, src/pool/worker.ts, src/cli/queue/suspend.ts
 // The worker pool on the file store against the strict fake model server, through the
 // real CLI: follow-ups to a running session (--if-running queue|reject|interrupt), a
 // rolling deploy (SIGTERM chaos) and a second SIGTERM, tools run where the run was

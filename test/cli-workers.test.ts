@@ -1,5 +1,5 @@
 // covers: src/cli/queue/table.ts, src/cli/submit/submit.ts, src/cli/worker/worker.ts, src/cli/queue/rm.ts, src/cli/context/queue-context.ts, src/cli/context/subcommands.ts
-// covers: src/cli/submit/submit-command.ts, src/cli/worker/worker-command.ts, src/pool/drive-claimed.ts, src/queue/orphans.ts
+// covers: src/cli/context/pool-context.ts, src/pool/drive-claimed.ts, src/queue/orphans.ts
 // covers: src/queue/held-run-store.ts
 // covers: src/pool/withdraw-run.ts
 // The worker pool on the file store, through the real CLI: submit, worker, queue ls/rm,

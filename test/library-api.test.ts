@@ -94,7 +94,7 @@ describe("runAgent", () => {
     const provider = new AnthropicProvider({ apiKey: KEY, baseURL: server.url });
     const events: string[] = [];
     const trace: AgentEvents = { runStarted: (info) => events.push(`started resumed=${info.resumed}`), runFinished: (outcome) => events.push(outcome.reason) };
-    const first = await runAgent({ provider, model: "m", prompt: "go", tools: [step], store, runId: "lib-1", signal: suspend.signal, events: trace });
+    const first = await runAgent({ provider, model: "m", prompt: "go", tools: [step], store, runId: "lib-1", suspendSignal: suspend.signal, events: trace });
     assert.deepEqual([first.reason, first.runId, first.checkpointed, first.counters.modelCalls], ["suspended", "lib-1", true, 1]);
     const second = await runAgent({ provider, model: "m", tools: [step], store, resume: "lib-1", events: trace });
     assert.deepEqual([second.reason, second.answer, second.counters.modelCalls, second.counters.toolCalls], ["completed", "done", 2, 1]);
@@ -147,7 +147,7 @@ describe("runAgent", () => {
     const store = new MemoryStore();
     t.after(() => store.close());
     // Aborted before it starts: suspended at its first step, before any model call.
-    const paused = await runAgent({ provider, model: "m", prompt: "hi", store, runId: "paused", signal: AbortSignal.abort() });
+    const paused = await runAgent({ provider, model: "m", prompt: "hi", store, runId: "paused", suspendSignal: AbortSignal.abort() });
     assert.equal(paused.reason, "suspended");
     const refused = await runAgent({ provider, model: "other", store, resume: "paused" }).then(
       () => assert.fail("the resume went ahead"),

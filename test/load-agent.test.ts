@@ -47,7 +47,7 @@ describe("loadAgent", () => {
     const store = await agent.openStore();
     t.after(() => store.close());
     const typed = ["and bread"];
-    const chat = await runAgent({ ...agent.options, store, prompt: "what is on my list?", nextPrompt: async () => typed.shift() });
+    const chat = await runAgent({ ...agent.spec, store, prompt: "what is on my list?", nextPrompt: async () => typed.shift() });
     assert.equal(chat.reason, "suspended", "a chat whose input ends is suspended, so it can be taken up again");
 
     const systems = server.requests.map((request) => JSON.stringify((request.body as { system: unknown }).system));
@@ -55,7 +55,7 @@ describe("loadAgent", () => {
     for (const system of systems) assert.match(system, /shopping/, "the memory index joins the system prompt");
     assert.equal(lastUserText(server.requests[1]?.body as { messages: SentMessage[] }), "and bread");
 
-    const followUp = await runAgent({ ...agent.options, store, resume: chat.runId, followUp: "one line please" });
+    const followUp = await runAgent({ ...agent.spec, store, resume: chat.runId, followUp: "one line please" });
     assert.equal(followUp.reason, "completed");
     assert.equal(followUp.answer, "answer to: one line please");
 
@@ -71,7 +71,7 @@ describe("loadAgent", () => {
     writeFileSync(config, "provider: script\nscript: ./s.script.yaml\n");
     const agent = await loadAgent(config);
     await assert.rejects(
-      runAgent({ ...agent.options, prompt: "hi", followUp: "more" }),
+      runAgent({ ...agent.spec, prompt: "hi", followUp: "more" }),
       (error: unknown) => error instanceof ConfigError && /followUp/.test(error.message),
     );
     await agent.close();

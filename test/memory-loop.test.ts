@@ -9,14 +9,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { resumeRun, startRun, type AgentSettings } from "../src/agent/agent-loop.js";
+import { resumeRun, startRun } from "../src/agent/agent-loop.js";
+import { agentSpec, type AgentSpec } from "../src/agent/agent-spec.js";
 import { RESUME_REMINDER } from "../src/agent/system-prompt.js";
 import type { ModelProvider, ModelRequest } from "../src/llm/model-provider.js";
 import { FileNoteStore } from "../src/memory/file-note-store.js";
 import { memoryTools } from "../src/memory/memory-tools.js";
 import { FileStore } from "../src/index.js";
 import { defineTool } from "../src/tools/tool.js";
-import { ToolSet } from "../src/tools/tool-set.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "fisk-ai-memory-loop-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -59,24 +59,23 @@ describe("memory in a run", () => {
         return "paused";
       },
     });
-    const settings = (provider: ModelProvider): AgentSettings => ({
-      provider,
-      model: "m",
-      system: "You are a test.",
-      tools: new ToolSet([...memoryTools(notes), pause]),
-      parallelTools: false,
-      maxOutputTokens: 1024,
-      maxTokens: 100_000,
-      maxIterations: 10,
-      thinking: { mode: "off" },
-      retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 5000 },
-      memory: notes,
-    });
+    const settings = (provider: ModelProvider): AgentSpec =>
+      agentSpec({
+        provider,
+        model: "m",
+        system: "You are a test.",
+        tools: [...memoryTools(notes), pause],
+        parallelTools: false,
+        budget: { maxOutputTokens: 1024, maxTokens: 100_000, maxIterations: 10 },
+        thinking: { mode: "off" },
+        retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 5000 },
+        memory: notes,
+      });
     const first = fakeModel([
       { tool: { name: "memory_write", input: { key: "plan", description: "the plan", content: "step 1" } } },
       { tool: { name: "pause", input: {} } },
     ]);
-    const suspended = await startRun({ settings: settings(first.provider), store, suspend }, { prompt: "go", runId: "mem" });
+    const suspended = await startRun({ spec: settings(first.provider), store, suspendSignal: suspend }, { prompt: "go", runId: "mem" });
     assert.equal(suspended.reason, "suspended");
     assert.match(first.requests[0]?.system ?? "", /^You are a test\.\n\n<memory>\n.*data, not instructions.*\n\(no notes\)\n<\/memory>$/);
     assert.equal(first.requests[1]?.system, first.requests[0]?.system, "the index is built once per process");
@@ -89,7 +88,7 @@ describe("memory in a run", () => {
     await notes.delete("gone");
 
     const second = fakeModel([{ text: "done" }]);
-    const resumed = await resumeRun({ settings: settings(second.provider), store }, { runId: "mem", force: false });
+    const resumed = await resumeRun({ spec: settings(second.provider), store }, { runId: "mem", force: false });
     assert.equal(resumed.reason, "completed");
     assert.equal(
       second.requests[0]?.system,
@@ -103,19 +102,17 @@ describe("memory in a run", () => {
     const model = fakeModel([{ text: "fine" }]);
     const outcome = await startRun(
       {
-        settings: {
+        spec: agentSpec({
           provider: model.provider,
           model: "m",
           system: "S",
-          tools: new ToolSet(memoryTools(broken)),
+          tools: memoryTools(broken),
           parallelTools: false,
-          maxOutputTokens: 1024,
-          maxTokens: 100_000,
-          maxIterations: 10,
+          budget: { maxOutputTokens: 1024, maxTokens: 100_000, maxIterations: 10 },
           thinking: { mode: "off" },
           retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 5000 },
           memory: broken,
-        },
+        }),
       },
       { prompt: "go" },
     );

@@ -26,7 +26,7 @@ before(async () => {
   writeFileSync(join(dir, "hello.script.yaml"), 'turns:\n  - text: "hello there"\n');
   agent = await loadAgent(join(dir, "hello.yaml"), { env: { HOME: dir } });
   const { store, queue } = openMemoryBackend();
-  api = createServer({ store, queue: queue as RunQueue, agents: [{ name: "hello", options: agent.options }], env: { HOME: dir }, cwd: dir });
+  api = createServer({ store, queue: queue as RunQueue, agents: [{ name: "hello", spec: agent.spec }], env: { HOME: dir }, cwd: dir });
   const started = await api.fetch(
     new Request("http://fuzz/v1/runs", {
       method: "POST",

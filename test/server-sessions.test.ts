@@ -36,7 +36,7 @@ const listening: ServerType[] = [];
 
 /** createServer on `options` (beside the store, queue and agent), listening on a free port of 127.0.0.1. */
 async function mounted(options: Partial<ServerOptions> = {}): Promise<{ url: string; client: FiskClient }> {
-  const api = createServer({ store, queue, agents: [{ name: "hello", options: agent.options }], env, cwd: dir, ...options });
+  const api = createServer({ store, queue, agents: [{ name: "hello", spec: agent.spec }], env, cwd: dir, ...options });
   const server = await new Promise<ServerType>((resolve) => {
     const started: ServerType = serve({ fetch: api.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(started));
   });
@@ -54,7 +54,7 @@ before(async () => {
   writeFileSync(join(dir, "hello.script.yaml"), 'turns:\n  - text: "hello there"\n');
   agent = await loadAgent(join(dir, "hello.yaml"), { env });
   ({ store, queue } = await poolBackend(agent.openBackend()));
-  worker = new Worker({ store, queue, agents: [agent.options], pollMs: 20 });
+  worker = new Worker({ store, queue, agents: [agent.spec], pollMs: 20 });
   working = worker.run();
 });
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ConfigError } from "../src/agent/agent-errors.js";
 import { loadAgentConfig } from "../src/config/agent-config.js";
-import { runOptionsFromConfig } from "../src/config/run-options.js";
+import { agentSpecFromConfig } from "../src/config/run-options.js";
 import { agentTool, type ModelProvider } from "../src/index.js";
 import { childRunId, isValidRunId, RUN_ID_MAX_LENGTH } from "../src/journal.js";
 
@@ -26,7 +26,7 @@ function file(name: string, text: string): string {
 
 const refuses = (path: string, pattern: RegExp) =>
   assert.rejects(
-    async () => runOptionsFromConfig(loadAgentConfig(path), { ANTHROPIC_API_KEY: "k" }),
+    async () => agentSpecFromConfig(loadAgentConfig(path), { ANTHROPIC_API_KEY: "k" }),
     (error: unknown) => error instanceof ConfigError && pattern.test(error.message) && !error.message.includes("\n"),
   );
 
@@ -63,7 +63,7 @@ describe("agent: tools in agent.yaml", () => {
 
   it("offers the model a tool of prompt and title", async () => {
     file("child.yaml", "system: child\n");
-    const options = await runOptionsFromConfig(loadAgentConfig(file("ok.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./child.yaml\n")), {
+    const options = await agentSpecFromConfig(loadAgentConfig(file("ok.yaml", "tools:\n  - name: r\n    description: d\n    agent: ./child.yaml\n")), {
       ANTHROPIC_API_KEY: "k",
     });
     const tool = options.tools?.find((candidate) => candidate.name === "r");

@@ -137,7 +137,7 @@ describe("traces of a tree of sessions", () => {
     const store = new MemoryStore();
     const crash = new AbortController();
     const { lead } = tree(crash);
-    await assert.rejects(runAgent({ ...lead, store, runId: "crashed", prompt: "Lead", abort: crash.signal, ...traced(provider) }));
+    await assert.rejects(runAgent({ ...lead, store, runId: "crashed", prompt: "Lead", abortSignal: crash.signal, ...traced(provider) }));
     const child = childRunId("crashed", LEAD_CALL);
     const outcome = await runAgent({ ...lead, store, resume: "crashed", ...traced(provider, await recordsOf(store, "crashed")) });
     assert.equal(outcome.answer, "lead done");

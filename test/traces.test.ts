@@ -15,11 +15,11 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { InMemorySpanExporter, RandomIdGenerator, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { startRun } from "../src/agent/agent-loop.js";
+import { agentSpec } from "../src/agent/agent-spec.js";
 import { ScriptProvider } from "../src/llm/script-provider.js";
 import { runTracing, sessionIdGenerator } from "../src/telemetry/index.js";
 import { sessionTraceId, toolSpanId } from "../src/telemetry/trace-ids.js";
 import { defineTool } from "../src/tools/tool.js";
-import { ToolSet } from "../src/tools/tool-set.js";
 import { journalRecords } from "./helpers/journal-file.js";
 import { startNatsServer } from "./helpers/nats-server.js";
 import { skipWithout } from "./helpers/programs.js";
@@ -342,19 +342,17 @@ describe("a program's own tracer provider", () => {
     writeFileSync(script, "turns:\n  - tool_calls: [{ name: note }]\n  - text: done\n");
     const note = defineTool({ name: "note", description: "note it", input: { type: "object", properties: {} }, run: async () => "noted" });
     const tracing = runTracing({ tracerProvider: provider, provider: "script", model: "m", sessionIds });
-    const settings = {
+    const spec = agentSpec({
       provider: new ScriptProvider(script),
       model: "m",
       system: "s",
-      tools: new ToolSet([note]),
+      tools: [note],
       parallelTools: false,
-      maxOutputTokens: 100,
-      maxTokens: 1_000_000,
-      maxIterations: 5,
+      budget: { maxOutputTokens: 100, maxTokens: 1_000_000, maxIterations: 5 },
       thinking: { mode: "off" as const },
       retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 1000 },
-    };
-    const outcome = await startRun({ settings, events: tracing.events, callEnvironment: tracing.callEnvironment }, { prompt: "go", runId });
+    });
+    const outcome = await startRun({ spec, events: tracing.events, callEnvironment: tracing.callEnvironment }, { prompt: "go", runId });
     assert.equal(outcome.reason, "completed");
   }
 

@@ -1,4 +1,4 @@
-// covers: src/cli/viewer/screen-text.ts, src/cli/viewer/transcript-pager.ts, src/backends/file/file-store.ts
+// covers: src/cli/viewer/screen-text.ts, src/cli/viewer/transcript-pager.ts, src/backends/file/file-store.ts, src/cli/text/transcript-entry.ts
 // covers: src/backends/memory/memory-store.ts, src/runstate/records/journal-codec.ts
 // process: shared
 // The viewer's first screen costs what it shows (issue 37): the pager reads the records

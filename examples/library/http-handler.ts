@@ -51,7 +51,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       ...model,
       tools: [fetchUrl],
       store,
-      signal: hungUp.signal,
+      suspendSignal: hungUp.signal,
       ...(prompt === undefined ? { resume: runId } : { prompt: String(prompt), runId }),
     });
     console.error(`session ${runId}: ${outcome.reason}`);

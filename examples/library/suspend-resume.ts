@@ -54,7 +54,7 @@ try {
         }),
     tools: [count],
     store,
-    signal: suspend.signal,
+    suspendSignal: suspend.signal,
     ...(command === "start" ? { prompt: argument } : { resume: argument }),
   });
   console.log(JSON.stringify({ runId: outcome.runId, reason: outcome.reason, answer: outcome.answer, toolCalls: outcome.counters.toolCalls }));

@@ -2,14 +2,13 @@
 // the assistant turn is journaled before any tool runs, so a crash mid-batch never pays
 // for the call again, and each tool result is journaled the instant its tool completes,
 // so a crash repeats at most the one tool whose result never reached the journal.
-import { callWithRetries, type RetryPolicy } from "../llm/call-with-retries.js";
-import { ModelCallError, type ModelProvider, type ModelTurn, type ThinkingConfig } from "../llm/model-provider.js";
+import { callWithRetries } from "../llm/call-with-retries.js";
+import { ModelCallError, type ModelTurn } from "../llm/model-provider.js";
 import type { RunState } from "../runstate/views/fold.js";
 import {
   CHILD_RECORD_VERSION,
   isOtherBlock,
   PROTOCOLS,
-  RECORD_VERSION,
   type ParentLink,
   type AssistantMessage,
   type AssistantPayload,
@@ -25,11 +24,11 @@ import { checkedTenant, tenantField } from "../runstate/store/tenant.js";
 import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
 import { CallHeld, type ChildRunStart, type ToolContext, type TreeBudget } from "../tools/tool.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
-import { RunCompaction, type CompactionSettings } from "./compaction.js";
+import { RunCompaction } from "./compaction.js";
+import { compactionInEffect, toolSetOf, type AgentSpec } from "./agent-spec.js";
 import { cannotHaveRun, decideCall, parkCalls, waitingMessage, type AskUser, type BatchApprovals } from "./approvals.js";
 import { CHAT_ENDED, type AgentEvents, type ChildRunHooks, type RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, type FingerprintStyle } from "./fingerprint.js";
-import type { NoteStore } from "../memory/note-store.js";
 import { installationKeys, type InstallationKeys } from "../trust/installation-keys.js";
 import { signMeta } from "../trust/signatures.js";
 import { foreignReason } from "../trust/session-trust.js";
@@ -40,117 +39,94 @@ import { waitingCalls, type WaitingCall } from "./waiting-calls.js";
 import { partFirstSeq } from "./run-parts.js";
 import { movedError } from "../runstate/errors.js";
 
-export interface AgentSettings {
-  provider: ModelProvider;
-  model: string;
-  system: string;
-  tools: ToolSet;
-  parallelTools: boolean;
-  maxOutputTokens: number;
-  /** The run's budget over all four token tiers. */
-  maxTokens: number;
-  maxIterations: number;
-  thinking: ThinkingConfig;
-  retry: RetryPolicy;
-  /** Notes kept across runs: their index joins the system prompt (never the fingerprint). */
-  memory?: NoteStore;
-  /** When the conversation is compacted; without it, only by hand (never the fingerprint). */
-  compaction?: CompactionSettings;
-  /** A parked call undecided this long is denied ("timed out") at the next resume. */
-  approvalTimeoutMs?: number;
-}
-
+/** What the loop runs: the agent, and the run's context (runAgent's RunContext, the keys resolved). */
 export interface RunOptions {
-  settings: AgentSettings;
+  spec: AgentSpec;
   /** Journal the run here (--checkpoint); without it the run lives in memory. */
-  store?: Store;
-  events?: AgentEvents;
+  store?: Store | undefined;
+  events?: AgentEvents | undefined;
   /** Asked whether a `confirm: true` call may run; without it a checkpointed run parks the call, another denies it. */
-  confirm?: ConfirmToolCall;
+  confirm?: ConfirmToolCall | undefined;
   /** Answers ask_user on the spot; without it a checkpointed run parks the question, another answers it with an error. */
-  askUser?: AskUser;
+  askUser?: AskUser | undefined;
   /** Who `confirm` and `askUser` speak for, journaled with their decisions (default `callback`). */
-  decidedBy?: string;
+  decidedBy?: string | undefined;
   /** For an `on_crash: ask` call a resume finds unanswered: run it again? Without it, no. */
-  askRerun?: ConfirmToolCall;
+  askRerun?: ConfirmToolCall | undefined;
   /** Aborted by the first SIGINT/SIGTERM: honored at the next loop boundary only (and by the child sessions the run's calls start). */
-  suspend?: AbortSignal;
+  suspendSignal?: AbortSignal | undefined;
   /** Aborts at once, journaling nothing more: crash semantics. */
-  signal?: AbortSignal;
+  abortSignal?: AbortSignal | undefined;
   /**
    * A chat: after each final answer the loop asks for the next prompt, journals it as a
    * `user` record and goes on. `undefined` ends the chat, journaled `suspended` so it can
    * be resumed. Without it a final answer completes the run. `COMPACT` compacts the
    * conversation (a chat's `/compact`) and asks again.
    */
-  nextPrompt?: () => Promise<string | typeof COMPACT | undefined>;
+  nextPrompt?: (() => Promise<string | typeof COMPACT | undefined>) | undefined;
   /** Variables a call's processes get besides their environment: the call's trace context when the run is traced (telemetry/run-tracing.ts). */
-  callEnvironment?: (runId: string, use: ToolUseBlock) => Record<string, string>;
+  callEnvironment?: ((runId: string, use: ToolUseBlock) => Record<string, string>) | undefined;
   /** Told of each child session the run's calls start: what that run is given (a tracer's events for it). */
-  childRuns?: (child: ChildRunStart) => ChildRunHooks;
+  childRuns?: ((child: ChildRunStart) => ChildRunHooks) | undefined;
   /** The directory command tools run in; the process's own when absent. A worker drives a pooled run in the directory it was submitted from. */
-  toolCwd?: string;
+  toolCwd?: string | undefined;
   /** For a child session: its parent's budget, which its tokens count against too and which stops it when used up. */
-  parentBudget?: TreeBudget;
+  parentBudget?: TreeBudget | undefined;
   /** For a child session: the deepest a session of its tree may be (agent-tool.ts). */
-  treeMaxDepth?: number;
+  treeMaxDepth?: number | undefined;
   /** What decisions and the meta are verified and signed with; default the installation's for the store (installationKeys). */
-  keys?: InstallationKeys;
+  keys?: InstallationKeys | undefined;
 }
 
 /** What `nextPrompt` answers to have the conversation compacted before the next prompt. */
 export const COMPACT = Symbol("compact");
 
-/** What a new run records about itself in its meta record, besides the prompt. */
+/** What a new run records about itself in its meta record, besides the prompt and what its AgentSpec says (record version, agent.yaml). */
 export interface RunStart {
   prompt: string;
-  runId?: string;
+  runId?: string | undefined;
   /** Started as a chat (`--chat`): a resume reopens its input. */
-  interactive?: boolean;
+  interactive?: boolean | undefined;
   /** The absolute working directory its tools run in. */
-  cwd?: string;
-  /** The absolute path of the agent.yaml it was started with. */
-  config?: string;
-  /**
-   * The journal's record version: 2 (the default, RECORD_VERSION) or 3, the Go
-   * implementation's current format, which it can resume; version 3 keeps tool results as
-   * text and records neither `cwd` nor `config`.
-   */
-  recordVersion?: 2 | 3;
+  cwd?: string | undefined;
   /** A title, journaled right after the meta record. */
-  title?: string;
+  title?: string | undefined;
   /** Makes the run a child session: its meta names its parent and is of CHILD_RECORD_VERSION, whatever `recordVersion` says. */
-  parent?: ParentLink;
+  parent?: ParentLink | undefined;
   /** The tenant a shared service runs the session for, journaled in its meta (none for the default tenant). */
-  tenant?: string;
+  tenant?: string | undefined;
 }
 
 export interface RunResume {
   runId: string;
   force: boolean;
   /** A prompt to take the session further: journaled as a `user` record, also after a terminal one. */
-  followUp?: string;
+  followUp?: string | undefined;
   /**
    * For a session moved to another store (`to`, as its moved record names it): whether
    * that store holds it. A move counts once it does; one cut short before leaves this copy
    * the one to resume, and resuming it cancels the move. Without it a moved session is
    * refused (ERR_MOVED).
    */
-  movedHeld?: (to: string) => Promise<boolean>;
+  movedHeld?: ((to: string) => Promise<boolean>) | undefined;
 }
 
-/** The meta record a new run of `settings` starts its journal with (startRun's, and a submitted run's). */
-export function newRunMeta(settings: AgentSettings, start: RunStart): MetaPayload {
-  const version = start.parent === undefined ? (start.recordVersion ?? RECORD_VERSION) : CHILD_RECORD_VERSION;
+/**
+ * The meta record a new run of `spec` starts its journal with (startRun's, and a submitted
+ * run's), in the spec's record version: version 3, the Go implementation's current format,
+ * keeps tool results as text and records neither `cwd` nor `config`.
+ */
+export function newRunMeta(spec: AgentSpec, start: RunStart): MetaPayload {
+  const version = start.parent === undefined ? spec.recordVersion : CHILD_RECORD_VERSION;
   return {
     version,
     run_id: start.runId ?? newRunId(),
     created: new Date().toISOString(),
-    fingerprint: fingerprintOf(settings, writtenStyle(version)),
+    fingerprint: fingerprintOf(spec, writtenStyle(version)),
     prompt: start.prompt,
     ...(start.interactive === true ? { interactive: true } : {}),
     ...(start.cwd === undefined ? {} : { cwd: start.cwd }),
-    ...(start.config === undefined ? {} : { config: start.config }),
+    ...(spec.configPath === undefined ? {} : { config: spec.configPath }),
     ...(start.parent === undefined ? {} : { parent: start.parent }),
     ...tenantField(checkedTenant(start.tenant, version)),
   };
@@ -163,7 +139,7 @@ export function signedMeta(meta: MetaPayload, keys: InstallationKeys): MetaPaylo
 
 export async function startRun(given: RunOptions, start: RunStart): Promise<RunOutcome> {
   const options = withKeys(given);
-  const meta = signedMeta(newRunMeta(options.settings, start), options.keys);
+  const meta = signedMeta(newRunMeta(options.spec, start), options.keys);
   const runId = meta.run_id;
   const recorder = await RunRecorder.create(options.store, meta);
   try {
@@ -172,8 +148,8 @@ export async function startRun(given: RunOptions, start: RunStart): Promise<RunO
     return await drive(
       recorder,
       options,
-      await TreeTally.of(options.store, recorder.state(), options.settings.maxTokens, options.parentBudget),
-      await buildSystemPrompt({ system: options.settings.system, resumed: false, memory: options.settings.memory }),
+      await TreeTally.of(options.store, recorder.state(), options.spec.budget.maxTokens, options.parentBudget),
+      await buildSystemPrompt({ system: options.spec.system, resumed: false, memory: options.spec.memory }),
       undefined,
     );
   } finally {
@@ -189,8 +165,8 @@ export async function resumeRun(given: RunOptions & { store: Store }, resume: Ru
     const options = { ...keyed, foreign: foreignReason(state.meta, state.imported, keyed.keys) };
     // Asked while this copy is held, so a move cannot finish between the question and the resume.
     if (state.moved !== undefined && (resume.movedHeld === undefined || (await resume.movedHeld(state.moved.to)))) throw movedError(resume.runId, state.moved);
-    const tally = await TreeTally.of(options.store, state, options.settings.maxTokens, options.parentBudget);
-    refuseResume(state, options.settings, tally, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
+    const tally = await TreeTally.of(options.store, state, options.spec.budget.maxTokens, options.parentBudget);
+    refuseResume(state, options.spec, tally, { force: resume.force, goesOn: resume.followUp !== undefined || options.nextPrompt !== undefined });
     // A submitted run that no model call has touched yet starts as a new run would.
     const resumed = state.nextIteration > 0;
     const startedAt = new Date().toISOString();
@@ -210,7 +186,7 @@ export async function resumeRun(given: RunOptions & { store: Store }, resume: Ru
       recorder,
       options,
       tally,
-      await buildSystemPrompt({ system: options.settings.system, resumed, memory: options.settings.memory }),
+      await buildSystemPrompt({ system: options.spec.system, resumed, memory: options.spec.memory }),
       resume.followUp,
     );
   } finally {
@@ -228,31 +204,31 @@ function replayed(state: RunState): readonly Message[] {
   return [...committed, pending.turn.message, ...results];
 }
 
-/** The fingerprint of `settings` in `style`: what a run's meta records, and what a resume compares. */
-export function fingerprintOf(settings: AgentSettings, style: FingerprintStyle) {
+/** The fingerprint of `spec` in `style`: what a run's meta records, and what a resume compares. */
+export function fingerprintOf(spec: AgentSpec, style: FingerprintStyle, tools: ToolSet = toolSetOf(spec.tools)) {
   return computeFingerprint(
     {
-      provider: settings.provider.name,
-      model: settings.model,
-      system: settings.system,
-      tools: settings.tools.specs(),
-      mcpTools: settings.tools.specsByServer(),
-      thinking: settings.thinking,
-      maxTokens: settings.maxTokens,
-      maxIterations: settings.maxIterations,
+      provider: spec.provider.name,
+      model: spec.model,
+      system: spec.system,
+      tools: tools.specs(),
+      mcpTools: tools.specsByServer(),
+      thinking: spec.thinking,
+      maxTokens: spec.budget.maxTokens,
+      maxIterations: spec.budget.maxIterations,
     },
     style,
   );
 }
 
 /** `goesOn`: the resume brings a follow-up (or reopens a chat), so a finished session is taken further. */
-function refuseResume(state: RunState, settings: AgentSettings, tally: TreeTally, { force, goesOn }: { force: boolean; goesOn: boolean }): void {
+function refuseResume(state: RunState, spec: AgentSpec, tally: TreeTally, { force, goesOn }: { force: boolean; goesOn: boolean }): void {
   const { runId } = state;
   if (state.terminal?.reason === "completed" && !goesOn) {
     throw new ResumeRefusedError("completed", `session ${runId} is completed: there is nothing to resume`, { runId });
   }
   const style = fingerprintStyle(state.meta);
-  const { changes, providerChanged } = diffFingerprints(state.meta.fingerprint, fingerprintOf(settings, style), style);
+  const { changes, providerChanged } = diffFingerprints(state.meta.fingerprint, fingerprintOf(spec, style), style);
   if (providerChanged) {
     throw new ResumeRefusedError(
       "provider-changed",
@@ -282,23 +258,23 @@ function refuseResume(state: RunState, settings: AgentSettings, tally: TreeTally
   if (overBudget !== undefined) {
     throw new ResumeRefusedError("token-budget", `cannot resume session ${runId}: ${overBudget}; raise the token budget, then pass force to resume it`, {
       runId,
-      limit: { used: tally.spent(state.counters), max: settings.maxTokens },
+      limit: { used: tally.spent(state.counters), max: spec.budget.maxTokens },
     });
   }
   // A follow-up starts a new count; a chat resting at an answer asks for one first.
-  if (!goesOn && iterationCapReached(state, settings)) {
+  if (!goesOn && iterationCapReached(state, spec)) {
     const used = state.nextIteration - state.promptIteration;
     throw new ResumeRefusedError(
       "iteration-cap",
-      `cannot resume session ${runId}: it has made ${used} of its ${settings.maxIterations} model calls for its latest prompt; raise the iteration cap, then pass force to resume it`,
-      { runId, limit: { used, max: settings.maxIterations } },
+      `cannot resume session ${runId}: it has made ${used} of its ${spec.budget.maxIterations} model calls for its latest prompt; raise the iteration cap, then pass force to resume it`,
+      { runId, limit: { used, max: spec.budget.maxIterations } },
     );
   }
 }
 
 /** `max_iterations` counts the model calls since the latest prompt: each follow-up gets its own. */
-function iterationCapReached(state: RunState, settings: AgentSettings): boolean {
-  return state.nextIteration - state.promptIteration >= settings.maxIterations;
+function iterationCapReached(state: RunState, spec: AgentSpec): boolean {
+  return state.nextIteration - state.promptIteration >= spec.budget.maxIterations;
 }
 
 function firstRepeatedToolUseId(content: AssistantMessage["content"]): string | undefined {
@@ -347,7 +323,9 @@ type DriveOptions = RunOptions & { keys: InstallationKeys; foreign?: string | un
 interface Drive {
   recorder: RunRecorder;
   options: DriveOptions;
-  settings: AgentSettings;
+  spec: AgentSpec;
+  /** The spec's tools as the loop calls them. */
+  tools: ToolSet;
   /** The system prompt as sent, memory index included. */
   system: string;
   signal: AbortSignal;
@@ -358,20 +336,21 @@ interface Drive {
 }
 
 async function drive(recorder: RunRecorder, options: DriveOptions, tally: TreeTally, system: string, followUp: string | undefined): Promise<RunOutcome> {
-  const { settings } = options;
-  const signal = options.signal ?? new AbortController().signal;
+  const { spec } = options;
+  const tools = toolSetOf(spec.tools);
+  const signal = options.abortSignal ?? new AbortController().signal;
   const events = options.events ?? {};
   const summarizer = {
-    provider: settings.provider,
-    model: settings.model,
+    provider: spec.provider,
+    model: spec.model,
     system,
-    tools: settings.tools.specs(),
-    maxOutputTokens: settings.maxOutputTokens,
-    retry: settings.retry,
+    tools: tools.specs(),
+    maxOutputTokens: spec.budget.maxOutputTokens,
+    retry: spec.retry,
     signal,
   };
-  const compaction = new RunCompaction(settings.compaction, recorder, summarizer, events);
-  const run: Drive = { recorder, options, settings, system, signal, events, compaction, tally };
+  const compaction = new RunCompaction(compactionInEffect(spec), recorder, summarizer, events);
+  const run: Drive = { recorder, options, spec, tools, system, signal, events, compaction, tally };
   const stopped = await stopForHeld(run, await finishPendingBatch(run));
   if (stopped !== undefined) return stopped;
   if (followUp !== undefined) {
@@ -404,13 +383,13 @@ async function iterate(run: Drive): Promise<RunOutcome | undefined> {
 
 /** Finishes the run before a model call it must not make: suspended, over budget or at the iteration cap. */
 async function limitReached(run: Drive, state: RunState): Promise<RunOutcome | undefined> {
-  const { options, settings } = run;
-  if (options.suspend?.aborted === true) return finish(run, "suspended", { message: "suspended by the operator" });
+  const { options, spec } = run;
+  if (options.suspendSignal?.aborted === true) return finish(run, "suspended", { message: "suspended by the operator" });
   run.tally.report(state.counters);
   const overBudget = run.tally.exhausted(state.counters);
   if (overBudget !== undefined) return finish(run, "budget", { message: overBudget });
-  if (iterationCapReached(state, settings)) {
-    return finish(run, "max_iterations", { message: `iteration cap reached: ${settings.maxIterations} model calls` });
+  if (iterationCapReached(state, spec)) {
+    return finish(run, "max_iterations", { message: `iteration cap reached: ${spec.budget.maxIterations} model calls` });
   }
   return undefined;
 }
@@ -449,19 +428,19 @@ async function sendCompactingOnce(run: Drive): Promise<ModelTurn> {
 }
 
 async function send(run: Drive): Promise<ModelTurn> {
-  const { settings, signal, events } = run;
+  const { spec, tools, signal, events } = run;
   const { messages } = run.recorder.state();
   const turn = await callWithRetries(
-    settings.provider,
+    spec.provider,
     {
-      model: settings.model,
+      model: spec.model,
       system: run.system,
       messages,
-      tools: settings.tools.specs(),
-      maxOutputTokens: settings.maxOutputTokens,
-      thinking: settings.thinking,
+      tools: tools.specs(),
+      maxOutputTokens: spec.budget.maxOutputTokens,
+      thinking: spec.thinking,
     },
-    settings.retry,
+    spec.retry,
     {
       signal,
       onRetry: (attempt, delayMs, error) => events.modelCallRetrying?.(attempt, delayMs, error),
@@ -521,7 +500,7 @@ async function stopForHeld(run: Drive, held: BatchEnd): Promise<RunOutcome | und
  * reused, only the unanswered tools run. Says whether calls of it still wait.
  */
 async function finishPendingBatch(run: Drive): Promise<BatchEnd> {
-  const { settings, options, events } = run;
+  const { spec, tools, options, events } = run;
   const { pending, terminal } = run.recorder.state();
   if (pending === undefined) return { parked: false, suspended: false, childWaiting: [] };
   for (const result of pending.results) {
@@ -535,11 +514,11 @@ async function finishPendingBatch(run: Drive): Promise<BatchEnd> {
   // run can have been running when the run stopped; in parallel, any of them. A batch at
   // rest under a terminal record (it parked) had none running.
   const startable = terminal === undefined ? unanswered.filter((use) => !cannotHaveRun(pending, use.id)) : [];
-  const mayHaveStarted = new Set((settings.parallelTools ? startable : startable.slice(0, 1)).map((use) => use.id));
+  const mayHaveStarted = new Set((spec.parallelTools ? startable : startable.slice(0, 1)).map((use) => use.id));
   const rerun: ToolUseBlock[] = [];
   const interrupted: ToolUseBlock[] = [];
   for (const use of unanswered) {
-    const again = !mayHaveStarted.has(use.id) || (await settings.tools.mayRerun(use, options.askRerun ?? denyWithoutTerminal));
+    const again = !mayHaveStarted.has(use.id) || (await tools.mayRerun(use, options.askRerun ?? denyWithoutTerminal));
     (again ? rerun : interrupted).push(use);
   }
   // Calls that waited for a decision are no reruns: their decisions tell their story.
@@ -548,7 +527,7 @@ async function finishPendingBatch(run: Drive): Promise<BatchEnd> {
   // Taken up from rest, the batch says so before a call of it runs: were this resume cut
   // short, the next one must count its calls as maybe started, not at rest. Only a call
   // whose tool must not simply run again needs it: running a `rerun` call again is its policy.
-  if (terminal !== undefined && rerun.some((use) => !cannotHaveRun(pending, use.id) && settings.tools.crashPolicy(use.name) !== "rerun")) {
+  if (terminal !== undefined && rerun.some((use) => !cannotHaveRun(pending, use.id) && tools.crashPolicy(use.name) !== "rerun")) {
     await run.recorder.append({ protocol: PROTOCOLS.resumed, resumed: { resumed_at: new Date().toISOString() } });
   }
   // A foreign session's calls were chosen elsewhere: none runs here without a decision signed here.
@@ -568,7 +547,7 @@ interface BatchEnd {
 
 /** Runs a batch's calls, but those that wait for a person's decision. */
 async function runTools(run: Drive, uses: readonly ToolUseBlock[], decideEvery = false): Promise<BatchEnd> {
-  const { settings, signal } = run;
+  const { spec, tools, signal } = run;
   const approvals = { ...batchApprovals(run), decideEvery };
   const waiting = await parkCalls(approvals, uses);
   const held: CallHeld[] = [];
@@ -582,7 +561,7 @@ async function runTools(run: Drive, uses: readonly ToolUseBlock[], decideEvery =
     let ran;
     try {
       // A call that needed a person is decided by now.
-      ran = await settings.tools.run(use, callContext(run, use), allowDecided);
+      ran = await tools.run(use, callContext(run, use), allowDecided);
     } catch (error) {
       if (!(error instanceof CallHeld)) throw error;
       signal.throwIfAborted();
@@ -593,7 +572,7 @@ async function runTools(run: Drive, uses: readonly ToolUseBlock[], decideEvery =
     signal.throwIfAborted();
     await journalResult(run, use, ran.result, ran.remote, { started_at: startedAt, ended_at: new Date().toISOString() });
   };
-  if (settings.parallelTools) {
+  if (spec.parallelTools) {
     // Every tool of the batch is waited for, even when one fails: none is left running
     // while the journal closes under it.
     const settled = await Promise.allSettled(uses.map(runOne));
@@ -625,7 +604,7 @@ function callContext(run: Drive, use: ToolUseBlock): ToolContext {
       depth: recorder.state().meta.parent?.depth ?? 0,
       ...(recorder.state().meta.tenant === undefined ? {} : { tenant: recorder.state().meta.tenant }),
       ...(options.store === undefined ? {} : { store: options.store }),
-      ...(options.suspend === undefined ? {} : { suspend: options.suspend }),
+      ...(options.suspendSignal === undefined ? {} : { suspend: options.suspendSignal }),
       deciders: { confirm, askUser, askRerun, decidedBy },
       budget: run.tally.budgetBelow(() => recorder.state()),
       ...(options.treeMaxDepth === undefined ? {} : { maxDepth: options.treeMaxDepth }),
@@ -638,11 +617,11 @@ function batchApprovals(run: Drive): BatchApprovals {
   const { confirm, askUser, decidedBy } = run.options;
   return {
     recorder: run.recorder,
-    tools: run.settings.tools,
+    tools: run.tools,
     events: run.events,
     deciders: { confirm, askUser, decidedBy },
     keys: run.options.keys,
-    timeoutMs: run.settings.approvalTimeoutMs,
+    timeoutMs: run.spec.approvalTimeoutMs,
     journalResult: (use, result) => journalResult(run, use, result),
   };
 }
@@ -685,7 +664,7 @@ async function journalPrompt(run: Drive, text: string): Promise<void> {
 async function atAnswer(run: Drive, answer: AssistantMessage): Promise<RunOutcome | undefined> {
   const { options, signal } = run;
   if (options.nextPrompt === undefined) return finish(run, "completed", { answer: answerText(answer) });
-  if (options.suspend?.aborted === true) return finish(run, "suspended", { message: "suspended by the operator" });
+  if (options.suspendSignal?.aborted === true) return finish(run, "suspended", { message: "suspended by the operator" });
   let next = await options.nextPrompt();
   for (; next === COMPACT; next = await options.nextPrompt()) {
     signal.throwIfAborted();

@@ -34,8 +34,8 @@ export type ChildAgentOptions = Omit<
   | "parent"
   | "tenant"
   | "recordVersion"
-  | "signal"
-  | "abort"
+  | "suspendSignal"
+  | "abortSignal"
   | "confirm"
   | "askUser"
   | "askRerun"
@@ -47,8 +47,8 @@ export type ChildAgentOptions = Omit<
 
 /** A child agent made for one call, closed after it (loadAgent's, whose MCP servers it stops). */
 export interface ChildAgent {
-  /** What the child runs with. */
-  options: ChildAgentOptions;
+  /** What the child runs with (loadAgent's AgentSpec). */
+  spec: ChildAgentOptions;
   /** Called once the call is over (loadAgent's stops its MCP servers). */
   close?(): Promise<void>;
 }
@@ -99,9 +99,9 @@ export function agentTool(definition: AgentToolDefinition): Tool {
           is_error: true,
         };
       }
-      const child = typeof definition.agent === "function" ? await definition.agent() : { options: definition.agent };
+      const child = typeof definition.agent === "function" ? await definition.agent() : { spec: definition.agent };
       try {
-        return await callChild(definition.name, child.options, { ...input, depth, limit }, context);
+        return await callChild(definition.name, child.spec, { ...input, depth, limit }, context);
       } finally {
         await child.close?.();
       }
@@ -121,23 +121,22 @@ async function callChild(name: string, options: ChildAgentOptions, call: ChildCa
   const caller = context.run;
   const base: RunAgentOptions = {
     ...options,
-    ...(caller?.suspend === undefined ? {} : { signal: caller.suspend }),
-    abort: context.signal,
+    suspendSignal: caller?.suspend,
+    abortSignal: context.signal,
     ...caller?.deciders,
-    ...(caller?.budget === undefined ? {} : { parentBudget: caller.budget }),
+    parentBudget: caller?.budget,
     treeMaxDepth: call.limit,
   };
-  const title = call.title === undefined ? {} : { title: call.title };
-  if (caller === undefined) return answerOf(name, await runAgent({ ...base, prompt: call.prompt, ...title }), caller);
+  const { title } = call;
+  if (caller === undefined) return answerOf(name, await runAgent({ ...base, prompt: call.prompt, title }), caller);
   const runId = childRunId(caller.runId, caller.toolUseId);
-  if (caller.store === undefined) return answerOf(name, await runAgent({ ...hooked(base, caller, runId, []), runId, prompt: call.prompt, ...title }), caller);
+  if (caller.store === undefined) return answerOf(name, await runAgent({ ...hooked(base, caller, runId, []), runId, prompt: call.prompt, title }), caller);
   // Its status from the journal's ends: the child's journal is folded once, by whichever of
   // the two below reads it.
   const before = await statusIfAny(caller.store, runId);
   if (before === undefined) {
     const parent = { run_id: caller.runId, call_id: caller.toolUseId, depth: call.depth };
-    const tenant = caller.tenant === undefined ? {} : { tenant: caller.tenant };
-    const start = { ...hooked(base, caller, runId, []), store: caller.store, prompt: call.prompt, runId, parent, ...tenant, ...title };
+    const start = { ...hooked(base, caller, runId, []), store: caller.store, prompt: call.prompt, runId, parent, tenant: caller.tenant, title };
     return answerOf(name, await runAgent(start), caller);
   }
   // A child that ended before the caller journaled its answer (a crash in between): its journal answers.
@@ -156,9 +155,9 @@ function hooked(base: RunAgentOptions, caller: CallingRun, runId: string, record
   const [own, given] = [base.callEnvironment, hooks.callEnvironment];
   return {
     ...base,
-    ...(hooks.events === undefined ? {} : { events: base.events === undefined ? hooks.events : bothEvents(base.events, hooks.events) }),
-    ...(given === undefined ? {} : { callEnvironment: own === undefined ? given : (id, use) => ({ ...own(id, use), ...given(id, use) }) }),
-    ...(hooks.childRuns === undefined ? {} : { childRuns: hooks.childRuns }),
+    events: hooks.events === undefined || base.events === undefined ? (hooks.events ?? base.events) : bothEvents(base.events, hooks.events),
+    callEnvironment: given === undefined || own === undefined ? (given ?? own) : (id, use) => ({ ...own(id, use), ...given(id, use) }),
+    childRuns: hooks.childRuns ?? base.childRuns,
   };
 }
 

@@ -23,11 +23,11 @@ export type AskUser = (question: string) => Promise<string>;
 /** Who can decide a call while the run goes on; each absent one means "no one here", and the run parks. */
 export interface Deciders {
   /** Asked whether a `confirm: true` tool's call may run. */
-  confirm?: ConfirmToolCall;
+  confirm?: ConfirmToolCall | undefined;
   /** Asked an ask_user question. */
-  askUser?: AskUser;
+  askUser?: AskUser | undefined;
   /** Who they speak for, journaled as the decision's `decided_by` (default `callback`; the CLI's terminal says `terminal`). */
-  decidedBy?: string;
+  decidedBy?: string | undefined;
 }
 
 /** What deciding the calls of one batch works with. */

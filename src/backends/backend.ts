@@ -18,7 +18,7 @@ export interface Backend {
 /** What opening a backend may be given besides its URL. */
 export interface BackendOptions {
   /** Where a server backend reports its comings and goings, one line each; the library never prints. */
-  report?: (line: string) => void;
+  report?: ((line: string) => void) | undefined;
 }
 
 /**

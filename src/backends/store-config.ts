@@ -10,7 +10,7 @@ export interface FileStoreConfig {
   /** Selects the file backend. */
   backend: "file";
   /** The directory of runs; default `$XDG_STATE_HOME/fisk-ai/runs` (else `~/.local/state/fisk-ai/runs`), see defaultStateDir. */
-  dir?: string;
+  dir?: string | undefined;
 }
 
 /** The in-process backend: runs live as long as the store, without persistence. */

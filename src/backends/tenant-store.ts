@@ -26,8 +26,8 @@ export function tenantStore(store: Store, tenant: string): Store {
 }
 
 class TenantStore implements Store {
-  readonly writers: Store["writers"];
-  readonly readJournals?: Store["readJournals"];
+  readonly writers?: NonNullable<Store["writers"]>;
+  readonly readJournals?: NonNullable<Store["readJournals"]>;
   readonly #store: Store;
   readonly #tenant: string;
 

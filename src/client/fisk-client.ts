@@ -51,9 +51,9 @@ export interface StartRun {
   /** What the agent should do. */
   prompt: string;
   /** The new session's id (default: a new one, or one made from the Idempotency-Key). */
-  name?: string;
+  name?: string | undefined;
   /** The new session's title. */
-  title?: string;
+  title?: string | undefined;
 }
 /** A decision on a waiting call: approve it, deny it with a reason, or answer its question. */
 export type Decision =
@@ -88,7 +88,7 @@ export interface WaitingCall {
   /** When it began to wait. */
   requestedAt: string;
   /** The sessions from the root down to the one that made the call, when a child's. */
-  path?: string[];
+  path?: string[] | undefined;
 }
 /** What a decision did: the calls decided, those still waiting, and whether the run was queued again. */
 export interface DecisionResult {
@@ -107,7 +107,7 @@ export interface DecisionResult {
   /** The calls still waiting. */
   waiting: WaitingCall[];
   /** The run was queued again to go on. */
-  queued?: boolean;
+  queued?: boolean | undefined;
 }
 /** How a wait ended: the run's end, or the timeout. */
 export interface Outcome {
@@ -116,11 +116,11 @@ export interface Outcome {
   /** False: the timeout came first, the run goes on. */
   done: boolean;
   /** The terminal reason: completed, awaiting_approval, suspended, error... */
-  reason?: string;
+  reason?: string | undefined;
   /** The agent's final answer. */
-  answer?: string;
+  answer?: string | undefined;
   /** What went wrong, or what the run waits on. */
-  message?: string;
+  message?: string | undefined;
 }
 /** One record of a session's journal, as stored (docs/records.md has each kind). */
 export interface JournalRecord {
@@ -137,24 +137,24 @@ export interface Session {
   /** Running, a terminal reason (completed, awaiting_approval, suspended, error...), open, moved or corrupt. */
   status: string;
   /** Its title. */
-  title?: string;
+  title?: string | undefined;
   /** Its first prompt. */
-  prompt?: string;
+  prompt?: string | undefined;
   /** When it was started. */
-  created?: string;
+  created?: string | undefined;
   /** When it was last written. */
   updated: string;
   /** The seq of its last record. */
   lastSeq: number;
   /** The session it is a child of. */
-  parent?: string;
+  parent?: string | undefined;
 }
 /** A page of sessions. */
 export interface SessionList {
   /** The sessions, newest first. */
   sessions: Session[];
   /** The cursor of the next page, when there is one. */
-  next?: string;
+  next?: string | undefined;
 }
 /** The filters and page of a session listing, as query strings. */
 export interface SessionQuery {
@@ -219,7 +219,7 @@ export interface Records {
   /** The records, in seq order. */
   records: JournalRecord[];
   /** The seq the next page starts after, when there is one. */
-  next?: number;
+  next?: number | undefined;
 }
 // The types above are the schemas' (tsc checks each both ways).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -483,7 +483,7 @@ export class FiskClient {
   /** Copies session `id` through seq `at` (its last by default) as a new session. */
   async fork(
     id: string,
-    options: { at?: number; name?: string } = {},
+    options: { at?: number | undefined; name?: string | undefined } = {},
   ): Promise<{
     /** The new session. */
     runId: string;

@@ -340,11 +340,11 @@ export interface TelemetryConfig {
 /** What the command line may override. */
 export interface ConfigOverrides {
   /** In place of the file's `provider:` (anthropic, openai or script). */
-  provider?: string;
+  provider?: string | undefined;
   /** In place of the file's `model:`. */
-  model?: string;
+  model?: string | undefined;
   /** A store named on the command line (--store or --state-dir), in place of the session block. */
-  store?: StoreConfig;
+  store?: StoreConfig | undefined;
 }
 
 /**

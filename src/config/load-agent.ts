@@ -6,7 +6,8 @@ import type { Backend } from "../backends/backend.js";
 import { createStore, openBackend } from "../backends/open-backend.js";
 import type { Store } from "../runstate/store/store.js";
 import { loadAgentConfig, type AgentConfig, type ConfigOverrides } from "./agent-config.js";
-import { startConfiguredAgent, type AgentRunOptions, type McpPeople } from "./run-options.js";
+import type { AgentSpec } from "../agent/agent-spec.js";
+import { startConfiguredAgent, type McpPeople } from "./run-options.js";
 
 /** Where loadAgent reads what the file does not hold. */
 export interface LoadAgentOptions {
@@ -16,12 +17,12 @@ export interface LoadAgentOptions {
   overrides?: ConfigOverrides;
 }
 
-/** A loaded agent.yaml: spread `options` into runAgent with a prompt (or resume) and a store; close it when done. */
+/** A loaded agent.yaml: spread `spec` into runAgent with a prompt (or resume) and a store; close it when done. */
 export interface LoadedAgent {
   /** The agent.yaml's absolute path; undefined for the defaults. */
   readonly path: string | undefined;
-  /** The run options it gives: provider, model, system prompt, tools (its MCP servers' among them), budgets, memory. */
-  readonly options: AgentRunOptions;
+  /** The agent it describes, every default applied: provider, model, system prompt, tools (its MCP servers' among them), budgets, memory. */
+  readonly spec: AgentSpec;
   /** The session store of its `session:` block (the overrides' when given). */
   openStore(report?: (line: string) => void): Promise<Store>;
   /** The backend of its `session:` block (the overrides' when given): the store and, where the backend has one, the worker pool's queue. */
@@ -53,9 +54,9 @@ export async function startAgent(
   const started = await startConfiguredAgent(config, path, env, people);
   return {
     path: path === undefined ? undefined : resolve(path),
-    options: started.options,
+    spec: started.spec,
     openStore: (report) => createStore(config.store, report),
-    openBackend: (report) => openBackend(config.store, report === undefined ? {} : { report }),
+    openBackend: (report) => openBackend(config.store, { report }),
     close: () => started.close(),
   };
 }

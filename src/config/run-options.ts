@@ -17,7 +17,7 @@ import type { ShowSignInPage } from "../tools/mcp/sign-in-provider.js";
 import { fiskStateHome } from "../runstate/state-dir.js";
 import type { Tool } from "../tools/tool.js";
 import { ConfigError } from "../agent/agent-errors.js";
-import type { RunAgentOptions } from "../agent/run-agent.js";
+import { agentSpec, type AgentSpec } from "../agent/agent-spec.js";
 import { loadAgentConfig, type AgentConfig, type McpServerConfig } from "./agent-config.js";
 import { agentTool } from "../agent/agent-tool.js";
 import { shellWord } from "./shell-word.js";
@@ -63,45 +63,28 @@ async function providerFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = 
   }
 }
 
-/** What an agent.yaml says of a run: everything runAgent takes but the session (prompt or resume, store) and the callbacks. */
-export type AgentRunOptions = Pick<
-  RunAgentOptions,
-  | "provider"
-  | "model"
-  | "system"
-  | "tools"
-  | "parallelTools"
-  | "budget"
-  | "thinking"
-  | "retry"
-  | "memory"
-  | "compaction"
-  | "approvalTimeoutMs"
-  | "recordVersion"
-  | "configPath"
->;
-
 /**
- * The tools are the config's own: loadAgent adds its MCP servers' once they are started.
- * `label` names the file in a ConfigError (a command tool's input_schema that is not a JSON Schema).
+ * The agent an agent.yaml describes, every default applied; its tools are the config's own
+ * (startConfiguredAgent adds its MCP servers' once they are started). `label` names the
+ * file in a ConfigError (a command tool's input_schema that is not a JSON Schema).
  */
-export async function runOptionsFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env, label = "the configuration"): Promise<AgentRunOptions> {
+export async function agentSpecFromConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env, label = "the configuration"): Promise<AgentSpec> {
   const memory = config.memoryNamespace === undefined ? undefined : notesBesideSessions(config.store, config.memoryNamespace, env);
-  const tools = await configuredTools(config, env, memory, label);
-  return {
+  return agentSpec({
     provider: await providerFromConfig(config, env),
     model: config.model,
     system: config.system,
-    tools,
+    tools: await configuredTools(config, env, memory, label),
     parallelTools: config.parallelTools,
     budget: { maxOutputTokens: config.maxOutputTokens, maxTokens: config.maxTokens, maxIterations: config.maxIterations },
     thinking: config.thinking,
     retry: { attempts: config.retryAttempts, baseDelayMs: config.retryBaseDelayMs, timeoutMs: config.callTimeoutMs },
     recordVersion: config.recordVersion,
-    ...(memory === undefined ? {} : { memory }),
-    ...(config.compaction === undefined ? { compaction: { auto: false } } : { compaction: config.compaction }),
-    ...(config.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: config.approvalTimeoutMs }),
-  };
+    memory,
+    // Unlike a program's, an agent.yaml's compaction is off unless the file turns it on.
+    compaction: config.compaction ?? { auto: false },
+    approvalTimeoutMs: config.approvalTimeoutMs,
+  });
 }
 
 /** The config's command tools and child agents, the memory tools when it keeps notes (`memory`), and ask_user when it is on. */
@@ -147,20 +130,19 @@ function childAgentTool(tool: AgentConfig["tools"][number], path: string, maxDep
   return agentTool({ name: tool.name, description: tool.description, maxDepth, agent: async () => startConfiguredAgent(config, path, env) });
 }
 
-/** A loaded agent.yaml's run options, its MCP servers started (they stop on close). */
+/** A loaded agent.yaml's agent, its MCP servers started (they stop on close). */
 export async function startConfiguredAgent(
   config: AgentConfig,
   path: string | undefined,
   env: NodeJS.ProcessEnv,
   people: McpPeople = {},
-): Promise<{ options: AgentRunOptions; close(): Promise<void> }> {
-  const absolute = path === undefined ? undefined : resolve(path);
+): Promise<{ spec: AgentSpec; close(): Promise<void> }> {
   // Built before any server starts: a missing key fails without starting and stopping them.
-  const options = await runOptionsFromConfig(config, env, path);
+  const spec = await agentSpecFromConfig(config, env, path);
   let mcp: McpServers | undefined;
   if (config.mcpServers.length > 0) mcp = await (await import("../tools/mcp/mcp-servers.js")).connectMcpServers(mcpDefinitions(config, env, people));
   return {
-    options: { ...options, tools: [...(options.tools ?? []), ...(mcp?.tools ?? [])], ...(absolute === undefined ? {} : { configPath: absolute }) },
+    spec: agentSpec({ ...spec, tools: [...spec.tools, ...(mcp?.tools ?? [])], configPath: path === undefined ? undefined : resolve(path) }),
     close: async () => {
       await mcp?.close();
     },

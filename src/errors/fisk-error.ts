@@ -5,15 +5,15 @@
 /** What every FiskError may carry besides its code and message. */
 export interface FiskErrorDetails {
   /** The session (run) the error is about, when it is about one. */
-  runId?: string;
+  runId?: string | undefined;
   /** The record's seq, for errors about one record. */
-  seq?: number;
+  seq?: number | undefined;
   /** The 1-based journal line, for errors found while reading one. */
-  line?: number;
+  line?: number | undefined;
   /** What was expected instead, where the error says (the seq an append should have had, the stream a store needs). */
-  expected?: string;
+  expected?: string | undefined;
   /** The underlying error, kept as the error's `cause`. */
-  cause?: unknown;
+  cause?: unknown | undefined;
 }
 
 /**

@@ -95,7 +95,7 @@ export function transportCallError(
  * Anthropic: `invalid_request_error` "prompt is too long: N tokens > M maximum"; OpenAI
  * (and servers that copy it): the code `context_length_exceeded`.
  */
-export function refusedAsTooLong(status: number, kind: { type?: string | null; code?: string | null; message: string }): boolean {
+export function refusedAsTooLong(status: number, kind: { type?: string | null | undefined; code?: string | null | undefined; message: string }): boolean {
   if (status !== 400) return false;
   if (kind.code === "context_length_exceeded") return true;
   return kind.type === "invalid_request_error" && /^prompt is too long\b/i.test(kind.message);

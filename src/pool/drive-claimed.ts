@@ -5,7 +5,7 @@
 import { ResumeRefusedError } from "../agent/agent-errors.js";
 import type { AgentEvents, RunOutcome } from "../agent/events.js";
 import { runAgent } from "../agent/run-agent.js";
-import type { AgentRunOptions } from "../config/run-options.js";
+import type { AgentOptions } from "../agent/agent-spec.js";
 import { heldRunStore } from "../queue/held-run-store.js";
 import type { Claim, QueuedRun } from "../queue/run-queue.js";
 import { PROTOCOLS, type JournalRecord } from "../runstate/records/records.js";
@@ -46,9 +46,9 @@ export type Settled =
 
 export interface DriveHooks {
   store: Store;
-  /** The agent's run options, as loadAgent gives them or built by hand. */
-  agent: AgentRunOptions;
-  events?: AgentEvents;
+  /** The agent: loadAgent's AgentSpec, or options built by hand. */
+  agent: AgentOptions;
+  events?: AgentEvents | undefined;
   /** Aborted: suspend at the next boundary and hand the run back. */
   handBack: AbortSignal;
   /** Aborted: stop at once, as a crash would. */
@@ -77,14 +77,14 @@ export async function driveClaimed(claim: Claim, hooks: DriveHooks): Promise<Set
       ...hooks.agent,
       store: heldRunStore(hooks.store, claim.journal),
       resume: runId,
-      ...(followUp === undefined ? {} : { followUp }),
-      ...(cwd === undefined ? {} : { toolCwd: cwd }),
+      followUp,
+      toolCwd: cwd,
       // A deploy's stop, a follow-up that interrupts and a request to suspend all suspend the run at its next boundary.
-      signal: AbortSignal.any([hooks.handBack, claim.interrupted]),
+      suspendSignal: AbortSignal.any([hooks.handBack, claim.interrupted]),
       // A hold the claim lost stops the run at once, as a crash would: it may be another worker's now.
-      abort: claim.lost === undefined ? hooks.abort : AbortSignal.any([hooks.abort, claim.lost]),
+      abortSignal: claim.lost === undefined ? hooks.abort : AbortSignal.any([hooks.abort, claim.lost]),
       decidedBy: "worker",
-      ...(hooks.events === undefined ? {} : { events: hooks.events }),
+      events: hooks.events,
     });
   } catch (error) {
     if (error instanceof ResumeRefusedError) {

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { newRunMeta } from "../agent/agent-loop.js";
-import { agentSettings } from "../agent/run-agent.js";
+import { agentSpec } from "../agent/agent-spec.js";
 import { isRunStateError } from "../runstate/errors.js";
 import { submitRun, type SubmitRunOptions, type SubmitStart } from "./submit-run.js";
 
@@ -28,7 +28,7 @@ export async function submitOnce(options: SubmitRunOptions, start: SubmitStart &
     if (!isRunStateError(error, "ERR_EXISTS")) throw error;
   }
   const { meta } = await options.store.summarize(start.runId, { digest: false });
-  const wanted = newRunMeta(agentSettings(options.agent), { prompt: start.prompt, recordVersion: options.agent.recordVersion });
+  const wanted = newRunMeta(agentSpec(options.agent), { prompt: start.prompt });
   const same = meta !== undefined && meta.prompt === start.prompt && isDeepStrictEqual(meta.fingerprint, wanted.fingerprint);
   return { runId: start.runId, outcome: same ? "replayed" : "conflict" };
 }

@@ -4,9 +4,8 @@
 // entry without a run.
 import { installationKeys } from "../trust/installation-keys.js";
 import { newRunMeta, signedMeta } from "../agent/agent-loop.js";
-import { agentSettings } from "../agent/run-agent.js";
+import { agentSpec, type AgentOptions } from "../agent/agent-spec.js";
 import { RunRecorder } from "../agent/run-recorder.js";
-import type { AgentRunOptions } from "../config/run-options.js";
 import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
 import { RunStateError } from "../runstate/errors.js";
 import { PROTOCOLS, type MetaPayload } from "../runstate/records/records.js";
@@ -18,8 +17,8 @@ export interface SubmitRunOptions {
   store: Store;
   /** The queue of that store's backend (`const { store, queue } = await openBackend(url)`). */
   queue: RunQueue;
-  /** The agent the run is for (loadAgent's `.options`): a worker takes it only with an agent of the same fingerprint. */
-  agent: AgentRunOptions;
+  /** The agent the run is for (loadAgent's `.spec`): a worker takes it only with an agent of the same fingerprint. */
+  agent: AgentOptions;
 }
 
 /** What a submitted session starts with. */
@@ -27,22 +26,19 @@ export interface SubmitStart {
   /** What the agent should do. */
   prompt: string;
   /** The session id (default: a new KSUID). */
-  runId?: string;
+  runId?: string | undefined;
   /** A title, journaled after the meta record. */
-  title?: string;
+  title?: string | undefined;
   /** The absolute directory the session was submitted from, recorded in its meta. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** The tenant a shared service submits it for, journaled and signed in its meta and kept in its queue entry (default: the default tenant). */
-  tenant?: string;
+  tenant?: string | undefined;
 }
 
 /** Journals a new session on `start.prompt` and queues it; resolves to its id once both are durable. */
 export async function submitRun({ store, queue, agent }: SubmitRunOptions, start: SubmitStart): Promise<string> {
   // Signed as a run's own meta is, so the worker that takes it (or takes it over) trusts its directory and config.
-  const meta = signedMeta(
-    newRunMeta(agentSettings(agent), { ...start, config: agent.configPath, recordVersion: agent.recordVersion }),
-    installationKeys(store),
-  );
+  const meta = signedMeta(newRunMeta(agentSpec(agent), start), installationKeys(store));
   const recorder = await RunRecorder.create(store, meta);
   try {
     if (start.title !== undefined) await recorder.append({ protocol: PROTOCOLS.title, title: { title: start.title } });

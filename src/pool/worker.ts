@@ -4,8 +4,7 @@
 import { fingerprintOf } from "../agent/agent-loop.js";
 import type { AgentEvents } from "../agent/events.js";
 import { diffFingerprints, fingerprintStyle, type FingerprintStyle } from "../agent/fingerprint.js";
-import { agentSettings } from "../agent/run-agent.js";
-import type { AgentRunOptions } from "../config/run-options.js";
+import { agentSpec, type AgentOptions } from "../agent/agent-spec.js";
 import type { QuarantinedEntry } from "../queue/quarantine.js";
 import type { Claim, QueuedRun, QueueWatch, RunQueue } from "../queue/run-queue.js";
 import type { Fingerprint } from "../runstate/records/records.js";
@@ -14,8 +13,8 @@ import { driveClaimed, type Settled } from "./drive-claimed.js";
 import { isOrphan, queuedRunIds } from "../queue/orphans.js";
 import { queueSession } from "./submit-run.js";
 
-/** An agent a worker can drive: its run options, as loadAgent gives them (`.options`) or built by hand. */
-export type WorkerAgent = AgentRunOptions;
+/** An agent a worker can drive: an AgentSpec, as loadAgent gives it (`.spec`), or options built by hand. */
+export type WorkerAgent = AgentOptions;
 
 /** What a worker reports, one call per run it takes and per run it lets go of. */
 export interface WorkerEvents {
@@ -197,7 +196,7 @@ export class Worker {
     return this.#options.agents.find((agent, index) => {
       const known = this.#fingerprints[index] as Map<FingerprintStyle, Fingerprint>;
       let fingerprint = known.get(style);
-      if (fingerprint === undefined) known.set(style, (fingerprint = fingerprintOf(agentSettings(agent), style)));
+      if (fingerprint === undefined) known.set(style, (fingerprint = fingerprintOf(agentSpec(agent), style)));
       return diffFingerprints(entry.fingerprint, fingerprint, style).changes.length === 0;
     });
   }

@@ -145,7 +145,7 @@ class Replay {
       // No compaction of its own: the recording's are applied to what the model is sent.
       compaction: { auto: false },
       nextPrompt: async () => this.#recording.followUps[this.#segment - 1],
-      ...(this.#options.signal === undefined ? {} : { abort: this.#options.signal }),
+      abortSignal: this.#options.signal,
     }).catch((error: unknown) => {
       if (this.#options.signal?.aborted === true) return undefined;
       throw error;

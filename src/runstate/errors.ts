@@ -49,25 +49,25 @@ export type RunStateErrorCode = (typeof ERROR_CODES)[number];
 /** What a RunStateError carries besides its code and message. */
 export interface RunStateErrorDetails {
   /** The run (session) the error is about, when it is about one stored run. */
-  runId?: string;
+  runId?: string | undefined;
   /** The record's seq, for errors about one record. */
-  seq?: number;
+  seq?: number | undefined;
   /** The 1-based line of a journal file, for errors found while reading one. */
-  line?: number;
+  line?: number | undefined;
   /** For ERR_SEQ_GAP, the seq the journal would have taken next. */
-  expectedSeq?: number;
+  expectedSeq?: number | undefined;
   /** For ERR_LOCKED, the process holding the run, when it has said who it is. */
-  holder?: RunHolder;
+  holder?: RunHolder | undefined;
   /** What was expected instead: for ERR_STORE_CONFIG and ERR_NO_STREAM, a command that makes a correct stream. */
-  expected?: string;
+  expected?: string | undefined;
   /** For ERR_STORE_CONFIG and ERR_NO_STREAM, the JetStream stream's name. */
-  stream?: string;
+  stream?: string | undefined;
   /** For ERR_MOVED, the store the session was moved to. */
-  movedTo?: string;
+  movedTo?: string | undefined;
   /** For ERR_NO_STREAM, the store's URL (`nats://SERVER/STREAM`), when one server was named. */
-  store?: string;
+  store?: string | undefined;
   /** The underlying error, kept as the error's `cause`. */
-  cause?: unknown;
+  cause?: unknown | undefined;
 }
 
 /**

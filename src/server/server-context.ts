@@ -1,6 +1,6 @@
 // What every route of a server works with: the store and its queue, the agents it serves,
 // how a session's tenant is read, and the principal of the request being answered.
-import type { AgentRunOptions } from "../config/run-options.js";
+import type { AgentSpec } from "../agent/agent-spec.js";
 import type { RunQueue } from "../queue/run-queue.js";
 import type { Store } from "../runstate/store/store.js";
 import type { ConsoleTickets } from "./console/console-tickets.js";
@@ -13,8 +13,8 @@ import type { TextDeltas } from "./text-deltas.js";
 export interface ServedAgent {
   /** What a client names it by (its agent.yaml's base name, without `.yaml`). */
   name: string;
-  /** Its run options (loadAgent's `.options`). */
-  options: AgentRunOptions;
+  /** The agent (loadAgent's `.spec`, or agentSpec() of options built by hand). */
+  spec: AgentSpec;
 }
 
 /** What createServer serves. */

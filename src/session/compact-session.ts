@@ -25,19 +25,19 @@ export interface CompactSessionOptions {
   /** The model that writes the summary, recorded in the compaction. */
   model: string;
   /** The session's system prompt, sent with the summarizing request (default "You are a helpful assistant."). */
-  system?: string;
+  system?: string | undefined;
   /** The session's tools, which its conversation's tool calls name. */
-  tools?: readonly Tool[];
+  tools?: readonly Tool[] | undefined;
   /** Messages at the end kept as they are (default 4). */
-  keepRecent?: number;
+  keepRecent?: number | undefined;
   /** The model's context window in tokens (default: the model's, when known): the summarizing request is kept under it. */
-  window?: number;
+  window?: number | undefined;
   /** The output limit of the summarizing call (default 8192, at most an eighth of the window). */
-  maxOutputTokens?: number;
+  maxOutputTokens?: number | undefined;
   /** Aborts the summarizing call; nothing is journaled then. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** compactionStarted, compactionSummarized and compaction are reported here. */
-  events?: AgentEvents;
+  events?: AgentEvents | undefined;
 }
 
 /**

@@ -33,7 +33,10 @@ const NOT_RESUMABLE = new Set(["completed", "running", "corrupt", "moved"]);
  * Sessions a resume could continue, most recently updated first: only those started in
  * `here` when it is given, and completed ones too when a follow-up would reopen them.
  */
-export async function resumableSessions(store: Store, options: { here?: string; includeCompleted?: boolean } = {}): Promise<RunSummary[]> {
+export async function resumableSessions(
+  store: Store,
+  options: { here?: string | undefined; includeCompleted?: boolean | undefined } = {},
+): Promise<RunSummary[]> {
   const resumable = (summary: RunSummary) => !NOT_RESUMABLE.has(summary.status) || (options.includeCompleted === true && summary.status === "completed");
   return newestFirst((await store.list()).filter((summary) => resumable(summary) && startedIn(summary, options.here)));
 }

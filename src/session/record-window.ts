@@ -5,8 +5,8 @@ import type { Store } from "../runstate/store/store.js";
 
 /** Which records: those with `after` < seq < `before`, the first `limit` of them. */
 export interface RecordWindow {
-  after?: number;
-  before?: number;
+  after?: number | undefined;
+  before?: number | undefined;
   limit: number;
 }
 

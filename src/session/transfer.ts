@@ -89,7 +89,7 @@ export interface Fork {
  * which child it was forked from; its meta keeps the child's version, since its journal may
  * hold what only a reader of child sessions reads (a park on a child of its own).
  */
-export async function forkSession(store: Store, runId: string, options: { at?: number; name?: string } = {}): Promise<Fork> {
+export async function forkSession(store: Store, runId: string, options: { at?: number | undefined; name?: string | undefined } = {}): Promise<Fork> {
   const bytes = Buffer.from(await store.readJournal(runId));
   const verification = verifyJournal(bytes, runId);
   requireSound(`session ${runId}`, verification, true);

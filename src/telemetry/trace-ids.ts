@@ -36,7 +36,7 @@ export function traceparent(traceRunId: string, spanId: string): string {
  * generator (sessionIdGenerator). A provider with another generator makes its own ids,
  * and the spans still land in the session's trace through their parent.
  */
-export const chosenIds: { traceId?: string; spanId?: string } = {};
+export const chosenIds: { traceId?: string | undefined; spanId?: string | undefined } = {};
 
 /** An IdGenerator for an OpenTelemetry TracerProvider: the chosen ids when set, random ones otherwise. */
 export function sessionIdGenerator(random: { generateTraceId(): string; generateSpanId(): string }) {

@@ -80,13 +80,13 @@ export interface TreeBudget {
 /** The callbacks a run asks people through; each absent one means no one is there to ask. */
 export interface CallDeciders {
   /** Asked whether a `confirm: true` call may run. */
-  confirm?: (tool: Tool, input: Record<string, unknown>) => Promise<boolean>;
+  confirm?: ((tool: Tool, input: Record<string, unknown>) => Promise<boolean>) | undefined;
   /** Asked an ask_user question. */
-  askUser?: (question: string) => Promise<string>;
+  askUser?: ((question: string) => Promise<string>) | undefined;
   /** Asked whether an `on_crash: ask` call cut short by a crash runs again. */
-  askRerun?: (tool: Tool, input: Record<string, unknown>) => Promise<boolean>;
+  askRerun?: ((tool: Tool, input: Record<string, unknown>) => Promise<boolean>) | undefined;
   /** Who they speak for, journaled with their decisions. */
-  decidedBy?: string;
+  decidedBy?: string | undefined;
 }
 
 /** Why a call has no answer yet: the child session it ran was suspended, or waits for a decision. */

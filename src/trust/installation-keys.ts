@@ -22,11 +22,11 @@ export interface InstallationKeys {
 /** Where the keys come from, besides the environment's defaults. */
 export interface KeyOptions {
   /** Use this keyring and no file: a library caller's own keys. */
-  keyring?: Keyring;
+  keyring?: Keyring | undefined;
   /** Read FISK_AI_SIGNING_KEYS and XDG_CONFIG_HOME from here; default `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   /** Told the path of a keyring made on first use, so the user hears of it. */
-  onKeyCreated?: (path: string) => void;
+  onKeyCreated?: ((path: string) => void) | undefined;
 }
 
 const processKey = { id: `process-${randomBytes(4).toString("hex")}`, secret: randomBytes(32) };

@@ -25,12 +25,12 @@ export interface CliResult {
 }
 
 /** Spawns the CLI; the test entry when the environment asks for a crash, so that the crash happens. */
-export function startCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): CliRun {
+export function startCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string | undefined }): CliRun {
   return startScript(options.env.FISK_AI_TEST_CRASH_AT === undefined ? CLI : CRASHING_CLI, args, options);
 }
 
 /** Spawns `node script ...args`: the CLI, or a program of a user's such as an example. */
-export function startScript(script: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): CliRun {
+export function startScript(script: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string | undefined }): CliRun {
   const child = spawn(process.execPath, [script, ...args], {
     cwd: options.cwd,
     env: options.env,
@@ -63,6 +63,6 @@ export function startScript(script: string, args: string[], options: { cwd: stri
   };
 }
 
-export function runCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): Promise<CliResult> {
+export function runCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string | undefined }): Promise<CliResult> {
   return startCli(args, options).done;
 }

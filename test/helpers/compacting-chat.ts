@@ -5,12 +5,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startRun } from "../../src/agent/agent-loop.js";
+import { agentSpec } from "../../src/agent/agent-spec.js";
 import { FileStore, type JournalRecord, type RunOutcome } from "../../src/index.js";
 import type { CompactionRecord } from "../../src/journal.js";
 import { AnthropicProvider } from "../../src/llm/anthropic-provider.js";
 import { commandTool } from "../../src/tools/command-tool.js";
 import { compileInputCheck } from "../../src/tools/tool-input.js";
-import { ToolSet } from "../../src/tools/tool-set.js";
 import { requestTokens, startFakeAnthropic } from "./fake-anthropic-server.js";
 import { growingChat, isSummarizing } from "./growing-chat.js";
 import type { JsonObject } from "./http-json.js";
@@ -68,19 +68,17 @@ export async function runCompactingChat(options: { followUps: number; window: nu
     });
     const outcome = await startRun(
       {
-        settings: {
+        spec: agentSpec({
           provider: new AnthropicProvider({ apiKey: KEY, baseURL: server.url }),
           model: "claude-bench-window",
           system: "You read pages.",
-          tools: new ToolSet([fetch]),
+          tools: [fetch],
           parallelTools: false,
-          maxOutputTokens: 1024,
-          maxTokens: Number.MAX_SAFE_INTEGER,
-          maxIterations: 10,
+          budget: { maxOutputTokens: 1024, maxTokens: Number.MAX_SAFE_INTEGER, maxIterations: 10 },
           thinking: { mode: "off" },
           retry: { attempts: 1, baseDelayMs: 10, timeoutMs: 30_000 },
           compaction: { auto: true, threshold: 0.8, window: options.window, keepRecent: 4 },
-        },
+        }),
         store,
         nextPrompt: async () => (asked < options.followUps ? `follow-up ${++asked}: read the next page` : undefined),
       },

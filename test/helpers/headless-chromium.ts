@@ -10,8 +10,9 @@ import { programPath } from "./programs.js";
 /** Launches Chromium headless; closing the browser removes its directory. */
 export async function launchChromium(): Promise<Browser> {
   const home = mkdtempSync(join(tmpdir(), "fisk-chromium-"));
+  const executablePath = programPath("chromium");
   const browser = await chromium.launch({
-    executablePath: programPath("chromium"),
+    ...(executablePath === undefined ? {} : { executablePath }),
     args: ["--no-sandbox"],
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, "config"), XDG_CACHE_HOME: join(home, "cache") },
   });

@@ -33,7 +33,7 @@ interface Inside {
 let inside: Inside | undefined;
 
 /** Runs `fisk-ai ...args` in this process with `cwd` and `env` as its own; calls that overlap must share both. */
-export async function runCliInProcess(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): Promise<CliResult> {
+export async function runCliInProcess(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string | undefined }): Promise<CliResult> {
   await enter(options);
   try {
     const stdout = collected();

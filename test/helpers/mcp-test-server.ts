@@ -85,7 +85,7 @@ export interface HttpMcpServer {
 export function mcpRequestHandler(env: NodeJS.ProcessEnv = {}, stateful = false): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   if (stateful) return sessionHandler(env);
   return async (req, res) => {
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({});
     const server = testServer(env);
     res.on("close", () => {
       void transport.close();

@@ -39,15 +39,15 @@ const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_NOFOLLOW, O_NONBLOCK } =
 /** How to make a FileStore. */
 export interface FileStoreOptions {
   /** The directory of runs; default `$XDG_STATE_HOME/fisk-ai/runs` or `~/.local/state/fisk-ai/runs`. */
-  dir?: string;
+  dir?: string | undefined;
 }
 
 /** What this package's tests and benchmarks change in a FileStore; not exported from the package. */
 export interface FileStoreSeams {
   /** Default on. Off gives every append its own write and fsync, for the benchmark's comparison. */
-  groupCommit?: boolean;
+  groupCommit?: boolean | undefined;
   /** The file-system calls, replaced to count and fail them. */
-  fileSystem?: FileSystem;
+  fileSystem?: FileSystem | undefined;
 }
 
 /** The file system each FileStore calls, for the queue beside its runs to call the same (a test's recording one). */

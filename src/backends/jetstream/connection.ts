@@ -15,13 +15,13 @@ export interface JetStreamStoreConfig {
   /** The operator-created stream the runs live on. */
   stream: string;
   /** The subject prefix; default the one the stream's single wildcard subject names. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** How long one call to the server may take before it fails; default 5 s. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** How long a writer's lease outlives its last heartbeat; default 5 s. Set when the lease bucket is made. */
-  leaseTtlMs?: number;
+  leaseTtlMs?: number | undefined;
   /** Where reconnects and lease trouble are reported, one line each; the library never prints. */
-  report?: (line: string) => void;
+  report?: ((line: string) => void) | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;

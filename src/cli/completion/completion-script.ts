@@ -1,8 +1,6 @@
-// `fisk-ai completion bash|zsh`: a completion script written from the command tree, so it
-// offers exactly the commands and options the parser knows. It completes words only: the
+// The completion scripts `fisk-ai completion` prints, written from the command tree, so they
+// offer exactly the commands and options the parser knows. They complete words only: the
 // shell's own file completion takes over for values and prompts.
-import { EXIT } from "../exit-codes.js";
-import type { CommandIO } from "../context/command-io.js";
 
 /** What completion offers after a command: its subcommands or its argument's choices, and its options. */
 export interface CommandWords {
@@ -13,9 +11,9 @@ export interface CommandWords {
   valued: string[];
 }
 
-export function completionCommand(shell: "bash" | "zsh", tree: CommandWords[], io: CommandIO): number {
-  io.stdout.write(shell === "bash" ? bashScript(tree) : zshScript(tree));
-  return EXIT.completed;
+/** The completion script for `shell` of the commands in `tree`. */
+export function completionScript(shell: "bash" | "zsh", tree: CommandWords[]): string {
+  return shell === "bash" ? bashScript(tree) : zshScript(tree);
 }
 
 /** The case arms both shells share: where a word leads, which words take a value, what to offer. */

@@ -11,9 +11,9 @@ export interface CommandIO {
    * For tests only, never set by the shipped CLI: wraps the events of each run `run`
    * starts, so a test entry can act at an exact step (kill the process there).
    */
-  wrapRunEvents?: (events: AgentEvents) => AgentEvents;
+  wrapRunEvents?: ((events: AgentEvents) => AgentEvents) | undefined;
   /** For tests only, like wrapRunEvents: called once a decision command's decisions are durable, before its terminal record. */
-  decisionsJournaled?: () => void;
+  decisionsJournaled?: (() => void) | undefined;
   /** For tests only, like wrapRunEvents: called after each durable step of `session mv`. */
-  moveStep?: (step: MoveStep) => void;
+  moveStep?: ((step: MoveStep) => void) | undefined;
 }

@@ -25,7 +25,7 @@ type FlagValue<F extends string> = F extends `${string}<${string}...>`
       : boolean;
 
 /** The flags of a command line, as the handler of a command declaring `O` is given them. */
-export type Flags<O extends Options> = { -readonly [K in keyof O]?: FlagValue<O[K]["flag"]> };
+export type Flags<O extends Options> = { -readonly [K in keyof O]?: FlagValue<O[K]["flag"]> | undefined };
 
 /** Adds `options` to `command`; a key that is not the name commander gives the flag's value is a mistake of ours. */
 export function addOptions(command: Command, options: Options): Command {

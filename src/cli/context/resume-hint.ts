@@ -10,11 +10,11 @@ const MAIN = packageFile("dist/cli/main.js");
 
 export interface ResumeWhere {
   /** An absolute agent.yaml to name, when a bare resume would not find it (or the store it names). */
-  config?: string;
+  config?: string | undefined;
   /** An absolute state directory to name, when it was given on the command line. */
-  stateDir?: string;
+  stateDir?: string | undefined;
   /** A --store URL, when it was given on the command line. */
-  store?: string;
+  store?: string | undefined;
 }
 
 export function resumeCommand(runId: string, where: ResumeWhere, env: NodeJS.ProcessEnv): string {

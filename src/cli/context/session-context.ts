@@ -9,12 +9,13 @@ import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "./command-io.js";
 import type { CrashPolicyOf } from "../text/session-show.js";
 import type { ResumeWhere } from "./resume-hint.js";
+import type { MetaPayload } from "../../runstate/records/records.js";
 import type { Store } from "../../runstate/store/store.js";
 import type { Backend } from "../../backends/backend.js";
 import type { STORE_OPTIONS } from "./command-context.js";
 import type { Flags, Options } from "./options.js";
 import type { SubcommandModule } from "./subcommands.js";
-import { configPathFrom, openSessionBackend, sessionConfigPath, sessionStoreConfig, type StoreFlags } from "./stores.js";
+import { configPathFrom, openSessionBackend, sessionStoreConfig, type StoreFlags } from "./stores.js";
 
 export function ids(positionals: string[], command: string, { atMostOne = false } = {}): string[] {
   if (positionals.length === 0) throw new UsageError(`session ${command} needs a session id; 'fisk-ai session ls' lists them`);
@@ -61,8 +62,9 @@ export async function sessionCommand(
  * the policies are left out rather than failing the show. The agent.yaml the session
  * recorded comes before it, as it does for a resume.
  */
-export async function crashPolicies(configFlag: string | undefined, recorded: string | undefined): Promise<CrashPolicyOf> {
-  const path = sessionConfigPath(configFlag, recorded);
+export async function crashPolicies(configFlag: string | undefined, meta: Pick<MetaPayload, "config"> | undefined): Promise<CrashPolicyOf> {
+  const { sessionAgentPath } = await import("../../session/session-agent-path.js");
+  const path = sessionAgentPath(meta, { given: configFlag, fallback: configPathFrom(undefined) });
   if (path === undefined) return () => undefined;
   const [{ loadAgentConfig }, { crashPolicyAmong }] = await Promise.all([import("../../config/agent-config.js"), import("../../tools/mcp/mcp-names.js")]);
   let config: Pick<AgentConfig, "tools" | "mcpServers">;

@@ -18,14 +18,6 @@ export function configPathFrom(flag: string | undefined): string | undefined {
   return flag ?? (existsSync("agent.yaml") ? "agent.yaml" : undefined);
 }
 
-/**
- * The agent.yaml that applies to a stored session, as a resume takes it: --config, else the
- * one the session recorded (`recorded`) while it exists, else as configPathFrom finds one.
- */
-export function sessionConfigPath(flag: string | undefined, recorded: string | undefined): string | undefined {
-  return flag ?? (recorded !== undefined && existsSync(recorded) ? recorded : configPathFrom(undefined));
-}
-
 /** The flags every command that keeps sessions takes. */
 export type StoreFlags = Flags<typeof STORE_OPTIONS>;
 

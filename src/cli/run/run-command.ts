@@ -3,7 +3,7 @@
 import { telemetryEnvironment } from "../../telemetry/config-environment.js";
 import { tracingWanted } from "../../telemetry/otel-setup.js";
 import type { TracedRun } from "../../telemetry/traced-run.js";
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { COMPACT, runAgent, type RunAgentOptions } from "../../agent/run-agent.js";
 import { loadAgentConfig, type AgentConfig } from "../../config/agent-config.js";
@@ -67,7 +67,7 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
     // Started where the tools run, once for the whole process (a chat's /clear keeps them).
     agent = await startAgentAsking(config, io, target, asks, traced?.serverEnvironment);
     const options: RunAgentOptions = {
-      ...agent.options,
+      ...agent.spec,
       // The recorded path is the one the run was started with, also when the defaults ran.
       configPath: target.usedConfig,
       cwd: process.cwd(),
@@ -77,8 +77,8 @@ export async function runCommand(positionals: string[], flags: RunFlags, io: Com
       ...(traced === undefined ? {} : { callEnvironment: traced.callEnvironment, childRuns: traced.childRuns }),
       ...terminalDecisions(io, asks),
       decidedBy: "terminal",
-      signal: signals.suspend.signal,
-      abort: signals.abort.signal,
+      suspendSignal: signals.suspend.signal,
+      abortSignal: signals.abort.signal,
       store,
       ...(prompts === undefined ? {} : { nextPrompt: () => prompts.next() }),
     };
@@ -221,7 +221,7 @@ async function runSessions(
 
 /** `run`'s flags once checked against each other. `values.resume` is an id: `pick` says `--resume` came without one. */
 interface RunMode {
-  values: Omit<RunFlags, "resume"> & { resume?: string };
+  values: Omit<RunFlags, "resume"> & { resume?: string | undefined };
   pick: boolean;
   /** `--resume` or `--continue`: a prompt given is a follow-up. */
   resuming: boolean;
@@ -304,11 +304,12 @@ async function resolveTarget(positionals: string[], { values, pick, resuming, ch
   }
 
   // A resume runs with the configuration the session started with, unless told otherwise.
-  let usedConfig = configPath === undefined ? undefined : resolve(configPath);
-  if (values.config === undefined && meta?.config !== undefined && meta.config !== usedConfig && existsSync(meta.config)) {
-    config = loadAgentConfig(meta.config, overrides);
-    usedConfig = meta.config;
-    io.stderr.write(`fisk-ai: using the session's configuration, ${meta.config}\n`);
+  const { sessionAgentPath } = await import("../../session/session-agent-path.js");
+  const found = configPath === undefined ? undefined : resolve(configPath);
+  const usedConfig = sessionAgentPath(meta, { given: values.config === undefined ? undefined : found, foreign, fallback: found });
+  if (usedConfig !== found && usedConfig !== undefined) {
+    config = loadAgentConfig(usedConfig, overrides);
+    io.stderr.write(`fisk-ai: using the session's configuration, ${usedConfig}\n`);
   }
   const recordedConfig = resumeId === undefined ? usedConfig : meta?.config;
   const defaultStore = config.store.backend === "file" && config.store.dir === undefined;

@@ -12,7 +12,7 @@ import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../context/command-io.js";
 import type { StoreFlags } from "../context/stores.js";
-import { openPool, workerEvents } from "../worker/worker-command.js";
+import { openPool, workerEvents } from "../context/pool-context.js";
 import { openInBrowser } from "../run/open-browser.js";
 import { openConsoleTickets } from "../../server/console/open-console.js";
 import { listenAllowed } from "../../server/auth/listen-allowed.js";
@@ -48,7 +48,7 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
   try {
     const agents = servedAgents(
       pool.paths,
-      pool.agents.map((agent) => agent.options),
+      pool.agents.map((agent) => agent.spec),
     );
     const tickets = await openConsoleTickets(io.env);
     const textDeltas = new TextDeltas();
@@ -90,7 +90,7 @@ function inProcessWorker(pool: Awaited<ReturnType<typeof openPool>>, agents: Ser
   return new Worker({
     store,
     queue,
-    agents: agents.map((agent) => agent.options),
+    agents: agents.map((agent) => agent.spec),
     concurrency,
     adopt: true,
     events: workerEvents(io),
@@ -126,10 +126,10 @@ function listening(fetch: (request: Request) => Promise<Response>, hostname: str
 }
 
 /** The agents by the names clients give: each agent.yaml's base name, without its extension. */
-function servedAgents(paths: readonly (string | undefined)[], options: ServedAgent["options"][]): ServedAgent[] {
+function servedAgents(paths: readonly (string | undefined)[], specs: ServedAgent["spec"][]): ServedAgent[] {
   const agents = paths.map((path, index) => ({
     name: path === undefined ? "default" : basename(path, extname(path)),
-    options: options[index] as ServedAgent["options"],
+    spec: specs[index] as ServedAgent["spec"],
   }));
   const names = agents.map((agent) => agent.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);

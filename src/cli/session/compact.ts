@@ -23,16 +23,16 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
     io.stdout.write(`undid the compaction at seq ${compactionSeq} (record seq ${seq}): the next model call is sent the conversation it replaced\n`);
     return EXIT.completed;
   }
-  const [{ loadAgentConfig }, { runOptionsFromConfig }, { sessionConfigPath }] = await Promise.all([
+  const [{ loadAgentConfig }, { agentSpecFromConfig }, { sessionAgentPath }, { configPathFrom }] = await Promise.all([
     import("../../config/agent-config.js"),
     import("../../config/run-options.js"),
+    import("../../session/session-agent-path.js"),
     import("../context/stores.js"),
   ]);
-  const recorded = (await store.summarize(runId)).meta?.config;
-  const path = sessionConfigPath(values.config, recorded);
+  const path = sessionAgentPath((await store.summarize(runId)).meta, { given: values.config, fallback: configPathFrom(undefined) });
   const config = loadAgentConfig(path);
   // The session's own model, prompt and tools (not its MCP servers', which this does not start).
-  const { provider, model, system, tools, budget } = await runOptionsFromConfig(config, io.env, path);
+  const { provider, model, system, tools, budget } = await agentSpecFromConfig(config, io.env, path);
   await compactSession({
     store,
     session: runId,
@@ -40,7 +40,7 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
     model,
     system,
     tools,
-    maxOutputTokens: budget?.maxOutputTokens,
+    maxOutputTokens: budget.maxOutputTokens,
     ...(config.compaction === undefined ? {} : { window: config.compaction.window, keepRecent: config.compaction.keepRecent }),
     events: {
       // Progress is for a person watching, as the run's narration is: on a terminal only.

@@ -30,6 +30,6 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
     import("../text/session-ledger.js"),
   ]);
   const shown = await showSession(store, runId, { prices: (summary) => sessionPrices(values.config, summary.meta?.config), env: io.env });
-  await writeSession(store, shown, flags, io.stdout, await crashPolicies(values.config, shown.summary.meta?.config));
+  await writeSession(store, shown, flags, io.stdout, await crashPolicies(values.config, shown.summary.meta));
   return EXIT.completed;
 }

@@ -21,7 +21,7 @@ import { storedDigest } from "../../ledger/tree-ledger.js";
 import { statusText } from "./session-list.js";
 import { fileErrorText } from "./file-error.js";
 import { ChildSessions } from "../../transcript/child-sessions.js";
-import { childHead } from "./session-show.js";
+import { childHead } from "./transcript-entry.js";
 import { startsTurn, type TranscriptEntry } from "../../transcript/transcript-entries.js";
 
 /** The most bars the token chart draws: a longer run's turns are summed into buckets. */

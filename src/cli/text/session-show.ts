@@ -6,7 +6,6 @@ import type { CompactionState } from "../../runstate/views/fold.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
 import type { CrashPolicy } from "../../tools/tool.js";
 import { compactionLine } from "./compaction.js";
-import { durationText } from "../../transcript/duration.js";
 import { PacedOutput } from "./paced-output.js";
 import { ledgerCalls, ledgerJson, ledgerLines, tokensText, treeJson, treeLines } from "./session-ledger.js";
 import type { ShownSession } from "../../session/show-session.js";
@@ -14,10 +13,8 @@ import { writeStateJson } from "./show-json.js";
 import { ageText, statusText, timeText } from "./session-list.js";
 import { followRecords } from "./session-follow.js";
 import { ChildSessions } from "../../transcript/child-sessions.js";
-import type { TranscriptEntry } from "../../transcript/transcript-entries.js";
+import { plainEntry } from "./transcript-entry.js";
 import { counted } from "../../transcript/counted.js";
-
-const FOLDED_RESULT_LINES = 4;
 
 /** A configured tool's `on_crash` policy; undefined when the tool (or the config) is not known. */
 export type CrashPolicyOf = (toolName: string) => CrashPolicy | undefined;
@@ -141,40 +138,6 @@ function compactedText({ seq, compaction, undoneAt }: CompactionState): string {
 /** Every line of `text` after `prefix`. */
 function indented(text: string, prefix: string): string {
   return `${prefix}${text.split("\n").join(`\n${prefix}`)}`;
-}
-
-/** An entry as the plain print shows it: a result indented under its arrow, a long one folded to its first lines unless `full`. */
-export function plainEntry(entry: TranscriptEntry, full: boolean): string {
-  switch (entry.kind) {
-    case "user":
-      return `› ${entry.text}`;
-    case "text":
-    case "other":
-      return entry.text;
-    case "thinking":
-      return entry.redacted ? "(thinking, redacted)" : `(thinking) ${entry.text}`;
-    case "tool_call":
-      return `→ ${entry.server ? "(server) " : ""}${entry.name} ${JSON.stringify(entry.input)}`;
-    case "tool_result":
-      return `← ${entry.name}${entry.error ? " (error)" : ""}${entry.ms === undefined ? "" : ` (${durationText(entry.ms)})`}: ${shownResult(entry.text, full)}`;
-    case "model_call":
-      return `(model call, ${durationText(entry.ms)})`;
-    case "child":
-      return `${childHead(entry)}${full ? "" : " (--full shows its work)"}`;
-    case "marker":
-      return entry.detail === undefined ? entry.text : `${entry.text}\n  ${entry.detail.split("\n").join("\n  ")}`;
-  }
-}
-
-/** The line a child session's fold shows, open or closed. */
-export function childHead(entry: Extract<TranscriptEntry, { kind: "child" }>): string {
-  return `⤷ ${entry.name}: child session ${entry.runId} (${entry.status})`;
-}
-
-function shownResult(text: string, full: boolean): string {
-  const lines = text.split("\n");
-  if (full || lines.length <= FOLDED_RESULT_LINES) return lines.join("\n  ");
-  return `${lines.slice(0, FOLDED_RESULT_LINES).join("\n  ")}\n  … ${lines.length - FOLDED_RESULT_LINES} more lines (--full shows them)`;
 }
 
 /** The pending batch's line: its calls, how many are answered, and the unanswered ones with their on_crash. */

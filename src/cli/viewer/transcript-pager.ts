@@ -5,7 +5,7 @@
 import type { JournalRecord } from "../../runstate/records/records.js";
 import type { Store } from "../../runstate/store/store.js";
 import { ChildSessions } from "../../transcript/child-sessions.js";
-import { childHead, plainEntry } from "../text/session-show.js";
+import { childHead, plainEntry } from "../text/transcript-entry.js";
 import { isFoldable, startsTurn, TranscriptReader, type ChildLinks, type TranscriptEntry } from "../../transcript/transcript-entries.js";
 import { oneRow, visibleText, wrapText } from "./screen-text.js";
 import { counted } from "../../transcript/counted.js";
@@ -29,7 +29,7 @@ export interface ScreenRow {
   style: "user" | "text" | "dim" | "call" | "error" | "marker" | "blank";
   current: boolean;
   /** Where the search's term is in `text`, [from, to) in UTF-16 units; absent when it is not. */
-  marks?: [number, number][];
+  marks?: [number, number][] | undefined;
 }
 
 interface Item {

@@ -12,11 +12,11 @@ export interface ViewerProps {
   /** Left of the status bar: the session and its status. */
   title: string;
   /** For a follower: the records after those read so far, as they are journaled. */
-  follow?: AsyncIterable<JournalRecord>;
+  follow?: AsyncIterable<JournalRecord> | undefined;
   /** For a follower: the title once the session has ended, with its final status. */
-  endedTitle?: () => Promise<string>;
+  endedTitle?: (() => Promise<string>) | undefined;
   /** The check of the whole journal, which rejects when a record breaks a rule of the fold. */
-  checked?: Promise<unknown>;
+  checked?: Promise<unknown> | undefined;
   /** How the viewer was left: q, or Ctrl-C. */
   onLeave(how: "quit" | "interrupt"): void;
 }

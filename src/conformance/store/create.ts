@@ -50,7 +50,7 @@ export function createCases(suite: Suite): void {
         { ...link, extra: true },
       ];
       for (const parent of bad) {
-        const meta = metaPayload("create-5", { version: CHILD_RECORD_VERSION, parent: parent as MetaPayload["parent"] });
+        const meta = metaPayload("create-5", { version: CHILD_RECORD_VERSION, parent: parent as NonNullable<MetaPayload["parent"]> });
         await rejectsWith(suite.store.create("create-5", meta), "ERR_INVALID_RECORD", /parent/);
       }
       await rejectsWith(suite.store.load("create-5"), "ERR_NOT_FOUND");

@@ -58,7 +58,7 @@ const ToolResultBlock = exactly<T.ToolResultBlock>()(
     type: z.literal("tool_result"),
     tool_use_id: z.string().min(1),
     content: z.union([z.string(), z.array(z.discriminatedUnion("type", [TextBlock, ImageBlock]))]),
-    is_error: z.boolean().optional(),
+    is_error: z.boolean().exactOptional(),
   }),
 );
 
@@ -94,11 +94,11 @@ const UserBlock = z.union([z.discriminatedUnion("type", [TextBlock, ImageBlock, 
 // Here they describe the stored lines, for the JSON Schema files (storedRecordSchemas).
 const V3_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const V3Text = z.strictObject({ text: z.looseObject({ text: z.string() }) });
-const V3Thinking = z.strictObject({ thinking: z.looseObject({ text: z.string().optional(), signature: z.string().regex(V3_BASE64).optional() }) });
+const V3Thinking = z.strictObject({ thinking: z.looseObject({ text: z.string().exactOptional(), signature: z.string().regex(V3_BASE64).exactOptional() }) });
 const V3ToolUse = z.strictObject({
   tool_use: z.looseObject({ id: z.string().min(1), name: z.string().min(1), input: z.record(z.string(), z.unknown()) }),
 });
-const V3ToolResultBody = z.looseObject({ tool_use_id: z.string().min(1), content: z.string(), is_error: z.boolean().optional() });
+const V3ToolResultBody = z.looseObject({ tool_use_id: z.string().min(1), content: z.string(), is_error: z.boolean().exactOptional() });
 const V3ToolResult = z.strictObject({ tool_result: V3ToolResultBody });
 /** A block of the provider's own, `raw` as it sent it; its `kind` is the raw block's type. */
 const v3Provider = (raw: z.ZodType) => z.strictObject({ provider: z.strictObject({ kind: z.string().min(1), raw }) });
@@ -106,7 +106,7 @@ const v3Provider = (raw: z.ZodType) => z.strictObject({ provider: z.strictObject
 const Fingerprint = exactly<T.Fingerprint>()(
   z.strictObject({
     // Absent in version 1 journals and in the Go implementation's: it means anthropic.
-    provider: z.string().min(1).optional(),
+    provider: z.string().min(1).exactOptional(),
     model: z.string(),
     system_hash: z.string(),
     tools_hash: z.string(),
@@ -114,7 +114,7 @@ const Fingerprint = exactly<T.Fingerprint>()(
     max_tokens: count,
     max_iterations: count,
     // Written only by runs with MCP servers: each server's tools hashed apart, to name the one that changed.
-    mcp_tools_hashes: z.record(z.string(), z.string()).optional(),
+    mcp_tools_hashes: z.record(z.string(), z.string()).exactOptional(),
   }),
 );
 
@@ -140,23 +140,23 @@ const MetaPayload = exactly<T.MetaPayload>()(
     created: z.iso.datetime({ offset: true }),
     fingerprint: Fingerprint,
     prompt: z.string(),
-    interactive: z.boolean().optional(),
+    interactive: z.boolean().exactOptional(),
     // Where the run started, so a resume from elsewhere runs its tools in the same place and
     // finds its agent.yaml. Optional: older journals and other writers leave them out.
-    cwd: z.string().min(1).optional(),
-    config: z.string().min(1).optional(),
+    cwd: z.string().min(1).exactOptional(),
+    config: z.string().min(1).exactOptional(),
     // Only a child session's meta has it, and that meta is version 5, which older readers refuse.
-    parent: ParentLink.optional(),
+    parent: ParentLink.exactOptional(),
     // A shared service's tenant (docs/server.md#keys-and-tenants); absent for the default tenant.
-    tenant: z.string().min(1).optional(),
-    signature: RecordSignature.optional(),
+    tenant: z.string().min(1).exactOptional(),
+    signature: RecordSignature.exactOptional(),
   }),
 );
 
 const TerminalPayload = exactly<T.TerminalPayload>()(
   z.strictObject({
     reason: z.enum(TERMINAL_REASONS),
-    message: z.string().optional(),
+    message: z.string().exactOptional(),
   }),
 );
 
@@ -181,9 +181,9 @@ const CompactionPayload = exactly<T.CompactionPayload>()(
     tokens_after: count,
     in_tokens: count,
     out_tokens: count,
-    trimmed: z.array(TrimmedResult).min(1).optional(),
-    started_at: instant.optional(),
-    ended_at: instant.optional(),
+    trimmed: z.array(TrimmedResult).min(1).exactOptional(),
+    started_at: instant.exactOptional(),
+    ended_at: instant.exactOptional(),
   }),
 );
 
@@ -205,10 +205,10 @@ const ApprovalDecisionPayload = exactly<T.ApprovalDecisionPayload>()(
   z.strictObject({
     tool_use_id: z.string().min(1),
     decision: z.enum(DECISIONS),
-    text: z.string().optional(),
+    text: z.string().exactOptional(),
     decided_by: z.string().min(1),
     decided_at: z.iso.datetime({ offset: true }),
-    signature: RecordSignature.optional(),
+    signature: RecordSignature.exactOptional(),
   }),
 );
 
@@ -255,24 +255,24 @@ function recordSchemasOver(blocks: { assistant: z.ZodType; user: z.ZodType; tool
   const AssistantPayload = z.strictObject({
     iteration: count,
     message: AssistantMessage,
-    stop_reason: z.string().optional(),
+    stop_reason: z.string().exactOptional(),
     in_tokens: count,
     out_tokens: count,
-    cache_read_tokens: count.optional(),
-    cache_create_tokens: count.optional(),
-    response_model: z.string().min(1).optional(),
-    started_at: instant.optional(),
-    ended_at: instant.optional(),
+    cache_read_tokens: count.exactOptional(),
+    cache_create_tokens: count.exactOptional(),
+    response_model: z.string().min(1).exactOptional(),
+    started_at: instant.exactOptional(),
+    ended_at: instant.exactOptional(),
   });
   const ToolResultPayload = z.strictObject({
     tool_use_id: z.string().min(1),
     result: blocks.toolResult as typeof ToolResultBlock,
-    remote: z.boolean().optional(),
-    started_at: instant.optional(),
-    ended_at: instant.optional(),
+    remote: z.boolean().exactOptional(),
+    started_at: instant.exactOptional(),
+    ended_at: instant.exactOptional(),
   });
   // The PartMark any record but the meta may carry.
-  const part_started_at = instant.optional();
+  const part_started_at = instant.exactOptional();
   return {
     meta: z.strictObject({ seq: z.literal(1), protocol: z.literal(PROTOCOLS.meta), meta: MetaPayload }),
     assistant: z.strictObject({ seq, protocol: z.literal(PROTOCOLS.assistant), assistant: AssistantPayload, part_started_at }),

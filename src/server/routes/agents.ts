@@ -30,9 +30,9 @@ const describe = route("read", {
   responses: { 200: { content: json(AgentSchema), description: "the agent" } },
 });
 
-function agentJson({ name, options }: ServedAgent): z.infer<typeof AgentSchema> {
-  const tools = (options.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, approval: tool.confirm !== false }));
-  return { name, provider: options.provider.name, model: options.model, tools };
+function agentJson({ name, spec }: ServedAgent): z.infer<typeof AgentSchema> {
+  const tools = spec.tools.map((tool) => ({ name: tool.name, description: tool.description, approval: tool.confirm !== false }));
+  return { name, provider: spec.provider.name, model: spec.model, tools };
 }
 
 export function agentRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): void {

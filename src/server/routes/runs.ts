@@ -57,7 +57,7 @@ export function runRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): 
     const key = c.req.valid("header")["idempotency-key"];
     const agent = context.agents.get(body.agent);
     if (agent === undefined) throw new ServerError("ERR_NO_AGENT", `no agent ${JSON.stringify(body.agent)} is served here: GET /v1/agents lists them`);
-    const submit = { store, queue, agent: agent.options };
+    const submit = { store, queue, agent: agent.spec };
     const named = body.name === undefined ? undefined : tenantRunId(principal.tenant, body.name);
     const start = { prompt: body.prompt, cwd: context.cwd, tenant: principal.tenant, ...(body.title === undefined ? {} : { title: body.title }) };
     if (key === undefined) return c.json({ runId: await submitRun(submit, { ...start, runId: named }), replayed: false }, 201);

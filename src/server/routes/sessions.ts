@@ -9,6 +9,7 @@ import { recordWindow } from "../../session/record-window.js";
 import { removeSession } from "../../session/remove-session.js";
 import { sessionOverview } from "../../session/session-overview.js";
 import { sessionPage } from "../../session/session-page.js";
+import { sessionAgentPath } from "../../session/session-agent-path.js";
 import { titleSession } from "../../session/session-title.js";
 import { exportJournal, forkSession, importJournal } from "../../session/transfer.js";
 import { tenantStore } from "../../backends/tenant-store.js";
@@ -137,7 +138,7 @@ function readingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): voi
       mine,
       {
         ...(query.status === undefined ? {} : { status: query.status.split(",") as RunStatus[] }),
-        ...(agent?.options.configPath === undefined ? {} : { config: agent.options.configPath }),
+        ...(agent?.spec.configPath === undefined ? {} : { config: agent.spec.configPath }),
         ...(query.q === undefined ? {} : { text: query.q }),
         ...(query.parent === undefined ? {} : { parent: query.parent }),
         ...(query.since === undefined ? {} : { updatedSince: query.since }),
@@ -185,17 +186,19 @@ function changingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, imp
   app.openapi(compact, async (c) => {
     const { id } = c.req.valid("param");
     const summary = await visibleSession(context, c.get("principal"), id);
-    const agent = [...context.agents.values()].find((each) => each.options.configPath !== undefined && each.options.configPath === summary.meta?.config);
+    const served = new Map([...context.agents.values()].map((each) => [each.spec.configPath, each]));
+    const path = sessionAgentPath(summary.meta, { available: (recorded) => served.has(recorded) });
+    const agent = path === undefined ? undefined : served.get(path);
     if (agent === undefined)
       throw new ServerError("ERR_NO_AGENT", `session ${id} was not started with an agent served here: compact it where its agent.yaml is`);
-    const { provider, model, system, tools } = agent.options;
+    const { provider, model, system, tools } = agent.spec;
     const compactions = await compactSession({
       store,
       session: id,
       provider,
       model,
-      ...(system === undefined ? {} : { system }),
-      ...(tools === undefined ? {} : { tools }),
+      system,
+      tools,
     });
     return c.json({ compactions }, 200);
   });

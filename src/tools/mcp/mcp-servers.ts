@@ -199,7 +199,7 @@ function transportFor(definition: McpTransportDefinition, stderr: StderrTail, au
 
 interface ListedTool {
   name: string;
-  description?: string;
+  description?: string | undefined;
   inputSchema: JsonSchema;
 }
 

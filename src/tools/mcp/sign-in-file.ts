@@ -17,6 +17,9 @@ export interface SignInState {
   discovery?: OAuthDiscoveryState;
 }
 
+/** A change to a SignInState: a field given as undefined is removed. */
+export type SignInChange = { [K in keyof SignInState]?: SignInState[K] | undefined };
+
 /** The sign-in file of the server `name` in `dir` (a directory only its owner may enter). */
 export class SignInFile {
   readonly path: string;
@@ -43,7 +46,7 @@ export class SignInFile {
    * (O_EXCL, which never follows a symlink): one planted at a name that could be guessed is
    * never written through. A directory made earlier with wider rights is tightened to 0700.
    */
-  update(change: Partial<SignInState>): void {
+  update(change: SignInChange): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     chmodSync(this.dir, 0o700);
     const next = { ...this.read(), ...change };

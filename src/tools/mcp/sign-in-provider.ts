@@ -5,7 +5,7 @@ import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprot
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { FiskError } from "../../errors/fisk-error.js";
 import { awaitRedirect, newState } from "./loopback-redirect.js";
-import type { SignInFile, SignInState } from "./sign-in-file.js";
+import type { SignInChange, SignInFile } from "./sign-in-file.js";
 
 /** Shows the authorization page to a person (opens a browser, prints the URL). */
 export type ShowSignInPage = (page: URL, server: string) => void | Promise<void>;
@@ -45,24 +45,23 @@ export interface SignInOptions {
 export class SignInProvider implements OAuthClientProvider {
   #pending: Promise<string> | undefined;
   #state: string | undefined;
+  /** Set only when the configuration names one: the SDK reads an absent property as none. */
+  readonly clientMetadataUrl?: string;
 
   constructor(private readonly options: SignInOptions) {
+    if (options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl;
     // Nothing is written for a server that never asks; a sign-in kept for another URL is dropped.
     const saved = options.file.read().url;
     if (saved !== undefined && saved !== options.url) options.file.remove();
   }
 
   /** Every change is stamped with the URL it was made for. */
-  #save(change: Partial<SignInState>): void {
+  #save(change: SignInChange): void {
     this.options.file.update({ ...change, url: this.options.url });
   }
 
   get redirectUrl(): string {
     return `http://127.0.0.1:${this.options.port}/callback`;
-  }
-
-  get clientMetadataUrl(): string | undefined {
-    return this.options.clientMetadataUrl;
   }
 
   get clientMetadata(): OAuthClientMetadata {
