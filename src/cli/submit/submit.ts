@@ -95,11 +95,7 @@ async function run(positionals: string[], flags: Flags<typeof options>, io: Comm
 }
 
 /** The flags checked before anything is opened; the --if-running asked for (default queue). */
-function checkedFlags(
-  flags: Flags<typeof options>,
-  ifRunningValues: readonly string[],
-  checkedTitle: (title: string, flag: string) => unknown,
-): IfRunning {
+function checkedFlags(flags: Flags<typeof options>, ifRunningValues: readonly string[], checkedTitle: (title: string, flag: string) => unknown): IfRunning {
   if (flags.name !== undefined) assertRunId(flags.name);
   if (flags.resume !== undefined) assertRunId(flags.resume);
   if (flags.title !== undefined) checkedTitle(flags.title, "--title");
