@@ -12,6 +12,11 @@ export class StreamSlots {
     this.#cap = cap;
   }
 
+  /** The streams open now. */
+  get open(): number {
+    return this.#open;
+  }
+
   /** Takes a slot, or refuses with ERR_TOO_MANY_STREAMS; the function returned gives it back, once. */
   take(): () => void {
     if (this.#open >= this.#cap) throw new ServerError("ERR_TOO_MANY_STREAMS", `this server has ${this.#cap} event streams open, its cap: try again later`);

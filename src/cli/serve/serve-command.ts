@@ -52,7 +52,7 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
             agents: agents.map((agent) => agent.options),
             concurrency: workers,
             adopt: true,
-            events: workerEvents(io),
+            events: api.workerEvents(workerEvents(io)),
           });
     const working = worker?.run();
     const server = await listening(api.fetch, host, port);
