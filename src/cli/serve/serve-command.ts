@@ -15,6 +15,7 @@ import type { StoreFlags } from "../context/stores.js";
 import { openPool, workerEvents } from "../worker/worker-command.js";
 import { openInBrowser } from "../run/open-browser.js";
 import { openConsoleTickets } from "../../server/console/open-console.js";
+import { serveTimeouts } from "./serve-timeouts.js";
 
 export interface ServeFlags extends Omit<StoreFlags, "config"> {
   config?: string[];
@@ -22,19 +23,19 @@ export interface ServeFlags extends Omit<StoreFlags, "config"> {
   workers?: string;
   open?: boolean;
   publicUrl?: string;
+  headersTimeout?: string;
+  requestTimeout?: string;
 }
 
 /** Where serve listens unless told: loopback only. */
 export const DEFAULT_LISTEN = "127.0.0.1:7474";
-
-/** How long a client may take to send a request's headers, in milliseconds. */
-const HEADERS_TIMEOUT_MS = 10_000;
 
 export async function serveCommand(positionals: string[], flags: ServeFlags, io: CommandIO): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${JSON.stringify(positionals[0])}): name its agents with --config FILE`);
   const { host, port } = listenAddress(flags.listen ?? DEFAULT_LISTEN);
   const workers = workerCount(flags.workers);
   const publicUrl = flags.publicUrl === undefined ? undefined : urlFlag(flags.publicUrl);
+  const timeouts = serveTimeouts(flags);
   const pool = await openPool(flags, io);
   try {
     const agents = servedAgents(
@@ -55,7 +56,7 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
             events: api.workerEvents(workerEvents(io)),
           });
     const working = worker?.run();
-    const server = await listening(api.fetch, host, port);
+    const server = await listening(api.fetch, host, port, timeouts);
     const address = server.address();
     const bound = typeof address === "object" && address !== null ? address.port : port;
     io.stdout.write(
@@ -88,9 +89,14 @@ function urlFlag(text: string): URL {
   return url;
 }
 
-function listening(fetch: (request: Request) => Promise<Response>, hostname: string, port: number): Promise<ServerType> {
+function listening(
+  fetch: (request: Request) => Promise<Response>,
+  hostname: string,
+  port: number,
+  timeouts: ReturnType<typeof serveTimeouts>,
+): Promise<ServerType> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname, port, serverOptions: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 5 * 60_000 } }, () => resolve(server));
+    const server = serve({ fetch, hostname, port, serverOptions: timeouts }, () => resolve(server));
     server.once("error", (error: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on ${hostname}:${port}: ${error.code ?? error.message}`)));
   });
 }
