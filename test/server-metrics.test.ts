@@ -14,13 +14,14 @@ import { after, before, describe, it } from "node:test";
 import { serve, type ServerType } from "@hono/node-server";
 import { register } from "prom-client";
 import { poolBackend } from "../src/backends/pool-queue.js";
-import { ClientError, FiskClient } from "../src/client/fisk-client.js";
+import { FiskClient } from "../src/client/fisk-client.js";
 import { loadAgent, type LoadedAgent } from "../src/config/load-agent.js";
 import { Worker } from "../src/pool/worker.js";
 import type { RunQueue } from "../src/queue/run-queue.js";
 import type { Store } from "../src/runstate/store/store.js";
 import { createServer, type FiskServer } from "../src/server/create-server.js";
 import type { Authenticate, Principal } from "../src/server/principal.js";
+import { refusal } from "./helpers/client-refusal.js";
 import { eventually } from "./helpers/eventually.js";
 
 const TENANT = "acme-tenant-7";
@@ -107,15 +108,6 @@ function samples(text: string): { name: string; labels: Record<string, string>; 
 
 function sampleValue(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
   return samples(text).find((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value;
-}
-
-async function refusal(pending: Promise<unknown>): Promise<[number, string]> {
-  const error = await pending.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  assert.ok(error instanceof ClientError, `expected a refusal, got ${String(error)}`);
-  return [error.status, error.problem.code];
 }
 
 describe("GET /metrics", () => {
