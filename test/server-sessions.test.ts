@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { serve, type ServerType } from "@hono/node-server";
-import { ClientError, FiskClient, type StoreEvent } from "../src/client/fisk-client.js";
+import { FiskClient, type StoreEvent } from "../src/client/fisk-client.js";
 import { poolBackend } from "../src/backends/pool-queue.js";
 import { loadAgent, type LoadedAgent } from "../src/config/load-agent.js";
 import { Worker } from "../src/pool/worker.js";
@@ -23,6 +23,7 @@ import { createServer } from "../src/server/create-server.js";
 import { LOCAL_PRINCIPAL, type Authenticate } from "../src/server/principal.js";
 import type { ServerOptions } from "../src/server/server-context.js";
 import { runCli } from "./helpers/cli-harness.js";
+import { refusal } from "./helpers/client-refusal.js";
 import { eventually } from "./helpers/eventually.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fisk-ai-serve-sessions-"));
@@ -75,15 +76,6 @@ async function finished(client: FiskClient, prompt: string, title?: string): Pro
   const { runId } = await client.startRun({ agent: "hello", prompt, ...(title === undefined ? {} : { title }) });
   assert.equal((await client.wait(runId)).reason, "completed");
   return runId;
-}
-
-async function refusal(pending: Promise<unknown>): Promise<[number, string]> {
-  const error = await pending.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  assert.ok(error instanceof ClientError, `expected a refusal, got ${String(error)}`);
-  return [error.status, error.problem.code];
 }
 
 describe("createServer: sessions, agents and the pool", () => {

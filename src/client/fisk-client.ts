@@ -42,6 +42,7 @@ export const CLIENT_ROUTES = {
   queue: { method: "get", path: "/v1/queue" },
   workers: { method: "get", path: "/v1/workers" },
   storeEvents: { method: "get", path: "/v1/events" },
+  metrics: { method: "get", path: "/metrics" },
 } as const;
 
 /** The body that starts a session. */
@@ -526,6 +527,11 @@ export class FiskClient {
   /** The processes driving runs now. */
   async workers(): Promise<WorkerStatus[]> {
     return (await this.#json<{ workers: WorkerStatus[] }>("workers", {}, {})).workers;
+  }
+
+  /** The server's metrics in Prometheus's text format (an admin's). */
+  async metrics(): Promise<string> {
+    return (await this.#send("metrics", {}, {})).text();
   }
 
   /** Session `id`'s records after seq `after` (0: all) as they are journaled, then its end; `signal` stops the stream. */

@@ -4,6 +4,7 @@
 // its input with the schemas /openapi.json is generated from, and every error is a
 // problem+json.
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { packageVersion } from "../package/package-files.js";
 import type { RequestCheck } from "./auth/host-guard.js";
@@ -22,6 +23,9 @@ import { consoleRoutes } from "./console/console-routes.js";
 import { IMPORT_PATH, sessionRoutes } from "./routes/sessions.js";
 import type { ServerContext, ServerEnv, ServerOptions } from "./server-context.js";
 import { StreamSlots } from "./stream-slots.js";
+import { METRICS_PATH, metricsRoutes } from "./routes/metrics.js";
+import { ServerMetrics } from "./server-metrics.js";
+import type { WorkerEvents } from "../pool/worker.js";
 
 /** The API's handler, and its OpenAPI document. */
 export interface FiskServer {
@@ -31,6 +35,8 @@ export interface FiskServer {
   document(): Record<string, unknown>;
   /** Has every open event stream ask `stillValid` of its principal now: call it once the keys changed, and streams of revoked keys end. */
   recheckStreams(): void;
+  /** `events` for a Worker beside the server, also counting the runs it settles in GET /metrics. */
+  workerEvents(events?: WorkerEvents): WorkerEvents;
 }
 
 const DOCUMENT = {
@@ -74,6 +80,8 @@ export function createServer(options: ServerOptions): FiskServer {
       }
     },
   });
+  const metrics = new ServerMetrics(context);
+  app.use("*", metrics.timing);
   app.onError((error) => problemResponse(problemOf(error, onInternal)));
   app.notFound((c) =>
     problemResponse(problemOf(new ServerError("ERR_NO_ROUTE", `no route ${c.req.method} ${c.req.path}: /openapi.json lists them`), onInternal)),
@@ -87,6 +95,7 @@ export function createServer(options: ServerOptions): FiskServer {
   approvalRoutes(app, context);
   poolRoutes(app, context);
   transcriptRoutes(app, context, onInternal);
+  metricsRoutes(app, metrics);
   meRoute(app, tickets);
   if (tickets !== undefined) consoleRoutes(app, { tickets, authenticate: options.authenticate ?? localOnly, secure: options.console?.secure === true });
   app.doc31("/openapi.json", DOCUMENT);
@@ -94,6 +103,7 @@ export function createServer(options: ServerOptions): FiskServer {
     fetch: async (request) => app.fetch(request),
     document: () => app.getOpenAPI31Document(DOCUMENT) as unknown as Record<string, unknown>,
     recheckStreams: () => context.streams.recheck(),
+    workerEvents: (events) => metrics.workerEvents(events),
   };
 }
 
@@ -106,7 +116,8 @@ function guard(app: OpenAPIHono<ServerEnv>, limit: number, authenticate: Authent
   if (check !== undefined) {
     app.use("*", async (c, next) => {
       const refused = check(c.req.raw);
-      if (refused !== undefined) throw new ServerError("ERR_FORBIDDEN", `${refused}: reach this server by its own address (docs/server.md#on-loopback)`);
+      if (refused !== undefined)
+        throw new ServerError("ERR_FORBIDDEN", `${refused}: reach this server by its own address (docs/server.md#without-keys-loopback-only)`);
       await next();
     });
   }
@@ -119,10 +130,12 @@ function guard(app: OpenAPIHono<ServerEnv>, limit: number, authenticate: Authent
   // An import takes a journal, not JSON: it has its own limit (sessions.ts).
   app.use("/v1/*", (c, next) => (c.req.path === IMPORT_PATH ? next() : jsonLimit(c, next)));
   app.use("/console/*", jsonLimit);
-  app.use("/v1/*", async (c, next) => {
+  const authenticated: MiddlewareHandler<ServerEnv> = async (c, next) => {
     const principal = await authenticate(c.req.raw);
     if (principal === undefined) throw new ServerError("ERR_UNAUTHENTICATED", "this route needs credentials: send an API key (docs/server.md)");
     c.set("principal", principal);
     await next();
-  });
+  };
+  app.use("/v1/*", authenticated);
+  app.use(METRICS_PATH, authenticated);
 }

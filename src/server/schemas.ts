@@ -167,7 +167,8 @@ export const SessionListQuery = z.object({
   parent: RunId.optional(),
   since: z.iso.datetime({ offset: true }).optional().openapi({ description: "last written at or after, RFC 3339" }),
   cursor: RunId.optional().openapi({ description: "the `next` of the page before" }),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  // A page is listed from the whole store's summaries, so a client that wants every session takes them in one page, not ten.
+  limit: z.coerce.number().int().min(1).max(10_000).default(100).openapi({ description: "sessions in the page, up to 10,000" }),
 });
 
 export const SessionListSchema = z.object({ sessions: z.array(SessionSchema), next: z.string().optional() }).openapi("SessionList");

@@ -14,6 +14,11 @@ export class StreamSlots {
     this.#cap = cap;
   }
 
+  /** The streams open now. */
+  get open(): number {
+    return this.#open;
+  }
+
   /**
    * Takes a slot, or refuses with ERR_TOO_MANY_STREAMS; `recheck` is called on each recheck()
    * while the slot is held. The function returned gives the slot back, once.

@@ -4,6 +4,8 @@ import { MAX_READ_LINE_BYTES, overlongLineError } from "../../runstate/records/j
 import type { FileSystem, SyncReads } from "./file-system.js";
 
 const CHUNK = 1024 * 1024;
+/** A reader's first read: a follower's look mostly finds a record or none, so reads grow to CHUNK only while they come back full. */
+const FIRST_CHUNK = 16 * 1024;
 const NEWLINE = 0x0a;
 
 /** One complete line, without its newline, and the offset just past that newline. */
@@ -23,9 +25,9 @@ export async function* journalLines(fs: FileSystem, fd: number, start: number, s
   let line = startLine;
   let partial: Buffer[] = [];
   let partialLength = 0;
-  for (;;) {
-    const chunk = Buffer.allocUnsafe(CHUNK);
-    const read = await fs.read(fd, chunk, 0, CHUNK, position);
+  for (let size = FIRST_CHUNK; ; size = Math.min(size * 4, CHUNK)) {
+    const chunk = Buffer.allocUnsafe(size);
+    const read = await fs.read(fd, chunk, 0, size, position);
     if (read === 0) return;
     let from = 0;
     for (let newline = chunk.indexOf(NEWLINE, 0); newline !== -1 && newline < read; newline = chunk.indexOf(NEWLINE, from)) {
@@ -53,9 +55,9 @@ export async function* journalLines(fs: FileSystem, fd: number, start: number, s
 export async function lineOffset(fs: FileSystem, fd: number, start: number, startLine: number, lineNumber: number): Promise<number | undefined> {
   let position = start;
   let line = startLine;
-  const chunk = Buffer.allocUnsafe(CHUNK);
+  let chunk = Buffer.allocUnsafe(FIRST_CHUNK);
   while (line < lineNumber) {
-    const read = await fs.read(fd, chunk, 0, CHUNK, position);
+    const read = await fs.read(fd, chunk, 0, chunk.length, position);
     if (read === 0) return undefined;
     let from = 0;
     for (;;) {
@@ -66,6 +68,7 @@ export async function lineOffset(fs: FileSystem, fd: number, start: number, star
       if (line === lineNumber) return position + from;
     }
     position += read;
+    if (read === chunk.length && chunk.length < CHUNK) chunk = Buffer.allocUnsafe(Math.min(chunk.length * 4, CHUNK));
   }
   return position;
 }

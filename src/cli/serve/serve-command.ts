@@ -6,7 +6,7 @@ import { availableParallelism } from "node:os";
 import { basename, extname } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
 import { Worker } from "../../pool/worker.js";
-import { createServer } from "../../server/create-server.js";
+import { createServer, type FiskServer } from "../../server/create-server.js";
 import type { ServedAgent } from "../../server/server-context.js";
 import { UsageError } from "../cli-errors.js";
 import { EXIT } from "../exit-codes.js";
@@ -18,6 +18,7 @@ import { openConsoleTickets } from "../../server/console/open-console.js";
 import { listenAllowed } from "../../server/auth/listen-allowed.js";
 import { serverAccess } from "./server-access.js";
 import { TextDeltas } from "../../server/text-deltas.js";
+import { serveTimeouts } from "./serve-timeouts.js";
 
 export interface ServeFlags extends Omit<StoreFlags, "config"> {
   config?: string[];
@@ -27,13 +28,12 @@ export interface ServeFlags extends Omit<StoreFlags, "config"> {
   workers?: string;
   open?: boolean;
   publicUrl?: string;
+  headersTimeout?: string;
+  requestTimeout?: string;
 }
 
 /** Where serve listens unless told: loopback only. */
 export const DEFAULT_LISTEN = "127.0.0.1:7474";
-
-/** How long a client may take to send a request's headers, in milliseconds. */
-const HEADERS_TIMEOUT_MS = 10_000;
 
 export async function serveCommand(positionals: string[], flags: ServeFlags, io: CommandIO): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${JSON.stringify(positionals[0])}): name its agents with --config FILE`);
@@ -45,6 +45,7 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
     access.close();
     throw error;
   });
+  const timeouts = serveTimeouts(flags);
   try {
     const agents = servedAgents(
       pool.paths,
@@ -61,9 +62,9 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
       textDeltas,
       ...access.options,
     });
-    const worker = workers === 0 ? undefined : inProcessWorker(pool, agents, workers, io, textDeltas);
+    const worker = workers === 0 ? undefined : inProcessWorker(pool, api, agents, workers, io, textDeltas);
     const working = worker?.run();
-    const server = await listening(api.fetch, host, port);
+    const server = await listening(api.fetch, host, port, timeouts);
     const address = server.address();
     const bound = typeof address === "object" && address !== null ? address.port : port;
     access.listening(api, bound);
@@ -85,7 +86,14 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
 }
 
 /** The workers that drive the served agents' runs in this process, taking over runs others left. */
-function inProcessWorker(pool: Awaited<ReturnType<typeof openPool>>, agents: ServedAgent[], concurrency: number, io: CommandIO, deltas: TextDeltas): Worker {
+function inProcessWorker(
+  pool: Awaited<ReturnType<typeof openPool>>,
+  api: FiskServer,
+  agents: ServedAgent[],
+  concurrency: number,
+  io: CommandIO,
+  deltas: TextDeltas,
+): Worker {
   const { store, queue } = pool;
   return new Worker({
     store,
@@ -93,7 +101,8 @@ function inProcessWorker(pool: Awaited<ReturnType<typeof openPool>>, agents: Ser
     agents: agents.map((agent) => agent.spec),
     concurrency,
     adopt: true,
-    events: workerEvents(io),
+    // Counted in GET /metrics as well as printed.
+    events: api.workerEvents(workerEvents(io)),
     runEvents: deltas.runEvents,
   });
 }
@@ -118,9 +127,14 @@ function urlFlag(text: string): URL {
   return url;
 }
 
-function listening(fetch: (request: Request) => Promise<Response>, hostname: string, port: number): Promise<ServerType> {
+function listening(
+  fetch: (request: Request) => Promise<Response>,
+  hostname: string,
+  port: number,
+  timeouts: ReturnType<typeof serveTimeouts>,
+): Promise<ServerType> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname, port, serverOptions: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 5 * 60_000 } }, () => resolve(server));
+    const server = serve({ fetch, hostname, port, serverOptions: timeouts }, () => resolve(server));
     server.once("error", (error: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on ${hostname}:${port}: ${error.code ?? error.message}`)));
   });
 }

@@ -17,6 +17,8 @@ export async function define(command: Command, { io, action }: CommandContext): 
     .option("--workers <N>", "runs driven at once by this process's workers (default: the CPU count; 0: none, other processes run them)")
     .option("--open", "open the console (docs/console.md) in the browser BROWSER names, else xdg-open's")
     .option("--public-url <URL>", "the URL people reach the server at, through a TLS-terminating proxy: https makes the console's cookie Secure")
+    .option("--headers-timeout <MS>", "how long a client may take to send a request's headers (default 10000): past it, a 408 and the connection closed")
+    .option("--request-timeout <MS>", "how long a client may take to send a whole request, its body too (default 300000); a stream is not cut by it")
     .option("--state-dir <DIR>", "where sessions are kept (default: the first config's session block)")
     .option("--store <URL>", STORE_OPTION)
     .action(action(async (args, flags) => (await import("./serve-command.js")).serveCommand(args, flags, io)));
