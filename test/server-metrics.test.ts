@@ -59,7 +59,6 @@ async function mounted(authenticate: Authenticate): Promise<{ api: FiskServer; c
     queue,
     agents: agents.map((agent, index) => ({ name: ["hello", "careful", "held", "idle"][index] as string, spec: agent.spec })),
     authenticate,
-    tenantOf: () => TENANT,
     env,
     cwd: dir,
   });
