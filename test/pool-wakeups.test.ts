@@ -73,4 +73,37 @@ describe("pool wake-ups on files", { timeout: 120_000 }, () => {
       await Promise.all([ours.close(), theirs.close()]);
     }
   });
+
+  it("awaitSubmitted resolves only once the worker let go of the run, not when its entry left the queue", async () => {
+    const dir = join(root, "released");
+    const [ours, theirs] = [new FileStore({ dir }), new FileStore({ dir })];
+    const queue = new FileQueue({ dir: fileQueueDir(dir), store: ours });
+    try {
+      const meta = metaPayload("held");
+      const held = await theirs.create("held", meta);
+      await held.append(2, terminalEntry("completed"));
+      // At rest and out of the queue, but another process still holds the journal, as a worker does between settling its entry and closing.
+      let looks = 0;
+      const counting = new Proxy(ours, {
+        get: (target, property) => {
+          const value: unknown = Reflect.get(target, property, target);
+          if (property === "summarize") looks++;
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      let resolved = false;
+      const waited = awaitSubmitted(counting, queue, "held", { fromSeq: 1, pollMs: TEN_MINUTES_MS }).then((outcome) => {
+        resolved = true;
+        return outcome;
+      });
+      while (looks < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(resolved, false, "still held: not at rest for a caller yet");
+      await held.close();
+      assert.equal((await waited).reason, "completed");
+      await assert.doesNotReject(async () => (await ours.open("held")).close(), "the caller can take the journal at once");
+    } finally {
+      await queue.close();
+      await Promise.all([ours.close(), theirs.close()]);
+    }
+  });
 });

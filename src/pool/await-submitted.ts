@@ -23,14 +23,29 @@ export interface AwaitOptions {
   signal?: AbortSignal;
 }
 
+/** How often it looks whether the worker let go of the run, once the run left the queue. */
+const RELEASE_POLL_MS = 10;
+
+/**
+ * Resolves once no process holds the run: a worker settles the queue entry before it lets
+ * go of the journal, so a caller told "at rest" a moment early would find it locked.
+ */
+async function released(store: Store, runId: string, signal: AbortSignal | undefined): Promise<void> {
+  while ((await store.summarize(runId, { digest: false })).holder !== undefined) {
+    await new Promise((resolve) => setTimeout(resolve, RELEASE_POLL_MS));
+    signal?.throwIfAborted();
+  }
+}
+
 /**
  * Resolves once the submitted run `runId` is at rest (its entry gone) or parked for a
- * decision, with its outcome; ERR_NOT_FOUND when it left the queue without a terminal
+ * decision and its worker let go of it, with its outcome; ERR_NOT_FOUND when it left the queue without a terminal
  * record (withdrawn before a worker took it).
  */
 export async function awaitSubmitted(store: Store, queue: RunQueue, runId: string, options: AwaitOptions = {}): Promise<RunOutcome> {
   const fromSeq = options.fromSeq ?? (await store.summarize(runId)).lastSeq + 1;
   for await (const record of followRecords(store, queue, runId, fromSeq, options)) options.onRecord?.(record);
+  await released(store, runId, options.signal);
   const state = await store.load(runId);
   const terminal = state.terminal;
   if (terminal === undefined) throw new RunStateError("ERR_NOT_FOUND", `session ${runId} left the queue before it ended (withdrawn with queue rm?)`, { runId });
