@@ -146,6 +146,8 @@ describe("worker pool on files, against the strict fake model", () => {
 
   it("queue suspend: the worker suspends the run at its next boundary and it stays suspended; a run the pool does not have is refused", async () => {
     const ws = fresh({ gateOpen: false });
+    // The tool takes a while after its gate opens: the worker hears the request (it looks every 100 ms) before the tool ends.
+    ws.env.TOOL_SLEEP = "2";
     await cli(ws, ["submit", "Write two notes", "--name", "halt"]);
     const worker = started(ws.worker());
     await eventually(() => ws.executions().length === 1, "the run's tool to start");

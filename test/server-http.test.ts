@@ -32,8 +32,11 @@ after(async () => {
 });
 let made = 0;
 
-async function served(options: { gateOpen?: boolean; confirm?: boolean } = {}): Promise<{ ws: PoolWorkspace; server: ServeProcess; client: FiskClient }> {
+async function served(
+  options: { gateOpen?: boolean; confirm?: boolean; toolSleep?: string } = {},
+): Promise<{ ws: PoolWorkspace; server: ServeProcess; client: FiskClient }> {
   const ws = poolWorkspace(join(root, `ws-${++made}`), { gateOpen: options.gateOpen ?? true });
+  if (options.toolSleep !== undefined) ws.env.TOOL_SLEEP = options.toolSleep;
   if (options.confirm === true) writePoolConfig(ws.dir, undefined, undefined, true);
   const server = await startServe((args) => startCli(args, { cwd: ws.dir, env: ws.env }));
   servers.push(server);
@@ -118,7 +121,9 @@ describe("fisk-ai serve", () => {
   });
 
   it("suspend: the pool's worker suspends the run at its next boundary; it stays suspended until a follow-up; a run at rest or parked is refused", async () => {
-    const { ws, client } = await served({ gateOpen: false });
+    // Each tool takes a while after its gate opens: the worker hears the request (it looks every
+    // 100 ms on files) long before the first tool ends, so the boundary after it is the one.
+    const { ws, client } = await served({ gateOpen: false, toolSleep: "2" });
     const { runId } = await client.startRun({ agent: "agent", prompt: "write two notes" });
     await eventually(() => ws.executions().includes("one"), "the first tool to be under way");
     assert.deepEqual(await client.suspend(runId), { runId, replayed: false });
