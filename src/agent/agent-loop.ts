@@ -596,19 +596,19 @@ function callContext(run: Drive, use: ToolUseBlock): ToolContext {
   const { confirm, askUser, askRerun, decidedBy } = options;
   return {
     signal,
-    ...(env === undefined ? {} : { env }),
-    ...(options.toolCwd === undefined ? {} : { cwd: options.toolCwd }),
+    env,
+    cwd: options.toolCwd,
     run: {
       runId: recorder.runId,
       toolUseId: use.id,
       depth: recorder.state().meta.parent?.depth ?? 0,
-      ...(recorder.state().meta.tenant === undefined ? {} : { tenant: recorder.state().meta.tenant }),
-      ...(options.store === undefined ? {} : { store: options.store }),
-      ...(options.suspendSignal === undefined ? {} : { suspend: options.suspendSignal }),
+      tenant: recorder.state().meta.tenant,
+      store: options.store,
+      suspend: options.suspendSignal,
       deciders: { confirm, askUser, askRerun, decidedBy },
       budget: run.tally.budgetBelow(() => recorder.state()),
-      ...(options.treeMaxDepth === undefined ? {} : { maxDepth: options.treeMaxDepth }),
-      ...(options.childRuns === undefined ? {} : { childRuns: options.childRuns }),
+      maxDepth: options.treeMaxDepth,
+      childRuns: options.childRuns,
     },
   };
 }
