@@ -1,6 +1,6 @@
 // covers: src/agent/agent-errors.ts, src/agent/agent-loop.ts, src/agent/defaults.ts, src/agent/run-parts.ts
 // covers: src/agent/system-prompt.ts, src/llm/model-provider.ts, src/backends/file/file-store.ts
-// covers: src/runstate/records/records.ts, src/tools/tool-set.ts, src/tools/tool.ts
+// covers: src/runstate/records/records.ts, src/tools/tool-set.ts, src/tools/tool.ts, src/agent/run-context.ts
 // process: shared
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -286,6 +286,11 @@ describe("session mv", () => {
     const badNats = await cli(["session", "mv", "pg", "--to", "nats://fisk:hunter2@127.0.0.1:4222/RUNS", ...from]);
     assert.equal(badNats.code, 2, badNats.stderr);
     assert.ok(!badNats.stderr.includes("hunter2"), badNats.stderr);
+    // An empty name is no store: not the working directory.
+    const empty = await cli(["session", "mv", "pg", "--to", "", ...from]);
+    assert.equal(empty.code, 2, empty.stderr);
+    assert.match(empty.stderr, /^fisk-ai: an empty store name: give a directory or a URL/);
+    assert.equal(statusIn(await cli(["session", "ls", "--json", ...from]), "pg"), "completed", "a refused move leaves no mark");
   });
 
   it("moves a session from a file store to JetStream and back, resuming at each end", { skip: natsSkip }, async () => {

@@ -21,13 +21,14 @@ import {
 import { newRunId } from "../runstate/records/run-id.js";
 import type { Store } from "../runstate/store/store.js";
 import { checkedTenant, tenantField } from "../runstate/store/tenant.js";
-import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ConfirmToolCall, type ToolSet } from "../tools/tool-set.js";
-import { CallHeld, type ChildRunStart, type ToolContext, type TreeBudget } from "../tools/tool.js";
+import { allowDecided, cutCallResult, denyWithoutTerminal, interruptedResult, type ToolSet } from "../tools/tool-set.js";
+import { CallHeld, type ToolContext } from "../tools/tool.js";
 import { GO_V3_HASHES_NOTE, ResumeRefusedError } from "./agent-errors.js";
 import { RunCompaction } from "./compaction.js";
 import { compactionInEffect, toolSetOf, type AgentSpec } from "./agent-spec.js";
-import { cannotHaveRun, decideCall, parkCalls, waitingMessage, type AskUser, type BatchApprovals } from "./approvals.js";
-import { CHAT_ENDED, type AgentEvents, type ChildRunHooks, type RunOutcome } from "./events.js";
+import { COMPACT, type RunContext } from "./run-context.js";
+import { cannotHaveRun, decideCall, parkCalls, waitingMessage, type BatchApprovals } from "./approvals.js";
+import { CHAT_ENDED, type AgentEvents, type RunOutcome } from "./events.js";
 import { computeFingerprint, diffFingerprints, fingerprintStyle, writtenStyle, type FingerprintStyle } from "./fingerprint.js";
 import { installationKeys, type InstallationKeys } from "../trust/installation-keys.js";
 import { signMeta } from "../trust/signatures.js";
@@ -39,47 +40,14 @@ import { waitingCalls, type WaitingCall } from "./waiting-calls.js";
 import { partFirstSeq } from "./run-parts.js";
 import { movedError } from "../runstate/errors.js";
 
-/** What the loop runs: the agent, and the run's context (runAgent's RunContext, the keys resolved). */
-export interface RunOptions {
+/** What the loop runs: the agent, and the run's context with the keys resolved from its keyring. */
+export type RunOptions = Omit<RunContext, "keyring"> & {
   spec: AgentSpec;
-  /** Journal the run here (--checkpoint); without it the run lives in memory. */
-  store?: Store | undefined;
-  events?: AgentEvents | undefined;
-  /** Asked whether a `confirm: true` call may run; without it a checkpointed run parks the call, another denies it. */
-  confirm?: ConfirmToolCall | undefined;
-  /** Answers ask_user on the spot; without it a checkpointed run parks the question, another answers it with an error. */
-  askUser?: AskUser | undefined;
-  /** Who `confirm` and `askUser` speak for, journaled with their decisions (default `callback`). */
-  decidedBy?: string | undefined;
-  /** For an `on_crash: ask` call a resume finds unanswered: run it again? Without it, no. */
-  askRerun?: ConfirmToolCall | undefined;
-  /** Aborted by the first SIGINT/SIGTERM: honored at the next loop boundary only (and by the child sessions the run's calls start). */
-  suspendSignal?: AbortSignal | undefined;
-  /** Aborts at once, journaling nothing more: crash semantics. */
-  abortSignal?: AbortSignal | undefined;
-  /**
-   * A chat: after each final answer the loop asks for the next prompt, journals it as a
-   * `user` record and goes on. `undefined` ends the chat, journaled `suspended` so it can
-   * be resumed. Without it a final answer completes the run. `COMPACT` compacts the
-   * conversation (a chat's `/compact`) and asks again.
-   */
-  nextPrompt?: (() => Promise<string | typeof COMPACT | undefined>) | undefined;
-  /** Variables a call's processes get besides their environment: the call's trace context when the run is traced (telemetry/run-tracing.ts). */
-  callEnvironment?: ((runId: string, use: ToolUseBlock) => Record<string, string>) | undefined;
-  /** Told of each child session the run's calls start: what that run is given (a tracer's events for it). */
-  childRuns?: ((child: ChildRunStart) => ChildRunHooks) | undefined;
-  /** The directory command tools run in; the process's own when absent. A worker drives a pooled run in the directory it was submitted from. */
-  toolCwd?: string | undefined;
-  /** For a child session: its parent's budget, which its tokens count against too and which stops it when used up. */
-  parentBudget?: TreeBudget | undefined;
-  /** For a child session: the deepest a session of its tree may be (agent-tool.ts). */
-  treeMaxDepth?: number | undefined;
   /** What decisions and the meta are verified and signed with; default the installation's for the store (installationKeys). */
   keys?: InstallationKeys | undefined;
-}
+};
 
-/** What `nextPrompt` answers to have the conversation compacted before the next prompt. */
-export const COMPACT = Symbol("compact");
+export { COMPACT };
 
 /** What a new run records about itself in its meta record, besides the prompt and what its AgentSpec says (record version, agent.yaml). */
 export interface RunStart {
@@ -596,19 +564,19 @@ function callContext(run: Drive, use: ToolUseBlock): ToolContext {
   const { confirm, askUser, askRerun, decidedBy } = options;
   return {
     signal,
-    ...(env === undefined ? {} : { env }),
-    ...(options.toolCwd === undefined ? {} : { cwd: options.toolCwd }),
+    env,
+    cwd: options.toolCwd,
     run: {
       runId: recorder.runId,
       toolUseId: use.id,
       depth: recorder.state().meta.parent?.depth ?? 0,
-      ...(recorder.state().meta.tenant === undefined ? {} : { tenant: recorder.state().meta.tenant }),
-      ...(options.store === undefined ? {} : { store: options.store }),
-      ...(options.suspendSignal === undefined ? {} : { suspend: options.suspendSignal }),
+      tenant: recorder.state().meta.tenant,
+      store: options.store,
+      suspend: options.suspendSignal,
       deciders: { confirm, askUser, askRerun, decidedBy },
       budget: run.tally.budgetBelow(() => recorder.state()),
-      ...(options.treeMaxDepth === undefined ? {} : { maxDepth: options.treeMaxDepth }),
-      ...(options.childRuns === undefined ? {} : { childRuns: options.childRuns }),
+      maxDepth: options.treeMaxDepth,
+      childRuns: options.childRuns,
     },
   };
 }

@@ -1,17 +1,13 @@
 // The library's entry point: one call runs an agent, starting a session or resuming one.
 // It is the loop with defaults filled in, so a program needs to know no more than the
 // model, the prompt and its tools, and the outcome says how the run ended.
-import type { Store } from "../runstate/store/store.js";
-import type { ChildRunStart, TreeBudget } from "../tools/tool.js";
-import type { ConfirmToolCall } from "../tools/tool-set.js";
 import { ConfigError } from "./agent-errors.js";
-import { COMPACT, resumeRun, startRun, type RunOptions } from "./agent-loop.js";
+import { resumeRun, startRun, type RunOptions } from "./agent-loop.js";
+import { COMPACT, type RunContext } from "./run-context.js";
 import { agentSpec, type AgentOptions } from "./agent-spec.js";
-import type { AskUser } from "./approvals.js";
-import type { AgentEvents, ChildRunHooks, RunOutcome } from "./events.js";
-import type { ParentLink, ToolUseBlock } from "../runstate/records/records.js";
+import type { RunOutcome } from "./events.js";
+import type { ParentLink } from "../runstate/records/records.js";
 import { installationKeys } from "../trust/installation-keys.js";
-import type { Keyring } from "../trust/keyring.js";
 
 export { COMPACT };
 
@@ -20,6 +16,8 @@ export { COMPACT };
  * session (a new one's prompt, or the one to resume) and the run's context.
  */
 export type RunAgentOptions = AgentOptions & RunSession & RunContext;
+
+export type { RunContext };
 
 /** Which session a run starts or takes up. */
 export interface RunSession {
@@ -49,56 +47,6 @@ export interface RunSession {
   followUp?: string | undefined;
   /** For a session marked moved: whether the store it was moved to holds it (then the resume is refused as ERR_MOVED); without it, a moved session is refused. */
   movedHeld?: ((to: string) => Promise<boolean>) | undefined;
-}
-
-/** What a run works with besides the agent and its session: where it is journaled, who decides, who is told, what stops it. */
-export interface RunContext {
-  /** Journal the session here, so it can be suspended and resumed; without one it lives in memory only. */
-  store?: Store | undefined;
-  /** Callbacks for what the run does; the loop never prints. */
-  events?: AgentEvents | undefined;
-  /** Aborting it suspends the run at its next step: the session can be resumed later. */
-  suspendSignal?: AbortSignal | undefined;
-  /** Aborting it stops the run at once, journaling nothing more: what a crash leaves, to be resumed later. */
-  abortSignal?: AbortSignal | undefined;
-  /**
-   * Asked before each call of a tool defined with `confirm: true`. Without it, a run with a
-   * `store` parks such calls (the outcome is `awaiting_approval`, with its `waiting` calls:
-   * decide them with approve or deny, then resume); a run without a store denies them.
-   */
-  confirm?: ConfirmToolCall | undefined;
-  /** Answers the questions of askUserTool; without it a run with a store parks them for `answer`, one without answers them with an error. */
-  askUser?: AskUser | undefined;
-  /** Asked whether a call of an `onCrash: "ask"` tool that a crash cut short runs again; without it, no. */
-  askRerun?: ConfirmToolCall | undefined;
-  /** Who `confirm` and `askUser` speak for, journaled with their decisions (default `callback`). */
-  decidedBy?: string | undefined;
-  /**
-   * A chat: after each answer the run asks this for the next prompt, journals it and goes
-   * on; `undefined` ends the chat (journaled `suspended`, so it can be resumed), `COMPACT`
-   * compacts the conversation and asks again. A new session given one is marked as a chat.
-   */
-  nextPrompt?: (() => Promise<string | typeof COMPACT | undefined>) | undefined;
-  /** Variables each tool call's processes get besides their environment: a traced run's trace context (fisk-ai/telemetry). */
-  callEnvironment?: ((runId: string, use: ToolUseBlock) => Record<string, string>) | undefined;
-  /**
-   * Told of each child session the run's agent tools start or resume, before it runs: what
-   * that run is given besides its own options. A traced run passes its tracer's (runTracing's
-   * `childRuns`), so the whole tree is one trace.
-   */
-  childRuns?: ((child: ChildRunStart) => ChildRunHooks) | undefined;
-  /** The directory command tools run in; the process's own when absent (a worker passes the session's meta cwd). */
-  toolCwd?: string | undefined;
-  /** For a child session (agentTool sets it): its parent's token budget, which its tokens count against too and which stops it when used up. */
-  parentBudget?: TreeBudget | undefined;
-  /** For a child session (agentTool sets it): the deepest a session of its tree may be, so a child's own agent tools cannot go deeper than the run it started from allows. */
-  treeMaxDepth?: number | undefined;
-  /**
-   * The keys decisions and the session's meta are signed and verified with (docs/security.md);
-   * default the keyring file FISK_AI_SIGNING_KEYS names, else the user's, made on the first
-   * decision asked on the spot when the store is a FileStore.
-   */
-  keyring?: Keyring | undefined;
 }
 
 /** How the run ended, as the runFinished event reports it. A failed model call or an over-budget run is an outcome (reason `error`, `budget`), not a rejection. */

@@ -46,7 +46,7 @@ export interface ReplayOptions {
   /** Aborting it stops the replay: the report says where. */
   signal?: AbortSignal;
   /** A model asked whether the new final answer satisfies the request as the recorded one does (the report's `judge`). */
-  judge?: ReplayJudge;
+  judge?: ReplayJudge | undefined;
 }
 
 /** Thrown from the model seam to end the loop at a departure or at the recording's end. */

@@ -7,15 +7,15 @@ import type { RunStatus, RunSummary } from "../runstate/store/store.js";
 /** What a listing keeps; every field given must hold. */
 export interface SessionFilter {
   /** Its status is one of these. */
-  status?: readonly RunStatus[];
+  status?: readonly RunStatus[] | undefined;
   /** It was started with the agent.yaml at this absolute path. */
-  config?: string;
+  config?: string | undefined;
   /** Its title or prompt holds this text, case ignored. */
-  text?: string;
+  text?: string | undefined;
   /** It is a child session of this one. */
-  parent?: string;
+  parent?: string | undefined;
   /** It was last written at or after this time, RFC 3339. */
-  updatedSince?: string;
+  updatedSince?: string | undefined;
 }
 
 /** A page of sessions, and the cursor of the next one (absent on the last page). */
@@ -25,7 +25,7 @@ export interface SessionPage {
 }
 
 /** The sessions of `summaries` that `filter` keeps, newest first, from after the id `cursor`, at most `limit`. */
-export function sessionPage(summaries: readonly RunSummary[], filter: SessionFilter, page: { cursor?: string; limit: number }): SessionPage {
+export function sessionPage(summaries: readonly RunSummary[], filter: SessionFilter, page: { cursor?: string | undefined; limit: number }): SessionPage {
   const text = filter.text?.toLowerCase();
   const since = filter.updatedSince === undefined ? undefined : Date.parse(filter.updatedSince);
   const kept = summaries

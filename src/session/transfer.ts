@@ -39,11 +39,11 @@ export async function exportJournal(store: Store, runId: string): Promise<Export
 /** What importJournal takes besides the journal. */
 export interface ImportOptions {
   /** The id of the copy; default the journal's own. */
-  name?: string;
+  name?: string | undefined;
   /** The file it comes from, named in errors and in the import mark (default `-`, standard input). */
-  from?: string;
+  from?: string | undefined;
   /** Who imports it, for the import mark (default this process's user@host). */
-  by?: string;
+  by?: string | undefined;
 }
 
 /**

@@ -18,11 +18,11 @@ export interface ToolContext {
   /** Aborted when the run is torn down; a tool should stop promptly. */
   signal: AbortSignal;
   /** Variables for the processes the call starts, over their own environment: the call's trace context (TRACEPARENT) when the run is traced. */
-  env?: Readonly<Record<string, string>>;
+  env?: Readonly<Record<string, string>> | undefined;
   /** The directory the call's processes run in (a pooled run's: where it was submitted); the process's own when absent. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** The run making the call: what a tool that starts a child session needs (agentTool). */
-  run?: CallingRun;
+  run?: CallingRun | undefined;
 }
 
 /** The run a call is made in, as a tool that runs a child session sees it. */
@@ -34,23 +34,23 @@ export interface CallingRun {
   /** How deep the calling session is: 0 for a top-level session, 1 for its child, ... */
   depth: number;
   /** The store the calling session is journaled in; undefined for a run in memory. */
-  store?: Store;
+  store?: Store | undefined;
   /** The calling session's tenant, which a child session inherits; absent for the default tenant. */
-  tenant?: string;
+  tenant?: string | undefined;
   /** Aborted when a suspend is asked for: a child suspends at its next step, as the caller does. */
-  suspend?: AbortSignal;
+  suspend?: AbortSignal | undefined;
   /** Who decides the calls of the caller, so a child asks the same people (or parks as the caller would). */
   deciders: CallDeciders;
   /** The caller's token budget, which a child's tokens count against too. */
-  budget?: TreeBudget;
+  budget?: TreeBudget | undefined;
   /** The deepest a session of the caller's tree may be, as the run the tree started from allows; absent in a top-level run. */
-  maxDepth?: number;
+  maxDepth?: number | undefined;
   /**
    * Told of each child session the call starts or resumes, before it runs: answers what that
    * run is given besides its own options (the agent layer's ChildRunHooks: a traced run's
    * tracer, continued into the child). Absent when the caller's run gives its children nothing.
    */
-  childRuns?: (child: ChildRunStart) => unknown;
+  childRuns?: ((child: ChildRunStart) => unknown) | undefined;
 }
 
 /** A child session about to run, as the run whose call starts it is told. */

@@ -52,7 +52,7 @@ export async function replayCommand(sessions: string[], flags: ReplayFlags, io: 
     let judge: LoadedAgent | undefined;
     try {
       judge = flags.judge === undefined ? undefined : await loadAgent(flags.judge, { env: io.env });
-      const options = { concurrency, relax, keepGoing: flags.keepGoing === true, prices, ...(judge === undefined ? {} : { judge: judge.spec }) };
+      const options = { concurrency, relax, keepGoing: flags.keepGoing === true, prices, judge: judge?.spec };
       reports = await replaySessions(store, runIds, agent.spec, options);
     } finally {
       await judge?.close();

@@ -163,11 +163,7 @@ function terminalDecisions(io: CommandIO, asks: boolean): Pick<RunAgentOptions, 
   const confirm = asks ? terminalConfirm(io.stdin, io.stderr) : undefined;
   const askUser = asks ? terminalAskUser(io.stdin, io.stderr) : undefined;
   const askRerun = terminalAskRerun(io.stdin, io.stderr);
-  return {
-    ...(confirm === undefined ? {} : { confirm }),
-    ...(askUser === undefined ? {} : { askUser }),
-    ...(askRerun === undefined ? {} : { askRerun }),
-  };
+  return { confirm, askUser, askRerun };
 }
 
 /**
@@ -209,8 +205,8 @@ async function runSessions(
 ): Promise<RunOutcome> {
   let outcome =
     store !== undefined && resumeId !== undefined
-      ? await runAgent({ ...options, resume: resumeId, ...(followUp === undefined ? {} : { followUp }) })
-      : await runAgent({ ...options, prompt: start.prompt, ...(start.runId === undefined ? {} : { runId: start.runId }) });
+      ? await runAgent({ ...options, resume: resumeId, followUp })
+      : await runAgent({ ...options, prompt: start.prompt, runId: start.runId });
   // `/clear` ended that session: the next starts with the prompt typed after it, and a new id.
   for (let fresh = prompts?.takeCleared(); fresh !== undefined; fresh = prompts?.takeCleared()) {
     // A new session: the title named the one the command started.
@@ -274,7 +270,7 @@ interface RunTarget {
 async function resolveTarget(positionals: string[], { values, pick, resuming, checkpoint }: RunMode, io: CommandIO): Promise<RunTarget> {
   const configPath = configPathFrom(values.config);
   const named = storeFromFlags(values);
-  const overrides = { provider: values.provider, model: values.model, ...(named === undefined ? {} : { store: named }) };
+  const overrides = { provider: values.provider, model: values.model, store: named };
   let config = loadAgentConfig(configPath, overrides);
   const store = checkpoint ? await storeFor(config, io.stderr) : undefined;
   // On a resume, a prompt is a follow-up: it takes the session further.

@@ -21,7 +21,7 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
   const store = await sessionStore(values);
   const { forkId, at } = await forkSession(store, runId, {
     ...(values.at === undefined ? {} : { at: Number(values.at) }),
-    ...(values.name === undefined ? {} : { name: values.name }),
+    name: values.name,
   }).catch((error: unknown) => {
     // The seq named by its flag, which the library's error cannot know.
     if (isRunStateError(error, "ERR_NO_SEQ")) throw new UsageError(`--at takes a seq of session ${runId}, from ${error.expected}`);

@@ -5,8 +5,9 @@ import { EXIT } from "../exit-codes.js";
 import { UsageError } from "../cli-errors.js";
 import { resolve } from "node:path";
 import type { StoreConfig } from "../../backends/store-config.js";
+import { isStoreUrl } from "../../backends/url-form.js";
 import type { ResumeWhere } from "../context/resume-hint.js";
-import { sessionStoreConfig, storeFlagsOf, storeFromFlags } from "../context/stores.js";
+import { sessionStoreConfig } from "../context/stores.js";
 import { ids, type SessionContext } from "../context/session-context.js";
 
 export const options = {
@@ -18,15 +19,16 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
   assertRunId(runId);
   if (values.to === undefined) throw new UsageError("session mv needs --to STORE: nats://HOST:PORT/STREAM, or a directory");
   const to = values.to;
-  const [{ moveSession }, { resumeCommand }, { maskUrlCredentials, urlHoldsSecret }, { defaultStateDir }] = await Promise.all([
+  const [{ moveSession }, { resumeCommand }, { maskUrlCredentials, urlHoldsSecret }, { defaultStateDir }, { parseStoreUrl }] = await Promise.all([
     import("../../session/move-session.js"),
     import("../context/resume-hint.js"),
     import("../../errors/masked-url.js"),
     import("../../runstate/state-dir.js"),
+    import("../../backends/store-url.js"),
   ]);
+  // The one parser of store names: an unknown scheme, a URL not of its backend's form and an empty name are refused here.
+  const toConfig = parseStoreUrl(to);
   const from = { store: await sessionStore(values), config: await sessionStoreConfig(values) };
-  const flags = storeFlagsOf(to);
-  const toConfig = storeFromFlags(flags) as StoreConfig;
   // The moved record names where the session went, and a record never holds a secret.
   if (urlHoldsSecret(to))
     throw new UsageError(
@@ -34,8 +36,8 @@ export async function run({ positionals, values, io, sessionStore }: SessionCont
     );
   if (sameStore(from.config, toConfig, defaultStateDir())) throw new UsageError(`session ${runId} is in ${to} already: --to names the store it goes to`);
   // Recorded so that it reaches the same store from any directory.
-  const where: ResumeWhere = flags.store !== undefined ? { store: flags.store } : { stateDir: resolve(to) };
-  const outcome = await moveSession(from.store, await sessionStore(flags), runId, where.store ?? (where.stateDir as string), io.moveStep);
+  const where: ResumeWhere = toConfig.backend === "file" && !isStoreUrl(to) && toConfig.dir !== undefined ? { stateDir: toConfig.dir } : { store: to };
+  const outcome = await moveSession(from.store, await sessionStore(where), runId, where.store ?? (where.stateDir as string), io.moveStep);
   const done =
     outcome === "done"
       ? `session ${runId} is in ${where.store ?? where.stateDir} already`

@@ -137,13 +137,13 @@ function readingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): voi
     const page = sessionPage(
       mine,
       {
-        ...(query.status === undefined ? {} : { status: query.status.split(",") as RunStatus[] }),
-        ...(agent?.spec.configPath === undefined ? {} : { config: agent.spec.configPath }),
-        ...(query.q === undefined ? {} : { text: query.q }),
-        ...(query.parent === undefined ? {} : { parent: query.parent }),
-        ...(query.since === undefined ? {} : { updatedSince: query.since }),
+        status: query.status?.split(",") as RunStatus[] | undefined,
+        config: agent?.spec.configPath,
+        text: query.q,
+        parent: query.parent,
+        updatedSince: query.since,
       },
-      { limit: query.limit, ...(query.cursor === undefined ? {} : { cursor: query.cursor }) },
+      { limit: query.limit, cursor: query.cursor },
     );
     return c.json({ sessions: page.sessions.map(sessionJson), ...(page.next === undefined ? {} : { next: page.next }) }, 200);
   });
