@@ -85,7 +85,7 @@ export type { RunTally } from "./runstate/views/run-tally.js";
 export type { SessionNode } from "./ledger/session-tree.js";
 export type { UncountedDecision } from "./trust/counted-decisions.js";
 export { titleSession } from "./session/session-title.js";
-export { exportJournal, importJournal, forkSession, type ExportedJournal, type Fork, type ImportOptions } from "./session/transfer.js";
+export { exportJournal, importJournal, forkSession, type ExportedJournal, type Fork, type ImportOptions, type JournalSource } from "./session/transfer.js";
 export { moveSession, type MoveOutcome, type MoveStep } from "./session/move-session.js";
 export { compactSession, undoCompaction, type CompactSessionOptions, type UndoneCompaction } from "./session/compact-session.js";
 export { KNOWN_CONTEXT_WINDOWS, type CompactionOptions, type CompactionSettings } from "./agent/compaction.js";
@@ -104,7 +104,7 @@ export type { TreeCost, ChildCost } from "./ledger/tree-ledger.js";
 export { priceOf, costOf, SHIPPED_PRICES, PRICES_AS_OF, type ModelPrice, type PriceTable } from "./ledger/prices.js";
 
 // Stores: where sessions are journaled.
-export type { Store, Journal, RunSummary, RunStatus } from "./runstate/store/store.js";
+export type { Store, Journal, JournalBytes, RunSummary, RunStatus } from "./runstate/store/store.js";
 export { PRUNABLE_STATUSES } from "./runstate/store/store.js";
 export type { RunHolder } from "./runstate/store/run-holder.js";
 export { openBackend, createStore } from "./backends/open-backend.js";

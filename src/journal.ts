@@ -96,6 +96,7 @@ export {
   decodeRecordLine,
   decodeJournal,
   JournalDecoder,
+  JournalLines,
   MAX_LINE_BYTES,
   MAX_READ_LINE_BYTES,
   type DecodedJournal,

@@ -200,7 +200,7 @@ describe("two tenants on one store", () => {
   it("another tenant's journal cannot be imported or created into a tenant's view, under its id or a new one", async () => {
     const { acme, globex, id } = await twoTenants();
     const exported = await exportJournal(acme, id);
-    for (const attempt of [importJournal(globex, exported.journal, { name: "copied" }), importJournal(globex, exported.journal)]) {
+    for (const attempt of [importJournal(globex, exported.pieces, { name: "copied" }), importJournal(globex, exported.pieces)]) {
       const error = await failure(attempt);
       assert.equal(error.code, "ERR_INVALID_RECORD", error.message);
       assert.match(

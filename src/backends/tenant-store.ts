@@ -6,10 +6,11 @@
 // export, delete, queueing, sub-agents) is scoped by handing it this view.
 import { wrapsStore } from "../trust/installation-keys.js";
 import { RunStateError, isRunStateError } from "../runstate/errors.js";
-import { decodeRecordLine } from "../runstate/records/journal-codec.js";
+import { decodeRecordLine, JournalLines } from "../runstate/records/journal-codec.js";
 import type { JournalRecord, MetaPayload } from "../runstate/records/records.js";
 import type { RunState } from "../runstate/views/fold.js";
-import type { Journal, RunSummary, Store } from "../runstate/store/store.js";
+import type { Journal, JournalBytes, RunSummary, Store } from "../runstate/store/store.js";
+import { journalPieces } from "../runstate/store/journal-pieces.js";
 import { notFoundError } from "../runstate/store/store-contract.js";
 import { DEFAULT_TENANT, tenantOf } from "../runstate/store/tenant.js";
 
@@ -81,17 +82,28 @@ class TenantStore implements Store {
     return this.#store.readJournal(runId);
   }
 
-  async importJournal(runId: string, bytes: Uint8Array): Promise<void> {
-    const end = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(0x0a);
-    // A journal whose first line is no meta is the store's to refuse, as it refuses it anywhere.
-    let first: JournalRecord | undefined;
-    try {
-      first = decodeRecordLine(bytes.subarray(0, end === -1 ? bytes.byteLength : end));
-    } catch {
-      first = undefined;
+  async *readJournalPieces(runId: string): AsyncIterable<Uint8Array> {
+    await this.#own(runId);
+    yield* journalPieces(this.#store, runId);
+  }
+
+  /** A journal whose first line is no meta is the store's to refuse, as it refuses it anywhere. */
+  async importJournal(runId: string, journal: JournalBytes): Promise<void> {
+    const checkFirst = (line: Uint8Array) => {
+      let first: JournalRecord | undefined;
+      try {
+        first = decodeRecordLine(line);
+      } catch {
+        first = undefined;
+      }
+      if (first !== undefined && "meta" in first) this.#refuseOther(first.meta, runId);
+    };
+    if (journal instanceof Uint8Array) {
+      const end = Buffer.from(journal.buffer, journal.byteOffset, journal.byteLength).indexOf(0x0a);
+      checkFirst(journal.subarray(0, end === -1 ? journal.byteLength : end));
+      return this.#store.importJournal(runId, journal);
     }
-    if (first !== undefined && "meta" in first) this.#refuseOther(first.meta, runId);
-    return this.#store.importJournal(runId, bytes);
+    return this.#store.importJournal(runId, firstLineChecked(journal, checkFirst));
   }
 
   async delete(runId: string): Promise<void> {
@@ -148,4 +160,32 @@ function firstLineTenant(bytes: Uint8Array): string {
   } catch {
     return DEFAULT_TENANT;
   }
+}
+
+/**
+ * The pieces of `journal`, held back until its first line is whole and `check` has had it
+ * (or until the read limit, past which the store refuses the line itself).
+ */
+async function* firstLineChecked(journal: AsyncIterable<Uint8Array>, check: (line: Uint8Array) => void): AsyncIterable<Uint8Array> {
+  let checked = false;
+  const held: Uint8Array[] = [];
+  const lines = new JournalLines((line, lineNumber) => {
+    if (lineNumber === 1) check(line);
+    checked = true;
+  });
+  for await (const piece of journal) {
+    if (!checked) {
+      held.push(Buffer.from(piece));
+      try {
+        lines.push(piece);
+      } catch (error) {
+        if (!isRunStateError(error, "ERR_CORRUPT")) throw error;
+        checked = true;
+      }
+      if (checked) yield* held.splice(0);
+      continue;
+    }
+    yield piece;
+  }
+  yield* held;
 }

@@ -3,6 +3,7 @@
 // instead of taking a second hold, and closing it leaves the hold to the claim, which
 // settles the queue entry before it lets go. Everything else is the store's.
 import type { Journal, Store } from "../runstate/store/store.js";
+import { journalPieces } from "../runstate/store/journal-pieces.js";
 import { wrapsStore } from "../trust/installation-keys.js";
 
 export function heldRunStore(store: Store, held: Journal): Store {
@@ -26,7 +27,8 @@ export function heldRunStore(store: Store, held: Journal): Store {
     summarize: (runId) => store.summarize(runId),
     readRecords: (runId, fromSeq) => store.readRecords(runId, fromSeq),
     readJournal: (runId) => store.readJournal(runId),
-    importJournal: (runId, bytes) => store.importJournal(runId, bytes),
+    readJournalPieces: (runId) => journalPieces(store, runId),
+    importJournal: (runId, journal) => store.importJournal(runId, journal),
     delete: (runId) => store.delete(runId),
     close: async () => undefined,
   };

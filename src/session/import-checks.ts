@@ -9,8 +9,11 @@ import { childRunId } from "../runstate/records/run-id.js";
 import type { Store } from "../runstate/store/store.js";
 import { TrustError } from "../trust/trust-error.js";
 
-/** Refuses (TrustError ERR_IMPORT_REFUSED) a child session whose parent link does not hold; a top-level session passes. */
-export async function checkImportedChild(store: Store, runId: string, meta: MetaPayload, records: readonly JournalRecord[], from: string): Promise<void> {
+/**
+ * Refuses (TrustError ERR_IMPORT_REFUSED) a child session whose parent link does not hold; a
+ * top-level session passes. `used`: the tokens its records carry (recordTokens of each).
+ */
+export async function checkImportedChild(store: Store, runId: string, meta: MetaPayload, used: number, from: string): Promise<void> {
   const parent = meta.parent;
   if (parent === undefined) return;
   const refuse = (why: string) =>
@@ -29,7 +32,6 @@ export async function checkImportedChild(store: Store, runId: string, meta: Meta
   const parentMeta = parentRecords[0] !== undefined && "meta" in parentRecords[0] ? parentRecords[0].meta : undefined;
   parentRecords = [];
   const budget = parentMeta?.fingerprint.max_tokens;
-  const used = tokensOf(records);
   // A run stops once its tree's tokens reach the budget; the call that crosses it is allowed a
   // second budget's worth (its input is the conversation so far), and nothing past that.
   if (budget !== undefined && budget > 0 && used > 2 * budget) {
@@ -37,14 +39,11 @@ export async function checkImportedChild(store: Store, runId: string, meta: Meta
   }
 }
 
-/** The tokens the records carry: model calls and summarizing calls, every tier. */
-function tokensOf(records: readonly JournalRecord[]): number {
-  let total = 0;
-  for (const record of records) {
-    if ("assistant" in record) {
-      const turn = record.assistant;
-      total += turn.in_tokens + turn.out_tokens + (turn.cache_read_tokens ?? 0) + (turn.cache_create_tokens ?? 0);
-    } else if ("compaction" in record) total += record.compaction.in_tokens + record.compaction.out_tokens;
+/** The tokens a record carries: a model call's or a summarizing call's, every tier. */
+export function recordTokens(record: JournalRecord): number {
+  if ("assistant" in record) {
+    const turn = record.assistant;
+    return turn.in_tokens + turn.out_tokens + (turn.cache_read_tokens ?? 0) + (turn.cache_create_tokens ?? 0);
   }
-  return total;
+  return "compaction" in record ? record.compaction.in_tokens + record.compaction.out_tokens : 0;
 }

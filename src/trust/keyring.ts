@@ -48,22 +48,38 @@ export function keyringLocation(
   return { path: join(base, "fisk-ai", "signing-keys.json"), configured: false };
 }
 
+/**
+ * The keyrings this process has read, by path, with the file's identity when it was read:
+ * each decision and resume asks for the keys again, and a file that is still the same one
+ * (same inode, size, and change and modification times to the nanosecond) is not read and
+ * parsed again. A rotation writes a new file and renames it into place; an edit changes its
+ * times: either is read afresh.
+ */
+const readKeyrings = new Map<string, { identity: string; keyring: Keyring }>();
+
 /** The keyring in `path`, or undefined when there is no such file. TrustError for a file that cannot be used. */
 export function readKeyring(path: string): Keyring | undefined {
   let text: string;
+  let identity: string;
   try {
-    const stat = statSync(path);
+    // Asked on every read, cached or not: a keyring made readable by others is refused at once.
+    const stat = statSync(path, { bigint: true });
     if (stat.isDirectory()) throw new TrustError("ERR_SIGNING_KEYS", `the signing keys in ${path} are a directory, not a keyring file: name the file`);
-    if ((stat.mode & 0o077) !== 0) {
+    if ((stat.mode & 0o077n) !== 0n) {
       throw new TrustError("ERR_SIGNING_KEYS", `the signing keys in ${path} can be read by others: chmod 600 ${path}`);
     }
+    identity = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+    const cached = readKeyrings.get(path);
+    if (cached?.identity === identity) return cached.keyring;
     text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     if (error instanceof TrustError) throw error;
     throw new TrustError("ERR_SIGNING_KEYS", `the signing keys in ${path} cannot be read: ${(error as Error).message}`);
   }
-  return parseKeyring(text, path);
+  const keyring = parseKeyring(text, path);
+  readKeyrings.set(path, { identity, keyring });
+  return keyring;
 }
 
 /** Makes a keyring of one new key in `path` (its directory 0700, the file 0600, never over an existing file). */

@@ -194,9 +194,9 @@ export const imported: Scenario = {
   name: "an import",
   prepare: (context) => completedSession(context, "exported", "other"),
   async run(context) {
-    const { journal } = await exportJournal(context.store("other"), "exported");
-    await importJournal(context.store(), journal);
-    await importJournal(context.store(), journal, { name: "renamed" });
+    const { pieces } = await exportJournal(context.store("other"), "exported");
+    await importJournal(context.store(), pieces);
+    await importJournal(context.store(), pieces, { name: "renamed" });
   },
   async resume(context, state) {
     const problems: string[] = [];

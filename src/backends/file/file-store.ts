@@ -5,12 +5,12 @@ import { join } from "node:path";
 import type { RunState } from "../../runstate/views/fold.js";
 import type { DecodedJournal } from "../../runstate/records/journal-codec.js";
 import type { JournalRecord, MetaPayload } from "../../runstate/records/records.js";
-import type { Journal, RunSummary, Store } from "../../runstate/store/store.js";
+import type { Journal, JournalBytes, RunSummary, Store } from "../../runstate/store/store.js";
 import { RunStateError } from "../../runstate/errors.js";
 import {
   checkedMeta,
   checkedFromSeq,
-  checkImport,
+  ImportCheck,
   corruptSummary,
   decodeRunStreamed,
   existsError,
@@ -241,13 +241,29 @@ export class FileStore implements Store {
     }
   }
 
-  async importJournal(runId: string, bytes: Uint8Array): Promise<void> {
+  /** Each piece is checked as it is written to the temporary file: nothing links into place until the whole has passed. */
+  async importJournal(runId: string, journal: JournalBytes): Promise<void> {
     const path = this.#paths.journal(runId);
-    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    checkImport(runId, data);
-    const { fd, lock } = await this.#createJournal(runId, path, data);
+    const check = new ImportCheck(runId);
+    const { fd, lock } = await this.#createJournal(runId, path, checked(journal, check));
     await this.#fs.close(fd);
     await lock.release();
+  }
+
+  async *readJournalPieces(runId: string): AsyncIterable<Uint8Array> {
+    const fd = await this.#openJournal(runId, this.#paths.journal(runId), O_RDONLY);
+    try {
+      for (let position = 0; ; ) {
+        // A piece of its own each time: the caller may hold it past the next read (a write in flight).
+        const piece = Buffer.allocUnsafe(READ_CHUNK);
+        const read = await this.#fs.read(fd, piece, 0, READ_CHUNK, position);
+        if (read === 0) return;
+        position += read;
+        yield piece.subarray(0, read);
+      }
+    } finally {
+      await this.#fs.close(fd);
+    }
   }
 
   async delete(runId: string): Promise<void> {
@@ -360,7 +376,7 @@ export class FileStore implements Store {
   }
 
   /** A new run's journal, written whole, with its lock held. */
-  async #createJournal(runId: string, path: string, bytes: Buffer): Promise<{ fd: number; lock: RunLock }> {
+  async #createJournal(runId: string, path: string, bytes: Buffer | AsyncIterable<Uint8Array>): Promise<{ fd: number; lock: RunLock }> {
     // Asked before the lock, so an existing id is ERR_EXISTS even while its writer runs.
     if (await pathExists(this.#fs, path)) throw existsError(runId);
     await this.#ensureDir();
@@ -379,7 +395,7 @@ export class FileStore implements Store {
    * rename would replace it), and the directory is synced so the new run survives a
    * crash. Returns an open descriptor of the journal for appending.
    */
-  async #writeNewJournal(runId: string, path: string, bytes: Buffer): Promise<number> {
+  async #writeNewJournal(runId: string, path: string, bytes: Buffer | AsyncIterable<Uint8Array>): Promise<number> {
     const temporary = `${path}.tmp`;
     let fd: number;
     try {
@@ -389,7 +405,8 @@ export class FileStore implements Store {
     }
     try {
       await this.#fs.fchmod(fd, FILE_MODE);
-      await writeFully(this.#fs, fd, bytes);
+      if (Buffer.isBuffer(bytes)) await writeFully(this.#fs, fd, bytes);
+      else for await (const piece of bytes) await writeFully(this.#fs, fd, piece);
       await this.#fs.fdatasync(fd);
       try {
         await this.#fs.link(temporary, path);
@@ -485,4 +502,13 @@ export class FileStore implements Store {
 /** ERR_CORRUPT: a FIFO, a directory or a device where a journal goes. */
 function notRegularFile(path: string): RunStateError {
   return new RunStateError("ERR_CORRUPT", `${path} is not a regular file: remove it, fisk-ai only uses its own files`);
+}
+
+/** The pieces of `journal` as they pass `check`, which has had them all when the last is taken (and throws then if the whole does not pass). */
+async function* checked(journal: JournalBytes, check: ImportCheck): AsyncIterable<Uint8Array> {
+  for await (const piece of journal instanceof Uint8Array ? [journal] : journal) {
+    check.push(piece);
+    yield piece;
+  }
+  check.finish();
 }

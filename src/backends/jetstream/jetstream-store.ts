@@ -19,12 +19,13 @@ import type { RunState } from "../../runstate/views/fold.js";
 import { encodeRecordIn } from "../../runstate/records/journal-codec.js";
 import type { JournalRecord, MetaPayload, MetaRecord } from "../../runstate/records/records.js";
 import type { RunHolder } from "../../runstate/store/run-holder.js";
-import type { Journal, RunSummary, Store } from "../../runstate/store/store.js";
+import type { Journal, JournalBytes, RunSummary, Store } from "../../runstate/store/store.js";
 import {
   assertRunId,
   checkedFromSeq,
   checkedMeta,
   checkImport,
+  wholeJournal,
   corruptSummary,
   versionOf,
   decodeRun,
@@ -293,9 +294,10 @@ export class JetStreamStore implements Store {
     return Buffer.from(bodies.map((body) => `${body}\n`).join(""));
   }
 
-  async importJournal(runId: string, bytes: Uint8Array): Promise<void> {
+  async importJournal(runId: string, journal: JournalBytes): Promise<void> {
     assertRunId(runId);
-    const records = checkImport(runId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    const bytes = await wholeJournal(journal);
+    const records = checkImport(runId, bytes);
     if (await this.#hasMeta(runId)) throw existsError(runId);
     const lease = await this.#leases.take(runId);
     const writer = new JetStreamWriter(this, runId, lease, (records[0] as MetaRecord).meta, this.#summaries, checkedDigestOf(records, bytes.byteLength));

@@ -9,12 +9,13 @@ import { JournalCore, type JournalWriter } from "../../runstate/store/journal-co
 import { thisProcess } from "../../runstate/store/run-holder.js";
 import { digestLines, emptyDigest, emptyDigestFold } from "../../runstate/views/run-digest.js";
 import type { JournalRecord, MetaPayload } from "../../runstate/records/records.js";
-import type { Journal, RunSummary, Store } from "../../runstate/store/store.js";
+import type { Journal, JournalBytes, RunSummary, Store } from "../../runstate/store/store.js";
 import {
   assertRunId,
   checkedFromSeq,
   checkedMeta,
   checkImport,
+  wholeJournal,
   versionOf,
   decodeRun,
   existsError,
@@ -102,9 +103,10 @@ export class MemoryStore implements Store {
     return Buffer.from(this.#run(runId).lines.join(""));
   }
 
-  async importJournal(runId: string, bytes: Uint8Array): Promise<void> {
+  async importJournal(runId: string, journal: JournalBytes): Promise<void> {
     assertRunId(runId);
-    const records = checkImport(runId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    const bytes = await wholeJournal(journal);
+    const records = checkImport(runId, bytes);
     if (this.#runs.has(runId)) throw existsError(runId);
     const version = versionOf(records);
     this.#runs.set(runId, { lines: records.map((record) => encodeRecordIn(version, record)), updated: new Date() });

@@ -7,12 +7,13 @@ import type pg from "pg";
 import type { RunState } from "../../runstate/views/fold.js";
 import { encodeRecordIn } from "../../runstate/records/journal-codec.js";
 import type { JournalRecord, MetaPayload, MetaRecord } from "../../runstate/records/records.js";
-import type { Journal, RunSummary, Store } from "../../runstate/store/store.js";
+import type { Journal, JournalBytes, RunSummary, Store } from "../../runstate/store/store.js";
 import {
   assertRunId,
   checkedFromSeq,
   checkedMeta,
   checkImport,
+  wholeJournal,
   corruptSummary,
   decodeRun,
   existsError,
@@ -229,9 +230,10 @@ export class PostgresStore implements Store, RecordRows {
     }
   }
 
-  async importJournal(runId: string, bytes: Uint8Array): Promise<void> {
+  async importJournal(runId: string, journal: JournalBytes): Promise<void> {
     assertRunId(runId);
-    const records = checkImport(runId, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    const bytes = await wholeJournal(journal);
+    const records = checkImport(runId, bytes);
     if (await this.#exists(runId)) throw existsError(runId);
     const hold = await this.#holdForNew(runId);
     const version = versionOf(records);

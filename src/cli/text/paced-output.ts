@@ -30,4 +30,10 @@ export class PacedOutput {
     this.#length = 0;
     if (!this.#out.write(piece)) await once(this.#out, "drain");
   }
+
+  /** Writes `bytes` after what is held, and waits until the stream has taken them. */
+  async writeBytes(bytes: Uint8Array): Promise<void> {
+    await this.flush();
+    if (!this.#out.write(bytes)) await once(this.#out, "drain");
+  }
 }

@@ -4,22 +4,19 @@
 // everything from the journal is escaped text, so a result holding <script> runs nothing.
 // Written as it is read, in two passes: the tally and the chart, then the conversation.
 import { createHash } from "node:crypto";
-import { createWriteStream, renameSync, rmSync } from "node:fs";
-import { once } from "node:events";
 import { providerOf } from "../../agent/fingerprint.js";
 import { ledgerOf, pricedCall } from "../../ledger/ledger.js";
 import type { PriceTable } from "../../ledger/prices.js";
 import { tallyStep, type RunTally } from "../../runstate/views/run-tally.js";
 import { RunStateError } from "../../runstate/errors.js";
 import type { RunSummary, Store } from "../../runstate/store/store.js";
-import { UsageError } from "../cli-errors.js";
 import { durationText } from "../../transcript/duration.js";
 import { dollarsText } from "./ledger.js";
-import { PacedOutput } from "./paced-output.js";
+import type { PacedOutput } from "./paced-output.js";
+import { writeOutput } from "./write-output.js";
 import { ledgerLines, tokensText } from "./session-ledger.js";
 import { storedDigest } from "../../ledger/tree-ledger.js";
 import { statusText } from "./session-list.js";
-import { fileErrorText } from "./file-error.js";
 import { ChildSessions } from "../../transcript/child-sessions.js";
 import { childHead } from "./transcript-entry.js";
 import { startsTurn, type TranscriptEntry } from "../../transcript/transcript-entries.js";
@@ -111,28 +108,7 @@ function escapeHtml(text: string): string {
 
 /** Writes the page to `output` (aside, then renamed into place, 0600) or to stdout. */
 export async function exportHtml(store: Store, runId: string, output: string | undefined, stdout: NodeJS.WritableStream, prices: PriceTable): Promise<void> {
-  if (output === undefined) {
-    await writePage(store, runId, new PacedOutput(stdout), prices);
-    return;
-  }
-  const temporary = `${output}.tmp-${process.pid}`;
-  const file = createWriteStream(temporary, { mode: 0o600, flags: "wx" });
-  try {
-    await once(file, "open");
-  } catch (error) {
-    throw new UsageError(`cannot write ${output}: ${fileErrorText(error)}`);
-  }
-  try {
-    await writePage(store, runId, new PacedOutput(file), prices);
-    file.end();
-    await once(file, "finish");
-    renameSync(temporary, output);
-  } catch (error) {
-    file.destroy();
-    rmSync(temporary, { force: true });
-    if (error instanceof RunStateError) throw error;
-    throw new UsageError(`cannot write ${output}: ${fileErrorText(error)}`);
-  }
+  await writeOutput(output, stdout, (out) => writePage(store, runId, out, prices));
 }
 
 async function writePage(store: Store, runId: string, out: PacedOutput, prices: PriceTable): Promise<void> {

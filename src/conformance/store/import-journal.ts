@@ -37,8 +37,23 @@ export function importJournalCases(suite: Suite): void {
       assert.ok(!(await suite.store.list()).some((summary) => summary.runId === "import-3"), "nothing half-imported is listed");
     });
 
+    it("takes a journal in pieces cut anywhere, byte for byte, and refuses one whose pieces end in a torn line", async () => {
+      const bytes = Buffer.from(completedRun("pieces-1").map(encodeRecord).join(""));
+      await suite.store.importJournal("pieces-1", cutEvery(bytes, 7));
+      assert.deepEqual(Buffer.from(await suite.store.readJournal("pieces-1")), bytes, "byte for byte");
+      const torn = Buffer.from(completedRun("pieces-2").map(encodeRecord).join("")).subarray(0, -3);
+      await rejectsWith(suite.store.importJournal("pieces-2", cutEvery(torn, 11)), "ERR_CORRUPT", /incomplete line/);
+      await rejectsWith(suite.store.load("pieces-2"), "ERR_NOT_FOUND", undefined);
+      assert.ok(!(await suite.store.list()).some((summary) => summary.runId === "pieces-2"), "nothing half-imported is listed");
+    });
+
     it("refuses hostile ids before touching storage", async () => {
       for (const id of HOSTILE_IDS) await rejectsWith(suite.store.importJournal(id, Buffer.from("")), "ERR_INVALID_ID");
     });
   });
+}
+
+/** `bytes` in pieces of `size`, as a reader of a file or a socket might hand them over. */
+async function* cutEvery(bytes: Buffer, size: number): AsyncIterable<Uint8Array> {
+  for (let start = 0; start < bytes.length; start += size) yield bytes.subarray(start, start + size);
 }

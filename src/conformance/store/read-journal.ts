@@ -20,6 +20,22 @@ export function readJournalCases(suite: Suite): void {
       await rejectsWith(suite.store.readJournal("read-missing"), "ERR_NOT_FOUND");
     });
 
+    it("gives in pieces (readJournalPieces, optional) the bytes readJournal gives, and refuses what it refuses", async (t) => {
+      const store = suite.store;
+      if (store.readJournalPieces === undefined) return t.skip("the backend has no readJournalPieces (it is optional: readers take readJournal's bytes)");
+      const journal = await store.create("read-pieces", metaPayload("read-pieces"));
+      await appendCompletedRun(journal);
+      await journal.close();
+      const pieces: Buffer[] = [];
+      for await (const piece of store.readJournalPieces("read-pieces")) pieces.push(Buffer.from(piece));
+      assert.deepEqual(Buffer.concat(pieces), Buffer.from(await store.readJournal("read-pieces")));
+      const drain = async (runId: string) => {
+        for await (const _ of store.readJournalPieces?.(runId) ?? []);
+      };
+      await rejectsWith(drain("read-missing"), "ERR_NOT_FOUND");
+      for (const id of HOSTILE_IDS) await rejectsWith(drain(id), "ERR_INVALID_ID");
+    });
+
     it("refuses hostile ids before touching storage", async () => {
       for (const id of HOSTILE_IDS) await rejectsWith(suite.store.readJournal(id), "ERR_INVALID_ID");
     });

@@ -179,35 +179,81 @@ export function decodeJournal(bytes: Buffer): DecodedJournal {
 }
 
 /**
- * Decodes a journal as its bytes arrive, chunk by chunk, as decodeJournal does the whole:
- * a reader that streams a large journal through it holds its records, never all its bytes.
+ * Splits a journal's bytes into its complete lines as they arrive, chunk by chunk, handing
+ * each to `visit` with its 1-based number: a reader that streams a large journal through it
+ * holds one chunk and one line, never all its bytes. A line past the read limit is
+ * ERR_CORRUPT, naming it, once that much of it has come, without taking the rest.
  */
-export class JournalDecoder {
-  readonly #records: JournalRecord[] = [];
+export class JournalLines {
+  readonly #visit: (line: Buffer, lineNumber: number) => void;
+  #lines = 0;
   #completeLength = 0;
   /** The bytes after the last newline so far, as they came: the start of a line, or a torn tail. */
   #partial: Buffer[] = [];
   #partialLength = 0;
 
-  /** Decodes the complete lines `chunk` finishes; it may be reused once this returns. */
-  push(chunk: Buffer): void {
-    let rest = chunk;
+  constructor(visit: (line: Buffer, lineNumber: number) => void) {
+    this.#visit = visit;
+  }
+
+  /** The complete lines so far. */
+  get lines(): number {
+    return this.#lines;
+  }
+
+  /** Bytes up to and including the last newline so far: what survives a torn tail. */
+  get completeLength(): number {
+    return this.#completeLength;
+  }
+
+  /** Bytes after the last newline so far: a torn tail, when no more come. */
+  get tailLength(): number {
+    return this.#partialLength;
+  }
+
+  /** Visits the complete lines `chunk` finishes; the chunk may be reused once this returns. */
+  push(chunk: Uint8Array): void {
+    let rest = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (this.#partialLength > 0) {
       // Only the line begun in an earlier chunk is put together: the chunk itself is read in place.
-      const newline = chunk.indexOf(NEWLINE);
+      const newline = rest.indexOf(NEWLINE);
       if (newline === -1) {
-        this.#keep(chunk);
+        this.#keep(rest);
         return;
       }
-      this.#decode(Buffer.concat([...this.#partial, chunk.subarray(0, newline)]));
+      this.#visit(Buffer.concat([...this.#partial, rest.subarray(0, newline)]), ++this.#lines);
       this.#completeLength += this.#partialLength + newline + 1;
       this.#partial = [];
       this.#partialLength = 0;
-      rest = chunk.subarray(newline + 1);
+      rest = rest.subarray(newline + 1);
     }
-    const complete = forEachLine(rest, (line) => this.#decode(line));
+    const complete = forEachLine(rest, (line) => this.#visit(line, ++this.#lines));
     this.#completeLength += complete;
     if (complete < rest.length) this.#keep(rest.subarray(complete));
+  }
+
+  /** A copy: the caller may reuse the chunk. A line already past the read limit is corrupt without reading the rest of it. */
+  #keep(bytes: Buffer): void {
+    this.#partialLength += bytes.length;
+    if (this.#partialLength > MAX_READ_LINE_BYTES) {
+      const line = this.#lines + 1;
+      throw overlongLineError(`line ${line}`, line);
+    }
+    this.#partial.push(Buffer.from(bytes));
+  }
+}
+
+/**
+ * Decodes a journal as its bytes arrive, chunk by chunk, as decodeJournal does the whole:
+ * a reader that streams a large journal through it holds its records, never all its bytes.
+ */
+export class JournalDecoder {
+  readonly #records: JournalRecord[] = [];
+  readonly #lines = new JournalLines((line, lineNumber) => this.#records.push(decodeRecordLine(line, lineNumber)));
+
+  /** Decodes the complete lines `chunk` finishes; it may be reused once this returns. */
+  push(chunk: Buffer): void {
+    this.#lines.push(chunk);
   }
 
   /**
@@ -215,21 +261,6 @@ export class JournalDecoder {
    * not among them. The array is the decoder's own: push no more once it is taken.
    */
   decoded(): DecodedJournal {
-    return { records: this.#records, completeLength: this.#completeLength };
-  }
-
-  /** Each line is one record, so the records so far number the lines. */
-  #decode(line: Buffer): void {
-    this.#records.push(decodeRecordLine(line, this.#records.length + 1));
-  }
-
-  /** A copy: the caller may reuse the chunk. A line already past the read limit is corrupt without reading the rest of it. */
-  #keep(bytes: Buffer): void {
-    this.#partialLength += bytes.length;
-    if (this.#partialLength > MAX_READ_LINE_BYTES) {
-      const line = this.#records.length + 1;
-      throw overlongLineError(`line ${line}`, line);
-    }
-    this.#partial.push(Buffer.from(bytes));
+    return { records: this.#records, completeLength: this.#lines.completeLength };
   }
 }

@@ -2,13 +2,22 @@
 // how bytes are kept and who may write; what is accepted, refused and said about it is
 // decided here, so backends cannot drift apart in their checks or their messages.
 import { RunStateError } from "../errors.js";
-import { assertReadableVersion, fold, type RunState } from "../views/fold.js";
-import { decodeJournal, decodeRecordLine, encodeRecordIn, JournalDecoder, MAX_LINE_BYTES, mebibytes, type DecodedJournal } from "../records/journal-codec.js";
+import { assertReadableVersion, fold, outlineStep, type FoldState, type RunState } from "../views/fold.js";
+import {
+  decodeJournal,
+  decodeRecordLine,
+  encodeRecordIn,
+  JournalDecoder,
+  JournalLines,
+  MAX_LINE_BYTES,
+  mebibytes,
+  type DecodedJournal,
+} from "../records/journal-codec.js";
 import { v3Problem } from "../records/record-v3.js";
 import { checkRecord, PROTOCOLS, recordAt, type JournalRecord, type MetaPayload, type MetaRecord, type RecordEntry } from "../records/records.js";
 import type { RunHolder } from "./run-holder.js";
 import type { RunDigest } from "../views/run-digest.js";
-import type { RunSummary } from "./store.js";
+import type { JournalBytes, RunSummary } from "./store.js";
 
 export { assertRunId, isValidRunId } from "../records/run-id.js";
 
@@ -181,17 +190,55 @@ export function checkedFromSeq(fromSeq: number | undefined): number {
  * throws for records that do not fold, ERR_INVALID_RECORD when it holds another run.
  */
 export function checkImport(runId: string, bytes: Buffer): JournalRecord[] {
-  const { completeLength, records } = decodeJournal(bytes);
-  if (completeLength < bytes.length) {
-    throw new RunStateError("ERR_CORRUPT", `the journal to import ends in an incomplete line (after line ${records.length})`, {
-      line: records.length + 1,
+  const records: JournalRecord[] = [];
+  const check = new ImportCheck(runId, (record) => records.push(record));
+  check.push(bytes);
+  check.finish();
+  return records;
+}
+
+/**
+ * checkImport of a journal pushed in pieces as it is written: memory holds a piece, a line
+ * and a checking fold (outlineStep), never the journal. `finish` throws what checkImport does.
+ */
+export class ImportCheck {
+  readonly #runId: string;
+  readonly #lines: JournalLines;
+  #state: FoldState | undefined;
+
+  constructor(runId: string, onRecord?: (record: JournalRecord) => void) {
+    this.#runId = runId;
+    this.#lines = new JournalLines((line, lineNumber) => {
+      const record = decodeRecordLine(line, lineNumber);
+      this.#state = outlineStep(this.#state, record);
+      onRecord?.(record);
     });
   }
-  const state = fold(records);
-  if (state.runId !== runId) {
-    throw new RunStateError("ERR_INVALID_RECORD", `the journal to import holds session ${state.runId}, not ${runId}`, { seq: 1 });
+
+  push(piece: Uint8Array): void {
+    this.#lines.push(piece);
   }
-  return records;
+
+  /** The state the journal folds to, once every piece is pushed. */
+  finish(): FoldState {
+    const lines = this.#lines.lines;
+    if (this.#lines.tailLength > 0) {
+      throw new RunStateError("ERR_CORRUPT", `the journal to import ends in an incomplete line (after line ${lines})`, { line: lines + 1 });
+    }
+    const state = this.#state ?? fold([]);
+    if (state.runId !== this.#runId) {
+      throw new RunStateError("ERR_INVALID_RECORD", `the journal to import holds session ${state.runId}, not ${this.#runId}`, { seq: 1 });
+    }
+    return state;
+  }
+}
+
+/** A journal given in pieces, put together: for a backend that writes an import whole. */
+export async function wholeJournal(journal: JournalBytes): Promise<Buffer> {
+  if (journal instanceof Uint8Array) return Buffer.from(journal.buffer, journal.byteOffset, journal.byteLength);
+  const pieces: Buffer[] = [];
+  for await (const piece of journal) pieces.push(Buffer.from(piece));
+  return Buffer.concat(pieces);
 }
 
 /**

@@ -5,6 +5,9 @@ import type { RunDigest } from "../views/run-digest.js";
 import type { RunState } from "../views/fold.js";
 import type { JournalRecord, MetaPayload, RecordEntry, TerminalReason } from "../records/records.js";
 
+/** A journal's bytes: whole, or in pieces in order, cut anywhere. */
+export type JournalBytes = Uint8Array | AsyncIterable<Uint8Array>;
+
 /** An open, locked journal: the one writer of a run. */
 export interface Journal {
   /** The run this journal writes. */
@@ -101,14 +104,22 @@ export interface Store {
    * of order), ERR_VERSION.
    */
   readRecords(runId: string, fromSeq?: number): AsyncIterable<JournalRecord>;
-  /** The journal's bytes as stored (JSON Lines), without locking: for verify and export. */
+  /** The journal's bytes as stored (JSON Lines), without locking. */
   readJournal(runId: string): Promise<Uint8Array>;
+  /**
+   * Optional: what readJournal gives, in pieces as they are read (cut anywhere, not at
+   * lines), so that a reader of a large journal (verify, export) holds a piece, never the
+   * journal. Without it, readers take readJournal's bytes as one piece (journalPieces).
+   */
+  readJournalPieces?(runId: string): AsyncIterable<Uint8Array>;
   /**
    * Writes a whole journal as a new run, durably and atomically: it is never visible
    * half-written. Refuses a journal that does not fold, is of a newer version, or is
    * another run's (ERR_CORRUPT, ERR_VERSION, ERR_INVALID_RECORD), and an existing id.
+   * `journal` is its bytes, or its pieces in order (cut anywhere): a store that can writes
+   * them as they come, so that an import holds a piece, never the journal.
    */
-  importJournal(runId: string, bytes: Uint8Array): Promise<void>;
+  importJournal(runId: string, journal: JournalBytes): Promise<void>;
   /**
    * Optional: hands `visit` the stored bytes of every run, faster than a list and a
    * readJournal each (`session search` reads every journal), in pieces of whole lines (a

@@ -1,6 +1,7 @@
 // Sessions: list (filtered, a page at a time), one at a glance, its records in windows,
 // remove, fork, compact, rename, export (the bytes `session export` writes) and import.
 // Each is one library call; this renders its result as JSON.
+import { Readable } from "node:stream";
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import type { RunStatus, RunSummary } from "../../runstate/store/store.js";
@@ -219,9 +220,11 @@ function transferRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, imp
   app.openapi(exportRoute, async (c) => {
     const { id } = c.req.valid("param");
     await visibleSession(context, c.get("principal"), id);
-    const { journal } = await exportJournal(store, id);
+    const { pieces, length } = await exportJournal(store, id);
+    // Sent as it is read; should it change before its end, the response is cut short, never completed with other bytes.
+    const body = Readable.toWeb(Readable.from(pieces())) as ReadableStream<Uint8Array>;
     // @hono/zod-openapi types application/x-ndjson as a JSON media type that matches no response: `never` it is.
-    return c.body(new Uint8Array(journal), 200, { "content-type": "application/x-ndjson" }) as never;
+    return c.body(body, 200, { "content-type": "application/x-ndjson", "content-length": String(length) }) as never;
   });
 
   app.use(
