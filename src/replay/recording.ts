@@ -39,6 +39,10 @@ export interface RecordedTurn {
   number: number;
   /** Which prompt it answers: 0 the first, 1 the first follow-up, ... */
   segment: number;
+  /** The seq of its assistant record: a fork at this turn copies the records before it. */
+  seq: number;
+  /** The model call's number in the run, from 0, as its record gives it. */
+  iteration: number;
   text: string;
   calls: RecordedCall[];
   /** A final answer: a turn that calls no tool. */
@@ -91,7 +95,7 @@ class Reading {
   /** Takes in a record, given the state of the records before it. */
   before(record: JournalRecord, state: FoldState | undefined): void {
     if ("part_started_at" in record && record.part_started_at !== undefined) this.#resumed = (state?.nextIteration ?? 0) > 0;
-    if (record.protocol === PROTOCOLS.assistant && state !== undefined) this.#turn(record.assistant, state);
+    if (record.protocol === PROTOCOLS.assistant && state !== undefined) this.#turn(record.assistant, record.seq, state);
     else if (record.protocol === PROTOCOLS.tool_result) {
       const call = this.#calls.get(record.tool_result.tool_use_id);
       if (call !== undefined) {
@@ -104,7 +108,7 @@ class Reading {
     }
   }
 
-  #turn(assistant: { message: AssistantMessage; started_at?: string; ended_at?: string }, state: FoldState): void {
+  #turn(assistant: { iteration: number; message: AssistantMessage; started_at?: string; ended_at?: string }, seq: number, state: FoldState): void {
     const calls: RecordedCall[] = [];
     for (const block of assistant.message.content) {
       if (isOtherBlock(block) || block.type !== "tool_use") continue;
@@ -118,6 +122,8 @@ class Reading {
     (this.segments.at(-1) as RecordedTurn[]).push({
       number: ++this.#number,
       segment: this.segments.length - 1,
+      seq,
+      iteration: assistant.iteration,
       text: messageText(assistant.message.content),
       calls,
       answers: calls.length === 0,
