@@ -13,7 +13,7 @@ import { RESUME_REMINDER } from "../agent/system-prompt.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn } from "../llm/model-provider.js";
 import type { PriceTable } from "../ledger/prices.js";
 import { RunStateError } from "../runstate/errors.js";
-import { isOtherBlock, type AssistantPayload, type JournalRecord, type ToolUseBlock } from "../runstate/records/records.js";
+import { isOtherBlock, type JournalRecord, type ToolUseBlock } from "../runstate/records/records.js";
 import type { RunStatus, Store } from "../runstate/store/store.js";
 import { matchTurn, type RelaxedArguments } from "./call-matching.js";
 import { CallIds, recordedView } from "./recorded-view.js";
@@ -140,8 +140,8 @@ class Replay {
   #textDiffers: TextDifference | undefined;
   /** The new agent's answer to each prompt it answered, by segment. */
   readonly #answered: string[] = [];
-  /** The new agent's latest turn, as its assistant record would hold it. */
-  #latest: AssistantPayload | undefined;
+  /** The new agent's latest turn and when it was asked for and came back (epoch ms). */
+  #latest: { iteration: number; turn: ModelTurn; started: number; ended: number } | undefined;
   /** Where the first departure was met, for a fork. */
   forkPoint: ForkPoint | undefined;
 
@@ -228,12 +228,12 @@ class Replay {
           system: this.#systemAsRecorded(request.system, recorded),
           messages: recordedView(request.messages, recorded.view, this.#ids),
         };
-        const started = performance.now();
-        const startedAt = new Date().toISOString();
+        const [started, startedAt] = [performance.now(), Date.now()];
         const turn = await inner.complete(sent, signal, onText);
-        addCall(this.#usage, turn.usage, performance.now() - started, this.#options.prices ?? {});
+        const ms = performance.now() - started;
+        addCall(this.#usage, turn.usage, ms, this.#options.prices ?? {});
         this.#turns++;
-        this.#latest = assistantPayload(recorded.iteration, turn, { started_at: startedAt, ended_at: new Date().toISOString() });
+        this.#latest = { iteration: recorded.iteration, turn, started: startedAt, ended: startedAt + ms };
         if (!this.#compare(recorded, turn)) throw new ReplayStop();
         return turn;
       },
@@ -331,7 +331,10 @@ class Replay {
     if (this.forkPoint === undefined) {
       // Without a recorded turn here, the run stopped before its next one: the fork stops there too.
       const next = recorded ?? this.#recording.segments[this.#segment]?.[this.#index];
-      if (next !== undefined) this.forkPoint = { departure, beforeSeq: next.seq, turn: recorded === undefined ? undefined : this.#latest };
+      const latest = recorded === undefined ? undefined : this.#latest;
+      const times = latest && { started_at: new Date(latest.started).toISOString(), ended_at: new Date(latest.ended).toISOString() };
+      const turn = latest && times && assistantPayload(latest.iteration, latest.turn, times);
+      if (next !== undefined) this.forkPoint = { departure, beforeSeq: next.seq, turn };
     }
     return true;
   }
