@@ -1,11 +1,12 @@
-// covers: src/replay/replay-fork.ts, src/cli/replay/replay-command.ts, src/cli/replay/replay-text.ts
+// covers: src/replay/replay-fork.ts, src/cli/replay/replay-command.ts, src/cli/replay/replay-text.ts, src/trust/session-trust.ts
 // `fisk-ai replay --fork`, spawned, on the script provider, with a keyring so every meta is
 // signed: a candidate whose script calls another tool at turn 2 departs there, and --fork
 // makes a session whose records before its origin are the recording's up to turn 2, whose
 // origin is of kind `replay` naming the recording, then the candidate's turn 2, suspended.
 // It is this installation's own (not foreign), and `run --resume` continues it with the
 // candidate for real: its tool runs then and only then. The recording's bytes never change.
-// A `same` replay forks nothing; a name the store holds, a store that cannot be written and
+// A `same` replay forks nothing; a foreign recording is not forked (its signed fork would vouch
+// for the directory it names); a name the store holds, a store that cannot be written and
 // fork flags without --fork each get a clear message.
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -170,6 +171,25 @@ describe("fisk-ai replay --fork", () => {
     assertExit(result, 1, "--fork-to a store that cannot be written");
     assert.match(result.stdout, /^first: not forked: the fork \S+ could not be written: ENOTDIR/m);
     assert.deepEqual(sessions(), before);
+  });
+
+  it("a foreign recording is not forked: a fork signed here would vouch for the directory its journal names", async () => {
+    // Another run id and another directory under the recording's signature: what a forged or edited journal looks like.
+    const [meta, ...rest] = journal("first").trimEnd().split("\n");
+    const forged = JSON.parse(meta as string) as { meta: { run_id: string; cwd?: string } };
+    forged.meta.run_id = "forged";
+    forged.meta.cwd = "/";
+    writeFileSync(join(STATE, "forged.json"), `${[JSON.stringify(forged), ...rest].join("\n")}\n`);
+    const before = sessions();
+    const result = await fisk(["replay", "--config", "candidate.yaml", "forged", "--fork"]);
+    assertExit(result, 1, "--fork of a foreign recording");
+    assert.match(result.stdout, /^forged\s+departs at turn 2/m);
+    assert.match(
+      result.stdout,
+      /^forged: not forked: session forged is foreign \(its meta .*does not match what it signs.*\): a fork signed here would vouch for the directory its journal names$/m,
+    );
+    assert.deepEqual(sessions(), before);
+    rmSync(join(STATE, "forged.json"));
   });
 
   it("refuses fork flags without --fork, and --fork-name for more than one session", async () => {

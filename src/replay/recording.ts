@@ -8,6 +8,7 @@ import {
   isOtherBlock,
   PROTOCOLS,
   type AssistantMessage,
+  type ImportedPayload,
   type JournalRecord,
   type MetaPayload,
   type TerminalPayload,
@@ -67,6 +68,8 @@ export interface Recording {
   terminal: TerminalPayload | undefined;
   /** The records as read: the ledger of the recording is priced from them. */
   records: readonly JournalRecord[];
+  /** Its import mark, when it came in by `session import`: whether it is this installation's own depends on it. */
+  imported: ImportedPayload | undefined;
 }
 
 /** Reads a recording from its records. Throws the fold's RunStateError (ERR_EMPTY, ERR_CORRUPT with its seq, ...) for a journal that does not fold. */
@@ -80,7 +83,15 @@ export function readRecording(records: readonly JournalRecord[]): Recording {
     state = foldStep(state, record);
   }
   const final = state as FoldState;
-  return { runId: final.runId, meta: final.meta, followUps: reading.followUps, segments: reading.segments, terminal: final.terminal, records };
+  return {
+    runId: final.runId,
+    meta: final.meta,
+    followUps: reading.followUps,
+    segments: reading.segments,
+    terminal: final.terminal,
+    records,
+    imported: final.imported,
+  };
 }
 
 /** The turns as the records are met. */

@@ -14,6 +14,7 @@ import { PROTOCOLS, type AssistantPayload, type JournalRecord, type MetaPayload,
 import { assertRunId, newRunId } from "../runstate/records/run-id.js";
 import type { Store } from "../runstate/store/store.js";
 import { installationKeys, type KeyOptions } from "../trust/installation-keys.js";
+import { foreignReason } from "../trust/session-trust.js";
 import type { Recording } from "./recording.js";
 import type { Departure, ReplayFork } from "./replay-report.js";
 
@@ -40,10 +41,23 @@ export interface ForkPoint {
 /** The agent the fork is continued by: what its meta records of it. */
 export type ForkAgent = Pick<RunAgentOptions, "provider" | "model" | "system" | "tools" | "budget" | "thinking" | "configPath">;
 
-/** Writes the fork of `recording` at `point`; resolves with its id, or with why the store did not take it. */
-export async function writeReplayFork(recording: Recording, point: ForkPoint, agent: ForkAgent, options: ReplayForkOptions): Promise<ReplayFork> {
+/**
+ * Writes the fork of `recording` (of the store `from`; records a program gave are taken as the fork store's) at `point`;
+ * resolves with its id, or with why it was not written.
+ */
+export async function writeReplayFork(
+  recording: Recording,
+  from: Store | undefined,
+  point: ForkPoint,
+  agent: ForkAgent,
+  options: ReplayForkOptions,
+): Promise<ReplayFork> {
   const forkId = options.name ?? newRunId();
   if (forkId === recording.runId) return { refusal: `${forkId} is the recording's own id: fork under another name` };
+  // The fork's meta is signed here and keeps the recording's directory: only a recording of this installation may vouch for it.
+  const foreign = foreignReason(recording.meta, recording.imported, installationKeys(from ?? options.store, options.keys));
+  if (foreign !== undefined)
+    return { refusal: `session ${recording.runId} is foreign (${foreign}): a fork signed here would vouch for the directory its journal names` };
   try {
     assertRunId(forkId);
     await options.store.importJournal(forkId, forkJournal(recording, point, agent, forkId, options));

@@ -85,7 +85,7 @@ export async function replaySession(journal: ReplayJournal, agent: ReplayAgent, 
     const fork =
       point === undefined
         ? { refusal: "the recording has no turn where the replay stopped: nothing to fork at" }
-        : await writeReplayFork(recording, point, agent, options.fork);
+        : await writeReplayFork(recording, Array.isArray(journal) ? undefined : (journal as { store: Store }).store, point, agent, options.fork);
     return { ...report, fork };
   } catch (error) {
     // Tools of one name twice, an empty recorded prompt: what runAgent refuses to start.
