@@ -421,7 +421,16 @@ async function send(run: Drive): Promise<ModelTurn> {
 
 /** Journals the model's turn, before any of its tools runs. */
 async function recordTurn(run: Drive, iteration: number, turn: ModelTurn, times: Timed): Promise<AssistantPayload> {
-  const assistant = {
+  const assistant = assistantPayload(iteration, turn, times);
+  await run.recorder.append({ protocol: PROTOCOLS.assistant, assistant });
+  run.tally.report(run.recorder.state().counters);
+  run.events.assistantTurn?.(assistant);
+  return assistant;
+}
+
+/** A model turn as its assistant record holds it. */
+export function assistantPayload(iteration: number, turn: ModelTurn, times: Timed): AssistantPayload {
+  return {
     iteration,
     message: turn.message,
     stop_reason: turn.stop_reason,
@@ -432,10 +441,6 @@ async function recordTurn(run: Drive, iteration: number, turn: ModelTurn, times:
     ...(turn.model === undefined ? {} : { response_model: turn.model }),
     ...times,
   };
-  await run.recorder.append({ protocol: PROTOCOLS.assistant, assistant });
-  run.tally.report(run.recorder.state().counters);
-  run.events.assistantTurn?.(assistant);
-  return assistant;
 }
 
 /** What a journaled turn leads to: its tools run, or at an answer the run finishes or the chat goes on. */
@@ -609,7 +614,7 @@ async function park(run: Drive, childWaiting: readonly WaitingCall[]): Promise<R
 }
 
 /** When a model call or a tool ran, journaled with its record (RFC 3339). */
-interface Timed {
+export interface Timed {
   started_at: string;
   ended_at: string;
 }

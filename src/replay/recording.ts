@@ -8,6 +8,7 @@ import {
   isOtherBlock,
   PROTOCOLS,
   type AssistantMessage,
+  type ImportedPayload,
   type JournalRecord,
   type MetaPayload,
   type TerminalPayload,
@@ -39,6 +40,10 @@ export interface RecordedTurn {
   number: number;
   /** Which prompt it answers: 0 the first, 1 the first follow-up, ... */
   segment: number;
+  /** The seq of its assistant record: a fork at this turn copies the records before it. */
+  seq: number;
+  /** The model call's number in the run, from 0, as its record gives it. */
+  iteration: number;
   text: string;
   calls: RecordedCall[];
   /** A final answer: a turn that calls no tool. */
@@ -63,6 +68,8 @@ export interface Recording {
   terminal: TerminalPayload | undefined;
   /** The records as read: the ledger of the recording is priced from them. */
   records: readonly JournalRecord[];
+  /** Its import mark, when it came in by `session import`: whether it is this installation's own depends on it. */
+  imported: ImportedPayload | undefined;
 }
 
 /** Reads a recording from its records. Throws the fold's RunStateError (ERR_EMPTY, ERR_CORRUPT with its seq, ...) for a journal that does not fold. */
@@ -76,7 +83,15 @@ export function readRecording(records: readonly JournalRecord[]): Recording {
     state = foldStep(state, record);
   }
   const final = state as FoldState;
-  return { runId: final.runId, meta: final.meta, followUps: reading.followUps, segments: reading.segments, terminal: final.terminal, records };
+  return {
+    runId: final.runId,
+    meta: final.meta,
+    followUps: reading.followUps,
+    segments: reading.segments,
+    terminal: final.terminal,
+    records,
+    imported: final.imported,
+  };
 }
 
 /** The turns as the records are met. */
@@ -91,7 +106,7 @@ class Reading {
   /** Takes in a record, given the state of the records before it. */
   before(record: JournalRecord, state: FoldState | undefined): void {
     if ("part_started_at" in record && record.part_started_at !== undefined) this.#resumed = (state?.nextIteration ?? 0) > 0;
-    if (record.protocol === PROTOCOLS.assistant && state !== undefined) this.#turn(record.assistant, state);
+    if (record.protocol === PROTOCOLS.assistant && state !== undefined) this.#turn(record.assistant, record.seq, state);
     else if (record.protocol === PROTOCOLS.tool_result) {
       const call = this.#calls.get(record.tool_result.tool_use_id);
       if (call !== undefined) {
@@ -104,7 +119,7 @@ class Reading {
     }
   }
 
-  #turn(assistant: { message: AssistantMessage; started_at?: string; ended_at?: string }, state: FoldState): void {
+  #turn(assistant: { iteration: number; message: AssistantMessage; started_at?: string; ended_at?: string }, seq: number, state: FoldState): void {
     const calls: RecordedCall[] = [];
     for (const block of assistant.message.content) {
       if (isOtherBlock(block) || block.type !== "tool_use") continue;
@@ -118,6 +133,8 @@ class Reading {
     (this.segments.at(-1) as RecordedTurn[]).push({
       number: ++this.#number,
       segment: this.segments.length - 1,
+      seq,
+      iteration: assistant.iteration,
       text: messageText(assistant.message.content),
       calls,
       answers: calls.length === 0,

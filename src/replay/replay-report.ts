@@ -83,6 +83,14 @@ export interface JudgeVerdict {
   usage: ReplayUsage;
 }
 
+/** What `fork` made of a departing replay: the new session, or why there is none. */
+export interface ReplayFork {
+  /** The new session's id: the recording up to the departing turn, then the new agent's turn there. */
+  runId?: string;
+  /** Why no fork was written (a name the store holds already, a store that refused the write). */
+  refusal?: string;
+}
+
 /** The report on one replayed session. */
 export interface ReplayReport {
   /** The replayed session. */
@@ -101,6 +109,8 @@ export interface ReplayReport {
   textDiffers?: TextDifference;
   /** With a judge: its verdict on the new final answer, beside the exact comparison (which it never changes). */
   judge?: JudgeVerdict;
+  /** With the `fork` option, for a session that departs: the session forked at the departure. */
+  fork?: ReplayFork;
   /** The recording's turns and those the new agent took. */
   turns: {
     /** The model turns the recording has. */

@@ -7,6 +7,7 @@
 // the replay keeps going. Nothing is written anywhere: the loop has no store.
 import { ConfigError } from "../agent/agent-errors.js";
 import { AGENT_DEFAULTS } from "../agent/defaults.js";
+import { assistantPayload } from "../agent/agent-loop.js";
 import { runAgent, type RunAgentOptions } from "../agent/run-agent.js";
 import { RESUME_REMINDER } from "../agent/system-prompt.js";
 import { ModelCallError, type ModelProvider, type ModelRequest, type ModelTurn } from "../llm/model-provider.js";
@@ -19,11 +20,15 @@ import { CallIds, recordedView } from "./recorded-view.js";
 import { messageText, readRecording, type RecordedTurn, type Recording } from "./recording.js";
 import type { Departure, DepartureKind, JudgeVerdict, ReplayReport, ReplayUsage, TextDifference, TurnSide } from "./replay-report.js";
 import { judgeAnswers, type ReplayJudge } from "./replay-judge.js";
+import { writeReplayFork, type ForkPoint, type ReplayForkOptions } from "./replay-fork.js";
 import { inputRefusal, replayTools, type RecordedAnswers } from "./replay-tools.js";
 import { addCall, noUsage, recordedUsage } from "./replay-usage.js";
 
 /** The agent a recording is replayed against: what an agent.yaml gives (loadAgent's `options`), or a program's own. */
-export type ReplayAgent = Pick<RunAgentOptions, "provider" | "model" | "system" | "tools" | "parallelTools" | "budget" | "thinking" | "retry" | "memory">;
+export type ReplayAgent = Pick<
+  RunAgentOptions,
+  "provider" | "model" | "system" | "tools" | "parallelTools" | "budget" | "thinking" | "retry" | "memory" | "configPath"
+>;
 
 /** The recorded session: its records, or a session of a store (read without locking it). */
 export type ReplayJournal =
@@ -47,6 +52,8 @@ export interface ReplayOptions {
   signal?: AbortSignal;
   /** A model asked whether the new final answer satisfies the request as the recorded one does (the report's `judge`). */
   judge?: ReplayJudge | undefined;
+  /** Fork a session that departs: the recording up to the departing turn, then the new agent's turn there (the report's `fork`). */
+  fork?: ReplayForkOptions | undefined;
 }
 
 /** Thrown from the model seam to end the loop at a departure or at the recording's end. */
@@ -71,7 +78,15 @@ export async function replaySession(journal: ReplayJournal, agent: ReplayAgent, 
     throw error;
   }
   try {
-    return await new Replay(recording, agent, options).run();
+    const replay = new Replay(recording, agent, options);
+    const report = await replay.run();
+    const point = replay.forkPoint;
+    if (options.fork === undefined || report.result !== "departs") return report;
+    const fork =
+      point === undefined
+        ? { refusal: "the recording has no turn where the replay stopped: nothing to fork at" }
+        : await writeReplayFork(recording, Array.isArray(journal) ? undefined : (journal as { store: Store }).store, point, agent, options.fork);
+    return { ...report, fork };
   } catch (error) {
     // Tools of one name twice, an empty recorded prompt: what runAgent refuses to start.
     if (error instanceof ConfigError) return refused(recording.runId, agent, error.message);
@@ -125,6 +140,10 @@ class Replay {
   #textDiffers: TextDifference | undefined;
   /** The new agent's answer to each prompt it answered, by segment. */
   readonly #answered: string[] = [];
+  /** The new agent's latest turn and when it was asked for and came back (epoch ms). */
+  #latest: { iteration: number; turn: ModelTurn; started: number; ended: number } | undefined;
+  /** Where the first departure was met, for a fork. */
+  forkPoint: ForkPoint | undefined;
 
   constructor(recording: Recording, agent: ReplayAgent, options: ReplayOptions) {
     this.#recording = recording;
@@ -209,10 +228,12 @@ class Replay {
           system: this.#systemAsRecorded(request.system, recorded),
           messages: recordedView(request.messages, recorded.view, this.#ids),
         };
-        const started = performance.now();
+        const [started, startedAt] = [performance.now(), Date.now()];
         const turn = await inner.complete(sent, signal, onText);
-        addCall(this.#usage, turn.usage, performance.now() - started, this.#options.prices ?? {});
+        const ms = performance.now() - started;
+        addCall(this.#usage, turn.usage, ms, this.#options.prices ?? {});
         this.#turns++;
+        this.#latest = { iteration: recorded.iteration, turn, started: startedAt, ended: startedAt + ms };
         if (!this.#compare(recorded, turn)) throw new ReplayStop();
         return turn;
       },
@@ -299,13 +320,22 @@ class Replay {
 
   /** Notes a departure at the current turn; true, for the caller to remember one was met. */
   #depart(kind: DepartureKind, detail: string, recorded: RecordedTurn | undefined, made: readonly ToolUseBlock[], text = ""): true {
-    this.#departures.push({
+    const departure = {
       turn: this.#turns,
       kind,
       detail,
       recorded: sideOf(recorded),
       replayed: { text, calls: made.map(({ name, input }) => ({ name, input })) },
-    });
+    };
+    this.#departures.push(departure);
+    if (this.forkPoint === undefined) {
+      // Without a recorded turn here, the run stopped before its next one: the fork stops there too.
+      const next = recorded ?? this.#recording.segments[this.#segment]?.[this.#index];
+      const latest = recorded === undefined ? undefined : this.#latest;
+      const times = latest && { started_at: new Date(latest.started).toISOString(), ended_at: new Date(latest.ended).toISOString() };
+      const turn = latest && times && assistantPayload(latest.iteration, latest.turn, times);
+      if (next !== undefined) this.forkPoint = { departure, beforeSeq: next.seq, turn };
+    }
     return true;
   }
 }

@@ -7,7 +7,7 @@ import type { RunState } from "../../runstate/views/fold.js";
 import { encodeRecordIn } from "../../runstate/records/journal-codec.js";
 import { JournalCore, type JournalWriter } from "../../runstate/store/journal-core.js";
 import { thisProcess } from "../../runstate/store/run-holder.js";
-import { digestLines, emptyDigest, emptyDigestFold } from "../../runstate/views/run-digest.js";
+import { digestLines, emptyDigest, emptyDigestFold, statusOnlyDigest } from "../../runstate/views/run-digest.js";
 import type { JournalRecord, MetaPayload } from "../../runstate/records/records.js";
 import type { Journal, JournalBytes, RunSummary, Store } from "../../runstate/store/store.js";
 import {
@@ -84,9 +84,17 @@ export class MemoryStore implements Store {
     return [...this.#runs.keys()].map((runId) => this.#summarize(runId));
   }
 
-  async summarize(runId: string): Promise<RunSummary> {
-    this.#run(runId);
-    return this.#summarize(runId);
+  async summarize(runId: string, options: { digest?: boolean } = {}): Promise<RunSummary> {
+    const run = this.#run(runId);
+    if (options.digest !== false) return this.#summarize(runId);
+    // As a file store does without a digest: its ends, and its status from the records after its last that is not an annotation.
+    const line = (index: number) => Buffer.from((run.lines[index] as string).slice(0, -1));
+    const backward = function* () {
+      for (let index = run.lines.length - 1; index >= 0; index--) yield line(index);
+    };
+    const ends = run.lines.length === 0 ? { first: undefined, last: undefined } : { first: line(0), last: line(run.lines.length - 1) };
+    const { digest: _status, ...summary } = summarizeEnds(runId, memoryWhere(runId), ends, run.updated, statusOnlyDigest(backward()));
+    return withLiveHolder(summary, run.holder);
   }
 
   async *readRecords(runId: string, fromSeq?: number): AsyncGenerator<JournalRecord> {

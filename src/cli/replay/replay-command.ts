@@ -13,7 +13,11 @@ import { EXIT } from "../exit-codes.js";
 import { replayJunit, replayText } from "./replay-text.js";
 import type { CommandIO } from "../context/command-io.js";
 import { pricesFrom } from "../text/session-ledger.js";
-import { openStore, sessionStoreConfig } from "../context/stores.js";
+import { openStore, sessionStoreConfig, storeFlagsOf, storeFromFlags } from "../context/stores.js";
+import { recordedSessionWhere, storeWhere } from "../context/session-context.js";
+import { resumeCommand } from "../context/resume-hint.js";
+import { assertRunId } from "../../runstate/records/run-id.js";
+import type { StoreConfig } from "../../backends/store-config.js";
 
 /** replay's flags as commander gives them. */
 export interface ReplayFlags {
@@ -27,6 +31,9 @@ export interface ReplayFlags {
   concurrency?: string;
   json?: boolean;
   junit?: string;
+  fork?: boolean;
+  forkName?: string;
+  forkTo?: string;
   stateDir?: string;
   store?: string;
 }
@@ -39,35 +46,70 @@ export async function replayCommand(sessions: string[], flags: ReplayFlags, io: 
   if (sessions.length === 0 && !selecting) throw new UsageError("replay needs sessions: give their ids, or --all (with --since D or --status S to narrow it)");
   const concurrency = concurrencyOf(flags.concurrency);
   const relax = relaxOf(flags.relax ?? []);
+  checkForkFlags(flags, sessions);
   const store = await openStore(await sessionStoreConfig(flags), io.stderr);
+  const forkTo = flags.forkTo === undefined ? undefined : await openStore(storeFromFlags(storeFlagsOf(flags.forkTo)) as StoreConfig, io.stderr);
   try {
     const runIds = sessions.length > 0 ? sessions : selectSessions(await store.list(), filters);
     if (runIds.length === 0) {
       io.stderr.write("fisk-ai: no session matches: nothing was replayed\n");
       return EXIT.completed;
     }
+    const fork =
+      flags.fork === true ? { store: forkTo ?? store, keys: { env: io.env }, ...(flags.forkName === undefined ? {} : { name: flags.forkName }) } : undefined;
     const prices = { ...(flags.judge === undefined ? {} : await pricesFrom(flags.judge)), ...(await pricesFrom(flags.config)) };
     const agent = await loadAgent(flags.config, { env: io.env });
     let reports: ReplayReport[];
     let judge: LoadedAgent | undefined;
     try {
       judge = flags.judge === undefined ? undefined : await loadAgent(flags.judge, { env: io.env });
-      const options = { concurrency, relax, keepGoing: flags.keepGoing === true, prices, judge: judge?.spec };
+      const options = { concurrency, relax, keepGoing: flags.keepGoing === true, prices, judge: judge?.spec, fork };
       reports = await replaySessions(store, runIds, agent.spec, options);
     } finally {
       await judge?.close();
       await agent.close();
     }
-    io.stdout.write(flags.json === true ? `${JSON.stringify(reports, null, 2)}\n` : replayText(reports));
-    if (flags.junit !== undefined) writeFileSync(flags.junit, replayJunit(reports));
+    const resume = await resumeOf(flags, io.env);
+    io.stdout.write(
+      flags.json === true
+        ? `${JSON.stringify(
+            reports.map((report) => withResume(report, resume)),
+            null,
+            2,
+          )}\n`
+        : replayText(reports, resume),
+    );
+    if (flags.junit !== undefined) writeFileSync(flags.junit, replayJunit(reports, resume));
     return exitOf(reports);
   } finally {
+    await forkTo?.close();
     await store.close();
   }
 }
 
-/** 17 when any session departs; else 1 when any was refused; else 0. */
+function checkForkFlags(flags: ReplayFlags, sessions: readonly string[]): void {
+  const without = flags.forkName === undefined ? (flags.forkTo === undefined ? undefined : "--fork-to") : "--fork-name";
+  if (without !== undefined && flags.fork !== true) throw new UsageError(`${without} says where a departing replay is forked: give --fork with it`);
+  if (flags.forkName !== undefined && sessions.length !== 1)
+    throw new UsageError("--fork-name names one fork: replay one session with it, or leave it out for new ids");
+  if (flags.forkName !== undefined) assertRunId(flags.forkName);
+}
+
+/** The command that resumes a fork, as it can be pasted: it finds the store the fork is in, and the fork's meta names NEW.yaml. */
+async function resumeOf(flags: ReplayFlags, env: NodeJS.ProcessEnv): Promise<(forkId: string) => string> {
+  const where = flags.forkTo === undefined ? await recordedSessionWhere(flags, flags.config) : storeWhere(storeFlagsOf(flags.forkTo));
+  return (forkId) => resumeCommand(forkId, where, env);
+}
+
+/** The report as --json prints it: a fork with the command that resumes it. */
+function withResume(report: ReplayReport, resume: (forkId: string) => string): ReplayReport | (ReplayReport & { fork: { resume: string } }) {
+  const forkId = report.fork?.runId;
+  return forkId === undefined ? report : { ...report, fork: { ...report.fork, resume: resume(forkId) } };
+}
+
+/** 1 when a fork asked for was not written; else 17 when any session departs; else 1 when any was refused; else 0. */
 export function exitOf(reports: readonly ReplayReport[]): number {
+  if (reports.some((report) => report.fork?.refusal !== undefined)) return EXIT.error;
   if (reports.some((report) => report.result === "departs")) return EXIT.departs;
   return reports.some((report) => report.result === "refused") ? EXIT.error : EXIT.completed;
 }

@@ -7,8 +7,11 @@ import { durationText } from "../../transcript/duration.js";
 import { cut, dollarsText, table } from "../text/ledger.js";
 import { oneLine } from "../../transcript/session-name.js";
 
+/** The command that resumes a fork, by its id. */
+export type ResumeLine = (forkId: string) => string;
+
 /** The text report: the table, then the details of what departs. */
-export function replayText(reports: readonly ReplayReport[]): string {
+export function replayText(reports: readonly ReplayReport[], resume: ResumeLine): string {
   const rows = [
     ["SESSION", "RESULT", "TURNS", "TOKENS", "COST", "LATENCY"],
     ...reports.map((report) => [
@@ -20,7 +23,7 @@ export function replayText(reports: readonly ReplayReport[]): string {
       beside(report, (usage) => durationText(usage.latencyMs)),
     ]),
   ];
-  const details = reports.flatMap(detailLines);
+  const details = reports.flatMap((report) => detailLines(report, resume));
   const departing = reports.filter((report) => report.result === "departs").length;
   const refused = reports.filter((report) => report.result === "refused").length;
   const totals = `${counted(reports.length, "session")} replayed: ${reports.length - departing - refused} same, ${departing} depart, ${refused} refused\n`;
@@ -41,7 +44,7 @@ function tokensOf(usage: ReplayUsage): number {
   return usage.inTokens + usage.outTokens + usage.cacheReadTokens + usage.cacheCreateTokens;
 }
 
-function detailLines(report: ReplayReport): string[] {
+function detailLines(report: ReplayReport, resume: ResumeLine): string[] {
   if (report.result === "refused") return [`${report.runId}: refused: ${report.refusal ?? ""}`];
   const lines: string[] = [];
   // The departures of one turn share its two sides: they are printed once, after them.
@@ -51,7 +54,9 @@ function detailLines(report: ReplayReport): string[] {
     lines.push(`  recorded: ${sideText(departure.recorded)}`);
     lines.push(`  replayed: ${sideText(departure.replayed)}`);
   });
-  const { judge } = report;
+  const { fork, judge } = report;
+  if (fork?.runId !== undefined) lines.push(`${report.runId}: forked as ${fork.runId}; resume with: ${resume(fork.runId)}`);
+  if (fork?.refusal !== undefined) lines.push(`${report.runId}: not forked: ${fork.refusal}`);
   if (judge !== undefined) {
     const cost = judge.usage.cost === undefined ? "" : `, ${dollarsText(judge.usage.cost)}`;
     lines.push(`${report.runId}: judge (${judge.usage.model}${cost}): ${judge.verdict}: ${judge.reason}`);
@@ -75,14 +80,14 @@ function quoted(text: string): string {
 }
 
 /** JUnit XML: a test suite of one test case a session; a departure is a failure, a refusal an error. */
-export function replayJunit(reports: readonly ReplayReport[]): string {
+export function replayJunit(reports: readonly ReplayReport[], resume: ResumeLine): string {
   const failures = reports.filter((report) => report.result === "departs").length;
   const errors = reports.filter((report) => report.result === "refused").length;
   const cases = reports.map((report) => {
     const time = (report.replayed.latencyMs / 1000).toFixed(3);
     const open = `  <testcase classname="fisk-ai.replay" name="${xml(report.runId)}" time="${time}"`;
     if (report.result === "same") return `${open}/>`;
-    const body = detailLines(report).join("\n");
+    const body = detailLines(report, resume).join("\n");
     const element =
       report.result === "departs"
         ? `<failure message="${xml(`departs at turn ${report.turn}`)}" type="${xml(report.departures[0]?.kind ?? "departs")}">${xml(body)}</failure>`

@@ -22,6 +22,12 @@ export async function define(command: Command, { io, action }: CommandContext): 
     .option("--keep-going", "go on past a departure with the recorded answers that can still be given, marking each one")
     .option("--judge <CONFIG>", "also ask the model an agent.yaml names whether each new final answer satisfies the request as the recorded one does")
     .option("--concurrency <N>", "sessions replayed at once (default 1)")
+    .option(
+      "--fork",
+      "make each departing replay a session of the new agent: the recording's records up to the departing turn, then the new agent's turn there, its calls not yet run; the report prints the command that resumes it",
+    )
+    .option("--fork-name <NEW>", "the fork's id, when one session is replayed (default: a new KSUID)")
+    .option("--fork-to <STORE>", "the store the forks go to: nats://HOST:PORT/STREAM, postgres://..., or a file store's directory (default: the recording's)")
     .option("--json", "the reports as one JSON array on stdout")
     .option("--junit <FILE>", "also write the reports as JUnit XML, one test case a session")
     .option("--state-dir <DIR>", "where the recorded sessions are kept (default: $XDG_STATE_HOME/fisk-ai/runs)")

@@ -131,8 +131,8 @@ export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 export const DECISIONS = ["approve", "deny", "answer"] as const;
 /** One of DECISIONS. */
 export type Decision = (typeof DECISIONS)[number];
-/** How a session came to hold another's records: `session fork`, or `session import --name`. */
-export const ORIGIN_KINDS = ["fork", "import"] as const;
+/** How a session came to hold another's records: `session fork`, `session import --name`, or `replay --fork` (a replay's departure). */
+export const ORIGIN_KINDS = ["fork", "import", "replay"] as const;
 /** One of ORIGIN_KINDS. */
 export type OriginKind = (typeof ORIGIN_KINDS)[number];
 /** The longest title, in characters: a title is a name to find a session by, not a note. */

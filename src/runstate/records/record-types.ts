@@ -329,7 +329,7 @@ export interface OriginPayload {
   run_id: string;
   /** The last seq copied: always the seq just before this record's. */
   through_seq: number;
-  /** `fork` or `import`. */
+  /** `fork`, `import`, or `replay`: the records of a recording a replay departed from, then the new agent's turn. */
   kind: OriginKind;
 }
 
