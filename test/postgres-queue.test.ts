@@ -1,4 +1,4 @@
-// covers: src/backends/postgres/postgres-queue.ts, src/backends/postgres/notifications.ts, src/backends/postgres/schema.ts
+// covers: src/backends/postgres/postgres-queue.ts, src/backends/postgres/notifications.ts, src/backends/postgres/schema.ts, src/backends/postgres/connection.ts
 // The Postgres queue passes the queue conformance suite, over a Postgres store on a real
 // server (a cluster this file starts); its bad-entry cases plant rows with SQL, as anyone
 // with write access to the queue's tables could.
@@ -13,6 +13,7 @@ import { PostgresQueue } from "../src/backends/postgres/postgres-queue.js";
 import { connectPostgresStore, type PostgresStore } from "../src/backends/postgres/postgres-store.js";
 import { ensureSchema, SCHEMA_VERSION } from "../src/backends/postgres/schema.js";
 import { WORKER_DEFAULTS } from "../src/pool/worker.js";
+import { eventually } from "./helpers/eventually.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres-server.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -83,6 +84,31 @@ describe("the Postgres queue's own tables", { skip }, () => {
     const store = await connectPostgresStore({ backend: "postgres", url: `${own.url}?schema=${schema}` });
     return { store, queue: new PostgresQueue(store) };
   };
+
+  it("a claim holds the run it finds on a connection its looks kept ready: taking a run over opens no connection to the server", async () => {
+    const submitter = await open("ready");
+    const worker = await open("ready");
+    const watch = worker.queue.watch();
+    const backends = () => Number(own.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").trim());
+    try {
+      await eventually(() => own.psql("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'").trim() === "1", "the worker's queue listening");
+      assert.equal(await worker.queue.claim(() => true), undefined, "nothing queued yet");
+      const meta = metaPayload("ready-run");
+      await (await submitter.store.create("ready-run", meta)).close();
+      await submitter.queue.enqueue(entryOf("ready-run"));
+      const before = backends();
+      const claim = await worker.queue.claim(() => true);
+      assert.equal(claim?.entry.runId, "ready-run");
+      assert.equal(backends(), before, "no connection opened by the claim");
+      await claim?.finish();
+    } finally {
+      watch.close();
+      for (const { store, queue } of [worker, submitter]) {
+        await queue.close();
+        await store.close();
+      }
+    }
+  });
 
   it("a row kept under a hostile run id and an oversized one are set aside under safe one-line names, the big one cut short, and the good entry is listed", async () => {
     const { store, queue } = await open("hostile");

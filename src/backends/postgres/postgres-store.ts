@@ -79,6 +79,17 @@ export class PostgresStore implements Store, RecordRows {
     return this.#connectionString;
   }
 
+  /**
+   * Has a connection ready for the next hold (the holds pool keeps one idle): a worker calls
+   * it while it looks for work, so that taking a run over opens no connection to the server.
+   */
+  async warmHold(): Promise<void> {
+    const holds = this.#pools.holds;
+    // Never waits for a hold to end: with every connection holding a run, there is nothing to warm.
+    if (holds.idleCount > 0 || holds.totalCount >= (holds.options.max ?? 0)) return;
+    (await connected(holds, this.where, "connecting for the next hold")).release();
+  }
+
   /** Where the runs are, for messages. */
   get dir(): string {
     return this.where;
@@ -120,10 +131,13 @@ export class PostgresStore implements Store, RecordRows {
     return (await this.openHeld(runId)).journal;
   }
 
-  /** open, with the signal that aborts once the connection holding the run failed (the run may be another's then). */
+  /**
+   * open, with the signal that aborts once the connection holding the run failed (the run may
+   * be another's then). The hold is taken first and the records read on its connection, so a
+   * worker's claim needs no other connection than the one it keeps ready (warmHold).
+   */
   async openHeld(runId: string): Promise<{ journal: Journal; lost: AbortSignal }> {
     assertRunId(runId);
-    if (!(await this.#exists(runId))) throw notFoundError(runId);
     const hold = await takeHold(this.#pools.holds, this.schema, this.where, runId);
     try {
       const bytes = await this.#journalBytes(hold.client, runId);
