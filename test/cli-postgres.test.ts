@@ -111,9 +111,9 @@ describe("the CLI on a Postgres store", { skip: skipWithout("postgres") }, () =>
     const url = `${server.url}?schema=made_ahead`;
     assert.equal(
       ok(await cli(["store", "init", url]), "init"),
-      `fisk-ai's tables in postgres://postgres@127.0.0.1:${server.port}/postgres schema made_ahead made at schema version 2\n`,
+      `fisk-ai's tables in postgres://postgres@127.0.0.1:${server.port}/postgres schema made_ahead made at schema version 3\n`,
     );
-    assert.match(ok(await cli(["store", "init", url]), "init again"), /were at schema version 2\n$/);
+    assert.match(ok(await cli(["store", "init", url]), "init again"), /were at schema version 3\n$/);
   });
 
   it("refuses a schema made by a newer fisk-ai, saying so, and writes nothing", async () => {
@@ -125,7 +125,7 @@ describe("the CLI on a Postgres store", { skip: skipWithout("postgres") }, () =>
     assert.equal(listed.stdout, "");
     assert.match(
       listed.stderr,
-      /^fisk-ai: .*schema from_the_future holds fisk-ai's tables at schema version 99, made by a newer fisk-ai; this one reads version 2: upgrade fisk-ai\n$/,
+      /^fisk-ai: .*schema from_the_future holds fisk-ai's tables at schema version 99, made by a newer fisk-ai; this one reads version 3: upgrade fisk-ai\n$/,
     );
     assert.equal(server.psql("SELECT version FROM from_the_future.schema_version").trim(), "99");
   });

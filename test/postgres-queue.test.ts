@@ -1,16 +1,19 @@
-// covers: src/backends/postgres/postgres-queue.ts, src/backends/postgres/notifications.ts
+// covers: src/backends/postgres/postgres-queue.ts, src/backends/postgres/notifications.ts, src/backends/postgres/schema.ts, src/backends/postgres/connection.ts
 // The Postgres queue passes the queue conformance suite, over a Postgres store on a real
 // server (a cluster this file starts); its bad-entry cases plant rows with SQL, as anyone
 // with write access to the queue's tables could.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import pg from "pg";
 import { runQueueConformance, type PlantAt, type PlantedBad, type QueueUnderTest } from "../src/conformance/index.js";
 import { metaPayload } from "../src/conformance/record-builders.js";
 import { QUARANTINE_KEPT_BYTES, type QuarantinedEntry } from "../src/queue/quarantine.js";
 import { encodeEntry, QUEUE_ENTRY_MAX_BYTES, type QueuedRun } from "../src/queue/run-queue.js";
 import { PostgresQueue } from "../src/backends/postgres/postgres-queue.js";
 import { connectPostgresStore, type PostgresStore } from "../src/backends/postgres/postgres-store.js";
+import { ensureSchema, SCHEMA_VERSION } from "../src/backends/postgres/schema.js";
 import { WORKER_DEFAULTS } from "../src/pool/worker.js";
+import { eventually } from "./helpers/eventually.js";
 import { startPostgres, type PostgresServer } from "./helpers/postgres-server.js";
 import { skipWithout } from "./helpers/programs.js";
 
@@ -82,6 +85,31 @@ describe("the Postgres queue's own tables", { skip }, () => {
     return { store, queue: new PostgresQueue(store) };
   };
 
+  it("a claim holds the run it finds on a connection its looks kept ready: taking a run over opens no connection to the server", async () => {
+    const submitter = await open("ready");
+    const worker = await open("ready");
+    const watch = worker.queue.watch();
+    const backends = () => Number(own.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").trim());
+    try {
+      await eventually(() => own.psql("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'").trim() === "1", "the worker's queue listening");
+      assert.equal(await worker.queue.claim(() => true), undefined, "nothing queued yet");
+      const meta = metaPayload("ready-run");
+      await (await submitter.store.create("ready-run", meta)).close();
+      await submitter.queue.enqueue(entryOf("ready-run"));
+      const before = backends();
+      const claim = await worker.queue.claim(() => true);
+      assert.equal(claim?.entry.runId, "ready-run");
+      assert.equal(backends(), before, "no connection opened by the claim");
+      await claim?.finish();
+    } finally {
+      watch.close();
+      for (const { store, queue } of [worker, submitter]) {
+        await queue.close();
+        await store.close();
+      }
+    }
+  });
+
   it("a row kept under a hostile run id and an oversized one are set aside under safe one-line names, the big one cut short, and the good entry is listed", async () => {
     const { store, queue } = await open("hostile");
     const heard: QuarantinedEntry[] = [];
@@ -123,18 +151,14 @@ describe("the Postgres queue's own tables", { skip }, () => {
   });
 
   it("a schema at version 1 (text entries, no quarantine table) is migrated at first use, its entry and follow-up kept", async () => {
-    const first = await open("older");
-    await first.queue.close();
-    await first.store.close();
-    own.psql(`DROP TABLE older.quarantine;
-      ALTER TABLE older.queue ALTER COLUMN entry TYPE text USING convert_from(entry, 'UTF8');
-      ALTER TABLE older.queue_behind ALTER COLUMN entry TYPE text USING convert_from(entry, 'UTF8');
-      UPDATE older.schema_version SET version = 1;
-      INSERT INTO older.queue (run_id, queued, state, entry) VALUES ('kept', '2026-01-01T00:00:00Z', 'queued', '${encodeEntry({ ...entryOf("kept"), queued: "2026-01-01T00:00:00Z" })}');
+    const client = new pg.Client({ connectionString: own.url });
+    await client.connect();
+    await ensureSchema(client, "older", "older", 1).finally(() => client.end());
+    own.psql(`INSERT INTO older.queue (run_id, queued, state, entry) VALUES ('kept', '2026-01-01T00:00:00Z', 'queued', '${encodeEntry({ ...entryOf("kept"), queued: "2026-01-01T00:00:00Z" })}');
       INSERT INTO older.queue_behind (run_id, interrupts, entry) VALUES ('kept', false, '${encodeEntry(entryOf("kept", "and then"))}');`);
     const { store, queue } = await open("older");
     try {
-      assert.equal(own.psql("SELECT version FROM older.schema_version").trim(), "2");
+      assert.equal(own.psql("SELECT version FROM older.schema_version").trim(), String(SCHEMA_VERSION));
       assert.deepEqual(
         (await queue.list()).map((entry) => entry.runId),
         ["kept"],

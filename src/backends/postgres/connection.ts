@@ -18,13 +18,14 @@ export interface Pools {
 }
 
 export function makePools(target: PostgresTarget, config: PostgresStoreConfig, report: (line: string) => void): Pools {
-  const make = (max: number) => {
-    const pool = new pg.Pool({ connectionString: target.connectionString, max, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
+  const make = (max: number, min: number) => {
+    const pool = new pg.Pool({ connectionString: target.connectionString, max, min, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
     // An idle connection the server ended (a restart, pg_terminate_backend): the pool drops it.
     pool.on("error", (error) => report(`an idle connection to ${target.where} failed: ${error.message}`));
     return pool;
   };
-  return { holds: make(config.maxHolds ?? DEFAULT_MAX_HOLDS), queries: make(QUERY_CONNECTIONS) };
+  // One idle hold connection is kept (PostgresStore.warmHold): a new one costs the server a process.
+  return { holds: make(config.maxHolds ?? DEFAULT_MAX_HOLDS, 1), queries: make(QUERY_CONNECTIONS, 0) };
 }
 
 /** SQLSTATE of a unique violation: a write-once slot or an id taken already. */

@@ -1,15 +1,15 @@
 // How a Postgres journal keeps its records: a batch is one statement, on the connection
-// that holds the run, that inserts each record's line into its (run, seq) slot and puts
-// the run's summary as of the batch's last record. Autocommitted, so one round trip and
-// one transaction; appends of many runs committing together share the server's WAL
+// that holds the run, that inserts each record's line into its (run, seq) slot and updates
+// the run's summary row as of the batch's last record (summary-row.ts). Autocommitted, so
+// one round trip and one transaction; appends of many runs committing together share the server's WAL
 // flushes (its group commit). A slot is written once (the primary key): a slot already
 // taken means another writer has the run, and nothing of the batch is kept.
 import type pg from "pg";
 import { JournalCore, type JournalWriter, type LinedRecord } from "../../runstate/store/journal-core.js";
 import type { JournalRecord, MetaPayload } from "../../runstate/records/records.js";
-import { lockedError, summaryAt } from "../../runstate/store/store-contract.js";
+import { lockedError } from "../../runstate/store/store-contract.js";
 import type { Journal } from "../../runstate/store/store.js";
-import { digestStep, type CheckedDigest } from "../../runstate/views/run-digest.js";
+import { digestStep, type CheckedDigest, type RunDigest } from "../../runstate/views/run-digest.js";
 import { explained, sqlState, UNIQUE_VIOLATION } from "./connection.js";
 import type { RunHold } from "./run-holds.js";
 
@@ -18,8 +18,8 @@ const MAX_BATCH = 256;
 
 /** What the writer needs of its store: the statement that appends. */
 export interface RecordRows {
-  /** Inserts `lines` at `firstSeq` on, and puts the run's summary, in one statement on `client`. */
-  appendRows(client: pg.ClientBase, runId: string, firstSeq: number, lines: readonly Buffer[], summary: string): Promise<void>;
+  /** Inserts `lines` at `firstSeq` on, and updates the run's summary to `digest`, in one statement on `client`. */
+  appendRows(client: pg.ClientBase, runId: string, firstSeq: number, lines: readonly Buffer[], digest: RunDigest): Promise<void>;
 }
 
 /** A journal line's bytes as a row holds them: without the newline that ends it in a journal. */
@@ -50,20 +50,18 @@ export class PostgresWriter implements JournalWriter {
 
   async write(batch: readonly LinedRecord[]): Promise<void> {
     const first = batch[0];
-    const last = batch.at(-1);
-    if (first === undefined || last === undefined) return;
+    if (first === undefined) return;
     // Its lock went with it: the run may be another writer's now, and this one stops (ERR_IO).
     if (this.#hold.lost.aborted) throw new Error(`the connection holding the session was lost: ${(this.#hold.lost.reason as Error).message}`);
     // Advanced before the write: a write that fails fails the journal, which is reopened and digested again.
     for (const { record, line } of batch) digestStep(this.#digest.digest, this.#digest.fold, record, Buffer.byteLength(line), this.#meta.fingerprint.model);
-    const summary = summaryAt(this.#runId, this.#meta, last.record, new Date(), { ...this.#digest.digest });
     try {
       await this.#rows.appendRows(
         this.#hold.client,
         this.#runId,
         first.record.seq,
         batch.map(({ line }) => rowLine(line)),
-        JSON.stringify(summary),
+        this.#digest.digest,
       );
     } catch (error) {
       if (sqlState(error) === UNIQUE_VIOLATION) throw lockedError(this.#runId, undefined);

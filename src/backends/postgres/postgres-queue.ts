@@ -74,6 +74,8 @@ export interface QueueHome {
   /** For the queue's own LISTEN connection. */
   readonly connectionString: string;
   openHeld(runId: string): Promise<{ journal: Journal; lost: AbortSignal }>;
+  /** Has a connection ready for openHeld. */
+  warmHold(): Promise<void>;
 }
 
 export class PostgresQueue implements RunQueue {
@@ -179,6 +181,9 @@ export class PostgresQueue implements RunQueue {
   }
 
   async claim(accepts: Accepts): Promise<Claim | undefined> {
+    // Beside the look, so that a run found (one a dead worker held, say) is held without waiting for a new connection:
+    // a worker's claims keep that connection ready while it looks for work.
+    const warming = this.#store.warmHold().catch(() => undefined);
     const passed: string[] = [];
     for (;;) {
       let taken: { journal: Journal } | undefined;
@@ -196,6 +201,7 @@ export class PostgresQueue implements RunQueue {
         passed.push(row.run_id);
         const entry = await this.#entryOf({ table: "queue", runId: row.run_id }, row.entry, client);
         if (entry === undefined || !accepts(entry)) return "passed" as const;
+        await warming;
         const held = await this.#hold(row.run_id);
         if (held === "held" || held === undefined) return "passed" as const;
         taken = held;
@@ -205,7 +211,7 @@ export class PostgresQueue implements RunQueue {
         await taken?.journal.close();
         throw error;
       });
-      if (outcome === "none") return undefined;
+      if (outcome === "none") return warming.then(() => undefined);
       if (outcome !== "passed") return this.#claimOf(outcome.entry, outcome.held);
     }
   }

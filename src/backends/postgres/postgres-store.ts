@@ -1,7 +1,7 @@
 // The Postgres backend (docs/backends.md): a run's journal is rows of (run, seq, line),
 // each line the record's exact bytes, so an export or a move is byte-identical; a run's
-// summary is a row of `runs` put by the statement that appends, so `session ls` reads one
-// row a run and no journal; a writer holds its run by an advisory lock on a connection of
+// summary is a row of `runs` (summary-row.ts) updated by the statement that appends, so
+// `session ls` reads one row a run and no journal; a writer holds its run by an advisory lock on a connection of
 // its own (run-holds.ts), and the (run, seq) primary key fences a writer that lost it.
 import type pg from "pg";
 import type { RunState } from "../../runstate/views/fold.js";
@@ -19,18 +19,18 @@ import {
   existsError,
   notFoundError,
   recordsOfLines,
-  summaryAt,
   summarizeEnds,
   versionOf,
   withLiveHolder,
 } from "../../runstate/store/store-contract.js";
-import { checkedDigestOf, digestLines, emptyDigest, emptyDigestFold } from "../../runstate/views/run-digest.js";
+import { checkedDigestOf, digestLines, emptyDigest, emptyDigestFold, type RunDigest } from "../../runstate/views/run-digest.js";
 import { connected, ioError, makePools, onPool, sqlState, UNIQUE_VIOLATION, type Pools } from "./connection.js";
 import { parsePostgresUrl, type PostgresStoreConfig, type PostgresTarget } from "./postgres-url.js";
 import { PostgresWriter, rowLine, type RecordRows } from "./journal-writer.js";
 import { PostgresQueue } from "./postgres-queue.js";
 import { holderOf, holdersOf, takeHold, type RunHold } from "./run-holds.js";
 import { ensureSchema, quoted } from "./schema.js";
+import { digestColumn, metaColumn, summaryOfRow, summaryRows, type SummaryRow } from "./summary-row.js";
 
 /** Rows a streamed read asks for at once: a round trip a few hundred records, a few megabytes held at most. */
 const READ_BATCH = 256;
@@ -80,6 +80,17 @@ export class PostgresStore implements Store, RecordRows {
     return this.#connectionString;
   }
 
+  /**
+   * Has a connection ready for the next hold (the holds pool keeps one idle): a worker calls
+   * it while it looks for work, so that taking a run over opens no connection to the server.
+   */
+  async warmHold(): Promise<void> {
+    const holds = this.#pools.holds;
+    // Never waits for a hold to end: with every connection holding a run, there is nothing to warm.
+    if (holds.idleCount > 0 || holds.totalCount >= (holds.options.max ?? 0)) return;
+    (await connected(holds, this.where, "connecting for the next hold")).release();
+  }
+
   /** Where the runs are, for messages. */
   get dir(): string {
     return this.where;
@@ -102,12 +113,12 @@ export class PostgresStore implements Store, RecordRows {
     const hold = await this.#holdForNew(runId);
     try {
       const digest = checkedDigestOf([record], Buffer.byteLength(line));
-      const summary = summaryAt(runId, meta, record, new Date(), { ...digest.digest });
       // The run's row and its meta in one statement: a run is never seen without its meta.
       await hold.client.query(
-        `WITH run AS (INSERT INTO ${this.#s}.runs (run_id, last_seq, summary) VALUES ($1, 1, $3))
+        `WITH run AS (INSERT INTO ${this.#s}.runs (run_id, bytes, last_seq, digest) VALUES ($1, $5, 1, $4)),
+              meta AS (INSERT INTO ${this.#s}.metas (run_id, meta) VALUES ($1, $3))
           INSERT INTO ${this.#s}.records (run_id, seq, line) VALUES ($1, 1, $2)`,
-        [runId, rowLine(line), JSON.stringify(summary)],
+        [runId, rowLine(line), metaColumn(meta), digestColumn(digest.digest), digest.digest.bytes],
       );
       return new PostgresWriter(this, hold, runId, meta, digest).journal([record]);
     } catch (error) {
@@ -121,10 +132,13 @@ export class PostgresStore implements Store, RecordRows {
     return (await this.openHeld(runId)).journal;
   }
 
-  /** open, with the signal that aborts once the connection holding the run failed (the run may be another's then). */
+  /**
+   * open, with the signal that aborts once the connection holding the run failed (the run may
+   * be another's then). The hold is taken first and the records read on its connection, so a
+   * worker's claim needs no other connection than the one it keeps ready (warmHold).
+   */
   async openHeld(runId: string): Promise<{ journal: Journal; lost: AbortSignal }> {
     assertRunId(runId);
-    if (!(await this.#exists(runId))) throw notFoundError(runId);
     const hold = await takeHold(this.#pools.holds, this.schema, this.where, runId);
     try {
       const bytes = await this.#journalBytes(hold.client, runId);
@@ -138,14 +152,14 @@ export class PostgresStore implements Store, RecordRows {
     }
   }
 
-  async appendRows(client: pg.ClientBase, runId: string, firstSeq: number, lines: readonly Buffer[], summary: string): Promise<void> {
+  async appendRows(client: pg.ClientBase, runId: string, firstSeq: number, lines: readonly Buffer[], digest: RunDigest): Promise<void> {
     const seqs = lines.map((_, index) => firstSeq + index);
     await client.query(
       `WITH appended AS (
          INSERT INTO ${this.#s}.records (run_id, seq, line) SELECT $1, seq, line FROM unnest($2::integer[], $3::bytea[]) AS r(seq, line)
        )
-       UPDATE ${this.#s}.runs SET last_seq = $4, summary = $5, updated = now() WHERE run_id = $1`,
-      [runId, seqs, lines, firstSeq + lines.length - 1, summary],
+       UPDATE ${this.#s}.runs SET bytes = $6, updated = now(), last_seq = $4, digest = $5 WHERE run_id = $1`,
+      [runId, seqs, lines, firstSeq + lines.length - 1, digestColumn(digest), digest.bytes],
     );
   }
 
@@ -155,7 +169,7 @@ export class PostgresStore implements Store, RecordRows {
 
   async list(): Promise<RunSummary[]> {
     const [rows, holders] = await this.#query("listing sessions", async (queries) =>
-      Promise.all([queries.query<SummaryRow>(`SELECT run_id, summary, updated FROM ${this.#s}.runs`), holdersOf(queries, this.schema)]),
+      Promise.all([queries.query<SummaryRow>(summaryRows(this.#s)), holdersOf(queries, this.schema)]),
     );
     const summaries: RunSummary[] = [];
     for (const row of rows.rows) summaries.push(withLiveHolder(await this.#summaryOf(row), holders.get(row.run_id)));
@@ -165,10 +179,7 @@ export class PostgresStore implements Store, RecordRows {
   async summarize(runId: string): Promise<RunSummary> {
     assertRunId(runId);
     const [row, holder] = await this.#query(`summarizing session ${runId}`, (queries) =>
-      Promise.all([
-        queries.query<SummaryRow>(`SELECT run_id, summary, updated FROM ${this.#s}.runs WHERE run_id = $1`, [runId]),
-        holderOf(queries, this.schema, runId),
-      ]),
+      Promise.all([queries.query<SummaryRow>(`${summaryRows(this.#s)} WHERE run_id = $1`, [runId]), holderOf(queries, this.schema, runId)]),
     );
     const found = row.rows[0];
     if (found === undefined) throw notFoundError(runId);
@@ -239,12 +250,15 @@ export class PostgresStore implements Store, RecordRows {
     const version = versionOf(records);
     const meta = (records[0] as MetaRecord).meta;
     const digest = checkedDigestOf(records, bytes.byteLength).digest;
-    const summary = summaryAt(runId, meta, records.at(-1) as JournalRecord, new Date(), digest);
     const { client } = hold;
     try {
       // One transaction: until it commits nothing lists, loads or opens the run.
       await client.query("BEGIN");
-      await client.query(`INSERT INTO ${this.#s}.runs (run_id, last_seq, summary) VALUES ($1, $2, $3)`, [runId, records.length, JSON.stringify(summary)]);
+      await client.query(
+        `WITH meta AS (INSERT INTO ${this.#s}.metas (run_id, meta) VALUES ($1, $2))
+          INSERT INTO ${this.#s}.runs (run_id, bytes, last_seq, digest) VALUES ($1, $3, $4, $5)`,
+        [runId, metaColumn(meta), digest.bytes, records.length, digestColumn(digest)],
+      );
       for (let start = 0; start < records.length; start += IMPORT_BATCH) {
         const slice = records.slice(start, start + IMPORT_BATCH);
         await client.query(`INSERT INTO ${this.#s}.records (run_id, seq, line) SELECT $1, seq, line FROM unnest($2::integer[], $3::bytea[]) AS r(seq, line)`, [
@@ -268,7 +282,11 @@ export class PostgresStore implements Store, RecordRows {
     if (!(await this.#exists(runId))) throw notFoundError(runId);
     const hold = await takeHold(this.#pools.holds, this.schema, this.where, runId);
     try {
-      await hold.client.query(`WITH gone AS (DELETE FROM ${this.#s}.records WHERE run_id = $1) DELETE FROM ${this.#s}.runs WHERE run_id = $1`, [runId]);
+      await hold.client.query(
+        `WITH gone AS (DELETE FROM ${this.#s}.records WHERE run_id = $1), meta AS (DELETE FROM ${this.#s}.metas WHERE run_id = $1)
+          DELETE FROM ${this.#s}.runs WHERE run_id = $1`,
+        [runId],
+      );
     } catch (error) {
       throw ioError(this.where, `removing session ${runId}`, error);
     } finally {
@@ -315,13 +333,8 @@ export class PostgresStore implements Store, RecordRows {
 
   /** A run's summary as its row keeps it, or read from its records where it keeps none (rows written by hand). */
   async #summaryOf(row: SummaryRow): Promise<RunSummary> {
-    if (row.summary !== null) {
-      try {
-        return JSON.parse(row.summary) as RunSummary;
-      } catch (error) {
-        return corruptSummary(row.run_id, row.updated, `the summary row of session ${row.run_id} is not JSON: ${(error as Error).message}`);
-      }
-    }
+    const kept = summaryOfRow(row);
+    if (kept !== undefined) return kept;
     try {
       const bytes = (await this.#query(`reading session ${row.run_id}`, (queries) => this.#journalBytes(queries, row.run_id))) ?? Buffer.alloc(0);
       const digest = emptyDigest();
@@ -335,10 +348,4 @@ export class PostgresStore implements Store, RecordRows {
   #where(runId: string): string {
     return `session ${runId} in ${this.where}`;
   }
-}
-
-interface SummaryRow {
-  run_id: string;
-  summary: string | null;
-  updated: Date;
 }

@@ -8,7 +8,7 @@ import { RunStateError } from "../../runstate/errors.js";
 import { ioError, sqlState } from "./connection.js";
 
 /** The schema version this fisk-ai reads and writes. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** SQLSTATEs of a table or a schema that does not exist: a database fisk-ai never used. */
 const UNDEFINED_TABLE = "42P01";
@@ -26,6 +26,13 @@ export function quoted(schema: string): string {
  * appends, so a listing reads no journal. Version 2 keeps queue entries as bytes (what
  * anyone with write access to the tables put there is read as the queue reads bytes, NULs
  * included) and adds `quarantine`, where an entry the queue cannot trust is set aside.
+ * Version 3 moves the summary, which every append rewrote whole, out of one JSON column: the
+ * meta, which never changes, to `metas`; in `runs` what each append changes (bytes, time,
+ * seq) and last the digest (without its bytes), which changes only with its counts. An
+ * append's update of its run's row is then HOT (no index on what changes, room left on the
+ * page for new versions of narrow rows), and its WAL record carries only the bytes between
+ * the first and the last that differ from the row's last version. Summaries an older
+ * fisk-ai wrote are carried over; one that is not JSON is left to be read from the records.
  */
 const MIGRATIONS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -79,6 +86,38 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       entry bytea NOT NULL
     );
   `,
+  (s) => `
+    CREATE TABLE ${s}.metas (
+      run_id text PRIMARY KEY,
+      meta text NOT NULL
+    );
+    CREATE TABLE ${s}.runs_split (
+      run_id text PRIMARY KEY,
+      bytes bigint,
+      updated timestamptz NOT NULL DEFAULT now(),
+      last_seq integer NOT NULL,
+      digest text
+    ) WITH (fillfactor = 70);
+    DO $$
+    DECLARE r record;
+    BEGIN
+      FOR r IN SELECT run_id, last_seq, updated, summary FROM ${s}.runs WHERE summary IS NOT NULL LOOP
+        BEGIN
+          INSERT INTO ${s}.runs_split (run_id, bytes, updated, last_seq, digest)
+          VALUES (r.run_id, (r.summary::json -> 'digest' ->> 'bytes')::bigint, r.updated, r.last_seq, (r.summary::json -> 'digest')::text);
+          INSERT INTO ${s}.metas (run_id, meta)
+          SELECT r.run_id, (r.summary::json -> 'meta')::text WHERE r.summary::json -> 'meta' IS NOT NULL;
+        EXCEPTION WHEN data_exception THEN
+          NULL;
+        END;
+      END LOOP;
+    END $$;
+    INSERT INTO ${s}.runs_split (run_id, updated, last_seq)
+    SELECT run_id, updated, last_seq FROM ${s}.runs ON CONFLICT (run_id) DO NOTHING;
+    DROP TABLE ${s}.runs;
+    ALTER TABLE ${s}.runs_split RENAME TO runs;
+    ALTER INDEX ${s}.runs_split_pkey RENAME TO runs_pkey;
+  `,
 ];
 
 /** The version of the schema's tables, 0 where fisk-ai never made them. */
@@ -104,8 +143,9 @@ function newerError(where: string, version: number): RunStateError {
  * Makes sure the schema is this fisk-ai's version, making or migrating it when it is older
  * (in one transaction); ERR_STORE_CONFIG when a newer fisk-ai made it, or when the role may
  * not make it (an owner runs `store init` once). Returns the version it was found at.
+ * `target` is an older version only for a test of the migrations from it.
  */
-export async function ensureSchema(client: pg.ClientBase, schema: string, where: string): Promise<number> {
+export async function ensureSchema(client: pg.ClientBase, schema: string, where: string, target = SCHEMA_VERSION): Promise<number> {
   let found: number;
   try {
     found = await versionIn(client, schema);
@@ -113,7 +153,7 @@ export async function ensureSchema(client: pg.ClientBase, schema: string, where:
     throw ioError(where, "reading the schema version", error);
   }
   if (found > SCHEMA_VERSION) throw newerError(where, found);
-  if (found === SCHEMA_VERSION) return found;
+  if (found >= target) return found;
   const s = quoted(schema);
   try {
     await client.query("BEGIN");
@@ -123,9 +163,9 @@ export async function ensureSchema(client: pg.ClientBase, schema: string, where:
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.schema_version (version integer NOT NULL)`);
     const current = await versionIn(client, schema);
     if (current > SCHEMA_VERSION) throw newerError(where, current);
-    for (let version = current; version < SCHEMA_VERSION; version++) await client.query((MIGRATIONS[version] as (s: string) => string)(s));
+    for (let version = current; version < target; version++) await client.query((MIGRATIONS[version] as (s: string) => string)(s));
     await client.query(`DELETE FROM ${s}.schema_version`);
-    await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [SCHEMA_VERSION]);
+    await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [Math.max(current, target)]);
     await client.query("COMMIT");
     return found;
   } catch (error) {

@@ -278,7 +278,7 @@ export function summarizeEnds(
  * a terminal record leaves the run as it stopped; a digest that met a line that does not
  * fold makes the run corrupt, naming that line, as `verify` would.
  */
-export function summaryAt(runId: string, meta: MetaPayload, last: JournalRecord, updated: Date, digest: RunDigest): RunSummary {
+export function summaryAt(runId: string, meta: MetaPayload, last: Pick<JournalRecord, "seq">, updated: Date, digest: RunDigest): RunSummary {
   if (digest.problem !== undefined) return foldProblemSummary(runId, updated, digest);
   return { runId, status: digest.status, meta, lastSeq: last.seq, updated: updated.toISOString(), digest };
 }
