@@ -23,6 +23,13 @@ const MB = 1024 * 1024;
 const JOURNAL_BYTES = 64 * MB;
 /** The old-space cap each command runs under: a 64 MB journal held whole needs some 450 MB, read as one string 64 MB. */
 const HEAP_CAP_MB = JOURNAL_BYTES / MB;
+/**
+ * The heap flags each capped process starts with. The young generation is pinned too, at Node
+ * 20's default: V8's heap limit is the old-space cap plus the young generation, which Node 24
+ * makes several times larger, so large that a journal read as one string lived in it
+ * (docs/internals/performance.md, "Heap caps across Node versions").
+ */
+const HEAP_CAP_FLAGS = [`--max-old-space-size=${HEAP_CAP_MB}`, "--max-semi-space-size=16"];
 /** The issue's goal for any journal size; --json, which also streams the ledger's calls, peaked at 200 MB here. */
 const PEAK_RSS_BOUND = 300 * MB;
 const ROOT = mkdtempSync(join(tmpdir(), "fisk-show-memory-"));
@@ -44,7 +51,7 @@ async function measured(args: string[], output: string): Promise<{ code: number 
   const rssFile = `${output}.rss`;
   const out = openSync(output, "w");
   try {
-    const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_CAP_MB}`, "--import", PEAK_RSS, CLI, ...args, "--state-dir", STORE], {
+    const child = spawn(process.execPath, [...HEAP_CAP_FLAGS, "--import", PEAK_RSS, CLI, ...args, "--state-dir", STORE], {
       env: cappedEnv({ NO_COLOR: "1", FISK_AI_TEST_RSS_FILE: rssFile }),
       stdio: ["ignore", out, "pipe"],
     });
@@ -82,7 +89,7 @@ describe(`showing a journal of ${JOURNAL_BYTES / MB} MB with a heap of ${HEAP_CA
     const journal = join(STORE, "long.json");
     for (const held of ["readFileSync(journal, 'utf8')", "readFileSync(journal, 'utf8').split('\\n')"]) {
       const program = `const { readFileSync } = require("node:fs"); const journal = process.argv[1]; const held = ${held}; console.log(held.length);`;
-      const result = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_CAP_MB}`, "-e", program, journal], { encoding: "utf8", env: cappedEnv() });
+      const result = spawnSync(process.execPath, [...HEAP_CAP_FLAGS, "-e", program, journal], { encoding: "utf8", env: cappedEnv() });
       assert.notEqual(result.status, 0, `${held} lived under the cap: ${result.stdout}`);
       assert.match(result.stderr, /heap out of memory/, held);
     }
