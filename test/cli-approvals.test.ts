@@ -456,9 +456,14 @@ describe("approvals on the command line", () => {
     before(async () => (nats = await startNatsServer()));
     after(async () => nats.stop());
 
-    /** Three machines sharing one JetStream store, each with its own directory and side log, and (unless `keyless`) one keyring. */
+    /**
+     * Three machines sharing one JetStream store, each with its own directory and side log, and
+     * (unless `keyless`) one keyring. No test here waits for a lease to run out, so the lease is
+     * long: a decider starved of CPU on a loaded machine past a short one lost it, and was refused
+     * (exit 7) where the race expects every loser to be told the call is decided (exit 11).
+     */
     async function machines(stream: string, keyless = false): Promise<Workspace[]> {
-      const session = `{ backend: jetstream, servers: "${nats.url}", stream: ${stream}, prefix: ${stream.toLowerCase()}.runs, lease_ttl: 3s }`;
+      const session = `{ backend: jetstream, servers: "${nats.url}", stream: ${stream}, prefix: ${stream.toLowerCase()}.runs, lease_ttl: 60s }`;
       const keyring = keyless ? undefined : sharedKeyring(mkdtempSync(join(root, "keys-")));
       const all = [workspace({ session, keyring }), workspace({ session, keyring }), workspace({ session, keyring })];
       const init = await (all[0] as Workspace).run(["session", "init-stream"]);
