@@ -36,12 +36,12 @@ const cli = commandsInProcess(["session", "run", "submit", "queue"]);
 const API_KEY = "sk-ant-test-pool";
 /**
  * The lease (and the queue's AckWait) of the tests that wait for a takeover: short, so that
- * they wait little. The other tests take the steady one: on a loaded machine a short lease
- * runs out while a worker is only slow, and another claim takes the run over (rerunning its
- * cut tool, as after a crash), which those tests do not expect.
+ * they wait little. The other tests take the steady one, which none of them waits out: on a
+ * loaded machine a short lease runs out while a worker is only slow, and another claim takes
+ * the run over (rerunning its cut tool, as after a crash), which those tests do not expect.
  */
 const TAKEOVER_LEASE_MS = 1500;
-const STEADY_LEASE_MS = 5000;
+const STEADY_LEASE_MS = 60_000;
 
 let nats: NatsServer;
 let model: FakeServer;
