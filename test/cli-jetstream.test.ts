@@ -8,6 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect, nanos } from "@nats-io/transport-node";
 import { createStore } from "../src/index.js";
 import type { JetStreamStore } from "../src/backends/jetstream/jetstream-store.js";
 import { sharedKeyring } from "./helpers/signing-keys.js";
@@ -39,6 +41,14 @@ const TURNS: AnthropicReply[] = [
   },
   { content: [{ type: "text", text: FINAL_ANSWER }], stop_reason: "end_turn", usage: { input_tokens: 200, output_tokens: 8 } },
 ];
+/**
+ * The lease of every run here: long, so that a writer starved of CPU on a loaded machine keeps
+ * it (at 3 s, a resume's writer lost it mid-run and exited 7). No test waits it out: a dead
+ * holder's lease is made to run out by `leaseRunsOut`.
+ */
+const LEASE_TTL = "60s";
+/** The lease bucket's TTL while a dead holder's lease runs out: short, no process holding a lease meanwhile. */
+const EXPIRING_TTL_MS = 500;
 const COMPLETED_RUN = ["meta", "assistant", "tool_result", "tool_result", "assistant", "tool_result", "assistant", "terminal"];
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-cli-jetstream-"));
@@ -70,7 +80,7 @@ tools:
     command: [sh, -c, 'echo "$1" >> "$SIDE_LOG"; while [ ! -e "$GATE" ]; do sleep 0.02; done; echo "noted $1"', sh, "{text}"]
     input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
 retry: { max_attempts: 2, base_delay: 10ms }
-session: { backend: jetstream, servers: "${nats.url}", stream: ${store}, prefix: ${store.toLowerCase()}.runs, lease_ttl: 3s }
+session: { backend: jetstream, servers: "${nats.url}", stream: ${store}, prefix: ${store.toLowerCase()}.runs, lease_ttl: ${LEASE_TTL} }
 `,
   );
   const env = {
@@ -94,8 +104,8 @@ interface Scene {
   executions(): string[];
   openGate(): void;
   kinds(runId: string): Promise<string[]>;
-  /** Waits until no live writer holds the run (a dead one's lease expires by itself). */
-  leaseGone(runId: string): Promise<void>;
+  /** Once the run's holder is dead, lets its lease expire on the server, as it does after the TTL, without waiting that out. */
+  leaseRunsOut(runId: string): Promise<void>;
 }
 
 async function scene({ gateOpen = true } = {}): Promise<Scene> {
@@ -133,12 +143,24 @@ async function scene({ gateOpen = true } = {}): Promise<Scene> {
         await s.close();
       }
     },
-    leaseGone: async (runId) => {
+    leaseRunsOut: async (runId) => {
+      // The server expires the dead holder's lease by the bucket's age limit, lowered for the
+      // moment (a live writer would lose its lease too: none runs meanwhile), then set back, so
+      // the next writer reads the long TTL when it opens. The expiry at the TTL a store is given
+      // is jetstream-store.test.ts's ("lets a lease whose holder stopped beating expire by itself").
+      const nc = await connect({ servers: nats.url });
       const s = await store();
       try {
+        const jsm = await jetstreamManager(nc);
+        const bucket = `KV_${stream}_LEASES`;
+        const { config } = await jsm.streams.info(bucket);
+        assert.notEqual((await s.summarize(runId)).holder, undefined, "the dead holder's lease is there to run out");
+        await jsm.streams.update(bucket, { ...config, max_age: nanos(EXPIRING_TTL_MS), duplicate_window: nanos(EXPIRING_TTL_MS) });
         await eventually(async () => (await s.summarize(runId)).holder === undefined, "the dead holder's lease to expire");
+        await jsm.streams.update(bucket, config);
       } finally {
         await s.close();
+        await nc.close();
       }
     },
   };
@@ -177,7 +199,7 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     assert.deepEqual(await s.kinds("run1"), ["meta", "assistant", "tool_result"]);
     const listed = await s.b.run(["session", "ls"]);
     assert.match(listed.stdout, /run1\s+(running|open)/);
-    await s.leaseGone("run1");
+    await s.leaseRunsOut("run1");
     const resumed = await s.b.run(RESUME);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(resumed.stdout, `${FINAL_ANSWER}\n`);
@@ -190,7 +212,7 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     const s = await scene();
     const killed = await startCli(START, { cwd: s.a.dir, env: { ...s.a.env, FISK_AI_TEST_CRASH_AT: "after-assistant:1" } }).done;
     assert.equal(killed.signal, "SIGKILL");
-    await s.leaseGone("run1");
+    await s.leaseRunsOut("run1");
     rmSync(s.gate);
     const racers = [startCli(RESUME, { cwd: s.a.dir, env: s.a.env }), startCli(RESUME, { cwd: s.b.dir, env: s.b.env })];
     const loser = await Promise.race(racers.map((racer, index) => racer.done.then((result) => ({ result, index }))));
@@ -221,7 +243,7 @@ describe("fisk-ai on JetStream", { skip: skipWithout("nats-server") }, () => {
     await nats.restart();
     const kept = await s.kinds("run1");
     assert.deepEqual(kept.slice(0, acknowledged.length), acknowledged, "no acknowledged record lost");
-    await s.leaseGone("run1");
+    await s.leaseRunsOut("run1");
     const resumed = await s.b.run(RESUME);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(resumed.stdout, `${FINAL_ANSWER}\n`);
