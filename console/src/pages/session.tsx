@@ -121,10 +121,16 @@ export function SessionPage({ id }: { id: string }) {
   const [firstSeq, setFirstSeq] = useState(0);
   const [more, setMore] = useState(false);
   const [error, setError] = useState("");
+  // The overview is asked again at each status the stream brings: one that fails (a server
+  // restarting) is said beside the transcript, which goes on, until the next one answers.
+  const [overviewError, setOverviewError] = useState("");
   const [changes, setChanges] = useState(0);
 
   useEffect(() => {
-    api.getSession(id).then(setOverview, (reason: Error) => setError(reason.message));
+    api.getSession(id).then(
+      (answer) => (setOverview(answer), setOverviewError("")),
+      (reason: Error) => setOverviewError(reason.message),
+    );
   }, [id, changes]);
 
   useEffect(() => {
@@ -168,6 +174,11 @@ export function SessionPage({ id }: { id: string }) {
       <h1 id="session-heading">
         {session?.title ?? id} <span class={`status ${session?.status ?? ""}`}>{session?.status}</span>
       </h1>
+      {overviewError !== "" && (
+        <p role="alert" class="error">
+          {overviewError}
+        </p>
+      )}
       {overview !== undefined && <Facts overview={overview} onChanged={() => setChanges((n) => n + 1)} />}
       {more && (
         <button type="button" onClick={earlier}>

@@ -77,6 +77,7 @@ export function SessionsPage() {
           ))}
         </tbody>
       </table>
+      {page?.sessions.length === 0 && <p>{search === "" && status === "" ? "No sessions yet." : "No session matches."}</p>}
       <nav class="pager" aria-label="pages">
         <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
           Newer
