@@ -9,7 +9,8 @@
 // same port: the page reconnects by itself and shows every record once. Markup and script from
 // the model and a tool stay text: no dialog opens, no script runs, the CSP reports nothing.
 // Without a key file, on loopback, the page is the machine's user's and passes the server's
-// Host and Origin guard. FISK_AI_SCREENSHOTS=DIR saves each page.
+// Host and Origin guard. axe-core finds nothing serious on any page; FISK_AI_SCREENSHOTS=DIR
+// saves each page.
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +20,7 @@ import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import { newApiKey, type NewApiKey } from "../src/server/auth/new-key.js";
 import { thisUser } from "../src/session/this-user.js";
 import { startCli } from "./helpers/cli-harness.js";
+import { seriousViolations } from "./helpers/accessibility.js";
 import { HOSTILE, writeConsoleWorkspace } from "./helpers/console-workspace.js";
 import { eventually } from "./helpers/eventually.js";
 import { launchChromium } from "./helpers/headless-chromium.js";
@@ -45,7 +47,9 @@ function watched(page: Page): string[] {
   return trouble;
 }
 
-async function shot(page: Page, name: string): Promise<void> {
+/** A page as it stands: axe-core finds nothing serious or critical on it; saved as NAME.png when asked for screenshots. */
+async function looked(page: Page, name: string): Promise<void> {
+  assert.deepEqual(await seriousViolations(page), [], `the ${name} page's accessibility`);
   if (SHOTS === undefined) return;
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -128,7 +132,7 @@ describe("the console in a browser, signed in with keys", { skip: skipWithout("c
     const signIn = await first.newPage();
     await signIn.goto(server.url);
     await signIn.getByLabel("API key").waitFor(SLOW);
-    await shot(signIn, "sign-in");
+    await looked(signIn, "sign-in");
     await first.close();
 
     const { context: aliceContext, page: follower, urls: aliceUrls } = await signedIn(browser, server.url, alice);
@@ -139,7 +143,7 @@ describe("the console in a browser, signed in with keys", { skip: skipWithout("c
     await follower.waitForURL(/#\/sessions\/[\w-]+$/);
     const runId = decodeURIComponent(new URL(follower.url()).hash.split("/")[2] as string);
     await follower.getByText("waits for approval").waitFor(SLOW);
-    await shot(follower, "session-parked");
+    await looked(follower, "session-parked");
 
     // Another tenant's key, while the call waits: no session, no approval, and the session's page is not found.
     const { context: eveContext, page: stranger } = await signedIn(browser, server.url, eve);
@@ -157,19 +161,21 @@ describe("the console in a browser, signed in with keys", { skip: skipWithout("c
     const { context: opsContext, page: approver } = await signedIn(browser, server.url, ops);
     const approverTrouble = watched(approver);
     await approver.goto(`${server.url}/#/approvals`);
+    await approver.getByRole("button", { name: "Approve" }).waitFor(SLOW);
+    await looked(approver, "approvals");
     await approver.getByRole("button", { name: "Approve" }).click();
     await approver.getByText("decided by ops").waitFor(SLOW);
-    await shot(approver, "approvals-decided");
+    await looked(approver, "approvals-decided");
     await approver.goto(`${server.url}/#/queue`);
     await approver.getByRole("table", { name: "Processes driving runs" }).waitFor(SLOW);
-    await shot(approver, "queue");
+    await looked(approver, "queue");
 
     // The first page hears of the decision and the rest of the run on its own.
     await follower.getByText(HOSTILE.answer).waitFor(SLOW);
     await follower.locator(".entry.marker", { hasText: / by ops\b/ }).waitFor(SLOW);
     await follower.getByRole("button", { name: /show →/ }).click();
     await follower.locator(".folded pre", { hasText: HOSTILE.toolOutput }).waitFor();
-    await shot(follower, "session-finished");
+    await looked(follower, "session-finished");
     assert.equal(
       await follower.locator(".transcript img, .transcript script, .transcript b, .transcript a[href^='javascript']").count(),
       0,
@@ -178,7 +184,7 @@ describe("the console in a browser, signed in with keys", { skip: skipWithout("c
     assert.deepEqual(await shownEntries(follower), await storedEntries(server.url, alice, runId), "every entry once, in order");
     await follower.goto(`${server.url}/#/sessions`);
     await follower.locator(`tr[data-session="${runId}"]`).waitFor(SLOW);
-    await shot(follower, "sessions");
+    await looked(follower, "sessions");
 
     // The key was posted once and kept nowhere the page or a URL holds.
     for (const [who, key] of [
