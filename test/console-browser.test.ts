@@ -184,6 +184,9 @@ describe("the console in a browser, signed in with keys", { skip: skipWithout("c
     assert.deepEqual(await shownEntries(follower), await storedEntries(server.url, alice, runId), "every entry once, in order");
     await follower.goto(`${server.url}/#/sessions`);
     await follower.locator(`tr[data-session="${runId}"]`).waitFor(SLOW);
+    const cells = await follower.locator(`tr[data-session="${runId}"] td`).allTextContents();
+    assert.deepEqual([cells[1], cells[2], cells[7]], ["completed", "agent", ""], "status, agent, and no parent");
+    assert.match(cells[5] ?? "", /^\d+(\.\dk)?$/, "its tokens");
     await looked(follower, "sessions");
 
     // The key was posted once and kept nowhere the page or a URL holds.

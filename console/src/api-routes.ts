@@ -12,6 +12,11 @@ export interface SessionRow {
   updated: string;
   lastSeq: number;
   parent?: string;
+  agent?: string;
+  model?: string;
+  cost?: number;
+  tokens?: number;
+  unpriced?: string[];
 }
 
 export interface PendingCall {
@@ -27,7 +32,7 @@ export interface PendingCall {
 export interface SessionOverview {
   session: SessionRow;
   calls: { seq: number; model: string; cost: number | null }[];
-  total: { usage: { input_tokens?: number; output_tokens?: number }; cost: number; unpriced: string[] };
+  total: { usage: Record<string, number>; cost: number; unpriced: string[] };
   children: { runId: string; status: string; depth: number }[];
   waiting: PendingCall[];
 }

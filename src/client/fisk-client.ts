@@ -147,6 +147,16 @@ export interface Session {
   lastSeq: number;
   /** The session it is a child of. */
   parent?: string;
+  /** The served agent it was started with, when one of them. */
+  agent?: string;
+  /** The model it was started with. */
+  model?: string;
+  /** What its model calls cost in US dollars, the priced ones. */
+  cost?: number;
+  /** The tokens of its model calls, every tier summed. */
+  tokens?: number;
+  /** The models of its calls that have no price, not in `cost`. */
+  unpriced?: string[];
 }
 /** A page of sessions. */
 export interface SessionList {

@@ -81,11 +81,10 @@ function ChatBox({ id }: { id: string }) {
 
 function Facts({ overview, onChanged }: { overview: api.SessionOverview; onChanged: () => void }) {
   const { session, total, calls, waiting, children } = overview;
-  const tokens = (total.usage.input_tokens ?? 0) + (total.usage.output_tokens ?? 0);
   return (
     <>
       <p class="facts">
-        {session.runId} · {dollarsText(total.cost)} · {tokensText(tokens)} tokens · {calls.length} model calls · {ageText(session.updated)} ago
+        {session.runId} · {dollarsText(total.cost)} · {tokensText(session.tokens ?? 0)} tokens · {calls.length} model calls · {ageText(session.updated)} ago
         {session.parent !== undefined && (
           <>
             {" "}

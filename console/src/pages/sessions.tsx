@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { listSessions, type SessionRow } from "../api-routes.js";
 import { onStoreChange } from "../store-events.js";
 import { hrefOf } from "../router.js";
-import { ageText } from "../text.js";
+import { ageText, dollarsText, tokensText } from "../text.js";
 
 const STATUSES = ["", "running", "awaiting_approval", "completed", "suspended", "error", "budget", "max_iterations", "open", "moved", "corrupt"];
 
@@ -56,7 +56,14 @@ export function SessionsPage() {
           <tr>
             <th scope="col">Session</th>
             <th scope="col">Status</th>
+            <th scope="col">Agent</th>
             <th scope="col">Title</th>
+            <th scope="col" class="number">
+              Cost
+            </th>
+            <th scope="col" class="number">
+              Tokens
+            </th>
             <th scope="col">Age</th>
             <th scope="col">Parent</th>
           </tr>
@@ -70,7 +77,10 @@ export function SessionsPage() {
               <td>
                 <span class={`status ${row.status}`}>{row.status}</span>
               </td>
+              <td>{row.agent ?? row.model ?? ""}</td>
               <td>{row.title ?? row.prompt ?? ""}</td>
+              <td class="number">{dollarsText(row.cost)}</td>
+              <td class="number">{tokensText(row.tokens)}</td>
               <td>{ageText(row.updated)}</td>
               <td>{row.parent === undefined ? "" : <a href={hrefOf({ page: "session", id: row.parent })}>{row.parent}</a>}</td>
             </tr>
