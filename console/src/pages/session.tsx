@@ -7,7 +7,7 @@ import { followSession } from "../session-follow.js";
 import { ageText, dollarsText, tokensText } from "../text.js";
 import { Transcript, type TranscriptEntry } from "../transcript.js";
 
-function Actions({ session, onChanged }: { session: api.SessionRow; onChanged: () => void }) {
+function Actions({ session, onChanged }: { session: api.Session; onChanged: () => void }) {
   const [error, setError] = useState("");
   const act = (work: () => Promise<unknown>) => {
     setError("");

@@ -1,7 +1,7 @@
 // The sessions table: searched, filtered and paged by the server, so it stays quick at any
 // number of sessions, and refreshed when the store-wide stream says a session changed.
 import { useEffect, useState } from "preact/hooks";
-import { listSessions, type SessionRow } from "../api-routes.js";
+import { listSessions, type SessionList } from "../api-routes.js";
 import { onStoreChange } from "../store-events.js";
 import { hrefOf } from "../router.js";
 import { ageText, dollarsText, tokensText } from "../text.js";
@@ -12,7 +12,7 @@ export function SessionsPage() {
   const [search, setSearch] = useState("");
   const [status, setStatus] = useState("");
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<{ sessions: SessionRow[]; next?: string } | undefined>();
+  const [page, setPage] = useState<SessionList | undefined>();
   const [error, setError] = useState("");
   const [changes, setChanges] = useState(0);
   const cursor = cursors[cursors.length - 1];
