@@ -1,7 +1,7 @@
 // covers: src/server/create-server.ts, src/server/routes/runs.ts, src/server/routes/events.ts, src/server/routes/event-stream.ts, src/server/text-deltas.ts
 // covers: src/server/routes/approvals.ts, src/server/routes/health.ts, src/server/routes/route.ts, src/server/access.ts
 // covers: src/server/problem.ts, src/server/schemas.ts, src/server/principal.ts, src/server/server-context.ts, src/server/index.ts
-// covers: src/client/fisk-client.ts, src/client/index.ts, src/cli/serve/serve-command.ts, src/cli/serve/serve.ts
+// covers: src/client/fisk-client.ts, src/client/api-types.ts, src/client/index.ts, src/cli/serve/serve-command.ts, src/cli/serve/serve.ts
 // covers: src/pool/submit-once.ts, src/session/follow-records.ts
 // The HTTP API through a spawned `fisk-ai serve` on the script provider: a run started and
 // followed over SSE to its answer, a reconnect with Last-Event-ID, approvals decided once,

@@ -109,6 +109,16 @@ describe("createServer: sessions, agents and the pool", () => {
     assert.equal(overview.session.title, "greeting one");
     assert.equal(overview.calls.length, 1, "one model call, priced");
     assert.deepEqual([overview.children, overview.waiting], [[], []]);
+    // The listing's row says what the session's own overview totals, from the digest the store keeps.
+    const [row] = (await client.sessions({ q: "GREETING" })).sessions;
+    const usage = overview.total.usage as Record<"inTokens" | "outTokens" | "cacheReadTokens" | "cacheWriteTokens", number>;
+    const tokens = usage.inTokens + usage.outTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+    assert.ok(tokens > 0, JSON.stringify(usage));
+    assert.deepEqual(
+      [row?.agent, row?.model, row?.cost, row?.tokens, row?.unpriced ?? []],
+      ["hello", "script-test", overview.total.cost, tokens, overview.total.unpriced],
+    );
+    assert.deepEqual([overview.session.agent, overview.session.tokens], ["hello", tokens]);
     const all = await client.records(id);
     assert.deepEqual(
       all.records.map((record) => record.seq),

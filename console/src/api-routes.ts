@@ -1,36 +1,21 @@
 // The routes of `fisk-ai serve` the console calls (docs/server.md), each one typed function.
+// The answers' types are the typed client's (src/client/api-types.ts, held to the server's
+// schemas there); the console's own routes (the transcript's window, who is signed in) are typed here.
+import type {
+  Agent,
+  Decision,
+  DecisionResult,
+  QueueItem,
+  Session,
+  SessionList,
+  SessionOverview,
+  WaitingCall,
+  WorkerStatus,
+} from "../../src/client/api-types.js";
 import { call, query } from "./api.js";
 import type { TranscriptEntry } from "./transcript.js";
 
-/** A session as GET /v1/sessions lists it. */
-export interface SessionRow {
-  runId: string;
-  status: string;
-  title?: string;
-  prompt?: string;
-  created?: string;
-  updated: string;
-  lastSeq: number;
-  parent?: string;
-}
-
-export interface PendingCall {
-  runId: string;
-  toolUseId: string;
-  name: string;
-  input: Record<string, unknown>;
-  kind: "approval" | "question";
-  requestedAt: string;
-}
-
-/** GET /v1/sessions/{id}: the session, its model calls priced, its children and the calls waiting. */
-export interface SessionOverview {
-  session: SessionRow;
-  calls: { seq: number; model: string; cost: number | null }[];
-  total: { usage: { input_tokens?: number; output_tokens?: number }; cost: number; unpriced: string[] };
-  children: { runId: string; status: string; depth: number }[];
-  waiting: PendingCall[];
-}
+export type { Decision, QueueItem, Session, SessionList, SessionOverview, WaitingCall, WorkerStatus };
 
 export interface TranscriptWindow {
   entries: TranscriptEntry[];
@@ -40,30 +25,12 @@ export interface TranscriptWindow {
   more: boolean;
 }
 
-export interface QueueItem {
-  runId: string;
-  state: "queued" | "running" | "parked";
-  queued: string;
-  followUp: boolean;
-  holder?: { pid: number; host: string; started: string };
-  behind: number;
-}
-
-export interface WorkerRow {
-  pid: number;
-  host: string;
-  started: string;
-  runs: string[];
-}
-
 export interface Me {
   name: string;
   tenant: string;
   roles: string[];
   csrf: string;
 }
-
-export type Decision = { decision: "approve" } | { decision: "deny"; reason: string } | { decision: "answer"; answer: string };
 
 const API = "/v1";
 const id = encodeURIComponent;
@@ -77,10 +44,7 @@ export const signIn = (key: string) => call<Me>("POST", "/console/sign-in", { ke
 export const signOut = () => call<void>("POST", "/console/sign-out");
 
 export const listSessions = (filters: { search: string; status: string; cursor: string | undefined }) =>
-  call<{ sessions: SessionRow[]; next?: string }>(
-    "GET",
-    `${API}/sessions${query({ q: filters.search, status: filters.status, cursor: filters.cursor, limit: 50 })}`,
-  );
+  call<SessionList>("GET", `${API}/sessions${query({ q: filters.search, status: filters.status, cursor: filters.cursor, limit: 50 })}`);
 export const getSession = (session: string) => call<SessionOverview>("GET", `${API}/sessions/${id(session)}`);
 export const transcript = (session: string, before?: number) =>
   call<TranscriptWindow>("GET", `${API}/sessions/${id(session)}/transcript${query({ before, limit: 200 })}`);
@@ -91,12 +55,12 @@ export const compact = (session: string) => call<void>("POST", `${API}/sessions/
 export const rename = (session: string, title: string) => call<void>("PATCH", `${API}/sessions/${id(session)}`, { title });
 export const remove = (session: string) => call<void>("DELETE", `${API}/sessions/${id(session)}`);
 
-export const approvals = () => call<{ calls: PendingCall[] }>("GET", `${API}/approvals`);
-export const decide = (pending: PendingCall, decision: Decision) =>
-  call<{ decided: { decided_by: string }[] }>("POST", `${API}/sessions/${id(pending.runId)}/calls/${id(pending.toolUseId)}/decision`, decision);
+export const approvals = () => call<{ calls: WaitingCall[] }>("GET", `${API}/approvals`);
+export const decide = (pending: WaitingCall, decision: Decision) =>
+  call<DecisionResult>("POST", `${API}/sessions/${id(pending.runId)}/calls/${id(pending.toolUseId)}/decision`, decision);
 
 export const queue = () => call<{ runs: QueueItem[] }>("GET", `${API}/queue`);
-export const workers = () => call<{ workers: WorkerRow[] }>("GET", `${API}/workers`);
+export const workers = () => call<{ workers: WorkerStatus[] }>("GET", `${API}/workers`);
 
-export const agents = () => call<{ agents: { name: string; model: string }[] }>("GET", `${API}/agents`);
+export const agents = () => call<{ agents: Agent[] }>("GET", `${API}/agents`);
 export const startRun = (agent: string, prompt: string) => call<{ runId: string }>("POST", `${API}/runs`, { agent, prompt });

@@ -153,6 +153,11 @@ export const SessionSchema = z
     updated: z.string(),
     lastSeq: z.number().int(),
     parent: z.string().optional(),
+    agent: z.string().optional().openapi({ description: "the served agent it was started with (its agent.yaml), when one of them" }),
+    model: z.string().optional().openapi({ description: "the model it was started with" }),
+    cost: z.number().optional().openapi({ description: "what its model calls cost in US dollars, the priced ones (as `total.cost` of GET /v1/sessions/{id})" }),
+    tokens: z.number().int().optional().openapi({ description: "the tokens of its model calls, every tier summed" }),
+    unpriced: z.array(z.string()).optional().openapi({ description: "the models of its calls that have no price, not in `cost`" }),
   })
   .openapi("Session");
 

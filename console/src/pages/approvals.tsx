@@ -6,7 +6,7 @@ import { hrefOf } from "../router.js";
 import { onStoreChange } from "../store-events.js";
 import { ageText } from "../text.js";
 
-function Decision({ pending, onDone }: { pending: api.PendingCall; onDone: (note: string) => void }) {
+function Decision({ pending, onDone }: { pending: api.WaitingCall; onDone: (note: string) => void }) {
   const [reply, setReply] = useState("");
   const [error, setError] = useState("");
   const decide = (decision: api.Decision) =>
@@ -51,7 +51,7 @@ function Decision({ pending, onDone }: { pending: api.PendingCall; onDone: (note
 }
 
 export function ApprovalsPage() {
-  const [calls, setCalls] = useState<api.PendingCall[] | undefined>();
+  const [calls, setCalls] = useState<api.WaitingCall[] | undefined>();
   const [note, setNote] = useState("");
   const [changes, setChanges] = useState(0);
   const [error, setError] = useState("");
@@ -62,7 +62,7 @@ export function ApprovalsPage() {
       (reason: Error) => setError(reason.message),
     );
   }, [changes]);
-  const done = (pending: api.PendingCall) => (text: string) => {
+  const done = (pending: api.WaitingCall) => (text: string) => {
     setNote(`${pending.name} in ${pending.runId}: ${text}`);
     setChanges((n) => n + 1);
   };

@@ -55,7 +55,7 @@ function StartRun() {
 }
 
 function Workers() {
-  const [workers, setWorkers] = useState<api.WorkerRow[] | undefined>();
+  const [workers, setWorkers] = useState<api.WorkerStatus[] | undefined>();
   const [error, setError] = useState("");
   useEffect(() => {
     api.workers().then(

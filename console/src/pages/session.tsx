@@ -7,7 +7,7 @@ import { followSession } from "../session-follow.js";
 import { ageText, dollarsText, tokensText } from "../text.js";
 import { Transcript, type TranscriptEntry } from "../transcript.js";
 
-function Actions({ session, onChanged }: { session: api.SessionRow; onChanged: () => void }) {
+function Actions({ session, onChanged }: { session: api.Session; onChanged: () => void }) {
   const [error, setError] = useState("");
   const act = (work: () => Promise<unknown>) => {
     setError("");
@@ -81,11 +81,10 @@ function ChatBox({ id }: { id: string }) {
 
 function Facts({ overview, onChanged }: { overview: api.SessionOverview; onChanged: () => void }) {
   const { session, total, calls, waiting, children } = overview;
-  const tokens = (total.usage.input_tokens ?? 0) + (total.usage.output_tokens ?? 0);
   return (
     <>
       <p class="facts">
-        {session.runId} · {dollarsText(total.cost)} · {tokensText(tokens)} tokens · {calls.length} model calls · {ageText(session.updated)} ago
+        {session.runId} · {dollarsText(total.cost)} · {tokensText(session.tokens ?? 0)} tokens · {calls.length} model calls · {ageText(session.updated)} ago
         {session.parent !== undefined && (
           <>
             {" "}
@@ -121,10 +120,16 @@ export function SessionPage({ id }: { id: string }) {
   const [firstSeq, setFirstSeq] = useState(0);
   const [more, setMore] = useState(false);
   const [error, setError] = useState("");
+  // The overview is asked again at each status the stream brings: one that fails (a server
+  // restarting) is said beside the transcript, which goes on, until the next one answers.
+  const [overviewError, setOverviewError] = useState("");
   const [changes, setChanges] = useState(0);
 
   useEffect(() => {
-    api.getSession(id).then(setOverview, (reason: Error) => setError(reason.message));
+    api.getSession(id).then(
+      (answer) => (setOverview(answer), setOverviewError("")),
+      (reason: Error) => setOverviewError(reason.message),
+    );
   }, [id, changes]);
 
   useEffect(() => {
@@ -168,6 +173,11 @@ export function SessionPage({ id }: { id: string }) {
       <h1 id="session-heading">
         {session?.title ?? id} <span class={`status ${session?.status ?? ""}`}>{session?.status}</span>
       </h1>
+      {overviewError !== "" && (
+        <p role="alert" class="error">
+          {overviewError}
+        </p>
+      )}
       {overview !== undefined && <Facts overview={overview} onChanged={() => setChanges((n) => n + 1)} />}
       {more && (
         <button type="button" onClick={earlier}>

@@ -1,10 +1,10 @@
 // The sessions table: searched, filtered and paged by the server, so it stays quick at any
 // number of sessions, and refreshed when the store-wide stream says a session changed.
 import { useEffect, useState } from "preact/hooks";
-import { listSessions, type SessionRow } from "../api-routes.js";
+import { listSessions, type SessionList } from "../api-routes.js";
 import { onStoreChange } from "../store-events.js";
 import { hrefOf } from "../router.js";
-import { ageText } from "../text.js";
+import { ageText, dollarsText, tokensText } from "../text.js";
 
 const STATUSES = ["", "running", "awaiting_approval", "completed", "suspended", "error", "budget", "max_iterations", "open", "moved", "corrupt"];
 
@@ -12,7 +12,7 @@ export function SessionsPage() {
   const [search, setSearch] = useState("");
   const [status, setStatus] = useState("");
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<{ sessions: SessionRow[]; next?: string } | undefined>();
+  const [page, setPage] = useState<SessionList | undefined>();
   const [error, setError] = useState("");
   const [changes, setChanges] = useState(0);
   const cursor = cursors[cursors.length - 1];
@@ -56,7 +56,14 @@ export function SessionsPage() {
           <tr>
             <th scope="col">Session</th>
             <th scope="col">Status</th>
+            <th scope="col">Agent</th>
             <th scope="col">Title</th>
+            <th scope="col" class="number">
+              Cost
+            </th>
+            <th scope="col" class="number">
+              Tokens
+            </th>
             <th scope="col">Age</th>
             <th scope="col">Parent</th>
           </tr>
@@ -70,13 +77,17 @@ export function SessionsPage() {
               <td>
                 <span class={`status ${row.status}`}>{row.status}</span>
               </td>
+              <td>{row.agent ?? row.model ?? ""}</td>
               <td>{row.title ?? row.prompt ?? ""}</td>
+              <td class="number">{dollarsText(row.cost)}</td>
+              <td class="number">{tokensText(row.tokens)}</td>
               <td>{ageText(row.updated)}</td>
               <td>{row.parent === undefined ? "" : <a href={hrefOf({ page: "session", id: row.parent })}>{row.parent}</a>}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      {page?.sessions.length === 0 && <p>{search === "" && status === "" ? "No sessions yet." : "No session matches."}</p>}
       <nav class="pager" aria-label="pages">
         <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
           Newer

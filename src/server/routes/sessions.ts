@@ -4,6 +4,7 @@
 import { Readable } from "node:stream";
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
+import { ledgerOf, tokensOf } from "../../ledger/ledger.js";
 import type { RunStatus, RunSummary } from "../../runstate/store/store.js";
 import { compactSession } from "../../session/compact-session.js";
 import { recordWindow } from "../../session/record-window.js";
@@ -29,7 +30,7 @@ import {
   SessionParams,
   SessionSchema,
 } from "../schemas.js";
-import type { ServerContext, ServerEnv } from "../server-context.js";
+import type { ServedAgent, ServerContext, ServerEnv } from "../server-context.js";
 import { json, route } from "./route.js";
 
 /** The path of the import route, which takes a journal of any size up to its own limit. */
@@ -107,17 +108,30 @@ const importRoute = route("run", {
   responses: { 201: { content: json(z.object({ runId: z.string() })), description: "imported" } },
 });
 
-/** A summary as the API shows it. */
-export function sessionJson(summary: RunSummary): z.infer<typeof SessionSchema> {
+/** The names of the served agents, by the agent.yaml a session's meta names (`config`). */
+function agentNames(agents: ReadonlyMap<string, ServedAgent>): ReadonlyMap<string, string> {
+  const names = new Map<string, string>();
+  for (const agent of agents.values()) if (agent.spec.configPath !== undefined) names.set(agent.spec.configPath, agent.name);
+  return names;
+}
+
+/** A summary as the API shows it; its cost and tokens from its digest, where the store keeps one. */
+export function sessionJson(summary: RunSummary, agents: ReadonlyMap<string, string>): z.infer<typeof SessionSchema> {
   const { meta, digest } = summary;
+  const agent = meta?.config === undefined ? undefined : agents.get(meta.config);
+  const ledger = digest === undefined ? undefined : ledgerOf([digest]);
   return {
     runId: summary.runId,
     status: summary.status,
     ...(digest?.title === undefined ? {} : { title: digest.title }),
-    ...(meta === undefined ? {} : { prompt: meta.prompt, created: meta.created }),
+    ...(meta === undefined ? {} : { prompt: meta.prompt, created: meta.created, model: meta.fingerprint.model }),
     updated: summary.updated,
     lastSeq: summary.lastSeq,
     ...(meta?.parent === undefined ? {} : { parent: meta.parent.run_id }),
+    ...(agent === undefined ? {} : { agent }),
+    ...(ledger === undefined
+      ? {}
+      : { cost: ledger.cost, tokens: tokensOf(ledger.usage), ...(ledger.unpriced.length === 0 ? {} : { unpriced: ledger.unpriced }) }),
   };
 }
 
@@ -129,6 +143,7 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContex
 /** List, show, read the records of and remove a session. */
 function readingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): void {
   const { store, queue } = context;
+  const agents = agentNames(context.agents);
   app.openapi(list, async (c) => {
     const principal = c.get("principal");
     const query = c.req.valid("query");
@@ -146,14 +161,14 @@ function readingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): voi
       },
       { limit: query.limit, cursor: query.cursor },
     );
-    return c.json({ sessions: page.sessions.map(sessionJson), ...(page.next === undefined ? {} : { next: page.next }) }, 200);
+    return c.json({ sessions: page.sessions.map((summary) => sessionJson(summary, agents)), ...(page.next === undefined ? {} : { next: page.next }) }, 200);
   });
 
   app.openapi(show, async (c) => {
     const { id } = c.req.valid("param");
     await visibleSession(context, c.get("principal"), id);
     const { summary, calls, total, children, waiting } = await sessionOverview(store, id);
-    return c.json({ session: sessionJson(summary), calls: calls.map((call) => ({ ...call, cost: call.cost ?? null })), total, children, waiting }, 200);
+    return c.json({ session: sessionJson(summary, agents), calls: calls.map((call) => ({ ...call, cost: call.cost ?? null })), total, children, waiting }, 200);
   });
 
   app.openapi(records, async (c) => {
@@ -172,6 +187,7 @@ function readingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext): voi
 /** Fork, compact, rename, export and import. */
 function changingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, importLimit: number): void {
   const { store } = context;
+  const agents = agentNames(context.agents);
   app.openapi(fork, async (c) => {
     const { id } = c.req.valid("param");
     const principal = c.get("principal");
@@ -208,7 +224,7 @@ function changingRoutes(app: OpenAPIHono<ServerEnv>, context: ServerContext, imp
     const { id } = c.req.valid("param");
     await visibleSession(context, c.get("principal"), id);
     await titleSession(store, id, c.req.valid("json").title);
-    return c.json(sessionJson(await store.summarize(id)), 200);
+    return c.json(sessionJson(await store.summarize(id), agents), 200);
   });
 
   transferRoutes(app, context, importLimit);
