@@ -43,9 +43,11 @@ export { askUserTool } from "./tools/ask-user.js";
 
 // Recorded sessions as regression tests: a new agent replayed against a journal (docs/replay.md).
 export { replaySession, type ReplayAgent, type ReplayJournal, type ReplayOptions } from "./replay/replay-session.js";
+export type { ReplayForkOptions } from "./replay/replay-fork.js";
+export type { KeyOptions } from "./trust/installation-keys.js";
 export { replaySessions, type ReplaySessionsOptions } from "./replay/replay-sessions.js";
 export type { RelaxedArguments } from "./replay/call-matching.js";
-export type { ReplayReport, Departure, DepartureKind, ReplayUsage, TurnSide, ShownCall, TextDifference, JudgeVerdict } from "./replay/replay-report.js";
+export type { ReplayReport, ReplayFork, Departure, DepartureKind, ReplayUsage, TurnSide, ShownCall, TextDifference, JudgeVerdict } from "./replay/replay-report.js";
 export type { ReplayJudge } from "./replay/replay-judge.js";
 
 // Model providers.

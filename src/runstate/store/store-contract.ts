@@ -148,11 +148,24 @@ function foldedRun(runId: string, decoded: DecodedJournal, where: string): Decod
     // A journal that does not start with its meta breaks the rule on line 1, whatever seq is there.
     if (error.code === "ERR_NO_META") throw new RunStateError(error.code, `line 1: ${error.message}`, { seq: error.seq, line: 1, cause: error });
     if (error.seq === undefined || error.code !== "ERR_CORRUPT") throw error;
-    // Named by its line as verify names it: the last record of that seq (a repeated seq fails at its second).
-    const line = decoded.records.findLastIndex((record) => record.seq === error.seq) + 1;
-    if (line === 0) throw error;
+    // Named by its line as verify names it: the first record its step-by-step fold refuses.
+    const line = refusedLine(decoded.records);
+    if (line === undefined) throw error;
     throw new RunStateError(error.code, `line ${line}: ${error.message}`, { seq: error.seq, line, cause: error });
   }
+}
+
+/** The line of the first record the step-by-step fold that verify uses refuses, if any. */
+function refusedLine(records: readonly JournalRecord[]): number | undefined {
+  let state: FoldState | undefined;
+  for (const [index, record] of records.entries()) {
+    try {
+      state = outlineStep(state, record);
+    } catch {
+      return index + 1;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -215,6 +228,7 @@ export class ImportCheck {
     });
   }
 
+  /** Checks the lines `piece` completes; a line it leaves open waits for the next piece. */
   push(piece: Uint8Array): void {
     this.#lines.push(piece);
   }
