@@ -47,7 +47,17 @@ export type { ReplayForkOptions } from "./replay/replay-fork.js";
 export type { KeyOptions } from "./trust/installation-keys.js";
 export { replaySessions, type ReplaySessionsOptions } from "./replay/replay-sessions.js";
 export type { RelaxedArguments } from "./replay/call-matching.js";
-export type { ReplayReport, ReplayFork, Departure, DepartureKind, ReplayUsage, TurnSide, ShownCall, TextDifference, JudgeVerdict } from "./replay/replay-report.js";
+export type {
+  ReplayReport,
+  ReplayFork,
+  Departure,
+  DepartureKind,
+  ReplayUsage,
+  TurnSide,
+  ShownCall,
+  TextDifference,
+  JudgeVerdict,
+} from "./replay/replay-report.js";
 export type { ReplayJudge } from "./replay/replay-judge.js";
 
 // Model providers.
