@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runCli, type CliResult } from "./helpers/cli-harness.js";
 import { sharedKeyring } from "./helpers/signing-keys.js";
+import { replayAgentYaml } from "./helpers/replay-agent.js";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-replay-fork-")));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,20 +33,7 @@ const SCRIPT = `turns:
 `;
 
 function agentYaml(script: string): string {
-  return `provider: script
-model: script-replay
-script: ./${script}
-tools:
-  - name: mark
-    description: Append a line to the marks file
-    command: [sh, -c, 'echo "$1" >> marks.txt && echo "marked $1"', sh, "{note}"]
-    input_schema: { type: object, properties: { note: { type: string } }, required: [note] }
-  - name: lookup
-    description: Look a term up
-    command: [echo, "found {q}"]
-    input_schema: { type: object, properties: { q: { type: string } }, required: [q] }
-session: { state_dir: ${STATE} }
-`;
+  return replayAgentYaml(script, STATE);
 }
 
 function assertExit(result: CliResult, code: number, what: string): void {

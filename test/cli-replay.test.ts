@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { CliResult } from "./helpers/cli-harness.js";
 import { commandsInProcess } from "./helpers/in-process-cli.js";
+import { replayAgentYaml } from "./helpers/replay-agent.js";
 
 const cli = commandsInProcess(["run", "replay"]);
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "fisk-ai-cli-replay-")));
@@ -33,20 +34,7 @@ function turns(secondTurnCall: string): string {
 }
 
 function agentYaml(script: string, extraTool = ""): string {
-  return `provider: script
-model: script-replay
-script: ./${script}
-tools:
-  - name: mark
-    description: Append a line to the marks file
-    command: [sh, -c, 'echo "$1" >> marks.txt && echo "marked $1"', sh, "{note}"]
-    input_schema: { type: object, properties: { note: { type: string } }, required: [note] }
-  - name: lookup
-    description: Look a term up
-    command: [echo, "found {q}"]
-    input_schema: { type: object, properties: { q: { type: string } }, required: [q] }
-${extraTool}session: { state_dir: ${join(dir, "state")} }
-`;
+  return replayAgentYaml(script, join(dir, "state"), extraTool);
 }
 
 function assertExit(result: CliResult, code: number, what: string): void {

@@ -4,26 +4,19 @@
 // nothing of another's, a stream ends once its key is revoked. Without keys: loopback only,
 // and only through the server's own names (no DNS rebinding, no cross-site request).
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { ClientError, FiskClient, type SessionEvent } from "../src/client/fisk-client.js";
 import { newApiKey, type NewApiKey } from "../src/server/auth/new-key.js";
 import { startCli } from "./helpers/cli-harness.js";
 import { poolWorkspace, type PoolWorkspace } from "./helpers/pool-workspace.js";
-import { startServe, type ServeProcess } from "./helpers/serve-process.js";
+import { serveProcessesUnder, startServe, type ServeProcess } from "./helpers/serve-process.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-serve-keys-"));
-const servers: ServeProcess[] = [];
-after(async () => {
-  for (const server of servers) {
-    server.run.child.kill("SIGKILL");
-    await server.run.done;
-  }
-  rmSync(root, { recursive: true, force: true });
-});
+const servers = serveProcessesUnder(root);
 let made = 0;
 
 function writeKeys(path: string, keys: NewApiKey[]): void {

@@ -4,25 +4,18 @@
 // reconnects with Last-Event-ID and sees every record once, in order, and the answer; the
 // tool that was running when the server died ran again at most once (its on_crash: rerun).
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, it } from "node:test";
+import { it } from "node:test";
 import type { SessionEvent } from "../src/client/fisk-client.js";
 import { startCli } from "./helpers/cli-harness.js";
 import { eventually } from "./helpers/eventually.js";
 import { poolWorkspace } from "./helpers/pool-workspace.js";
-import { startServe, type ServeProcess } from "./helpers/serve-process.js";
+import { serveProcessesUnder, startServe } from "./helpers/serve-process.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-serve-crash-"));
-const servers: ServeProcess[] = [];
-after(async () => {
-  for (const server of servers) {
-    server.run.child.kill("SIGKILL");
-    await server.run.done;
-  }
-  rmSync(root, { recursive: true, force: true });
-});
+const servers = serveProcessesUnder(root);
 
 it("SIGKILL the server while a client follows a run; a new server; the client reconnects and sees every record once and the answer", async () => {
   const ws = poolWorkspace(join(root, "ws"), { gateOpen: false });

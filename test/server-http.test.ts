@@ -8,10 +8,10 @@
 // Idempotency-Key, problem+json for each class of bad input, the client against /openapi.json.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { CLIENT_ROUTES, ClientError, type FiskClient, type SessionEvent } from "../src/client/fisk-client.js";
 import { promisify } from "node:util";
 import { thisUser } from "../src/session/this-user.js";
@@ -19,17 +19,10 @@ import { startPoolModel } from "./helpers/pool-model.js";
 import { startCli } from "./helpers/cli-harness.js";
 import { eventually } from "./helpers/eventually.js";
 import { kinds, poolWorkspace, writePoolConfig, type PoolWorkspace } from "./helpers/pool-workspace.js";
-import { startServe, type ServeProcess } from "./helpers/serve-process.js";
+import { serveProcessesUnder, startServe, type ServeProcess } from "./helpers/serve-process.js";
 
 const root = mkdtempSync(join(tmpdir(), "fisk-ai-serve-"));
-const servers: ServeProcess[] = [];
-after(async () => {
-  for (const server of servers) {
-    server.run.child.kill("SIGKILL");
-    await server.run.done;
-  }
-  rmSync(root, { recursive: true, force: true });
-});
+const servers = serveProcessesUnder(root);
 let made = 0;
 
 async function served(

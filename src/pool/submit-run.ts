@@ -9,7 +9,7 @@ import { RunRecorder } from "../agent/run-recorder.js";
 import type { QueuedRun, RunQueue } from "../queue/run-queue.js";
 import { RunStateError } from "../runstate/errors.js";
 import { PROTOCOLS, type MetaPayload } from "../runstate/records/records.js";
-import type { Store } from "../runstate/store/store.js";
+import type { RunSummary, Store } from "../runstate/store/store.js";
 
 /** Where a run is submitted, and for which agent. */
 export interface SubmitRunOptions {
@@ -67,8 +67,7 @@ export async function submitFollowUp(
   prompt: string,
   ifRunning: IfRunning = "queue",
 ): Promise<void> {
-  const summary = await store.summarize(runId);
-  if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
+  const summary = await readableSummary(store, runId);
   const { holder } = summary;
   const pooled = (await queue.get(runId)) !== undefined;
   if (ifRunning === "reject" && (holder !== undefined || pooled)) {
@@ -98,8 +97,7 @@ export async function submitFollowUp(
  * pool), ERR_LOCKED when it is parked: a decision, not a suspend, is what it waits for.
  */
 export async function requestSuspend({ store, queue }: Omit<SubmitRunOptions, "agent">, runId: string): Promise<void> {
-  const summary = await store.summarize(runId);
-  if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
+  const summary = await readableSummary(store, runId);
   const entry = await queue.get(runId);
   if (entry === undefined) {
     const where = summary.holder === undefined ? "is not running" : `runs outside the worker pool (pid ${summary.holder.pid} on ${summary.holder.host})`;
@@ -114,9 +112,15 @@ export async function requestSuspend({ store, queue }: Omit<SubmitRunOptions, "a
 
 /** Queues an existing session as it is, to be driven on from its last record (an orphan taken by `worker --adopt`, a decided park). */
 export async function queueSession({ store, queue }: Omit<SubmitRunOptions, "agent">, runId: string): Promise<void> {
-  const summary = await store.summarize(runId);
-  if (summary.meta === undefined) throw new Error(`session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`);
+  const summary = await readableSummary(store, runId);
   await queue.enqueue(entryFor(summary.meta, summary.lastSeq, undefined));
+}
+
+/** The session's summary, its meta read; ERR_CORRUPT naming why when the session cannot be read. */
+async function readableSummary(store: Store, runId: string): Promise<RunSummary & { meta: MetaPayload }> {
+  const summary = await store.summarize(runId);
+  if (summary.meta === undefined) throw new RunStateError("ERR_CORRUPT", `session ${runId} cannot be read: ${summary.problem ?? "corrupt"}`, { runId });
+  return summary as RunSummary & { meta: MetaPayload };
 }
 
 function entryFor(meta: MetaPayload, afterSeq: number, followUp: string | undefined): QueuedRun {

@@ -38,9 +38,6 @@ export interface ForkPoint {
   turn: AssistantPayload | undefined;
 }
 
-/** The agent the fork is continued by: what its meta records of it. */
-export type ForkAgent = AgentOptions;
-
 /**
  * Writes the fork of `recording` (of the store `from`; records a program gave are taken as the fork store's) at `point`;
  * resolves with its id, or with why it was not written.
@@ -49,7 +46,7 @@ export async function writeReplayFork(
   recording: Recording,
   from: Store | undefined,
   point: ForkPoint,
-  agent: ForkAgent,
+  agent: AgentOptions,
   options: ReplayForkOptions,
 ): Promise<ReplayFork> {
   const forkId = options.name ?? newRunId();
@@ -69,7 +66,7 @@ export async function writeReplayFork(
   }
 }
 
-function forkJournal(recording: Recording, point: ForkPoint, agent: ForkAgent, forkId: string, options: ReplayForkOptions): Buffer {
+function forkJournal(recording: Recording, point: ForkPoint, agent: AgentOptions, forkId: string, options: ReplayForkOptions): Buffer {
   const { version } = recording.meta;
   const copied = recording.records.filter((record) => record.seq > 1 && record.seq < point.beforeSeq);
   const through = point.beforeSeq - 1;
@@ -89,7 +86,7 @@ function forkJournal(recording: Recording, point: ForkPoint, agent: ForkAgent, f
 }
 
 /** The recording's meta made the new agent's: its fingerprint and agent.yaml; no parent (a fork is a session of its own), no old signature. */
-function forkMeta(recorded: MetaPayload, agent: ForkAgent, forkId: string): MetaPayload {
+function forkMeta(recorded: MetaPayload, agent: AgentOptions, forkId: string): MetaPayload {
   const { parent: _parent, signature: _signature, config: _config, ...kept } = recorded;
   return {
     ...kept,

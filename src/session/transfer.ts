@@ -106,12 +106,7 @@ export interface ImportOptions {
  */
 export async function importJournal(store: Store, journal: JournalSource, options: ImportOptions = {}): Promise<string> {
   const label = options.from ?? "the journal";
-  const read =
-    typeof journal === "function"
-      ? journal
-      : async function* () {
-          yield journal;
-        };
+  const read = typeof journal === "function" ? journal : () => piecesOf(journal);
   let tokens = 0;
   const verified = await verifiedPieces(read(), undefined, (record) => (tokens += recordTokens(record)));
   requireSound(label, verified.problems, false);

@@ -1,5 +1,7 @@
 // A `fisk-ai serve` process on a workspace, on a free port of 127.0.0.1 (`--listen
 // 127.0.0.1:0`): its address read from the line it prints, and a typed client of it.
+import { rmSync } from "node:fs";
+import { after } from "node:test";
 import { FiskClient } from "../../src/client/fisk-client.js";
 import type { CliRun } from "./cli-harness.js";
 import { stdoutLines } from "./pool-workspace.js";
@@ -29,4 +31,17 @@ export async function startServe(start: (args: string[]) => CliRun, args = ["ser
   );
   if (url === undefined) throw new Error(`serve did not start: ${output()}${run.stderr()}`);
   return { run, url, client: new FiskClient(url), output };
+}
+
+/** The serve processes a test file starts: each SIGKILLed after its tests, then `root` removed. */
+export function serveProcessesUnder(root: string): ServeProcess[] {
+  const servers: ServeProcess[] = [];
+  after(async () => {
+    for (const server of servers) {
+      server.run.child.kill("SIGKILL");
+      await server.run.done;
+    }
+    rmSync(root, { recursive: true, force: true });
+  });
+  return servers;
 }

@@ -40,12 +40,13 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
   const { host, port } = listenAddress(flags.listen ?? DEFAULT_LISTEN, flags.keys !== undefined);
   const workers = workerCount(flags.workers);
   const publicUrl = flags.publicUrl === undefined ? undefined : urlFlag(flags.publicUrl);
+  // Every flag checked before anything is opened: a refusal leaves nothing to close.
+  const timeouts = serveTimeouts(flags);
   const access = await serverAccess(flags, io);
   const pool = await openPool(flags, io).catch((error: unknown) => {
     access.close();
     throw error;
   });
-  const timeouts = serveTimeouts(flags);
   try {
     const agents = servedAgents(
       pool.paths,
@@ -68,10 +69,9 @@ export async function serveCommand(positionals: string[], flags: ServeFlags, io:
     const address = server.address();
     const bound = typeof address === "object" && address !== null ? address.port : port;
     access.listening(api, bound);
-    io.stdout.write(
-      `serving ${agents.map((agent) => agent.name).join(", ")} on http://${host.includes(":") ? `[${host}]` : host}:${bound} with ${workers} ${workers === 1 ? "worker" : "workers"}\n`,
-    );
-    if (flags.open === true) openInBrowser(publicUrl?.href ?? `http://${host.includes(":") ? `[${host}]` : host}:${bound}/`, io.env, "xdg-open");
+    const url = `http://${host.includes(":") ? `[${host}]` : host}:${bound}`;
+    io.stdout.write(`serving ${agents.map((agent) => agent.name).join(", ")} on ${url} with ${workers} ${workers === 1 ? "worker" : "workers"}\n`);
+    if (flags.open === true) openInBrowser(publicUrl?.href ?? `${url}/`, io.env, "xdg-open");
     await stoppedBySignal(io, access.reload, () => {
       worker?.stop();
       server.close();
@@ -152,7 +152,7 @@ function servedAgents(paths: readonly (string | undefined)[], specs: ServedAgent
 }
 
 /** --listen HOST:PORT: on a loopback address unless the server has API keys to check. */
-export function listenAddress(listen: string, hasKeys: boolean): { host: string; port: number } {
+function listenAddress(listen: string, hasKeys: boolean): { host: string; port: number } {
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(listen);
   const port = Number(match?.[2]);
   if (match === null || port > 65535) throw new UsageError(`--listen takes HOST:PORT (127.0.0.1:7474, [::1]:7474), not ${JSON.stringify(listen)}`);

@@ -116,7 +116,7 @@ function agentNames(agents: ReadonlyMap<string, ServedAgent>): ReadonlyMap<strin
 }
 
 /** A summary as the API shows it; its cost and tokens from its digest, where the store keeps one. */
-export function sessionJson(summary: RunSummary, agents: ReadonlyMap<string, string>): z.infer<typeof SessionSchema> {
+function sessionJson(summary: RunSummary, agents: ReadonlyMap<string, string>): z.infer<typeof SessionSchema> {
   const { meta, digest } = summary;
   const agent = meta?.config === undefined ? undefined : agents.get(meta.config);
   const ledger = digest === undefined ? undefined : ledgerOf([digest]);
