@@ -4,8 +4,8 @@
 // What matters is who can change it: whoever writes it can give themselves any role, so a
 // file that others than its owner can write is refused.
 import { createHash } from "node:crypto";
-import { open } from "node:fs/promises";
-import { constants } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
 import { tenantProblem } from "../../runstate/store/tenant.js";
 import { ROLES, type Role } from "../principal.js";
 import { AuthError } from "./auth-error.js";
@@ -56,10 +56,28 @@ function sha256Problem(sha256: unknown): string | undefined {
 
 /** The keys in the key file at `path`. AuthError naming the file, the entry and the field when it cannot be used. */
 export async function loadKeyFile(path: string): Promise<KeyEntry[]> {
-  return parseKeyFile(await readKeyFile(path), path);
+  return (await loadKeyFileVersion(path)).keys;
 }
 
-async function readKeyFile(path: string): Promise<string> {
+/** Which version of a file was read: what a stat of the path says of it now, if it is still that one. */
+export type FileVersion = string;
+
+/** The version of the file at `path` now (a stat: its inode, size, change and modification times), or undefined when there is none. */
+export async function fileVersion(path: string): Promise<FileVersion | undefined> {
+  return stat(path).then(versionOf, () => undefined);
+}
+
+/** loadKeyFile's keys, and the version of the file they were read from (the file's own stat, taken on the descriptor read). */
+export async function loadKeyFileVersion(path: string): Promise<{ keys: KeyEntry[]; version: FileVersion }> {
+  const { text, version } = await readKeyFile(path);
+  return { keys: parseKeyFile(text, path), version };
+}
+
+function versionOf(stats: Stats): FileVersion {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.ctimeMs}:${stats.mtimeMs}`;
+}
+
+async function readKeyFile(path: string): Promise<{ text: string; version: FileVersion }> {
   const refuse = (why: string) => new AuthError("ERR_KEY_FILE", `the key file ${path} ${why}`);
   let file: Awaited<ReturnType<typeof open>>;
   try {
@@ -70,12 +88,12 @@ async function readKeyFile(path: string): Promise<string> {
     throw refuse(code === "ENOENT" ? "does not exist: make it with the entries 'fisk-ai key create' prints" : `cannot be read (${code ?? "error"})`);
   }
   try {
-    const stat = await file.stat();
-    if (!stat.isFile()) throw refuse("is not a regular file");
+    const stats = await file.stat();
+    if (!stats.isFile()) throw refuse("is not a regular file");
     // Whoever can write it can give a key of their own any role.
-    if ((stat.mode & 0o022) !== 0) throw refuse(`can be changed by others than its owner: chmod go-w ${path}`);
-    if (stat.size > KEY_FILE_MAX_BYTES) throw refuse(`is ${stat.size} bytes, past the limit of ${KEY_FILE_MAX_BYTES}: it is not a key file`);
-    return await file.readFile("utf8");
+    if ((stats.mode & 0o022) !== 0) throw refuse(`can be changed by others than its owner: chmod go-w ${path}`);
+    if (stats.size > KEY_FILE_MAX_BYTES) throw refuse(`is ${stats.size} bytes, past the limit of ${KEY_FILE_MAX_BYTES}: it is not a key file`);
+    return { text: await file.readFile("utf8"), version: versionOf(stats) };
   } finally {
     await file.close();
   }
